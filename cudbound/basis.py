@@ -1,0 +1,158 @@
+"""Basis expansions phi(x): the model class f(x; beta) = sign(phi(x)' beta).
+
+The basis is fixed before the search (the paper's gamma-hat, Laber & Murphy 2008,
+section 2): anything data-dependent (the principal components) is fitted on the
+training set only. Each basis follows the scikit-learn contract: ``fit(X)``
+returns ``self``; ``transform(X)`` returns the design matrix Phi (n x p, the
+intercept column first when there is one).
+"""
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import numpy as np
+
+from ._validation import check_features
+
+__all__ = ["Basis", "LinearBasis", "PolynomialBasis", "PCABasis", "FunctionBasis", "make_basis"]
+
+
+class Basis:
+    """Base class: ``fit(X) -> self``, ``transform(X) -> Phi``."""
+
+    intercept: bool = True
+
+    def fit(self, X) -> "Basis":
+        X = check_features(X)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        X = check_features(X)
+        if not hasattr(self, "n_features_in_"):
+            raise RuntimeError(f"{self!r} is not fitted; call fit(X) first.")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but the basis was fitted on {self.n_features_in_}.")
+        cols = self._columns(X)
+        if self.intercept:
+            cols = np.column_stack([np.ones(X.shape[0]), cols]) if cols.shape[1] else np.ones((X.shape[0], 1))
+        return cols
+
+    def fit_transform(self, X) -> np.ndarray:
+        return self.fit(X).transform(X)
+
+    def _columns(self, X) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class LinearBasis(Basis):
+    """phi(x) = (1, x_1, ..., x_d): intercept plus identity (the default)."""
+
+    def __init__(self, intercept: bool = True):
+        self.intercept = intercept
+
+    def _columns(self, X):
+        return X
+
+    def __repr__(self):
+        return "LinearBasis()" if self.intercept else "LinearBasis(intercept=False)"
+
+
+class PolynomialBasis(Basis):
+    """All monomials x_1^a_1 ... x_d^a_d of total degree 1..degree (plus the intercept)."""
+
+    def __init__(self, degree: int = 2, intercept: bool = True):
+        self.degree, self.intercept = degree, intercept
+
+    def fit(self, X):
+        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral) or self.degree < 1:
+            raise ValueError(f"`degree` must be a positive integer; got {self.degree!r}.")
+        super().fit(X)
+        d = self.n_features_in_
+        self.powers_ = [c for k in range(1, self.degree + 1)
+                        for c in itertools.combinations_with_replacement(range(d), k)]
+        return self
+
+    def _columns(self, X):
+        return np.column_stack([np.prod(X[:, list(c)], axis=1) for c in self.powers_])
+
+    def __repr__(self):
+        return f"PolynomialBasis(degree={self.degree})"
+
+
+class PCABasis(Basis):
+    """Scores on the first k principal components of the training features (centred).
+
+    The centre and the components are fitted on the training set only (``fit``) and
+    reused unchanged for any later ``transform``.
+    """
+
+    def __init__(self, n_components: int, intercept: bool = True):
+        self.n_components, self.intercept = n_components, intercept
+
+    def fit(self, X):
+        X = check_features(X)
+        k = self.n_components
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= min(X.shape):
+            raise ValueError(
+                f"`n_components` must be an integer between 1 and min(n, d) = {min(X.shape)}; got {k!r}."
+            )
+        super().fit(X)
+        self.mean_ = X.mean(axis=0)
+        _, _, vt = np.linalg.svd(X - self.mean_, full_matrices=False)
+        # fix the sign of each component (largest |loading| positive) so results are reproducible
+        signs = np.sign(vt[np.arange(vt.shape[0]), np.argmax(np.abs(vt), axis=1)])
+        self.components_ = (vt * signs[:, None])[:k]
+        return self
+
+    def _columns(self, X):
+        return (X - self.mean_) @ self.components_.T
+
+    def __repr__(self):
+        return f"PCABasis(n_components={self.n_components})"
+
+
+class FunctionBasis(Basis):
+    """Any user map X -> design matrix. No intercept is added: include it in ``func``."""
+
+    intercept = False
+
+    def __init__(self, func):
+        if not callable(func):
+            raise TypeError(f"`func` must be callable; got {type(func).__name__}.")
+        self.func = func
+
+    def _columns(self, X):
+        out = check_features(self.func(X), name="basis function output")
+        if out.shape[0] != X.shape[0]:
+            raise ValueError(f"the basis function returned {out.shape[0]} rows for {X.shape[0]} inputs.")
+        return out
+
+    def __repr__(self):
+        return f"FunctionBasis({getattr(self.func, '__name__', self.func)!r})"
+
+
+def make_basis(spec) -> Basis:
+    """A Basis from ``"linear"``, ``"poly:D"``, ``"pca:K"``, a callable or a Basis instance."""
+    if isinstance(spec, Basis):
+        return spec
+    if spec is None:
+        return LinearBasis()
+    if callable(spec):
+        return FunctionBasis(spec)
+    if isinstance(spec, str):
+        name, _, arg = spec.strip().lower().partition(":")
+        try:
+            if name == "linear" and not arg:
+                return LinearBasis()
+            if name in ("poly", "polynomial") and arg:
+                return PolynomialBasis(int(arg))
+            if name == "pca" and arg:
+                return PCABasis(int(arg))
+        except ValueError:
+            pass
+    raise ValueError(
+        f"`basis` must be 'linear', 'poly:D' (D a positive integer), 'pca:K', a callable "
+        f"or a cudbound.basis.Basis; got {spec!r}."
+    )

@@ -1,0 +1,130 @@
+"""Result objects, in the style of ``scipy.stats.bootstrap``'s ``BootstrapResult``."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["ConfidenceInterval", "SearchStats", "CUDResult"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A (low, high) pair, like ``scipy.stats._common.ConfidenceInterval``."""
+
+    low: float
+    high: float
+
+
+@dataclass
+class SearchStats:
+    """Per-replicate statistics of the branch and bound (arrays of length B).
+
+    ``status`` is ``"exact"`` when the search closed, ``"solver_failure"`` when a node
+    could not be solved by any solver (the replicate then holds a certified upper
+    bound on Q^(b), never a value below it), ``"budget"`` when a node or time budget
+    stopped the search (likewise an upper bound).
+    """
+
+    nodes: np.ndarray
+    solves: np.ndarray
+    pruned: np.ndarray
+    lp_checks: np.ndarray
+    screened: np.ndarray
+    seconds: np.ndarray
+    status: np.ndarray
+
+    @classmethod
+    def from_records(cls, records) -> "SearchStats":
+        cols = {name: [] for name in cls.__dataclass_fields__}
+        for rec in records:
+            for name in cols:
+                cols[name].append(getattr(rec, name))
+        return cls(**{k: np.asarray(v, dtype=object if k == "status" else None) for k, v in cols.items()})
+
+    @property
+    def n_inexact(self) -> int:
+        return int(np.sum(self.status != "exact"))
+
+    def summary(self) -> dict:
+        """Medians and totals over the replicates, for printing."""
+        return {
+            "replicates": int(len(self.nodes)),
+            "nodes_median": float(np.median(self.nodes)) if len(self.nodes) else 0.0,
+            "nodes_total": int(np.sum(self.nodes)),
+            "solves_median": float(np.median(self.solves)) if len(self.nodes) else 0.0,
+            "solves_total": int(np.sum(self.solves)),
+            "pruned_total": int(np.sum(self.pruned)),
+            "lp_checks_total": int(np.sum(self.lp_checks)),
+            "screened_median": float(np.median(self.screened)) if len(self.nodes) else 0.0,
+            "seconds_median": float(np.median(self.seconds)) if len(self.nodes) else 0.0,
+            "not_exact": self.n_inexact,
+        }
+
+
+@dataclass
+class CUDResult:
+    """The CUD confidence set for the generalization error of beta-hat.
+
+    Attributes
+    ----------
+    confidence_interval : ConfidenceInterval
+        [train_error - half_width, train_error + half_width] clipped to [0, 1].
+    confidence_level : float
+    train_error : float
+        err_D(beta-hat), the centre of the set.
+    half_width : float
+        Q-hat, the ceil(level * B)-th smallest replicate value (unclipped).
+    bootstrap_distribution : ndarray
+        The B replicate suprema Q^(b) (upper bounds where ``stats.status`` is not exact).
+    coef : ndarray
+        beta-hat, the coefficients of the fitted classifier on the basis.
+    alpha_n : float
+    n_resamples : int
+    stats : SearchStats
+    conservative : bool
+        True when some replicate holds only a certified upper bound (budget or solver
+        failure): the interval is then wider than the exact one, never narrower.
+    """
+
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+    train_error: float
+    half_width: float
+    bootstrap_distribution: np.ndarray
+    coef: np.ndarray
+    alpha_n: float
+    n_resamples: int
+    stats: SearchStats
+    loss: str = "squared"
+    basis: str = "LinearBasis()"
+    n_samples: int = 0
+    seconds: float = 0.0
+    label_encoding: object = None
+    method: str = "cud"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def conservative(self) -> bool:
+        return self.stats.n_inexact > 0
+
+    def to_dict(self) -> dict:
+        """Plain-Python summary (JSON-serialisable)."""
+        return {
+            "method": self.method,
+            "confidence_level": self.confidence_level,
+            "low": float(self.confidence_interval.low),
+            "high": float(self.confidence_interval.high),
+            "train_error": self.train_error,
+            "half_width": self.half_width,
+            "alpha_n": self.alpha_n,
+            "n_samples": self.n_samples,
+            "n_resamples": self.n_resamples,
+            "loss": self.loss,
+            "basis": self.basis,
+            "coef": [float(c) for c in self.coef],
+            "conservative": self.conservative,
+            "seconds": self.seconds,
+            "label_encoding": repr(self.label_encoding) if self.label_encoding is not None else None,
+            "search": self.stats.summary(),
+        }

@@ -1,0 +1,149 @@
+"""Node subproblem solvers: min_beta L(D^(b), beta) over a cone {G beta >= 0}.
+
+Modelling is kept apart from solving, as in cvxpy. A solver is built once per
+(loss, design) and reused: ``set_weights(counts)`` starts a replicate,
+``solve(rows, signs, warm=None)`` solves one node whose constraints are
+``signs[k] * phi_{rows[k]}' beta >= 0``. It returns a :class:`NodeSolution`
+or raises :class:`NodeSolveError`.
+
+- :class:`CvxpyNodeSolver`: any convex loss. The problem is built once with cvxpy
+  Parameters (the bootstrap weights and one sign per row, 0 for a free row), so it
+  is DPP and a node only sets values and re-solves: no re-canonicalisation. ECOS by
+  default; a failed solve is retried with the ``fallbacks``. For quadratic losses
+  the interior-point answer is polished to an exact KKT point (``qp.polish_kkt``).
+- :class:`ActiveSetNodeSolver`: quadratic losses with a positive definite bootstrap
+  Hessian; exact dual active-set pivots warm-started from the parent's solution.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cvxpy as cp
+import numpy as np
+from cvxpy.settings import SOLUTION_PRESENT
+
+from .qp import QPFailure, dual_active_set, polish_kkt
+
+__all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver"]
+
+
+class NodeSolveError(RuntimeError):
+    """No solver produced a trustworthy minimiser for a node."""
+
+
+@dataclass
+class NodeSolution:
+    value: float                # min of L(D^(b), .) over the node's closed cone
+    beta: np.ndarray            # a minimiser
+    warm: object = field(default=None, repr=False)  # solver-specific state for the children
+
+
+class NodeSolver:
+    """Interface of a node solver (see module docstring)."""
+
+    exact = True
+
+    def set_weights(self, counts: np.ndarray) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def solve(self, rows, signs, warm=None) -> NodeSolution:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class _QuadraticReplicate:
+    """The quadratic form of a loss at one count vector: L = L_u + (b - b_u)'H(b - b_u)."""
+
+    def __init__(self, loss, design, y, counts):
+        self.H, self.g, self.c = loss.quadratic_form(design, y, counts)
+        self.beta_u, *_ = np.linalg.lstsq(self.H, self.g, rcond=None)
+        self.L_u = loss.value(design, y, counts, self.beta_u)
+
+    def value(self, beta):
+        d = beta - self.beta_u
+        return self.L_u + float(d @ self.H @ d)
+
+
+class CvxpyNodeSolver(NodeSolver):
+    """Generic node solver through cvxpy (DPP: compiled once, re-solved per node)."""
+
+    def __init__(self, loss, design, y, *, solver="ECOS", fallbacks=("CLARABEL", "SCS"), solver_options=None):
+        n, p = design.shape
+        self.loss, self.design, self.y = loss, design, y
+        self.weights = cp.Parameter(n, nonneg=True)
+        self.sign = cp.Parameter(n)
+        self.beta = cp.Variable(p)
+        self.weights.value = np.ones(n)
+        self.sign.value = np.zeros(n)
+        objective = cp.Minimize(loss.expression(design, y, self.weights, self.beta))
+        self.problem = cp.Problem(objective, [cp.multiply(self.sign, design @ self.beta) >= 0])
+        if not self.problem.is_dcp(dpp=True):
+            raise ValueError(f"the {loss.name} loss does not give a DPP problem; check Loss.expression")
+        installed = set(cp.installed_solvers())
+        chain = [solver] + [s for s in fallbacks if s != solver]
+        self.solvers = [s for s in chain if s in installed]
+        if solver not in installed:
+            raise ValueError(f"cvxpy solver {solver!r} is not installed; installed: {sorted(installed)}.")
+        self.solver_options = dict(solver_options or {})
+        self._quad = None
+
+    def set_weights(self, counts):
+        self.counts = np.asarray(counts, dtype=float)
+        self.weights.value = self.counts
+        self._quad = _QuadraticReplicate(self.loss, self.design, self.y, self.counts) if self.loss.is_quadratic else None
+
+    def solve(self, rows, signs, warm=None):
+        sign = np.zeros(self.design.shape[0])
+        sign[np.asarray(rows, dtype=int)] = signs
+        self.sign.value = sign
+        errors = []
+        for name in self.solvers:
+            try:
+                self.problem.solve(solver=name, **self.solver_options.get(name, {}))
+            except cp.error.SolverError as exc:
+                errors.append(f"{name}: {exc}")
+                continue
+            if self.problem.status not in SOLUTION_PRESENT or self.beta.value is None:
+                errors.append(f"{name}: status {self.problem.status}")
+                continue
+            beta = np.asarray(self.beta.value, dtype=float)
+            if self._quad is None:
+                return NodeSolution(self.loss.value(self.design, self.y, self.counts, beta), beta)
+            G = self.design[np.asarray(rows, dtype=int)] * np.asarray(signs, dtype=float)[:, None]
+            exact = polish_kkt(self._quad.H, self._quad.g, G, beta)
+            if exact is not None:
+                return NodeSolution(self._quad.value(exact), exact)
+            errors.append(f"{name}: solution failed the KKT check")
+        raise NodeSolveError("; ".join(errors) or "no solver available")
+
+
+class ActiveSetNodeSolver(NodeSolver):
+    """Exact node solver for quadratic losses (positive definite bootstrap Hessian)."""
+
+    def __init__(self, loss, design, y):
+        if not loss.is_quadratic:
+            raise ValueError("ActiveSetNodeSolver needs a quadratic loss")
+        self.loss, self.design, self.y = loss, design, y
+
+    def set_weights(self, counts):
+        self.quad = _QuadraticReplicate(self.loss, self.design, self.y, np.asarray(counts, dtype=float))
+        self.Hinv = np.linalg.inv(self.quad.H)
+
+    @staticmethod
+    def positive_definite(H) -> bool:
+        w = np.linalg.eigvalsh(H)
+        return bool(w[0] > 1e-10 * max(w[-1], 1e-300))
+
+    def solve(self, rows, signs, warm=None):
+        rows = np.asarray(rows, dtype=int)
+        G = self.design[rows] * np.asarray(signs, dtype=float)[:, None]
+        if warm is not None:
+            x0, act_rows, u = warm
+            pos = {r: k for k, r in enumerate(rows)}
+            active = [pos[r] for r in act_rows]
+        else:
+            x0, active, u = None, (), None
+        try:
+            x, active, u = dual_active_set(self.quad.H, self.Hinv, self.quad.g, G, active, u, x0)
+        except (QPFailure, np.linalg.LinAlgError) as exc:
+            raise NodeSolveError(f"active set: {exc}") from None
+        return NodeSolution(self.quad.value(x), x, (x, [int(rows[k]) for k in active], list(u)))

@@ -1,0 +1,100 @@
+"""One bootstrap replicate as a search problem over sign patterns (method.md).
+
+n (err_{D^(b)}(beta) - err_D(beta)) = sum_i (nu_i - 1) 1{f(x_i; beta) != y_i}, so only
+the points S = {i : nu_i != 1} matter. Points of S with identical basis rows always
+share a sign and are merged into one *point* with two costs: the contribution to
+C = sum_{i in S} (nu_i - 1) 1{s_i != y_i} when its sign is +1 and when it is -1.
+A zero row always has sign(0) = +1 and is fixed at once.
+
+For a quadratic loss the neighbourhood {beta : g(alpha_n (L_hat - L(beta))) > 0} is
+the ellipsoid (beta - beta_u)'H(beta - beta_u) < L_hat + 1/alpha_n - L_u; a point whose
+hyperplane misses it has the sign of phi'beta_u for every classifier that matters,
+and is fixed before branching (screening).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["ReplicateProblem"]
+
+
+class ReplicateProblem:
+    """Points, costs and the neighbourhood of one count vector."""
+
+    def __init__(self, design, y, counts, beta_hat, loss, alpha_n, *, quad=None, beta_u=None, L_u=None):
+        n = len(y)
+        self.n, self.alpha_n, self.design = n, float(alpha_n), design
+        self.L_hat = loss.value(design, y, counts, beta_hat)
+        self.L_max = self.L_hat + 1.0 / self.alpha_n if self.alpha_n > 0 else math.inf
+        self.beta_u, self.L_u = beta_u, L_u
+        w = counts.astype(float) - 1.0
+        S = np.flatnonzero(counts != 1)
+        # merge identical rows of S into one point with costs for sign +1 / -1
+        groups: dict[bytes, list[int]] = {}
+        for i in S:
+            groups.setdefault(design[i].tobytes(), []).append(int(i))
+        reps, cplus, cminus = [], [], []
+        for members in groups.values():
+            idx = np.asarray(members)
+            reps.append(members[0])
+            cplus.append(float(np.sum(w[idx] * (y[idx] != 1.0))))
+            cminus.append(float(np.sum(w[idx] * (y[idx] != -1.0))))
+        reps = np.asarray(reps, dtype=int)
+        cplus, cminus = np.asarray(cplus), np.asarray(cminus)
+        forced = np.zeros(len(reps), dtype=int)  # +1 / -1 when the sign is fixed, 0 when free
+        forced[~np.any(design[reps] != 0.0, axis=1)] = 1  # zero rows: sign(0) = +1
+        if quad is not None and math.isfinite(self.L_max) and beta_u is not None:
+            forced = self._screen_quadratic(quad, reps, forced)
+        self.n_screened = int(np.sum(forced != 0))
+        self.C_forced = float(np.sum(np.where(forced > 0, cplus, 0.0) + np.where(forced < 0, cminus, 0.0)))
+        free = np.flatnonzero(forced == 0)
+        # branch first on the points that move |C| most
+        order = free[np.argsort(-np.abs(cplus[free] - cminus[free]), kind="stable")]
+        self.rows = reps[order]              # design row of each free point, in branching order
+        self.cost_plus = cplus[order]
+        self.cost_minus = cminus[order]
+        hi = np.maximum(self.cost_plus, self.cost_minus)
+        lo = np.minimum(self.cost_plus, self.cost_minus)
+        # suffix sums: the most and least C the unfixed points can still add
+        self.suffix_hi = np.concatenate([np.cumsum(hi[::-1])[::-1], [0.0]])
+        self.suffix_lo = np.concatenate([np.cumsum(lo[::-1])[::-1], [0.0]])
+
+    @property
+    def n_free(self) -> int:
+        return len(self.rows)
+
+    def _screen_quadratic(self, quad, reps, forced):
+        H = quad.H
+        try:
+            np.linalg.cholesky(H)
+        except np.linalg.LinAlgError:
+            return forced  # singular bootstrap Hessian: the neighbourhood is unbounded, no screening
+        radius = self.L_max - self.L_u
+        Phi = self.design[reps]
+        t = Phi @ self.beta_u
+        hnorm = np.einsum("ij,ij->i", Phi, np.linalg.solve(H, Phi.T).T)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dist2 = t * t / hnorm
+        miss = (forced == 0) & (hnorm > 0) & (dist2 >= radius * (1.0 + 1e-9)) & (t != 0)
+        forced = forced.copy()
+        forced[miss] = np.where(t[miss] > 0, 1, -1)
+        return forced
+
+    def g(self, m: float) -> float:
+        """g(alpha_n (L_hat - m)) with g(x) = min(1, x + 1)."""
+        if self.alpha_n == 0.0:
+            return 1.0
+        return min(1.0, 1.0 + self.alpha_n * (self.L_hat - m))
+
+    def objective(self, C: float, m: float) -> float:
+        """|C| / n * g(alpha_n (L_hat - m))."""
+        return abs(C) / self.n * self.g(m)
+
+    def C_of_signs(self, signs) -> float:
+        return self.C_forced + float(np.sum(np.where(signs > 0, self.cost_plus, self.cost_minus)))
+
+    def C_range(self, depth: int, C_fixed: float) -> float:
+        """The largest |C| reachable once the first ``depth`` free points are fixed."""
+        return max(abs(C_fixed + self.suffix_hi[depth]), abs(C_fixed + self.suffix_lo[depth]))

@@ -1,0 +1,87 @@
+"""Is a sign pattern realised by some classifier?
+
+A node fixes signs s_k on some points; its region is
+M = {beta : phi_k'beta >= 0 where s_k = +1, phi_k'beta < 0 where s_k = -1}
+(sign(0) = +1). The node problem is solved on the closure of M, which always
+contains beta = 0, so the closure alone cannot tell an empty M from a non-empty
+one. M is non-empty iff the linear program
+{phi_k'beta >= 0 (s_k = +1), phi_k'beta <= -1 (s_k = -1)} is feasible, since
+cones scale (method.md). The search first looks for a cheap witness (a point
+shown to lie in M with a margin) and solves the LP only when none is found.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+
+__all__ = ["is_witness", "find_witness", "realisable_by_lp"]
+
+_MARGIN = 1e-9
+
+
+def is_witness(G: np.ndarray, z: np.ndarray | None) -> bool:
+    """True if every signed row satisfies G_k z > margin * |G_k| |z| (strictly inside M)."""
+    if z is None:
+        return False
+    if G.shape[0] == 0:
+        return True
+    zn = float(np.linalg.norm(z))
+    if zn == 0.0:
+        return False
+    return bool(np.all(G @ z > _MARGIN * zn * np.sqrt(np.einsum("ij,ij->i", G, G))))
+
+
+def find_witness(G: np.ndarray, candidates) -> np.ndarray | None:
+    """A point strictly inside the cone {G z > 0}, tried from cheap candidates.
+
+    For each candidate x (e.g. the node's minimiser, which usually lies on a few of
+    the hyperplanes), rows nearly active at x define a direction d with G_A d = 1;
+    a small step x + eps d keeps the inactive rows positive. Returns None when no
+    candidate works (then decide by :func:`realisable_by_lp`).
+    """
+    if G.shape[0] == 0:
+        return np.ones(G.shape[1])
+    norms = np.sqrt(np.einsum("ij,ij->i", G, G))
+    for x in candidates:
+        if x is None:
+            continue
+        if is_witness(G, x):
+            return x
+        xn = float(np.linalg.norm(x))
+        slack = G @ x
+        act = slack <= 1e-7 * max(xn, 1e-300) * norms
+        if xn == 0.0:
+            act[:] = True
+        d, *_ = np.linalg.lstsq(G[act], np.ones(int(act.sum())), rcond=None)
+        if not np.allclose(G[act] @ d, 1.0, atol=1e-9):
+            continue
+        dn = float(np.linalg.norm(d))
+        if dn == 0.0:
+            continue
+        rate = G[~act] @ d
+        eps = (xn if xn > 0 else 1.0) / dn * 1e-3
+        falling = rate < 0
+        if falling.any():
+            eps = min(eps, 0.5 * float(np.min(slack[~act][falling] / -rate[falling])))
+        z = x + eps * d
+        if is_witness(G, z):
+            return z
+    return None
+
+
+def realisable_by_lp(G: np.ndarray, signs: np.ndarray):
+    """LP test: exists beta with s_k phi_k'beta >= 0 (s_k = +1) and <= -1 (s_k = -1).
+
+    ``G`` holds the signed rows s_k phi_k', so the constraints read
+    -G_k beta <= 0 for s_k = +1 and -G_k beta <= -1 for s_k = -1. Solved by HiGHS.
+    Returns a feasible beta (a realising classifier) or None.
+    """
+    if G.shape[0] == 0:
+        return np.ones(G.shape[1])
+    b_ub = np.where(signs < 0, -1.0, 0.0)
+    res = linprog(np.zeros(G.shape[1]), A_ub=-G, b_ub=b_ub, bounds=[(None, None)] * G.shape[1], method="highs")
+    if res.status == 0:
+        return np.asarray(res.x, dtype=float)
+    if res.status == 2:
+        return None
+    raise RuntimeError(f"realisability LP failed: {res.message}")
