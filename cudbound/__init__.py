@@ -6,13 +6,13 @@ over the sign patterns of a linear-in-basis classifier.
 from .basis import FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 from .cud import cud_interval, replicate_sup, search_replicate
 from .losses import Loss, SquaredLoss, get_loss
-from .results import ConfidenceInterval, CUDResult, SearchStats
+from .results import ConfidenceInterval, CUDResult, IntervalResult, SearchStats
 
 __version__ = "0.1.0"
 
 __all__ = [
     "cud_interval", "replicate_sup", "search_replicate",
-    "CUDResult", "ConfidenceInterval", "SearchStats",
+    "CUDResult", "IntervalResult", "ConfidenceInterval", "SearchStats",
     "Loss", "SquaredLoss", "get_loss",
     "LinearBasis", "PolynomialBasis", "PCABasis", "FunctionBasis", "make_basis",
 ]

@@ -109,7 +109,7 @@ def check_counts(counts, n: int, name: str = "counts") -> np.ndarray:
     f = arr.astype(float)
     if not np.all(np.isfinite(f)) or np.any(f != np.round(f)) or np.any(f < 0):
         i = int(np.flatnonzero(~np.isfinite(f) | (f != np.round(f)) | (f < 0))[0])
-        raise ValueError(f"`{name}` must hold whole numbers >= 0; entry {i} is {arr[i]!r}.")
+        raise ValueError(f"`{name}` must hold whole numbers >= 0; entry {i} is {_py(arr[i])!r}.")
     total = int(f.sum())
     if total != n:
         raise ValueError(f"`{name}` must sum to n = {n} (a bootstrap resample of the data); it sums to {total}.")

@@ -15,6 +15,7 @@ bound over the sign patterns of the non-singleton bootstrap points (``cudbound.s
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 
@@ -27,6 +28,7 @@ from .engine import ReplicateEngine
 from .fit import fit_coefficients, training_error
 from .losses import get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
+from .search import SearchOptions
 
 __all__ = ["replicate_sup", "search_replicate", "cud_interval", "bootstrap_counts", "conservative_quantile"]
 
@@ -43,12 +45,14 @@ def _replicate_iv(design, y, counts, loss, alpha_n):
 
 
 def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_hat=None, engine="auto",
-                     solver="ECOS", max_nodes=None, time_limit=None, record_tree=False):
+                     solver="ECOS", max_nodes=None, time_limit=None, record_tree=False, search_options=None):
     """Branch and bound for one bootstrap count vector, with its statistics.
 
     Same inputs as :func:`replicate_sup`, plus the engine, the cvxpy solver, budgets
     and ``record_tree`` (return the search tree as a ``networkx.DiGraph`` whose nodes
-    carry depth, sign, node minimum ``m``, bound and state). Returns a
+    carry depth, sign, node minimum ``m``, bound and state; this uses the Python search).
+    ``search_options`` (a :class:`cudbound.search.SearchOptions`) switches the bounds and
+    branching rule, for measurement; none of them changes the value. Returns a
     :class:`cudbound.search.SearchOutcome`: ``value`` (Q^(b), or a certified upper
     bound when ``status`` is not ``"exact"``), nodes, solves, pruned, LP checks,
     screened points and seconds.
@@ -56,9 +60,17 @@ def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_ha
     Phi, y, counts, loss, alpha = _replicate_iv(design, y, counts, loss, alpha_n)
     if beta_hat is None:
         beta_hat = fit_coefficients(Phi, y, loss)
+    options = _search_options(search_options, max_nodes, time_limit)
     eng = ReplicateEngine(Phi, y, loss, engine=engine, solver=solver)
-    return eng.search(counts, np.asarray(beta_hat, dtype=float), alpha, max_nodes=max_nodes,
-                      time_limit=time_limit, record_tree=record_tree)
+    return eng.search(counts, np.asarray(beta_hat, dtype=float), alpha, options, record_tree=record_tree)
+
+
+def _search_options(search_options, max_nodes, time_limit) -> SearchOptions:
+    base = search_options if search_options is not None else SearchOptions()
+    if not isinstance(base, SearchOptions):
+        raise TypeError(f"`search_options` must be a cudbound.search.SearchOptions; got {type(base).__name__}.")
+    return dataclasses.replace(base, max_nodes=max_nodes if max_nodes is not None else base.max_nodes,
+                               time_limit=time_limit if time_limit is not None else base.time_limit)
 
 
 def replicate_sup(design, y, counts, *, loss="squared", alpha_n=None) -> float:
@@ -158,12 +170,13 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     beta_hat = fit_coefficients(design, labels, loss)
     centre = training_error(design, labels, beta_hat)
     counts = bootstrap_counts(n, B, gen)
+    options = _search_options(None, max_nodes, time_limit)
     engine_ = ReplicateEngine(design, labels, loss, engine=engine, solver=solver)
-    outcomes = [engine_.search(c, beta_hat, alpha, max_nodes=max_nodes, time_limit=time_limit) for c in counts]
+    outcomes = [engine_.search(c, beta_hat, alpha, options) for c in counts]
     Q = np.array([o.value for o in outcomes])
     q_hat = conservative_quantile(Q, level)
     ci = ConfidenceInterval(max(0.0, centre - q_hat), min(1.0, centre + q_hat))
-    return CUDResult(confidence_interval=ci, confidence_level=level, train_error=centre, half_width=q_hat,
+    return CUDResult(confidence_interval=ci, confidence_level=level, centre=centre, train_error=centre, half_width=q_hat,
                      bootstrap_distribution=Q, coef=beta_hat, alpha_n=alpha, n_resamples=B,
                      stats=SearchStats.from_records(outcomes), loss=loss.name, basis=repr(basis), n_samples=n,
                      seconds=time.perf_counter() - t0, label_encoding=encoding)

@@ -1,23 +1,34 @@
-"""Choosing and reusing node solvers: one engine per (loss, design, labels).
+"""Choosing and reusing search engines: one per (loss, design, labels).
 
-``engine="auto"`` uses the exact active-set solver for a quadratic loss whose
-bootstrap Hessian is positive definite, and the cvxpy solver otherwise (another
-loss, or a bootstrap sample with too few distinct points for the basis);
-``engine="cvxpy"`` forces the generic path. A node the active-set solver cannot
-finish is handed to the cvxpy solver, and a cvxpy failure is retried with the next
-solver in its chain; a node nobody solves leaves a certified upper bound.
+- ``engine="auto"`` (default): for a quadratic loss whose bootstrap Hessian is
+  positive definite, the compiled search (``search.compiled``, numba); otherwise the
+  Python search with cvxpy node solves (another loss, or a bootstrap sample with too
+  few distinct points for the basis).
+- ``engine="python"``: the Python search, with exact active-set node solves for a
+  quadratic loss (positive definite Hessian) and cvxpy otherwise.
+- ``engine="cvxpy"``: the Python search with every node solved through cvxpy.
+
+All three return the same Q^(b). A replicate the compiled search cannot finish is
+rerun on the Python path; a node the active-set solver cannot finish is handed to
+cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node
+nobody solves leaves a certified upper bound and the replicate says so.
 """
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
-from .search import ReplicateProblem, branch_and_bound
+from .search import ReplicateProblem, SearchOptions, SearchOutcome, Tolerances, branch_and_bound
+from .search.bnb import _value_at
+from .search.compiled import compiled_search
+from .search.qp import positive_definite
 from .search.node_solvers import _QuadraticReplicate
 
 __all__ = ["ReplicateEngine", "ENGINES"]
 
-ENGINES = ("auto", "cvxpy")
+ENGINES = ("auto", "python", "cvxpy")
 
 
 class _WithFallback(NodeSolver):
@@ -62,7 +73,7 @@ class ReplicateEngine:
         quad = None
         if self.loss.is_quadratic:
             quad = _QuadraticReplicate(self.loss, self.design, self.y, self._counts)
-        if self.engine == "auto" and quad is not None and ActiveSetNodeSolver.positive_definite(quad.H):
+        if self.engine != "cvxpy" and quad is not None and positive_definite(quad.H):
             self._active.set_weights(self._counts)
             solver = _WithFallback(self._active, self._cvxpy_solver)
             root = NodeSolution(quad.L_u, quad.beta_u, (quad.beta_u, [], []))
@@ -74,10 +85,25 @@ class ReplicateEngine:
             root = solver.solve(np.zeros(0, dtype=int), np.zeros(0))
         return solver, root, quad
 
-    def search(self, counts, beta_hat, alpha_n, *, max_nodes=None, time_limit=None, record_tree=False):
-        """Branch and bound for one count vector; returns a SearchOutcome."""
+    def search(self, counts, beta_hat, alpha_n, options=SearchOptions(), *, record_tree=False):
+        """Branch and bound for one count vector; returns a SearchOutcome.
+
+        ``record_tree`` (a networkx.DiGraph of the search) needs the Python search.
+        """
         solver, root, quad = self.prepare(counts)
         problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha_n,
-                                   quad=quad, beta_u=root.beta, L_u=root.value)
-        return branch_and_bound(problem, solver, root, max_nodes=max_nodes, time_limit=time_limit,
-                                record_tree=record_tree, extra_lower=[(beta_hat, problem.L_hat)])
+                                   quad=quad, beta_u=root.beta, L_u=root.value, screen=options.screen)
+        seed = [(beta_hat, problem.L_hat)]
+        pd_quad = quad if isinstance(solver, _WithFallback) else None  # positive definite
+        if self.engine == "auto" and pd_quad is not None and not record_tree:
+            t0 = time.perf_counter()
+            best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
+            value, lower, status, nodes, solves, pruned, real = compiled_search(
+                problem, quad, best0=best0, max_nodes=options.max_nodes, time_limit=options.time_limit,
+                flip_cost=options.flip_cost, branching=options.branching)
+            if status != "solver_failure":
+                return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
+                                     pruned=pruned, lp_checks=real, screened=problem.n_screened,
+                                     seconds=time.perf_counter() - t0)
+        return branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
+                                extra_lower=seed)

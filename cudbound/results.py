@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["ConfidenceInterval", "SearchStats", "CUDResult"]
+__all__ = ["ConfidenceInterval", "IntervalResult", "SearchStats", "CUDResult"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -14,6 +14,54 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+@dataclass(kw_only=True)
+class IntervalResult:
+    """What every interval method returns (CUD and the baselines alike).
+
+    Attributes
+    ----------
+    method : str
+        Short name: ``"cud"``, ``"bs1"``, ``"bs2"``, ``"kohavi"``, ``"yang"``, ``"martin"``, ``"langford"``.
+    confidence_interval : ConfidenceInterval
+        (low, high), within [0, 1].
+    confidence_level : float
+    centre : float
+        The point estimate the interval is built around (training error for CUD, the
+        .632 estimate for the baselines).
+    n_samples : int
+    seconds : float
+        Wall time of the computation.
+    details : dict
+        Method-specific extras (effective sample sizes, bootstrap values, warnings).
+    """
+
+    method: str
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+    centre: float
+    n_samples: int = 0
+    seconds: float = 0.0
+    details: dict = field(default_factory=dict)
+
+    @property
+    def low(self) -> float:
+        return float(self.confidence_interval.low)
+
+    @property
+    def high(self) -> float:
+        return float(self.confidence_interval.high)
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+    def to_dict(self) -> dict:
+        """Plain-Python summary (JSON-serialisable)."""
+        return {"method": self.method, "confidence_level": self.confidence_level, "centre": float(self.centre),
+                "low": self.low, "high": self.high, "n_samples": self.n_samples, "seconds": self.seconds,
+                "details": {k: v for k, v in self.details.items() if isinstance(v, (int, float, str, bool, type(None)))}}
 
 
 @dataclass
@@ -62,15 +110,15 @@ class SearchStats:
         }
 
 
-@dataclass
-class CUDResult:
+@dataclass(kw_only=True)
+class CUDResult(IntervalResult):
     """The CUD confidence set for the generalization error of beta-hat.
+
+    Besides the :class:`IntervalResult` fields (``method="cud"``, ``centre`` = the
+    training error):
 
     Attributes
     ----------
-    confidence_interval : ConfidenceInterval
-        [train_error - half_width, train_error + half_width] clipped to [0, 1].
-    confidence_level : float
     train_error : float
         err_D(beta-hat), the centre of the set.
     half_width : float
@@ -82,13 +130,13 @@ class CUDResult:
     alpha_n : float
     n_resamples : int
     stats : SearchStats
+        Per-replicate search statistics.
     conservative : bool
         True when some replicate holds only a certified upper bound (budget or solver
         failure): the interval is then wider than the exact one, never narrower.
     """
 
-    confidence_interval: ConfidenceInterval
-    confidence_level: float
+    method: str = "cud"
     train_error: float
     half_width: float
     bootstrap_distribution: np.ndarray
@@ -98,11 +146,7 @@ class CUDResult:
     stats: SearchStats
     loss: str = "squared"
     basis: str = "LinearBasis()"
-    n_samples: int = 0
-    seconds: float = 0.0
     label_encoding: object = None
-    method: str = "cud"
-    extra: dict = field(default_factory=dict)
 
     @property
     def conservative(self) -> bool:
@@ -110,21 +154,17 @@ class CUDResult:
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""
-        return {
-            "method": self.method,
-            "confidence_level": self.confidence_level,
-            "low": float(self.confidence_interval.low),
-            "high": float(self.confidence_interval.high),
+        out = super().to_dict()
+        out.update({
             "train_error": self.train_error,
             "half_width": self.half_width,
             "alpha_n": self.alpha_n,
-            "n_samples": self.n_samples,
             "n_resamples": self.n_resamples,
             "loss": self.loss,
             "basis": self.basis,
             "coef": [float(c) for c in self.coef],
             "conservative": self.conservative,
-            "seconds": self.seconds,
             "label_encoding": repr(self.label_encoding) if self.label_encoding is not None else None,
             "search": self.stats.summary(),
-        }
+        })
+        return out

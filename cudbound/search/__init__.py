@@ -1,7 +1,7 @@
 """The exact search for the replicate supremum Q^(b): problem, node solvers, branch and bound."""
-from .bnb import SearchOutcome, Tolerances, branch_and_bound
+from .bnb import SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .node_solvers import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .problem import ReplicateProblem
 
-__all__ = ["SearchOutcome", "Tolerances", "branch_and_bound", "ReplicateProblem", "NodeSolver",
+__all__ = ["SearchOptions", "SearchOutcome", "Tolerances", "branch_and_bound", "ReplicateProblem", "NodeSolver",
            "NodeSolution", "NodeSolveError", "ActiveSetNodeSolver", "CvxpyNodeSolver"]

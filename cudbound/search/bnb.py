@@ -1,17 +1,22 @@
 """Best-first branch and bound for the replicate supremum Q^(b) (Laber & Murphy 2008, sec. 4).
 
-A node fixes the signs of the first ``depth`` free points (in the problem's branching
-order). Its bound is
+A node fixes the signs of some free points. Its bound is
 
     U = Cmax / n * g(alpha_n (L_hat - m)),
 
 m the least bootstrap loss over the node's closed cone and Cmax the largest |C| its
-completions can reach. A node is pruned when g <= 0 (m >= L_hat + 1/alpha_n) or when
-U <= the best value found. Exactness conventions (method.md): the child whose new
-constraint the parent's minimiser already meets inherits the parent's minimiser; a
-node counts only if its open region is non-empty (a witness point, else an LP). The
-open node with the largest bound is expanded first (ties: first pushed, first
-popped), so the largest bound on the queue is a certified upper bound at any moment.
+completions can reach. With a positive definite quadratic loss the bound is tightened by
+the per-point flip cost and the branching point is chosen from it (``search.compiled``
+documents both; this module calls the same compiled helpers). A node is pruned when
+g <= 0 (m >= L_hat + 1/alpha_n) or when U <= the best value found. Exactness conventions
+(method.md): the child whose new constraint the parent's minimiser already meets inherits
+the parent's minimiser; a node counts only if its open region is non-empty (a witness
+point, else an LP). The open node with the largest bound is expanded first (ties: first
+pushed, first popped), so the largest bound on the queue is a certified upper bound at
+any moment.
+
+This is the generic search: any node solver (cvxpy for any convex loss), the search
+tree export, and the fallback of the compiled search.
 """
 from __future__ import annotations
 
@@ -23,10 +28,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .compiled import BRANCHING, _bound, _branch_point
 from .node_solvers import NodeSolveError
 from .realisability import find_witness, realisable_by_lp
 
-__all__ = ["Tolerances", "SearchOutcome", "branch_and_bound"]
+__all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,31 @@ class Tolerances:
 
     prune: float = 1e-12      # prune when U <= best + prune
     margin: float = 1e-9      # a sign counts as clear when |phi'beta| > margin |phi| |beta|
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Switches of the search; none changes Q^(b), only the work done (or the budget).
+
+    flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
+    branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
+    screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
+    max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
+    """
+
+    flip_cost: bool = True
+    branching: str = "dearest"
+    screen: bool = True
+    max_nodes: int | None = None
+    time_limit: float | None = None
+
+    def __post_init__(self):
+        if self.branching not in BRANCHING:
+            raise ValueError(f"`branching` must be one of {sorted(BRANCHING)}; got {self.branching!r}.")
+        for name in ("max_nodes", "time_limit"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
+                raise ValueError(f"`{name}` must be a positive number or None; got {v!r}.")
 
 
 @dataclass
@@ -53,8 +84,8 @@ class SearchOutcome:
 
 @dataclass
 class _Node:
-    depth: int
-    signs: np.ndarray        # +-1 for the first `depth` free points
+    signs: np.ndarray        # +-1 for fixed free points, 0 for unfixed
+    nfixed: int
     C_fixed: float
     m: float
     beta: np.ndarray
@@ -64,7 +95,7 @@ class _Node:
     id: int = 0
 
 
-def branch_and_bound(problem, solver, root, *, tol=Tolerances(), max_nodes=None, time_limit=None,
+def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
                      record_tree=False, extra_lower=()):
     """Maximise |C(s)|/n * g(alpha_n (L_hat - inf_{M(s)} L)) over realisable patterns s.
 
@@ -73,7 +104,9 @@ def branch_and_bound(problem, solver, root, *, tol=Tolerances(), max_nodes=None,
     problem : ReplicateProblem
     solver : NodeSolver with weights already set for this replicate
     root : NodeSolution of the unconstrained problem (beta_u, L_u)
-    extra_lower : betas (with their losses) whose realised patterns seed the lower bound
+    quad : the replicate's quadratic form when it is positive definite (enables the
+        flip-cost bound and the flip-cost branching), else None
+    extra_lower : (beta, loss) pairs whose realised patterns seed the lower bound
     """
     t0 = time.perf_counter()
     out = SearchOutcome(value=0.0, lower=0.0, status="exact", screened=problem.n_screened)
@@ -81,24 +114,37 @@ def branch_and_bound(problem, solver, root, *, tol=Tolerances(), max_nodes=None,
     if record_tree:
         import networkx as nx
         tree = nx.DiGraph()
+    P = np.ascontiguousarray(problem.design[problem.rows], dtype=float).reshape(-1, problem.design.shape[1])
+    mf = P.shape[0]
+    cplus = np.ascontiguousarray(problem.cost_plus, dtype=float)
+    cminus = np.ascontiguousarray(problem.cost_minus, dtype=float)
+    if quad is not None:
+        hn = np.einsum("ij,ij->i", P, np.linalg.solve(quad.H, P.T).T) if mf else np.zeros(0)
+        use_flip, mode = options.flip_cost, BRANCHING[options.branching]
+    else:
+        hn, use_flip, mode = np.ones(mf), False, 0
+    tmp_d, tmp_diff = np.empty(mf), np.empty(mf)
+    n, alpha, L_hat, L_max = float(problem.n), problem.alpha_n, problem.L_hat, problem.L_max
+
+    def bound(node):
+        return _bound(P, hn, cplus, cminus, node.signs, node.C_fixed, node.beta, node.m, n, alpha, L_hat,
+                      L_max, use_flip, tmp_d, tmp_diff)
+
     counter = itertools.count()
     best = 0.0
     for beta, loss_value in extra_lower:
         best = max(best, _value_at(problem, beta, loss_value, tol))
-    Phi = problem.design
-    rows, n_free = problem.rows, problem.n_free
-    root_node = _Node(0, np.zeros(0, dtype=np.int8), problem.C_forced, root.value, root.beta, root.warm,
-                      np.ones(Phi.shape[1]), None, next(counter))
     best = max(best, _value_at(problem, root.beta, root.value, tol))
+    root_node = _Node(np.zeros(mf, dtype=np.int8), 0, problem.C_forced, root.value, root.beta, root.warm,
+                      np.ones(P.shape[1]), None, next(counter))
     heap = []
     unsolved_bound = -math.inf  # largest bound of a node no solver could handle
 
-    def push(node):
-        U = problem.C_range(node.depth, node.C_fixed) / problem.n * problem.g(node.m)
+    def push(node, sign=0):
+        U = bound(node)
         if tree is not None:
-            tree.add_node(node.id, depth=node.depth, m=node.m, bound=U,
-                          sign=int(node.signs[-1]) if node.depth else 0, state="open")
-        if problem.g(node.m) <= 0.0 or U <= best + tol.prune:
+            tree.add_node(node.id, depth=node.nfixed, m=node.m, bound=U, sign=sign, state="open")
+        if U <= 0.0 or U <= best + tol.prune:
             out.pruned += 1
             if tree is not None:
                 tree.nodes[node.id]["state"] = "pruned"
@@ -108,57 +154,53 @@ def branch_and_bound(problem, solver, root, *, tol=Tolerances(), max_nodes=None,
     out.nodes = 1
     push(root_node)
     while heap:
-        negU, _, node = heapq.heappop(heap)
-        U = -negU
-        if U <= best + tol.prune:
-            heapq.heappush(heap, (negU, node.id, node))
+        negU, _, node = heap[0]
+        if -negU <= best + tol.prune:
             break
-        if (max_nodes is not None and out.nodes >= max_nodes) or (
-                time_limit is not None and time.perf_counter() - t0 > time_limit):
-            heapq.heappush(heap, (negU, node.id, node))
+        if (options.max_nodes is not None and out.nodes >= options.max_nodes) or (
+                options.time_limit is not None and time.perf_counter() - t0 > options.time_limit):
             out.status = "budget"
             break
-        # is the node's open region non-empty?
-        if node.depth and not _realise(node, problem, out):
+        heapq.heappop(heap)
+        if node.nfixed and not _realise(node, P, out):
             if tree is not None:
                 tree.nodes[node.id]["state"] = "unrealisable"
             continue
-        if node.depth == n_free:  # a leaf: its bound is its exact value
+        if node.nfixed == mf:  # a leaf: its bound is its exact value
             best = max(best, problem.objective(node.C_fixed, node.m))
             if tree is not None:
                 tree.nodes[node.id]["state"] = "leaf"
             continue
         if tree is not None:
             tree.nodes[node.id]["state"] = "expanded"
-        j = node.depth
-        phi_j = Phi[rows[j]]
-        side = phi_j @ node.beta
+        j = int(_branch_point(P, hn, cplus, cminus, node.signs, node.beta, node.m, L_max, mode))
+        side = P[j] @ node.beta
         for s in (1, -1):
-            C = node.C_fixed + (problem.cost_plus[j] if s > 0 else problem.cost_minus[j])
-            signs = np.append(node.signs, np.int8(s))
-            child = _Node(j + 1, signs, C, node.m, node.beta, node.warm, None, node.witness, next(counter))
+            C = node.C_fixed + (cplus[j] if s > 0 else cminus[j])
+            signs = node.signs.copy()
+            signs[j] = s
+            child = _Node(signs, node.nfixed + 1, C, node.m, node.beta, node.warm, None, node.witness,
+                          next(counter))
             out.nodes += 1
             if tree is not None:
                 tree.add_edge(node.id, child.id)
             if s * side < 0:  # the flip child: the parent's minimiser violates its constraint
-                if problem.g(node.m) <= 0:
-                    continue
+                fixed = np.flatnonzero(signs)
                 try:
-                    sol = solver.solve(rows[: j + 1], signs, node.warm)
+                    sol = solver.solve(problem.rows[fixed], signs[fixed].astype(float), node.warm)
                 except NodeSolveError:
                     # keep a certified bound: the child's minimum is at least the parent's
-                    U_child = problem.C_range(j + 1, C) / problem.n * problem.g(node.m)
+                    U_child = bound(child)
                     unsolved_bound = max(unsolved_bound, U_child)
                     out.status = "solver_failure"
                     if tree is not None:
-                        tree.add_node(child.id, depth=j + 1, m=node.m, bound=U_child, sign=s, state="solver_failure")
+                        tree.add_node(child.id, depth=child.nfixed, m=node.m, bound=U_child, sign=s,
+                                      state="solver_failure")
                     continue
                 out.solves += 1
                 child.m, child.beta, child.warm = sol.value, sol.beta, sol.warm
-                if problem.g(child.m) > 0:
-                    best = max(best, _value_at(problem, child.beta, child.m, tol))
-            push(child)
-    lower = best
+                best = max(best, _value_at(problem, child.beta, child.m, tol))
+            push(child, s)
     upper = best
     if heap and out.status == "budget":
         upper = max(upper, -heap[0][0])
@@ -166,22 +208,23 @@ def branch_and_bound(problem, solver, root, *, tol=Tolerances(), max_nodes=None,
         upper = unsolved_bound
     elif out.status == "solver_failure":
         out.status = "exact"  # every unsolved node was dominated by an attained value
-    out.value, out.lower = upper, lower
+    out.value, out.lower = upper, best
     out.seconds = time.perf_counter() - t0
     out.tree = tree
     return out
 
 
-def _realise(node, problem, out) -> bool:
+def _realise(node, P, out) -> bool:
     """Find a witness for the node's open region, or decide by LP."""
-    rows = problem.rows[: node.depth]
-    G = problem.design[rows] * node.signs.astype(float)[:, None]
+    fixed = np.flatnonzero(node.signs)
+    signs = node.signs[fixed].astype(float)
+    G = P[fixed] * signs[:, None]
     w = find_witness(G, (node.parent_witness, node.beta))
     if w is not None:
         node.witness = w
         return True
     out.lp_checks += 1
-    point = realisable_by_lp(G, node.signs)
+    point = realisable_by_lp(G, signs)
     node.witness = point  # a realising classifier: children try it first
     return point is not None
 

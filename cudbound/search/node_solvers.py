@@ -16,13 +16,14 @@ or raises :class:`NodeSolveError`.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import cvxpy as cp
 import numpy as np
 from cvxpy.settings import SOLUTION_PRESENT
 
-from .qp import QPFailure, dual_active_set, polish_kkt
+from .qp import QPFailure, dual_active_set, polish_kkt, positive_definite
 
 __all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver"]
 
@@ -98,7 +99,10 @@ class CvxpyNodeSolver(NodeSolver):
         errors = []
         for name in self.solvers:
             try:
-                self.problem.solve(solver=name, **self.solver_options.get(name, {}))
+                with warnings.catch_warnings():
+                    # an inaccurate answer is checked below (KKT polish) or rejected: no need to warn
+                    warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                    self.problem.solve(solver=name, **self.solver_options.get(name, {}))
             except cp.error.SolverError as exc:
                 errors.append(f"{name}: {exc}")
                 continue
@@ -107,6 +111,9 @@ class CvxpyNodeSolver(NodeSolver):
                 continue
             beta = np.asarray(self.beta.value, dtype=float)
             if self._quad is None:
+                if self.problem.status != cp.OPTIMAL:
+                    errors.append(f"{name}: status {self.problem.status}")
+                    continue
                 return NodeSolution(self.loss.value(self.design, self.y, self.counts, beta), beta)
             G = self.design[np.asarray(rows, dtype=int)] * np.asarray(signs, dtype=float)[:, None]
             exact = polish_kkt(self._quad.H, self._quad.g, G, beta)
@@ -127,11 +134,6 @@ class ActiveSetNodeSolver(NodeSolver):
     def set_weights(self, counts):
         self.quad = _QuadraticReplicate(self.loss, self.design, self.y, np.asarray(counts, dtype=float))
         self.Hinv = np.linalg.inv(self.quad.H)
-
-    @staticmethod
-    def positive_definite(H) -> bool:
-        w = np.linalg.eigvalsh(H)
-        return bool(w[0] > 1e-10 * max(w[-1], 1e-300))
 
     def solve(self, rows, signs, warm=None):
         rows = np.asarray(rows, dtype=int)

@@ -17,13 +17,16 @@ import math
 
 import numpy as np
 
+from .qp import positive_definite
+
 __all__ = ["ReplicateProblem"]
 
 
 class ReplicateProblem:
     """Points, costs and the neighbourhood of one count vector."""
 
-    def __init__(self, design, y, counts, beta_hat, loss, alpha_n, *, quad=None, beta_u=None, L_u=None):
+    def __init__(self, design, y, counts, beta_hat, loss, alpha_n, *, quad=None, beta_u=None, L_u=None,
+                 screen=True):
         n = len(y)
         self.n, self.alpha_n, self.design = n, float(alpha_n), design
         self.L_hat = loss.value(design, y, counts, beta_hat)
@@ -45,7 +48,9 @@ class ReplicateProblem:
         cplus, cminus = np.asarray(cplus), np.asarray(cminus)
         forced = np.zeros(len(reps), dtype=int)  # +1 / -1 when the sign is fixed, 0 when free
         forced[~np.any(design[reps] != 0.0, axis=1)] = 1  # zero rows: sign(0) = +1
-        if quad is not None and math.isfinite(self.L_max) and beta_u is not None:
+        # a merged point whose two costs agree never changes C: fix it (its sign is irrelevant)
+        forced[(forced == 0) & (cplus == cminus)] = 1
+        if screen and quad is not None and math.isfinite(self.L_max) and beta_u is not None:
             forced = self._screen_quadratic(quad, reps, forced)
         self.n_screened = int(np.sum(forced != 0))
         self.C_forced = float(np.sum(np.where(forced > 0, cplus, 0.0) + np.where(forced < 0, cminus, 0.0)))
@@ -55,11 +60,6 @@ class ReplicateProblem:
         self.rows = reps[order]              # design row of each free point, in branching order
         self.cost_plus = cplus[order]
         self.cost_minus = cminus[order]
-        hi = np.maximum(self.cost_plus, self.cost_minus)
-        lo = np.minimum(self.cost_plus, self.cost_minus)
-        # suffix sums: the most and least C the unfixed points can still add
-        self.suffix_hi = np.concatenate([np.cumsum(hi[::-1])[::-1], [0.0]])
-        self.suffix_lo = np.concatenate([np.cumsum(lo[::-1])[::-1], [0.0]])
 
     @property
     def n_free(self) -> int:
@@ -67,10 +67,8 @@ class ReplicateProblem:
 
     def _screen_quadratic(self, quad, reps, forced):
         H = quad.H
-        try:
-            np.linalg.cholesky(H)
-        except np.linalg.LinAlgError:
-            return forced  # singular bootstrap Hessian: the neighbourhood is unbounded, no screening
+        if not positive_definite(H):
+            return forced  # (numerically) singular bootstrap Hessian: the neighbourhood is unbounded
         radius = self.L_max - self.L_u
         Phi = self.design[reps]
         t = Phi @ self.beta_u
@@ -94,7 +92,3 @@ class ReplicateProblem:
 
     def C_of_signs(self, signs) -> float:
         return self.C_forced + float(np.sum(np.where(signs > 0, self.cost_plus, self.cost_minus)))
-
-    def C_range(self, depth: int, C_fixed: float) -> float:
-        """The largest |C| reachable once the first ``depth`` free points are fixed."""
-        return max(abs(C_fixed + self.suffix_hi[depth]), abs(C_fixed + self.suffix_lo[depth]))

@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import nnls
 
-__all__ = ["QPFailure", "dual_active_set", "polish_kkt"]
+__all__ = ["QPFailure", "dual_active_set", "polish_kkt", "positive_definite"]
+
+
+def positive_definite(H, rtol: float = 1e-10) -> bool:
+    """Smallest eigenvalue above ``rtol`` times the largest (singular in all but round-off otherwise)."""
+    w = np.linalg.eigvalsh(H)
+    return bool(w[0] > rtol * max(w[-1], 1e-300))
 
 
 class QPFailure(RuntimeError):

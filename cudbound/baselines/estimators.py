@@ -1,0 +1,874 @@
+"""Point estimators of the error of a linear-in-basis classifier.
+
+The classifier is the one of the CUD bound (``docs/method.md``): on the design
+Phi (n x p, the basis applied to the features), beta minimises the surrogate loss
+L(D, beta) = (1/n) sum_i nu_i l(y_i, phi_i'beta) with weights nu (all ones for the
+data, bootstrap counts or 0/1 fold indicators for a refit), and
+f(x) = sign(phi(x)'beta) with sign(0) = +1; labels are -1 and +1.
+
+Estimators (each returns an :class:`ErrorEstimate`):
+
+* :func:`resubstitution`: err = (1/n) sum_i 1{f_D(x_i) != y_i}, the training error.
+* :func:`loo_bootstrap`: Err(1) (Efron 1983), the leave-one-out bootstrap.
+* :func:`e632`: 0.368 err + 0.632 Err(1) (Efron 1983).
+* :func:`e632plus`: the .632+ rule (Efron & Tibshirani 1997).
+* :func:`cross_validation`: k-fold cross-validation, stratified and repeated.
+* :func:`leave_one_out`: leave-one-out cross-validation.
+
+:func:`estimate_error` applies a basis to raw features and dispatches by name.
+
+Refits
+------
+Squared loss (and any quadratic loss) is refitted in batches: for B weight vectors
+the normal equations H_b beta_b = g_b, H_b = Phi' W_b Phi, g_b = Phi' W_b y, are
+formed with one matrix product and solved with one stacked ``numpy.linalg.solve``.
+Other losses fall back to :func:`cudbound.fit.fit_coefficients`, one solve per refit.
+
+Degenerate refits (documented behaviour, never an error, never a NaN):
+
+* **One class missing** (a bootstrap sample or a training fold holding only
+  labels +1, or only -1): the refit is the constant classifier that predicts the
+  class present. For least squares with an intercept column this is exactly what
+  the fit gives when its normal matrix is regular (y = c is then fitted by
+  beta = c e_1), so for the default basis the rule only matters when the sample
+  is also singular, or the basis has no intercept; and it makes losses whose
+  minimiser does not exist on one class (e.g. logistic) well defined.
+* **Singular normal matrix** (the sampled rows do not span R^p, e.g. fewer than p
+  distinct rows): the least-squares solution of minimum *scaled* norm. H is
+  equilibrated, H_s = S H S with S = diag(H)^(-1/2) (zero diagonal entries keep
+  scale 1), H_s is declared singular when its smallest eigenvalue is at most
+  1e-10 times its largest, and beta = S H_s^+ S g with eigenvalues below that
+  cut-off dropped from the pseudo-inverse H_s^+. Scaling first makes both the
+  test and the solution independent of the units of the features.
+* **Failed fit** (generic losses only: the convex solver raised or returned a
+  non-finite beta): the refit predicts the majority class of its weighted sample
+  (+1 on a tie).
+
+Each public function that meets such refits emits one
+:class:`DegenerateResampleWarning` giving the counts, which are also stored in
+the result's ``details``.
+
+References
+----------
+.. [1] Efron, B. (1983). Estimating the error rate of a prediction rule: improvement
+       on cross-validation. JASA 78(382), 316-331.
+.. [2] Efron, B. and Tibshirani, R. (1997). Improvements on cross-validation: the
+       .632+ bootstrap method. JASA 92(438), 548-560.
+.. [3] Kohavi, R. (1995). A study of cross-validation and bootstrap for accuracy
+       estimation and model selection. IJCAI 1995, 1137-1145.
+.. [4] Laber, E. B. and Murphy, S. A. (2008). Small sample inference for
+       generalization error in classification using the CUD bound. UAI 2008.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_design, check_features, check_rng, encode_labels
+from ..basis import make_basis
+from ..fit import fit_coefficients, predict_signs
+from ..losses import Loss, SquaredLoss, get_loss
+
+__all__ = [
+    "ErrorEstimate", "DegenerateResampleWarning", "resubstitution", "loo_bootstrap", "e632",
+    "e632plus", "cross_validation", "leave_one_out", "estimate_error", "bootstrap_counts",
+    "fold_assignments", "ESTIMATORS",
+]
+
+SINGULAR_RTOL = 1e-10
+"""Equilibrated normal matrices with eigenvalue ratio at most this are treated as singular."""
+
+_BATCH = 8192
+"""Refits solved per stacked linear-algebra call (bounds the memory to a few MB per n = 100)."""
+
+class DegenerateResampleWarning(RuntimeWarning):
+    """A bootstrap sample or training fold gave a degenerate refit (one class only,
+    a singular normal matrix, or a failed solve); the documented fallback was used."""
+
+
+@dataclass(kw_only=True)
+class ErrorEstimate:
+    """A point estimate of the generalization error.
+
+    Attributes
+    ----------
+    method : str
+        ``"resubstitution"``, ``"loo_bootstrap"``, ``"632"``, ``"632+"``, ``"cv"`` or ``"loo"``.
+    estimate : float
+        The estimate, in [0, 1]. ``float(result)`` gives it too.
+    n_samples : int
+    details : dict
+        The ingredients (training error, Err(1), no-information rate, ...), the
+        numbers of resamples and of degenerate refits.
+    """
+
+    method: str
+    estimate: float
+    n_samples: int
+    details: dict = field(default_factory=dict)
+
+    def __float__(self) -> float:
+        return float(self.estimate)
+
+
+# --------------------------------------------------------------------------- refits
+
+@dataclass
+class _RefitLog:
+    """Counts of degenerate refits, accumulated over batches."""
+
+    refits: int = 0
+    one_class: int = 0
+    singular: int = 0
+    failed: int = 0
+
+    def add(self, other: "_RefitLog") -> None:
+        self.refits += other.refits
+        self.one_class += other.one_class
+        self.singular += other.singular
+        self.failed += other.failed
+
+    @property
+    def degenerate(self) -> int:
+        return self.one_class + self.singular + self.failed
+
+    def as_details(self) -> dict:
+        return {"refits": self.refits, "one_class_refits": self.one_class,
+                "singular_refits": self.singular, "failed_refits": self.failed}
+
+    def warn(self, what: str, stacklevel: int = 3) -> None:
+        if not self.degenerate:
+            return
+        parts = []
+        if self.one_class:
+            parts.append(f"{self.one_class} had only one class (the refit predicts that class)")
+        if self.singular:
+            parts.append(f"{self.singular} had a singular normal matrix (minimum scaled-norm "
+                         f"least-squares solution used)")
+        if self.failed:
+            parts.append(f"{self.failed} failed to fit (the refit predicts the sample's majority class)")
+        warnings.warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".",
+                      DegenerateResampleWarning, stacklevel=stacklevel)
+
+
+def _solve_normal_equations(H: np.ndarray, g: np.ndarray):
+    """Solve the stacked systems H_b beta_b = g_b (H_b symmetric PSD), with the singular rule.
+
+    Returns (beta, singular) with beta (B, p) and singular (B,) bool.
+    """
+    d = np.einsum("bii->bi", H)
+    s = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0))
+    Hs = H * s[:, :, None] * s[:, None, :]
+    gs = g * s
+    # The rule is lambda_min(Hs) <= SINGULAR_RTOL * lambda_max(Hs). As trace(Hs) <= p bounds
+    # lambda_max by p, det(Hs) > SINGULAR_RTOL * p^p proves regularity cheaply (one batched LU);
+    # only the remaining systems need their eigenvalues.
+    p = H.shape[-1]
+    singular = np.zeros(H.shape[0], dtype=bool)
+    unsure = np.flatnonzero(~(np.linalg.det(Hs) > SINGULAR_RTOL * float(p) ** p))
+    if unsure.size:
+        ev = np.linalg.eigvalsh(Hs[unsure])           # ascending
+        singular[unsure] = ev[:, 0] <= SINGULAR_RTOL * np.maximum(ev[:, -1], 0.0)
+    beta_s = np.empty_like(gs)
+    reg = ~singular
+    if reg.any():
+        beta_s[reg] = np.linalg.solve(Hs[reg], gs[reg][..., None])[..., 0]
+    if singular.any():
+        lam, V = np.linalg.eigh(Hs[singular])
+        cut = SINGULAR_RTOL * np.maximum(lam[:, -1:], 0.0)
+        inv = np.where(lam > cut, 1.0 / np.where(lam > cut, lam, 1.0), 0.0)
+        coef = np.einsum("bji,bj->bi", V, gs[singular]) * inv       # V' g / lambda
+        beta_s[singular] = np.einsum("bij,bj->bi", V, coef)
+    return beta_s * s, singular
+
+
+class _Refitter:
+    """Refit the classifier for many weight vectors at once; report the predictions.
+
+    ``predict(weights)`` takes a (B, n) array of non-negative weights (bootstrap
+    counts or fold indicators) and returns the (B, n) array of predicted signs
+    sign(phi_i' beta_b) at every data point, and a :class:`_RefitLog`.
+    """
+
+    def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss):
+        self.design, self.y, self.loss = design, y, loss
+        n, p = design.shape
+        if type(loss) is SquaredLoss:
+            self.kind = "squared"
+            self._outer = (design[:, :, None] * design[:, None, :]).reshape(n, p * p)
+            self._yphi = design * y[:, None]
+        elif loss.is_quadratic:
+            self.kind = "quadratic"
+        else:
+            self.kind = "generic"
+
+    def predict(self, weights: np.ndarray):
+        weights = np.asarray(weights, dtype=float)
+        B, n = weights.shape
+        out = np.empty((B, n))
+        log = _RefitLog(refits=B)
+        for start in range(0, B, _BATCH):
+            stop = min(B, start + _BATCH)
+            out[start:stop] = self._predict_batch(weights[start:stop], log)
+        return out, log
+
+    def _predict_batch(self, W: np.ndarray, log: _RefitLog) -> np.ndarray:
+        y = self.y
+        has_pos = W @ (y > 0) > 0                       # weights are >= 0
+        has_neg = W @ (y < 0) > 0
+        one = ~(has_pos & has_neg)
+        preds = np.empty(W.shape)
+        if one.any():
+            preds[one] = np.where(has_pos[one], 1.0, -1.0)[:, None]
+            log.one_class += int(one.sum())
+        fit = ~one
+        if not fit.any():
+            return preds
+        Wf = W[fit] if one.any() else W
+        if self.kind == "generic":
+            preds[fit] = self._generic(Wf, log)
+            return preds
+        p = self.design.shape[1]
+        if self.kind == "squared":
+            H = (Wf @ self._outer).reshape(-1, p, p)
+            g = Wf @ self._yphi
+        else:
+            forms = [self.loss.quadratic_form(self.design, y, w) for w in Wf]
+            H = np.stack([f[0] for f in forms])
+            g = np.stack([f[1] for f in forms])
+        beta, singular = _solve_normal_equations(H, g)
+        log.singular += int(singular.sum())
+        signs = np.where(beta @ self.design.T >= 0.0, 1.0, -1.0)
+        if one.any():
+            preds[fit] = signs
+            return preds
+        return signs
+
+    def _generic(self, Wf: np.ndarray, log: _RefitLog) -> np.ndarray:
+        out = np.empty(Wf.shape)
+        for j, w in enumerate(Wf):
+            try:
+                beta = fit_coefficients(self.design, self.y, self.loss, weights=w)
+                ok = bool(np.all(np.isfinite(beta)))
+            except Exception:  # noqa: BLE001 - any solver failure takes the documented fallback
+                ok = False
+            if ok:
+                out[j] = predict_signs(self.design, beta)
+            else:
+                log.failed += 1
+                out[j] = 1.0 if np.dot(w, self.y) >= 0.0 else -1.0
+        return out
+
+
+# --------------------------------------------------------------------------- resampling
+
+def _bootstrap_counts_iv(n, n_resamples, rng):
+    return _positive_int(n, "n"), _positive_int(n_resamples, "n_resamples"), check_rng(rng)
+
+
+def bootstrap_counts(n: int, n_resamples: int, rng=None) -> np.ndarray:
+    """B bootstrap count vectors: row b counts how often each of the n points was drawn.
+
+    Drawn as ``rng.integers(0, n, size=(B, n))`` (n indices with replacement per
+    resample, like ``scipy.stats.bootstrap``) and tallied, so that row b is
+    Multinomial(n, (1/n, ..., 1/n)).
+
+    Parameters
+    ----------
+    n : int
+        Number of data points.
+    n_resamples : int
+        B.
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    ndarray of shape (B, n), integers summing to n along each row
+    """
+    n, B, gen = _bootstrap_counts_iv(n, n_resamples, rng)
+    return _draw_counts(n, B, gen)
+
+
+def _draw_counts(n: int, B: int, gen: np.random.Generator) -> np.ndarray:
+    return _tally(gen.integers(0, n, size=(B, n)), n)
+
+
+def _tally(idx: np.ndarray, n: int) -> np.ndarray:
+    """Row-wise counts of the values 0..n-1 in an integer array of shape (..., m)."""
+    lead = idx.shape[:-1]
+    rows = int(np.prod(lead)) if lead else 1
+    flat = (idx.reshape(rows, -1) + n * np.arange(rows)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(*lead, n)
+
+
+def _fold_assignments_iv(y, k, repeats, stratified, rng):
+    labels, _ = encode_labels(y)
+    n = labels.shape[0]
+    k = _positive_int(k, "k", 2)
+    if k > n:
+        raise ValueError(f"`k` must be at most n = {n} (k = n is leave-one-out); got {k}.")
+    if not isinstance(stratified, (bool, np.bool_)):
+        raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
+    return labels, k, _positive_int(repeats, "repeats"), bool(stratified), check_rng(rng)
+
+
+def fold_assignments(y, k: int, repeats: int = 1, *, stratified: bool = True, rng=None) -> np.ndarray:
+    """Fold labels for repeated k-fold cross-validation, shape (repeats, n), values 0..k-1.
+
+    Unstratified: a random permutation of the points is dealt to the folds in
+    turn (point at position j of the permutation goes to fold j mod k), so fold
+    sizes are floor(n / k) or ceil(n / k) whether or not k divides n.
+    Stratified (default): the points of class -1 in random order followed by those
+    of class +1 in random order are dealt the same way; fold sizes are as above
+    and each class is split as evenly as it can be (its counts per fold differ by
+    at most one).
+
+    Parameters
+    ----------
+    y : (n,) labels with two classes ({-1, 1}, {0, 1} or booleans)
+    k : int, 2 <= k <= n
+    repeats : int, default 1
+    stratified : bool, default True
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    ndarray of shape (repeats, n)
+
+    References
+    ----------
+    Kohavi, R. (1995). IJCAI 1995 (stratified cross-validation).
+    """
+    labels, k, repeats, stratified, gen = _fold_assignments_iv(y, k, repeats, stratified, rng)
+    return _draw_folds(labels, k, repeats, stratified, gen)
+
+
+def _draw_folds(y: np.ndarray, k: int, repeats: int, stratified: bool, gen: np.random.Generator) -> np.ndarray:
+    n = y.shape[0]
+    out = np.empty((repeats, n), dtype=np.int64)
+    neg, pos = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
+    for r in range(repeats):
+        order = np.concatenate([gen.permutation(neg), gen.permutation(pos)]) if stratified else gen.permutation(n)
+        out[r, order] = np.arange(n) % k
+    return out
+
+
+# --------------------------------------------------------------------------- validation
+
+def _design_iv(design, y, loss):
+    Phi = check_design(design)
+    labels, _ = encode_labels(y, n_rows=Phi.shape[0])
+    return Phi, labels, get_loss(loss)
+
+
+def _positive_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def _counts_iv(counts, n: int) -> np.ndarray:
+    arr = np.asarray(counts)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != n or arr.shape[0] == 0:
+        raise ValueError(f"`counts` must have shape (B, n) with n = {n} (one bootstrap count vector per row); "
+                         f"got shape {np.shape(counts)}.")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"`counts` must be numeric; got dtype {arr.dtype}.")
+    f = arr.astype(float)
+    bad = ~np.isfinite(f) | (f != np.round(f)) | (f < 0)
+    if bad.any():
+        b, i = map(int, np.argwhere(bad)[0])
+        raise ValueError(f"`counts` must hold whole numbers >= 0; row {b}, column {i} is {arr[b, i]!r}.")
+    sums = f.sum(axis=1)
+    if np.any(sums != n):
+        b = int(np.flatnonzero(sums != n)[0])
+        raise ValueError(f"each row of `counts` must sum to n = {n} (a bootstrap resample); "
+                         f"row {b} sums to {sums[b]:g}.")
+    return f.astype(np.int64)
+
+
+def _bootstrap_iv(design, y, loss, n_resamples, rng, counts):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    n = Phi.shape[0]
+    if counts is None:
+        B = _positive_int(n_resamples, "n_resamples")
+        counts = _draw_counts(n, B, check_rng(rng))
+    else:
+        counts = _counts_iv(counts, n)
+    return Phi, labels, loss, counts
+
+
+def _resubstitution_iv(design, y, loss):
+    return _design_iv(design, y, loss)
+
+
+def _loo_bootstrap_iv(design, y, loss, n_resamples, rng, counts):
+    return _bootstrap_iv(design, y, loss, n_resamples, rng, counts)
+
+
+def _e632_iv(design, y, loss, n_resamples, rng, counts):
+    return _bootstrap_iv(design, y, loss, n_resamples, rng, counts)
+
+
+def _e632plus_iv(design, y, loss, n_resamples, rng, counts):
+    return _bootstrap_iv(design, y, loss, n_resamples, rng, counts)
+
+
+def _folds_iv(folds, n: int) -> np.ndarray:
+    arr = np.asarray(folds)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or arr.shape[1] != n or arr.shape[0] == 0:
+        raise ValueError(f"`folds` must have shape (repeats, n) or (n,) with n = {n}; got shape {np.shape(folds)}.")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"`folds` must hold integer fold labels; got dtype {arr.dtype}.")
+    for r, row in enumerate(arr):
+        if np.unique(row).size < 2:
+            raise ValueError(f"`folds` row {r} has a single fold: every point would be held out at once "
+                             f"and the training set would be empty. Use at least two folds.")
+    return arr.astype(np.int64)
+
+
+def _cross_validation_iv(design, y, loss, k, repeats, stratified, rng, folds):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    n = Phi.shape[0]
+    if folds is not None:
+        return Phi, labels, loss, _folds_iv(folds, n)
+    labels, k, repeats, stratified, gen = _fold_assignments_iv(labels, k, repeats, stratified, rng)
+    return Phi, labels, loss, _draw_folds(labels, k, repeats, stratified, gen)
+
+
+def _leave_one_out_iv(design, y, loss):
+    return _design_iv(design, y, loss)
+
+
+# --------------------------------------------------------------------------- computations
+
+def _full_fit(Phi, y, loss):
+    """beta-hat on the data (``cudbound.fit.fit_coefficients``, as for CUD) and its training mistakes."""
+    beta = fit_coefficients(Phi, y, loss)
+    preds = predict_signs(Phi, beta)
+    return beta, preds
+
+
+def _err1(wrong: np.ndarray, counts: np.ndarray):
+    """Efron's Err(1) from the (B, n) mistakes of the refits and the (B, n) counts.
+
+    Err(1) = (1 / n') sum_{i : L_i > 0} (1 / L_i) sum_{b : nu_bi = 0} 1{wrong_bi},
+    L_i = #{b : nu_bi = 0}, n' = #{i : L_i > 0}. Returns (Err(1) or None, n - n').
+    """
+    out = counts == 0
+    L = out.sum(axis=0)
+    keep = L > 0
+    if not keep.any():
+        return None, int(wrong.shape[1])
+    per_point = (out & wrong).sum(axis=0)[keep] / L[keep]
+    return float(per_point.mean()), int((~keep).sum())
+
+
+def _bootstrap_parts(Phi, y, loss, counts):
+    """Training error, Err(1) and the bookkeeping shared by the bootstrap estimators."""
+    beta, preds = _full_fit(Phi, y, loss)
+    train = float(np.mean(preds != y))
+    refit_preds, log = _Refitter(Phi, y, loss).predict(counts)
+    err1, dropped = _err1(refit_preds != y, counts)
+    details = {"train_error": train, "n_resamples": int(counts.shape[0]), "points_never_left_out": dropped,
+               **log.as_details()}
+    if err1 is None:   # no point was ever left out (possible only for tiny B): fall back to err
+        details["err1_fallback"] = "train_error"
+        err1 = train
+    details["err1"] = err1
+    return beta, preds, train, err1, details, log
+
+
+def _e632_value(train: float, err1: float) -> float:
+    return 0.368 * train + 0.632 * err1
+
+
+def _e632plus_parts(y, preds, train, err1):
+    """The .632+ rule of Efron & Tibshirani (1997, section 3), with its ingredients."""
+    p1 = float(np.mean(y > 0))
+    q1 = float(np.mean(preds > 0))
+    gamma = p1 * (1.0 - q1) + (1.0 - p1) * q1
+    err1p = min(err1, gamma)
+    R = (err1p - train) / (gamma - train) if (err1 > train and gamma > train) else 0.0
+    R = min(max(R, 0.0), 1.0)
+    value = _e632_value(train, err1) + (err1p - train) * (0.368 * 0.632 * R) / (1.0 - 0.368 * R)
+    weight = 0.632 / (1.0 - 0.368 * R)
+    return float(value), {"gamma": gamma, "p1": p1, "q1": q1, "err1_prime": err1p,
+                          "relative_overfitting_rate": R, "weight": weight}
+
+
+def _cv_parts(Phi, y, loss, folds):
+    """Pooled CV error per repeat: (1/n) sum_i 1{f_{-fold(i)}(x_i) != y_i}."""
+    n = Phi.shape[0]
+    rows, tests = [], []
+    for r, row in enumerate(folds):
+        for f in np.unique(row):
+            test = row == f
+            rows.append(~test)
+            tests.append((r, test))
+    weights = np.asarray(rows, dtype=float)
+    preds, log = _Refitter(Phi, y, loss).predict(weights)
+    wrong = np.zeros((folds.shape[0], n), dtype=bool)
+    for j, (r, test) in enumerate(tests):
+        wrong[r, test] = preds[j, test] != y[test]
+    per_repeat = wrong.mean(axis=1)
+    return per_repeat, log
+
+
+# --------------------------------------------------------------------------- public estimators
+
+def resubstitution(design, y, *, loss="squared") -> ErrorEstimate:
+    """Resubstitution (apparent, training) error of the classifier fitted on all the data.
+
+    err = (1/n) sum_i 1{f_D(x_i) != y_i}, f_D(x) = sign(phi(x)'beta_hat), sign(0) = +1,
+    beta_hat = argmin L(D, beta) (:func:`cudbound.fit.fit_coefficients`): the centre
+    of the CUD interval and the "err" of Efron (1983).
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi (basis applied to the features), full column rank.
+    y : (n,) labels
+        Two classes: {-1, +1}, {0, 1} or booleans (see :func:`estimate_error` for others).
+    loss : str or Loss
+        Surrogate loss (default squared, i.e. least squares).
+
+    Returns
+    -------
+    ErrorEstimate
+        ``method="resubstitution"``; ``details["coef"]`` is beta_hat.
+
+    References
+    ----------
+    Efron, B. (1983). JASA 78, 316-331 (the apparent error rate, "err").
+    Laber, E. B. and Murphy, S. A. (2008). UAI 2008 (the training error err_D(beta_hat)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cudbound.baselines import resubstitution
+    >>> Phi = np.column_stack([np.ones(4), [-2.0, -1.0, 1.0, 2.0]])
+    >>> resubstitution(Phi, [-1, 1, -1, 1]).estimate
+    0.5
+    """
+    Phi, labels, loss = _resubstitution_iv(design, y, loss)
+    beta, preds = _full_fit(Phi, labels, loss)
+    return ErrorEstimate(method="resubstitution", estimate=float(np.mean(preds != labels)),
+                         n_samples=Phi.shape[0], details={"coef": beta})
+
+
+def loo_bootstrap(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
+    """Leave-one-out bootstrap error Err(1) (Efron 1983; Efron & Tibshirani 1997).
+
+    For B bootstrap samples with counts nu_b (refit beta_b on weights nu_b):
+
+        Err(1) = (1 / n') sum_{i : L_i > 0} (1 / L_i) sum_{b : nu_bi = 0} 1{f_b(x_i) != y_i},
+
+    with L_i = #{b : nu_bi = 0} the number of samples that left point i out.
+    A point that no sample left out (L_i = 0) is dropped from the average, as in
+    Efron (1983), and n' counts the points kept (``details["points_never_left_out"]``
+    gives n - n'); with B = 200 this happens with probability about n 0.632^200,
+    i.e. never in practice. If no point at all was left out (only possible for
+    tiny B), Err(1) falls back to the training error (``details["err1_fallback"]``).
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    loss : str or Loss
+        Default squared; squared-loss refits are solved in one batch.
+    n_resamples : int, default 200
+        B, the number of bootstrap samples (ignored when ``counts`` is given).
+    rng : None, int, SeedSequence or Generator
+        Source of the bootstrap samples, normalised once with ``np.random.default_rng``.
+    counts : (B, n) array, optional
+        Explicit bootstrap counts (each row sums to n), instead of drawing them.
+
+    Returns
+    -------
+    ErrorEstimate
+        ``method="loo_bootstrap"``; ``details`` has train_error, err1, counts of
+        dropped points and of degenerate refits (see the module notes).
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When some bootstrap sample has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
+    cross-validation. JASA 78(382), 316-331. Efron, B. and Tibshirani, R. (1997).
+    Improvements on cross-validation: the .632+ bootstrap method. JASA 92(438), 548-560.
+    """
+    Phi, labels, loss, counts = _loo_bootstrap_iv(design, y, loss, n_resamples, rng, counts)
+    *_, err1, details, log = _bootstrap_parts(Phi, labels, loss, counts)
+    log.warn("loo_bootstrap")
+    return ErrorEstimate(method="loo_bootstrap", estimate=err1, n_samples=Phi.shape[0], details=details)
+
+
+def e632(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
+    """The .632 bootstrap estimate (Efron 1983): 0.368 err + 0.632 Err(1).
+
+    err is the training error (:func:`resubstitution`) and Err(1) the leave-one-out
+    bootstrap error (:func:`loo_bootstrap`) on the same B bootstrap samples. This is
+    the centre of the baseline intervals of Laber & Murphy (2008).
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    loss : str or Loss
+        Default squared.
+    n_resamples : int, default 200
+        B (ignored when ``counts`` is given).
+    rng : None, int, SeedSequence or Generator
+    counts : (B, n) array, optional
+        Explicit bootstrap counts.
+
+    Returns
+    -------
+    ErrorEstimate
+        ``method="632"``; ``details`` has train_error and err1.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When some bootstrap sample has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
+    cross-validation. JASA 78(382), 316-331. Efron, B. and Tibshirani, R. (1997).
+    Improvements on cross-validation: the .632+ bootstrap method. JASA 92(438), 548-560.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cudbound.baselines import e632
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    >>> Phi = np.column_stack([np.ones(30), X])
+    >>> est = e632(Phi, y, rng=1)
+    >>> abs(est.estimate - (0.368 * est.details["train_error"] + 0.632 * est.details["err1"])) < 1e-15
+    True
+    """
+    Phi, labels, loss, counts = _e632_iv(design, y, loss, n_resamples, rng, counts)
+    _, _, train, err1, details, log = _bootstrap_parts(Phi, labels, loss, counts)
+    log.warn("e632")
+    return ErrorEstimate(method="632", estimate=_e632_value(train, err1), n_samples=Phi.shape[0], details=details)
+
+
+def e632plus(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
+    """The .632+ bootstrap estimate (Efron & Tibshirani 1997, section 3).
+
+    With err the training error, Err(1) the leave-one-out bootstrap error, p1 the
+    proportion of labels +1 and q1 the proportion of the fitted classifier's
+    predictions (on the training points) that are +1:
+
+    * no-information error rate (for 0-1 loss and two classes):
+      gamma = p1 (1 - q1) + (1 - p1) q1;
+    * Err(1)' = min(Err(1), gamma);
+    * relative overfitting rate, clipped to [0, 1]:
+      R' = (Err(1)' - err) / (gamma - err) if Err(1) > err and gamma > err, else 0;
+    * Err(.632+) = Err(.632) + (Err(1)' - err) * 0.368 * 0.632 R' / (1 - 0.368 R'),
+      with Err(.632) = 0.368 err + 0.632 Err(1) (Efron & Tibshirani's final form of the rule).
+
+    When Err(1) <= gamma this equals (1 - w) err + w Err(1) with the .632+ weight
+    w = 0.632 / (1 - 0.368 R'), which runs from 0.632 (R' = 0) to 1 (R' = 1). When
+    Err(1) > gamma (so R' = 1) it is 0.632 Err(1) + 0.368 gamma.
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    loss : str or Loss
+        Default squared.
+    n_resamples : int, default 200
+        B (ignored when ``counts`` is given).
+    rng : None, int, SeedSequence or Generator
+    counts : (B, n) array, optional
+        Explicit bootstrap counts.
+
+    Returns
+    -------
+    ErrorEstimate
+        ``method="632+"``; ``details`` has train_error, err1, gamma, p1, q1,
+        err1_prime, relative_overfitting_rate (R') and weight (w).
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When some bootstrap sample has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Efron, B. and Tibshirani, R. (1997). Improvements on cross-validation: the .632+
+    bootstrap method. JASA 92(438), 548-560, section 3.
+    """
+    Phi, labels, loss, counts = _e632plus_iv(design, y, loss, n_resamples, rng, counts)
+    _, preds, train, err1, details, log = _bootstrap_parts(Phi, labels, loss, counts)
+    log.warn("e632plus")
+    value, extra = _e632plus_parts(labels, preds, train, err1)
+    details.update(extra)
+    return ErrorEstimate(method="632+", estimate=value, n_samples=Phi.shape[0], details=details)
+
+
+def cross_validation(design, y, *, k=10, repeats=1, stratified=True, loss="squared", rng=None,
+                     folds=None) -> ErrorEstimate:
+    """Repeated (stratified) k-fold cross-validation error.
+
+    For each repeat r, the points are split into k folds (:func:`fold_assignments`:
+    sizes floor(n/k) or ceil(n/k), any k in 2..n, stratified by class by default);
+    each fold is predicted by the classifier refitted on the other folds, and
+
+        CV_r = (1/n) sum_i 1{f_{-kappa_r(i)}(x_i) != y_i},   CV = (1/R) sum_r CV_r,
+
+    i.e. the mistakes are pooled over all n held-out predictions, so folds of
+    unequal size (n not divisible by k) are weighted by their size. A training set
+    without both classes is handled as documented in the module notes (the refit
+    predicts the class present); a test fold without both classes needs nothing.
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    k : int, default 10
+        Number of folds, 2 <= k <= n.
+    repeats : int, default 1
+        Number of independent fold assignments R averaged over.
+    stratified : bool, default True
+    loss : str or Loss
+        Default squared; all R k refits are solved in one batch.
+    rng : None, int, SeedSequence or Generator
+        Source of the fold assignments.
+    folds : (R, n) or (n,) integer array, optional
+        Explicit fold labels (overrides k, repeats, stratified and rng). Each row
+        needs at least two distinct labels.
+
+    Returns
+    -------
+    ErrorEstimate
+        ``method="cv"``; ``details`` has k, repeats, per_repeat (tuple) and the
+        counts of degenerate refits.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When some training set has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Stone, M. (1974). Cross-validatory choice and assessment of statistical predictions.
+    JRSS B 36, 111-147. Kohavi, R. (1995). IJCAI 1995 (stratified, repeated k-fold CV).
+    """
+    Phi, labels, loss, folds = _cross_validation_iv(design, y, loss, k, repeats, stratified, rng, folds)
+    per_repeat, log = _cv_parts(Phi, labels, loss, folds)
+    log.warn("cross_validation")
+    k_used = int(np.unique(folds[0]).size)
+    details = {"k": k_used, "repeats": int(folds.shape[0]), "per_repeat": tuple(float(v) for v in per_repeat),
+               **log.as_details()}
+    return ErrorEstimate(method="cv", estimate=float(per_repeat.mean()), n_samples=Phi.shape[0], details=details)
+
+
+def leave_one_out(design, y, *, loss="squared") -> ErrorEstimate:
+    """Leave-one-out cross-validation error (k = n; deterministic).
+
+    LOO = (1/n) sum_i 1{f_{-i}(x_i) != y_i}, f_{-i} refitted without point i. All n
+    refits are solved in one batch. If a class has a single member, the refit
+    without it sees one class only and predicts the other class (module notes).
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    loss : str or Loss
+        Default squared.
+
+    Returns
+    -------
+    ErrorEstimate
+        ``method="loo"``.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When some refit has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Lachenbruch, P. A. and Mickey, M. R. (1968). Estimation of error rates in
+    discriminant analysis. Technometrics 10, 1-11. Efron, B. (1983). JASA 78, 316-331.
+    """
+    Phi, labels, loss = _leave_one_out_iv(design, y, loss)
+    n = Phi.shape[0]
+    per_repeat, log = _cv_parts(Phi, labels, loss, np.arange(n)[None, :])
+    log.warn("leave_one_out")
+    return ErrorEstimate(method="loo", estimate=float(per_repeat[0]), n_samples=n,
+                         details={"k": n, **log.as_details()})
+
+
+ESTIMATORS = {
+    "resubstitution": resubstitution,
+    "loo_bootstrap": loo_bootstrap,
+    "632": e632,
+    "632+": e632plus,
+    "cv": cross_validation,
+    "loo": leave_one_out,
+}
+"""Estimators by name; all take ``(design, y, *, loss=..., ...)``."""
+
+
+def _estimate_error_iv(X, y, method, basis, pos_label):
+    if not isinstance(method, str) or method not in ESTIMATORS:
+        raise ValueError(f"`method` must be one of {list(ESTIMATORS)}; got {method!r}.")
+    X = check_features(X)
+    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
+    basis = make_basis(basis)
+    design = check_design(basis.fit_transform(X), name="design (basis applied to X)")
+    return design, labels, encoding, basis, ESTIMATORS[method]
+
+
+def estimate_error(X, y, method="632", *, basis="linear", pos_label=None, **options) -> ErrorEstimate:
+    """Any point estimator by name, on raw features: the basis is applied first.
+
+    Parameters
+    ----------
+    X : (n, d) array of features.
+    y : (n,) labels with two classes ({-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``).
+    method : {'resubstitution', 'loo_bootstrap', '632', '632+', 'cv', 'loo'}
+    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
+    pos_label : the label value of the positive class (+1), when not {-1, 1}/{0, 1}/booleans.
+    **options
+        Passed to the estimator (``loss``, ``n_resamples``, ``rng``, ``k``, ``repeats``, ...).
+
+    Returns
+    -------
+    ErrorEstimate
+        With ``details["basis"]`` and ``details["label_encoding"]`` added.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cudbound.baselines import estimate_error
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> 0.0 <= estimate_error(X, y, "cv", k=5, rng=0).estimate <= 1.0
+    True
+    """
+    design, labels, encoding, basis, func = _estimate_error_iv(X, y, method, basis, pos_label)
+    result = func(design, labels, **options)
+    result.details.update({"basis": repr(basis), "label_encoding": repr(encoding)})
+    return result

@@ -1,0 +1,317 @@
+"""Hold-out (test-set) bounds on the true risk from k errors on m test points.
+
+A classifier f that was *not* fitted on the test set T = {z_1, ..., z_m} makes
+k = m R_T(f) errors on it, and k ~ Binomial(m, R(f)) exactly, R(f) the true risk.
+Shah (2008) writes the binomial cumulative distribution as
+
+    Bin(m, k, p) = P_p(X <= k) = sum_{i=0}^{k} C(m, i) p^i (1 - p)^(m - i),
+
+and, after Langford (2005), inverts its tails:
+
+* upper bound (Theorem 1): B_u = max{p : Bin(m, k, p) >= delta}, so that
+  P(R(f) <= B_u) >= 1 - delta;
+* lower bound (Theorem 2): B_l = min{p : P_p(X >= k) >= delta}, so that
+  P(R(f) >= B_l) >= 1 - delta.
+
+The paper prints the lower bound as min{p : 1 - Bin(m, k, p) >= delta}, i.e. with
+P_p(X > k); that bound is not valid (with k = 0 it is not 0), the tail must
+include k itself: 1 - Bin(m, k - 1, p) = P_p(X >= k) (``docs/method.md``).
+Written with the regularised incomplete beta function both are beta quantiles,
+the one-sided Clopper-Pearson (1934) limits:
+
+    B_u = F^{-1}_{Beta(k + 1, m - k)}(1 - delta)   (B_u = 1 when k = m),
+    B_l = F^{-1}_{Beta(k, m - k + 1)}(delta)        (B_l = 0 when k = 0),
+
+with the closed forms B_u = 1 - delta^(1/m) at k = 0 and B_l = delta^(1/m) at k = m.
+Two-sided at level 1 - delta: [B_l(delta / 2), B_u(delta / 2)], the exact
+(Clopper-Pearson) binomial interval; Shah's Table 2 uses delta = 0.025 per side.
+
+References
+----------
+.. [1] Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation
+       (``../shared/seeds/002_91496b9ec1de4e80.txt``); Risk bounds for classifier
+       evaluation: possibilities and challenges. 3rd Workshop on Evaluation Methods
+       for Machine Learning, ICML 2008.
+.. [2] Langford, J. (2005). Tutorial on practical prediction theory for
+       classification. Journal of Machine Learning Research 6, 273-306.
+.. [3] Clopper, C. J. and Pearson, E. S. (1934). The use of confidence or fiducial
+       limits illustrated in the case of the binomial. Biometrika 26, 404-413.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+from scipy import special, stats
+
+from ..results import ConfidenceInterval
+
+__all__ = ["binomial_upper", "binomial_lower", "binomial_interval", "gaussian_interval"]
+
+_SIDES = {2: "two-sided", "two-sided": "two-sided", "upper": "upper", "lower": "lower"}
+_SPREADS = ("standard_error", "deviation")
+
+
+# --------------------------------------------------------------------------- validation
+
+def _whole(value, name: str, low: int, high: int | None = None) -> int:
+    """An integer (or a float holding a whole number) in [low, high]."""
+    ok = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value) \
+        and float(value) == math.floor(value)
+    if ok:
+        value = int(value)
+        ok = value >= low and (high is None or value <= high)
+    if not ok:
+        rng = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"`{name}` must be a whole number {rng}; got {value!r}.")
+    return value
+
+
+def _km_iv(k, m):
+    m = _whole(m, "m", 1)
+    k = _whole(k, "k", 0, m)
+    return k, m
+
+
+def _delta_iv(delta):
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0.0 < float(delta) <= 1.0):
+        raise ValueError(f"`delta` must be a number in (0, 1]; got {delta!r}.")
+    return float(delta)
+
+
+def _level_iv(confidence_level):
+    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real) \
+            or not (0.0 < float(confidence_level) < 1.0):
+        raise ValueError(f"`confidence_level` must be a number strictly between 0 and 1; got {confidence_level!r}.")
+    return float(confidence_level)
+
+
+def _binomial_upper_iv(k, m, delta):
+    return (*_km_iv(k, m), _delta_iv(delta))
+
+
+def _binomial_lower_iv(k, m, delta):
+    return (*_km_iv(k, m), _delta_iv(delta))
+
+
+def _binomial_interval_iv(k, m, confidence_level, sides):
+    k, m = _km_iv(k, m)
+    level = _level_iv(confidence_level)
+    key = sides.strip().lower() if isinstance(sides, str) else sides
+    if isinstance(key, bool) or key not in _SIDES:
+        hint = " (one-sided: say which side, 'upper' or 'lower')" if key == 1 else ""
+        raise ValueError(f"`sides` must be 2 (or 'two-sided'), 'upper' or 'lower'; got {sides!r}{hint}.")
+    return k, m, level, _SIDES[key]
+
+
+def _gaussian_interval_iv(k, m, confidence_level, spread):
+    k, m = _km_iv(k, m)
+    level = _level_iv(confidence_level)
+    if spread not in _SPREADS:
+        raise ValueError(f"`spread` must be one of {list(_SPREADS)}; got {spread!r}.")
+    return k, m, level, spread
+
+
+# --------------------------------------------------------------------------- bounds
+
+def _upper(k: int, m: int, delta: float) -> float:
+    if k == m:
+        return 1.0                               # Bin(m, m, p) = 1 for every p
+    if k == 0:
+        return -math.expm1(math.log(delta) / m)  # (1 - p)^m = delta
+    return float(special.betainccinv(k + 1, m - k, delta))  # I_p(k + 1, m - k) = 1 - delta
+
+
+def _lower(k: int, m: int, delta: float) -> float:
+    if k == 0:
+        return 0.0                               # P_p(X >= 0) = 1 for every p
+    if k == m:
+        return math.exp(math.log(delta) / m)     # p^m = delta
+    return float(special.betaincinv(k, m - k + 1, delta))   # I_p(k, m - k + 1) = delta
+
+
+def binomial_upper(k, m, delta) -> float:
+    """Binomial tail inversion upper bound on the true risk (Langford 2005; Shah 2008, Theorem 1).
+
+    B_u = max{p : Bin(m, k, p) >= delta}, where Bin(m, k, p) = P_p(X <= k) for
+    X ~ Binomial(m, p). With probability at least 1 - delta over the draw of the
+    test set, R(f) <= B_u. Equivalently the one-sided Clopper-Pearson upper limit
+
+        B_u = F^{-1}_{Beta(k + 1, m - k)}(1 - delta),
+
+    computed with the inverse regularised incomplete beta function.
+
+    Parameters
+    ----------
+    k : int
+        Number of test errors, 0 <= k <= m.
+    m : int
+        Number of test points, m >= 1.
+    delta : float in (0, 1]
+        One-sided error probability.
+
+    Returns
+    -------
+    float
+        B_u in [0, 1]. Exact edges: B_u = 1 when k = m; B_u = 1 - delta^(1/m) when k = 0.
+
+    References
+    ----------
+    Langford, J. (2005). Tutorial on practical prediction theory for classification.
+    JMLR 6, 273-306 (test set bound). Shah, M. (2008). Hold-out risk bounds for
+    classifier performance evaluation, Theorem 1.
+
+    Examples
+    --------
+    >>> from cudbound.baselines import binomial_upper
+    >>> round(binomial_upper(0, 100, 0.05), 6)   # 1 - 0.05 ** (1 / 100)
+    0.029513
+    """
+    k, m, delta = _binomial_upper_iv(k, m, delta)
+    return _upper(k, m, delta)
+
+
+def binomial_lower(k, m, delta) -> float:
+    """Binomial tail inversion lower bound on the true risk (Shah 2008, Theorem 2, corrected).
+
+    B_l = min{p : P_p(X >= k) >= delta} = min{p : 1 - Bin(m, k - 1, p) >= delta}.
+    With probability at least 1 - delta, R(f) >= B_l. The paper prints
+    1 - Bin(m, k, p) = P_p(X > k), which is not a valid bound (at k = 0 it is
+    positive although zero errors are compatible with R(f) = 0); the tail must
+    contain k (``docs/method.md``). Equivalently the one-sided Clopper-Pearson
+    lower limit
+
+        B_l = F^{-1}_{Beta(k, m - k + 1)}(delta).
+
+    Parameters
+    ----------
+    k : int
+        Number of test errors, 0 <= k <= m.
+    m : int
+        Number of test points, m >= 1.
+    delta : float in (0, 1]
+        One-sided error probability.
+
+    Returns
+    -------
+    float
+        B_l in [0, 1]. Exact edges: B_l = 0 when k = 0; B_l = delta^(1/m) when k = m.
+
+    References
+    ----------
+    Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation,
+    Theorem 2. Langford, J. (2005). JMLR 6, 273-306. Clopper, C. J. and Pearson, E. S.
+    (1934). Biometrika 26, 404-413.
+
+    Examples
+    --------
+    >>> from cudbound.baselines import binomial_lower
+    >>> binomial_lower(0, 30, 0.025)
+    0.0
+    >>> round(binomial_lower(30, 30, 0.025), 6)   # 0.025 ** (1 / 30)
+    0.884297
+    """
+    k, m, delta = _binomial_lower_iv(k, m, delta)
+    return _lower(k, m, delta)
+
+
+def binomial_interval(k, m, confidence_level=0.95, sides=2) -> ConfidenceInterval:
+    """Exact binomial (Clopper-Pearson) interval from the two tail inversions.
+
+    With delta = 1 - confidence_level:
+
+    * ``sides=2`` (or ``"two-sided"``): [B_l(delta / 2), B_u(delta / 2)], each tail
+      at delta / 2 as in Shah's Table 2 (delta = 0.025 per side for 95 %). This is
+      ``scipy.stats.binomtest(k, m).proportion_ci(confidence_level, method="exact")``.
+    * ``sides="upper"``: [0, B_u(delta)], the one-sided upper bound (Langford's test set bound).
+    * ``sides="lower"``: [B_l(delta), 1].
+
+    See :func:`binomial_upper` and :func:`binomial_lower` for B_u and B_l.
+
+    Parameters
+    ----------
+    k : int
+        Number of test errors, 0 <= k <= m.
+    m : int
+        Number of test points, m >= 1.
+    confidence_level : float in (0, 1)
+    sides : 2, 'two-sided', 'upper' or 'lower'
+
+    Returns
+    -------
+    ConfidenceInterval
+        (low, high), always within [0, 1].
+
+    References
+    ----------
+    Clopper, C. J. and Pearson, E. S. (1934). Biometrika 26, 404-413. Langford, J.
+    (2005). JMLR 6, 273-306. Shah, M. (2008). Hold-out risk bounds for classifier
+    performance evaluation, Theorems 1 and 2.
+
+    Examples
+    --------
+    >>> from cudbound.baselines import binomial_interval
+    >>> low, high = binomial_interval(9, 30, 0.95)
+    >>> round(low, 4), round(high, 4)
+    (0.1473, 0.494)
+    """
+    k, m, level, sides = _binomial_interval_iv(k, m, confidence_level, sides)
+    delta = 1.0 - level
+    if sides == "upper":
+        return ConfidenceInterval(0.0, _upper(k, m, delta))
+    if sides == "lower":
+        return ConfidenceInterval(_lower(k, m, delta), 1.0)
+    return ConfidenceInterval(_lower(k, m, delta / 2.0), _upper(k, m, delta / 2.0))
+
+
+def gaussian_interval(k, m, confidence_level=0.95, *, spread="standard_error") -> ConfidenceInterval:
+    """The Gaussian ("traditional") interval that Shah (2008) compares with, NOT clipped.
+
+    With t = k / m and z = Phi^{-1}(1 - delta / 2), delta = 1 - confidence_level:
+
+    * ``spread="standard_error"`` (default): t +/- z sqrt(t (1 - t) / m), the normal
+      approximation to the binomial proportion (Wald interval), i.e. the central
+      limit theorem argument of the paper's introduction: a Gaussian around the
+      mean empirical risk, with its variance estimated from the test set.
+    * ``spread="deviation"``: t +/- z sqrt(t (1 - t)), the standard deviation of a
+      single 0-1 loss rather than of their mean. This is what the numbers of
+      Shah's Table 2 are ("two standard deviation limits around the empirical
+      risk"): e.g. R_T = 0.183 there gives [-0.592, 0.958] = 0.183 +/- 2 x 0.387.
+
+    The interval is returned as computed, without clipping, because the point of
+    the comparison is that it can leave [0, 1] (and that it has zero width when
+    k = 0 or k = m), where the binomial interval cannot.
+
+    Parameters
+    ----------
+    k : int
+        Number of test errors, 0 <= k <= m.
+    m : int
+        Number of test points, m >= 1.
+    confidence_level : float in (0, 1)
+        Shah uses two standard deviations, i.e. confidence_level = 2 Phi(2) - 1 = 0.9545.
+    spread : 'standard_error' or 'deviation'
+
+    Returns
+    -------
+    ConfidenceInterval
+        (t - h, t + h), possibly outside [0, 1].
+
+    References
+    ----------
+    Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation,
+    sections 1 and 3 (Table 2, columns CI_l and CI_u).
+
+    Examples
+    --------
+    >>> from cudbound.baselines import gaussian_interval
+    >>> low, high = gaussian_interval(1, 20, 0.95)
+    >>> low < 0 < high
+    True
+    """
+    k, m, level, spread = _gaussian_interval_iv(k, m, confidence_level, spread)
+    t = k / m
+    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    sd = math.sqrt(t * (1.0 - t))
+    half = z * sd / math.sqrt(m) if spread == "standard_error" else z * sd
+    return ConfidenceInterval(t - half, t + half)

@@ -1,0 +1,805 @@
+"""The six baseline intervals that Laber & Murphy (2008) compare the CUD interval with.
+
+Their online appendix with the exact formulas is lost; each interval is defined
+here from its source, as fixed in ``docs/method.md`` ("Baselines"). With
+delta = 1 - confidence_level, z = Phi^{-1}(1 - delta / 2) and t the .632 estimate
+of the error (:func:`cudbound.baselines.e632`, the centre of all six in the paper):
+
+============  ============================================================  ========================
+method        interval                                                      source
+============  ============================================================  ========================
+``bs1``       [q_{delta/2}, q_{1-delta/2}] of B bootstrap .632 estimates    Efron & Tibshirani 1993
+``bs2``       [2t - q_{1-delta/2}, 2t - q_{delta/2}] (basic / "corrected")  Davison & Hinkley 1997
+``kohavi``    t +/- z sqrt(t (1 - t) / n_eff), n_eff = n                    Kohavi 1995
+``yang``      t +/- z sqrt(t (1 - t) / n_eff), 2-fold CV, n_eff = n / 2     Yang 2006
+``martin``    equal-tailed Beta(a + t m, b + (1 - t) m), a = b = 1, m = n   Martin & Hirschberg 1996
+``langford``  Clopper-Pearson with k = round(t m) errors of m = n           Langford 2005
+============  ============================================================  ========================
+
+Every interval is returned as an :class:`cudbound.results.IntervalResult` clipped
+to [0, 1] (the unclipped ends are kept in ``details``). The effective sizes, fold
+scheme and prior are parameters; the defaults, and why, are in each docstring.
+
+The building blocks :func:`percentile_interval`, :func:`basic_interval`,
+:func:`normal_interval` and :func:`beta_interval` work on numbers alone.
+
+References
+----------
+.. [1] Laber, E. B. and Murphy, S. A. (2008). Small sample inference for generalization
+       error in classification using the CUD bound. UAI 2008, 357-365.
+.. [2] Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
+       cross-validation. JASA 78(382), 316-331.
+.. [3] Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
+       Chapman & Hall, ch. 13 (percentile intervals); Davison, A. C. and Hinkley, D. V.
+       (1997). Bootstrap Methods and their Application, section 5.2 (basic intervals).
+.. [4] Kohavi, R. (1995). A study of cross-validation and bootstrap for accuracy
+       estimation and model selection. IJCAI 1995, 1137-1145.
+.. [5] Yang, Y. (2006). Comparing learning methods for classification. Statistica
+       Sinica 16(2), 635-657.
+.. [6] Martin, J. K. and Hirschberg, D. S. (1996). Small sample statistics for
+       classification error rates II: confidence intervals and significance tests.
+       Technical Report ICS-TR-96-22, University of California, Irvine.
+.. [7] Langford, J. (2005). Tutorial on practical prediction theory for classification.
+       JMLR 6, 273-306.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_confidence_level, check_rng
+from ..results import ConfidenceInterval, IntervalResult
+from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _draw_counts, _draw_folds, _e632_value,
+                         _positive_int, _Refitter, _RefitLog, _tally)
+from .holdout import _SIDES, binomial_interval
+
+__all__ = [
+    "bs1", "bs2", "kohavi", "yang", "martin", "langford", "INTERVALS",
+    "percentile_interval", "basic_interval", "normal_interval", "beta_interval",
+    "bootstrap_632_distribution",
+]
+
+_CHUNK_REFITS = 8192
+"""Inner refits per batch in :func:`bootstrap_632_distribution` (fixed: results do not depend on it)."""
+
+
+# --------------------------------------------------------------------------- building blocks
+
+def _values_iv(values, name="bootstrap_values", minimum=2) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a 1-D array of numbers.") from None
+    if arr.ndim != 1 or arr.shape[0] < minimum:
+        raise ValueError(f"`{name}` must be a 1-D array with at least {minimum} values; got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"`{name}` has a non-finite value at position {int(np.flatnonzero(~np.isfinite(arr))[0])}.")
+    return arr
+
+
+def _finite(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"`{name}` must be a finite number; got {value!r}.")
+    return float(value)
+
+
+def _rate(value, name: str) -> float:
+    v = _finite(value, name)
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"`{name}` must be an error rate in [0, 1]; got {value!r}.")
+    return v
+
+
+def _positive(value, name: str) -> float:
+    v = _finite(value, name)
+    if v <= 0.0:
+        raise ValueError(f"`{name}` must be a number > 0; got {value!r}.")
+    return v
+
+
+def _percentile_interval_iv(bootstrap_values, confidence_level):
+    return _values_iv(bootstrap_values), check_confidence_level(confidence_level)
+
+
+def _basic_interval_iv(theta_hat, bootstrap_values, confidence_level):
+    return _finite(theta_hat, "theta_hat"), _values_iv(bootstrap_values), check_confidence_level(confidence_level)
+
+
+def _normal_interval_iv(t, n_eff, confidence_level):
+    return _rate(t, "t"), _positive(n_eff, "n_eff"), check_confidence_level(confidence_level)
+
+
+def _prior_iv(prior):
+    try:
+        a, b = prior
+    except (TypeError, ValueError):
+        raise ValueError(f"`prior` must be a pair (a, b) of positive numbers; got {prior!r}.") from None
+    return _positive(a, "prior[0]"), _positive(b, "prior[1]")
+
+
+def _beta_interval_iv(t, m, confidence_level, prior):
+    return _rate(t, "t"), _positive(m, "m"), check_confidence_level(confidence_level), _prior_iv(prior)
+
+
+def percentile_interval(bootstrap_values, confidence_level=0.95) -> ConfidenceInterval:
+    """Percentile bootstrap interval [q_{delta/2}, q_{1-delta/2}] of the bootstrap values.
+
+    q_a is the a-quantile of the B values with linear interpolation between order
+    statistics (``numpy.quantile``'s default, Hyndman & Fan type 7), exactly as
+    ``scipy.stats.bootstrap(..., method="percentile")`` computes it from its
+    ``bootstrap_distribution``. Not clipped.
+
+    Parameters
+    ----------
+    bootstrap_values : (B,) array, B >= 2
+        The statistic recomputed on each bootstrap sample.
+    confidence_level : float in (0, 1)
+
+    Returns
+    -------
+    ConfidenceInterval
+
+    References
+    ----------
+    Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 13.
+    """
+    values, level = _percentile_interval_iv(bootstrap_values, confidence_level)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(values, [alpha, 1.0 - alpha])
+    return ConfidenceInterval(float(low), float(high))
+
+
+def basic_interval(theta_hat, bootstrap_values, confidence_level=0.95) -> ConfidenceInterval:
+    """Basic ("reverse percentile", "corrected") bootstrap interval.
+
+    [2 theta_hat - q_{1-delta/2}, 2 theta_hat - q_{delta/2}], with q as in
+    :func:`percentile_interval`: the percentile interval reflected about theta_hat,
+    so of the same width. Equals ``scipy.stats.bootstrap(..., method="basic")``. Not clipped.
+
+    Parameters
+    ----------
+    theta_hat : float
+        The statistic on the original data.
+    bootstrap_values : (B,) array, B >= 2
+    confidence_level : float in (0, 1)
+
+    Returns
+    -------
+    ConfidenceInterval
+
+    References
+    ----------
+    Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and their Application.
+    Cambridge University Press, section 5.2 (basic bootstrap confidence limits).
+    Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 13.
+    """
+    theta, values, level = _basic_interval_iv(theta_hat, bootstrap_values, confidence_level)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(values, [alpha, 1.0 - alpha])
+    return ConfidenceInterval(float(2.0 * theta - high), float(2.0 * theta - low))
+
+
+def normal_interval(t, n_eff, confidence_level=0.95) -> ConfidenceInterval:
+    """Normal approximation to a binomial proportion: t +/- z sqrt(t (1 - t) / n_eff). Not clipped.
+
+    z = Phi^{-1}(1 - delta / 2). The width is zero when t is 0 or 1.
+
+    Parameters
+    ----------
+    t : float in [0, 1]
+        The error estimate.
+    n_eff : float > 0
+        The effective sample size.
+    confidence_level : float in (0, 1)
+
+    Returns
+    -------
+    ConfidenceInterval
+
+    References
+    ----------
+    Kohavi, R. (1995). IJCAI 1995, section 2 (the holdout accuracy as a binomial
+    proportion and its normal approximation).
+    """
+    t, n_eff, level = _normal_interval_iv(t, n_eff, confidence_level)
+    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    half = z * math.sqrt(t * (1.0 - t) / n_eff)
+    return ConfidenceInterval(t - half, t + half)
+
+
+def beta_interval(t, m, confidence_level=0.95, prior=(1.0, 1.0)) -> ConfidenceInterval:
+    """Equal-tailed credible interval of the Beta(a + t m, b + (1 - t) m) posterior.
+
+    The posterior of an error rate after t m errors in m trials under a Beta(a, b)
+    prior (t m need not be whole). Its delta/2 and 1 - delta/2 quantiles, i.e.
+    ``scipy.stats.beta(a + t m, b + (1 - t) m).interval(confidence_level)``.
+
+    Parameters
+    ----------
+    t : float in [0, 1]
+    m : float > 0
+        Effective number of trials.
+    confidence_level : float in (0, 1)
+    prior : (a, b), default (1, 1), the uniform prior
+
+    Returns
+    -------
+    ConfidenceInterval
+        Within [0, 1].
+
+    References
+    ----------
+    Martin, J. K. and Hirschberg, D. S. (1996). Small sample statistics for classification
+    error rates II. Technical Report ICS-TR-96-22, UC Irvine.
+    """
+    t, m, level, (a, b) = _beta_interval_iv(t, m, confidence_level, prior)
+    low, high = stats.beta.interval(level, a + t * m, b + (1.0 - t) * m)
+    return ConfidenceInterval(float(low), float(high))
+
+
+# --------------------------------------------------------------------------- bootstrap of the .632 estimate
+
+def _bs632_values(Phi, y, refitter: _Refitter, outer_idx: np.ndarray, inner_pos: np.ndarray):
+    """.632 estimates recomputed on outer bootstrap samples, each with its own inner bootstrap.
+
+    ``outer_idx`` (B, n): the data points drawn for each outer sample D*_b.
+    ``inner_pos`` (B, J, n): for each outer sample, J inner samples given as
+    positions 0..n-1 into D*_b (rows of D*_b are distinct observations, even when
+    they repeat a data point). Returns (values (B,), _RefitLog).
+    """
+    B, n = outer_idx.shape
+    J = inner_pos.shape[1]
+    log = _RefitLog()
+    # outer fits: training error of each D*_b, err = (1/n) sum_i nu_bi 1{f_b(x_i) != y_i}
+    nu = _tally(outer_idx, n)
+    preds, lg = refitter.predict(nu)
+    log.add(lg)
+    train = (nu * (preds != y)).sum(axis=1) / n
+    # inner fits: the data point behind each inner draw, tallied on the data points
+    orig = np.take_along_axis(np.broadcast_to(outer_idx[:, None, :], inner_pos.shape), inner_pos, axis=2)
+    W = _tally(orig, n).reshape(B * J, n)
+    preds, lg = refitter.predict(W)
+    log.add(lg)
+    wrong_pts = (preds != y).reshape(B, J, n)
+    wrong_pos = np.take_along_axis(wrong_pts, np.broadcast_to(outer_idx[:, None, :], (B, J, n)), axis=2)
+    out = _tally(inner_pos, n) == 0                    # position left out of the inner sample
+    L = out.sum(axis=1)                                # (B, n)
+    num = (out & wrong_pos).sum(axis=1)
+    keep = L > 0
+    per_pos = np.where(keep, num / np.where(keep, L, 1), 0.0)
+    kept = keep.sum(axis=1)
+    err1 = np.where(kept > 0, per_pos.sum(axis=1) / np.maximum(kept, 1), train)
+    return _e632_value(train, err1), log
+
+
+def _bootstrap_632_distribution_iv(design, y, loss, n_resamples, n_inner, rng):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    return (Phi, labels, loss, _positive_int(n_resamples, "n_resamples", 2), _positive_int(n_inner, "n_inner"),
+            check_rng(rng))
+
+
+def _bs632_distribution(Phi, y, loss, B, J, gen):
+    n = Phi.shape[0]
+    refitter = _Refitter(Phi, y, loss)
+    outer_idx = gen.integers(0, n, size=(B, n))
+    per = max(1, _CHUNK_REFITS // J)
+    values, log = np.empty(B), _RefitLog()
+    for start in range(0, B, per):
+        stop = min(B, start + per)
+        inner_pos = gen.integers(0, n, size=(stop - start, J, n))
+        values[start:stop], lg = _bs632_values(Phi, y, refitter, outer_idx[start:stop], inner_pos)
+        log.add(lg)
+    return values, log
+
+
+def bootstrap_632_distribution(design, y, *, n_resamples=1000, n_inner=50, loss="squared", rng=None) -> np.ndarray:
+    """The bootstrap distribution of the .632 estimate (the values behind BS1 and BS2).
+
+    Draw B outer bootstrap samples D*_1..D*_B of the n rows; on each, recompute the
+    .632 estimate exactly as :func:`cudbound.baselines.e632` does on data:
+    0.368 err(D*_b) + 0.632 Err(1)(D*_b), the training error of the classifier
+    refitted on D*_b plus the leave-one-out bootstrap error from J inner bootstrap
+    samples of D*_b. The rows of D*_b are distinct observations even when they
+    repeat a data point, so a row is "left out" by an inner sample that did not draw
+    that row, even if it drew another copy of the same point (the literal bootstrap
+    of the procedure). All B (J + 1) refits are solved in batches.
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    n_resamples : int, default 1000
+        B, the number of outer samples (at least 2).
+    n_inner : int, default 50
+        J, the inner bootstrap samples per outer sample. Efron & Tibshirani (1997)
+        use 50 bootstrap samples for Err(1); with J = 50 a row is never left out with
+        probability 0.632^50 < 1e-9 (such rows are dropped from the Err(1) average).
+    loss : str or Loss
+        Default squared (batched; other losses cost B (J + 1) convex solves).
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    ndarray of shape (B,)
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When some outer or inner sample has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Efron, B. (1983). JASA 78, 316-331. Efron, B. and Tibshirani, R. J. (1993). An
+    Introduction to the Bootstrap, ch. 13 and 17.
+    """
+    Phi, labels, loss, B, J, gen = _bootstrap_632_distribution_iv(design, y, loss, n_resamples, n_inner, rng)
+    values, log = _bs632_distribution(Phi, labels, loss, B, J, gen)
+    log.warn("bootstrap_632_distribution")
+    return values
+
+
+# --------------------------------------------------------------------------- shared pieces of the intervals
+
+def _centre_iv(centre, allowed=("632",)):
+    if isinstance(centre, str):
+        key = centre.strip().lower().lstrip(".")
+        if key in allowed:
+            return key
+        raise ValueError(f"`centre` must be one of {list(allowed)} or an error rate in [0, 1]; got {centre!r}.")
+    return _rate(centre, "centre")
+
+
+def _centre_value(Phi, y, loss, centre, n_boot, gen, name, stacklevel=4):
+    """t: the given number, or the .632 estimate from n_boot bootstrap samples drawn from gen."""
+    if not isinstance(centre, str):
+        return centre, {"centre_source": "given"}
+    counts = _draw_counts(Phi.shape[0], n_boot, gen)
+    _, _, train, err1, det, log = _bootstrap_parts(Phi, y, loss, counts)
+    log.warn(f"{name} (.632 centre)", stacklevel=stacklevel)
+    return _e632_value(train, err1), {"centre_source": ".632", "train_error": train, "err1": err1, "n_boot": n_boot,
+                                      "centre_degenerate_refits": log.degenerate}
+
+
+def _result(method, ci, level, t, n, t0, details) -> IntervalResult:
+    low, high = float(ci.low), float(ci.high)
+    details = {**details, "unclipped_low": low, "unclipped_high": high}
+    clipped = ConfidenceInterval(min(1.0, max(0.0, low)), min(1.0, max(0.0, high)))
+    return IntervalResult(method=method, confidence_interval=clipped, confidence_level=level, centre=float(t),
+                          n_samples=int(n), seconds=time.perf_counter() - t0, details=details)
+
+
+def _bs_iv(design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng, bootstrap_distribution):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    level = check_confidence_level(confidence_level)
+    B = _positive_int(n_resamples, "n_resamples", 2)
+    J = _positive_int(n_inner, "n_inner")
+    n_boot = _positive_int(n_boot, "n_boot")
+    centre = _centre_iv(centre)
+    if bootstrap_distribution is not None:
+        bootstrap_distribution = _values_iv(bootstrap_distribution, "bootstrap_distribution")
+    return Phi, labels, loss, level, B, J, n_boot, centre, check_rng(rng), bootstrap_distribution
+
+
+def _bs1_iv(*args):
+    return _bs_iv(*args)
+
+
+def _bs2_iv(*args):
+    return _bs_iv(*args)
+
+
+def _bs_common(name, design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng,
+               bootstrap_distribution, iv):
+    Phi, labels, loss, level, B, J, n_boot, centre, gen, dist = iv(
+        design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng, bootstrap_distribution)
+    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, name, stacklevel=5)
+    if dist is None:
+        dist, log = _bs632_distribution(Phi, labels, loss, B, J, gen)
+        log.warn(f"{name} (bootstrap distribution)", stacklevel=4)
+        details.update({"n_resamples": B, "n_inner": J, "distribution_degenerate_refits": log.degenerate,
+                        "distribution_refits": log.refits})
+    else:
+        details.update({"n_resamples": int(dist.shape[0]), "distribution_source": "given"})
+    details["bootstrap_distribution"] = dist
+    return Phi.shape[0], level, t, dist, details
+
+
+# --------------------------------------------------------------------------- the six intervals
+
+def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
+        centre="632", rng=None, bootstrap_distribution=None) -> IntervalResult:
+    """BS1: percentile bootstrap interval of the .632 estimate (Efron & Tibshirani 1993, ch. 13).
+
+    [q_{delta/2}, q_{1-delta/2}], q the quantiles (:func:`percentile_interval`) of the
+    B values of the .632 estimate recomputed on B bootstrap samples of the data,
+    each with an inner bootstrap of J samples for its Err(1)
+    (:func:`bootstrap_632_distribution`). Reported with centre t, the .632 estimate
+    on the data, and clipped to [0, 1] (it lies in [0, 1] anyway).
+
+    Defaults: B = 1000 outer samples (Efron & Tibshirani 1993 advise about 1000
+    bootstrap samples for percentile intervals, whose ends are tail quantiles,
+    against 25-200 for a standard error) and J = 50 inner samples (the number
+    Efron & Tibshirani 1997 use for Err(1)). These B (J + 1) = 51,000 least-squares refits take well under 2 s at
+    n = 50 with the batched solver.
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    confidence_level : float in (0, 1), default 0.95
+    n_resamples : int, default 1000
+        B, the number of outer bootstrap samples.
+    n_inner : int, default 50
+        J, the inner bootstrap samples per outer sample.
+    n_boot : int, default 200
+        Bootstrap samples for the centre t (the .632 estimate on the data).
+    loss : str or Loss, default 'squared'
+    centre : '632' or float, default '632'
+        The centre to report; a number is used as given.
+    rng : None, int, SeedSequence or Generator
+    bootstrap_distribution : (B,) array, optional
+        Reuse values from :func:`bootstrap_632_distribution` (or ``details`` of an
+        earlier BS1/BS2 result); then n_resamples, n_inner do not apply.
+
+    Returns
+    -------
+    IntervalResult
+        ``method="bs1"``; ``details`` has the bootstrap distribution, B, J and the
+        unclipped ends.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When some outer or inner sample has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman &
+    Hall, ch. 13. Efron, B. (1983). JASA 78, 316-331 (the .632 estimate). Laber, E. B.
+    and Murphy, S. A. (2008). UAI 2008 (BS1, "quantile bootstrap").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cudbound.baselines import bs1
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    >>> res = bs1(np.column_stack([np.ones(30), X]), y, n_resamples=200, n_inner=20, rng=1)
+    >>> 0.0 <= res.low <= res.high <= 1.0
+    True
+    """
+    t0 = time.perf_counter()
+    n, level, t, dist, details = _bs_common("bs1", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
+                                            centre, rng, bootstrap_distribution, _bs1_iv)
+    return _result("bs1", percentile_interval(dist, level), level, t, n, t0, details)
+
+
+def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
+        centre="632", rng=None, bootstrap_distribution=None) -> IntervalResult:
+    """BS2: basic ("corrected") bootstrap interval of the .632 estimate.
+
+    [2 t - q_{1-delta/2}, 2 t - q_{delta/2}] (:func:`basic_interval`), with t the .632
+    estimate on the data and q the quantiles of the same bootstrap distribution as
+    BS1 (:func:`bootstrap_632_distribution`), so BS1 and BS2 have the same width, as
+    in the tables of Laber & Murphy (2008). Clipped to [0, 1]. Defaults as for
+    :func:`bs1`.
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    confidence_level : float in (0, 1), default 0.95
+    n_resamples : int, default 1000
+        B, the number of outer bootstrap samples.
+    n_inner : int, default 50
+        J, the inner bootstrap samples per outer sample.
+    n_boot : int, default 200
+        Bootstrap samples for t.
+    loss : str or Loss, default 'squared'
+    centre : '632' or float, default '632'
+        t; a number is used as given (the interval is reflected about it).
+    rng : None, int, SeedSequence or Generator
+    bootstrap_distribution : (B,) array, optional
+        Reuse the values of a BS1 run.
+
+    Returns
+    -------
+    IntervalResult
+        ``method="bs2"``.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+
+    References
+    ----------
+    Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and their Application,
+    section 5.2. Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
+    Laber, E. B. and Murphy, S. A. (2008). UAI 2008 (BS2, "corrected bootstrap").
+    """
+    t0 = time.perf_counter()
+    n, level, t, dist, details = _bs_common("bs2", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
+                                            centre, rng, bootstrap_distribution, _bs2_iv)
+    return _result("bs2", basic_interval(t, dist, level), level, t, n, t0, details)
+
+
+def _kohavi_iv(design, y, confidence_level, n_eff, n_boot, loss, centre, rng):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    n_eff = float(Phi.shape[0]) if n_eff is None else _positive(n_eff, "n_eff")
+    return (Phi, labels, loss, check_confidence_level(confidence_level), n_eff, _positive_int(n_boot, "n_boot"),
+            _centre_iv(centre), check_rng(rng))
+
+
+def kohavi(design, y, *, confidence_level=0.95, n_eff=None, n_boot=200, loss="squared", centre="632",
+           rng=None) -> IntervalResult:
+    """K: Kohavi's normal approximation around the .632 estimate.
+
+    t +/- z sqrt(t (1 - t) / n_eff), z = Phi^{-1}(1 - delta / 2), clipped to [0, 1]:
+    the error estimate treated as a binomial proportion over n_eff test cases and
+    approximated by a normal (Kohavi 1995, section 2). Zero width at t = 0.
+
+    Default n_eff = n: Kohavi's bootstrap estimate uses all n instances, and the
+    widths of K in Laber & Murphy's Tables 3 and 5 (about 0.32 at n = 30 and 0.25 at
+    n = 50, for errors near 0.3) are 2 z sqrt(t (1 - t) / n).
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    confidence_level : float in (0, 1), default 0.95
+    n_eff : float > 0, optional
+        Effective sample size, default n.
+    n_boot : int, default 200
+        Bootstrap samples for the .632 estimate t.
+    loss : str or Loss, default 'squared'
+    centre : '632' or float, default '632'
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    IntervalResult
+        ``method="kohavi"``; ``details["n_eff"]``.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        From the bootstrap behind t.
+
+    References
+    ----------
+    Kohavi, R. (1995). A study of cross-validation and bootstrap for accuracy estimation
+    and model selection. IJCAI 1995, 1137-1145. Efron, B. (1983). JASA 78, 316-331.
+    """
+    t0 = time.perf_counter()
+    Phi, labels, loss, level, n_eff, n_boot, centre, gen = _kohavi_iv(design, y, confidence_level, n_eff, n_boot,
+                                                                      loss, centre, rng)
+    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "kohavi")
+    details["n_eff"] = n_eff
+    return _result("kohavi", normal_interval(t, n_eff, level), level, t, Phi.shape[0], t0, details)
+
+
+def _yang_iv(design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    n = Phi.shape[0]
+    k = _positive_int(k, "k", 2)
+    if k > n:
+        raise ValueError(f"`k` must be at most n = {n}; got {k}.")
+    if not isinstance(stratified, (bool, np.bool_)):
+        raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
+    n_eff = n / k if n_eff is None else _positive(n_eff, "n_eff")
+    return (Phi, labels, loss, check_confidence_level(confidence_level), k, _positive_int(repeats, "repeats"),
+            bool(stratified), n_eff, _positive_int(n_boot, "n_boot"), _centre_iv(centre, ("632", "cv")),
+            check_rng(rng))
+
+
+def yang(design, y, *, confidence_level=0.95, k=2, repeats=10, stratified=True, n_eff=None, n_boot=200,
+         loss="squared", centre="632", rng=None) -> IntervalResult:
+    """Y: Yang's cross-validation normal approximation.
+
+    t +/- z sqrt(t (1 - t) / n_eff), clipped to [0, 1]. Yang (2006) evaluates a
+    classifier by cross-validation with data splitting: fit on n_1 points, test on
+    the remaining n_2 = n - n_1, average over random splits; the error estimate is
+    then asymptotically normal with variance of order t (1 - t) / n_2, the size of
+    one *test* set, not n (the splits re-use the same points).
+
+    Fold scheme (default): k = 2, i.e. half/half splits (n_1 = n_2 = n / 2, Yang's
+    balanced case), stratified by class, repeated 10 times with independent random
+    splits (:func:`cudbound.baselines.cross_validation`). n_eff defaults to n / k,
+    the mean test-set size (n / 2). The widths of Y in Laber & Murphy's Table 3
+    (about 1.4 times those of K at n = 30) agree with n_eff = n / 2.
+
+    Centre: the .632 estimate by default, as for all six baselines in Laber & Murphy
+    (2008, experiments step 3); ``centre="cv"`` uses the CV estimate itself (Yang's
+    own centre). The CV estimate is computed and reported in ``details`` either way.
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    confidence_level : float in (0, 1), default 0.95
+    k : int, default 2
+        Folds per cross-validation run (2 <= k <= n).
+    repeats : int, default 10
+        Independent fold assignments averaged over.
+    stratified : bool, default True
+    n_eff : float > 0, optional
+        Effective (test) sample size, default n / k.
+    n_boot : int, default 200
+        Bootstrap samples for the .632 centre.
+    loss : str or Loss, default 'squared'
+    centre : '632', 'cv' or float, default '632'
+    rng : None, int, SeedSequence or Generator
+        Source of the folds, then of the .632 bootstrap.
+
+    Returns
+    -------
+    IntervalResult
+        ``method="yang"``; ``details`` has n_eff, k, repeats and cv_estimate.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        When a training fold (or a bootstrap sample) has one class only or is singular.
+
+    References
+    ----------
+    Yang, Y. (2006). Comparing learning methods for classification. Statistica Sinica
+    16(2), 635-657. Laber, E. B. and Murphy, S. A. (2008). UAI 2008.
+    """
+    t0 = time.perf_counter()
+    (Phi, labels, loss, level, k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
+        design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng)
+    folds = _draw_folds(labels, k, repeats, stratified, gen)
+    per_repeat, log = _cv_parts(Phi, labels, loss, folds)
+    log.warn("yang (cross-validation)")
+    cv = float(per_repeat.mean())
+    if centre == "cv":
+        t, details = cv, {"centre_source": "cv"}
+    else:
+        t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "yang")
+    details.update({"n_eff": n_eff, "k": k, "repeats": repeats, "stratified": stratified, "cv_estimate": cv,
+                    "cv_degenerate_refits": log.degenerate})
+    return _result("yang", normal_interval(t, n_eff, level), level, t, Phi.shape[0], t0, details)
+
+
+def _martin_iv(design, y, confidence_level, m, prior, n_boot, loss, centre, rng):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    m = float(Phi.shape[0]) if m is None else _positive(m, "m")
+    return (Phi, labels, loss, check_confidence_level(confidence_level), m, _prior_iv(prior),
+            _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
+
+
+def martin(design, y, *, confidence_level=0.95, m=None, prior=(1.0, 1.0), n_boot=200, loss="squared",
+           centre="632", rng=None) -> IntervalResult:
+    """M: Martin & Hirschberg's Beta-posterior interval around the .632 estimate.
+
+    The error rate after e errors in m trials has, under a Beta(a, b) prior, the
+    posterior Beta(a + e, b + m - e); plugging in e = t m with t the .632 estimate
+    ("acting as if we had a test set", Laber & Murphy 2008, footnote 3) gives the
+    equal-tailed credible interval
+
+        [F^{-1}(delta / 2), F^{-1}(1 - delta / 2)],  F the cdf of Beta(a + t m, b + (1 - t) m)
+
+    (:func:`beta_interval`). Defaults: uniform prior a = b = 1, and m = n, the number of
+    cases the estimate is computed from (M's widths in Laber & Murphy's Table 3 match
+    K's, i.e. m = n).
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    confidence_level : float in (0, 1), default 0.95
+    m : float > 0, optional
+        Effective number of test cases, default n.
+    prior : (a, b), default (1, 1)
+    n_boot : int, default 200
+        Bootstrap samples for t.
+    loss : str or Loss, default 'squared'
+    centre : '632' or float, default '632'
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    IntervalResult
+        ``method="martin"``; ``details`` has m, a, b and the posterior parameters.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        From the bootstrap behind t.
+
+    References
+    ----------
+    Martin, J. K. and Hirschberg, D. S. (1996). Small sample statistics for classification
+    error rates II: confidence intervals and significance tests. Technical Report
+    ICS-TR-96-22, University of California, Irvine.
+    """
+    t0 = time.perf_counter()
+    Phi, labels, loss, level, m, (a, b), n_boot, centre, gen = _martin_iv(design, y, confidence_level, m, prior,
+                                                                          n_boot, loss, centre, rng)
+    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "martin")
+    details.update({"m": m, "prior_a": a, "prior_b": b, "posterior_a": a + t * m, "posterior_b": b + (1.0 - t) * m})
+    return _result("martin", beta_interval(t, m, level, (a, b)), level, t, Phi.shape[0], t0, details)
+
+
+def _langford_iv(design, y, confidence_level, m, sides, n_boot, loss, centre, rng):
+    Phi, labels, loss = _design_iv(design, y, loss)
+    if m is None:
+        m = Phi.shape[0]
+    elif isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
+        raise ValueError(f"`m` must be a positive integer (a number of test cases); got {m!r}.")
+    key = sides.strip().lower() if isinstance(sides, str) else sides
+    if isinstance(key, bool) or key not in _SIDES:
+        raise ValueError(f"`sides` must be 2 (or 'two-sided'), 'upper' or 'lower'; got {sides!r}.")
+    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _SIDES[key],
+            _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
+
+
+def langford(design, y, *, confidence_level=0.95, m=None, sides="two-sided", n_boot=200, loss="squared",
+             centre="632", rng=None) -> IntervalResult:
+    """L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
+
+    "Acting as if we had a test set" (Laber & Murphy 2008, footnote 3): k = round(t m)
+    errors out of m test cases (rounding half up, k = floor(t m + 1/2)), and the
+    binomial tail inversion of Langford (2005) (:func:`cudbound.baselines.binomial_interval`):
+
+    * two-sided (default): [B_l(delta / 2), B_u(delta / 2)], the exact Clopper-Pearson
+      interval, B_u = max{p : P_p(X <= k) >= delta/2}, B_l = min{p : P_p(X >= k) >= delta/2};
+    * ``sides="upper"``: [0, B_u(delta)], Langford's one-sided test set bound;
+    * ``sides="lower"``: [B_l(delta), 1].
+
+    Default m = n (L's widths in Laber & Murphy's Table 3, 0.32-0.37 at n = 30, are
+    the Clopper-Pearson widths for 30 trials).
+
+    Parameters
+    ----------
+    design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    confidence_level : float in (0, 1), default 0.95
+    m : int, optional
+        Effective number of test cases, default n.
+    sides : 2, 'two-sided', 'upper' or 'lower'
+    n_boot : int, default 200
+        Bootstrap samples for t.
+    loss : str or Loss, default 'squared'
+    centre : '632' or float, default '632'
+    rng : None, int, SeedSequence or Generator
+
+    Returns
+    -------
+    IntervalResult
+        ``method="langford"``; ``details`` has k, m and sides.
+
+    Warns
+    -----
+    DegenerateResampleWarning
+        From the bootstrap behind t.
+
+    References
+    ----------
+    Langford, J. (2005). Tutorial on practical prediction theory for classification.
+    JMLR 6, 273-306. Clopper, C. J. and Pearson, E. S. (1934). Biometrika 26, 404-413.
+    Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation.
+    """
+    t0 = time.perf_counter()
+    Phi, labels, loss, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m, sides,
+                                                                           n_boot, loss, centre, rng)
+    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "langford")
+    k = min(m, max(0, math.floor(t * m + 0.5)))
+    details.update({"k": k, "m": m, "sides": sides})
+    return _result("langford", binomial_interval(k, m, level, sides), level, t, Phi.shape[0], t0, details)
+
+
+INTERVALS = {"bs1": bs1, "bs2": bs2, "kohavi": kohavi, "yang": yang, "martin": martin, "langford": langford}
+"""The baseline intervals by name; all take ``(design, y, *, confidence_level, loss, centre, rng, ...)``."""

@@ -1,0 +1,320 @@
+"""Command-line interface: ``cudbound demo`` and ``cudbound interval``.
+
+``cudbound demo`` computes the CUD interval on a simulated data set (no files,
+no network); ``cudbound interval`` on a CSV file. Both print a readable table,
+or with ``--json`` the result as JSON. Bad input prints
+``cudbound: error: <message>`` on stderr and exits with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import secrets
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from ._validation import encode_labels
+from .basis import make_basis
+from .cud import cud_interval
+from .datasets.simulated import DEMO_GENERATOR, demo_data
+
+__all__ = ["main", "build_parser", "read_csv", "CLIError"]
+
+PROG = "cudbound"
+EXIT_USAGE = 2
+"""Exit status for bad input, as argparse uses for bad arguments."""
+
+
+class CLIError(ValueError):
+    """Bad input found by the command line itself (file, columns, values)."""
+
+
+# --------------------------------------------------------------------------- CSV input
+
+def read_csv(path, label: str):
+    """Read a CSV file with a header row into features and raw labels.
+
+    Every column except ``label`` is a feature and must be numeric and finite.
+    Blank lines are skipped.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file, comma-separated, UTF-8 (a byte-order mark is allowed).
+    label : str
+        Name of the label column in the header.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        The feature columns, in file order.
+    y : ndarray of shape (n,)
+        The labels: integers if every label is a whole number, floats if every
+        label is a finite number, else the stripped strings.
+    features : list of str
+        The feature column names.
+
+    Raises
+    ------
+    CLIError
+        The file cannot be read, has no data rows, lacks the label column, has
+        a ragged row, or a feature value is missing, non-numeric or non-finite;
+        the message names the column and the line.
+    """
+    path = Path(path)
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle)
+            rows = [(reader.line_num, [cell.strip() for cell in row]) for row in reader if any(c.strip() for c in row)]
+    except FileNotFoundError:
+        raise CLIError(f"data file '{path}' not found.") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise CLIError(f"cannot read data file '{path}' as CSV: {exc}") from None
+    if not rows:
+        raise CLIError(f"data file '{path}' is empty; expected a header row and data rows.")
+    header = rows[0][1]
+    if len(set(header)) != len(header):
+        dup = next(name for name in header if header.count(name) > 1)
+        raise CLIError(f"column name {dup!r} appears more than once in the header of '{path}'.")
+    if label not in header:
+        raise CLIError(f"label column {label!r} is not in the header of '{path}'; the columns are: {', '.join(header)}.")
+    body = rows[1:]
+    if not body:
+        raise CLIError(f"data file '{path}' has a header but no data rows.")
+    for line, row in body:
+        if len(row) != len(header):
+            raise CLIError(f"line {line} of '{path}' has {len(row)} fields but the header has {len(header)}.")
+    features = [name for name in header if name != label]
+    if not features:
+        raise CLIError(f"data file '{path}' has no feature columns besides the label column {label!r}.")
+    columns = {name: j for j, name in enumerate(header)}
+    X = np.column_stack([_feature_column(name, [(line, row[columns[name]]) for line, row in body])
+                         for name in features])
+    y = _label_column(label, [(line, row[columns[label]]) for line, row in body])
+    return X, y, features
+
+
+def _feature_column(name: str, cells) -> np.ndarray:
+    """Floats from ``(line, cell)`` pairs; a missing, non-numeric or non-finite cell is an error."""
+    out = np.empty(len(cells))
+    for i, (line, cell) in enumerate(cells):
+        if not cell:
+            raise CLIError(f"feature column {name!r} has a missing value at line {line}; remove or impute it first.")
+        try:
+            out[i] = float(cell)
+        except ValueError:
+            raise CLIError(
+                f"feature column {name!r} is not numeric: line {line} holds {cell!r}. "
+                f"Encode it as numbers or drop the column."
+            ) from None
+        if not math.isfinite(out[i]):
+            raise CLIError(f"feature column {name!r} has a non-finite value {cell!r} at line {line}; "
+                           f"remove or impute it first.")
+    return out
+
+
+def _label_column(name: str, cells) -> np.ndarray:
+    """Labels from ``(line, cell)`` pairs: integers, floats or strings (see :func:`read_csv`)."""
+    for line, cell in cells:
+        if not cell:
+            raise CLIError(f"label column {name!r} has a missing value at line {line}.")
+    values = [cell for _, cell in cells]
+    try:
+        as_float = np.array([float(v) for v in values])
+    except ValueError:
+        return np.array(values)
+    if not np.all(np.isfinite(as_float)):
+        return np.array(values)
+    if np.all(as_float == np.round(as_float)):
+        return as_float.astype(np.int64)
+    return as_float
+
+
+# --------------------------------------------------------------------------- commands
+
+def _demo(args) -> tuple[dict, str]:
+    X, y = demo_data(args.n, args.seed)
+    result = _compute(X, y, args, basis="linear", seed=args.seed)
+    true_error = DEMO_GENERATOR.error_rate(result.coef)
+    low, high = result.confidence_interval
+    source = f"simulated {DEMO_GENERATOR!r}, n = {args.n}, seed {args.seed}"
+    record = {**result.to_dict(), "data": source, "seed": args.seed,
+              "true_error": true_error, "bayes_error": DEMO_GENERATOR.bayes_error,
+              "covered": bool(low <= true_error <= high)}
+    context = [("data", source)]
+    truth = [("true error", f"{true_error:.4f} (exact for the simulated model; "
+                            f"{'inside' if record['covered'] else 'OUTSIDE'} the interval; "
+                            f"Bayes error {DEMO_GENERATOR.bayes_error:g})")]
+    return record, _format_report(result, context, truth)
+
+
+def _interval(args) -> tuple[dict, str]:
+    X, y, features = read_csv(args.data, args.label)
+    _check_labels(y, args.label, args.pos_label)
+    seed = secrets.randbits(32) if args.seed is None else args.seed
+    result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
+    enc = result.label_encoding
+    mapping = None if enc is None else {"-1": enc.negative, "+1": enc.positive}
+    record = {**result.to_dict(), "data_file": str(args.data), "label_column": args.label,
+              "label_mapping": mapping, "features": features, "seed": seed}
+    shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
+    context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
+                        f"{'s' if len(features) != 1 else ''}: {shown})"),
+               ("label column", args.label),
+               ("seed", f"{seed}" + (" (drawn at random; pass --seed to repeat)" if args.seed is None else ""))]
+    return record, _format_report(result, context)
+
+
+def _check_labels(y, column: str, pos_label) -> None:
+    """Fail early, naming the column and the option, if the labels cannot be mapped to -1/+1."""
+    try:
+        encode_labels(y, pos_label=pos_label, name=column)
+    except ValueError as exc:
+        raise CLIError(str(exc).replace("`pos_label=`", "--pos-label").replace("`pos_label`", "--pos-label")) from None
+
+
+def _compute(X, y, args, *, basis, seed, pos_label=None):
+    """cud_interval with the options shared by every command."""
+    if sys.stderr.isatty():
+        print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {args.resamples}) ...", file=sys.stderr)
+    return cud_interval(X, y, basis=basis, confidence_level=args.level, n_resamples=args.resamples,
+                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label)
+
+
+# --------------------------------------------------------------------------- output
+
+_SEARCH_ROWS = [  # (label, median key, total key, scale of the median) in SearchStats.summary()
+    ("nodes", "nodes_median", "nodes_total", 1),
+    ("solves", "solves_median", "solves_total", 1),
+    ("pruned", None, "pruned_total", 1),
+    ("LP checks", None, "lp_checks_total", 1),
+    ("screened points", "screened_median", None, 1),
+    ("milliseconds", "seconds_median", None, 1000),
+]
+
+
+def _format_report(result, context, extra=()) -> str:
+    """The readable table: context rows, the interval, then the search statistics."""
+    low, high = result.confidence_interval
+    rows = [
+        *context,
+        ("labels", repr(result.label_encoding) if result.label_encoding is not None else "as given"),
+        ("model", f"{result.basis}, {result.loss} loss, alpha_n = {result.alpha_n:g}"),
+        ("coefficients", " ".join(f"{c:+.4f}" for c in result.coef)),
+        ("level", f"{result.confidence_level:g} (B = {result.n_resamples} bootstrap resamples)"),
+        ("interval", f"[{low:.4f}, {high:.4f}]" + ("  (conservative)" if result.conservative else "")),
+        ("training error", f"{result.train_error:.4f}"),
+        ("half-width", f"{result.half_width:.4f} (before clipping to [0, 1])"),
+        *extra,
+        ("time", f"{result.seconds:.2f} s"),
+    ]
+    summary = result.stats.summary()
+    table = [("  " + name, "-" if med is None else f"{scale * summary[med]:,.4g}",
+              "-" if tot is None else f"{summary[tot]:,}")
+             for name, med, tot, scale in _SEARCH_ROWS]
+    table.append(("  replicates not exact", "", f"{summary['not_exact']} of {summary['replicates']}"))
+    heading = (f"search ({summary['replicates']} replicates)", "median", "total")
+
+    width = max(len(name) for name, *_ in [*rows, *table, heading]) + 2
+    lines = ["CUD confidence interval for the generalization error (Laber & Murphy, 2008)", ""]
+    lines += [f"  {name:<{width}}{value}" for name, value in rows]
+    lines.append("")
+    lines += [f"  {name:<{width}}{med:>10}{tot:>14}" for name, med, tot in [heading, *table]]
+    if result.conservative:
+        lines += ["", f"  {summary['not_exact']} replicate(s) hold only a certified upper bound (budget or "
+                      f"solver failure): the interval is valid but wider than the exact one."]
+    return "\n".join(lines)
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return repr(obj)
+
+
+# --------------------------------------------------------------------------- parser
+
+def _basis_spec(text: str) -> str:
+    try:
+        make_basis(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``cudbound`` command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--level", type=float, default=0.95, metavar="LEVEL",
+                        help="confidence level, strictly between 0 and 1 (default 0.95)")
+    common.add_argument("--resamples", type=int, default=500, metavar="B",
+                        help="number of bootstrap resamples B (default 500)")
+    common.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
+                        help="scale alpha_n of the neighbourhood (default n, the sample size)")
+    common.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Small-sample confidence intervals for a classifier's generalization error: "
+                    "the CUD bound of Laber & Murphy (UAI 2008), computed exactly by branch and bound.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", parents=[common], help="CUD interval on a simulated data set",
+                          description="Compute the CUD interval on simulated data: two Gaussian features, "
+                                      "a linear Bayes boundary and 20%% label noise (Bayes error 0.2).")
+    demo.add_argument("--n", type=int, default=50, help="number of observations (default 50)")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the data and the bootstrap (default 0)")
+    demo.set_defaults(handler=_demo)
+
+    interval = sub.add_parser("interval", parents=[common], help="CUD interval for a CSV file",
+                              description="Compute the CUD interval for a CSV file with a header row. "
+                                          "Every column except the label column is a numeric feature.")
+    interval.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
+    interval.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
+    interval.add_argument("--pos-label", default=None, metavar="VALUE",
+                          help="label value of the positive class (needed unless labels are -1/1, 0/1)")
+    interval.add_argument("--basis", type=_basis_spec, default="linear", metavar="linear|poly:D|pca:K",
+                          help="basis of the linear classifier (default linear: intercept plus features)")
+    interval.add_argument("--seed", type=int, default=None,
+                          help="seed of the bootstrap (default: drawn at random and reported)")
+    interval.set_defaults(handler=_interval)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the ``cudbound`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for bad arguments or bad input.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or an argparse error (already printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        record, report = args.handler(args)
+    except ValueError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    print(json.dumps(record, indent=2, default=_json_default) if args.json else report)
+    return 0

@@ -1,0 +1,190 @@
+"""Basis expansions: column counts, values, fitting on the training set only, make_basis."""
+import math
+
+import numpy as np
+import pytest
+
+from cudbound.basis import FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
+
+TINY = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]])
+
+
+@pytest.fixture
+def train_test():
+    rng = np.random.default_rng(7)
+    mix = np.array([[2.0, 0.3, 0.0], [0.0, 1.0, 0.5], [0.0, 0.0, 0.2]])
+    return rng.standard_normal((40, 3)) @ mix + 5.0, rng.standard_normal((10, 3)) @ mix - 1.0
+
+
+# ------------------------------------------------------------------ LinearBasis
+
+def test_linear_is_intercept_then_features():
+    Phi = LinearBasis().fit_transform(TINY)
+    np.testing.assert_array_equal(Phi, np.column_stack([np.ones(3), TINY]))
+
+
+def test_linear_without_intercept_is_identity():
+    np.testing.assert_array_equal(LinearBasis(intercept=False).fit_transform(TINY), TINY)
+
+
+def test_one_dimensional_input_is_one_feature():
+    Phi = LinearBasis().fit_transform(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(Phi, [[1, 1], [1, 2], [1, 3]])
+
+
+@pytest.mark.parametrize("make", [LinearBasis, lambda: PolynomialBasis(2), lambda: PCABasis(2)])
+def test_fit_returns_self_and_fit_transform_matches(train_test, make):
+    X, _ = train_test
+    basis = make()
+    assert basis.fit(X) is basis
+    np.testing.assert_array_equal(basis.transform(X), make().fit_transform(X))
+
+
+def test_transform_before_fit_is_an_error():
+    with pytest.raises(RuntimeError, match="not fitted"):
+        LinearBasis().transform(TINY)
+
+
+def test_transform_checks_the_number_of_features():
+    basis = LinearBasis().fit(TINY)
+    with pytest.raises(ValueError, match="3 features but the basis was fitted on 2"):
+        basis.transform(np.ones((2, 3)))
+
+
+def test_transform_rejects_non_finite_input():
+    basis = LinearBasis().fit(TINY)
+    with pytest.raises(ValueError, match="NaN at row 1, column 0"):
+        basis.transform(np.array([[0.0, 1.0], [np.nan, 1.0]]))
+
+
+# ------------------------------------------------------------------ PolynomialBasis
+
+def test_poly_degree_2_columns_and_values():
+    Phi = PolynomialBasis(2).fit_transform(TINY)
+    # 1, x1, x2, x1^2, x1 x2, x2^2
+    expected = np.array([
+        [1, 1.0, 2.0, 1.0, 2.0, 4.0],
+        [1, 3.0, -1.0, 9.0, -3.0, 1.0],
+        [1, 0.5, 0.0, 0.25, 0.0, 0.0],
+    ])
+    np.testing.assert_allclose(Phi, expected)
+
+
+@pytest.mark.parametrize("d, degree", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 2), (4, 3)])
+def test_poly_column_count_is_all_monomials_up_to_degree(d, degree):
+    Phi = PolynomialBasis(degree).fit_transform(np.ones((2, d)))
+    assert Phi.shape == (2, math.comb(d + degree, degree))  # includes the intercept
+
+
+def test_poly_degree_1_is_linear(train_test):
+    X, _ = train_test
+    np.testing.assert_array_equal(PolynomialBasis(1).fit_transform(X), LinearBasis().fit_transform(X))
+
+
+@pytest.mark.parametrize("degree", [0, -1, 1.5, True, "2"])
+def test_poly_bad_degree(degree):
+    with pytest.raises(ValueError, match="`degree` must be a positive integer"):
+        PolynomialBasis(degree).fit(TINY)
+
+
+# ------------------------------------------------------------------ PCABasis
+
+def test_pca_matches_numpy_svd_and_uses_train_statistics(train_test):
+    X, X_new = train_test
+    k = 2
+    basis = PCABasis(k).fit(X)
+    mean = X.mean(axis=0)
+    _, _, vt = np.linalg.svd(X - mean, full_matrices=False)
+    np.testing.assert_allclose(basis.mean_, mean)
+    # components agree with the SVD up to the sign of each one
+    signs = np.sign(np.sum(basis.components_ * vt[:k], axis=1))
+    np.testing.assert_allclose(basis.components_, vt[:k] * signs[:, None], atol=1e-12)
+
+    Phi_new = basis.transform(X_new)
+    assert Phi_new.shape == (len(X_new), k + 1)
+    np.testing.assert_array_equal(Phi_new[:, 0], 1.0)
+    # new data are centred by the *training* mean and projected on the *training* components
+    np.testing.assert_allclose(Phi_new[:, 1:], (X_new - mean) @ (vt[:k] * signs[:, None]).T, atol=1e-12)
+    refit = PCABasis(k).fit(X_new).transform(X_new)
+    assert not np.allclose(refit, Phi_new)
+
+
+def test_pca_training_scores_are_centred_and_uncorrelated(train_test):
+    X, _ = train_test
+    scores = PCABasis(3, intercept=False).fit_transform(X)
+    np.testing.assert_allclose(scores.mean(axis=0), 0.0, atol=1e-12)
+    cov = scores.T @ scores
+    np.testing.assert_allclose(cov - np.diag(np.diag(cov)), 0.0, atol=1e-9)
+    assert np.all(np.diff(np.diag(cov)) <= 0)  # decreasing variance
+
+
+def test_pca_sign_convention_is_reproducible(train_test):
+    X, _ = train_test
+    comps = PCABasis(2).fit(X).components_
+    largest = comps[np.arange(2), np.argmax(np.abs(comps), axis=1)]
+    assert np.all(largest > 0)
+    np.testing.assert_array_equal(PCABasis(2).fit(X[::-1]).components_.round(12), comps.round(12))
+
+
+@pytest.mark.parametrize("k", [0, 4, 1.0, True])
+def test_pca_bad_number_of_components(train_test, k):
+    X, _ = train_test
+    with pytest.raises(ValueError, match="`n_components` must be an integer between 1 and"):
+        PCABasis(k).fit(X)
+
+
+# ------------------------------------------------------------------ FunctionBasis
+
+def test_function_basis_uses_the_map_as_is():
+    basis = FunctionBasis(lambda X: np.column_stack([np.ones(len(X)), X[:, 0] * X[:, 1]]))
+    np.testing.assert_array_equal(basis.fit_transform(TINY), [[1, 2.0], [1, -3.0], [1, 0.0]])
+
+
+def test_function_basis_must_be_callable():
+    with pytest.raises(TypeError, match="`func` must be callable"):
+        FunctionBasis(3)
+
+
+def test_function_basis_row_count_and_finiteness_are_checked():
+    with pytest.raises(ValueError, match="returned 2 rows for 3 inputs"):
+        FunctionBasis(lambda X: X[:2]).fit_transform(TINY)
+    with pytest.raises(ValueError, match="basis function output.*infinite value"):
+        FunctionBasis(lambda X: np.where(X == 0, np.inf, X)).fit_transform(TINY)
+
+
+# ------------------------------------------------------------------ make_basis
+
+@pytest.mark.parametrize("spec, cls, attrs", [
+    ("linear", LinearBasis, {}),
+    ("  Linear ", LinearBasis, {}),
+    (None, LinearBasis, {}),
+    ("poly:3", PolynomialBasis, {"degree": 3}),
+    ("polynomial:2", PolynomialBasis, {"degree": 2}),
+    ("pca:2", PCABasis, {"n_components": 2}),
+    ("PCA:1", PCABasis, {"n_components": 1}),
+])
+def test_make_basis_strings(spec, cls, attrs):
+    basis = make_basis(spec)
+    assert type(basis) is cls
+    for name, value in attrs.items():
+        assert getattr(basis, name) == value
+
+
+def test_make_basis_passes_instances_and_wraps_callables():
+    basis = PolynomialBasis(2)
+    assert make_basis(basis) is basis
+    wrapped = make_basis(np.sin)
+    assert isinstance(wrapped, FunctionBasis) and wrapped.func is np.sin
+
+
+@pytest.mark.parametrize("spec", ["poly", "poly:", "poly:x", "pca", "pca:two", "quadratic", "linear:2", "", 3, 2.5])
+def test_make_basis_bad_specs(spec):
+    with pytest.raises(ValueError, match="`basis` must be 'linear', 'poly:D'"):
+        make_basis(spec)
+
+
+def test_make_basis_out_of_range_numbers_fail_at_fit():
+    with pytest.raises(ValueError, match="`degree`"):
+        make_basis("poly:0").fit(TINY)
+    with pytest.raises(ValueError, match="`n_components`"):
+        make_basis("pca:5").fit(TINY)

@@ -1,0 +1,282 @@
+"""The command line (in-process through main(argv), and once as a subprocess), the demo's
+simulated data, and reproducibility: the same seed gives the same interval."""
+import csv
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cudbound import cud_interval
+from cudbound.cli import main, read_csv
+from cudbound.datasets import LinearGaussian, demo_data
+
+N = 30
+FAST = ["--resamples", "20"]  # the smallest B allowed at the default level 0.95
+INTERVAL = re.compile(r"interval\s+\[(\d\.\d+), (\d\.\d+)\]")
+
+
+def run(capsys, *argv):
+    """main(argv) -> (exit status, stdout, stderr)."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture(scope="module")
+def sample():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((N, 2))
+    y = np.where(X[:, 0] - X[:, 1] + 0.8 * rng.standard_normal(N) >= 0, 1, -1)
+    return X, y
+
+
+@pytest.fixture
+def yes_no_csv(tmp_path, sample):
+    X, y = sample
+    rows = [[f"{a:.6f}", "yes" if v == 1 else "no", f"{b:.6f}"] for (a, b), v in zip(X, y)]
+    return write_csv(tmp_path / "yes_no.csv", ["x1", "outcome", "x2"], rows)
+
+
+@pytest.fixture
+def zero_one_csv(tmp_path, sample):
+    X, y = sample
+    rows = [[f"{a:.6f}", f"{b:.6f}", (v + 1) // 2] for (a, b), v in zip(X, y)]
+    return write_csv(tmp_path / "zero_one.csv", ["x1", "x2", "label"], rows)
+
+
+def check_record(record):
+    assert 0.0 <= record["low"] <= record["train_error"] <= record["high"] <= 1.0
+    assert record["half_width"] >= 0.0
+    assert record["n_resamples"] == 20 and record["search"]["replicates"] == 20
+
+
+def without_timings(record):
+    record = dict(record, seconds=None)
+    record["search"] = dict(record["search"], seconds_median=None)
+    return record
+
+
+# ------------------------------------------------------------------ demo
+
+def test_demo_prints_interval_and_search_table(capsys):
+    code, out, err = run(capsys, "demo", "--n", N, *FAST)
+    assert code == 0, err
+    low, high = map(float, INTERVAL.search(out).groups())
+    train = float(re.search(r"training error\s+(\d\.\d+)", out).group(1))
+    assert 0.0 <= low <= train <= high <= 1.0
+    for row in ("half-width", "true error", "time", "nodes", "solves", "pruned", "LP checks",
+                "screened points", "replicates not exact", "-1 -> -1, 1 -> +1"):
+        assert row in out
+
+
+def test_demo_json_matches_the_python_api(capsys):
+    code, out, _ = run(capsys, "demo", "--n", N, "--seed", 1, *FAST, "--json")
+    assert code == 0
+    record = json.loads(out)
+    check_record(record)
+    assert record["n_samples"] == N and record["seed"] == 1
+    X, y = demo_data(N, seed=1)  # the documented way to reproduce the command
+    res = cud_interval(X, y, n_resamples=20, rng=1)
+    assert (record["low"], record["high"]) == tuple(res.confidence_interval)
+    assert record["true_error"] == pytest.approx(LinearGaussian().error_rate(res.coef))
+    assert record["covered"] == (record["low"] <= record["true_error"] <= record["high"])
+
+
+def test_demo_as_a_subprocess():
+    proc = subprocess.run([sys.executable, "-m", "cudbound", "demo", "--n", str(N), *FAST],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert INTERVAL.search(proc.stdout)
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("cudbound ")
+
+
+# ------------------------------------------------------------------ interval
+
+def test_interval_table_with_pos_label(capsys, yes_no_csv):
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--pos-label", "yes",
+                         "--seed", 1, *FAST)
+    assert code == 0, err
+    assert "'no' -> -1, 'yes' -> +1" in out
+    assert "2 features: x1, x2" in out
+    low, high = map(float, INTERVAL.search(out).groups())
+    assert 0.0 <= low <= high <= 1.0
+
+
+def test_interval_json_with_pos_label(capsys, yes_no_csv):
+    code, out, _ = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--pos-label", "yes",
+                       "--seed", 1, *FAST, "--json")
+    assert code == 0
+    record = json.loads(out)
+    check_record(record)
+    assert record["label_column"] == "outcome"
+    assert record["data_file"] == str(yes_no_csv)
+    assert record["label_mapping"] == {"-1": "no", "+1": "yes"}
+    assert record["features"] == ["x1", "x2"]
+    assert record["n_samples"] == N and len(record["coef"]) == 3
+
+
+def test_interval_json_with_zero_one_labels(capsys, zero_one_csv):
+    code, out, _ = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", *FAST, "--json")
+    assert code == 0
+    record = json.loads(out)
+    check_record(record)
+    assert record["label_mapping"] == {"-1": 0, "+1": 1}
+    assert isinstance(record["seed"], int)  # drawn at random, reported so the run can be repeated
+
+
+def test_interval_options_reach_the_computation(capsys, zero_one_csv):
+    code, out, _ = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--basis", "poly:2",
+                       "--level", 0.9, "--alpha-n", 100, "--resamples", 10, "--seed", 3, "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert record["basis"] == "PolynomialBasis(degree=2)" and len(record["coef"]) == 6
+    assert (record["confidence_level"], record["alpha_n"], record["n_resamples"]) == (0.9, 100.0, 10)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--data", "{missing}", "--label", "label"], "data file '.*missing.csv' not found"),
+    (["--data", "{zero_one}", "--label", "klass"], "label column 'klass' is not in the header.*x1, x2, label"),
+    (["--data", "{yes_no}", "--label", "outcome"], r"`outcome` has labels \['no', 'yes'\].*--pos-label"),
+    (["--data", "{yes_no}", "--label", "outcome", "--pos-label", "maybe"], "--pos-label='maybe' is not one"),
+    (["--data", "{zero_one}", "--label", "label", "--level", "1.5"], "strictly between 0 and 1"),
+    (["--data", "{zero_one}", "--label", "label", "--resamples", "10"], "too few"),
+])
+def test_interval_errors_exit_2(capsys, tmp_path, yes_no_csv, zero_one_csv, argv, fragment):
+    paths = {"missing": tmp_path / "missing.csv", "yes_no": yes_no_csv, "zero_one": zero_one_csv}
+    code, out, err = run(capsys, "interval", *[a.format(**paths) for a in argv])
+    assert code == 2 and out == ""
+    assert err.startswith("cudbound: error: ") and re.search(fragment, err), err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("cells, fragment", [
+    (["1.0", "red", "0"], "feature column 'b' is not numeric: line 3 holds 'red'"),
+    (["1.0", "nan", "0"], "feature column 'b' has a non-finite value 'nan' at line 3"),
+    (["inf", "2.0", "0"], "feature column 'a' has a non-finite value 'inf' at line 3"),
+    (["1.0", "", "0"], "feature column 'b' has a missing value at line 3"),
+    (["1.0", "2.0", ""], "label column 'y' has a missing value at line 3"),
+    (["1.0", "2.0"], "line 3 of .* has 2 fields but the header has 3"),
+])
+def test_bad_cells_exit_2(capsys, tmp_path, cells, fragment):
+    path = write_csv(tmp_path / "bad.csv", ["a", "b", "y"], [["0.5", "1.5", "1"], cells, ["2", "1", "0"]])
+    code, _, err = run(capsys, "interval", "--data", path, "--label", "y", *FAST)
+    assert code == 2
+    assert err.startswith("cudbound: error: ") and re.search(fragment, err), err
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("", "is empty"),
+    ("a,b,y\n", "has a header but no data rows"),
+    ("y\n1\n0\n", "no feature columns"),
+    ("a,a,y\n1,2,0\n", "'a' appears more than once"),
+])
+def test_bad_files_exit_2(capsys, tmp_path, text, fragment):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    code, _, err = run(capsys, "interval", "--data", path, "--label", "y", *FAST)
+    assert code == 2 and fragment in err, err
+
+
+def test_argument_errors_exit_2(capsys, zero_one_csv):
+    code, _, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--basis", "cubic")
+    assert code == 2 and "`basis` must be" in err
+    code, _, err = run(capsys, "interval", "--label", "label")
+    assert code == 2 and "--data" in err
+    code, _, err = run(capsys)
+    assert code == 2
+
+
+def test_read_csv_details(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("\ufeff x , label ,z\r\n1, 2 ,3\r\n\r\n4,1,6.5\r\n", encoding="utf-8")
+    X, y, features = read_csv(path, "label")
+    np.testing.assert_array_equal(X, [[1, 3], [4, 6.5]])
+    assert features == ["x", "z"]
+    assert y.dtype.kind == "i" and y.tolist() == [2, 1]
+    path.write_text("x,label\n1,0.5\n2,1.5\n")
+    assert read_csv(path, "label")[1].tolist() == [0.5, 1.5]
+    path.write_text("x,label\n1,a\n2,1\n")
+    assert read_csv(path, "label")[1].tolist() == ["a", "1"]
+
+
+# ------------------------------------------------------------------ reproducibility
+
+def test_cud_interval_same_rng_same_result(sample):
+    X, y = sample
+    first = cud_interval(X, y, n_resamples=20, rng=123)
+    second = cud_interval(X, y, n_resamples=20, rng=123)
+    np.testing.assert_array_equal(first.bootstrap_distribution, second.bootstrap_distribution)
+    assert first.confidence_interval == second.confidence_interval
+    np.testing.assert_array_equal(first.coef, second.coef)
+
+
+def test_cli_same_seed_same_json(capsys, yes_no_csv):
+    argv = ["interval", "--data", yes_no_csv, "--label", "outcome", "--pos-label", "yes", "--seed", 9, *FAST, "--json"]
+    first = json.loads(run(capsys, *argv)[1])
+    second = json.loads(run(capsys, *argv)[1])
+    assert without_timings(first) == without_timings(second)
+
+
+# ------------------------------------------------------------------ the demo's simulated data
+
+def test_demo_data_is_reproducible_and_balanced():
+    X, y = demo_data()
+    assert X.shape == (50, 2) and set(y.tolist()) == {-1, 1}
+    X2, y2 = demo_data(50, seed=0)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    assert not np.array_equal(X, demo_data(50, seed=1)[0])
+
+
+def test_linear_gaussian_noise_and_bayes_error():
+    gen = LinearGaussian(n_features=3, flip_probability=0.1, coef=[1.0, 2.0, -1.0])
+    X, y = gen.sample(200_000, rng=0)
+    clean = np.where(X @ gen.coef >= 0, 1, -1)
+    assert gen.bayes_error == 0.1
+    assert np.mean(y != clean) == pytest.approx(0.1, abs=0.003)
+    assert np.mean(y == 1) == pytest.approx(0.5, abs=0.005)
+    assert gen.error_rate(np.concatenate([[0.0], gen.coef])) == pytest.approx(0.1, abs=1e-9)
+    assert gen.error_rate(gen.limit_coef()) == pytest.approx(0.1, abs=1e-9)
+
+
+@pytest.mark.parametrize("beta", [[0.3, 1.0, 0.5, 0.2], [0.5, -1.0, -2.0, 1.0], [-0.7, 2.0, 4.0, -2.0],
+                                  [1.0, 0.0, 0.0, 0.0], [0.2, -1.0, 0.3, 0.9]])
+def test_linear_gaussian_error_rate_matches_monte_carlo(beta):
+    gen = LinearGaussian(n_features=3, flip_probability=0.1, coef=[1.0, 2.0, -1.0])
+    X, y = gen.sample(400_000, rng=1)
+    beta = np.asarray(beta)
+    empirical = np.mean(np.where(beta[0] + X @ beta[1:] >= 0, 1, -1) != y)
+    assert gen.error_rate(beta) == pytest.approx(empirical, abs=0.003)
+
+
+def test_linear_gaussian_limit_coef_is_the_least_squares_limit():
+    gen = LinearGaussian(n_features=2, flip_probability=0.2)
+    X, y = gen.sample(400_000, rng=2)
+    fitted, *_ = np.linalg.lstsq(np.column_stack([np.ones(len(y)), X]), y, rcond=None)
+    np.testing.assert_allclose(fitted, gen.limit_coef(), atol=0.005)
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"n_features": 0}, "`n_features`"),
+    ({"flip_probability": 0.5}, r"`flip_probability` must be a number in \[0, 0.5\)"),
+    ({"n_features": 2, "coef": [0.0, 0.0]}, "`coef` must be a finite, non-zero vector of length n_features = 2"),
+    ({"n_features": 2, "coef": [1.0]}, "`coef`"),
+])
+def test_linear_gaussian_bad_parameters(kwargs, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        LinearGaussian(**kwargs)

@@ -1,0 +1,172 @@
+"""The search engine: statistics, tree export, budgets, solver failures, engines agreeing."""
+import math
+
+import cvxpy as cp
+import networkx as nx
+import numpy as np
+import pytest
+
+import cudbound
+from cudbound.cud import conservative_quantile, search_replicate
+from cudbound.engine import ReplicateEngine
+from cudbound.losses import SquaredLoss
+from cudbound.search import SearchOptions, CvxpyNodeSolver, NodeSolveError, NodeSolver, ReplicateProblem, branch_and_bound
+
+
+def make_problem(seed, n=30, d=2, noise=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ np.ones(d) + noise * rng.normal(size=n) >= 0, 1.0, -1.0)
+    design = np.column_stack([np.ones(n), X])
+    counts = rng.multinomial(n, np.full(n, 1.0 / n))
+    return design, y, counts
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_compiled_and_cvxpy_engines_agree(seed):
+    """Issue 3: the fast path and the generic cvxpy path agree to 1e-8 (n in {30, 50})."""
+    rng = np.random.default_rng(1000 + seed)
+    n = (30, 50)[seed % 2]
+    d = int(rng.integers(1, 4))
+    design, y, counts = make_problem(1000 + seed, n=n, d=d, noise=(0.3, 1.5)[seed // 2 % 2])
+    alpha = (None, float(np.sqrt(n)), float(n) ** 2)[seed % 3]
+    fast = search_replicate(design, y, counts, alpha_n=alpha)
+    generic = search_replicate(design, y, counts, alpha_n=alpha, engine="cvxpy")
+    assert fast.status == generic.status == "exact"
+    assert abs(fast.value - generic.value) <= 1e-8, (seed, fast.value, generic.value)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_search_options_do_not_change_the_value(seed):
+    design, y, counts = make_problem(seed, n=40, d=3)
+    values = [search_replicate(design, y, counts, search_options=SearchOptions(flip_cost=f, branching=b,
+                                                                               screen=sc)).value
+              for f in (True, False) for b in ("dearest", "static", "ambiguous") for sc in (True, False)]
+    values.append(search_replicate(design, y, counts, engine="python").value)
+    assert max(values) - min(values) <= 1e-12
+
+
+def test_tree_export_matches_statistics():
+    design, y, counts = make_problem(3)
+    out = search_replicate(design, y, counts, record_tree=True)
+    tree = out.tree
+    assert isinstance(tree, nx.DiGraph) and nx.is_tree(tree)
+    assert tree.number_of_nodes() == out.nodes
+    assert [v for v, d in tree.in_degree() if d == 0] == [0]
+    states = nx.get_node_attributes(tree, "state")
+    assert set(states.values()) <= {"open", "pruned", "expanded", "leaf", "unrealisable", "solver_failure"}
+    assert sum(s == "pruned" for s in states.values()) == out.pruned
+    # every expanded node has exactly two children, one per sign
+    for v, s in states.items():
+        if s == "expanded":
+            assert sorted(tree.nodes[c]["sign"] for c in tree.successors(v)) == [-1, 1]
+    assert search_replicate(design, y, counts).tree is None
+
+
+def test_node_budget_gives_certified_upper_bound():
+    design, y, counts = make_problem(5, n=40)
+    exact = search_replicate(design, y, counts)
+    assert exact.status == "exact" and exact.nodes > 5
+    cut = search_replicate(design, y, counts, max_nodes=3)
+    assert cut.status == "budget"
+    assert cut.value >= exact.value - 1e-12
+    assert cut.lower <= exact.value + 1e-12
+
+
+def test_time_budget_flags_interval_conservative():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+    exact = cudbound.cud_interval(X, y, n_resamples=20, rng=4)
+    cut = cudbound.cud_interval(X, y, n_resamples=20, rng=4, max_nodes=2)
+    assert not exact.conservative and cut.conservative
+    assert np.all(cut.bootstrap_distribution >= exact.bootstrap_distribution - 1e-12)
+    assert cut.half_width >= exact.half_width
+
+
+class _Failing(NodeSolver):
+    def solve(self, rows, signs, warm=None):
+        raise NodeSolveError("always fails")
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_solver_failure_keeps_certified_bound(seed):
+    design, y, counts = make_problem(seed, n=30)
+    loss = SquaredLoss()
+    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
+    exact = search_replicate(design, y, counts)
+    eng = ReplicateEngine(design, y, loss)
+    _, root, quad = eng.prepare(counts)
+    problem = ReplicateProblem(design, y, counts.astype(float), beta_hat, loss, len(y), quad=quad,
+                               beta_u=root.beta, L_u=root.value)
+    out = branch_and_bound(problem, _Failing(), root, extra_lower=[(beta_hat, problem.L_hat)])
+    assert out.value >= exact.value - 1e-12  # never below the exact supremum
+    if out.status == "exact":  # every unsolved subtree was dominated: nothing was lost
+        assert out.value == pytest.approx(exact.value, abs=1e-12)
+    else:
+        assert out.status == "solver_failure" and out.value > exact.value
+
+
+def test_cvxpy_failure_is_retried_with_next_solver(monkeypatch):
+    design, y, counts = make_problem(2, n=24)
+    exact = search_replicate(design, y, counts)
+    real_solve = cp.Problem.solve
+    calls = {"ECOS": 0}
+
+    def flaky(self, *args, solver=None, **kwargs):
+        if solver == "ECOS":
+            calls["ECOS"] += 1
+            raise cp.error.SolverError("injected failure")
+        return real_solve(self, *args, solver=solver, **kwargs)
+
+    monkeypatch.setattr(cp.Problem, "solve", flaky)
+    retried = search_replicate(design, y, counts, engine="cvxpy")
+    assert calls["ECOS"] > 0
+    assert retried.status == "exact"
+    assert retried.value == pytest.approx(exact.value, abs=1e-8)
+
+
+def test_cvxpy_node_problem_is_dpp_and_reused():
+    design, y, counts = make_problem(1, n=20)
+    solver = CvxpyNodeSolver(SquaredLoss(), design, y)
+    assert solver.problem.is_dcp(dpp=True)
+    solver.set_weights(counts)
+    first = solver.solve(np.array([0, 1]), np.array([1.0, -1.0]))
+    second = solver.solve(np.array([0, 1]), np.array([1.0, -1.0]))
+    np.testing.assert_allclose(first.beta, second.beta, atol=1e-9)
+    with pytest.raises(ValueError, match="not installed"):
+        CvxpyNodeSolver(SquaredLoss(), design, y, solver="NO_SUCH_SOLVER")
+
+
+def test_unknown_engine_is_rejected():
+    design, y, counts = make_problem(1, n=20)
+    with pytest.raises(ValueError, match="engine"):
+        search_replicate(design, y, counts, engine="fast")
+
+
+@pytest.mark.parametrize("B,level", [(20, 0.95), (500, 0.95), (19, 0.9), (7, 0.5), (1000, 0.99)])
+def test_conservative_quantile_is_ceil_order_statistic(B, level):
+    values = np.random.default_rng(B).random(B)
+    k = math.ceil(round(level * B, 9))
+    assert conservative_quantile(values, level) == np.sort(values)[k - 1]
+
+
+def test_interval_is_training_error_plus_minus_quantile():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 1] + 0.5 * rng.normal(size=30) > 0, 1, 0)
+    res = cudbound.cud_interval(X, y, n_resamples=40, rng=2, confidence_level=0.9)
+    assert res.method == "cud" and res.centre == res.train_error
+    assert len(res.bootstrap_distribution) == 40 and len(res.stats.nodes) == 40
+    assert res.half_width == conservative_quantile(res.bootstrap_distribution, 0.9)
+    assert res.confidence_interval.low == max(0.0, res.train_error - res.half_width)
+    assert res.confidence_interval.high == min(1.0, res.train_error + res.half_width)
+    design = np.column_stack([np.ones(30), X])
+    yy = np.where(y == 1, 1.0, -1.0)
+    np.testing.assert_allclose(res.coef, np.linalg.lstsq(design, yy, rcond=None)[0], atol=1e-12)
+    assert res.train_error == np.mean(np.where(design @ res.coef >= 0, 1.0, -1.0) != yy)
+    # the replicate values are the replicate suprema of the same count vectors
+    counts = np.random.default_rng(2).multinomial(30, np.full(30, 1 / 30), size=40)
+    for b in (0, 17, 39):
+        assert res.bootstrap_distribution[b] == pytest.approx(
+            cudbound.replicate_sup(design, yy, counts[b]), abs=1e-12)
