@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -111,6 +114,20 @@ def conservative_quantile(values, confidence_level: float) -> float:
     return float(v[max(k, 1) - 1])
 
 
+def _search_chunk(args):
+    """Worker: the replicates of one chunk of count vectors, in order."""
+    design, labels, loss, engine, solver, counts, beta_hat, alpha, options = args
+    eng = ReplicateEngine(design, labels, loss, engine=engine, solver=solver)
+    return [eng.search(c, beta_hat, alpha, options) for c in counts]
+
+
+def _check_n_jobs(n_jobs, n_tasks: int) -> int:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"`n_jobs` must be a positive integer or -1 (all cores); got {n_jobs!r}.")
+    jobs = (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+    return max(1, min(jobs, n_tasks))
+
+
 def _cud_iv(X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_label):
     X = check_features(X)
     labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
@@ -123,7 +140,7 @@ def _cud_iv(X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_
 
 def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95, n_resamples=500,
                  alpha_n=None, rng=None, pos_label=None, engine="auto", solver="ECOS",
-                 max_nodes=None, time_limit=None) -> CUDResult:
+                 max_nodes=None, time_limit=None, n_jobs=1) -> CUDResult:
     """CUD confidence set for the generalization error of a linear-in-basis classifier.
 
     Fits beta_hat by minimising ``loss`` on ``basis(X)``, draws ``n_resamples``
@@ -144,6 +161,9 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     engine : 'auto' or 'cvxpy'; solver : the cvxpy solver of the generic path (default ECOS).
     max_nodes, time_limit : optional per-replicate budgets; a replicate cut short keeps a
         certified upper bound and the result is flagged ``conservative``.
+    n_jobs : int, number of worker processes for the replicates (default 1; -1 = all cores).
+        All count vectors are drawn from ``rng`` before any work is shared out, so the
+        result is identical for every ``n_jobs``.
 
     Returns
     -------
@@ -172,7 +192,14 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     counts = bootstrap_counts(n, B, gen)
     options = _search_options(None, max_nodes, time_limit)
     engine_ = ReplicateEngine(design, labels, loss, engine=engine, solver=solver)
-    outcomes = [engine_.search(c, beta_hat, alpha, options) for c in counts]
+    jobs = _check_n_jobs(n_jobs, B)
+    if jobs == 1:
+        outcomes = [engine_.search(c, beta_hat, alpha, options) for c in counts]
+    else:
+        chunks = np.array_split(np.arange(B), jobs)
+        args = [(design, labels, loss, engine, solver, counts[idx], beta_hat, alpha, options) for idx in chunks]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            outcomes = [o for part in pool.map(_search_chunk, args) for o in part]
     Q = np.array([o.value for o in outcomes])
     q_hat = conservative_quantile(Q, level)
     ci = ConfidenceInterval(max(0.0, centre - q_hat), min(1.0, centre + q_hat))

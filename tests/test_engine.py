@@ -170,3 +170,17 @@ def test_interval_is_training_error_plus_minus_quantile():
     for b in (0, 17, 39):
         assert res.bootstrap_distribution[b] == pytest.approx(
             cudbound.replicate_sup(design, yy, counts[b]), abs=1e-12)
+
+
+def test_n_jobs_gives_identical_results():
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] - X[:, 2] + rng.normal(size=40) > 0, 1, -1)
+    one = cudbound.cud_interval(X, y, n_resamples=30, rng=5, n_jobs=1)
+    two = cudbound.cud_interval(X, y, n_resamples=30, rng=5, n_jobs=2)
+    np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
+    np.testing.assert_array_equal(one.stats.nodes, two.stats.nodes)
+    assert one.confidence_interval == two.confidence_interval
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            cudbound.cud_interval(X, y, n_resamples=30, rng=5, n_jobs=bad)

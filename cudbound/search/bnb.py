@@ -93,6 +93,8 @@ class _Node:
     witness: np.ndarray | None
     parent_witness: np.ndarray | None
     id: int = 0
+    floor: float = 0.0       # a flip child not yet solved: its minimum is >= m + floor
+    solved: bool = True
 
 
 def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
@@ -128,7 +130,7 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
 
     def bound(node):
         return _bound(P, hn, cplus, cminus, node.signs, node.C_fixed, node.beta, node.m, n, alpha, L_hat,
-                      L_max, use_flip, tmp_d, tmp_diff)
+                      L_max, use_flip, tmp_d, tmp_diff, node.floor)
 
     counter = itertools.count()
     best = 0.0
@@ -143,7 +145,10 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     def push(node, sign=0):
         U = bound(node)
         if tree is not None:
-            tree.add_node(node.id, depth=node.nfixed, m=node.m, bound=U, sign=sign, state="open")
+            if sign is None:  # back in the queue after its solve
+                tree.nodes[node.id]["bound"] = U
+            else:
+                tree.add_node(node.id, depth=node.nfixed, m=node.m, bound=U, sign=sign, state="open")
         if U <= 0.0 or U <= best + tol.prune:
             out.pruned += 1
             if tree is not None:
@@ -162,6 +167,26 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
             out.status = "budget"
             break
         heapq.heappop(heap)
+        if not node.solved:
+            # a flip child is solved only now that it leads the queue; it then goes back in
+            # with its exact bound (most flip children never get here)
+            fixed = np.flatnonzero(node.signs)
+            try:
+                sol = solver.solve(problem.rows[fixed], node.signs[fixed].astype(float), node.warm)
+            except NodeSolveError:
+                # keep a certified bound: its minimum is at least the parent's plus the flip cost
+                unsolved_bound = max(unsolved_bound, -negU)
+                out.status = "solver_failure"
+                if tree is not None:
+                    tree.nodes[node.id]["state"] = "solver_failure"
+                continue
+            out.solves += 1
+            node.m, node.beta, node.warm, node.floor, node.solved = sol.value, sol.beta, sol.warm, 0.0, True
+            best = max(best, _value_at(problem, node.beta, node.m, tol))
+            if tree is not None:
+                tree.nodes[node.id]["m"] = node.m
+            push(node, None)
+            continue
         if node.nfixed and not _realise(node, P, out):
             if tree is not None:
                 tree.nodes[node.id]["state"] = "unrealisable"
@@ -185,21 +210,9 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
             if tree is not None:
                 tree.add_edge(node.id, child.id)
             if s * side < 0:  # the flip child: the parent's minimiser violates its constraint
-                fixed = np.flatnonzero(signs)
-                try:
-                    sol = solver.solve(problem.rows[fixed], signs[fixed].astype(float), node.warm)
-                except NodeSolveError:
-                    # keep a certified bound: the child's minimum is at least the parent's
-                    U_child = bound(child)
-                    unsolved_bound = max(unsolved_bound, U_child)
-                    out.status = "solver_failure"
-                    if tree is not None:
-                        tree.add_node(child.id, depth=child.nfixed, m=node.m, bound=U_child, sign=s,
-                                      state="solver_failure")
-                    continue
-                out.solves += 1
-                child.m, child.beta, child.warm = sol.value, sol.beta, sol.warm
-                best = max(best, _value_at(problem, child.beta, child.m, tol))
+                child.solved = False
+                # first-order optimality of the parent's minimiser: the flip costs at least this
+                child.floor = side * side / hn[j] if quad is not None else 0.0
             push(child, s)
     upper = best
     if heap and out.status == "budget":

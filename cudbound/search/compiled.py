@@ -164,6 +164,20 @@ def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
 
 
 @njit(cache=True)
+def _meets(P, norms, k, s, x):
+    """Does x meet the feasibility-QP row of point k (s phi_k'x >= 0, or >= 1 when s = -1)?"""
+    v = 0.0
+    for i in range(x.shape[0]):
+        v += P[k, i] * x[i]
+    v = s * v - (1.0 if s < 0 else 0.0)
+    xs = 1.0
+    for i in range(x.shape[0]):
+        if abs(x[i]) > xs:
+            xs = abs(x[i])
+    return v / norms[k] >= -_TOL * xs
+
+
+@njit(cache=True)
 def _objective(C, m, n, alpha, L_hat):
     if alpha == 0.0:
         return abs(C) / n
@@ -202,11 +216,17 @@ def _value_at(P, rnorms, cplus, cminus, C_forced, x, m, n, alpha, L_hat, margin)
 
 
 @njit(cache=True)
-def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff):
-    """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost."""
+def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
+           floor=0.0):
+    """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
+
+    ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
+    every completion is known to cost at least ``m + floor`` (a child not yet solved:
+    its parent's minimiser and the flip cost of its new point).
+    """
     mf = P.shape[0]
     p = beta.shape[0]
-    g0 = _gval(m, alpha, L_hat)
+    g0 = _gval(m + floor, alpha, L_hat)
     if g0 <= 0.0:
         return -1.0
     if not use_flip:
@@ -241,7 +261,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     lo = C0
     for idx in range(r):
         j = order[idx]
-        mm = m + tmp_d[j]
+        mm = m + max(tmp_d[j], floor)
         if mm >= L_max:
             break
         d = tmp_diff[j]
@@ -368,6 +388,7 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
     wu = np.zeros((cap, p))
     hk = np.zeros(cap)
     hid = np.zeros(cap, dtype=np.int64)
+    last = np.zeros(cap, dtype=np.int64)  # the point fixed last at each node
     hsize = 0
     best = best0
     nodes = 1
@@ -411,8 +432,10 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
         U, v_id, hsize = _heap_pop(hk, hid, hsize)
         pops += 1
         d = depth[v_id]
-        if d > 0:
-            # realisability: warm-started min-norm feasibility QP
+        jl = last[v_id]
+        if d > 0 and not _meets(P, norms, jl, sgn[v_id, jl], wx[v_id]):
+            # realisability: warm-started min-norm feasibility QP (only when the parent's point
+            # misses the new constraint; otherwise that point is still optimal for the child)
             ok, nw = _gi(Qinv_real, P, norms, sgn[v_id], 1.0, zero_p, wx[v_id], wact[v_id], wu[v_id], wn[v_id])
             wn[v_id] = nw
             real_solves += 1
@@ -448,11 +471,13 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
                 wu = _grow(wu, cap)
                 hk = _grow(hk, cap)
                 hid = _grow(hid, cap)
+                last = _grow(last, cap)
             c = count
             count += 1
             nodes += 1
             sgn[c] = sgn[v_id]
             sgn[c, j] = s
+            last[c] = j
             depth[c] = d + 1
             Cfix[c] = Cfix[v_id] + (cplus[j] if s > 0 else cminus[j])
             beta[c] = beta[v_id]

@@ -35,17 +35,11 @@ class ReplicateProblem:
         w = counts.astype(float) - 1.0
         S = np.flatnonzero(counts != 1)
         # merge identical rows of S into one point with costs for sign +1 / -1
-        groups: dict[bytes, list[int]] = {}
-        for i in S:
-            groups.setdefault(design[i].tobytes(), []).append(int(i))
-        reps, cplus, cminus = [], [], []
-        for members in groups.values():
-            idx = np.asarray(members)
-            reps.append(members[0])
-            cplus.append(float(np.sum(w[idx] * (y[idx] != 1.0))))
-            cminus.append(float(np.sum(w[idx] * (y[idx] != -1.0))))
-        reps = np.asarray(reps, dtype=int)
-        cplus, cminus = np.asarray(cplus), np.asarray(cminus)
+        _, first, inverse = np.unique(design[S], axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        reps = S[first]
+        cplus = np.bincount(inverse, weights=w[S] * (y[S] != 1.0), minlength=len(first))
+        cminus = np.bincount(inverse, weights=w[S] * (y[S] != -1.0), minlength=len(first))
         forced = np.zeros(len(reps), dtype=int)  # +1 / -1 when the sign is fixed, 0 when free
         forced[~np.any(design[reps] != 0.0, axis=1)] = 1  # zero rows: sign(0) = +1
         # a merged point whose two costs agree never changes C: fix it (its sign is irrelevant)

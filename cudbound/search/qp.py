@@ -104,16 +104,29 @@ def dual_active_set(H, Hinv, g, G, active=(), u=None, x=None, *, tol=1e-12, max_
     raise QPFailure("dual active-set method did not converge")
 
 
-def polish_kkt(H, g, G, x0, *, active_tol=1e-6, check_tol=1e-7):
+ACTIVE_TOLS = (1e-6, 1e-4, 1e-8, 1e-3, 1e-10)
+
+
+def polish_kkt(H, g, G, x0, *, active_tols=ACTIVE_TOLS, check_tol=1e-7):
     """Exact minimiser of x'Hx - 2g'x over {G x >= 0} from an approximate one.
 
-    The active set is read off ``x0`` (slack below ``active_tol`` relative to the
-    row norm and |x0|); the equality problem on it is solved exactly in the null
-    space of the active rows (least squares, so H may be singular), the result is
-    projected towards ``x0`` within the set of minimisers, and accepted only if it
-    satisfies the KKT conditions: feasibility and non-negative multipliers.
-    Returns the polished point, or None if the certificate fails.
+    The active set is read off ``x0`` (slack below a threshold relative to the row
+    norm and |x0|); the equality problem on it is solved exactly in the null space of
+    the active rows (least squares, so H may be singular), the result is projected
+    towards ``x0`` within the set of minimisers, and accepted only if it satisfies the
+    KKT conditions: feasibility and non-negative multipliers. The thresholds in
+    ``active_tols`` are tried in turn (solvers differ in how close they bring active
+    constraints to zero); the certificate, not the threshold, decides.
+    Returns the polished point, or None if no threshold gives a certified point.
     """
+    for tol in active_tols:
+        x = _polish_once(H, g, G, x0, tol, check_tol)
+        if x is not None:
+            return x
+    return None
+
+
+def _polish_once(H, g, G, x0, active_tol, check_tol):
     p = H.shape[0]
     xs = max(1.0, float(np.linalg.norm(x0)))
     if G.shape[0]:
