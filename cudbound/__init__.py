@@ -3,6 +3,7 @@
 The CUD bound of Laber & Murphy (UAI 2008), computed exactly by branch and bound
 over the sign patterns of a linear-in-basis classifier.
 """
+from .baselines import DegenerateResampleWarning, intervals
 from .basis import FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 from .cud import cud_interval, replicate_sup, search_replicate
 from .losses import Loss, SquaredLoss, get_loss
@@ -11,7 +12,7 @@ from .results import ConfidenceInterval, CUDResult, IntervalResult, SearchStats
 __version__ = "0.1.0"
 
 __all__ = [
-    "cud_interval", "replicate_sup", "search_replicate",
+    "cud_interval", "replicate_sup", "search_replicate", "intervals", "DegenerateResampleWarning",
     "CUDResult", "IntervalResult", "ConfidenceInterval", "SearchStats",
     "Loss", "SquaredLoss", "get_loss",
     "LinearBasis", "PolynomialBasis", "PCABasis", "FunctionBasis", "make_basis",

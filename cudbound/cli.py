@@ -19,6 +19,7 @@ import numpy as np
 
 from . import __version__
 from ._validation import encode_labels
+from .baselines import METHODS, intervals
 from .basis import make_basis
 from .cud import cud_interval
 from .datasets.simulated import DEMO_GENERATOR, demo_data
@@ -157,6 +158,8 @@ def _interval(args) -> tuple[dict, str]:
     X, y, features = read_csv(args.data, args.label)
     _check_labels(y, args.label, args.pos_label)
     seed = secrets.randbits(32) if args.seed is None else args.seed
+    if args.methods != ("cud",):
+        return _interval_methods(args, X, y, features, seed)
     result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
     enc = result.label_encoding
     mapping = None if enc is None else {"-1": enc.negative, "+1": enc.positive}
@@ -168,6 +171,33 @@ def _interval(args) -> tuple[dict, str]:
                ("label column", args.label),
                ("seed", f"{seed}" + (" (drawn at random; pass --seed to repeat)" if args.seed is None else ""))]
     return record, _format_report(result, context)
+
+
+def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
+    """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
+    results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
+                        pos_label=args.pos_label,
+                        cud_options={"n_resamples": args.resamples, "alpha_n": args.alpha_n})
+    record = {"data_file": str(args.data), "label_column": args.label, "features": features, "seed": seed,
+              "results": [r.to_dict() for r in results]}
+    lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
+             f"seed {seed})", "",
+             f"  {'method':<10}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
+    lines += [f"  {r.method:<10}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}{r.seconds:>9.2f}"
+              for r in results]
+    lines += ["", "  centre: training error for cud, the .632 estimate for the others (Laber & Murphy 2008)."]
+    return record, "\n".join(lines)
+
+
+def _methods_spec(text: str) -> tuple:
+    names = [m.strip().lower() for m in text.split(",") if m.strip()]
+    if names == ["all"]:
+        return METHODS
+    bad = [m for m in names if m not in METHODS]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(
+            f"unknown method(s) {', '.join(bad) or '(none)'}; choose from {', '.join(METHODS)} or 'all'.")
+    return tuple(dict.fromkeys(names))
 
 
 def _check_labels(y, column: str, pos_label) -> None:
@@ -192,7 +222,7 @@ _SEARCH_ROWS = [  # (label, median key, total key, scale of the median) in Searc
     ("nodes", "nodes_median", "nodes_total", 1),
     ("solves", "solves_median", "solves_total", 1),
     ("pruned", None, "pruned_total", 1),
-    ("LP checks", None, "lp_checks_total", 1),
+    ("realisability checks", None, "realisability_checks_total", 1),
     ("screened points", "screened_median", None, 1),
     ("milliseconds", "seconds_median", None, 1000),
 ]
@@ -286,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="basis of the linear classifier (default linear: intercept plus features)")
     interval.add_argument("--seed", type=int, default=None,
                           help="seed of the bootstrap (default: drawn at random and reported)")
+    interval.add_argument("--methods", type=_methods_spec, default=("cud",), metavar="M1,M2,...",
+                          help="comma-separated interval methods: " + ", ".join(METHODS)
+                               + ", or 'all' (default cud; --resamples sets B for CUD only)")
     interval.set_defaults(handler=_interval)
     return parser
 

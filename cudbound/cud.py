@@ -57,7 +57,7 @@ def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_ha
     ``search_options`` (a :class:`cudbound.search.SearchOptions`) switches the bounds and
     branching rule, for measurement; none of them changes the value. Returns a
     :class:`cudbound.search.SearchOutcome`: ``value`` (Q^(b), or a certified upper
-    bound when ``status`` is not ``"exact"``), nodes, solves, pruned, LP checks,
+    bound when ``status`` is not ``"exact"``), nodes, solves, pruned, realisability checks,
     screened points and seconds.
     """
     Phi, y, counts, loss, alpha = _replicate_iv(design, y, counts, loss, alpha_n)

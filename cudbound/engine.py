@@ -103,7 +103,7 @@ class ReplicateEngine:
                 flip_cost=options.flip_cost, branching=options.branching)
             if status != "solver_failure":
                 return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
-                                     pruned=pruned, lp_checks=real, screened=problem.n_screened,
+                                     pruned=pruned, realisability_checks=real, screened=problem.n_screened,
                                      seconds=time.perf_counter() - t0)
         return branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
                                 extra_lower=seed)

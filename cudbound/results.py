@@ -77,7 +77,7 @@ class SearchStats:
     nodes: np.ndarray
     solves: np.ndarray
     pruned: np.ndarray
-    lp_checks: np.ndarray
+    realisability_checks: np.ndarray
     screened: np.ndarray
     seconds: np.ndarray
     status: np.ndarray
@@ -103,7 +103,7 @@ class SearchStats:
             "solves_median": float(np.median(self.solves)) if len(self.nodes) else 0.0,
             "solves_total": int(np.sum(self.solves)),
             "pruned_total": int(np.sum(self.pruned)),
-            "lp_checks_total": int(np.sum(self.lp_checks)),
+            "realisability_checks_total": int(np.sum(self.realisability_checks)),
             "screened_median": float(np.median(self.screened)) if len(self.nodes) else 0.0,
             "seconds_median": float(np.median(self.seconds)) if len(self.nodes) else 0.0,
             "not_exact": self.n_inexact,

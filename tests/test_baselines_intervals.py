@@ -118,7 +118,7 @@ def test_langford_rounds_and_inverts_the_binomial(t, m, k):
 
 @pytest.mark.parametrize("n,seed", [(8, 0), (11, 1), (14, 2)])
 def test_bs632_values_match_reference(n, seed):
-    from cudbound.baselines.intervals import _bs632_values
+    from cudbound.baselines.methods import _bs632_values
     Phi, y = make_data(n, 2, seed)
     rng = np.random.default_rng(seed + 50)
     outer = rng.integers(0, n, size=(4, n))

@@ -1,5 +1,5 @@
-"""The command line (in-process through main(argv), and once as a subprocess), the demo's
-simulated data, and reproducibility: the same seed gives the same interval."""
+"""The command line (in-process through main(argv), and once as a subprocess), and
+reproducibility: the same seed gives the same interval."""
 import csv
 import json
 import re
@@ -75,7 +75,7 @@ def test_demo_prints_interval_and_search_table(capsys):
     low, high = map(float, INTERVAL.search(out).groups())
     train = float(re.search(r"training error\s+(\d\.\d+)", out).group(1))
     assert 0.0 <= low <= train <= high <= 1.0
-    for row in ("half-width", "true error", "time", "nodes", "solves", "pruned", "LP checks",
+    for row in ("half-width", "true error", "time", "nodes", "solves", "pruned", "realisability checks",
                 "screened points", "replicates not exact", "-1 -> -1, 1 -> +1"):
         assert row in out
 
@@ -232,51 +232,23 @@ def test_cli_same_seed_same_json(capsys, yes_no_csv):
     assert without_timings(first) == without_timings(second)
 
 
-# ------------------------------------------------------------------ the demo's simulated data
+# ------------------------------------------------------------------ several methods
 
-def test_demo_data_is_reproducible_and_balanced():
-    X, y = demo_data()
-    assert X.shape == (50, 2) and set(y.tolist()) == {-1, 1}
-    X2, y2 = demo_data(50, seed=0)
-    np.testing.assert_array_equal(X, X2)
-    np.testing.assert_array_equal(y, y2)
-    assert not np.array_equal(X, demo_data(50, seed=1)[0])
-
-
-def test_linear_gaussian_noise_and_bayes_error():
-    gen = LinearGaussian(n_features=3, flip_probability=0.1, coef=[1.0, 2.0, -1.0])
-    X, y = gen.sample(200_000, rng=0)
-    clean = np.where(X @ gen.coef >= 0, 1, -1)
-    assert gen.bayes_error == 0.1
-    assert np.mean(y != clean) == pytest.approx(0.1, abs=0.003)
-    assert np.mean(y == 1) == pytest.approx(0.5, abs=0.005)
-    assert gen.error_rate(np.concatenate([[0.0], gen.coef])) == pytest.approx(0.1, abs=1e-9)
-    assert gen.error_rate(gen.limit_coef()) == pytest.approx(0.1, abs=1e-9)
+def test_interval_methods_table_and_json(capsys, zero_one_csv):
+    code, out, _ = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--seed", 4,
+                       "--methods", "cud,kohavi,martin,langford", *FAST)
+    assert code == 0
+    for name in ("cud", "kohavi", "martin", "langford"):
+        assert re.search(rf"^\s+{name}\s+\d\.\d{{4}}\s+\d\.\d{{4}}", out, re.M), (name, out)
+    code, out, _ = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--seed", 4,
+                       "--methods", "cud,kohavi", "--json", *FAST)
+    record = json.loads(out)
+    assert [r["method"] for r in record["results"]] == ["cud", "kohavi"]
+    for r in record["results"]:
+        assert 0.0 <= r["low"] <= r["centre"] <= r["high"] <= 1.0
 
 
-@pytest.mark.parametrize("beta", [[0.3, 1.0, 0.5, 0.2], [0.5, -1.0, -2.0, 1.0], [-0.7, 2.0, 4.0, -2.0],
-                                  [1.0, 0.0, 0.0, 0.0], [0.2, -1.0, 0.3, 0.9]])
-def test_linear_gaussian_error_rate_matches_monte_carlo(beta):
-    gen = LinearGaussian(n_features=3, flip_probability=0.1, coef=[1.0, 2.0, -1.0])
-    X, y = gen.sample(400_000, rng=1)
-    beta = np.asarray(beta)
-    empirical = np.mean(np.where(beta[0] + X @ beta[1:] >= 0, 1, -1) != y)
-    assert gen.error_rate(beta) == pytest.approx(empirical, abs=0.003)
-
-
-def test_linear_gaussian_limit_coef_is_the_least_squares_limit():
-    gen = LinearGaussian(n_features=2, flip_probability=0.2)
-    X, y = gen.sample(400_000, rng=2)
-    fitted, *_ = np.linalg.lstsq(np.column_stack([np.ones(len(y)), X]), y, rcond=None)
-    np.testing.assert_allclose(fitted, gen.limit_coef(), atol=0.005)
-
-
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"n_features": 0}, "`n_features`"),
-    ({"flip_probability": 0.5}, r"`flip_probability` must be a number in \[0, 0.5\)"),
-    ({"n_features": 2, "coef": [0.0, 0.0]}, "`coef` must be a finite, non-zero vector of length n_features = 2"),
-    ({"n_features": 2, "coef": [1.0]}, "`coef`"),
-])
-def test_linear_gaussian_bad_parameters(kwargs, fragment):
-    with pytest.raises(ValueError, match=fragment):
-        LinearGaussian(**kwargs)
+def test_interval_unknown_method_exits_2(capsys, zero_one_csv):
+    code, _, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--methods", "cud,bogus")
+    assert code == 2
+    assert "unknown method(s) bogus" in err

@@ -1,7 +1,7 @@
 """Baselines: the intervals the CUD paper compares with, their point estimators, hold-out bounds.
 
 * :mod:`cudbound.baselines.estimators`: resubstitution, Err(1), .632, .632+, CV, LOO.
-* :mod:`cudbound.baselines.intervals`: BS1, BS2, K, Y, M, L (Laber & Murphy 2008).
+* :mod:`cudbound.baselines.methods`: BS1, BS2, K, Y, M, L (Laber & Murphy 2008).
 * :mod:`cudbound.baselines.holdout`: Shah's (2008) binomial tail inversion bounds and
   Gaussian interval for a test set.
 * :func:`intervals`: run any subset of the methods, CUD included, on the same data and seed.
@@ -24,7 +24,7 @@ from .estimators import (ESTIMATORS, DegenerateResampleWarning, ErrorEstimate, _
                          cross_validation, e632, e632plus, estimate_error, fold_assignments, leave_one_out,
                          loo_bootstrap, resubstitution)
 from .holdout import binomial_interval, binomial_lower, binomial_upper, gaussian_interval
-from .intervals import (INTERVALS, _bs632_distribution, _centre_value, basic_interval, beta_interval, bs1, bs2,
+from .methods import (INTERVALS, _bs632_distribution, _centre_value, basic_interval, beta_interval, bs1, bs2,
                         bootstrap_632_distribution, kohavi, langford, martin, normal_interval, percentile_interval,
                         yang)
 
@@ -144,7 +144,7 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
     methods : sequence of str, or a comma-separated str
         Any of ``"cud"`` (:func:`cudbound.cud_interval`), ``"bs1"``, ``"bs2"``,
         ``"kohavi"``, ``"yang"``, ``"martin"``, ``"langford"``
-        (:mod:`cudbound.baselines.intervals`); default all seven, in this order.
+        (:mod:`cudbound.baselines.methods`); default all seven, in this order.
     basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
     confidence_level : float in (0, 1), default 0.95
     rng : None, int, SeedSequence or Generator

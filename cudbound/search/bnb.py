@@ -76,7 +76,7 @@ class SearchOutcome:
     nodes: int = 0
     solves: int = 0
     pruned: int = 0
-    lp_checks: int = 0
+    realisability_checks: int = 0
     screened: int = 0
     seconds: float = 0.0
     tree: object = field(default=None, repr=False)
@@ -236,7 +236,7 @@ def _realise(node, P, out) -> bool:
     if w is not None:
         node.witness = w
         return True
-    out.lp_checks += 1
+    out.realisability_checks += 1
     point = realisable_by_lp(G, signs)
     node.witness = point  # a realising classifier: children try it first
     return point is not None
