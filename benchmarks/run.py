@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import resource
@@ -62,7 +63,8 @@ def _cell(args) -> dict:
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _run_cell(**kw) -> dict:
+def _run_cell(timeout=None, **kw) -> dict | None:
+    """One cell in a fresh process; None if it ran longer than ``timeout`` seconds."""
     cmd = [sys.executable, os.path.abspath(__file__), "--cell"]
     for k, v in kw.items():
         flag = "--" + k.replace("_", "-")
@@ -70,7 +72,10 @@ def _run_cell(**kw) -> dict:
             cmd += [flag] if v else [f"--no-{k.replace('_', '-')}"]
         else:
             cmd += [flag, str(v)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -101,6 +106,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cvxpy-repeats", type=int, default=1, help="repeats for cvxpy cells (each takes minutes)")
     ap.add_argument("--resamples", type=int, default=500)
+    ap.add_argument("--cell-timeout", type=float, default=600.0,
+                    help="stop a run after this many seconds and report it as stopped")
     ap.add_argument("--ablation-n", type=int, nargs="*", default=[50, 100, 200])
     ap.add_argument("--ablation-resamples", type=int, default=100)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
@@ -125,8 +132,8 @@ def main(argv=None) -> int:
              f"B = {args.resamples}, on one core. Time: median over {args.repeats} data sets "
              f"({args.cvxpy_repeats} for the cvxpy engine) "
              "(LinearGaussian, seeds 0..). Nodes and solves: medians per replicate over all replicates of all "
-             "repeats. Peak memory: largest peak RSS of a cell's process (Python, numpy, cvxpy and numba "
-             "included).", "",
+             "repeats (of the runs that finished). Peak memory: largest peak RSS of a cell's process "
+             "(Python, numpy, cvxpy and numba included).", "",
              "| engine | n | p | Bayes error | median s | nodes/replicate | solves/replicate | peak MiB | not exact |",
              "|---|---|---|---|---|---|---|---|---|"]
     cvx_cells = None if args.cvxpy_cells == "all" else {
@@ -138,14 +145,25 @@ def main(argv=None) -> int:
                     if engine == "cvxpy" and cvx_cells is not None and (n, p, noise) not in cvx_cells:
                         continue
                     reps = args.cvxpy_repeats if engine == "cvxpy" else args.repeats
-                    runs = [_run_cell(n=n, p=p, noise=noise, engine=engine, seed=r, resamples=args.resamples)
-                            for r in range(reps)]
-                    secs = statistics.median(r["seconds"] for r in runs)
+                    runs = [_run_cell(timeout=args.cell_timeout, n=n, p=p, noise=noise, engine=engine, seed=r,
+                                      resamples=args.resamples) for r in range(reps)]
+                    stopped = sum(r is None for r in runs)
+                    runs = [r for r in runs if r is not None]
+                    if not runs:
+                        row = (f"| {engine} | {n} | {p} | {noise} | > {args.cell_timeout:.0f} (all {reps} runs "
+                               f"stopped) | - | - | - | - |")
+                        print(row, flush=True)
+                        lines.append(row)
+                        continue
+                    secs = statistics.median([r["seconds"] for r in runs] + [math.inf] * stopped)
                     nodes = statistics.median(x for r in runs for x in r["nodes"])
                     solves = statistics.median(x for r in runs for x in r["solves"])
                     peak = max(r["peak_mib"] for r in runs)
                     inexact = sum(r["not_exact"] for r in runs)
-                    row = (f"| {engine} | {n} | {p} | {noise} | {secs:.2f} | {nodes:.0f} | {solves:.0f} | "
+                    shown = f"{secs:.2f}" if math.isfinite(secs) else f"> {args.cell_timeout:.0f}"
+                    if stopped:
+                        shown += f" ({stopped} of {reps} runs stopped at {args.cell_timeout:.0f} s)"
+                    row = (f"| {engine} | {n} | {p} | {noise} | {shown} | {nodes:.0f} | {solves:.0f} | "
                            f"{peak:.0f} | {inexact} |")
                     print(row, flush=True)
                     lines.append(row)
