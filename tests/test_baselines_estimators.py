@@ -287,3 +287,14 @@ def test_fold_assignments_and_bootstrap_counts_validate_and_accept_01_labels():
     assert c.shape == (5, 9) and np.all(c.sum(axis=1) == 9)
     with pytest.raises(ValueError, match="`n_resamples`"):
         bootstrap_counts(9, 0)
+
+
+def test_632plus_hand_computed_when_err1_exceeds_gamma():
+    """Efron & Tibshirani (1997), eq. (32), by hand: y = (1, 1, -1, -1), full-data predictions
+    (1, 1, -1, 1), err = 0.25, Err(1) = 0.7. Then p1 = 0.5, q1 = 0.75, gamma = 0.5,
+    Err(1)' = 0.5, R' = 1, and Err(.632+) = .368 * .25 + .632 * .7 + .25 * .368 * .632 / .632
+    = 0.092 + 0.4424 + 0.092 = 0.6264."""
+    from cudbound.baselines.estimators import _e632plus_parts
+    value, parts = _e632plus_parts(np.array([1.0, 1, -1, -1]), np.array([1.0, 1, -1, 1]), 0.25, 0.7)
+    assert parts["gamma"] == 0.5 and parts["err1_prime"] == 0.5 and parts["relative_overfitting_rate"] == 1.0
+    assert value == pytest.approx(0.6264, abs=1e-12)

@@ -252,3 +252,11 @@ def test_interval_unknown_method_exits_2(capsys, zero_one_csv):
     code, _, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--methods", "cud,bogus")
     assert code == 2
     assert "unknown method(s) bogus" in err
+
+
+def test_cud_interval_does_not_depend_on_the_other_methods(capsys, zero_one_csv):
+    base = ["interval", "--data", zero_one_csv, "--label", "label", "--seed", 3, "--json", *FAST]
+    alone = json.loads(run(capsys, *base)[1])
+    with_others = json.loads(run(capsys, *base, "--methods", "cud,kohavi,bs1")[1])
+    cud = with_others["results"][0]
+    assert (cud["low"], cud["high"]) == (alone["low"], alone["high"])

@@ -11,6 +11,7 @@ Definitions and defaults: ``docs/method.md``, section "Baselines, as this projec
 from __future__ import annotations
 
 import inspect
+import numbers
 import time
 from collections.abc import Mapping
 
@@ -124,6 +125,10 @@ def _intervals_iv(X, y, methods, basis, confidence_level, rng, pos_label, option
     return X, labels, encoding, design, basis_obj, level, methods, check_rng(rng), shared, per
 
 
+def _is_seed(rng) -> bool:
+    return isinstance(rng, np.random.SeedSequence) or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool))
+
+
 def _child(root: np.random.SeedSequence, name: str) -> np.random.Generator:
     """The generator of stream ``name``: SeedSequence(entropy, spawn_key=(index,)), index fixed per name."""
     return np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=(_STREAMS.index(name),)))
@@ -150,7 +155,9 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
     rng : None, int, SeedSequence or Generator
         Normalised once with ``np.random.default_rng``; a root SeedSequence is drawn
         from it, and every consumer gets the child ``SeedSequence(root.entropy,
-        spawn_key=(i,))`` with a fixed index i per name (``_STREAMS``). So a method's
+        spawn_key=(i,))`` with a fixed index i per name (``_STREAMS``), except that an
+        integer seed or a SeedSequence is passed to ``"cud"`` unchanged (its interval is
+        then exactly ``cud_interval(X, y, rng=seed)``). So a method's
         result depends on the data, ``rng`` and its own options only: adding or
         removing another method changes nothing else.
     pos_label : the label value of the positive class (+1), when needed.
@@ -202,7 +209,10 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
         kwargs = {k: v for k, v in shared.items() if k in params}
         kwargs.update(per.get(method, {}))
         if method == "cud":
-            results.append(_function("cud")(X, y, basis=basis, confidence_level=level, rng=_child(root, "cud"),
+            # an integer seed or SeedSequence goes to CUD unchanged, so its interval is the one
+            # cud_interval(X, y, rng=seed) gives (and the CLI gives with or without --methods)
+            cud_rng = rng if _is_seed(rng) else _child(root, "cud")
+            results.append(_function("cud")(X, y, basis=basis, confidence_level=level, rng=cud_rng,
                                             pos_label=pos_label, **kwargs))
             continue
         loss = kwargs.get("loss", params["loss"].default)

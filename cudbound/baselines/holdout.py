@@ -126,7 +126,7 @@ def _lower(k: int, m: int, delta: float) -> float:
     if k == 0:
         return 0.0                               # P_p(X >= 0) = 1 for every p
     if k == m:
-        return math.exp(math.log(delta) / m)     # p^m = delta
+        return delta ** (1.0 / m)                # p^m = delta (exact for m = 1)
     return float(special.betaincinv(k, m - k + 1, delta))   # I_p(k, m - k + 1) = delta
 
 

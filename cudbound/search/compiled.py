@@ -247,12 +247,15 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
             t += P[k, i] * beta[i]
         if t >= 0.0:
             C0 += cplus[k]
-            tmp_diff[r] = cminus[k] - cplus[k]
+            diff = cminus[k] - cplus[k]
         else:
             C0 += cminus[k]
-            tmp_diff[r] = cplus[k] - cminus[k]
-        tmp_d[r] = t * t / hn[k]
-        r += 1
+            diff = cplus[k] - cminus[k]
+        dk = t * t / hn[k]
+        if m + max(dk, floor) < L_max and diff != 0.0:  # only points that can flip, and matter, are sorted
+            tmp_diff[r] = diff
+            tmp_d[r] = dk
+            r += 1
     best = abs(C0) / n * g0
     if r == 0:
         return best
