@@ -34,7 +34,8 @@ import numpy as np
 def _cell(args) -> dict:
     """Run one cell in this process (called in a subprocess by the driver)."""
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {args.core if args.core in cores else cores[0]})
     import cudbound
     from cudbound.datasets import LinearGaussian
     from cudbound.search import SearchOptions
@@ -112,6 +113,7 @@ def main(argv=None) -> int:
     ap.add_argument("--ablation-resamples", type=int, default=100)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     # internal: one cell
+    ap.add_argument("--core", type=int, default=0, help="the core each cell is pinned to (default 0)")
     ap.add_argument("--cell", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--engine", default="auto", help=argparse.SUPPRESS)
@@ -138,7 +140,7 @@ def main(argv=None) -> int:
              "|---|---|---|---|---|---|---|---|---|"]
     cvx_cells = None if args.cvxpy_cells == "all" else {
         tuple(float(x) for x in c.split(":")) for c in args.cvxpy_cells.split(",") if c}
-    for engine in args.engines:
+    for engine in [e for e in args.engines if e != "none"]:
         for n in args.n:
             for p in args.p:
                 for noise in args.noise:
@@ -146,7 +148,7 @@ def main(argv=None) -> int:
                         continue
                     reps = args.cvxpy_repeats if engine == "cvxpy" else args.repeats
                     runs = [_run_cell(timeout=args.cell_timeout, n=n, p=p, noise=noise, engine=engine, seed=r,
-                                      resamples=args.resamples) for r in range(reps)]
+                                      resamples=args.resamples, core=args.core) for r in range(reps)]
                     stopped = sum(r is None for r in runs)
                     runs = [r for r in runs if r is not None]
                     if not runs:
@@ -183,7 +185,8 @@ def main(argv=None) -> int:
         for n in args.ablation_n:
             ref = None
             for name, kw in variants:
-                r = _run_cell(n=n, p=5, noise=0.3, seed=0, resamples=args.ablation_resamples, ablation=True, **kw)
+                r = _run_cell(n=n, p=5, noise=0.3, seed=0, resamples=args.ablation_resamples, ablation=True,
+                              core=args.core, **kw)
                 vals = np.array(r["values"])
                 if ref is None:
                     ref = vals

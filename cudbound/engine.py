@@ -94,8 +94,9 @@ class ReplicateEngine:
         problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha_n,
                                    quad=quad, beta_u=root.beta, L_u=root.value, screen=options.screen)
         seed = [(beta_hat, problem.L_hat)]
-        pd_quad = quad if isinstance(solver, _WithFallback) else None  # positive definite
-        if self.engine == "auto" and pd_quad is not None and not record_tree:
+        # the flip-cost bound and branching need a positive definite H, whatever the node solver
+        pd_quad = quad if quad is not None and positive_definite(quad.H) else None
+        if self.engine == "auto" and isinstance(solver, _WithFallback) and not record_tree:
             t0 = time.perf_counter()
             best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
             value, lower, status, nodes, solves, pruned, real = compiled_search(

@@ -178,8 +178,9 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
     Shared computations, so that the baselines are compared on equal terms:
 
     * The .632 estimate t, the centre of the six baselines (Laber & Murphy 2008), is
-      computed once, from stream ``"centre"``, and passed to every baseline that
-      does not set its own ``centre``, ``loss`` or ``n_boot`` (``details["centre_shared"]``).
+      computed once per (``loss``, ``n_boot``) setting, from stream ``"centre"``, and
+      passed to every baseline that does not set its own ``centre``
+      (``details["centre_shared"]``).
     * The bootstrap distribution of the .632 estimate is computed once, from stream
       ``"bootstrap"``, and shared by BS1 and BS2 when their ``n_resamples``,
       ``n_inner`` and ``loss`` agree, so the two have the same width as in the

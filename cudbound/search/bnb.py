@@ -30,7 +30,7 @@ import numpy as np
 
 from .compiled import BRANCHING, _bound, _branch_point
 from .node_solvers import NodeSolveError
-from .realisability import find_witness, realisable_by_lp
+from .realisability import RealisabilityUnknown, find_witness, realisable_by_lp
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
 
@@ -80,6 +80,7 @@ class SearchOutcome:
     screened: int = 0
     seconds: float = 0.0
     tree: object = field(default=None, repr=False)
+    undecided: bool = False   # some node's realisability could not be decided (kept, conservatively)
 
 
 @dataclass
@@ -219,7 +220,7 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
         upper = max(upper, -heap[0][0])
     if unsolved_bound > upper:
         upper = unsolved_bound
-    elif out.status == "solver_failure":
+    elif out.status == "solver_failure" and not out.undecided:
         out.status = "exact"  # every unsolved node was dominated by an attained value
     out.value, out.lower = upper, best
     out.seconds = time.perf_counter() - t0
@@ -237,7 +238,15 @@ def _realise(node, P, out) -> bool:
         node.witness = w
         return True
     out.realisability_checks += 1
-    point = realisable_by_lp(G, signs)
+    try:
+        point = realisable_by_lp(G, signs)
+    except RealisabilityUnknown:
+        # undecided: keep the node (an unrealisable pattern can only raise the value), so the
+        # replicate's value stays a certified upper bound, and say so
+        out.status = "solver_failure"
+        out.undecided = True
+        node.witness = None
+        return True
     node.witness = point  # a realising classifier: children try it first
     return point is not None
 

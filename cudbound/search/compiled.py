@@ -104,7 +104,7 @@ def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
             for i in range(p):
                 zn += z[i] * nq[i]
                 nQn += nq[i] * Qn[i]
-            if nact >= p or zn <= 1e-12 * nQn:
+            if nact >= p or zn <= 1e-15 * nQn:
                 if drop < 0:
                     # n_q depends on the active normals with no dual step left: the system is
                     # infeasible, unless q is violated only by round-off (q is the most

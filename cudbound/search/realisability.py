@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-__all__ = ["is_witness", "find_witness", "realisable_by_lp"]
+__all__ = ["is_witness", "find_witness", "realisable_by_lp", "RealisabilityUnknown"]
 
 _MARGIN = 1e-9
 
@@ -69,19 +69,31 @@ def find_witness(G: np.ndarray, candidates) -> np.ndarray | None:
     return None
 
 
+class RealisabilityUnknown(RuntimeError):
+    """No LP method could decide whether a pattern is realised."""
+
+
 def realisable_by_lp(G: np.ndarray, signs: np.ndarray):
     """LP test: exists beta with s_k phi_k'beta >= 0 (s_k = +1) and <= -1 (s_k = -1).
 
     ``G`` holds the signed rows s_k phi_k', so the constraints read
-    -G_k beta <= 0 for s_k = +1 and -G_k beta <= -1 for s_k = -1. Solved by HiGHS.
-    Returns a feasible beta (a realising classifier) or None.
+    -G_k beta <= 0 for s_k = +1 and -G_k beta <= -1 for s_k = -1. Rows are scaled to
+    unit norm first (feasibility does not change under positive row scaling, as cones
+    scale) and the HiGHS methods are tried in turn. Returns a feasible beta (a realising
+    classifier) or None; raises :class:`RealisabilityUnknown` if no method decides.
     """
     if G.shape[0] == 0:
         return np.ones(G.shape[1])
+    norms = np.sqrt(np.einsum("ij,ij->i", G, G))
+    Gn = G / np.where(norms > 0, norms, 1.0)[:, None]
     b_ub = np.where(signs < 0, -1.0, 0.0)
-    res = linprog(np.zeros(G.shape[1]), A_ub=-G, b_ub=b_ub, bounds=[(None, None)] * G.shape[1], method="highs")
-    if res.status == 0:
-        return np.asarray(res.x, dtype=float)
-    if res.status == 2:
-        return None
-    raise RuntimeError(f"realisability LP failed: {res.message}")
+    messages = []
+    for method in ("highs", "highs-ds", "highs-ipm"):
+        res = linprog(np.zeros(G.shape[1]), A_ub=-Gn, b_ub=b_ub, bounds=[(None, None)] * G.shape[1],
+                      method=method)
+        if res.status == 0:
+            return np.asarray(res.x, dtype=float)
+        if res.status == 2:
+            return None
+        messages.append(f"{method}: {res.message}")
+    raise RealisabilityUnknown("; ".join(messages))
