@@ -53,6 +53,7 @@ class ReplicateEngine:
         self.design, self.y, self.loss, self.engine, self.solver_name = design, y, loss, engine, solver
         self._cvxpy = None
         self._counts = None
+        self._cvxpy_counts = None  # the counts the cvxpy solver's weights were last set to
         if engine == "cvxpy" or not loss.is_quadratic:
             self._cvxpy_solver()  # build (and validate the solver name) now
         self._active = ActiveSetNodeSolver(loss, design, y) if loss.is_quadratic else None
@@ -64,8 +65,6 @@ class ReplicateEngine:
             self._cvxpy.set_weights(self._counts)
             self._cvxpy_counts = self._counts
         return self._cvxpy
-
-    _cvxpy_counts = None
 
     def prepare(self, counts):
         """Set up a replicate: returns (node solver, root solution, quadratic form or None)."""

@@ -12,7 +12,8 @@ or raises :class:`NodeSolveError`.
   default; a failed solve is retried with the ``fallbacks``. For quadratic losses
   the interior-point answer is polished to an exact KKT point (``qp.polish_kkt``).
 - :class:`ActiveSetNodeSolver`: quadratic losses with a positive definite bootstrap
-  Hessian; exact dual active-set pivots warm-started from the parent's solution.
+  Hessian; exact dual active-set pivots (the compiled search's routine) warm-started
+  from the parent's solution.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ import cvxpy as cp
 import numpy as np
 from cvxpy.settings import SOLUTION_PRESENT
 
-from .qp import QPFailure, dual_active_set, polish_kkt, positive_definite
+from .compiled import _gi
+from .qp import polish_kkt
 
 __all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver"]
 
@@ -138,7 +140,11 @@ class CvxpyNodeSolver(NodeSolver):
 
 
 class ActiveSetNodeSolver(NodeSolver):
-    """Exact node solver for quadratic losses (positive definite bootstrap Hessian)."""
+    """Exact node solver for quadratic losses (positive definite bootstrap Hessian).
+
+    Runs the compiled dual active-set routine of the compiled search
+    (``compiled._gi``), warm-started from the parent's active set.
+    """
 
     def __init__(self, loss, design, y):
         if not loss.is_quadratic:
@@ -147,19 +153,25 @@ class ActiveSetNodeSolver(NodeSolver):
 
     def set_weights(self, counts):
         self.quad = _QuadraticReplicate(self.loss, self.design, self.y, np.asarray(counts, dtype=float))
-        self.Hinv = np.linalg.inv(self.quad.H)
+        self.Qinv = 0.5 * np.linalg.inv(self.quad.H)  # f = 1/2 x'Qx + c'x with Q = 2H
 
     def solve(self, rows, signs, warm=None):
-        rows = np.asarray(rows, dtype=int)
-        G = self.design[rows] * np.asarray(signs, dtype=float)[:, None]
+        rows = np.asarray(rows, dtype=np.int64)
+        P = np.ascontiguousarray(self.design[rows], dtype=np.float64)
+        p = P.shape[1]
+        norms = np.sqrt(np.einsum("ij,ij->i", P, P))
+        sgn = np.asarray(signs).astype(np.int8)
+        act, u = np.zeros(p, dtype=np.int64), np.zeros(p)
         if warm is not None:
-            x0, act_rows, u = warm
-            pos = {r: k for k, r in enumerate(rows)}
-            active = [pos[r] for r in act_rows]
+            x0, act_rows, u0 = warm
+            pos = {int(r): k for k, r in enumerate(rows)}
+            nact = len(act_rows)
+            act[:nact] = [pos[int(r)] for r in act_rows]
+            u[:nact] = u0
+            x = np.array(x0, dtype=np.float64)
         else:
-            x0, active, u = None, (), None
-        try:
-            x, active, u = dual_active_set(self.quad.H, self.Hinv, self.quad.g, G, active, u, x0)
-        except (QPFailure, np.linalg.LinAlgError) as exc:
-            raise NodeSolveError(f"active set: {exc}") from None
-        return NodeSolution(self.quad.value(x), x, (x, [int(rows[k]) for k in active], list(u)))
+            nact, x = 0, np.array(self.quad.beta_u, dtype=np.float64)
+        status, nact = _gi(self.Qinv, P, norms, sgn, 0.0, self.quad.beta_u, x, act, u, nact)
+        if status != 0:
+            raise NodeSolveError(f"active set: status {status} (numerical failure)")
+        return NodeSolution(self.quad.value(x), x, (x, [int(rows[k]) for k in act[:nact]], u[:nact].copy()))

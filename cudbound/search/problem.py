@@ -55,10 +55,6 @@ class ReplicateProblem:
         self.cost_plus = cplus[order]
         self.cost_minus = cminus[order]
 
-    @property
-    def n_free(self) -> int:
-        return len(self.rows)
-
     def _screen_quadratic(self, quad, reps, forced):
         H = quad.H
         if not positive_definite(H):
