@@ -392,6 +392,8 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
     hk = np.zeros(cap)
     hid = np.zeros(cap, dtype=np.int64)
     last = np.zeros(cap, dtype=np.int64)  # the point fixed last at each node
+    free = np.zeros(cap, dtype=np.int64)  # slots of finished nodes, reused (keeps the pool small)
+    nfree = 0
     hsize = 0
     best = best0
     nodes = 1
@@ -443,21 +445,27 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
             wn[v_id] = nw
             real_solves += 1
             if ok == 1:
+                free[nfree] = v_id
+                nfree += 1
                 continue
             if ok == 2:
                 status = 2
                 if U > unsolved:
                     unsolved = U
+                free[nfree] = v_id
+                nfree += 1
                 continue
         if d == mf:
             v = _objective(Cfix[v_id], mval[v_id], n, alpha, L_hat)
             if v > best:
                 best = v
+            free[nfree] = v_id
+            nfree += 1
             continue
         j = _branch_point(P, hn, cplus, cminus, sgn[v_id], beta[v_id], mval[v_id], L_max, branching)
         side = np.dot(P[j], beta[v_id])
         for s in (1, -1):
-            if count + 1 >= cap:
+            if nfree == 0 and count + 1 >= cap:
                 cap *= 2
                 sgn = _grow(sgn, cap)
                 depth = _grow(depth, cap)
@@ -475,8 +483,13 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
                 hk = _grow(hk, cap)
                 hid = _grow(hid, cap)
                 last = _grow(last, cap)
-            c = count
-            count += 1
+                free = _grow(free, cap)
+            if nfree > 0:
+                nfree -= 1
+                c = free[nfree]
+            else:
+                c = count
+                count += 1
             nodes += 1
             sgn[c] = sgn[v_id]
             sgn[c, j] = s
@@ -503,6 +516,8 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
                                 L_hat, L_max, False, tmp_d, tmp_diff)
                     if Ub > unsolved:
                         unsolved = Ub
+                    free[nfree] = c
+                    nfree += 1
                     continue
                 dd = beta[c] - beta_u
                 mval[c] = L_u + np.dot(dd, H @ dd)
@@ -513,8 +528,12 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
                         use_flip, tmp_d, tmp_diff)
             if Ub <= best + _TOL:
                 pruned += 1
+                free[nfree] = c
+                nfree += 1
                 continue
             hsize = _heap_push(hk, hid, hsize, Ub, c)
+        free[nfree] = v_id
+        nfree += 1
     upper = best
     if status == 1 and hsize > 0 and hk[0] > upper:
         upper = hk[0]
