@@ -85,11 +85,14 @@ class PCABasis(Basis):
     """Scores on the first k principal components of the training features (centred).
 
     The centre and the components are fitted on the training set only (``fit``) and
-    reused unchanged for any later ``transform``.
+    reused unchanged for any later ``transform``. With ``standardize=True`` each
+    feature is first divided by its training standard deviation (a column constant on
+    the training set is left unscaled), so that features in large units do not decide
+    the components alone: the PCA of the correlation matrix.
     """
 
-    def __init__(self, n_components: int, intercept: bool = True):
-        self.n_components, self.intercept = n_components, intercept
+    def __init__(self, n_components: int, intercept: bool = True, standardize: bool = False):
+        self.n_components, self.intercept, self.standardize = n_components, intercept, standardize
 
     def fit(self, X):
         X = check_features(X)
@@ -100,17 +103,20 @@ class PCABasis(Basis):
             )
         super().fit(X)
         self.mean_ = X.mean(axis=0)
-        _, _, vt = np.linalg.svd(X - self.mean_, full_matrices=False)
+        scale = X.std(axis=0) if self.standardize else np.ones(X.shape[1])
+        self.scale_ = np.where(scale > 0, scale, 1.0)
+        _, _, vt = np.linalg.svd((X - self.mean_) / self.scale_, full_matrices=False)
         # fix the sign of each component (largest |loading| positive) so results are reproducible
         signs = np.sign(vt[np.arange(vt.shape[0]), np.argmax(np.abs(vt), axis=1)])
         self.components_ = (vt * signs[:, None])[:k]
         return self
 
     def _columns(self, X):
-        return (X - self.mean_) @ self.components_.T
+        return ((X - self.mean_) / self.scale_) @ self.components_.T
 
     def __repr__(self):
-        return f"PCABasis(n_components={self.n_components})"
+        extra = ", standardize=True" if self.standardize else ""
+        return f"PCABasis(n_components={self.n_components}{extra})"
 
 
 class FunctionBasis(Basis):
@@ -134,7 +140,8 @@ class FunctionBasis(Basis):
 
 
 def make_basis(spec) -> Basis:
-    """A Basis from ``"linear"``, ``"poly:D"``, ``"pca:K"``, a callable or a Basis instance."""
+    """A Basis from ``"linear"``, ``"poly:D"``, ``"pca:K"``, ``"zpca:K"`` (PCA of the standardised
+    features), a callable or a Basis instance."""
     if isinstance(spec, Basis):
         return spec
     if spec is None:
@@ -150,9 +157,11 @@ def make_basis(spec) -> Basis:
                 return PolynomialBasis(int(arg))
             if name == "pca" and arg:
                 return PCABasis(int(arg))
+            if name == "zpca" and arg:
+                return PCABasis(int(arg), standardize=True)
         except ValueError:
             pass
     raise ValueError(
-        f"`basis` must be 'linear', 'poly:D' (D a positive integer), 'pca:K', a callable "
+        f"`basis` must be 'linear', 'poly:D' (D a positive integer), 'pca:K', 'zpca:K', a callable "
         f"or a cudbound.basis.Basis; got {spec!r}."
     )

@@ -1,4 +1,4 @@
-"""Command-line interface: ``cudbound demo`` and ``cudbound interval``.
+"""Command-line interface: ``cudbound demo``, ``cudbound interval`` and ``cudbound coverage``.
 
 ``cudbound demo`` computes the CUD interval on a simulated data set (no files,
 no network); ``cudbound interval`` on a CSV file. Both print a readable table,
@@ -279,6 +279,46 @@ def _basis_spec(text: str) -> str:
     return text
 
 
+def _coverage(args):
+    from .coverage import ResultStore, load_config, run_study
+
+    config = load_config(args.config)
+    if args.max_tasks is not None and args.max_tasks < 0:
+        raise CLIError(f"--max-tasks must be a non-negative integer; got {args.max_tasks}.")
+    report = run_study(config, args.store, workers=args.workers, scheduler=args.scheduler, data_home=args.data_home,
+                       progress=not args.no_progress, max_tasks=args.max_tasks)
+    with ResultStore(args.store) as store:
+        summary = [r for r in store.summary() if r["method"] in config.methods]
+    record = {"study": config.name, "store": str(args.store), "tasks": report.total, "already": report.already,
+              "computed": report.computed, "remaining": report.remaining,
+              "failed": [{"task": [t.dataset, t.n, t.rep], "message": m}
+                         for t, m in report.failed],
+              "summary": summary}
+    lines = [f"study {config.name}: {report.total} tasks, {report.already} already stored, "
+             f"{report.computed} computed now, {len(report.failed)} failed, {report.remaining} remaining",
+             f"store: {args.store}", ""]
+    lines += _coverage_table(summary, config.methods)
+    for task, message in report.failed:
+        lines.append(f"failed: {task}: {message.splitlines()[0]}")
+    return record, "\n".join(lines), (1 if report.failed else 0)
+
+
+def _coverage_table(summary, methods) -> list[str]:
+    """Coverage (mean width) per data set and n, one column per method."""
+    cells = {(r["dataset"], r["n"], r["method"]): r for r in summary}
+    keys = sorted({(r["dataset"], r["n"]) for r in summary})
+    if not keys:
+        return ["(no finished tasks yet)"]
+    head = f"{'data set':<14} {'n':>4} {'reps':>5}  " + "  ".join(f"{m:>13}" for m in methods)
+    out = ["coverage (mean width)", head, "-" * len(head)]
+    for d, n in keys:
+        reps = max(cells[(d, n, m)]["reps"] for m in methods if (d, n, m) in cells)
+        row = [f"{cells[(d, n, m)]['coverage']:.3f} ({cells[(d, n, m)]['mean_width']:.3f})"
+               if (d, n, m) in cells else "-" for m in methods]
+        out.append(f"{d:<14} {n:>4} {reps:>5}  " + "  ".join(f"{c:>13}" for c in row))
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cudbound`` command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -312,7 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     interval.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
     interval.add_argument("--pos-label", default=None, metavar="VALUE",
                           help="label value of the positive class (needed unless labels are -1/1, 0/1)")
-    interval.add_argument("--basis", type=_basis_spec, default="linear", metavar="linear|poly:D|pca:K",
+    interval.add_argument("--basis", type=_basis_spec, default="linear", metavar="linear|poly:D|pca:K|zpca:K",
                           help="basis of the linear classifier (default linear: intercept plus features)")
     interval.add_argument("--seed", type=int, default=None,
                           help="seed of the bootstrap (default: drawn at random and reported)")
@@ -320,6 +360,25 @@ def build_parser() -> argparse.ArgumentParser:
                           help="comma-separated interval methods: " + ", ".join(METHODS)
                                + ", or 'all' (default cud; --resamples sets B for CUD only)")
     interval.set_defaults(handler=_interval)
+
+    cov = sub.add_parser("coverage", help="run (or resume) a coverage study into an SQLite store",
+                         description="Run a coverage study (Laber & Murphy 2008, section 5) described by a TOML "
+                                     "file. Every finished task is saved at once; rerunning the same command "
+                                     "resumes where it stopped. Prints coverage and mean width per data set, "
+                                     "n and method.")
+    cov.add_argument("--config", required=True, metavar="FILE.toml", help="the study configuration")
+    cov.add_argument("--store", required=True, metavar="FILE.sqlite", help="the result store (created or resumed)")
+    cov.add_argument("--workers", type=int, default=None, metavar="N",
+                     help="local worker processes (default: all cores; 1 = in this process)")
+    cov.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                     help="run the tasks on a Dask distributed scheduler, e.g. tcp://10.0.0.5:8786")
+    cov.add_argument("--data-home", default=None, metavar="DIR",
+                     help="directory of the real data files (default: $CUDBOUND_DATA)")
+    cov.add_argument("--max-tasks", type=int, default=None, metavar="N",
+                     help="compute at most N unfinished tasks, then stop")
+    cov.add_argument("--no-progress", action="store_true", help="no progress bar")
+    cov.add_argument("--json", action="store_true", help="print the summary as JSON")
+    cov.set_defaults(handler=_coverage)
     return parser
 
 
@@ -334,7 +393,7 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 2 for bad arguments or bad input.
+        The exit status: 0 on success, 1 when a coverage task failed, 2 for bad arguments or bad input.
     """
     parser = build_parser()
     try:
@@ -342,12 +401,12 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # --help, --version, or an argparse error (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        record, report = args.handler(args)
-    except ValueError as exc:
+        record, report, *status = args.handler(args)
+    except (ValueError, FileNotFoundError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     print(json.dumps(record, indent=2, default=_json_default) if args.json else report)
-    return 0
+    return status[0] if status else 0

@@ -3,3 +3,15 @@ import sys
 
 # Make the brute-force reference importable as ``reference`` whatever the import mode.
 sys.path.insert(0, os.path.dirname(__file__))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def shared_data():
+    """The directory of the raw UCI files (``CUDBOUND_DATA``; CI sets it to ../shared/data/uci)."""
+    path = os.environ.get("CUDBOUND_DATA", "")
+    if not path or not os.path.isfile(os.path.join(path, "MANIFEST.tsv")) and not os.path.isfile(
+            os.path.join(path, "bupa.data")):
+        pytest.skip("real UCI files not available: set CUDBOUND_DATA to the directory with the raw files")
+    return path

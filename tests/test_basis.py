@@ -126,6 +126,26 @@ def test_pca_sign_convention_is_reproducible(train_test):
     np.testing.assert_array_equal(PCABasis(2).fit(X[::-1]).components_.round(12), comps.round(12))
 
 
+def test_standardised_pca_is_the_pca_of_training_z_scores(train_test):
+    X, X_new = train_test
+    X = X * np.array([1.0, 1000.0, 0.001])[: X.shape[1]]
+    X_new = X_new * np.array([1.0, 1000.0, 0.001])[: X.shape[1]]
+    mean, sd = X.mean(axis=0), X.std(axis=0)
+    basis = PCABasis(2, standardize=True).fit(X)
+    plain = PCABasis(2).fit((X - mean) / sd)
+    np.testing.assert_allclose(basis.transform(X_new), plain.transform((X_new - mean) / sd), atol=1e-9)
+    # invariant to the units of each feature; the unstandardised PCA is not
+    rescaled = PCABasis(2, standardize=True).fit(X * 7.0).transform(X_new * 7.0)
+    np.testing.assert_allclose(rescaled, basis.transform(X_new), atol=1e-9)
+
+
+def test_standardised_pca_leaves_a_constant_training_column_unscaled():
+    X = np.column_stack([np.arange(6.0), np.full(6, 3.0), np.arange(6.0) ** 2])
+    basis = PCABasis(2, standardize=True).fit(X)
+    assert basis.scale_[1] == 1.0
+    assert np.all(np.isfinite(basis.transform(X + 1.0)))
+
+
 @pytest.mark.parametrize("k", [0, 4, 1.0, True])
 def test_pca_bad_number_of_components(train_test, k):
     X, _ = train_test
@@ -162,6 +182,7 @@ def test_function_basis_row_count_and_finiteness_are_checked():
     ("polynomial:2", PolynomialBasis, {"degree": 2}),
     ("pca:2", PCABasis, {"n_components": 2}),
     ("PCA:1", PCABasis, {"n_components": 1}),
+    ("zpca:3", PCABasis, {"n_components": 3, "standardize": True}),
 ])
 def test_make_basis_strings(spec, cls, attrs):
     basis = make_basis(spec)

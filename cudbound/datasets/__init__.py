@@ -5,9 +5,13 @@ Loaders for the real UCI data sets of Laber & Murphy (2008) will live beside
 them (one module, re-exported here).
 """
 from .simulated import LinearGaussian, demo_data
+from .paper_simulated import Donut, Outlier, ChiSquareSmall, ThreePoints, SIMULATED
+from .uci import DATASETS, ChecksumError, Dataset, DownloadError, available, get_data_home, load
 
 __all__ = [
     # simulated
     "LinearGaussian", "demo_data",
-    # real (UCI): to come
+    "Donut", "Outlier", "ChiSquareSmall", "ThreePoints", "SIMULATED",
+    # real (UCI)
+    "DATASETS", "Dataset", "load", "available", "get_data_home", "ChecksumError", "DownloadError",
 ]

@@ -1,0 +1,16 @@
+"""Coverage studies: how often does each interval contain the true error? (Laber & Murphy 2008, section 5)
+
+* :mod:`~cudbound.coverage.config`: the study's protocol from a TOML file, and its tasks.
+* :mod:`~cudbound.coverage.tasks`: one task (draw, fit, every interval, the true error).
+* :mod:`~cudbound.coverage.store`: the resumable SQLite store of the results.
+* :mod:`~cudbound.coverage.runner`: run the unfinished tasks on local processes or a Dask cluster.
+
+Command line: ``cudbound coverage --config experiments/paper.toml --store results/paper.sqlite``.
+"""
+from .config import ConfigError, DatasetSpec, StudyConfig, Task, load_config, parse_config
+from .runner import RunReport, run_study
+from .store import ResultStore, StoreMismatchError
+from .tasks import run_task
+
+__all__ = ["load_config", "parse_config", "StudyConfig", "DatasetSpec", "Task", "ConfigError",
+           "run_task", "run_study", "RunReport", "ResultStore", "StoreMismatchError"]

@@ -1,0 +1,277 @@
+"""A coverage study's protocol, read from a TOML file, and the tasks it expands to.
+
+One task is one (data set, n, repetition): draw a training set of n points, fit the
+classifier, build every interval on that same training set and record whether each
+covers the true error (Laber & Murphy 2008, section 5). Example (``experiments/paper.toml``)::
+
+    [study]
+    name = "laber-murphy-2008"
+    seed = 20080709            # master seed: every task's seed is derived from it
+    repetitions = 200
+    sizes = [30, 50]
+    confidence_level = 0.95
+    test_size = 5000           # test points drawn for a simulated data set
+    loss = "squared"           # the surrogate loss of the fit (and of every method)
+    methods = ["cud", "bs1", "bs2", "kohavi", "yang", "martin", "langford"]
+
+    [options]                  # options shared by every method that accepts them
+    n_boot = 200
+
+    [options.cud]              # options of one method (keyword arguments of its function)
+    n_resamples = 500
+    alpha_n = "n"              # a number, or "1", "sqrt(n)", "n", "n^2"
+
+    [options.cud_alpha_1]      # a variant: a label of its own, run with `method`'s function
+    method = "cud"
+    alpha_n = "1"
+
+    [[datasets]]
+    name = "spam"              # a name known to cudbound.datasets (real or simulated)
+    basis = "pca:3"
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import tomllib
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..baselines import METHODS, _params
+from ..basis import make_basis
+from ..losses import get_loss
+
+__all__ = ["StudyConfig", "DatasetSpec", "Task", "load_config", "alpha_value", "ConfigError"]
+
+ALPHA_RULES = {"1": lambda n: 1.0, "sqrt(n)": math.sqrt, "n": float, "n^2": lambda n: float(n) ** 2}
+"""The named scalings of alpha_n (the paper's section 5 discusses 1 <= alpha_n <= n^2)."""
+
+
+class ConfigError(ValueError):
+    """A study configuration that cannot be run; the message names the offending key."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One data set of the study: its name in :mod:`cudbound.datasets` and its basis."""
+
+    name: str
+    basis: str
+
+
+@dataclass(frozen=True, order=True)
+class Task:
+    """One unit of work: a data set, a training size and a repetition number."""
+
+    dataset: str
+    n: int
+    rep: int
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """A validated study configuration (see the module docstring for the file format).
+
+    Attributes
+    ----------
+    methods : tuple of str
+        Labels of the intervals to build, in table order. A label is a method of
+        :data:`cudbound.baselines.METHODS` or a variant defined in ``[options.LABEL]``
+        with ``method = "..."``.
+    method_of : dict
+        Label -> the method whose function computes it.
+    options : dict
+        Label -> keyword arguments for that method (shared options merged in).
+    """
+
+    name: str
+    seed: int
+    repetitions: int
+    sizes: tuple
+    confidence_level: float
+    test_size: int
+    loss: str
+    methods: tuple
+    method_of: dict
+    options: dict
+    datasets: tuple
+    source: str = field(default="", compare=False)
+
+    def tasks(self) -> list[Task]:
+        """Every task of the study, in a fixed order (data set, n, repetition)."""
+        return [Task(d.name, n, r) for d in self.datasets for n in self.sizes for r in range(self.repetitions)]
+
+    def dataset(self, name: str) -> DatasetSpec:
+        for d in self.datasets:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    def task_seed(self, task: Task) -> np.random.SeedSequence:
+        """The task's own SeedSequence: a function of the master seed and the task's identity only.
+
+        ``SeedSequence(seed, spawn_key=(crc32(dataset), n, rep))``: the same task gets
+        the same random numbers whatever the worker, the order, or the other tasks.
+        """
+        return np.random.SeedSequence(self.seed, spawn_key=(zlib.crc32(task.dataset.encode()), task.n, task.rep))
+
+    def protocol(self) -> dict:
+        """Everything that changes a task's result (not the repetitions nor the data set list).
+
+        A store remembers it; a rerun with a different protocol is refused, while more
+        repetitions or more data sets simply add tasks.
+        """
+        return {"seed": self.seed, "confidence_level": self.confidence_level, "test_size": self.test_size,
+                "loss": self.loss,
+                "methods": {m: [self.method_of[m], self.options[m]] for m in self.methods},
+                "bases": {d.name: d.basis for d in self.datasets}}
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(self.protocol(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def method_options(self, label: str, n: int) -> dict:
+        """The keyword arguments of ``label`` at training size n (alpha_n rules evaluated)."""
+        opts = dict(self.options[label])
+        opts["loss"] = self.loss
+        if "alpha_n" in opts:
+            opts["alpha_n"] = alpha_value(opts["alpha_n"], n)
+        return opts
+
+
+def alpha_value(rule, n: int) -> float:
+    """alpha_n for a number or one of the rules "1", "sqrt(n)", "n", "n^2"."""
+    if isinstance(rule, str):
+        key = rule.replace(" ", "").lower()
+        if key not in ALPHA_RULES:
+            raise ConfigError(f"alpha_n rule {rule!r} is not one of {list(ALPHA_RULES)} (or give a number).")
+        return ALPHA_RULES[key](n)
+    return float(rule)
+
+
+def _positive_int(value, key):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ConfigError(f"`{key}` must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def _table(doc, key, where="the file"):
+    value = doc.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"`{key}` in {where} must be a table.")
+    return value
+
+
+def load_config(path) -> StudyConfig:
+    """Read and validate a study configuration from a TOML file (or a TOML string via ``parse_config``)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the study configuration {str(path)!r}: {exc.strerror or exc}.") from None
+    return parse_config(text, source=str(path))
+
+
+def parse_config(text: str, source: str = "<string>") -> StudyConfig:
+    from .tasks import known_datasets
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source} is not valid TOML: {exc}.") from None
+    unknown = set(doc) - {"study", "options", "datasets"}
+    if unknown:
+        raise ConfigError(f"unknown top-level key(s) {sorted(unknown)} in {source}; expected study, options, datasets.")
+    study = _table(doc, "study")
+    allowed = {"name", "seed", "repetitions", "sizes", "confidence_level", "test_size", "methods", "loss"}
+    if set(study) - allowed:
+        raise ConfigError(f"unknown key(s) {sorted(set(study) - allowed)} in [study]; allowed: {sorted(allowed)}.")
+    for key in ("seed", "repetitions", "sizes", "methods"):
+        if key not in study:
+            raise ConfigError(f"[study] must set `{key}`.")
+    seed = study["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ConfigError(f"`seed` must be a non-negative integer; got {seed!r}.")
+    reps = _positive_int(study["repetitions"], "repetitions")
+    sizes = study["sizes"]
+    if not isinstance(sizes, list) or not sizes:
+        raise ConfigError(f"`sizes` must be a non-empty list of training sizes; got {sizes!r}.")
+    sizes = tuple(_positive_int(s, "sizes") for s in sizes)
+    if len(set(sizes)) != len(sizes):
+        raise ConfigError(f"`sizes` lists a size twice: {list(sizes)}.")
+    level = study.get("confidence_level", 0.95)
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise ConfigError(f"`confidence_level` must be in (0, 1); got {level!r}.")
+    test_size = _positive_int(study.get("test_size", 5000), "test_size")
+    loss = study.get("loss", "squared")
+    try:
+        loss = get_loss(loss).name
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"[study] loss: {exc}") from None
+
+    options = _table(doc, "options")
+    shared = {k: v for k, v in options.items() if not isinstance(v, dict)}
+    per = {k: dict(v) for k, v in options.items() if isinstance(v, dict)}
+    labels = study["methods"]
+    if not isinstance(labels, list) or not labels or not all(isinstance(m, str) for m in labels):
+        raise ConfigError(f"`methods` must be a non-empty list of method labels; got {labels!r}.")
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"`methods` lists a label twice: {labels}.")
+    method_of, opts = {}, {}
+    for label in labels:
+        own = dict(per.get(label, {}))
+        method = own.pop("method", label)
+        if "loss" in own or "loss" in shared:
+            raise ConfigError("set the loss once, as `loss` in [study]: the fit and every method use it.")
+        if method not in METHODS:
+            hint = "" if label in METHODS else f" (a variant needs `method = ...` in [options.{label}])"
+            raise ConfigError(f"method label {label!r} runs unknown method {method!r}{hint}; "
+                              f"methods are {list(METHODS)}.")
+        method_of[label] = method
+        accepted = _params(method)
+        merged = {k: v for k, v in shared.items() if k in accepted}
+        merged.update(own)
+        bad = sorted(k for k in own if k not in accepted or k in ("X", "y", "design", "rng", "confidence_level"))
+        if bad:
+            raise ConfigError(f"[options.{label}] has option(s) {bad} that method {method!r} does not take; it "
+                              f"takes {sorted(k for k in accepted if k not in ('X', 'y', 'design', 'rng'))}.")
+        if "alpha_n" in merged:
+            alpha_value(merged["alpha_n"], 30)  # validate the rule now, not in a worker
+        opts[label] = merged
+    unused = sorted(k for k in shared if not any(k in _params(method_of[m]) for m in labels))
+    if unused:
+        raise ConfigError(f"shared option(s) {unused} in [options] are taken by none of the methods {labels}.")
+    stray = set(per) - set(labels)
+    if stray:
+        raise ConfigError(f"[options.X] table(s) {sorted(stray)} do not match any label in `methods` {labels}.")
+
+    raw = doc.get("datasets", [])
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError("the configuration must list at least one [[datasets]] entry.")
+    known = known_datasets()
+    datasets = []
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise ConfigError(f"[[datasets]] entry {i + 1} must set `name`.")
+        extra = set(entry) - {"name", "basis"}
+        if extra:
+            raise ConfigError(f"[[datasets]] entry {entry['name']!r} has unknown key(s) {sorted(extra)}.")
+        name = str(entry["name"]).strip().lower()
+        if name not in known:
+            raise ConfigError(f"unknown data set {entry['name']!r}; known: {sorted(known)}.")
+        basis = entry.get("basis", known[name])
+        try:
+            make_basis(basis)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"data set {name!r}: bad basis {basis!r}: {exc}") from None
+        datasets.append(DatasetSpec(name, str(basis)))
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"a data set is listed twice: {names}.")
+    return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps, sizes=sizes,
+                       confidence_level=float(level), test_size=test_size, loss=loss, methods=tuple(labels),
+                       method_of=method_of, options=opts, datasets=tuple(datasets), source=text)

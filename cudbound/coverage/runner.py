@@ -1,0 +1,164 @@
+"""Run a coverage study's unfinished tasks, locally or on a Dask cluster, into a store.
+
+Workers compute; only this process writes to the store, one transaction per finished
+task. Results do not depend on the number of workers or the order of completion,
+because every task draws its random numbers from its own SeedSequence
+(:meth:`StudyConfig.task_seed`).
+"""
+from __future__ import annotations
+
+import os
+import traceback
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+
+from .config import StudyConfig
+from .store import ResultStore
+from .tasks import run_task
+
+__all__ = ["run_study", "RunReport"]
+
+
+@dataclass
+class RunReport:
+    """What one invocation did: tasks in the study, already stored, computed now, failed."""
+
+    total: int
+    already: int
+    computed: int = 0
+    failed: list = field(default_factory=list)  # (task, message)
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.already - self.computed
+
+
+def _check_workers(workers) -> int:
+    if workers is None:
+        return os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
+    return workers
+
+
+def _safe_task(config, task, data_home):
+    """run_task, with a failure turned into a value so one bad task does not stop the study."""
+    try:
+        return run_task(config, task, data_home)
+    except Exception as exc:  # noqa: BLE001 - reported with its traceback, never swallowed
+        return {"failed": True, "task": task, "message": f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"}
+
+
+def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, data_home=None, progress=True,
+              max_tasks=None) -> RunReport:
+    """Compute every task of ``config`` not yet in the store at ``store_path``.
+
+    Parameters
+    ----------
+    config : StudyConfig
+    store_path : str or Path
+        SQLite file; created if absent, resumed if present (see :class:`ResultStore`).
+    workers : int, optional
+        Local worker processes (default: all cores). 1 runs in this process.
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (e.g. ``"tcp://10.0.0.5:8786"``); the
+        tasks then run on its workers, which need cudbound installed and the data
+        directory (``data_home`` or ``CUDBOUND_DATA``) at the same path.
+    data_home : str, optional
+        Directory of the real data files (default: ``CUDBOUND_DATA``).
+    progress : bool
+        Show a progress bar with ETA (tqdm, on stderr).
+    max_tasks : int, optional
+        Compute at most this many unfinished tasks, then stop (the rest stays for a rerun).
+
+    Returns
+    -------
+    RunReport
+    """
+    from tqdm.auto import tqdm
+
+    workers = _check_workers(workers)
+    with ResultStore(store_path, config) as store:
+        done = store.finished()
+        tasks = config.tasks()
+        todo = [t for t in tasks if t not in done]
+        report = RunReport(total=len(tasks), already=len(tasks) - len(todo))
+        if max_tasks is not None:
+            todo = todo[:max_tasks]
+        bar = tqdm(total=len(tasks), initial=report.already, unit="task", disable=not progress,
+                   desc=config.name, smoothing=0.05, dynamic_ncols=True)
+
+        def record(out):
+            if out.get("failed"):
+                report.failed.append((out["task"], out["message"]))
+                bar.write(f"task {out['task']} failed: {out['message'].splitlines()[0]}")
+            else:
+                store.write(out)
+                report.computed += 1
+            bar.update(1)
+
+        try:
+            if scheduler is not None:
+                _run_dask(config, todo, scheduler, data_home, record)
+            elif workers == 1:
+                for task in todo:
+                    record(_safe_task(config, task, data_home))
+            else:
+                _run_processes(config, todo, workers, data_home, record)
+        finally:
+            bar.close()
+    return report
+
+
+def _run_processes(config, todo, workers, data_home, record):
+    window = 2 * workers  # tasks in flight: enough to keep workers busy, few to lose on a kill
+    pending = iter(todo)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        running = set()
+        try:
+            for task in pending:
+                running.add(pool.submit(_safe_task, config, task, data_home))
+                if len(running) >= window:
+                    finished, running = wait(running, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        record(fut.result())
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    record(fut.result())
+        except BaseException:
+            for fut in running:
+                fut.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _run_dask(config, todo, scheduler, data_home, record):
+    try:
+        from distributed import Client, as_completed
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("--scheduler needs Dask distributed: pip install 'cudbound[cluster]'.") from None
+    with Client(scheduler, timeout="30s") as client:
+        window = 2 * max(1, sum(client.nthreads().values()))
+        pending = iter(todo)
+        live = set()
+        futures = as_completed()
+
+        def submit():
+            task = next(pending, None)
+            if task is not None:
+                fut = client.submit(_safe_task, config, task, data_home, pure=False)
+                live.add(fut)
+                futures.add(fut)
+
+        try:
+            for _ in range(window):
+                submit()
+            for fut in futures:
+                record(fut.result())
+                live.discard(fut)
+                fut.release()
+                submit()
+        except BaseException:
+            client.cancel(list(live))
+            raise

@@ -1,0 +1,160 @@
+"""One task of a coverage study: draw, fit, build every interval, score it against the truth.
+
+Protocol (Laber & Murphy 2008, section 5):
+
+1. Draw the training set D. Real data: n rows drawn without replacement, the other
+   rows are the test set T. Simulated: n points for D and ``test_size`` fresh points for T.
+2. Fit beta-hat by minimising the loss on the basis (fitted on D only).
+3. Build every interval from D alone, all methods on the same D.
+4. The true error is the error of sign(phi(x)' beta-hat) on T; an interval covers when
+   low <= true error <= high.
+
+Degenerate draws. A training set with one class only, or whose design matrix is
+rank-deficient (e.g. a constant feature column in a small sample), has no unique fit.
+Such a draw is replaced by the next draw from the same task stream, and the number of
+replacements is recorded (``redraws``): the study is conditional on a fit existing.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import time
+import warnings
+
+import numpy as np
+
+from ..basis import make_basis
+from ..baselines import intervals
+from ..fit import fit_coefficients, predict_signs, training_error
+from ..losses import get_loss
+from .config import StudyConfig, Task
+
+__all__ = ["run_task", "draw_split", "known_datasets", "REAL_BASIS", "MAX_REDRAWS"]
+
+REAL_BASIS = "zpca:3"
+"""Default basis of the real data sets: an intercept and the first three principal
+components of the standardised training features (the paper used principal
+components or polynomials, without saying which per data set)."""
+
+MAX_REDRAWS = 1000
+"""A task whose training draws are degenerate this many times in a row fails."""
+
+
+def known_datasets() -> dict:
+    """Name -> default basis, for every data set a study can use."""
+    from ..datasets import DATASETS, SIMULATED
+
+    out = {name: REAL_BASIS for name in DATASETS}
+    out.update({name: gen.basis for name, gen in SIMULATED.items()})
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _real(name: str, data_home):
+    from ..datasets import load
+
+    ds = load(name, data_home)
+    return ds.X, ds.y
+
+
+def _draw_once(name, n, test_size, data_home, rng):
+    from ..datasets import SIMULATED
+
+    if name in SIMULATED:
+        gen = SIMULATED[name]
+        Xtr, ytr = gen.sample(n, rng)
+        Xte, yte = gen.sample(test_size, rng)
+        return Xtr, ytr, Xte, yte
+    X, y = _real(name, data_home)
+    if n >= X.shape[0]:
+        raise ValueError(f"data set {name!r} has {X.shape[0]} rows: no test set is left for n = {n}.")
+    perm = rng.permutation(X.shape[0])
+    return X[perm[:n]], y[perm[:n]], X[perm[n:]], y[perm[n:]]
+
+
+def _usable(basis_spec, Xtr, ytr):
+    """The fitted basis and design if the draw has both classes and a full-rank design, else None."""
+    if np.unique(ytr).size < 2:
+        return None
+    basis = make_basis(basis_spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            design = basis.fit_transform(Xtr)
+        except (ValueError, FloatingPointError, np.linalg.LinAlgError):
+            return None
+    if not np.all(np.isfinite(design)):
+        return None
+    s = np.linalg.svd(design, compute_uv=False)
+    if s[-1] <= s[0] * max(design.shape) * np.finfo(float).eps * 1e3:
+        return None
+    return basis, design
+
+
+def draw_split(config: StudyConfig, task: Task, rng, data_home=None):
+    """Training and test sets of ``task`` (redrawn while degenerate), with the fitted basis.
+
+    Returns (Xtr, ytr, Xte, yte, basis, design, redraws).
+    """
+    spec = config.dataset(task.dataset)
+    for redraws in range(MAX_REDRAWS):
+        Xtr, ytr, Xte, yte = _draw_once(task.dataset, task.n, config.test_size, data_home, rng)
+        ok = _usable(spec.basis, Xtr, ytr)
+        if ok is not None:
+            return Xtr, ytr, Xte, yte, ok[0], ok[1], redraws
+    raise RuntimeError(f"task {task}: {MAX_REDRAWS} training draws in a row had one class or a rank-deficient "
+                       f"design with basis {spec.basis!r}; choose a smaller basis.")
+
+
+def _jsonable(details):
+    return {k: v for k, v in details.items() if isinstance(v, (int, float, str, bool, type(None)))
+            and not (isinstance(v, float) and not math.isfinite(v))}
+
+
+def _row(label, res, true_err, beta, task):
+    low, high = res.low, res.high
+    row = {"method": label, "low": low, "high": high, "centre": float(res.centre), "width": high - low,
+           "covered": int(low <= true_err <= high), "seconds": float(res.seconds), "details": _jsonable(res.details)}
+    if res.method == "cud":
+        if not np.allclose(res.coef, beta, rtol=1e-7, atol=1e-9):  # the classifier scored is the one CUD used
+            raise RuntimeError(f"task {task}: CUD fitted a different beta-hat than the task ({res.coef} vs {beta}).")
+        s = res.stats.summary()
+        row.update({"conservative": int(res.conservative), "nodes_median": s["nodes_median"],
+                    "nodes_total": s["nodes_total"], "solves_total": s["solves_total"], "not_exact": s["not_exact"],
+                    "half_width": float(res.half_width), "alpha_n": float(res.alpha_n)})
+    return row
+
+
+def run_task(config: StudyConfig, task: Task, data_home=None) -> dict:
+    """Run one task and return its rows (plain Python, ready for the store).
+
+    Seeds: the task's SeedSequence (:meth:`StudyConfig.task_seed`) spawns two children,
+    one for the data draw and one passed to :func:`cudbound.intervals` as ``rng``. The
+    methods named by their own label run in one call (so BS1 and BS2 share their
+    bootstrap distribution, and every baseline the .632 centre, as in the paper); each
+    variant label runs in a call of its own with the same seed, so variants of one
+    method share its bootstrap resamples (common random numbers).
+    """
+    t0 = time.perf_counter()
+    data_ss, method_ss = config.task_seed(task).spawn(2)
+    Xtr, ytr, Xte, yte, basis, design, redraws = draw_split(config, task, np.random.default_rng(data_ss), data_home)
+    beta = fit_coefficients(design, ytr, get_loss(config.loss))
+    train_err = training_error(design, ytr, beta)
+    true_err = float(np.mean(predict_signs(basis.transform(Xte), beta) != yte))
+    spec = config.dataset(task.dataset)
+    plain = [m for m in config.methods if config.method_of[m] == m]
+    calls = ([plain] if plain else []) + [[m] for m in config.methods if m not in plain]
+    rows, seen = {}, set()
+    for labels in calls:
+        methods = [config.method_of[m] for m in labels]
+        options = {f"{config.method_of[m]}_options": config.method_options(m, task.n) for m in labels}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results = intervals(Xtr, ytr, methods=methods, basis=spec.basis,
+                                confidence_level=config.confidence_level, rng=method_ss, **options)
+        seen.update(f"{type(w.message).__name__}: {w.message}" for w in caught)
+        for label, res in zip(labels, results):
+            rows[label] = _row(label, res, true_err, beta, task)
+    return {"dataset": task.dataset, "n": task.n, "rep": task.rep, "train_error": float(train_err),
+            "true_error": true_err, "test_size": int(len(yte)), "redraws": redraws,
+            "warnings": sorted(seen), "seconds": time.perf_counter() - t0, "rows": [rows[m] for m in config.methods]}

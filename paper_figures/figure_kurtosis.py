@@ -1,0 +1,67 @@
+"""Figure 1 of Laber & Murphy (2008): coverage of CUD, Y, M and K against the excess
+kurtosis of the training error.
+
+    python paper_figures/figure_kurtosis.py --store results/paper.sqlite --out results/figure1_kurtosis.png
+
+One point per (data set, n) and method: x = |excess kurtosis| of the training error over the
+study's repetitions of that data set and n (the normal distribution has 0), y = the
+method's coverage there. The normal-theory intervals (K, M, Y) should lose coverage as
+the kurtosis grows; CUD should stay at or above the target.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import cells, training_error_kurtosis  # noqa: E402
+
+METHODS = {"cud": ("CUD", "o"), "yang": ("Y", "s"), "martin": ("M", "^"), "kohavi": ("K", "D")}
+
+
+def points(store_path):
+    """method -> list of (|kurtosis|, coverage, data set, n)."""
+    data, kurt = cells(store_path), training_error_kurtosis(store_path)
+    out = {m: [] for m in METHODS}
+    for (d, n, m), c in sorted(data.items()):
+        k = kurt.get((d, n), math.nan)
+        if m in out and math.isfinite(k):
+            out[m].append((abs(k), c["coverage"], d, n))
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", required=True)
+    parser.add_argument("--out", default="results/figure1_kurtosis.png")
+    parser.add_argument("--target", type=float, default=0.95)
+    args = parser.parse_args(argv)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pts = points(args.store)
+    if not any(pts.values()):
+        parser.error(f"the store {args.store} holds no CUD/Y/M/K results with a non-constant training error")
+    fig, ax = plt.subplots(figsize=(6.0, 4.2), dpi=150)
+    for m, (label, marker) in METHODS.items():
+        if pts[m]:
+            x, y = zip(*[(p[0], p[1]) for p in pts[m]])
+            ax.scatter(x, y, marker=marker, label=label, alpha=0.8)
+    ax.axhline(args.target, color="grey", linestyle="--", linewidth=1, label=f"target {args.target:g}")
+    ax.set_xlabel("|excess kurtosis| of the training error")
+    ax.set_ylabel("coverage")
+    ax.set_title("Coverage by kurtosis (one point per data set and n)")
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

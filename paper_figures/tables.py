@@ -1,0 +1,102 @@
+"""Tables 2-5 of Laber & Murphy (2008) from a coverage-study store, beside the published values.
+
+    python paper_figures/tables.py --store results/paper.sqlite --out results/
+
+Writes ``tables.md`` (Markdown) and ``tables.tex`` (LaTeX, booktabs) to ``--out``: for each
+n in the store, coverage and mean width per data set (rows, the paper's order) and method
+(columns, the paper's order). A cell reads "ours (paper)"; a coverage below the target
+minus two binomial standard errors is marked with an asterisk.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import LABELS, PAPER_METHODS, PUBLISHED, cells, order  # noqa: E402
+
+SHORT = {"cud": "CUD", "bs1": "BS1", "bs2": "BS2", "kohavi": "K", "martin": "M", "yang": "Y", "langford": "L"}
+TITLES = {"coverage": "Coverage", "width": "Mean width"}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}".replace("0.", ".", 1) if 0 <= x < 1 else f"{x:.2f}"
+
+
+def build(store_path, target=0.95):
+    """(measure, n) -> (methods, rows) with rows = [(label, reps, [(ours, paper, flagged)])]."""
+    data = cells(store_path)
+    methods = [m for m in PAPER_METHODS if any(k[2] == m for k in data)]
+    methods += sorted({k[2] for k in data} - set(methods))
+    tables = {}
+    for n in sorted({k[1] for k in data}):
+        names = order({k[0] for k in data if k[1] == n})
+        for measure in ("coverage", "width"):
+            rows = []
+            for d in names:
+                entries = []
+                for m in methods:
+                    c = data.get((d, n, m))
+                    ours = None if c is None else (c["coverage"] if measure == "coverage" else c["mean_width"])
+                    paper = PUBLISHED.get((measure, n), {}).get(d, {}).get(m)
+                    flagged = (c is not None and measure == "coverage"
+                               and c["coverage"] < target - 2 * max(c["coverage_se"], 1e-12))
+                    entries.append((ours, paper, flagged))
+                reps = max((data[(d, n, m)]["reps"] for m in methods if (d, n, m) in data), default=0)
+                rows.append((LABELS.get(d, d), reps, entries))
+            tables[(measure, n)] = (methods, rows)
+    return tables
+
+
+def _cell(ours, paper, flagged):
+    text = "-" if ours is None else _fmt(ours) + ("*" if flagged else "")
+    return text + (f" ({_fmt(paper)})" if paper is not None else "")
+
+
+def markdown(tables) -> str:
+    out = ["Cells: ours (paper). * = coverage more than two binomial standard errors below the target 0.95.", ""]
+    for (measure, n), (methods, rows) in tables.items():
+        out.append(f"## {TITLES[measure]}, n = {n}")
+        out.append("")
+        out.append("| data | reps | " + " | ".join(SHORT.get(m, m) for m in methods) + " |")
+        out.append("|---|---:|" + "---|" * len(methods))
+        for label, reps, entries in rows:
+            out.append(f"| {label} | {reps} | " + " | ".join(_cell(*e) for e in entries) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def latex(tables) -> str:
+    out = ["% Cells: ours (paper); * = coverage more than two binomial standard errors below 0.95.",
+           "% Needs \\usepackage{booktabs}."]
+    for (measure, n), (methods, rows) in tables.items():
+        out += ["\\begin{table}[ht]", "\\centering", "\\small",
+                f"\\caption{{{TITLES[measure]}, $n = {n}$: this study (paper).}}",
+                "\\begin{tabular}{l" + "r" * (len(methods) + 1) + "}", "\\toprule",
+                "Data & reps & " + " & ".join(SHORT.get(m, m) for m in methods) + " \\\\", "\\midrule"]
+        for label, reps, entries in rows:
+            label = label.replace("chi^2", "$\\chi^2$")
+            out.append(f"{label} & {reps} & " + " & ".join(_cell(*e) for e in entries) + " \\\\")
+        out += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", required=True, help="the study's SQLite store")
+    parser.add_argument("--out", default="results", help="output directory (default results/)")
+    args = parser.parse_args(argv)
+    tables = build(args.store)
+    if not tables:
+        parser.error(f"the store {args.store} holds no results")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tables.md").write_text(markdown(tables) + "\n")
+    (out / "tables.tex").write_text(latex(tables) + "\n")
+    print(f"wrote {out / 'tables.md'} and {out / 'tables.tex'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,268 @@
+"""The coverage-study runner: configuration, tasks, the resumable store, workers, Dask, CLI."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cudbound.cli import main
+from cudbound.coverage import (ConfigError, ResultStore, StoreMismatchError, Task, load_config, parse_config,
+                               run_study, run_task)
+from cudbound.coverage.tasks import _usable, draw_split
+from cudbound.fit import predict_signs
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = ROOT / "experiments" / "smoke.toml"
+PAPER = ROOT / "experiments" / "paper.toml"
+TIMING = {"seconds", "finished", "host"}
+
+
+def small_config(reps=3, extra=""):
+    text = SMOKE.read_text().replace("repetitions = 4", f"repetitions = {reps}") + extra
+    return parse_config(text, source="smoke")
+
+
+def stored(path):
+    """Every stored row without its timing columns, for exact comparison between runs."""
+    with ResultStore(path) as store:
+        tasks = [{k: v for k, v in r.items() if k not in TIMING} for r in store.tasks()]
+        results = [{k: v for k, v in r.items() if k not in TIMING} for r in store.results()]
+    for r in results:
+        details = json.loads(r["details"])
+        r["details"] = {k: v for k, v in details.items() if "seconds" not in k}
+    return tasks, results
+
+
+# ------------------------------------------------------------------ configuration
+
+def test_shipped_configs_parse():
+    paper = load_config(PAPER)
+    assert len(paper.datasets) == 12 and paper.sizes == (30, 50) and paper.repetitions >= 200
+    assert paper.methods == ("cud", "bs1", "bs2", "kohavi", "yang", "martin", "langford")
+    assert paper.options["cud"]["n_resamples"] == 500 and paper.confidence_level == 0.95
+    assert len(paper.tasks()) == 12 * 2 * paper.repetitions
+    smoke = load_config(SMOKE)
+    assert smoke.method_of["cud_alpha_1"] == "cud"
+    assert smoke.method_options("cud_alpha_1", 30)["alpha_n"] == 1.0
+    assert smoke.method_options("cud", 30)["alpha_n"] == 30.0
+
+
+@pytest.mark.parametrize("rule, n, value", [("1", 50, 1.0), ("sqrt(n)", 49, 7.0), ("n", 30, 30.0),
+                                            ("n^2", 30, 900.0), (2.5, 30, 2.5)])
+def test_alpha_rules(rule, n, value):
+    from cudbound.coverage.config import alpha_value
+    assert alpha_value(rule, n) == value
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("seed = 12345", ""), "must set `seed`"),
+    (("seed = 12345", "seed = -1"), "non-negative integer"),
+    (("repetitions = 4", "repetitions = 0"), "positive integer"),
+    (("sizes = [30]", "sizes = [30, 30]"), "twice"),
+    (('name = "donut"', 'name = "nosuch"'), "unknown data set"),
+    (('"langford",', '"langford", "wilson",'), "unknown method"),
+    (('method = "cud"\n', ''), "variant needs `method"),
+    (('alpha_n = "1"', 'alpha_n = "log(n)"'), "alpha_n rule"),
+    (("n_boot = 20", 'n_boot = 20\nloss = "squared"'), "set the loss once"),
+    (("confidence_level = 0.95", "confidence_level = 95"), "confidence_level"),
+    (("[options.bs2]", "[options.bs3]"), "do not match any label"),
+    (("[study]", "[stduy]\n[study]"), "unknown top-level"),
+    (('name = "three_points"', 'name = "three_points"\nbasis = "cubic"'), "bad basis"),
+    (("[study]", "[study"), "not valid TOML"),
+])
+def test_bad_configs_are_refused_with_the_key_named(edit, message):
+    text = SMOKE.read_text().replace(*edit)
+    with pytest.raises(ConfigError, match=message):
+        parse_config(text)
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_task_seeds_depend_on_the_task_only():
+    a, b = small_config(3), small_config(50)
+    t = Task("donut", 30, 2)
+    assert a.task_seed(t).generate_state(4).tolist() == b.task_seed(t).generate_state(4).tolist()
+    others = [Task("donut", 30, 1), Task("donut", 50, 2), Task("three_points", 30, 2)]
+    states = {tuple(a.task_seed(x).generate_state(4)) for x in [t] + others}
+    assert len(states) == 4
+
+
+# ------------------------------------------------------------------ one task
+
+def test_run_task_is_deterministic_and_scores_the_fitted_classifier():
+    config = small_config()
+    task = Task("donut", 30, 1)
+    first, second = run_task(config, task), run_task(config, task)
+
+    def strip(out):
+        return [{k: ({d: x for d, x in v.items() if "seconds" not in d} if k == "details" else v)
+                 for k, v in r.items() if k != "seconds"} for r in out["rows"]]
+    assert strip(first) == strip(second) and first["true_error"] == second["true_error"]
+    assert [r["method"] for r in first["rows"]] == list(config.methods)
+    # independent recomputation of the true error: same draw, least squares by numpy
+    data_ss, _ = config.task_seed(task).spawn(2)
+    Xtr, ytr, Xte, yte, basis, design, _ = draw_split(config, task, np.random.default_rng(data_ss))
+    assert Xte.shape[0] == config.test_size
+    beta = np.linalg.lstsq(design, ytr, rcond=None)[0]
+    assert first["true_error"] == pytest.approx(np.mean(predict_signs(basis.transform(Xte), beta) != yte), abs=1e-12)
+    assert first["train_error"] == pytest.approx(np.mean(predict_signs(design, beta) != ytr), abs=1e-12)
+    for row in first["rows"]:
+        assert 0.0 <= row["low"] <= row["high"] <= 1.0
+        assert row["covered"] == int(row["low"] <= first["true_error"] <= row["high"])
+        assert row["width"] == pytest.approx(row["high"] - row["low"])
+    cud = first["rows"][0]
+    assert cud["centre"] == pytest.approx(first["train_error"]) and cud["alpha_n"] == 30.0
+    assert first["rows"][-1]["alpha_n"] == 1.0
+
+
+def test_variant_shares_the_bootstrap_resamples_of_its_method():
+    """cud and cud_alpha_1 get the same seed: with alpha_n = 1 the neighbourhood is larger,
+    so every replicate supremum, hence the half-width, can only grow."""
+    config = small_config()
+    out = run_task(config, Task("three_points", 30, 0))
+    rows = {r["method"]: r for r in out["rows"]}
+    assert rows["cud_alpha_1"]["half_width"] >= rows["cud"]["half_width"] - 1e-12
+
+
+def test_bs1_and_bs2_share_their_bootstrap_distribution_as_in_the_paper():
+    out = run_task(small_config(), Task("donut", 30, 0))
+    rows = {r["method"]: r for r in out["rows"]}
+    assert rows["bs1"]["width"] == pytest.approx(rows["bs2"]["width"], abs=1e-12)
+
+
+def test_degenerate_draws_are_recognised():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(10, 2))
+    assert _usable("linear", X, np.ones(10)) is None                       # one class
+    y = np.where(rng.random(10) < 0.5, 1, -1)
+    y[:2] = [1, -1]
+    assert _usable("linear", np.column_stack([X, 2 * X[:, 0]]), y) is None  # rank-deficient design
+    assert _usable("linear", X, y) is not None
+
+
+def test_real_data_split_is_a_partition(shared_data):
+    config = parse_config(SMOKE.read_text().replace('name = "three_points"', 'name = "liver"'))
+    task = Task("liver", 30, 0)
+    Xtr, ytr, Xte, yte, *_ = draw_split(config, task, np.random.default_rng(1), shared_data)
+    from cudbound.datasets import load
+    full = load("liver", shared_data)
+    assert Xtr.shape[0] == 30 and Xtr.shape[0] + Xte.shape[0] == full.X.shape[0]
+    both = np.vstack([Xtr, Xte])
+    order = np.lexsort(both.T)
+    np.testing.assert_array_equal(np.sort(np.concatenate([ytr, yte])), np.sort(full.y))
+    np.testing.assert_array_equal(both[order], full.X[np.lexsort(full.X.T)])
+
+
+# ------------------------------------------------------------------ store and runner
+
+def test_store_refuses_another_protocol_and_accepts_more_repetitions(tmp_path):
+    path = tmp_path / "s.sqlite"
+    run_study(small_config(1), path, workers=1, progress=False)
+    report = run_study(small_config(2), path, workers=1, progress=False)   # more repetitions: added
+    assert report.already == 2 and report.computed == 2
+    other = parse_config(SMOKE.read_text().replace("seed = 12345", "seed = 1"))
+    with pytest.raises(StoreMismatchError, match="seed: store has 12345, configuration has 1"):
+        run_study(other, path, workers=1, progress=False)
+    with ResultStore(path) as store:
+        assert len(store.tasks()) == 4
+        assert store.write({**run_task(small_config(), Task("donut", 30, 0))}) is False  # never a duplicate
+
+
+def test_resume_after_a_partial_run_gives_the_rows_of_a_whole_run(tmp_path):
+    config = small_config(3)
+    run_study(config, tmp_path / "whole.sqlite", workers=1, progress=False)
+    first = run_study(config, tmp_path / "part.sqlite", workers=1, progress=False, max_tasks=2)
+    assert first.computed == 2 and first.remaining == 4
+    second = run_study(config, tmp_path / "part.sqlite", workers=1, progress=False)
+    assert second.already == 2 and second.computed == 4 and second.remaining == 0
+    assert stored(tmp_path / "part.sqlite") == stored(tmp_path / "whole.sqlite")
+
+
+def test_one_and_two_workers_give_identical_rows(tmp_path):
+    config = small_config(2)
+    run_study(config, tmp_path / "one.sqlite", workers=1, progress=False)
+    run_study(config, tmp_path / "two.sqlite", workers=2, progress=False)
+    assert stored(tmp_path / "one.sqlite") == stored(tmp_path / "two.sqlite")
+
+
+def test_dask_local_cluster_gives_identical_rows(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    config = small_config(2)
+    run_study(config, tmp_path / "one.sqlite", workers=1, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        report = run_study(config, tmp_path / "dask.sqlite", scheduler=cluster.scheduler_address, progress=False)
+    assert report.computed == 4 and not report.failed
+    assert stored(tmp_path / "one.sqlite") == stored(tmp_path / "dask.sqlite")
+
+
+def test_kill_minus_nine_and_resume_loses_nothing_and_duplicates_nothing(tmp_path):
+    """A run killed with SIGKILL part way, then rerun, yields exactly an uninterrupted run's rows."""
+    config_path = tmp_path / "study.toml"
+    config_path.write_text(SMOKE.read_text().replace("repetitions = 4", "repetitions = 6"))
+    run_study(load_config(config_path), tmp_path / "whole.sqlite", workers=1, progress=False)
+    store = tmp_path / "killed.sqlite"
+    cmd = [sys.executable, "-m", "cudbound", "coverage", "--config", str(config_path), "--store", str(store),
+           "--workers", "1", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 120
+        count = 0
+        while time.time() < deadline and proc.poll() is None:
+            if store.exists():
+                try:
+                    with sqlite3.connect(store, timeout=5) as db:
+                        count = db.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+                except sqlite3.OperationalError:
+                    count = 0
+                if count >= 3:
+                    break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run finished before it could be killed"
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    with ResultStore(store) as s:
+        partial = len(s.tasks())
+        assert 3 <= partial < 12
+        assert len(s.results()) == partial * len(load_config(config_path).methods)  # whole tasks only
+    assert main(cmd[3:]) == 0
+    assert stored(store) == stored(tmp_path / "whole.sqlite")
+
+
+# ------------------------------------------------------------------ command line
+
+def test_cli_coverage_prints_the_table_and_resumes(tmp_path, capsys):
+    store = tmp_path / "s.sqlite"
+    args = ["coverage", "--config", str(SMOKE), "--store", str(store), "--workers", "1", "--no-progress",
+            "--max-tasks", "2"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "8 tasks, 0 already stored, 2 computed now, 0 failed, 6 remaining" in out
+    assert "coverage (mean width)" in out and "cud_alpha_1" in out
+    assert main(args[:-2] + ["--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["already"] == 2 and record["computed"] == 6 and record["remaining"] == 0
+    cells = {(r["dataset"], r["method"]): r for r in record["summary"]}
+    assert cells[("donut", "cud")]["reps"] == 4
+    assert 0.0 <= cells[("donut", "cud")]["coverage"] <= 1.0
+
+
+def test_cli_coverage_bad_input_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMOKE.read_text().replace('name = "donut"', 'name = "nosuch"'))
+    assert main(["coverage", "--config", str(bad), "--store", str(tmp_path / "s.sqlite")]) == 2
+    assert "unknown data set 'nosuch'" in capsys.readouterr().err
+    assert main(["coverage", "--config", str(tmp_path / "none.toml"), "--store", str(tmp_path / "s.sqlite")]) == 2

@@ -1,0 +1,91 @@
+"""paper_figures/: tables and figures from a small study store, checked against the raw rows."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from cudbound.coverage import ResultStore, load_config, run_study
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGS = ROOT / "paper_figures"
+
+
+def script(name):
+    sys.path.insert(0, str(FIGS))
+    spec = importlib.util.spec_from_file_location(f"paper_figures_{name}", FIGS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("study") / "smoke.sqlite"
+    run_study(load_config(ROOT / "experiments" / "smoke.toml"), path, workers=1, progress=False)
+    return path
+
+
+def test_published_values_are_the_papers_tables():
+    published = script("published")
+    assert set(published.PUBLISHED) == {("coverage", 30), ("width", 30), ("coverage", 50), ("width", 50)}
+    for table in published.PUBLISHED.values():
+        assert list(table) == list(published.DATASETS)
+        assert all(0 < v <= 1 for row in table.values() for v in row.values())
+    # spot checks against the paper's Table 2 and Table 5
+    assert published.PUBLISHED[("coverage", 30)]["three_points"]["yang"] == 0.753
+    assert published.PUBLISHED[("width", 50)]["magic"]["bs1"] == 0.209
+
+
+def test_tables_match_the_raw_rows(store, tmp_path):
+    tables = script("tables")
+    built = tables.build(store)
+    methods, rows = built[("coverage", 30)]
+    with ResultStore(store) as s:
+        raw = s.results()
+    for label, reps, entries in rows:
+        name = {"Donut": "donut", "Three Points": "three_points"}[label]
+        for m, (ours, paper, _) in zip(methods, entries):
+            cov = [r["covered"] for r in raw if r["dataset"] == name and r["method"] == m]
+            assert reps == len(cov) == 4
+            assert ours == pytest.approx(np.mean(cov))
+            assert paper == (script("published").PUBLISHED[("coverage", 30)][name].get(m))
+        _, wrows = built[("width", 30)]
+    widths = {(lab, m): e[0] for lab, _, es in wrows for m, e in zip(methods, es)}
+    w = [r["high"] - r["low"] for r in raw if r["dataset"] == "donut" and r["method"] == "bs1"]
+    assert widths[("Donut", "bs1")] == pytest.approx(np.mean(w))
+    assert tables.main(["--store", str(store), "--out", str(tmp_path)]) == 0
+    md = (tmp_path / "tables.md").read_text()
+    assert "## Coverage, n = 30" in md and "| Three Points | 4 |" in md and "(.999)" in md  # Donut's CUD
+    tex = (tmp_path / "tables.tex").read_text()
+    assert "\\begin{tabular}" in tex and "\\toprule" in tex
+
+
+def test_kurtosis_figure(store, tmp_path):
+    fig = script("figure_kurtosis")
+    pts = fig.points(store)
+    with ResultStore(store) as s:
+        train = [t["train_error"] for t in s.tasks() if t["dataset"] == "donut"]
+    k = abs(stats.kurtosis(train))
+    assert any(p[0] == pytest.approx(k) and p[2] == "donut" for p in pts["cud"])
+    out = tmp_path / "k.png"
+    assert fig.main(["--store", str(store), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_alpha_figure(store, tmp_path):
+    fig = script("figure_alpha")
+    data = fig.series(store)
+    assert set(data[("donut", 30)]) == {"1", "n"}
+    cov, width, reps = data[("donut", 30)]["1"]
+    with ResultStore(store) as s:
+        rows = [r for r in s.results(method="cud_alpha_1") if r["dataset"] == "donut"]
+    assert reps == 4 and cov == pytest.approx(np.mean([r["covered"] for r in rows]))
+    assert width == pytest.approx(np.mean([r["width"] for r in rows]))
+    out = tmp_path / "a.png"
+    assert fig.main(["--store", str(store), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
