@@ -49,6 +49,48 @@ def build(store_path, target=0.95):
     return tables
 
 
+def by_method(tables, target=0.95):
+    """Per method: cells at or above the target, mean coverage and mean width, ours and the paper's."""
+    out = {}
+    for (measure, n), (methods, rows) in tables.items():
+        for i, m in enumerate(methods):
+            acc = out.setdefault(m, {"cells": 0, "ours_ok": 0, "paper_ok": 0, "paper_cells": 0,
+                                     "cov": [], "pcov": [], "width": [], "pwidth": []})
+            for _, _, entries in rows:
+                ours, paper, _ = entries[i]
+                if ours is None:
+                    continue
+                if measure == "coverage":
+                    acc["cells"] += 1
+                    acc["ours_ok"] += ours >= target
+                    acc["cov"].append(ours)
+                    if paper is not None:
+                        acc["paper_cells"] += 1
+                        acc["paper_ok"] += paper >= target
+                        acc["pcov"].append(paper)
+                else:
+                    acc["width"].append(ours)
+                    if paper is not None:
+                        acc["pwidth"].append(paper)
+    return out
+
+
+def _mean(v):
+    return sum(v) / len(v) if v else float("nan")
+
+
+def summary_markdown(tables, target=0.95) -> str:
+    out = ["## Summary by method (all data sets and n)", "",
+           f"| method | cells at >= {target} ours | paper | mean coverage ours | paper | min coverage ours | paper "
+           "| mean width ours | paper |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for m, a in by_method(tables, target).items():
+        out.append(f"| {SHORT.get(m, m)} | {a['ours_ok']}/{a['cells']} | {a['paper_ok']}/{a['paper_cells']} | "
+                   f"{_mean(a['cov']):.3f} | {_mean(a['pcov']):.3f} | {min(a['cov'], default=float('nan')):.3f} | "
+                   f"{min(a['pcov'], default=float('nan')):.3f} | {_mean(a['width']):.3f} | {_mean(a['pwidth']):.3f} |")
+    return "\n".join(out)
+
+
 def _cell(ours, paper, flagged):
     text = "-" if ours is None else _fmt(ours) + ("*" if flagged else "")
     return text + (f" ({_fmt(paper)})" if paper is not None else "")
@@ -92,7 +134,7 @@ def main(argv=None) -> int:
         parser.error(f"the store {args.store} holds no results")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "tables.md").write_text(markdown(tables) + "\n")
+    (out / "tables.md").write_text(markdown(tables) + "\n" + summary_markdown(tables) + "\n")
     (out / "tables.tex").write_text(latex(tables) + "\n")
     print(f"wrote {out / 'tables.md'} and {out / 'tables.tex'}")
     return 0

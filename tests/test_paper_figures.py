@@ -61,6 +61,12 @@ def test_tables_match_the_raw_rows(store, tmp_path):
     assert tables.main(["--store", str(store), "--out", str(tmp_path)]) == 0
     md = (tmp_path / "tables.md").read_text()
     assert "## Coverage, n = 30" in md and "| Three Points | 4 |" in md and "(.999)" in md  # Donut's CUD
+    assert "## Summary by method" in md
+    summary = tables.by_method(built)
+    cud_cov = [np.mean([r["covered"] for r in raw if r["dataset"] == d and r["method"] == "cud"])
+               for d in ("donut", "three_points")]
+    assert summary["cud"]["cells"] == 2 and summary["cud"]["ours_ok"] == sum(c >= 0.95 for c in cud_cov)
+    assert np.mean(summary["cud"]["cov"]) == pytest.approx(np.mean(cud_cov))
     tex = (tmp_path / "tables.tex").read_text()
     assert "\\begin{tabular}" in tex and "\\toprule" in tex
 
