@@ -6,7 +6,8 @@ over the sign patterns of a linear-in-basis classifier.
 from .baselines import DegenerateResampleWarning, intervals
 from .basis import FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 from .cud import cud_interval, replicate_sup, search_replicate
-from .losses import Loss, SquaredLoss, get_loss
+from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
+                     SquaredLoss, get_loss)
 from .results import ConfidenceInterval, CUDResult, IntervalResult, SearchStats
 
 __version__ = "0.1.0"
@@ -14,6 +15,7 @@ __version__ = "0.1.0"
 __all__ = [
     "cud_interval", "replicate_sup", "search_replicate", "intervals", "DegenerateResampleWarning",
     "CUDResult", "IntervalResult", "ConfidenceInterval", "SearchStats",
-    "Loss", "SquaredLoss", "get_loss",
+    "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",
+    "NoMinimiserError", "get_loss",
     "LinearBasis", "PolynomialBasis", "PCABasis", "FunctionBasis", "make_basis",
 ]

@@ -23,6 +23,7 @@ from .baselines import METHODS, intervals
 from .basis import make_basis
 from .cud import cud_interval
 from .datasets.simulated import DEMO_GENERATOR, demo_data
+from .losses import get_loss
 
 __all__ = ["main", "build_parser", "read_csv", "CLIError"]
 
@@ -176,7 +177,7 @@ def _interval(args) -> tuple[dict, str]:
 def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
-                        pos_label=args.pos_label,
+                        pos_label=args.pos_label, loss=args.loss,
                         cud_options={"n_resamples": args.resamples, "alpha_n": args.alpha_n})
     record = {"data_file": str(args.data), "label_column": args.label, "features": features, "seed": seed,
               "results": [r.to_dict() for r in results]}
@@ -212,7 +213,7 @@ def _compute(X, y, args, *, basis, seed, pos_label=None):
     """cud_interval with the options shared by every command."""
     if sys.stderr.isatty():
         print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {args.resamples}) ...", file=sys.stderr)
-    return cud_interval(X, y, basis=basis, confidence_level=args.level, n_resamples=args.resamples,
+    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=args.resamples,
                         alpha_n=args.alpha_n, rng=seed, pos_label=pos_label)
 
 
@@ -279,6 +280,14 @@ def _basis_spec(text: str) -> str:
     return text
 
 
+def _loss_spec(text: str) -> str:
+    try:
+        return get_loss(text).name
+    except ValueError as exc:
+        message = str(exc).replace("`loss`: ", "").replace("`loss` must be", "must be").replace(" or a Loss instance", "")
+        raise argparse.ArgumentTypeError(message) from None
+
+
 def _coverage(args):
     from .coverage import ResultStore, load_config, run_study
 
@@ -328,6 +337,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="number of bootstrap resamples B (default 500)")
     common.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
                         help="scale alpha_n of the neighbourhood (default n, the sample size)")
+    common.add_argument("--loss", type=_loss_spec, default="squared", metavar="LOSS",
+                        help="surrogate loss of the fit: squared (default), hinge, logistic, exponential, "
+                             "ridge[:LAM] (squared plus LAM |beta|^2, intercept unpenalised, default LAM 0.1), "
+                             "or hinge_ridge, logistic_ridge, exponential_ridge [:LAM] (docs/losses.md)")
     common.add_argument("--json", action="store_true", help="print the result as JSON")
 
     parser = argparse.ArgumentParser(

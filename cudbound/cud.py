@@ -48,7 +48,7 @@ def _replicate_iv(design, y, counts, loss, alpha_n):
 
 
 def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_hat=None, engine="auto",
-                     solver="ECOS", max_nodes=None, time_limit=None, record_tree=False, search_options=None):
+                     solver=None, max_nodes=None, time_limit=None, record_tree=False, search_options=None):
     """Branch and bound for one bootstrap count vector, with its statistics.
 
     Same inputs as :func:`replicate_sup`, plus the engine, the cvxpy solver, budgets
@@ -89,7 +89,11 @@ def replicate_sup(design, y, counts, *, loss="squared", alpha_n=None) -> float:
     counts : (n,) array
         Bootstrap multiplicities nu_i: whole numbers (any numeric dtype) summing to n.
     loss : str or Loss
-        Surrogate loss written as a mean; beta_hat minimises it on the unweighted data.
+        Surrogate loss written as a mean; beta_hat minimises it on the unweighted data:
+        ``"squared"`` (default), ``"ridge[:LAM]"``, ``"hinge"``, ``"logistic"``,
+        ``"exponential"``, ``"<loss>_ridge[:LAM]"`` or a :class:`cudbound.losses.Loss`
+        (``docs/losses.md``). A loss without a minimiser on the data (logistic or
+        exponential on separable data) raises ``cudbound.losses.NoMinimiserError``.
     alpha_n : float, optional
         Neighbourhood scale, default n.
 
@@ -139,7 +143,7 @@ def _cud_iv(X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_
 
 
 def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95, n_resamples=500,
-                 alpha_n=None, rng=None, pos_label=None, engine="auto", solver="ECOS",
+                 alpha_n=None, rng=None, pos_label=None, engine="auto", solver=None,
                  max_nodes=None, time_limit=None, n_jobs=1) -> CUDResult:
     """CUD confidence set for the generalization error of a linear-in-basis classifier.
 
@@ -153,12 +157,14 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     X : (n, d) array of features.
     y : (n,) labels with two classes: {-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``.
     basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
-    loss : 'squared' (default) or a :class:`cudbound.losses.Loss`.
+    loss : 'squared' (default), 'ridge[:LAM]', 'hinge', 'logistic', 'exponential',
+        '<loss>_ridge[:LAM]' or a :class:`cudbound.losses.Loss` (``docs/losses.md``).
     confidence_level : float in (0, 1).
     n_resamples : int, at least 1 / (1 - level).
     alpha_n : float >= 0, default n.
     rng : None, int, SeedSequence or numpy Generator (the only source of randomness).
-    engine : 'auto' or 'cvxpy'; solver : the cvxpy solver of the generic path (default ECOS).
+    engine : 'auto', 'python' or 'cvxpy'; solver : the cvxpy solver of the generic path (default
+        None: ECOS for quadratic losses and losses with derivatives, CLARABEL for the others).
     max_nodes, time_limit : optional per-replicate budgets; a replicate cut short keeps a
         certified upper bound and the result is flagged ``conservative``.
     n_jobs : int, number of worker processes for the replicates (default 1; -1 = all cores).

@@ -1,12 +1,40 @@
-"""Fitting beta-hat = argmin_beta L(D, beta) for a loss written as a weighted mean."""
+"""Fitting beta-hat = argmin_beta L(D, beta) for a loss written as a weighted mean.
+
+Which minimiser (``docs/losses.md``):
+
+- quadratic losses: the normal equations H beta = g, solved by least squares (the
+  minimiser of least norm if H were singular; it is not for a full-rank design);
+- strictly convex losses (logistic, exponential): the unique minimiser, from a conic
+  solver polished by Newton's method to rounding;
+- other losses (hinge, and user losses that do not declare ``strictly_convex``): the
+  minimiser may not be unique; the fit returns the one of least Euclidean norm |beta|,
+  so it depends neither on the solver nor on its starting point. The hinge loss computes
+  it exactly (``HingeLoss.minimiser``: its linear program's optimal set, read off an
+  optimal dual, then a least-distance program); a loss may define
+  ``minimiser(design, y, weights)`` the same way. A loss with a Hessian that is positive
+  definite at the minimiser has a unique one. Otherwise a second solve,
+  min |beta|^2 subject to L(beta) <= L* + 1e-10 max(1, L*) (beta = 0 exactly when 0 is
+  a minimiser), gives it to within about 1e-9 for a piecewise-linear loss with a
+  well-conditioned optimal set, but only about the square root of the slack for a
+  smooth loss with several minimisers;
+- losses that tend to 0 at infinity (logistic, exponential): on data that a direction
+  separates (y_i phi_i'beta >= 0 for every point with positive weight, > 0 for some)
+  the infimum is not attained; :class:`~cudbound.losses.NoMinimiserError` (a
+  ``ValueError``) is raised, naming a penalised loss that has a minimiser.
+"""
 from __future__ import annotations
+
+import warnings
 
 import cvxpy as cp
 import numpy as np
 
-from .losses import Loss
+from .losses import LOSSES, DEFAULT_RIDGE, Loss, NoMinimiserError, RidgeLoss
+from .search.convex import SeparationUnknown, polish_smooth, separation
+from .search.node_solvers import TIGHT_OPTIONS, default_solvers
+from .search.qp import positive_definite
 
-__all__ = ["fit_coefficients", "training_error", "predict_signs"]
+__all__ = ["fit_coefficients", "training_error", "predict_signs", "check_minimiser_exists"]
 
 
 def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -22,11 +50,74 @@ def training_error(design, y, beta, weights=None) -> float:
     return float(np.dot(weights, wrong) / len(y))
 
 
-def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str = "ECOS") -> np.ndarray:
+def check_minimiser_exists(design, y, loss: Loss, weights=None) -> None:
+    """Raise NoMinimiserError if ``loss`` (one that tends to 0) has no minimiser on the data."""
+    if not loss.tends_to_zero:
+        return
+    n = design.shape[0]
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    try:
+        mask, _ = separation(design, y, w, loss.unpenalised_directions(design))
+    except SeparationUnknown:
+        return  # undecided: the solver will fail (not silently) if there is no minimiser
+    if not mask.any():
+        return
+    if isinstance(loss, RidgeLoss):
+        hint = ("only the unpenalised intercept can grow, so all points with positive weight have one label; "
+                "penalise it too (RidgeLoss(..., penalize_intercept=True), spec suffix ':all')")
+    elif loss.name in LOSSES:
+        hint = (f"they are linearly separable in the basis. Use a penalised loss, e.g. "
+                f"loss='{loss.name}_ridge:{DEFAULT_RIDGE}', or the hinge or squared loss")
+    else:
+        hint = (f"they are linearly separable in the basis. Use a penalised loss, e.g. "
+                f"cudbound.losses.RidgeLoss({DEFAULT_RIDGE}, base=<your loss>)")
+    raise NoMinimiserError(
+        f"the {loss.name} loss has no minimiser on these data: a direction beta with y_i phi_i'beta >= 0 "
+        f"for every point and > 0 for {int(mask.sum())} of them drives the loss towards its infimum without "
+        f"reaching it (the coefficients would grow without bound); {hint}.")
+
+
+def _solve(problem, beta, loss, solver, *, accept_inaccurate=False):
+    """Solve a cvxpy problem with the loss's solver chain, each solver with tight tolerances
+    first and then its defaults. Returns (status, beta) of the first optimal answer; an
+    inaccurate answer is returned only with ``accept_inaccurate`` when nothing better came."""
+    primary, fallbacks = default_solvers(loss)
+    first = solver or primary
+    chain = [first] + [s for s in fallbacks if s != first]
+    installed = set(cp.installed_solvers())
+    errors, inaccurate = [], None
+    for name in chain:
+        if name not in installed:
+            if name == solver:
+                raise ValueError(f"cvxpy solver {name!r} is not installed; installed: {sorted(installed)}.")
+            continue
+        for options in (TIGHT_OPTIONS.get(name, {}), {}):
+            try:
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                    problem.solve(solver=name, **options)
+            except cp.error.SolverError as exc:
+                errors.append(f"{name}: {exc}")
+                continue
+            ok = beta.value is not None and np.all(np.isfinite(beta.value))
+            if problem.status == cp.OPTIMAL and ok:
+                return problem.status, np.asarray(beta.value, dtype=float)
+            if problem.status == cp.OPTIMAL_INACCURATE and ok and inaccurate is None:
+                inaccurate = np.asarray(beta.value, dtype=float)
+            errors.append(f"{name}: status {problem.status}")
+    if inaccurate is not None and accept_inaccurate:
+        return cp.OPTIMAL_INACCURATE, inaccurate
+    raise RuntimeError(f"fitting the {loss.name} loss failed ({'; '.join(errors)}).")
+
+
+def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None = None) -> np.ndarray:
     """beta-hat minimising ``loss.value(design, y, weights, .)``; weights default to ones.
 
     Quadratic losses are solved in closed form from their normal equations
-    H beta = g; other losses through cvxpy.
+    H beta = g; other losses through cvxpy (``solver``: None for the loss's default
+    chain, see :func:`cudbound.search.node_solvers.default_solvers`). See the module
+    docstring for which minimiser is returned when it is not unique, and for the
+    error raised when none exists.
     """
     n, p = design.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
@@ -34,9 +125,48 @@ def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str = "ECOS
         H, g, _ = loss.quadratic_form(design, y, w)
         beta, *_ = np.linalg.lstsq(H, g, rcond=None)
         return beta
-    beta = cp.Variable(p)
-    prob = cp.Problem(cp.Minimize(loss.expression(design, y, w, beta)))
-    prob.solve(solver=solver)
-    if prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or beta.value is None:
-        raise RuntimeError(f"fitting the {loss.name} loss failed (solver status {prob.status!r}).")
-    return np.asarray(beta.value, dtype=float)
+    check_minimiser_exists(design, y, loss, w)
+    if hasattr(loss, "minimiser"):  # the loss computes its own (least-norm) minimiser exactly
+        beta = loss.minimiser(design, y, w)
+        if beta is not None:
+            return np.asarray(beta, dtype=float)
+    b = cp.Variable(p)
+    status, beta = _solve(cp.Problem(cp.Minimize(loss.expression(design, y, w, b))), b, loss, solver,
+                          accept_inaccurate=loss.has_derivatives)
+    if loss.has_derivatives:
+        polished = polish_smooth(lambda x: loss.value(design, y, w, x), lambda x: loss.gradient(design, y, w, x),
+                                 lambda x: loss.hessian(design, y, w, x), np.zeros((0, p)), beta)
+        if polished is not None:
+            beta, status = polished, cp.OPTIMAL
+        elif loss.tends_to_zero:  # never return a fit that may run off to infinity uncertified
+            raise RuntimeError(f"fitting the {loss.name} loss failed: no minimiser passed the optimality check "
+                               f"(are the data nearly separable? a ridge-penalised loss always has one).")
+    if status != cp.OPTIMAL:
+        raise RuntimeError(f"fitting the {loss.name} loss failed (solver status {status!r}).")
+    if loss.strictly_convex:
+        return beta
+    if loss.has_derivatives:
+        # a positive definite Hessian at a minimiser of a convex function: the minimiser is unique
+        H = loss.hessian(design, y, w, beta)
+        if np.all(np.isfinite(H)) and positive_definite(H, rtol=1e-8):
+            return beta
+    return _least_norm_minimiser(design, y, loss, w, beta, solver)
+
+
+def _least_norm_minimiser(design, y, loss, w, beta, solver):
+    """The minimiser of least norm: min |b|^2 s.t. L(b) <= L* + slack (beta: some minimiser)."""
+    p = design.shape[1]
+    L_star = loss.value(design, y, w, beta)
+    slack = 1e-10 * max(1.0, abs(L_star))
+    if loss.value(design, y, w, np.zeros(p)) <= L_star + slack:
+        return np.zeros(p)
+    b = cp.Variable(p)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(b)), [loss.expression(design, y, w, b) <= L_star + slack])
+    try:
+        _, least = _solve(problem, b, loss, solver, accept_inaccurate=True)
+    except RuntimeError:
+        return beta
+    # solvers meet the constraint to their own tolerance: an excess of a few slacks is round-off
+    if loss.value(design, y, w, least) > L_star + 100.0 * slack:
+        return beta
+    return least

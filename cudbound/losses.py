@@ -2,59 +2,130 @@
 
 For bootstrap counts ``nu`` (all ones for the original data) a loss is
 
-    L(D^(b), beta) = (1/n) * sum_i nu_i * l(y_i, phi_i' beta),
+    L(D^(b), beta) = (1/n) * sum_i nu_i * l(y_i, phi_i' beta)  [+ a penalty of beta, added once],
 
-with ``n = len(y)`` (Laber & Murphy 2008, section 3; see ``docs/method.md``).
-The search only talks to a loss through this small protocol:
+with ``n = len(y)`` (Laber & Murphy 2008, section 3; see ``docs/method.md`` and
+``docs/losses.md``). The search only talks to a loss through this small protocol.
 
-``value(design, y, weights, beta)``
-    the number above, in NumPy;
-``expression(design, y, weights, beta)``
-    the same as a cvxpy expression (``weights`` may be a ``cvxpy.Parameter`` and
-    ``beta`` a ``cvxpy.Variable``); it must be DPP so that a node problem is
-    compiled once and re-solved by changing parameter values;
-``is_quadratic``
-    whether ``value`` is a quadratic function of ``beta``; a quadratic loss also
-    gives ``quadratic_form(design, y, weights) -> (H, g, c)`` with
-    ``value = beta' H beta - 2 g' beta + c``, which unlocks the closed-form
-    screening and exact polishing of node solutions.
+Required (either pair):
+
+``pointwise(y, t)`` and ``cvxpy_pointwise(y, t)``
+    l(y_i, t_i) elementwise, in NumPy and as a convex cvxpy expression of ``t``; the
+    mean, the bootstrap weights and the cvxpy model are then built for you;
+``value(design, y, weights, beta)`` and ``expression(design, y, weights, beta)``
+    or the whole weighted mean directly, in NumPy and as a cvxpy expression
+    (``weights`` may be a non-negative ``cvxpy.Parameter`` and ``beta`` a
+    ``cvxpy.Variable``; the expression must be DPP so that a node problem is compiled
+    once and re-solved by changing parameter values).
+
+Optional extras, each unlocking a faster or more accurate path:
+
+``derivatives(y, t) -> (dl/dt, d2l/dt2)`` (or ``gradient`` and ``hessian``)
+    every node solution is polished by Newton's method on its active set and
+    certified by the KKT conditions (exact to rounding instead of to the conic
+    solver's tolerance), and so is the fit, whose uniqueness the Hessian then shows;
+``is_quadratic = True`` with ``quadratic_form(design, y, weights) -> (H, g, c)``,
+    ``value = beta'H beta - 2 g'beta + c``: closed-form screening, the flip-cost bound
+    and the compiled search (``engine="auto"``) when H is positive definite;
+``minimiser(design, y, weights) -> beta or None``
+    the fit's (least-norm) minimiser computed by the loss itself (``HingeLoss`` solves
+    its linear program exactly); None falls back to the generic fit.
+
+Attributes describing the loss (class attributes, defaults in :class:`Loss`):
+
+``strictly_convex``
+    the minimiser is unique whenever the design has full column rank; otherwise the
+    fit returns the minimiser of least Euclidean norm (a second solve);
+``tends_to_zero``
+    a margin loss: l(y, t) depends on y t, is positive, decreasing in y t and tends
+    to 0 as y t -> infinity (logistic, exponential). Its infimum over a cone may be
+    approached only at infinity (separable data); the search then computes it by
+    dropping the points a direction of the cone separates, and the fit raises
+    :class:`NoMinimiserError` on separable data.
 """
 from __future__ import annotations
 
 import abc
+import math
 
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["Loss", "SquaredLoss", "get_loss", "LOSSES"]
+__all__ = ["Loss", "SquaredLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "RidgeLoss", "FunctionLoss",
+           "NoMinimiserError", "get_loss", "LOSSES", "DEFAULT_RIDGE"]
+
+DEFAULT_RIDGE = 0.1
+"""Penalty weight of ``"ridge"`` and ``"<loss>_ridge"`` when the spec gives none."""
+
+
+class NoMinimiserError(ValueError):
+    """The loss has no minimiser on these data (e.g. logistic loss on separable data)."""
+
+
+def _overrides(obj, name: str) -> bool:
+    return getattr(type(obj), name, None) is not getattr(Loss, name, None)
 
 
 class Loss(abc.ABC):
-    """A surrogate loss l(y, t), convex in t, used as a weighted mean."""
+    """A surrogate loss l(y, t), convex in t, used as a weighted mean (see the module docstring)."""
 
     name: str = "loss"
     is_quadratic: bool = False
+    strictly_convex: bool = False
+    tends_to_zero: bool = False
 
-    @abc.abstractmethod
+    # ------------------------------------------------------------------ pointwise form
     def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         """l(y_i, t_i) elementwise, in NumPy."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither pointwise() nor value()")
 
-    @abc.abstractmethod
     def cvxpy_pointwise(self, y: np.ndarray, t: cp.Expression) -> cp.Expression:
         """l(y_i, t_i) elementwise as a convex cvxpy expression in ``t``."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither cvxpy_pointwise() nor expression()")
 
+    def derivatives(self, y: np.ndarray, t: np.ndarray):
+        """(dl/dt, d2l/dt2) elementwise (optional; smooth losses)."""
+        raise NotImplementedError(f"the {self.name} loss gives no derivatives")
+
+    # ------------------------------------------------------------------ the weighted mean
     def value(self, design, y, weights, beta) -> float:
-        """(1/n) sum_i w_i l(y_i, phi_i' beta)."""
-        t = design @ beta
-        return float(np.dot(weights, self.pointwise(y, t)) / len(y))
+        """(1/n) sum_i w_i l(y_i, phi_i' beta) (a point of weight 0 counts 0, even where l overflows)."""
+        w = np.asarray(weights, dtype=float)
+        values = self.pointwise(y, design @ beta)
+        if not np.all(np.isfinite(values)):
+            values = np.where(w != 0, values, 0.0)
+        return float(np.dot(w, values) / len(y))
 
     def expression(self, design, y, weights, beta) -> cp.Expression:
         """The cvxpy expression of :meth:`value` (DPP in ``weights``)."""
         return (weights @ self.cvxpy_pointwise(y, design @ beta)) / len(y)
 
+    def gradient(self, design, y, weights, beta) -> np.ndarray:
+        """Gradient of :meth:`value` in beta (needs :meth:`derivatives`)."""
+        w = np.asarray(weights, dtype=float)
+        on = w != 0
+        d1, _ = self.derivatives(y[on], design[on] @ beta)
+        return design[on].T @ (w[on] * d1) / len(y)
+
+    def hessian(self, design, y, weights, beta) -> np.ndarray:
+        """Hessian of :meth:`value` in beta (needs :meth:`derivatives`)."""
+        w = np.asarray(weights, dtype=float)
+        on = w != 0
+        _, d2 = self.derivatives(y[on], design[on] @ beta)
+        return design[on].T @ (design[on] * (w[on] * d2)[:, None]) / len(y)
+
+    @property
+    def has_derivatives(self) -> bool:
+        """True when :meth:`gradient` and :meth:`hessian` are available."""
+        return _overrides(self, "derivatives") or (_overrides(self, "gradient") and _overrides(self, "hessian"))
+
     def quadratic_form(self, design, y, weights):
         """(H, g, c) with value(beta) = beta'H beta - 2 g'beta + c (quadratic losses only)."""
         raise NotImplementedError(f"the {self.name} loss is not quadratic")
+
+    def unpenalised_directions(self, design) -> np.ndarray:
+        """Orthonormal basis (p x r) of the directions the loss's penalty ignores (all: no penalty)."""
+        return np.eye(design.shape[1])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -69,12 +140,16 @@ class SquaredLoss(Loss):
 
     name = "squared"
     is_quadratic = True
+    strictly_convex = True
 
     def pointwise(self, y, t):
         return (y - t) ** 2
 
     def cvxpy_pointwise(self, y, t):
         return cp.square(y - t)
+
+    def derivatives(self, y, t):
+        return 2.0 * (t - y), np.full(np.shape(t), 2.0)
 
     def quadratic_form(self, design, y, weights):
         n = len(y)
@@ -83,16 +158,275 @@ class SquaredLoss(Loss):
         return design.T @ wd / n, wd.T @ y / n, float(np.dot(w, y * y) / n)
 
 
-LOSSES = {"squared": SquaredLoss}
+class HingeLoss(Loss):
+    """Hinge loss l(y, t) = max(0, 1 - y t) (support vector machines).
+
+    Piecewise linear: each node problem is a linear program. Its minimiser need not be
+    unique; the fit returns the minimiser of least Euclidean norm (``docs/losses.md``),
+    computed exactly by :meth:`minimiser`.
+    """
+
+    name = "hinge"
+
+    def pointwise(self, y, t):
+        return np.maximum(0.0, 1.0 - y * t)
+
+    def cvxpy_pointwise(self, y, t):
+        return cp.pos(1.0 - cp.multiply(y, t))
+
+    def minimiser(self, design, y, weights):
+        """The least-norm minimiser of the weighted hinge loss, exactly (None if not certified).
+
+        The linear program min sum_i w_i xi_i / n, xi_i >= 1 - a_i'beta, xi >= 0 (a_i = y_i phi_i)
+        is solved by HiGHS (scipy). With its optimal dual (u, r), complementary slackness
+        describes the whole optimal set: a_i'beta <= 1 where u_i > 0, a_i'beta >= 1 where
+        r_i > 0 (both: = 1). Its point of least norm is a least-distance program, solved
+        exactly through non-negative least squares (Lawson & Hanson 1974, ch. 23).
+        """
+        from scipy.optimize import linprog, nnls
+
+        if type(self).value is not Loss.value or type(self).pointwise is not HingeLoss.pointwise:
+            return None  # a subclass that changed the loss: not this linear program
+        w = np.asarray(weights, dtype=float)
+        on = w > 0
+        A = (y[:, None] * design)[on]
+        wn = w[on] / len(y)
+        m, p = A.shape
+        res = linprog(np.r_[np.zeros(p), wn], A_ub=np.hstack([-A, -np.eye(m)]), b_ub=-np.ones(m),
+                      bounds=[(None, None)] * p + [(0.0, None)] * m, method="highs")
+        if res.status != 0:
+            return None
+        u, r = -res.ineqlin.marginals, res.lower.marginals[p:]
+        le, ge = u > 1e-9 * wn, r > 1e-9 * wn
+        G = np.vstack([-A[le], A[ge]])               # least distance: min |beta| s.t. G beta >= h
+        h = np.r_[-np.ones(int(le.sum())), np.ones(int(ge.sum()))]
+        if G.shape[0] == 0:
+            beta = np.zeros(p)
+        else:
+            E = np.vstack([G.T, h[None, :]])
+            f = np.zeros(p + 1)
+            f[p] = 1.0
+            sol, _ = nnls(E, f, maxiter=50 * (G.shape[0] + p))
+            resid = E @ sol - f
+            if abs(resid[p]) < 1e-12:
+                return None
+            beta = -resid[:p] / resid[p]
+        # certificate: a minimiser (its loss equals the LP optimum)
+        if self.value(design, y, w, beta) > res.fun + 1e-12 * max(1.0, abs(res.fun)):
+            return None
+        return beta
+
+
+class LogisticLoss(Loss):
+    """Logistic loss l(y, t) = log(1 + exp(-y t)) (natural log; logistic regression).
+
+    Has no minimiser on linearly separable data: use ``"logistic_ridge"`` there.
+    """
+
+    name = "logistic"
+    strictly_convex = True
+    tends_to_zero = True
+
+    def pointwise(self, y, t):
+        return np.logaddexp(0.0, -y * t)
+
+    def cvxpy_pointwise(self, y, t):
+        return cp.logistic(-cp.multiply(y, t))
+
+    def derivatives(self, y, t):
+        m = y * t
+        s = 0.5 * (1.0 + np.tanh(-0.5 * m))  # sigma(-m), stable
+        return -y * s, s * (1.0 - s)
+
+
+class ExponentialLoss(Loss):
+    """Exponential loss l(y, t) = exp(-y t) (AdaBoost).
+
+    Has no minimiser on linearly separable data: use ``"exponential_ridge"`` there.
+    """
+
+    name = "exponential"
+    strictly_convex = True
+    tends_to_zero = True
+
+    def pointwise(self, y, t):
+        with np.errstate(over="ignore"):
+            return np.exp(-y * t)
+
+    def cvxpy_pointwise(self, y, t):
+        return cp.exp(-cp.multiply(y, t))
+
+    def derivatives(self, y, t):
+        with np.errstate(over="ignore"):
+            e = np.exp(-y * t)
+        return -y * e, e
+
+
+class RidgeLoss(Loss):
+    """A loss plus a ridge penalty: L(beta) = (1/n) sum_i w_i l(y_i, phi_i'beta) + lam * |beta_pen|^2.
+
+    ``base`` defaults to the squared loss (``"ridge:lam"``); ``"logistic_ridge:lam"``,
+    ``"exponential_ridge:lam"`` and ``"hinge_ridge:lam"`` wrap the other built-in losses.
+    The penalty is added once, whatever the bootstrap counts (they sum to n, so the data
+    term keeps its scale). beta_pen leaves out the intercept: every column of the design
+    that is constant (all entries equal, as the intercept column of every basis). With
+    ``penalize_intercept=True`` all coefficients are penalised. A quadratic base stays
+    quadratic, and its H = H_base + lam J is positive definite (lam > 0, at most one
+    constant column of a full-rank design), so the compiled search applies.
+    """
+
+    def __init__(self, lam: float = DEFAULT_RIDGE, base: Loss | None = None, *, penalize_intercept: bool = False):
+        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating, np.integer)) \
+                or not math.isfinite(float(lam)) or float(lam) <= 0.0:
+            raise ValueError(f"the ridge penalty weight must be a positive finite number; got {lam!r}.")
+        self.lam = float(lam)
+        self.base = SquaredLoss() if base is None else get_loss(base)
+        if isinstance(self.base, RidgeLoss):
+            raise ValueError("the base loss of RidgeLoss is already penalised.")
+        self.penalize_intercept = bool(penalize_intercept)
+        self.is_quadratic = self.base.is_quadratic
+        self.strictly_convex = self.base.strictly_convex
+        self.tends_to_zero = self.base.tends_to_zero
+
+    @property
+    def name(self) -> str:
+        prefix = "ridge" if type(self.base) is SquaredLoss else f"{self.base.name}_ridge"
+        return f"{prefix}:{self.lam!r}" + (":all" if self.penalize_intercept else "")
+
+    def penalty_mask(self, design) -> np.ndarray:
+        """Boolean (p,): the penalised columns (all but the constant ones, unless penalize_intercept)."""
+        design = np.asarray(design)
+        if self.penalize_intercept:
+            return np.ones(design.shape[1], dtype=bool)
+        constant = np.all(design == design[:1], axis=0) & (design[0] != 0)
+        return ~constant
+
+    def value(self, design, y, weights, beta):
+        b = np.asarray(beta, dtype=float)[self.penalty_mask(design)]
+        return self.base.value(design, y, weights, beta) + self.lam * float(b @ b)
+
+    def expression(self, design, y, weights, beta):
+        idx = np.flatnonzero(self.penalty_mask(design))
+        pen = self.lam * cp.sum_squares(beta[idx]) if len(idx) else 0.0
+        return self.base.expression(design, y, weights, beta) + pen
+
+    @property
+    def has_derivatives(self) -> bool:
+        return self.base.has_derivatives
+
+    def gradient(self, design, y, weights, beta):
+        mask = self.penalty_mask(design)
+        return self.base.gradient(design, y, weights, beta) + 2.0 * self.lam * np.where(mask, beta, 0.0)
+
+    def hessian(self, design, y, weights, beta):
+        return self.base.hessian(design, y, weights, beta) + 2.0 * self.lam * np.diag(
+            self.penalty_mask(design).astype(float))
+
+    def quadratic_form(self, design, y, weights):
+        H, g, c = self.base.quadratic_form(design, y, weights)
+        return H + self.lam * np.diag(self.penalty_mask(design).astype(float)), g, c
+
+    def unpenalised_directions(self, design):
+        return np.eye(design.shape[1])[:, ~self.penalty_mask(design)]
+
+    def __repr__(self) -> str:
+        base = "" if type(self.base) is SquaredLoss else f", base={self.base!r}"
+        extra = ", penalize_intercept=True" if self.penalize_intercept else ""
+        return f"RidgeLoss(lam={self.lam!r}{base}{extra})"
+
+
+class FunctionLoss(Loss):
+    """A loss from a function pair: ``value(design, y, weights, beta)`` (NumPy) and
+    ``expression(design, y, weights, beta)`` (cvxpy, DPP in ``weights``).
+
+    Optional keywords: ``gradient`` and ``hessian`` (functions of the same arguments),
+    ``strictly_convex`` and ``tends_to_zero`` (see :class:`Loss`).
+    """
+
+    def __init__(self, name: str, value, expression, *, gradient=None, hessian=None, strictly_convex=False,
+                 tends_to_zero=False):
+        self.name, self._value, self._expression = str(name), value, expression
+        self._gradient, self._hessian = gradient, hessian
+        self.strictly_convex, self.tends_to_zero = bool(strictly_convex), bool(tends_to_zero)
+
+    def value(self, design, y, weights, beta):
+        return float(self._value(design, y, weights, beta))
+
+    def expression(self, design, y, weights, beta):
+        return self._expression(design, y, weights, beta)
+
+    @property
+    def has_derivatives(self) -> bool:
+        return self._gradient is not None and self._hessian is not None
+
+    def gradient(self, design, y, weights, beta):
+        if self._gradient is None:
+            raise NotImplementedError(f"the {self.name} loss gives no gradient")
+        return np.asarray(self._gradient(design, y, weights, beta), dtype=float)
+
+    def hessian(self, design, y, weights, beta):
+        if self._hessian is None:
+            raise NotImplementedError(f"the {self.name} loss gives no Hessian")
+        return np.asarray(self._hessian(design, y, weights, beta), dtype=float)
+
+    def __repr__(self) -> str:
+        return f"FunctionLoss({self.name!r})"
+
+
+LOSSES = {"squared": SquaredLoss, "hinge": HingeLoss, "logistic": LogisticLoss, "exponential": ExponentialLoss,
+          "ridge": RidgeLoss}
+"""Built-in losses by name; ``get_loss`` also reads ``"ridge:LAM"`` and ``"<loss>_ridge[:LAM]"``."""
+
+_SPECS = "'squared', 'hinge', 'logistic', 'exponential', 'ridge[:LAM]', '<loss>_ridge[:LAM]'"
+
+
+def _check_instance(loss: Loss) -> Loss:
+    pair = _overrides(loss, "pointwise") and _overrides(loss, "cvxpy_pointwise")
+    direct = _overrides(loss, "value") and _overrides(loss, "expression")
+    if not (pair or direct):
+        raise TypeError(f"{type(loss).__name__} must define pointwise() and cvxpy_pointwise(), "
+                        f"or value() and expression(); see docs/losses.md.")
+    if loss.is_quadratic and not _overrides(loss, "quadratic_form"):
+        raise TypeError(f"{type(loss).__name__} sets is_quadratic but defines no quadratic_form().")
+    return loss
+
+
+def _parse_lambda(text: str, spec: str) -> float:
+    try:
+        lam = float(text)
+    except ValueError:
+        lam = math.nan
+    if not math.isfinite(lam) or lam <= 0.0:
+        raise ValueError(f"`loss`: the penalty weight in {spec!r} must be a positive number; got {text!r}.")
+    return lam
 
 
 def get_loss(loss) -> Loss:
-    """Return a :class:`Loss` instance from a name or an instance."""
+    """Return a :class:`Loss` from a spec string or an instance.
+
+    Specs: ``"squared"``, ``"hinge"``, ``"logistic"``, ``"exponential"``, ``"ridge"``
+    (squared loss plus ``0.1 * |beta|^2``, intercept unpenalised) or ``"ridge:LAM"``, and
+    ``"hinge_ridge"``, ``"logistic_ridge"``, ``"exponential_ridge"`` (optionally ``:LAM``).
+    A ``Loss`` instance is checked (it must define the pointwise pair or value and
+    expression) and returned as is.
+    """
     if isinstance(loss, Loss):
-        return loss
+        return _check_instance(loss)
     if isinstance(loss, str):
-        key = loss.strip().lower()
-        if key in LOSSES:
+        spec = loss.strip().lower()
+        key, sep, arg = spec.partition(":")
+        key = key.strip()
+        penalise_all = False
+        if sep and arg.endswith(":all"):
+            arg, penalise_all = arg[: -len(":all")], True
+        lam = _parse_lambda(arg.strip(), loss) if sep else DEFAULT_RIDGE
+        if key == "ridge" or key == "squared_ridge":
+            return RidgeLoss(lam, penalize_intercept=penalise_all)
+        if key.endswith("_ridge") and key[: -len("_ridge")] in ("hinge", "logistic", "exponential"):
+            return RidgeLoss(lam, LOSSES[key[: -len("_ridge")]](), penalize_intercept=penalise_all)
+        if key in LOSSES and not sep:
             return LOSSES[key]()
-        raise ValueError(f"`loss` must be one of {sorted(LOSSES)} or a Loss instance; got {loss!r}.")
+        if key in LOSSES:
+            raise ValueError(f"`loss`: {key!r} takes no parameter; got {loss!r}.")
+        raise ValueError(f"`loss` must be one of {_SPECS} or a Loss instance; got {loss!r}.")
     raise TypeError(f"`loss` must be a string or a cudbound.losses.Loss instance; got {type(loss).__name__}.")

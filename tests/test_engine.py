@@ -1,5 +1,6 @@
 """The search engine: statistics, tree export, budgets, solver failures, engines agreeing."""
 import math
+from pathlib import Path
 
 import cvxpy as cp
 import networkx as nx
@@ -184,3 +185,42 @@ def test_n_jobs_gives_identical_results():
     for bad in (0, -2, 1.5, True):
         with pytest.raises(ValueError, match="n_jobs"):
             cudbound.cud_interval(X, y, n_resamples=30, rng=5, n_jobs=bad)
+
+
+def test_root_solve_failure_gives_the_trivial_certified_bound(monkeypatch):
+    """A non-quadratic loss whose root problem no solver can solve: the replicate keeps
+    max|C|/n, flagged, instead of aborting the interval."""
+    design, y, counts = make_problem(3, n=20)
+    exact = search_replicate(design, y, counts, loss="logistic")
+
+    def fail(self, rows, signs, warm=None):
+        raise NodeSolveError("injected failure")
+
+    monkeypatch.setattr(CvxpyNodeSolver, "solve", fail)
+    out = search_replicate(design, y, counts, loss="logistic")
+    trivial = max(np.sum(np.maximum(counts - 1, 0)), np.sum(counts == 0)) / len(counts)
+    assert out.status == "solver_failure" and out.value == pytest.approx(trivial)
+    assert out.value >= exact.value
+
+
+def test_exactly_dependent_active_rows_fall_back_instead_of_crashing(shared_data):
+    """Mammogram (discrete features, so rows that are exact affine combinations of others):
+    a replicate on which the compiled dual active-set method met an exactly singular
+    active-set system and used to raise LinAlgError. It now reports a numerical failure,
+    the engine reruns the replicate on the exact Python path, and the value is the cvxpy
+    engine's."""
+    from cudbound.coverage import Task, load_config
+    from cudbound.coverage.tasks import draw_split
+    from cudbound.cud import bootstrap_counts
+
+    root = Path(__file__).resolve().parents[1]
+    config = load_config(root / "experiments" / "paper.toml")
+    task = Task("mammogram", 30, 3)
+    data_ss, method_ss = config.task_seed(task).spawn(2)
+    _, y, _, _, _, design, _ = draw_split(config, task, np.random.default_rng(data_ss), shared_data)
+    counts = bootstrap_counts(30, 54, np.random.default_rng(method_ss))[53]
+    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
+    fast = search_replicate(design, y, counts, beta_hat=beta_hat, alpha_n=30.0)
+    generic = search_replicate(design, y, counts, beta_hat=beta_hat, alpha_n=30.0, engine="cvxpy")
+    assert fast.status == generic.status == "exact"
+    assert fast.value == pytest.approx(generic.value, abs=1e-8)

@@ -137,7 +137,7 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     best = 0.0
     for beta, loss_value in extra_lower:
         best = max(best, _value_at(problem, beta, loss_value, tol))
-    best = max(best, _value_at(problem, root.beta, root.value, tol))
+    best = max(best, _value_at(problem, root.beta, root.beta_value, tol))
     root_node = _Node(np.zeros(mf, dtype=np.int8), 0, problem.C_forced, root.value, root.beta, root.warm,
                       np.ones(P.shape[1]), None, next(counter))
     heap = []
@@ -183,7 +183,7 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
                 continue
             out.solves += 1
             node.m, node.beta, node.warm, node.floor, node.solved = sol.value, sol.beta, sol.warm, 0.0, True
-            best = max(best, _value_at(problem, node.beta, node.m, tol))
+            best = max(best, _value_at(problem, node.beta, sol.beta_value, tol))
             if tree is not None:
                 tree.nodes[node.id]["m"] = node.m
             push(node, None)
@@ -222,7 +222,7 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
         upper = unsolved_bound
     elif out.status == "solver_failure" and not out.undecided:
         out.status = "exact"  # every unsolved node was dominated by an attained value
-    out.value, out.lower = upper, best
+    out.value, out.lower = float(upper), float(best)
     out.seconds = time.perf_counter() - t0
     out.tree = tree
     return out
@@ -254,7 +254,8 @@ def _realise(node, P, out) -> bool:
 def _value_at(problem, beta, loss_value, tol) -> float:
     """The objective at a classifier beta, when its signs on the free points are clear.
 
-    beta realises its own sign pattern, so this is a value attained in the supremum.
+    beta realises its own sign pattern, so this is a value attained in the supremum;
+    ``loss_value`` must be the loss at beta itself (not a node's infimum).
     Points within round-off of a hyperplane are not trusted: return 0 (no information).
     """
     if problem.g(loss_value) <= 0.0:

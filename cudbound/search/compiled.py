@@ -36,6 +36,44 @@ _FEAS = 1e-9  # a violation this small (relative to |x|, row norm 1) is round-of
 
 
 @njit(cache=True)
+def _solve(A, b):
+    """Solve A x = b by Gaussian elimination with partial pivoting.
+
+    Returns (ok, x); ok is False when a pivot is exactly zero or the answer is not
+    finite (where ``np.linalg.solve`` would raise, which compiled code cannot catch).
+    """
+    n = A.shape[0]
+    M = A.copy()
+    x = b.copy()
+    for c in range(n):
+        piv = c
+        for r in range(c + 1, n):
+            if abs(M[r, c]) > abs(M[piv, c]):
+                piv = r
+        if M[piv, c] == 0.0 or not np.isfinite(M[piv, c]):
+            return False, x
+        if piv != c:
+            for j in range(n):
+                M[c, j], M[piv, j] = M[piv, j], M[c, j]
+            x[c], x[piv] = x[piv], x[c]
+        for r in range(c + 1, n):
+            f = M[r, c] / M[c, c]
+            if f != 0.0:
+                for j in range(c, n):
+                    M[r, j] -= f * M[c, j]
+                x[r] -= f * x[c]
+    for c in range(n - 1, -1, -1):
+        v = x[c]
+        for j in range(c + 1, n):
+            v -= M[c, j] * x[j]
+        x[c] = v / M[c, c]
+    for c in range(n):
+        if not np.isfinite(x[c]):
+            return False, x
+    return True, x
+
+
+@njit(cache=True)
 def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
     """Goldfarb-Idnani on  s_k P_k x >= h_k  (h_k = rhs_neg when s_k = -1, else 0).
 
@@ -88,7 +126,9 @@ def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
                         N[i, a] = signs[k] * P[k, i]
                 QN = Qinv @ N
                 M = N.T @ QN
-                r = np.linalg.solve(M, N.T @ Qn)
+                ok, r = _solve(M, N.T @ Qn)
+                if not ok:  # dependent active rows (exactly, in floating point)
+                    return 2, nact
                 z = Qn - QN @ r
             else:
                 r = np.zeros(0)
@@ -147,10 +187,15 @@ def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
                     for i in range(p):
                         N[i, a] = signs[k] * P[k, i]
                 if nact == p:  # a vertex: x is fixed by the active rows alone
-                    x[:] = np.linalg.solve(N.T.copy(), hA)
+                    ok, xv = _solve(N.T.copy(), hA)
+                    if not ok:
+                        return 2, nact
+                    x[:] = xv
                 else:
                     QN = Qinv @ N
-                    lam = np.linalg.solve(N.T @ QN, hA - N.T @ x0)
+                    ok, lam = _solve(N.T @ QN, hA - N.T @ x0)
+                    if not ok:
+                        return 2, nact
                     x[:] = x0 + QN @ lam
                 done = True
                 break

@@ -8,9 +8,15 @@ or raises :class:`NodeSolveError`.
 
 - :class:`CvxpyNodeSolver`: any convex loss. The problem is built once with cvxpy
   Parameters (the bootstrap weights and one sign per row, 0 for a free row), so it
-  is DPP and a node only sets values and re-solves: no re-canonicalisation. ECOS by
-  default; a failed solve is retried with the ``fallbacks``. For quadratic losses
-  the interior-point answer is polished to an exact KKT point (``qp.polish_kkt``).
+  is DPP and a node only sets values and re-solves: no re-canonicalisation. A failed
+  solve is retried with the ``fallbacks``. For quadratic losses the interior-point
+  answer is polished to an exact KKT point (``qp.polish_kkt``); for a loss with a
+  gradient and Hessian, by Newton's method on the active set (``convex.polish_smooth``);
+  any other loss keeps the solver's answer, solved with tight tolerances (about 1e-10).
+  For a loss that tends to zero (logistic, exponential) on a bootstrap sample that a
+  direction can separate, the points the node's cone separates are dropped first
+  (``convex.separation``): the infimum is then attained, and the solution's point is
+  pushed along the separating direction until its loss is within rounding of it.
 - :class:`ActiveSetNodeSolver`: quadratic losses with a positive definite bootstrap
   Hessian; exact dual active-set pivots (the compiled search's routine) warm-started
   from the parent's solution.
@@ -25,9 +31,11 @@ import numpy as np
 from cvxpy.settings import SOLUTION_PRESENT
 
 from .compiled import _gi
+from .convex import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .qp import polish_kkt
 
-__all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver"]
+__all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver",
+           "default_solvers"]
 
 
 class NodeSolveError(RuntimeError):
@@ -36,9 +44,15 @@ class NodeSolveError(RuntimeError):
 
 @dataclass
 class NodeSolution:
-    value: float                # min of L(D^(b), .) over the node's closed cone
-    beta: np.ndarray            # a minimiser
+    value: float                # min (infimum) of L(D^(b), .) over the node's closed cone
+    beta: np.ndarray            # a minimiser (for an infimum not attained: a point whose loss is within rounding)
     warm: object = field(default=None, repr=False)  # solver-specific state for the children
+    point_value: float | None = None  # L(D^(b), beta) when it differs from value
+
+    @property
+    def beta_value(self) -> float:
+        """The loss at ``beta`` (equal to ``value`` when the minimum is attained)."""
+        return self.value if self.point_value is None else self.point_value
 
 
 class NodeSolver:
@@ -66,10 +80,36 @@ class _QuadraticReplicate:
         return self.L_u + float(d @ self.H @ d)
 
 
-class CvxpyNodeSolver(NodeSolver):
-    """Generic node solver through cvxpy (DPP: compiled once, re-solved per node)."""
+def default_solvers(loss):
+    """(primary, fallbacks) of the cvxpy path for a loss.
 
-    def __init__(self, loss, design, y, *, solver="ECOS", fallbacks=("CLARABEL", "SCS"), solver_options=None):
+    ECOS first for quadratic losses (polished exactly) and for losses with derivatives
+    (polished by Newton's method); CLARABEL first for the others, whose answers are kept
+    as the solver gives them (it is the more accurate of the two on linear programs).
+    """
+    if loss.is_quadratic or loss.has_derivatives:
+        return "ECOS", ("CLARABEL", "SCS")
+    return "CLARABEL", ("ECOS", "SCS")
+
+
+TIGHT_OPTIONS = {
+    "ECOS": dict(abstol=1e-10, reltol=1e-10, feastol=1e-10),
+    "CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10),
+    "SCS": dict(eps_abs=1e-9, eps_rel=1e-9),
+}
+"""Solver options for non-quadratic losses (the quadratic path polishes exactly instead)."""
+
+
+class CvxpyNodeSolver(NodeSolver):
+    """Generic node solver through cvxpy (DPP: compiled once, re-solved per node).
+
+    ``solver=None`` picks the default for the loss (:func:`default_solvers`); a failed
+    solve is retried with ``fallbacks``. For non-quadratic losses the solvers run with
+    tight tolerances (:data:`TIGHT_OPTIONS`), which ``solver_options`` (a dict keyed by
+    solver name) overrides.
+    """
+
+    def __init__(self, loss, design, y, *, solver=None, fallbacks=None, solver_options=None):
         n, p = design.shape
         self.loss, self.design, self.y = loss, design, y
         self.sign = cp.Parameter(n)
@@ -89,12 +129,22 @@ class CvxpyNodeSolver(NodeSolver):
         if not self.problem.is_dcp(dpp=True):
             raise ValueError(f"the {loss.name} loss does not give a DPP problem; check Loss.expression")
         installed = set(cp.installed_solvers())
+        default, default_fallbacks = default_solvers(loss)
+        solver = default if solver is None else solver
+        fallbacks = default_fallbacks if fallbacks is None else fallbacks
         chain = [solver] + [s for s in fallbacks if s != solver]
         self.solvers = [s for s in chain if s in installed]
         if solver not in installed:
             raise ValueError(f"cvxpy solver {solver!r} is not installed; installed: {sorted(installed)}.")
-        self.solver_options = dict(solver_options or {})
+        options = {} if loss.is_quadratic else {k: dict(v) for k, v in TIGHT_OPTIONS.items()}
+        for name, opts in (solver_options or {}).items():
+            options[name] = dict(opts)
+        self.solver_options = options
         self._quad = None
+        self._polish = (not loss.is_quadratic) and loss.has_derivatives
+        self._free = loss.unpenalised_directions(design) if loss.tends_to_zero else None
+        self._separable = None  # points some direction separates at the root (None: none)
+        self._weights_now = None
 
     def set_weights(self, counts):
         self.counts = np.asarray(counts, dtype=float)
@@ -106,12 +156,40 @@ class CvxpyNodeSolver(NodeSolver):
             self.r.value = np.linalg.lstsq(R.T, self._quad.g, rcond=None)[0]
         else:
             self._quad = None
-            self.weights.value = self.counts
+            self._set_param(self.counts)
+            self._separable = None
+            if self._free is not None:
+                try:
+                    mask, _ = separation(self.design, self.y, self.counts, self._free)
+                except SeparationUnknown:
+                    mask = self.counts > 0  # undecided: test every node (a failure there is certified)
+                self._separable = mask if mask.any() else None
+
+    def _set_param(self, w):
+        if w is not self._weights_now:
+            self.weights.value = w
+            self._weights_now = w
 
     def solve(self, rows, signs, warm=None):
+        rows = np.asarray(rows, dtype=int)
+        signs = np.asarray(signs, dtype=float)
         sign = np.zeros(self.design.shape[0])
-        sign[np.asarray(rows, dtype=int)] = signs
+        sign[rows] = signs
         self.sign.value = sign
+        G = self.design[rows] * signs[:, None]
+        weights, direction = self.counts, None
+        if self._separable is not None:
+            # drop the points this cone separates: the infimum of the rest is attained
+            try:
+                mask, direction = separation(self.design, self.y, self.counts, self._free, G, self._separable)
+            except SeparationUnknown as exc:
+                raise NodeSolveError(f"separation LP: {exc}") from None
+            if mask.any():
+                weights = np.where(mask, 0.0, self.counts)
+            else:
+                direction = None
+        if self._quad is None:
+            self._set_param(weights)
         errors = []
         for name in self.solvers:
             try:
@@ -127,16 +205,34 @@ class CvxpyNodeSolver(NodeSolver):
                 continue
             beta = np.asarray(self.beta.value, dtype=float)
             if self._quad is None:
-                if self.problem.status != cp.OPTIMAL:
+                sol = self._finish(G, beta, weights, direction)
+                if sol is None:
                     errors.append(f"{name}: status {self.problem.status}")
                     continue
-                return NodeSolution(self.loss.value(self.design, self.y, self.counts, beta), beta)
-            G = self.design[np.asarray(rows, dtype=int)] * np.asarray(signs, dtype=float)[:, None]
+                return sol
             exact = polish_kkt(self._quad.H, self._quad.g, G, beta)
             if exact is not None:
                 return NodeSolution(self._quad.value(exact), exact)
             errors.append(f"{name}: solution failed the KKT check")
         raise NodeSolveError("; ".join(errors) or "no solver available")
+
+    def _finish(self, G, beta, weights, direction):
+        """The node's value and point from a non-quadratic solver answer (None: rejected)."""
+        loss, design, y = self.loss, self.design, self.y
+        polished = None
+        if self._polish:
+            polished = polish_smooth(lambda b: loss.value(design, y, weights, b),
+                                     lambda b: loss.gradient(design, y, weights, b),
+                                     lambda b: loss.hessian(design, y, weights, b), G, beta)
+        if polished is not None:
+            beta = polished
+        elif self.problem.status != cp.OPTIMAL:
+            return None
+        value = loss.value(design, y, weights, beta)
+        if direction is None:
+            return NodeSolution(value, beta)
+        point, point_value = push_to_infimum(loss, design, y, self.counts, beta, direction, value, rows=design)
+        return NodeSolution(value, point, point_value=point_value)
 
 
 class ActiveSetNodeSolver(NodeSolver):

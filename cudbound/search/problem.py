@@ -9,7 +9,12 @@ A zero row always has sign(0) = +1 and is fixed at once.
 For a quadratic loss the neighbourhood {beta : g(alpha_n (L_hat - L(beta))) > 0} is
 the ellipsoid (beta - beta_u)'H(beta - beta_u) < L_hat + 1/alpha_n - L_u; a point whose
 hyperplane misses it has the sign of phi'beta_u for every classifier that matters,
-and is fixed before branching (screening).
+and is fixed before branching (screening). For any other loss (or a singular bootstrap
+Hessian) the same test costs one convex solve per point: the least loss over the closed
+half-space on the side of phi'beta = 0 opposite to the root minimiser beta_u; when it is
+at least L_hat + 1/alpha_n, no classifier that matters puts the point on that side. A
+solve is skipped when a point already known to have loss below that level (beta_hat,
+the root minimiser, the minimisers of earlier screening solves) lies on that side.
 """
 from __future__ import annotations
 
@@ -26,7 +31,11 @@ class ReplicateProblem:
     """Points, costs and the neighbourhood of one count vector."""
 
     def __init__(self, design, y, counts, beta_hat, loss, alpha_n, *, quad=None, beta_u=None, L_u=None,
-                 screen=True):
+                 screen=True, screen_solver=None, known_points=()):
+        """``screen_solver(row, sign)`` (optional) returns the NodeSolution of the node with
+        the single constraint ``sign * phi_row' beta >= 0``: it enables the screening of
+        losses without a positive definite quadratic form; ``known_points`` are
+        (beta, loss at beta) pairs that let it skip solves."""
         n = len(y)
         self.n, self.alpha_n, self.design = n, float(alpha_n), design
         self.L_hat = loss.value(design, y, counts, beta_hat)
@@ -44,8 +53,13 @@ class ReplicateProblem:
         forced[~np.any(design[reps] != 0.0, axis=1)] = 1  # zero rows: sign(0) = +1
         # a merged point whose two costs agree never changes C: fix it (its sign is irrelevant)
         forced[(forced == 0) & (cplus == cminus)] = 1
-        if screen and quad is not None and math.isfinite(self.L_max) and beta_u is not None:
-            forced = self._screen_quadratic(quad, reps, forced)
+        self.screen_solves = 0
+        if screen and math.isfinite(self.L_max) and beta_u is not None:
+            if quad is not None and positive_definite(quad.H):
+                forced = self._screen_quadratic(quad, reps, forced)
+            elif screen_solver is not None:
+                forced = self._screen_by_solves(screen_solver, reps, forced,
+                                                [(beta_hat, self.L_hat), *known_points])
         self.n_screened = int(np.sum(forced != 0))
         self.C_forced = float(np.sum(np.where(forced > 0, cplus, 0.0) + np.where(forced < 0, cminus, 0.0)))
         free = np.flatnonzero(forced == 0)
@@ -68,6 +82,30 @@ class ReplicateProblem:
         miss = (forced == 0) & (hnorm > 0) & (dist2 >= radius * (1.0 + 1e-9)) & (t != 0)
         forced = forced.copy()
         forced[miss] = np.where(t[miss] > 0, 1, -1)
+        return forced
+
+    def _screen_by_solves(self, solve, reps, forced, known):
+        from .node_solvers import NodeSolveError
+
+        Phi = self.design[reps]
+        t = Phi @ self.beta_u
+        pts = [np.asarray(b, dtype=float) for b, v in known if b is not None and v < self.L_max]
+        level = self.L_max + 1e-9 * max(1.0, abs(self.L_max))  # solver round-off never screens a point
+        forced = forced.copy()
+        for k in np.flatnonzero((forced == 0) & (t != 0.0)):
+            side = 1 if t[k] > 0 else -1
+            # a known point with loss below L_max on the closed opposite side: the point can flip
+            if any(side * float(Phi[k] @ b) <= 0.0 for b in pts):
+                continue
+            try:
+                sol = solve(int(reps[k]), -float(side))
+            except NodeSolveError:
+                continue  # no screening for this point: always safe
+            self.screen_solves += 1
+            if sol.value >= level:
+                forced[k] = side
+            elif sol.beta_value < self.L_max:
+                pts.append(np.asarray(sol.beta, dtype=float))
         return forced
 
     def g(self, m: float) -> float:
