@@ -417,9 +417,17 @@ def get_loss(loss) -> Loss:
         key, sep, arg = spec.partition(":")
         key = key.strip()
         penalise_all = False
-        if sep and arg.endswith(":all"):
-            arg, penalise_all = arg[: -len(":all")], True
-        lam = _parse_lambda(arg.strip(), loss) if sep else DEFAULT_RIDGE
+        ridge = key in ("ridge", "squared_ridge") or (
+            key.endswith("_ridge") and key[: -len("_ridge")] in ("hinge", "logistic", "exponential"))
+        if key in LOSSES and sep and not ridge:
+            raise ValueError(f"`loss`: {key!r} takes no parameter; got {loss!r}.")
+        if not ridge and key not in LOSSES:
+            raise ValueError(f"`loss` must be one of {_SPECS} or a Loss instance; got {loss!r}.")
+        if sep and (arg == "all" or arg.endswith(":all")):
+            arg, penalise_all = arg[: -len("all")].rstrip(":"), True
+        lam = _parse_lambda(arg.strip(), loss) if arg.strip() else DEFAULT_RIDGE
+        if sep and not arg.strip() and not penalise_all:
+            lam = _parse_lambda("", loss)  # "ridge:" names no weight
         if key == "ridge" or key == "squared_ridge":
             return RidgeLoss(lam, penalize_intercept=penalise_all)
         if key.endswith("_ridge") and key[: -len("_ridge")] in ("hinge", "logistic", "exponential"):

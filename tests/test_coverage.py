@@ -266,3 +266,16 @@ def test_cli_coverage_bad_input_exits_2(tmp_path, capsys):
     assert main(["coverage", "--config", str(bad), "--store", str(tmp_path / "s.sqlite")]) == 2
     assert "unknown data set 'nosuch'" in capsys.readouterr().err
     assert main(["coverage", "--config", str(tmp_path / "none.toml"), "--store", str(tmp_path / "s.sqlite")]) == 2
+
+
+def test_separable_draws_are_degenerate_for_the_logistic_loss():
+    """A training set on which the logistic loss has no minimiser is redrawn, not a failed task."""
+    X = np.array([[-2.0], [-1.0], [1.0], [2.0]])
+    y = np.array([-1, -1, 1, 1])
+    assert _usable("linear", X, y, "squared") is not None
+    assert _usable("linear", X, y, "logistic") is None
+    assert _usable("linear", X, y, "logistic_ridge:0.1") is not None
+    config = parse_config(SMOKE.read_text().replace('loss = "squared"', 'loss = "logistic"')
+                          .replace('"langford", "cud_alpha_1"]', '"langford"]')
+                          .replace("[options.cud_alpha_1]\nmethod = \"cud\"\nn_resamples = 20\nalpha_n = \"1\"\n", ""))
+    assert config.loss == "logistic"

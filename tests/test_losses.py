@@ -313,9 +313,11 @@ def test_specs_names_and_errors():
         assert get_loss(loss.name).name == loss.name  # the name is a spec that round-trips
     assert get_loss("ridge").name == f"ridge:{DEFAULT_RIDGE!r}" and get_loss("ridge:0.5").lam == 0.5
     assert get_loss("logistic_ridge:2").base.name == "logistic"
-    assert get_loss("ridge:1:all").penalize_intercept
+    assert get_loss("ridge:1:all").penalize_intercept and get_loss("ridge:all").penalize_intercept
+    assert get_loss("ridge:all").lam == DEFAULT_RIDGE and get_loss("ridge:all").name == f"ridge:{DEFAULT_RIDGE!r}:all"
     for bad, match in [("hinge2", "`loss` must be one of"), ("ridge:0", "positive"), ("ridge:abc", "positive"),
-                       ("logistic:1", "takes no parameter"), ("ridge:nan", "positive")]:
+                       ("logistic:1", "takes no parameter"), ("ridge:nan", "positive"),
+                       ("hinge:x", "takes no parameter"), ("foo:x", "must be one of"), ("ridge:", "positive")]:
         with pytest.raises(ValueError, match=match):
             get_loss(bad)
     with pytest.raises(TypeError):

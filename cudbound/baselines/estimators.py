@@ -149,7 +149,8 @@ class _RefitLog:
             parts.append(f"{self.singular} had a singular normal matrix (minimum scaled-norm "
                          f"least-squares solution used)")
         if self.failed:
-            parts.append(f"{self.failed} failed to fit (the refit predicts the sample's majority class)")
+            parts.append(f"{self.failed} failed to fit, e.g. because the loss has no minimiser on a linearly "
+                         f"separable resample (the refit predicts the sample's majority class)")
         warnings.warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".",
                       DegenerateResampleWarning, stacklevel=stacklevel)
 

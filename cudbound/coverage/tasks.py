@@ -9,8 +9,10 @@ Protocol (Laber & Murphy 2008, section 5):
 4. The true error is the error of sign(phi(x)' beta-hat) on T; an interval covers when
    low <= true error <= high.
 
-Degenerate draws. A training set with one class only, or whose design matrix is
-rank-deficient (e.g. a constant feature column in a small sample), has no unique fit.
+Degenerate draws. A training set with one class only, whose design matrix is
+rank-deficient (e.g. a constant feature column in a small sample), or on which the loss
+has no minimiser (linearly separable data with the logistic or exponential loss) has no
+unique fit.
 Such a draw is replaced by the next draw from the same task stream, and the number of
 replacements is recorded (``redraws``): the study is conditional on a fit existing.
 """
@@ -25,8 +27,8 @@ import numpy as np
 
 from ..basis import make_basis
 from ..baselines import intervals
-from ..fit import fit_coefficients, predict_signs, training_error
-from ..losses import get_loss
+from ..fit import check_minimiser_exists, fit_coefficients, predict_signs, training_error
+from ..losses import NoMinimiserError, get_loss
 from .config import StudyConfig, Task
 
 __all__ = ["run_task", "draw_split", "known_datasets", "REAL_BASIS", "MAX_REDRAWS"]
@@ -72,8 +74,9 @@ def _draw_once(name, n, test_size, data_home, rng):
     return X[perm[:n]], y[perm[:n]], X[perm[n:]], y[perm[n:]]
 
 
-def _usable(basis_spec, Xtr, ytr):
-    """The fitted basis and design if the draw has both classes and a full-rank design, else None."""
+def _usable(basis_spec, Xtr, ytr, loss=None):
+    """The fitted basis and design if the draw has both classes, a full-rank design and (for
+    ``loss``) a minimiser, else None."""
     if np.unique(ytr).size < 2:
         return None
     basis = make_basis(basis_spec)
@@ -88,6 +91,11 @@ def _usable(basis_spec, Xtr, ytr):
     s = np.linalg.svd(design, compute_uv=False)
     if s[-1] <= s[0] * max(design.shape) * np.finfo(float).eps * 1e3:
         return None
+    if loss is not None:
+        try:
+            check_minimiser_exists(design, ytr, get_loss(loss))
+        except NoMinimiserError:
+            return None
     return basis, design
 
 
@@ -99,11 +107,12 @@ def draw_split(config: StudyConfig, task: Task, rng, data_home=None):
     spec = config.dataset(task.dataset)
     for redraws in range(MAX_REDRAWS):
         Xtr, ytr, Xte, yte = _draw_once(task.dataset, task.n, config.test_size, data_home, rng)
-        ok = _usable(spec.basis, Xtr, ytr)
+        ok = _usable(spec.basis, Xtr, ytr, config.loss)
         if ok is not None:
             return Xtr, ytr, Xte, yte, ok[0], ok[1], redraws
-    raise RuntimeError(f"task {task}: {MAX_REDRAWS} training draws in a row had one class or a rank-deficient "
-                       f"design with basis {spec.basis!r}; choose a smaller basis.")
+    raise RuntimeError(f"task {task}: {MAX_REDRAWS} training draws in a row had one class, a rank-deficient "
+                       f"design with basis {spec.basis!r} or no minimiser of the {config.loss} loss; choose a "
+                       f"smaller basis or a penalised loss.")
 
 
 def _jsonable(details):
