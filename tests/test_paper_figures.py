@@ -95,3 +95,17 @@ def test_alpha_figure(store, tmp_path):
     out = tmp_path / "a.png"
     assert fig.main(["--store", str(store), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_csv_export_holds_every_row(store, tmp_path):
+    import csv
+    import gzip
+    assert script("export_csv").main(["--store", str(store), "--out", str(tmp_path / "smoke")]) == 0
+    with gzip.open(tmp_path / "smoke_results.csv.gz", "rt") as f:
+        rows = list(csv.DictReader(f))
+    with ResultStore(store) as s:
+        raw = s.results()
+    assert len(rows) == len(raw) == 8 * 8
+    assert {(r["dataset"], r["rep"], r["method"]) for r in rows} == {(r["dataset"], str(r["rep"]), r["method"])
+                                                                      for r in raw}
+    assert float(rows[0]["low"]) == pytest.approx(raw[0]["low"], abs=1e-11)
