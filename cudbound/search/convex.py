@@ -95,9 +95,7 @@ def separation(design, y, weights, free, G=None, candidates=None):
     # the other weighted points have a_i'd = 0 for every admissible d: remove the LP's round-off
     others = np.flatnonzero(weighted & ~mask & (an > 0))
     if len(others):
-        _, sv, vt = np.linalg.svd(A[others], full_matrices=True)
-        rank = int(np.sum(sv > 1e-10 * sv[0])) if sv.size else 0
-        Z = vt[rank:].T
+        Z = _null_space(A[others], r)
         u = Z @ (Z.T @ u)
     d = free @ u
     if np.any(A[mask] @ u <= 0.25 * an[mask]):
@@ -130,6 +128,7 @@ def push_to_infimum(loss, design, y, weights, beta, d, m, *, rows=None, rel=1e-1
 
 
 def _null_space(A, p):
+    """Orthonormal basis (p, p - rank) of {u : A u = 0}; rank counts singular values above 1e-10 sv_max."""
     if A.shape[0] == 0:
         return np.eye(p)
     _, sv, vt = np.linalg.svd(A, full_matrices=True)
