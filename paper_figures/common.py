@@ -13,7 +13,8 @@ from published import DATASETS, LABELS, PAPER_METHODS, PUBLISHED  # noqa: E402
 
 from cudbound.coverage import ResultStore  # noqa: E402
 
-__all__ = ["cells", "training_error_kurtosis", "DATASETS", "LABELS", "PAPER_METHODS", "PUBLISHED", "order"]
+__all__ = ["cells", "training_error_kurtosis", "DATASETS", "LABELS", "PAPER_METHODS", "PUBLISHED", "order",
+           "figure_args", "pyplot", "save"]
 
 
 def cells(store_path) -> dict:
@@ -43,3 +44,29 @@ def order(names) -> list:
     """Data sets in the paper's row order, then any others alphabetically."""
     known = [d for d in DATASETS if d in names]
     return known + sorted(set(names) - set(known))
+
+
+def figure_args(doc: str, default_out: str, argv=None):
+    """(parser, args) of a figure script: --store, --out, --target."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--store", required=True, help="the study's SQLite store")
+    parser.add_argument("--out", default=default_out, help=f"the PNG file (default {default_out})")
+    parser.add_argument("--target", type=float, default=0.95, help="the target coverage line (default 0.95)")
+    return parser, parser.parse_args(argv)
+
+
+def pyplot():
+    """matplotlib.pyplot on the non-interactive Agg backend."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save(fig, out) -> None:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    print(f"wrote {out}")

@@ -9,7 +9,6 @@ right: mean width; x: alpha_n on a log scale, labelled by its rule.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from collections import defaultdict
@@ -18,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LABELS, order  # noqa: E402
+from common import LABELS, figure_args, order, pyplot, save  # noqa: E402
 
 from cudbound.coverage import ResultStore  # noqa: E402
 
@@ -44,14 +43,8 @@ def series(store_path):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", required=True)
-    parser.add_argument("--out", default="results/figure_alpha.png")
-    parser.add_argument("--target", type=float, default=0.95)
-    args = parser.parse_args(argv)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    parser, args = figure_args(__doc__, "results/figure_alpha.png", argv)
+    plt = pyplot()
 
     data = series(args.store)
     if not data:
@@ -74,10 +67,7 @@ def main(argv=None) -> int:
     right.legend(fontsize=7, loc="upper right", ncol=2)
     fig.suptitle("CUD interval against the neighbourhood scale alpha_n")
     fig.tight_layout()
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
-    print(f"wrote {out}")
+    save(fig, args.out)
     return 0
 
 

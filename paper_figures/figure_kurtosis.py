@@ -10,13 +10,12 @@ the kurtosis grows; CUD should stay at or above the target.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import cells, training_error_kurtosis  # noqa: E402
+from common import cells, figure_args, pyplot, save, training_error_kurtosis  # noqa: E402
 
 METHODS = {"cud": ("CUD", "o"), "yang": ("Y", "s"), "martin": ("M", "^"), "kohavi": ("K", "D")}
 
@@ -33,14 +32,8 @@ def points(store_path):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", required=True)
-    parser.add_argument("--out", default="results/figure1_kurtosis.png")
-    parser.add_argument("--target", type=float, default=0.95)
-    args = parser.parse_args(argv)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    parser, args = figure_args(__doc__, "results/figure1_kurtosis.png", argv)
+    plt = pyplot()
 
     pts = points(args.store)
     if not any(pts.values()):
@@ -56,10 +49,7 @@ def main(argv=None) -> int:
     ax.set_title("Coverage by kurtosis (one point per data set and n)")
     ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
-    print(f"wrote {out}")
+    save(fig, args.out)
     return 0
 
 
