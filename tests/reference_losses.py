@@ -278,21 +278,26 @@ def _quadratic_candidates(design, y, w, lam, rows):
     sw = np.sqrt(w / n)
     A = np.vstack([design * sw[:, None], np.sqrt(lam) * np.eye(p)[pen]])
     t = np.r_[y * sw, np.zeros(int(pen.sum()))]
-    out, seen = [], set()
+    return np.array([np.zeros(p) if N.shape[1] == 0 else N @ np.linalg.lstsq(A @ N, t, rcond=None)[0]
+                     for N in _face_subspaces(rows, p)])
+
+
+def _face_subspaces(rows, p):
+    """Each distinct subspace {phi_A'beta = 0}, |A| <= p, A a subset of ``rows``, once, as an
+    orthonormal basis N (p x dim)."""
+    seen = set()
     for size in range(0, min(p, len(rows)) + 1):
-        for S in itertools.combinations(range(len(rows)), size):
+        for A in itertools.combinations(range(len(rows)), size):
             if size:
-                _, sv, vt = np.linalg.svd(rows[list(S)], full_matrices=True)
-                rank = int(np.sum(sv > 1e-12 * sv[0]))
-                N = vt[rank:].T
+                _, sv, vt = np.linalg.svd(rows[list(A)], full_matrices=True)
+                N = vt[int(np.sum(sv > 1e-12 * sv[0])):].T
             else:
                 N = np.eye(p)
             key = (N.shape[1], tuple(np.round(N @ N.T, 10).ravel()))
             if key in seen:
                 continue
             seen.add(key)
-            out.append(np.zeros(p) if N.shape[1] == 0 else N @ np.linalg.lstsq(A @ N, t, rcond=None)[0])
-    return np.array(out)
+            yield N
 
 
 def _smooth_candidates(loss, design, y, w, rows):
@@ -306,26 +311,16 @@ def _smooth_candidates(loss, design, y, w, rows):
     larger active set; so every minimiser over V_A is feasible and attains m.
     """
     n, p = design.shape
-    out, seen = [], set()
-    for size in range(0, min(p, len(rows)) + 1):
-        for A in itertools.combinations(range(len(rows)), size):
-            if size:
-                _, sv, vt = np.linalg.svd(rows[list(A)], full_matrices=True)
-                N = vt[int(np.sum(sv > 1e-12 * sv[0])):].T
-            else:
-                N = np.eye(p)
-            key = (N.shape[1], tuple(np.round(N @ N.T, 10).ravel()))
-            if key in seen:
-                continue
-            seen.add(key)
-            if N.shape[1] == 0:
-                out.append(np.zeros(p))
-                continue
-            try:
-                u = _newton(loss, design, y, w, N=N)
-            except RuntimeError:
-                continue
-            out.append(N @ u)
+    out = []
+    for N in _face_subspaces(rows, p):
+        if N.shape[1] == 0:
+            out.append(np.zeros(p))
+            continue
+        try:
+            u = _newton(loss, design, y, w, N=N)
+        except RuntimeError:
+            continue
+        out.append(N @ u)
     return np.array(out).reshape(len(out), p)
 
 
