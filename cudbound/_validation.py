@@ -144,19 +144,20 @@ def check_alpha_n(alpha_n, n: int, name: str = "alpha_n") -> float:
     return float(alpha_n)
 
 
-def check_design(design, name: str = "design") -> np.ndarray:
-    """Finite n x p matrix with n >= p and full column rank (beta-hat must be unique)."""
+def check_design(design, name: str = "design", names=None) -> np.ndarray:
+    """Finite n x p matrix with n >= p and full column rank (beta-hat must be unique).
+
+    The rank is decided on the column-scaled design (``cudbound.design.reparametrise``),
+    so it does not depend on the units of the features; a rank-deficient design raises
+    ``RankDeficientError`` (a ``ValueError``) naming the dependent columns.
+    """
     Phi = check_features(design, name)
     n, p = Phi.shape
     if n < p:
         raise ValueError(f"`{name}` has {n} rows but {p} basis columns; the fit needs at least as many rows as columns.")
-    rank = np.linalg.matrix_rank(Phi)
-    if rank < p:
-        raise ValueError(
-            f"`{name}` is rank-deficient (rank {rank} < {p} columns): some basis columns are linear "
-            f"combinations of others (a constant feature next to the intercept, a duplicated column, "
-            f"or too few distinct rows). Drop them or choose a smaller basis."
-        )
+    from .design import reparametrise
+
+    reparametrise(Phi, names=names, name=name)
     return Phi
 
 

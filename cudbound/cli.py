@@ -178,7 +178,9 @@ def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
                         pos_label=args.pos_label, loss=args.loss,
-                        cud_options={"n_resamples": args.resamples, "alpha_n": args.alpha_n})
+                        cud_options={"n_resamples": args.resamples, "alpha_n": args.alpha_n, "n_jobs": args.jobs,
+                                     "scheduler": args.scheduler, "exact_distribution": args.exact_distribution,
+                                     "progress": _show_progress(args)})
     record = {"data_file": str(args.data), "label_column": args.label, "features": features, "seed": seed,
               "results": [r.to_dict() for r in results]}
     lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
@@ -209,12 +211,19 @@ def _check_labels(y, column: str, pos_label) -> None:
         raise CLIError(str(exc).replace("`pos_label=`", "--pos-label").replace("`pos_label`", "--pos-label")) from None
 
 
+def _show_progress(args) -> bool:
+    """A progress bar when stderr is a terminal, unless --no-progress."""
+    return not args.no_progress and sys.stderr.isatty()
+
+
 def _compute(X, y, args, *, basis, seed, pos_label=None):
     """cud_interval with the options shared by every command."""
     if sys.stderr.isatty():
         print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {args.resamples}) ...", file=sys.stderr)
     return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=args.resamples,
-                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label)
+                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=args.jobs,
+                        scheduler=args.scheduler, exact_distribution=args.exact_distribution,
+                        progress=_show_progress(args))
 
 
 # --------------------------------------------------------------------------- output
@@ -271,6 +280,16 @@ def _json_default(obj):
 
 
 # --------------------------------------------------------------------------- parser
+
+def _jobs_spec(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs == 0 or jobs < -1:
+        raise argparse.ArgumentTypeError(f"--jobs must be a positive integer or -1 (all cores); got {text!r}.")
+    return jobs
+
 
 def _basis_spec(text: str) -> str:
     try:
@@ -342,6 +361,16 @@ def build_parser() -> argparse.ArgumentParser:
                              "ridge[:LAM] (squared plus LAM |beta|^2, intercept unpenalised, default LAM 0.1), "
                              "or hinge_ridge, logistic_ridge, exponential_ridge [:LAM] (docs/losses.md)")
     common.add_argument("--json", action="store_true", help="print the result as JSON")
+    common.add_argument("--jobs", type=_jobs_spec, default=1, metavar="N",
+                        help="worker processes for the bootstrap replicates (default 1; -1 = all cores); "
+                             "the result does not depend on it")
+    common.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run the replicates on this Dask scheduler instead (needs cudbound[cluster])")
+    common.add_argument("--exact-distribution", action="store_true",
+                        help="solve every replicate to the end (slower; same interval), so the JSON output's "
+                             "bootstrap values are all exact")
+    common.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (shown by default when stderr is a terminal)")
 
     parser = argparse.ArgumentParser(
         prog=PROG,

@@ -17,21 +17,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_design, check_features,
                           check_n_resamples, check_rng, encode_labels)
 from .basis import make_basis
+from .design import reparametrise
 from .engine import ReplicateEngine
 from .fit import fit_coefficients, training_error
 from .losses import get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
+from .quantile import order_statistic
 from .search import SearchOptions
+from .workers import ReplicateRunner, check_n_jobs
 
 __all__ = ["replicate_sup", "search_replicate", "cud_interval", "bootstrap_counts", "conservative_quantile"]
 
@@ -51,7 +51,9 @@ def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_ha
                      solver=None, max_nodes=None, time_limit=None, record_tree=False, search_options=None):
     """Branch and bound for one bootstrap count vector, with its statistics.
 
-    Same inputs as :func:`replicate_sup`, plus the engine, the cvxpy solver, budgets
+    The search runs in the orthonormal coordinates of :func:`cudbound.design.reparametrise`
+    (the value does not depend on the design's parametrisation; a tree export's points are
+    in those coordinates). Same inputs as :func:`replicate_sup`, plus the engine, the cvxpy solver, budgets
     and ``record_tree`` (return the search tree as a ``networkx.DiGraph`` whose nodes
     carry depth, sign, node minimum ``m``, bound and state; this uses the Python search).
     ``search_options`` (a :class:`cudbound.search.SearchOptions`) switches the bounds and
@@ -61,11 +63,15 @@ def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_ha
     screened points and seconds.
     """
     Phi, y, counts, loss, alpha = _replicate_iv(design, y, counts, loss, alpha_n)
+    rep = reparametrise(Phi)
+    loss_z = rep.loss(loss)
     if beta_hat is None:
-        beta_hat = fit_coefficients(Phi, y, loss)
+        gamma_hat = fit_coefficients(rep.Z, y, loss_z, reparametrise=False)
+    else:
+        gamma_hat = rep.from_user(np.asarray(beta_hat, dtype=float))
     options = _search_options(search_options, max_nodes, time_limit)
-    eng = ReplicateEngine(Phi, y, loss, engine=engine, solver=solver)
-    return eng.search(counts, np.asarray(beta_hat, dtype=float), alpha, options, record_tree=record_tree)
+    eng = ReplicateEngine(rep.Z, y, loss_z, engine=engine, solver=solver)
+    return eng.search(counts, gamma_hat, alpha, options, record_tree=record_tree)
 
 
 def _search_options(search_options, max_nodes, time_limit) -> SearchOptions:
@@ -118,20 +124,6 @@ def conservative_quantile(values, confidence_level: float) -> float:
     return float(v[max(k, 1) - 1])
 
 
-def _search_chunk(args):
-    """Worker: the replicates of one chunk of count vectors, in order."""
-    design, labels, loss, engine, solver, counts, beta_hat, alpha, options = args
-    eng = ReplicateEngine(design, labels, loss, engine=engine, solver=solver)
-    return [eng.search(c, beta_hat, alpha, options) for c in counts]
-
-
-def _check_n_jobs(n_jobs, n_tasks: int) -> int:
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"`n_jobs` must be a positive integer or -1 (all cores); got {n_jobs!r}.")
-    jobs = (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
-    return max(1, min(jobs, n_tasks))
-
-
 def _cud_iv(X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_label):
     X = check_features(X)
     labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
@@ -144,19 +136,24 @@ def _cud_iv(X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_
 
 def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95, n_resamples=500,
                  alpha_n=None, rng=None, pos_label=None, engine="auto", solver=None,
-                 max_nodes=None, time_limit=None, n_jobs=1) -> CUDResult:
+                 max_nodes=None, time_limit=None, n_jobs=1, exact_distribution=False, progress=False,
+                 scheduler=None) -> CUDResult:
     """CUD confidence set for the generalization error of a linear-in-basis classifier.
 
     Fits beta_hat by minimising ``loss`` on ``basis(X)``, draws ``n_resamples``
-    bootstrap count vectors from ``rng``, computes every replicate supremum Q^(b)
-    exactly, and returns err_D(beta_hat) +/- Q_hat with Q_hat the ceil(level * B)-th
-    smallest Q^(b) (a conservative order statistic), clipped to [0, 1].
+    bootstrap count vectors from ``rng``, and returns err_D(beta_hat) +/- Q_hat with
+    Q_hat the ceil(level * B)-th smallest replicate supremum Q^(b) (a conservative order
+    statistic), clipped to [0, 1]. Q_hat is computed exactly; by default only as far as
+    it needs (``cudbound.quantile``: a replicate is searched to the end only if its
+    bounds straddle Q_hat), which gives the same interval as solving every replicate.
+    The fit and the searches run in orthonormal coordinates of the design
+    (``cudbound.design``), so shifting or rescaling a feature changes nothing.
 
     Parameters
     ----------
     X : (n, d) array of features.
     y : (n,) labels with two classes: {-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``.
-    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
+    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', 'zpca:K', a callable or a Basis.
     loss : 'squared' (default), 'ridge[:LAM]', 'hinge', 'logistic', 'exponential',
         '<loss>_ridge[:LAM]' or a :class:`cudbound.losses.Loss` (``docs/losses.md``).
     confidence_level : float in (0, 1).
@@ -168,8 +165,14 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     max_nodes, time_limit : optional per-replicate budgets; a replicate cut short keeps a
         certified upper bound and the result is flagged ``conservative``.
     n_jobs : int, number of worker processes for the replicates (default 1; -1 = all cores).
-        All count vectors are drawn from ``rng`` before any work is shared out, so the
-        result is identical for every ``n_jobs``.
+        Replicates are handed out one at a time to the next free worker. All count vectors
+        are drawn from ``rng`` before any work is shared out, so the result is identical
+        for every ``n_jobs``.
+    exact_distribution : bool, default False. True solves every replicate to the end, so
+        ``bootstrap_distribution`` holds every Q^(b) exactly (slower; same interval).
+    progress : bool, default False. Show a progress bar (tqdm, on stderr) over the replicates.
+    scheduler : optional address of a Dask scheduler (or a ``distributed.Client``): the
+        replicates run on that cluster instead of local processes.
 
     Returns
     -------
@@ -188,28 +191,43 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     >>> res = cudbound.cud_interval(X, y, n_resamples=40, rng=1)
     >>> 0 <= res.confidence_interval.low <= res.train_error <= res.confidence_interval.high <= 1
     True
+    >>> full = cudbound.cud_interval(X, y, n_resamples=40, rng=1, exact_distribution=True)
+    >>> full.confidence_interval == res.confidence_interval
+    True
     """
     t0 = time.perf_counter()
     design, labels, encoding, basis, loss, level, B, alpha, gen = _cud_iv(
         X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_label)
     n = design.shape[0]
-    beta_hat = fit_coefficients(design, labels, loss)
-    centre = training_error(design, labels, beta_hat)
+    rep = reparametrise(design)
+    loss_z = rep.loss(loss)
+    gamma_hat = fit_coefficients(rep.Z, labels, loss_z, reparametrise=False)
+    centre = training_error(rep.Z, labels, gamma_hat)
     counts = bootstrap_counts(n, B, gen)
     options = _search_options(None, max_nodes, time_limit)
-    engine_ = ReplicateEngine(design, labels, loss, engine=engine, solver=solver)
-    jobs = _check_n_jobs(n_jobs, B)
-    if jobs == 1:
-        outcomes = [engine_.search(c, beta_hat, alpha, options) for c in counts]
-    else:
-        chunks = np.array_split(np.arange(B), jobs)
-        args = [(design, labels, loss, engine, solver, counts[idx], beta_hat, alpha, options) for idx in chunks]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            outcomes = [o for part in pool.map(_search_chunk, args) for o in part]
-    Q = np.array([o.value for o in outcomes])
-    q_hat = conservative_quantile(Q, level)
+    jobs = min(check_n_jobs(n_jobs), B)
+    k = max(math.ceil(level * B - 1e-9), 1)
+    bar = _progress_bar(progress, B)
+    try:
+        with ReplicateRunner(rep.Z, labels, loss_z, counts, gamma_hat, alpha, engine=engine, solver=solver,
+                             n_jobs=jobs, scheduler=scheduler) as runner:
+            out = order_statistic(runner, B, k, options, exact_distribution=exact_distribution, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    q_hat = out.value
     ci = ConfidenceInterval(max(0.0, centre - q_hat), min(1.0, centre + q_hat))
     return CUDResult(confidence_interval=ci, confidence_level=level, centre=centre, train_error=centre, half_width=q_hat,
-                     bootstrap_distribution=Q, coef=beta_hat, alpha_n=alpha, n_resamples=B,
-                     stats=SearchStats.from_records(outcomes), loss=loss.name, basis=repr(basis), n_samples=n,
+                     bootstrap_distribution=out.upper, bootstrap_lower=out.lower, decided=out.decided,
+                     coef=rep.to_user(gamma_hat), alpha_n=alpha, n_resamples=B,
+                     stats=SearchStats.from_records(out.records), loss=loss.name, basis=repr(basis), n_samples=n,
                      seconds=time.perf_counter() - t0, label_encoding=encoding)
+
+
+def _progress_bar(progress, total):
+    """A tqdm bar over the replicates on stderr, or None."""
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="CUD replicates", unit="rep", leave=False, dynamic_ncols=True)

@@ -17,6 +17,7 @@ nobody solves leaves a certified upper bound and the replicate says so.
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .search.bnb import _value_at
-from .search.compiled import compiled_search
+from .search.compiled import compiled_replicate, compiled_search
 from .search.convex import SeparationUnknown
 from .search.qp import positive_definite
 from .search.node_solvers import _QuadraticReplicate
@@ -60,6 +61,11 @@ class ReplicateEngine:
         if engine == "cvxpy" or not loss.is_quadratic:
             self._cvxpy_solver()  # build (and validate the solver name) now
         self._active = ActiveSetNodeSolver(loss, design, y) if loss.is_quadratic else None
+        if loss.is_quadratic:
+            # the distinct rows of the design, numbered in lexicographic order, for the compiled set-up
+            Zu, group = np.unique(np.asarray(design, dtype=np.float64), axis=0, return_inverse=True)
+            self._rows = (np.ascontiguousarray(Zu), np.ascontiguousarray(group.ravel(), dtype=np.int64),
+                          np.ascontiguousarray(y, dtype=np.float64))
 
     def _cvxpy_solver(self):
         if self._cvxpy is None:
@@ -104,6 +110,17 @@ class ReplicateEngine:
                                  seconds=time.perf_counter() - t0)
 
     def _search(self, counts, beta_hat, alpha_n, options, record_tree):
+        if self.engine == "auto" and self.loss.is_quadratic and not record_tree:
+            # the whole replicate (set-up and search) in compiled code
+            t0 = time.perf_counter()
+            H, g, c = self.loss.quadratic_form(self.design, self.y, np.asarray(counts, dtype=float))
+            res = compiled_replicate(*self._rows, counts, H, g, c, np.ascontiguousarray(beta_hat, dtype=np.float64),
+                                     alpha_n, options)
+            if res is not None and res[2] != "solver_failure":
+                value, lower, status, nodes, solves, pruned, real, screened = res
+                return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
+                                     pruned=pruned, realisability_checks=real, screened=screened,
+                                     seconds=time.perf_counter() - t0)
         solver, root, quad = self.prepare(counts)
         problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha_n,
                                    quad=quad, beta_u=root.beta, L_u=root.value, screen=options.screen,
@@ -117,7 +134,9 @@ class ReplicateEngine:
             best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
             value, lower, status, nodes, solves, pruned, real = compiled_search(
                 problem, quad, best0=best0, max_nodes=options.max_nodes, time_limit=options.time_limit,
-                flip_cost=options.flip_cost, branching=options.branching)
+                flip_cost=options.flip_cost, branching=options.branching,
+                floor=-1.0 if options.floor is None else options.floor,
+                stop_above=math.inf if options.stop_above is None else options.stop_above)
             if status != "solver_failure":
                 return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
                                      pruned=pruned, realisability_checks=real, screened=problem.n_screened,

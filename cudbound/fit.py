@@ -7,8 +7,10 @@ Which minimiser (``docs/losses.md``):
 - strictly convex losses (logistic, exponential): the unique minimiser, from a conic
   solver polished by Newton's method to rounding;
 - other losses (hinge, and user losses that do not declare ``strictly_convex``): the
-  minimiser may not be unique; the fit returns the one of least Euclidean norm |beta|,
-  so it depends neither on the solver nor on its starting point. The hinge loss computes
+  minimiser may not be unique; the fit returns the one of least Euclidean norm in the
+  orthonormal coordinates of ``cudbound.design`` (|gamma| = |Phi beta| / sqrt(n), the root
+  mean square of the training scores), so it depends neither on the solver, nor on its
+  starting point, nor on the units and origins of the features. The hinge loss computes
   it exactly (``HingeLoss.minimiser``: its linear program's optimal set, read off an
   optimal dual, then a least-distance program); a loss may define
   ``minimiser(design, y, weights)`` the same way. A loss with a Hessian that is positive
@@ -28,6 +30,7 @@ import warnings
 
 import cvxpy as cp
 import numpy as np
+import scipy.linalg
 
 from .losses import LOSSES, DEFAULT_RIDGE, Loss, NoMinimiserError, RidgeLoss
 from .search.convex import SeparationUnknown, polish_smooth, separation
@@ -62,7 +65,7 @@ def check_minimiser_exists(design, y, loss: Loss, weights=None) -> None:
         return  # undecided: the solver will fail (not silently) if there is no minimiser
     if not mask.any():
         return
-    if isinstance(loss, RidgeLoss):
+    if isinstance(loss, RidgeLoss) or isinstance(getattr(loss, "ridge", None), RidgeLoss):
         hint = ("only the unpenalised intercept can grow, so all points with positive weight have one label; "
                 "penalise it too (RidgeLoss(..., penalize_intercept=True), spec suffix ':all')")
     elif loss.name in LOSSES:
@@ -110,21 +113,34 @@ def _solve(problem, beta, loss, solver, *, accept_inaccurate=False):
     raise RuntimeError(f"fitting the {loss.name} loss failed ({'; '.join(errors)}).")
 
 
-def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None = None) -> np.ndarray:
+def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None = None,
+                     reparametrise: bool = True) -> np.ndarray:
     """beta-hat minimising ``loss.value(design, y, weights, .)``; weights default to ones.
 
+    The fit is computed in orthonormal coordinates Z = design T (``cudbound.design``) and
+    mapped back, beta = T gamma, so it does not depend on the units or origins of the
+    features (``reparametrise=False``: the design is already in such coordinates).
     Quadratic losses are solved in closed form from their normal equations
-    H beta = g; other losses through cvxpy (``solver``: None for the loss's default
+    H gamma = g; other losses through cvxpy (``solver``: None for the loss's default
     chain, see :func:`cudbound.search.node_solvers.default_solvers`). See the module
     docstring for which minimiser is returned when it is not unique, and for the
     error raised when none exists.
     """
+    if reparametrise:
+        from .design import reparametrise as _reparametrise
+
+        rep = _reparametrise(np.asarray(design, dtype=float))
+        gamma = fit_coefficients(rep.Z, y, rep.loss(loss), weights, solver=solver, reparametrise=False)
+        return rep.to_user(gamma)
     n, p = design.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     if loss.is_quadratic:
         H, g, _ = loss.quadratic_form(design, y, w)
-        beta, *_ = np.linalg.lstsq(H, g, rcond=None)
-        return beta
+        try:  # positive definite for a full-rank design with positive weights
+            return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), g)
+        except np.linalg.LinAlgError:  # singular (zero weights): the least-norm solution
+            beta, *_ = np.linalg.lstsq(H, g, rcond=None)
+            return beta
     check_minimiser_exists(design, y, loss, w)
     if hasattr(loss, "minimiser"):  # the loss computes its own (least-norm) minimiser exactly
         beta = loss.minimiser(design, y, w)

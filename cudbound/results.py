@@ -68,7 +68,10 @@ class IntervalResult:
 class SearchStats:
     """Per-replicate statistics of the branch and bound (arrays of length B).
 
-    ``status`` is ``"exact"`` when the search closed, ``"solver_failure"`` when a node
+    ``status`` is ``"exact"`` when the search closed; ``"bounded"`` when the
+    quantile-targeted refinement stopped it on purpose once its bounds showed on which side
+    of Q-hat it lies (``cudbound.quantile``: the interval is exact all the same);
+    ``"solver_failure"`` when a node
     could not be solved by any solver (the replicate then holds a certified upper
     bound on Q^(b), never a value below it), ``"budget"`` when a node or time budget
     stopped the search (likewise an upper bound).
@@ -92,7 +95,13 @@ class SearchStats:
 
     @property
     def n_inexact(self) -> int:
-        return int(np.sum(self.status != "exact"))
+        """Replicates cut short by a budget or a solver failure (only these can widen the interval)."""
+        return int(np.sum((self.status == "budget") | (self.status == "solver_failure")))
+
+    @property
+    def n_bounded(self) -> int:
+        """Replicates the quantile-targeted refinement left bounded (exactly on one side of Q-hat)."""
+        return int(np.sum(self.status == "bounded"))
 
     def summary(self) -> dict:
         """Medians and totals over the replicates, for printing."""
@@ -106,6 +115,7 @@ class SearchStats:
             "realisability_checks_total": int(np.sum(self.realisability_checks)),
             "screened_median": float(np.median(self.screened)) if len(self.nodes) else 0.0,
             "seconds_median": float(np.median(self.seconds)) if len(self.nodes) else 0.0,
+            "bounded": self.n_bounded,
             "not_exact": self.n_inexact,
         }
 
@@ -124,7 +134,10 @@ class CUDResult(IntervalResult):
     half_width : float
         Q-hat, the ceil(level * B)-th smallest replicate value (unclipped).
     bootstrap_distribution : ndarray
-        The B replicate suprema Q^(b) (upper bounds where ``stats.status`` is not exact).
+        The B replicate suprema Q^(b): exact where ``stats.status`` is ``"exact"``, otherwise a
+        certified upper bound (``cud_interval(..., exact_distribution=True)`` makes them all exact).
+    bootstrap_lower : ndarray
+        Attained values below each Q^(b) (equal to it where exact).
     coef : ndarray
         beta-hat, the coefficients of the fitted classifier on the basis.
     alpha_n : float
@@ -132,8 +145,8 @@ class CUDResult(IntervalResult):
     stats : SearchStats
         Per-replicate search statistics.
     conservative : bool
-        True when some replicate holds only a certified upper bound (budget or solver
-        failure): the interval is then wider than the exact one, never narrower.
+        True when budgets or solver failures left Q-hat undecided: the interval is then
+        wider than the exact one, never narrower (``stats`` says which replicates).
     """
 
     method: str = "cud"
@@ -144,13 +157,20 @@ class CUDResult(IntervalResult):
     alpha_n: float
     n_resamples: int
     stats: SearchStats
+    bootstrap_lower: np.ndarray = None
+    decided: bool = True
     loss: str = "squared"
     basis: str = "LinearBasis()"
     label_encoding: object = None
 
     @property
     def conservative(self) -> bool:
-        return self.stats.n_inexact > 0
+        return (not self.decided) or self.stats.n_inexact > 0
+
+    @property
+    def exact_replicates(self) -> np.ndarray:
+        """Boolean mask: the replicates whose Q^(b) is known exactly."""
+        return self.stats.status == "exact"
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""

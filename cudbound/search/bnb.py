@@ -51,6 +51,10 @@ class SearchOptions:
     branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
     screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
     max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
+    floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
+        and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
+    stop_above : stop as soon as a value above it is attained (status "bounded").
+    ``floor`` and ``stop_above`` serve the quantile-targeted refinement (``cudbound.quantile``).
     """
 
     flip_cost: bool = True
@@ -58,6 +62,8 @@ class SearchOptions:
     screen: bool = True
     max_nodes: int | None = None
     time_limit: float | None = None
+    floor: float | None = None
+    stop_above: float | None = None
 
     def __post_init__(self):
         if self.branching not in BRANCHING:
@@ -72,7 +78,7 @@ class SearchOptions:
 class SearchOutcome:
     value: float              # Q^(b) when status == "exact", else a certified upper bound
     lower: float              # best value attained by a realised pattern
-    status: str               # "exact", "budget" or "solver_failure"
+    status: str               # "exact", "bounded" (floor / stop_above), "budget" or "solver_failure"
     nodes: int = 0
     solves: int = 0
     pruned: int = 0
@@ -142,6 +148,8 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
                       np.ones(P.shape[1]), None, next(counter))
     heap = []
     unsolved_bound = -math.inf  # largest bound of a node no solver could handle
+    floor = -1.0 if options.floor is None else float(options.floor)
+    stop_above = math.inf if options.stop_above is None else float(options.stop_above)
 
     def push(node, sign=0):
         U = bound(node)
@@ -150,7 +158,7 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
                 tree.nodes[node.id]["bound"] = U
             else:
                 tree.add_node(node.id, depth=node.nfixed, m=node.m, bound=U, sign=sign, state="open")
-        if U <= 0.0 or U <= best + tol.prune:
+        if U <= 0.0 or U <= max(best, floor) + tol.prune:
             out.pruned += 1
             if tree is not None:
                 tree.nodes[node.id]["state"] = "pruned"
@@ -161,7 +169,10 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     push(root_node)
     while heap:
         negU, _, node = heap[0]
-        if -negU <= best + tol.prune:
+        if -negU <= max(best, floor) + tol.prune:
+            break
+        if best > stop_above:
+            out.status = "bounded"
             break
         if (options.max_nodes is not None and out.nodes >= options.max_nodes) or (
                 options.time_limit is not None and time.perf_counter() - t0 > options.time_limit):
@@ -216,12 +227,16 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
                 child.floor = side * side / hn[j] if quad is not None else 0.0
             push(child, s)
     upper = best
-    if heap and out.status == "budget":
+    if heap and out.status in ("budget", "bounded"):
         upper = max(upper, -heap[0][0])
     if unsolved_bound > upper:
         upper = unsolved_bound
     elif out.status == "solver_failure" and not out.undecided:
         out.status = "exact"  # every unsolved node was dominated by an attained value
+    if floor + tol.prune > upper:
+        upper = floor + tol.prune  # nodes with bounds up to floor + prune were pruned unexplored
+        if out.status == "exact":
+            out.status = "bounded"
     out.value, out.lower = float(upper), float(best)
     out.seconds = time.perf_counter() - t0
     out.tree = tree

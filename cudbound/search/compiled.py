@@ -22,7 +22,10 @@ over the prefixes of the points sorted by delta.
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
+import threading
 import time
 
 import numpy as np
@@ -30,62 +33,74 @@ from numba import njit, objmode
 
 __all__ = ["compiled_search", "STATUS", "BRANCHING"]
 
-STATUS = ("exact", "budget", "solver_failure")
+STATUS = ("exact", "budget", "solver_failure", "bounded", "bounded")
+"""Statuses of a replicate search. "bounded": stopped on purpose by ``floor`` (every value
+above it excluded) or ``stop_above`` (a value above it attained): the value is then a
+certified upper bound and ``lower`` an attained value, as after a budget."""
 _TOL = 1e-12
 _FEAS = 1e-9  # a violation this small (relative to |x|, row norm 1) is round-off
 
 
 @njit(cache=True)
-def _solve(A, b):
-    """Solve A x = b by Gaussian elimination with partial pivoting.
-
-    Returns (ok, x); ok is False when a pivot is exactly zero or the answer is not
-    finite (where ``np.linalg.solve`` would raise, which compiled code cannot catch).
-    """
-    n = A.shape[0]
-    M = A.copy()
-    x = b.copy()
-    for c in range(n):
+def _solve_ws(M, b, x, nn):
+    """Solve M[:nn, :nn] x[:nn] = b[:nn] in place (M and b are overwritten), by Gaussian
+    elimination with partial pivoting. Returns False when a pivot is exactly zero or the
+    answer is not finite (where ``np.linalg.solve`` would raise)."""
+    for c in range(nn):
         piv = c
-        for r in range(c + 1, n):
+        for r in range(c + 1, nn):
             if abs(M[r, c]) > abs(M[piv, c]):
                 piv = r
         if M[piv, c] == 0.0 or not np.isfinite(M[piv, c]):
-            return False, x
+            return False
         if piv != c:
-            for j in range(n):
+            for j in range(nn):
                 M[c, j], M[piv, j] = M[piv, j], M[c, j]
-            x[c], x[piv] = x[piv], x[c]
-        for r in range(c + 1, n):
+            b[c], b[piv] = b[piv], b[c]
+        for r in range(c + 1, nn):
             f = M[r, c] / M[c, c]
             if f != 0.0:
-                for j in range(c, n):
+                for j in range(c, nn):
                     M[r, j] -= f * M[c, j]
-                x[r] -= f * x[c]
-    for c in range(n - 1, -1, -1):
-        v = x[c]
-        for j in range(c + 1, n):
+                b[r] -= f * b[c]
+    for c in range(nn - 1, -1, -1):
+        v = b[c]
+        for j in range(c + 1, nn):
             v -= M[c, j] * x[j]
         x[c] = v / M[c, c]
-    for c in range(n):
+    for c in range(nn):
         if not np.isfinite(x[c]):
-            return False, x
-    return True, x
+            return False
+    return True
+
+
+@njit(cache=True)
+def _workspace(p):
+    """Scratch arrays of :func:`_gi_ws` for a problem with p unknowns (allocated once per search)."""
+    return (np.empty(p), np.empty(p), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p),
+            np.empty(p), np.empty(p), np.empty(p), np.empty(p))
 
 
 @njit(cache=True)
 def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
+    """:func:`_gi_ws` with a fresh workspace (for callers outside the compiled search)."""
+    return _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, _workspace(x.shape[0]))
+
+
+@njit(cache=True)
+def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
     """Goldfarb-Idnani on  s_k P_k x >= h_k  (h_k = rhs_neg when s_k = -1, else 0).
 
     x0 is the unconstrained minimiser; (x, act[:nact], u[:nact]) is a dual-feasible
     start and is updated in place. After each constraint is added, x is recomputed
     as the exact minimiser on the active set, x0 + Qinv N (N'Qinv N)^-1 (h_A - N'x0),
-    so round-off does not build up along the pivots.
+    so round-off does not build up along the pivots. ``ws`` is a :func:`_workspace`:
+    the routine allocates nothing.
     Returns (status, nact): status 0 optimal, 1 infeasible, 2 numerical failure.
     """
+    nq, Qn, N, QN, M, r, z, rhs, hA, tmp = ws
     p = x.shape[0]
     m = P.shape[0]
-    nq = np.empty(p)
     maxit = 20 * (m + p) + 50
     for _ in range(maxit):
         xs = 1.0
@@ -117,22 +132,44 @@ def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
         u_plus = 0.0
         done = False
         for _inner in range(maxit):
-            Qn = Qinv @ nq
+            for i in range(p):
+                v = 0.0
+                for j in range(p):
+                    v += Qinv[i, j] * nq[j]
+                Qn[i] = v
             if nact > 0:
-                N = np.empty((p, nact))
+                # N = the active normals (p x nact), QN = Qinv N, M = N'QN, solve M r = N'Qn
                 for a in range(nact):
                     k = act[a]
+                    sk = signs[k]
                     for i in range(p):
-                        N[i, a] = signs[k] * P[k, i]
-                QN = Qinv @ N
-                M = N.T @ QN
-                ok, r = _solve(M, N.T @ Qn)
-                if not ok:  # dependent active rows (exactly, in floating point)
+                        N[i, a] = sk * P[k, i]
+                for i in range(p):
+                    for a in range(nact):
+                        v = 0.0
+                        for j in range(p):
+                            v += Qinv[i, j] * N[j, a]
+                        QN[i, a] = v
+                for a in range(nact):
+                    v = 0.0
+                    for i in range(p):
+                        v += N[i, a] * Qn[i]
+                    rhs[a] = v
+                    for b2 in range(nact):
+                        v = 0.0
+                        for i in range(p):
+                            v += N[i, a] * QN[i, b2]
+                        M[a, b2] = v
+                if not _solve_ws(M, rhs, r, nact):  # dependent active rows (exactly, in floating point)
                     return 2, nact
-                z = Qn - QN @ r
+                for i in range(p):
+                    v = Qn[i]
+                    for a in range(nact):
+                        v -= QN[i, a] * r[a]
+                    z[i] = v
             else:
-                r = np.zeros(0)
-                z = Qn
+                for i in range(p):
+                    z[i] = Qn[i]
             t1 = np.inf
             drop = -1
             for a in range(nact):
@@ -179,24 +216,43 @@ def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
                 act[nact] = q
                 u[nact] = u_plus
                 nact += 1
-                N = np.empty((p, nact))
-                hA = np.empty(nact)
                 for a in range(nact):
                     k = act[a]
                     hA[a] = rhs_neg if signs[k] < 0 else 0.0
                     for i in range(p):
                         N[i, a] = signs[k] * P[k, i]
                 if nact == p:  # a vertex: x is fixed by the active rows alone
-                    ok, xv = _solve(N.T.copy(), hA)
-                    if not ok:
+                    for a in range(nact):
+                        for i in range(p):
+                            M[a, i] = N[i, a]
+                    if not _solve_ws(M, hA, tmp, nact):
                         return 2, nact
-                    x[:] = xv
+                    for i in range(p):
+                        x[i] = tmp[i]
                 else:
-                    QN = Qinv @ N
-                    ok, lam = _solve(N.T @ QN, hA - N.T @ x0)
-                    if not ok:
+                    for i in range(p):
+                        for a in range(nact):
+                            v = 0.0
+                            for j in range(p):
+                                v += Qinv[i, j] * N[j, a]
+                            QN[i, a] = v
+                    for a in range(nact):
+                        v = hA[a]
+                        for i in range(p):
+                            v -= N[i, a] * x0[i]
+                        rhs[a] = v
+                        for b2 in range(nact):
+                            w = 0.0
+                            for i in range(p):
+                                w += N[i, a] * QN[i, b2]
+                            M[a, b2] = w
+                    if not _solve_ws(M, rhs, tmp, nact):
                         return 2, nact
-                    x[:] = x0 + QN @ lam
+                    for i in range(p):
+                        v = x0[i]
+                        for a in range(nact):
+                            v += QN[i, a] * tmp[a]
+                        x[i] = v
                 done = True
                 break
             for a in range(drop, nact - 1):
@@ -407,7 +463,7 @@ def _grow(a, cap):
 
 @njit(cache=True)
 def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, best0,
-            max_nodes, time_limit, use_flip, branching):
+            max_nodes, time_limit, use_flip, branching, floor, stop_above):
     mf, p = P.shape
     L_max = L_hat + 1.0 / alpha if alpha > 0.0 else np.inf
     norms = np.empty(mf)
@@ -416,6 +472,7 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
         norms[k] = math.sqrt(np.dot(P[k], P[k]))
         hn[k] = np.dot(P[k], Hinv @ P[k])
     Qinv_loss = 0.5 * Hinv
+    ws = _workspace(p)
     Qinv_real = np.eye(p)
     zero_p = np.zeros(p)
     tmp_d = np.empty(mf)
@@ -461,14 +518,17 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
         best = v
     U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, beta_u, L_u, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff)
     count = 1
-    if U > best + _TOL:
+    if U > max(best, floor) + _TOL:
         hsize = _heap_push(hk, hid, hsize, U, 0)
     else:
         pruned += 1
     pops = 0
     while hsize > 0:
         U = hk[0]
-        if U <= best + _TOL:
+        if U <= max(best, floor) + _TOL:
+            break
+        if best > stop_above:
+            status = 3
             break
         if max_nodes > 0 and nodes >= max_nodes:
             status = 1
@@ -486,7 +546,7 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
         if d > 0 and not _meets(P, norms, jl, sgn[v_id, jl], wx[v_id]):
             # realisability: warm-started min-norm feasibility QP (only when the parent's point
             # misses the new constraint; otherwise that point is still optimal for the child)
-            ok, nw = _gi(Qinv_real, P, norms, sgn[v_id], 1.0, zero_p, wx[v_id], wact[v_id], wu[v_id], wn[v_id])
+            ok, nw = _gi_ws(Qinv_real, P, norms, sgn[v_id], 1.0, zero_p, wx[v_id], wact[v_id], wu[v_id], wn[v_id], ws)
             wn[v_id] = nw
             real_solves += 1
             if ok == 1:
@@ -551,7 +611,7 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
             wn[c] = wn[v_id]
             wu[c] = wu[v_id]
             if s * side < 0.0:
-                ok, na = _gi(Qinv_loss, P, norms, sgn[c], 0.0, beta_u, beta[c], act[c], uu[c], nact[c])
+                ok, na = _gi_ws(Qinv_loss, P, norms, sgn[c], 0.0, beta_u, beta[c], act[c], uu[c], nact[c], ws)
                 nact[c] = na
                 solves += 1
                 if ok != 0:
@@ -571,7 +631,7 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
                     best = v
             Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[c], mval[c], n, alpha, L_hat, L_max,
                         use_flip, tmp_d, tmp_diff)
-            if Ub <= best + _TOL:
+            if Ub <= max(best, floor) + _TOL:
                 pruned += 1
                 free[nfree] = c
                 nfree += 1
@@ -580,29 +640,191 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
         free[nfree] = v_id
         nfree += 1
     upper = best
-    if status == 1 and hsize > 0 and hk[0] > upper:
+    if (status == 1 or status == 3) and hsize > 0 and hk[0] > upper:
         upper = hk[0]
     if unsolved > upper:
         upper = unsolved
     elif status == 2:
         status = 0
+    if floor + _TOL > upper:
+        upper = floor + _TOL  # nodes with bounds up to floor + _TOL were pruned unexplored
+        if status == 0:
+            status = 4
     return upper, best, status, nodes, solves, pruned, real_solves
 
 
+_NOTICE_AFTER = 2.0  # seconds: loading the cached kernel takes less
+
+
+@contextlib.contextmanager
+def _first_compile_notice(kernel=None):
+    """Say on stderr what is happening when the first call compiles the kernel (numba; the
+    result is cached on disk, so later runs load it in well under a second)."""
+    if (kernel if kernel is not None else _search).signatures:
+        yield
+        return
+    timer = threading.Timer(_NOTICE_AFTER, lambda: print(
+        "cudbound: compiling the branch-and-bound kernel with numba (first run only; cached for later runs, "
+        "about a minute) ...", file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def compiled_search(problem, quad, *, best0=0.0, max_nodes=None, time_limit=None, flip_cost=True,
-                    branching="dearest"):
+                    branching="dearest", floor=-1.0, stop_above=math.inf):
     """Run the compiled search on a ReplicateProblem with a positive definite quadratic form.
 
+    ``floor``: nodes whose bound is at most ``floor`` are pruned, so values up to it are not
+    resolved (the answer is then only known to be <= floor + 1e-12); ``stop_above``: stop as
+    soon as a value above it is attained. Both serve the quantile-targeted refinement.
     Returns (value, lower, status, nodes, solves, pruned, realisability_solves).
     """
     H = np.ascontiguousarray(quad.H)
     P = np.ascontiguousarray(problem.design[problem.rows], dtype=np.float64)
     if P.shape[0] == 0:
         P = np.zeros((0, H.shape[0]))
-    out = _search(P, np.ascontiguousarray(problem.cost_plus, dtype=np.float64),
-                  np.ascontiguousarray(problem.cost_minus, dtype=np.float64), H, np.linalg.inv(H),
-                  np.ascontiguousarray(problem.beta_u, dtype=np.float64), float(problem.L_u), float(problem.L_hat),
-                  float(problem.alpha_n), float(problem.C_forced), float(problem.n), float(best0),
-                  int(max_nodes or 0), float(time_limit or 0.0), bool(flip_cost), BRANCHING[branching])
+    with _first_compile_notice():
+        out = _search(P, np.ascontiguousarray(problem.cost_plus, dtype=np.float64),
+                      np.ascontiguousarray(problem.cost_minus, dtype=np.float64), H, np.linalg.inv(H),
+                      np.ascontiguousarray(problem.beta_u, dtype=np.float64), float(problem.L_u), float(problem.L_hat),
+                      float(problem.alpha_n), float(problem.C_forced), float(problem.n), float(best0),
+                      int(max_nodes or 0), float(time_limit or 0.0), bool(flip_cost), BRANCHING[branching],
+                      float(floor), float(stop_above))
     value, lower, status, nodes, solves, pruned, real = out
     return float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real)
+
+
+@njit(cache=True)
+def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
+    """The compiled twin of :class:`~cudbound.search.problem.ReplicateProblem` for a
+    quadratic loss L(b) = b'Hb - 2g'b + c with H positive definite: the free points of S =
+    {i : nu_i != 1} merged by identical rows (``group`` numbers the distinct rows of the
+    design in lexicographic order, ``Zu`` holds them), their costs, screening by the
+    neighbourhood ellipsoid, and the branching order (largest |cost change| first, stable).
+
+    Returns (ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat); ok is
+    False when H is not positive definite (smallest eigenvalue <= 1e-10 times the largest).
+    """
+    n = y.shape[0]
+    p = H.shape[0]
+    U = Zu.shape[0]
+    ev = np.linalg.eigvalsh(H)
+    empty = np.zeros((0, p))
+    z = np.zeros(0)
+    if not ev[0] > 1e-10 * max(ev[p - 1], 1e-300):
+        return False, empty, z, z, 0.0, 0, np.zeros((p, p)), beta_hat.copy(), 0.0, 0.0
+    Hinv = np.ascontiguousarray(np.linalg.inv(H))
+    beta_u = np.ascontiguousarray(np.linalg.solve(H, g))
+    L_u = c - np.dot(g, beta_u)
+    L_hat = np.dot(beta_hat, H @ beta_hat) - 2.0 * np.dot(g, beta_hat) + c
+    L_max = L_hat + 1.0 / alpha if alpha > 0.0 else np.inf
+    cp_ = np.zeros(U)
+    cm_ = np.zeros(U)
+    present = np.zeros(U, dtype=np.bool_)
+    for i in range(n):
+        if counts[i] != 1.0:
+            k = group[i]
+            present[k] = True
+            w = counts[i] - 1.0
+            if y[i] != 1.0:
+                cp_[k] += w
+            if y[i] != -1.0:
+                cm_[k] += w
+    forced = np.zeros(U, dtype=np.int64)
+    nrep = 0
+    for k in range(U):
+        if not present[k]:
+            continue
+        nrep += 1
+        nz = False
+        for j in range(p):
+            if Zu[k, j] != 0.0:
+                nz = True
+        if not nz:
+            forced[k] = 1
+        elif cp_[k] == cm_[k]:
+            forced[k] = 1
+    if screen and alpha > 0.0:
+        radius = L_max - L_u
+        for k in range(U):
+            if not present[k] or forced[k] != 0:
+                continue
+            t = np.dot(Zu[k], beta_u)
+            hn = np.dot(Zu[k], Hinv @ Zu[k])
+            if hn > 0.0 and t != 0.0 and t * t / hn >= radius * (1.0 + 1e-9):
+                forced[k] = 1 if t > 0.0 else -1
+    C_forced = 0.0
+    n_screened = 0
+    nfree = 0
+    for k in range(U):
+        if not present[k]:
+            continue
+        if forced[k] > 0:
+            C_forced += cp_[k]
+            n_screened += 1
+        elif forced[k] < 0:
+            C_forced += cm_[k]
+            n_screened += 1
+        else:
+            nfree += 1
+    free = np.empty(nfree, dtype=np.int64)
+    key = np.empty(nfree)
+    f = 0
+    for k in range(U):
+        if present[k] and forced[k] == 0:
+            free[f] = k
+            key[f] = -abs(cp_[k] - cm_[k])
+            f += 1
+    order = np.argsort(key, kind="mergesort")
+    P = np.empty((nfree, p))
+    cplus = np.empty(nfree)
+    cminus = np.empty(nfree)
+    for f in range(nfree):
+        k = free[order[f]]
+        P[f] = Zu[k]
+        cplus[f] = cp_[k]
+        cminus[f] = cm_[k]
+    return True, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat
+
+
+@njit(cache=True)
+def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, max_nodes, time_limit, use_flip,
+               branching, floor, stop_above):
+    """Set-up and search of one replicate in compiled code (see :func:`_replicate_setup`).
+
+    Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened)."""
+    ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat = _replicate_setup(
+        Zu, group, y, counts, H, g, c, beta_hat, alpha, screen)
+    if not ok:
+        return False, 0.0, 0.0, 2, 0, 0, 0, 0, 0
+    n = float(y.shape[0])
+    mf = P.shape[0]
+    norms = np.empty(mf)
+    for k in range(mf):
+        norms[k] = math.sqrt(np.dot(P[k], P[k]))
+    best0 = _value_at(P, norms, cplus, cminus, C_forced, beta_hat, L_hat, n, alpha, L_hat, 1e-9)
+    upper, best, status, nodes, solves, pruned, real = _search(
+        P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, best0, max_nodes, time_limit,
+        use_flip, branching, floor, stop_above)
+    return True, upper, best, status, nodes, solves, pruned, real, n_screened
+
+
+def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options):
+    """Run :func:`_replicate` with a SearchOptions; None when H is not positive definite.
+
+    Returns (value, lower, status, nodes, solves, pruned, realisability_solves, screened)."""
+    with _first_compile_notice(_replicate):
+        out = _replicate(Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
+                         np.ascontiguousarray(g, dtype=np.float64), float(c), beta_hat, float(alpha),
+                         bool(options.screen), int(options.max_nodes or 0), float(options.time_limit or 0.0),
+                         bool(options.flip_cost), BRANCHING[options.branching],
+                         -1.0 if options.floor is None else float(options.floor),
+                         math.inf if options.stop_above is None else float(options.stop_above))
+    ok, value, lower, status, nodes, solves, pruned, real, screened = out
+    if not ok:
+        return None
+    return float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real), int(screened)

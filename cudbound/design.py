@@ -1,0 +1,245 @@
+"""The design matrix in well-conditioned coordinates: rank check and reparametrisation.
+
+A linear-in-basis classifier sign(phi(x)'beta) depends on beta only through the scores
+Phi beta, so everything the toolkit computes for an unpenalised loss (beta-hat's signs,
+the training error, every replicate supremum Q^(b)) depends only on the column space of
+the design Phi, not on where a feature's zero is or what unit it has. Computing in the
+user's coordinates loses that invariance to rounding: with a feature shifted by 1e6 or
+scaled by 1e-9 the normal equations are too ill-conditioned to solve accurately.
+
+So every fit and search works in orthonormal coordinates (Golub & Van Loan, *Matrix
+Computations*, 4th ed., sec. 5.2 and 5.4): with D = diag of the column scales and the
+thin QR factorisation Phi D^-1 = Q R,
+
+    Z = Phi T,   T = sqrt(n) D^-1 R^-1,   beta = T gamma,
+
+so Z'Z = n I (the columns of Z have unit mean square) and Z gamma = Phi beta. Z is
+computed as (the distinct rows of Phi) @ T, so identical rows of Phi stay bitwise
+identical rows of Z (the search merges them). Z depends on Phi only through its column
+space up to an orthogonal rotation, so the least-norm conventions taken in gamma (the
+hinge fit's) are invariant too: |gamma| = |Phi beta| / sqrt(n), the root mean square of
+the training scores.
+
+The rank is decided on the column-scaled design by QR with column pivoting, with a
+relative tolerance (:data:`RANK_RTOL`): a column whose residual after projection on the
+others is below it is reported by name.
+
+A penalised loss is not invariant (a ridge penalty depends on the units), but it is
+carried over exactly: :meth:`Reparametrisation.loss` returns the same loss written in
+gamma, with the penalty lam |J beta|^2 = |sqrt(lam) J T gamma|^2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+import scipy.linalg
+
+from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides)
+
+__all__ = ["Reparametrisation", "reparametrise", "RankDeficientError", "RANK_RTOL"]
+
+RANK_RTOL = 1e-10
+"""A column-scaled design is rank-deficient when a pivot of its QR factorisation is below
+this fraction of the largest: that column is within rounding of the others' span."""
+
+
+class RankDeficientError(ValueError):
+    """The design's columns are linearly dependent (to :data:`RANK_RTOL`)."""
+
+
+def _column_scales(Phi: np.ndarray) -> np.ndarray:
+    """Euclidean norm of each column, computed without overflow or underflow (1 for a zero column)."""
+    amax = np.max(np.abs(Phi), axis=0)
+    amax = np.where(amax > 0, amax, 1.0)
+    return amax * np.sqrt(np.einsum("ij,ij->j", Phi / amax, Phi / amax))
+
+
+def _describe(columns, names) -> str:
+    if names is not None:
+        return ", ".join(f"{names[j]!s} (column {j})" for j in columns)
+    return ", ".join(f"column {j}" for j in columns)
+
+
+@dataclass(frozen=True)
+class Reparametrisation:
+    """Z = Phi T with Z'Z = n I; beta = T gamma (see the module docstring)."""
+
+    design: np.ndarray   # Phi, the user's design
+    Z: np.ndarray        # the design in orthonormal coordinates (unit mean-square columns)
+    T: np.ndarray        # p x p, beta = T gamma
+    scales: np.ndarray   # the column scales D
+    R: np.ndarray        # Phi D^-1 = Q R
+
+    def to_user(self, gamma) -> np.ndarray:
+        """beta = T gamma, the coefficients on the user's design."""
+        return self.T @ np.asarray(gamma, dtype=float)
+
+    def from_user(self, beta) -> np.ndarray:
+        """gamma = T^-1 beta = R D beta / sqrt(n)."""
+        n = self.design.shape[0]
+        return self.R @ (self.scales * np.asarray(beta, dtype=float)) / np.sqrt(n)
+
+    def loss(self, loss: Loss) -> Loss:
+        """The loss written in gamma: L_Z(gamma) = L(T gamma) exactly (see :func:`loss_in_coordinates`)."""
+        return loss_in_coordinates(loss, self.design, self.T)
+
+
+def reparametrise(design, *, names=None, name: str = "design") -> Reparametrisation:
+    """Orthonormal coordinates Z = Phi T of a full-rank design (raises RankDeficientError).
+
+    ``names`` (optional, one per column) name the dependent columns in the error.
+    """
+    Phi = np.asarray(design, dtype=float)
+    n, p = Phi.shape
+    scales = _column_scales(Phi)
+    A = Phi / scales
+    if p == 0:
+        raise ValueError(f"`{name}` has no columns.")
+    _, Rp, piv = scipy.linalg.qr(A, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(Rp))
+    keep = diag > RANK_RTOL * diag[0] if diag[0] > 0 else np.zeros(p, dtype=bool)
+    if not keep.all():
+        dependent = sorted(int(j) for j in piv[~keep])
+        raise RankDeficientError(
+            f"`{name}` is rank-deficient (rank {int(keep.sum())} < {p} columns): "
+            f"{_describe(dependent, names)} {'is a linear combination' if len(dependent) == 1 else 'are linear combinations'} "
+            f"of the other columns (within a relative tolerance of {RANK_RTOL:g} after scaling each column to unit "
+            f"norm): a constant feature next to the intercept, a duplicated column, or too few distinct rows. "
+            f"Drop {'it' if len(dependent) == 1 else 'them'} or choose a smaller basis.")
+    # unpivoted QR: T keeps the user's column order (the intercept stays the first direction)
+    _, R = np.linalg.qr(A, mode="reduced")
+    Rinv = scipy.linalg.solve_triangular(R, np.eye(p))
+    T = np.sqrt(n) * (Rinv / scales[:, None])
+    uniq, inverse = np.unique(Phi, axis=0, return_inverse=True)
+    Z = np.ascontiguousarray((uniq @ T)[inverse.ravel()])
+    return Reparametrisation(design=Phi, Z=Z, T=T, scales=scales, R=R)
+
+
+# ---------------------------------------------------------------------------- losses in gamma
+_MARGIN_TYPES = (SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss)
+
+
+def _is_margin_loss(loss: Loss) -> bool:
+    """True when the loss depends on beta only through the scores Phi beta (so L_Z(gamma) = L(Z, gamma)).
+
+    The built-in unpenalised losses, and any user loss written through the pointwise pair
+    only (``pointwise`` / ``cvxpy_pointwise`` / ``derivatives``).
+    """
+    if type(loss) in _MARGIN_TYPES:
+        return True
+    if isinstance(loss, RidgeLoss):
+        return False
+    direct = ("value", "expression", "gradient", "hessian", "quadratic_form", "minimiser", "unpenalised_directions")
+    return _overrides(loss, "pointwise") and not any(_overrides(loss, m) for m in direct)
+
+
+def loss_in_coordinates(loss: Loss, design: np.ndarray, T: np.ndarray) -> Loss:
+    """The loss as a function of gamma = T^-1 beta, to be evaluated on Z = design T.
+
+    - a margin loss (depends only on the scores) is returned as it is;
+    - a :class:`~cudbound.losses.RidgeLoss` with a margin base becomes the base plus the
+      penalty |M gamma|^2, M = sqrt(lam) J T (J picks the penalised coefficients);
+    - any other loss is wrapped: every method evaluates the user's loss on the user's
+      design at beta = T gamma (value, cvxpy expression, gradient T'grad, Hessian T'HT,
+      quadratic form (T'HT, T'g, c)).
+    """
+    if _is_margin_loss(loss):
+        return loss
+    if isinstance(loss, RidgeLoss) and _is_margin_loss(loss.base):
+        mask = loss.penalty_mask(design)
+        return _PenalisedLoss(loss, np.sqrt(loss.lam) * T[mask])
+    return _LossAtTGamma(loss, design, T)
+
+
+def _null_basis(M: np.ndarray, p: int) -> np.ndarray:
+    if M.shape[0] == 0:
+        return np.eye(p)
+    _, sv, vt = np.linalg.svd(M, full_matrices=True)
+    rank = int(np.sum(sv > 1e-12 * sv[0])) if sv.size and sv[0] > 0 else 0
+    return vt[rank:].T
+
+
+class _PenalisedLoss(Loss):
+    """base(Z gamma) + |M gamma|^2: a ridge loss carried to orthonormal coordinates."""
+
+    def __init__(self, ridge: RidgeLoss, M: np.ndarray):
+        self.ridge, self.base, self.M = ridge, ridge.base, np.ascontiguousarray(M)
+        self.MtM = self.M.T @ self.M
+        self.is_quadratic = self.base.is_quadratic
+        self.strictly_convex = self.base.strictly_convex
+        self.tends_to_zero = self.base.tends_to_zero
+        self.name = ridge.name
+
+    def value(self, design, y, weights, beta):
+        b = np.asarray(beta, dtype=float)
+        r = self.M @ b
+        return self.base.value(design, y, weights, b) + float(r @ r)
+
+    def expression(self, design, y, weights, beta):
+        pen = cp.sum_squares(self.M @ beta) if self.M.shape[0] else 0.0
+        return self.base.expression(design, y, weights, beta) + pen
+
+    @property
+    def has_derivatives(self) -> bool:
+        return self.base.has_derivatives
+
+    def gradient(self, design, y, weights, beta):
+        return self.base.gradient(design, y, weights, beta) + 2.0 * self.MtM @ np.asarray(beta, dtype=float)
+
+    def hessian(self, design, y, weights, beta):
+        return self.base.hessian(design, y, weights, beta) + 2.0 * self.MtM
+
+    def quadratic_form(self, design, y, weights):
+        H, g, c = self.base.quadratic_form(design, y, weights)
+        return H + self.MtM, g, c
+
+    def unpenalised_directions(self, design):
+        return _null_basis(self.M, design.shape[1])
+
+    def __repr__(self) -> str:
+        return f"{self.ridge!r} (in orthonormal coordinates)"
+
+
+class _LossAtTGamma(Loss):
+    """Any loss, evaluated on the user's design at beta = T gamma."""
+
+    def __init__(self, loss: Loss, design: np.ndarray, T: np.ndarray):
+        self.inner, self.Phi, self.T = loss, design, T
+        self.is_quadratic = loss.is_quadratic
+        self.strictly_convex = loss.strictly_convex
+        self.tends_to_zero = loss.tends_to_zero
+        self.name = loss.name
+
+    def value(self, design, y, weights, beta):
+        return self.inner.value(self.Phi, y, weights, self.T @ np.asarray(beta, dtype=float))
+
+    def expression(self, design, y, weights, beta):
+        return self.inner.expression(self.Phi, y, weights, self.T @ beta)
+
+    @property
+    def has_derivatives(self) -> bool:
+        return self.inner.has_derivatives
+
+    def gradient(self, design, y, weights, beta):
+        return self.T.T @ self.inner.gradient(self.Phi, y, weights, self.T @ np.asarray(beta, dtype=float))
+
+    def hessian(self, design, y, weights, beta):
+        H = self.inner.hessian(self.Phi, y, weights, self.T @ np.asarray(beta, dtype=float))
+        return self.T.T @ H @ self.T
+
+    def quadratic_form(self, design, y, weights):
+        H, g, c = self.inner.quadratic_form(self.Phi, y, weights)
+        return self.T.T @ H @ self.T, self.T.T @ g, c
+
+    def unpenalised_directions(self, design):
+        U = self.inner.unpenalised_directions(self.Phi)
+        if U.shape[1] == 0:
+            return U
+        # directions d in beta the penalty ignores are gamma = T^-1 d; orthonormalise
+        Q, _ = np.linalg.qr(np.linalg.solve(self.T, U))
+        return Q
+
+    def __repr__(self) -> str:
+        return f"{self.inner!r} (at beta = T gamma)"

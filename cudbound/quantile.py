@@ -1,0 +1,153 @@
+"""The order statistic Q_hat of the replicate suprema, computed exactly and only as far as needed.
+
+The CUD interval needs one number from the B replicate suprema: Q_hat, the k-th smallest
+with k = ceil(level * B). Every replicate's branch and bound is *anytime*: stopped at any
+moment it holds an attained value lo_b <= Q^(b) and a certified bound up_b >= Q^(b). The
+order statistic is monotone in each argument, so
+
+    k-th smallest of (lo_b)  <=  Q_hat  <=  k-th smallest of (up_b),
+
+and Q_hat is known exactly as soon as the two sides meet. Refinement (a "selection"
+version of branch and bound):
+
+1. every replicate is searched with a small node budget;
+2. with a = k-th(lo) and c = k-th(up), a replicate is *resolved* when it is exact, when
+   up_b < a (it lies below Q_hat whatever the others do) or when lo_b > c (above it); the
+   others are searched again with a budget four times larger, pruning every node whose
+   bound is at most a - 2e-12 (``floor``: its values cannot be Q_hat, and the replicate's
+   bound then becomes a - 1e-12) and stopping once a value above c is attained
+   (``stop_above``);
+3. repeat until k-th(lo) = k-th(up).
+
+It terminates: once every replicate is resolved, the k-th smallest lies in the exact group
+(a replicate below has up_b < a <= k-th(lo), one above has lo_b > c >= k-th(up)). The
+result equals the full computation's (the same exact searches decide the same value),
+and every decision depends only on the searches' results, never on their timing, so it
+does not depend on the number of workers. Budget-stopped searches are restarted with the
+new thresholds rather than resumed (the restarts cost at most a third more than the last
+round). ``exact_distribution=True`` skips all this and solves every replicate to the end.
+
+A user budget (``max_nodes``, ``time_limit``) still applies to each search; a replicate it
+stops keeps its certified bound, and if such replicates leave Q_hat undecided, the upper
+side k-th(up) is returned (conservative).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from .search import SearchOptions, SearchOutcome
+
+__all__ = ["order_statistic", "QuantileOutcome", "FIRST_BUDGET"]
+
+FIRST_BUDGET = 256
+"""Node budget of the first pass over all replicates (each later round multiplies it by 4)."""
+
+_FLOOR_GAP = 2e-12  # the search prunes bounds up to floor + 1e-12: stay strictly below a
+
+
+def kth_smallest(values: np.ndarray, k: int) -> float:
+    return float(np.partition(np.asarray(values, dtype=float), k - 1)[k - 1])
+
+
+@dataclasses.dataclass
+class QuantileOutcome:
+    value: float                 # Q_hat (an upper bound when ``decided`` is False)
+    decided: bool                # False only when user budgets or solver failures left it open
+    lower: np.ndarray            # per replicate: an attained value <= Q^(b)
+    upper: np.ndarray            # per replicate: a certified bound >= Q^(b)
+    records: list                # per replicate: SearchOutcome with nodes etc. summed over rounds
+    rounds: int
+
+
+def _merge(old: SearchOutcome | None, new: SearchOutcome) -> SearchOutcome:
+    if old is None:
+        return new
+    for name in ("nodes", "solves", "pruned", "realisability_checks", "seconds"):
+        setattr(new, name, getattr(old, name) + getattr(new, name))
+    for name in ("fallbacks",):
+        if hasattr(new, name):
+            setattr(new, name, getattr(old, name, 0) + getattr(new, name))
+    return new
+
+
+def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False,
+                    first_budget: int = FIRST_BUDGET, progress=None) -> QuantileOutcome:
+    """The k-th smallest replicate supremum.
+
+    ``run(indices, options_list, on_done)`` searches the replicates ``indices`` with the given
+    SearchOptions (one per index) and returns their SearchOutcomes in that order, calling
+    ``on_done(index, outcome)`` as each finishes (for progress). ``options`` holds the user's
+    budgets and switches. ``progress``: an object with ``update(n)`` and ``n``/``refresh()``
+    (a tqdm bar), or None.
+    """
+    lo = np.zeros(B)
+    up = np.full(B, np.inf)
+    records: list = [None] * B
+    final = np.zeros(B, dtype=bool)   # no further search can change it (exact, or stopped by the user)
+    stopped = np.zeros(B, dtype=bool)  # stopped by the user's budget or a solver failure
+    state = {"a": 0.0, "c": math.inf, "resolved": np.zeros(B, dtype=bool)}
+
+    def note(i, out):
+        lo[i] = max(lo[i], out.lower)
+        up[i] = min(up[i], out.value)
+        if out.status == "exact":
+            lo[i] = up[i] = out.value
+        records[i] = _merge(records[i], out)
+        if progress is not None:
+            res = out.status == "exact" or up[i] < state["a"] or lo[i] > state["c"]
+            if res and not state["resolved"][i]:
+                state["resolved"][i] = True
+                progress.update(1)
+
+    def user_stop(out, budget):
+        """Did the user's budget (not the refinement's) or a solver failure stop this search?"""
+        if out.status == "solver_failure":
+            return True
+        if out.status != "budget":
+            return False
+        return budget is None or out.nodes < budget or (options.max_nodes is not None and budget >= options.max_nodes)
+
+    if exact_distribution:
+        idx = list(range(B))
+        outs = run(idx, [options] * B, note)
+        for i, out in zip(idx, outs):
+            final[i] = True
+        Q = up.copy()
+        return QuantileOutcome(kth_smallest(Q, k), bool(np.all(lo == up) or kth_smallest(lo, k) >= kth_smallest(up, k)),
+                               lo, up, records, 1)
+
+    budget = first_budget
+    todo = np.arange(B)
+    rounds = 0
+    while True:
+        cap = budget if options.max_nodes is None else min(budget, options.max_nodes)
+        a, c = state["a"], state["c"]
+        opts = dataclasses.replace(options, max_nodes=cap,
+                                   floor=(a - _FLOOR_GAP) if a > _FLOOR_GAP else None,
+                                   stop_above=c if math.isfinite(c) else None)
+        outs = run(list(todo), [opts] * len(todo), note)
+        rounds += 1
+        for i, out in zip(todo, outs):
+            if user_stop(out, cap):
+                final[i] = stopped[i] = True
+            elif out.status == "exact":
+                final[i] = True
+        a, c = kth_smallest(lo, k), kth_smallest(up, k)
+        state["a"], state["c"] = a, c
+        resolved = final | (up < a) | (lo > c)
+        if progress is not None:
+            newly = resolved & ~state["resolved"]
+            state["resolved"] |= resolved
+            if newly.any():
+                progress.update(int(newly.sum()))
+        if a >= c or not (~resolved).any():
+            for i in np.flatnonzero(~stopped):
+                if records[i].status == "budget":  # cut by the refinement's own budget, then resolved
+                    records[i].status = "bounded"
+            # when only user-stopped replicates straddle Q_hat, the upper side is certified
+            return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds)
+        todo = np.flatnonzero(~resolved)
+        budget *= 4

@@ -1,0 +1,91 @@
+"""Quantile-targeted refinement (``cudbound.quantile``): the same interval as solving every replicate."""
+import numpy as np
+import pytest
+
+import cudbound
+from cudbound.cud import conservative_quantile
+from cudbound.datasets import LinearGaussian
+from cudbound.quantile import order_statistic
+from cudbound.search import SearchOptions, SearchOutcome
+
+
+def _noisy(n, p, seed, noise=0.3):
+    return LinearGaussian(n_features=p - 1, flip_probability=noise).sample(n, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_targeted_equals_full_distribution(seed):
+    n = [20, 30, 40, 50][seed % 4]
+    X, y = _noisy(n, 3 + seed % 3, seed)
+    level = [0.95, 0.9, 0.8, 0.5][seed % 4]
+    kw = dict(n_resamples=60, rng=seed, confidence_level=level)
+    fast = cudbound.cud_interval(X, y, **kw)
+    full = cudbound.cud_interval(X, y, exact_distribution=True, **kw)
+    assert fast.confidence_interval == full.confidence_interval
+    assert fast.half_width == full.half_width
+    assert not fast.conservative and not full.conservative
+    Q = full.bootstrap_distribution
+    assert full.exact_replicates.all()
+    assert full.half_width == conservative_quantile(Q, level)
+    # every replicate's bounds bracket its exact value; exact ones equal it
+    assert np.all(fast.bootstrap_lower <= Q + 1e-12) and np.all(Q <= fast.bootstrap_distribution + 1e-12)
+    ex = fast.exact_replicates
+    np.testing.assert_allclose(fast.bootstrap_distribution[ex], Q[ex], rtol=0, atol=1e-12)
+
+
+def test_refinement_rounds_on_synthetic_bounds():
+    """order_statistic against a fake runner whose replicates reveal their value gradually."""
+    rng = np.random.default_rng(0)
+    B = 200
+    truth = np.round(rng.uniform(0, 1, B), 2)  # many ties
+    cost = rng.integers(1, 5000, B)            # nodes needed to finish each replicate
+
+    def run(indices, opts, on_done):
+        outs = []
+        for i, o in zip(indices, opts):
+            q = truth[i]
+            floor = -1 if o.floor is None else o.floor
+            stop = np.inf if o.stop_above is None else o.stop_above
+            if cost[i] <= o.max_nodes:
+                if q <= floor:
+                    out = SearchOutcome(value=floor + 1e-12, lower=0.0, status="bounded", nodes=cost[i])
+                else:
+                    out = SearchOutcome(value=q, lower=q, status="exact", nodes=cost[i])
+            elif q > stop:
+                out = SearchOutcome(value=1.0, lower=q, status="bounded", nodes=o.max_nodes)
+            else:
+                out = SearchOutcome(value=min(1.0, q + 0.3), lower=max(0.0, q - 0.3), status="budget",
+                                    nodes=o.max_nodes)
+            outs.append(out)
+            on_done(i, out)
+        return outs
+
+    for k in (1, 50, 190, 200):
+        res = order_statistic(run, B, k, SearchOptions())
+        assert res.decided
+        assert res.value == np.sort(truth)[k - 1]
+
+
+def test_user_budget_makes_it_conservative_never_narrower():
+    X, y = _noisy(50, 5, 1)
+    full = cudbound.cud_interval(X, y, n_resamples=40, rng=1, exact_distribution=True)
+    cut = cudbound.cud_interval(X, y, n_resamples=40, rng=1, max_nodes=5)
+    assert cut.conservative
+    assert cut.half_width >= full.half_width - 1e-12
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_workers_do_not_change_the_result(exact):
+    X, y = _noisy(40, 4, 2)
+    one = cudbound.cud_interval(X, y, n_resamples=40, rng=3, exact_distribution=exact)
+    two = cudbound.cud_interval(X, y, n_resamples=40, rng=3, exact_distribution=exact, n_jobs=2)
+    assert one.confidence_interval == two.confidence_interval
+    np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
+    np.testing.assert_array_equal(one.stats.nodes, two.stats.nodes)
+
+
+def test_progress_bar_is_shown(capsys):
+    X, y = _noisy(30, 3, 0)
+    cudbound.cud_interval(X, y, n_resamples=30, rng=0, progress=True)
+    err = capsys.readouterr().err
+    assert "CUD replicates" in err
