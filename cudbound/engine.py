@@ -134,7 +134,7 @@ class ReplicateEngine:
             best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
             value, lower, status, nodes, solves, pruned, real = compiled_search(
                 problem, quad, best0=best0, max_nodes=options.max_nodes, time_limit=options.time_limit,
-                flip_cost=options.flip_cost, branching=options.branching,
+                flip_cost=options.flip_cost, branching=options.branching, conflicts=options.conflicts,
                 floor=-1.0 if options.floor is None else options.floor,
                 stop_above=math.inf if options.stop_above is None else options.stop_above)
             if status != "solver_failure":

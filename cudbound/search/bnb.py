@@ -48,6 +48,9 @@ class SearchOptions:
     """Switches of the search; none changes Q^(b), only the work done (or the budget).
 
     flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
+    conflicts : tighten the flip-cost bound further by pairs of points that cannot flip together
+        (compiled search only; ``compiled._bound_conflict``). Off by default: measured 3-10% fewer
+        nodes but more time per node (``docs/engine.md``).
     branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
     screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
     max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
@@ -58,6 +61,7 @@ class SearchOptions:
     """
 
     flip_cost: bool = True
+    conflicts: bool = False
     branching: str = "dearest"
     screen: bool = True
     max_nodes: int | None = None
@@ -129,15 +133,17 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     cminus = np.ascontiguousarray(problem.cost_minus, dtype=float)
     if quad is not None:
         hn = np.einsum("ij,ij->i", P, np.linalg.solve(quad.H, P.T).T) if mf else np.zeros(0)
+        tu, L_u = P @ quad.beta_u, float(quad.L_u)
         use_flip, mode = options.flip_cost, BRANCHING[options.branching]
     else:
         hn, use_flip, mode = np.ones(mf), False, 0
+        tu, L_u = np.zeros(0), 0.0
     tmp_d, tmp_diff = np.empty(mf), np.empty(mf)
     n, alpha, L_hat, L_max = float(problem.n), problem.alpha_n, problem.L_hat, problem.L_max
 
     def bound(node):
         return _bound(P, hn, cplus, cminus, node.signs, node.C_fixed, node.beta, node.m, n, alpha, L_hat,
-                      L_max, use_flip, tmp_d, tmp_diff, node.floor)
+                      L_max, use_flip, tmp_d, tmp_diff, node.floor, tu, L_u)
 
     counter = itertools.count()
     best = 0.0
