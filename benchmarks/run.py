@@ -626,8 +626,10 @@ def targets_main(argv) -> int:
     finally:
         meta["end"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
         meta["load_end"] = loadavg()
-        save(finished, final=True)
-        shutil.rmtree(work, ignore_errors=True)
+        try:
+            save(finished, final=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         if args.out != "-":
             log(f"wrote {args.out}")
     return 0
