@@ -89,3 +89,32 @@ def test_progress_bar_is_shown(capsys):
     cudbound.cud_interval(X, y, n_resamples=30, rng=0, progress=True)
     err = capsys.readouterr().err
     assert "CUD replicates" in err
+
+
+def test_dask_cluster_gives_the_same_interval():
+    """One large interval spread over a local Dask cluster (127.0.0.1) equals the in-process one."""
+    distributed = pytest.importorskip("distributed")
+    X, y = _noisy(40, 4, 5)
+    one = cudbound.cud_interval(X, y, n_resamples=40, rng=5)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        dask = cudbound.cud_interval(X, y, n_resamples=40, rng=5, scheduler=cluster.scheduler_address)
+    assert dask.confidence_interval == one.confidence_interval
+    np.testing.assert_array_equal(dask.bootstrap_distribution, one.bootstrap_distribution)
+
+
+def test_cli_jobs_progress_and_exact_distribution(capsys):
+    from cudbound.cli import main
+
+    code = main(["demo", "--n", "30", "--resamples", "20", "--json", "--jobs", "2", "--no-progress"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "CUD replicates" not in err
+    import json
+    record = json.loads(out)
+    code = main(["demo", "--n", "30", "--resamples", "20", "--json", "--exact-distribution"])
+    full = json.loads(capsys.readouterr().out)
+    assert code == 0 and (full["low"], full["high"]) == (record["low"], record["high"])
+    assert full["search"]["bounded"] == 0
+    assert main(["demo", "--jobs", "0"]) == 2
+    assert "--jobs must be a positive integer or -1" in capsys.readouterr().err
