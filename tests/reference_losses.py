@@ -7,10 +7,12 @@ with beta_pen every coefficient but those of constant design columns.
 
 * beta_hat minimises L(1, .): by Newton's method for the smooth losses (unique minimiser;
   the data are checked not to be separable first), in closed form for ridge, and for the
-  hinge loss the minimiser of least norm, computed exactly: an optimal dual of the
-  hinge linear program (scipy's HiGHS) describes the optimal set by complementary
-  slackness as a polyhedron {beta : a_i'beta <= 1 or = 1 or >= 1}; its point of least
-  norm is the least-norm feasible point among the projections of 0 on the affine sets
+  hinge loss the minimiser of least norm |Phi beta| (the root mean square of the training
+  scores: the package's convention, which no reparametrisation of the design changes),
+  computed exactly: an optimal dual of the hinge linear program (scipy's HiGHS) describes
+  the optimal set by complementary slackness as a polyhedron {beta : a_i'beta <= 1 or = 1
+  or >= 1}; with Phi = QR (numpy) and c = R beta, |Phi beta| = |c|, and the point of least
+  norm |c| is the least-norm feasible point among the projections of 0 on the affine sets
   spanned by at most p of its constraints.
 * every sign pattern on S is decided by the realisability LP (``reference.realisable_patterns``).
 * m(s) = inf of L(nu, .) over the closed cone {s_i phi_i'beta >= 0, i in S}:
@@ -235,7 +237,10 @@ def _hinge_fit(design, y):
     eq = (u > tol) & (r > tol)
     le = (u > tol) & ~(r > tol)         # xi_i = 1 - a_i'b >= 0
     ge = ~(u > tol) & (r > tol)         # xi_i = 0 >= 1 - a_i'b
-    b = _least_norm_in_polyhedron(a[eq], a[le], a[ge], p)
+    # least |Phi b| = least |c| with c = R b (Phi = QR): the polyhedron's rows become a R^-1
+    R = np.linalg.qr(design, mode="r")
+    aR = np.linalg.solve(R.T, a.T).T
+    b = np.linalg.solve(R, _least_norm_in_polyhedron(aR[eq], aR[le], aR[ge], p))
     # sanity: b attains the LP optimum
     assert abs(loss_value(REF_LOSSES["hinge"], design, y, w, b) - res.fun) <= 1e-9, (b, res.fun)
     return b

@@ -69,6 +69,7 @@ import numpy as np
 
 from .._validation import check_design, check_features, check_rng, encode_labels
 from ..basis import make_basis
+from ..design import reparametrise
 from ..fit import fit_coefficients, predict_signs
 from ..losses import Loss, SquaredLoss, get_loss
 
@@ -360,9 +361,12 @@ def _draw_folds(y: np.ndarray, k: int, repeats: int, stratified: bool, gen: np.r
 # --------------------------------------------------------------------------- validation
 
 def _design_iv(design, y, loss):
+    """The design in orthonormal coordinates (``cudbound.design``: predictions, and so every
+    estimate, do not depend on the units or origins of the features), labels and loss."""
     Phi = check_design(design)
     labels, _ = encode_labels(y, n_rows=Phi.shape[0])
-    return Phi, labels, get_loss(loss)
+    rep = reparametrise(Phi)
+    return rep.Z, labels, rep.loss(get_loss(loss))
 
 
 def _positive_int(value, name: str, minimum: int = 1) -> int:
@@ -560,7 +564,8 @@ def resubstitution(design, y, *, loss="squared") -> ErrorEstimate:
     0.5
     """
     Phi, labels, loss = _resubstitution_iv(design, y, loss)
-    beta, preds = _full_fit(Phi, labels, loss)
+    gamma, preds = _full_fit(Phi, labels, loss)
+    beta = reparametrise(check_design(design)).to_user(gamma)  # the coefficients on the user's design
     return ErrorEstimate(method="resubstitution", estimate=float(np.mean(preds != labels)),
                          n_samples=Phi.shape[0], details={"coef": beta})
 
