@@ -257,7 +257,8 @@ def _format_report(result, context, extra=()) -> str:
     table = [("  " + name, "-" if med is None else f"{scale * summary[med]:,.4g}",
               "-" if tot is None else f"{summary[tot]:,}")
              for name, med, tot, scale in _SEARCH_ROWS]
-    table.append(("  replicates not exact", "", f"{summary['not_exact']} of {summary['replicates']}"))
+    table.append(("  replicates bounded (one side of Q-hat)", "", f"{summary['bounded']} of {summary['replicates']}"))
+    table.append(("  replicates cut short", "", f"{summary['not_exact']} of {summary['replicates']}"))
     heading = (f"search ({summary['replicates']} replicates)", "median", "total")
 
     width = max(len(name) for name, *_ in [*rows, *table, heading]) + 2

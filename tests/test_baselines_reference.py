@@ -8,10 +8,10 @@ Conventions (the ones ``cudbound.baselines.estimators`` documents):
 
 * labels in {-1, +1}; prediction sign(phi'beta) with sign(0) = +1;
 * a training set holding one class only predicts that class everywhere;
-* otherwise beta = S gamma, gamma the minimum-norm least-squares solution of
-  (Phi_rows S) gamma = y_rows, S = diag(column norms of Phi_rows)^-1 (columns of
-  zero norm keep scale 1): for a full-rank selection this is the ordinary least-squares
-  fit, and for a rank-deficient one the minimum scaled-norm solution.
+* otherwise the least-squares fit on the selected rows; when it is not unique (a
+  rank-deficient selection), the one whose scores Phi beta on all the data have the least
+  norm: with Phi = QR (numpy), Phi beta = Q c, and c is the minimum-norm least-squares
+  solution of Q_rows c = y_rows. For a full-rank selection this is ordinary least squares.
 """
 from __future__ import annotations
 
@@ -25,12 +25,9 @@ def ref_fit_predict(Phi, y, rows):
     classes = set(yr.tolist())
     if len(classes) == 1:
         return np.full(Phi.shape[0], float(yr[0]))
-    A = Phi[rows]
-    norms = np.sqrt((A * A).sum(axis=0))
-    s = np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), 1.0)
-    gamma, *_ = np.linalg.lstsq(A * s, yr, rcond=None)
-    beta = s * gamma
-    return np.where(Phi @ beta >= 0.0, 1.0, -1.0)
+    Q, _ = np.linalg.qr(Phi)
+    c, *_ = np.linalg.lstsq(Q[rows], yr, rcond=None)
+    return np.where(Q @ c >= 0.0, 1.0, -1.0)
 
 
 def ref_train_error(Phi, y):

@@ -76,7 +76,7 @@ def test_demo_prints_interval_and_search_table(capsys):
     train = float(re.search(r"training error\s+(\d\.\d+)", out).group(1))
     assert 0.0 <= low <= train <= high <= 1.0
     for row in ("half-width", "true error", "time", "nodes", "solves", "pruned", "realisability checks",
-                "screened points", "replicates not exact", "-1 -> -1, 1 -> +1"):
+                "screened points", "replicates cut short", "replicates bounded", "-1 -> -1, 1 -> +1"):
         assert row in out
 
 

@@ -34,12 +34,14 @@ Degenerate refits (documented behaviour, never an error, never a NaN):
   is also singular, or the basis has no intercept; and it makes losses whose
   minimiser does not exist on one class (e.g. logistic) well defined.
 * **Singular normal matrix** (the sampled rows do not span R^p, e.g. fewer than p
-  distinct rows): the least-squares solution of minimum *scaled* norm. H is
-  equilibrated, H_s = S H S with S = diag(H)^(-1/2) (zero diagonal entries keep
-  scale 1), H_s is declared singular when its smallest eigenvalue is at most
-  1e-10 times its largest, and beta = S H_s^+ S g with eigenvalues below that
-  cut-off dropped from the pseudo-inverse H_s^+. Scaling first makes both the
-  test and the solution independent of the units of the features.
+  distinct rows): the least-squares solution whose scores Phi beta on the whole data
+  have the least root mean square. The estimators work in the orthonormal coordinates
+  of ``cudbound.design`` (Z = Phi T, Z'Z = n I), where that is the solution of least
+  Euclidean norm: H is declared singular when its smallest eigenvalue is at most 1e-10
+  times its largest, and beta = H^+ g with eigenvalues below that cut-off dropped from
+  the pseudo-inverse. The rule, and so every prediction, does not depend on the units
+  or origins of the features. (``_solve_normal_equations`` can also equilibrate,
+  H_s = S H S with S = diag(H)^(-1/2), for a design in the user's coordinates.)
 * **Failed fit** (generic losses only: the convex solver raised or returned a
   non-finite beta): the refit predicts the majority class of its weighted sample
   (+1 on a tie).
@@ -156,13 +158,15 @@ class _RefitLog:
                       DegenerateResampleWarning, stacklevel=stacklevel)
 
 
-def _solve_normal_equations(H: np.ndarray, g: np.ndarray):
+def _solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = True):
     """Solve the stacked systems H_b beta_b = g_b (H_b symmetric PSD), with the singular rule.
 
+    ``equilibrate=False`` (a design in orthonormal coordinates): no scaling, S = I, so a
+    singular system gets the solution of least Euclidean norm.
     Returns (beta, singular) with beta (B, p) and singular (B,) bool.
     """
     d = np.einsum("bii->bi", H)
-    s = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0))
+    s = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0)) if equilibrate else np.ones_like(d)
     Hs = H * s[:, :, None] * s[:, None, :]
     gs = g * s
     # The rule is lambda_min(Hs) <= SINGULAR_RTOL * lambda_max(Hs). As trace(Hs) <= p bounds
@@ -241,7 +245,7 @@ class _Refitter:
             forms = [self.loss.quadratic_form(self.design, y, w) for w in Wf]
             H = np.stack([f[0] for f in forms])
             g = np.stack([f[1] for f in forms])
-        beta, singular = _solve_normal_equations(H, g)
+        beta, singular = _solve_normal_equations(H, g, equilibrate=False)  # the design is orthonormal
         log.singular += int(singular.sum())
         signs = np.where(beta @ self.design.T >= 0.0, 1.0, -1.0)
         if one.any():
