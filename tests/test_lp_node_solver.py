@@ -237,3 +237,16 @@ def test_iteration_limit_falls_back_to_cvxpy():
     got = eng.search(counts, beta, 3.0)
     assert got.status == "exact" and eng._lp.stats["failures"] > 0
     assert abs(got.value - want.value) <= 1e-8, info
+
+
+def test_identical_points_are_merged_with_their_weights():
+    rng = np.random.default_rng(SEED0 + 4000)
+    for _ in range(50):
+        A = np.round(rng.standard_normal((int(rng.integers(1, 30)), int(rng.integers(1, 4)))))
+        c = rng.random(len(A))
+        U, w = lpmod._merge(A, c)
+        want, inverse = np.unique(A, axis=0, return_inverse=True)
+        assert len(U) == len(want) and abs(w.sum() - c.sum()) <= 1e-12
+        for row, weight in zip(want, np.bincount(inverse.ravel(), weights=c)):
+            k = np.flatnonzero(np.all(U == row, axis=1))
+            assert len(k) == 1 and abs(w[k[0]] - weight) <= 1e-12

@@ -380,22 +380,52 @@ def _certify(cols, c, m, n, sgn, basis, atup, beta):
 
 
 @njit(cache=True)
+def _feasible_start(cols, c, m, n, sgn, basis, atup):
+    """True when ``basis`` is a non-singular basis of the node's (D) whose basic values are
+    within their bounds (a parent's optimal basis always is: the child only adds a column)."""
+    p = cols.shape[1]
+    B = np.empty((p, p))
+    LU = np.empty((p, p))
+    perm = np.empty(p, dtype=np.int64)
+    col = np.empty(p)
+    xB = np.empty(p)
+    cmax = 0.0
+    for j in range(m):
+        cmax = max(cmax, c[j])
+    for r in range(p):
+        j = basis[r]
+        if m <= j < m + n and sgn[j - m] == 0:
+            return False
+        for q in range(r):
+            if basis[q] == j:
+                return False
+    if not _factor_basis(cols, sgn, m, n, basis, B, LU, perm, col):
+        return False
+    _basic_values(cols, c, m, LU, perm, atup, xB)
+    for r in range(p):
+        if not (xB[r] >= -_FEAS_D * cmax and xB[r] <= _upper(c, m, n, sgn, basis[r]) + _FEAS_D * cmax):
+            return False
+    return True
+
+
+@njit(cache=True)
 def _solve_node(cols, norms, c, m, n, rows, signs, basis0, atup0, root_basis, root_atup, max_iter):
-    """One node: its signs, the start (the parent's basis, or the root's when the parent's
-    uses a row the node does not fix), the simplex and the certificate.
+    """One node: its signs, the start (the parent's basis when it is a feasible basis of the
+    node's (D), else the root's, else the artificial one), the simplex and the certificate.
 
     Returns (status, iterations, f(b), gap, b, basis, atup)."""
     p = cols.shape[1]
     sgn = np.zeros(n, dtype=np.int64)
     for k in range(rows.shape[0]):
         sgn[rows[k]] = 1 if signs[k] > 0 else -1
-    ok = True
-    for r in range(p):
-        j = basis0[r]
-        if m <= j < m + n and sgn[j - m] == 0:
-            ok = False
-    basis = basis0.copy() if ok else root_basis.copy()
-    atup = atup0.copy() if ok else root_atup.copy()
+    if _feasible_start(cols, c, m, n, sgn, basis0, atup0):
+        basis, atup = basis0.copy(), atup0.copy()
+    else:  # not a basis of this node's (D) (not expected from a parent): start from the root's
+        basis, atup = root_basis.copy(), root_atup.copy()
+        if not _feasible_start(cols, c, m, n, sgn, basis, atup):
+            for r in range(p):
+                basis[r] = m + n + r
+            atup[:] = False
     beta = np.zeros(p)
     status, its = _simplex(cols, norms, c, m, n, sgn, basis, atup, max_iter)
     if status != OPTIMAL:
@@ -418,10 +448,14 @@ class HingeBasis:
 
 def _merge(A, c):
     """Identical rows of A merged, their weights added (fewer, non-degenerate columns)."""
-    U, inverse = np.unique(A, axis=0, return_inverse=True)
-    if len(U) == len(A):
+    order = np.lexsort(A.T[::-1])
+    S = A[order]
+    new = np.ones(len(S), dtype=bool)
+    new[1:] = np.any(S[1:] != S[:-1], axis=1)
+    if new.all():
         return A, c
-    return U, np.bincount(inverse.ravel(), weights=c, minlength=len(U))
+    group = np.cumsum(new) - 1
+    return S[new], np.bincount(group, weights=c[order], minlength=int(group[-1]) + 1)
 
 
 def certify(solver, rows, signs, warm):
