@@ -146,6 +146,11 @@ def main(argv=None):
     from cudbound.search import CvxpyNodeSolver
     from cudbound.search.lp_node_solver import HingeLPNodeSolver
 
+    try:
+        import highspy  # noqa: F401  (installed with cvxpy; only this comparison uses it)
+        have_highspy = True
+    except ImportError:
+        have_highspy = False
     X, y = LinearGaussian(n_features=args.p - 1, flip_probability=0.3).sample(args.n, np.random.default_rng(args.seed))
     design, y = np.column_stack([np.ones(args.n), X]), np.asarray(y, dtype=float)
     counts_list = bootstrap_counts(args.n, args.replicates + 1, np.random.default_rng(args.seed + 1))
@@ -169,18 +174,19 @@ def main(argv=None):
         solves += lp.stats["solves"]
         cvx = CvxpyNodeSolver(loss, design, y)
         cvx.set_weights(counts)
-        hs = HighsNodes(design, y, counts)
+        hs = HighsNodes(design, y, counts) if have_highspy else None
         bases = []
         for i, (rows, signs, parent) in enumerate(calls[: args.max_nodes]):
             t0 = time.process_time()
             v = cvx.solve(rows, signs).value
             times["cvxpy"].append(time.process_time() - t0)
             diff["cvxpy"] = max(diff["cvxpy"], abs(v - sols[i].value))
-            t0 = time.process_time()
-            v, basis = hs.solve(rows, signs, bases[parent] if 0 <= parent < len(bases) else None)
-            times["highspy"].append(time.process_time() - t0)
-            bases.append(basis)
-            diff["highspy"] = max(diff["highspy"], abs(v - sols[i].value))
+            if hs is not None:
+                t0 = time.process_time()
+                v, basis = hs.solve(rows, signs, bases[parent] if 0 <= parent < len(bases) else None)
+                times["highspy"].append(time.process_time() - t0)
+                bases.append(basis)
+                diff["highspy"] = max(diff["highspy"], abs(v - sols[i].value))
             t0 = time.process_time()
             v = linprog_node(design, y, counts, rows, signs)
             times["linprog"].append(time.process_time() - t0)

@@ -10,9 +10,9 @@ Its value is the node's m = min of L(D^(b), .) over the closed cone. Its LP dual
 
     (D)  max  sum_i u_i   s.t.  sum_i u_i a_i + sum_k v_k g_k = 0,  0 <= u_i <= c_i,  v_k >= 0,
 
-an LP with only p equality rows. (D) is solved by the bounded-variable primal simplex
-method (Bertsimas & Tsitsiklis 1997, sec. 3.2-3.3 and exercise 3.25; Nocedal & Wright
-2006, ch. 13), in compiled code, with these choices:
+an LP with only p equality rows. (D) is solved by the primal simplex method with bounded
+variables (Bertsimas & Tsitsiklis 1997, ch. 3; Nocedal & Wright 2006, ch. 13), in
+compiled code, with these choices:
 
 - **Starting basis.** p artificial columns e_j fixed at 0 (a fixed column in (D) is a
   free row in (P): nothing changes). A basis is p column indices; the nonbasic u_i sit at
@@ -40,14 +40,25 @@ The solution is accepted only when
 2. (P) is feasible at b: g_k'b >= -1e-11 |g_k| |b| for every row of the node;
 3. the duality gap closes: with f(b) = sum_i c_i max(0, 1 - a_i'b) (the hinge loss at b)
    and the weak-duality bound  f(b') >= sum_i u_i - r'b'  for every b' of the cone
-   (0 <= u_i <= c_i, v >= 0: Bertsimas & Tsitsiklis Thm. 4.3; Nocedal & Wright Thm. 13.1),
+   (0 <= u_i <= c_i, v >= 0; weak duality: Bertsimas & Tsitsiklis sec. 4.3, Nocedal &
+   Wright sec. 13.1),
 
-       f(b) - (sum_i u_i - |r| |b|) <= 1e-12 max(1, f(b)).
+       f(b) - (sum_i u_i - |r| |b|) <= 1e-12 max(1, f(b)) + 1e-14 sum_i c_i (1 + |a_i'b|)
+
+   (the last term is the round-off of f(b) itself, which matters only when b is large, as
+   on a cone where the loss tends to 0; sum_i c_i = 1, so for |a_i'b| of order 1 it is
+   about 1e-14).
 
 Then m lies between sum_i u_i - |r||b*| and f(b) (b* a minimiser; |r| is round-off,
 about 1e-17), so the returned value f(b) is m to about 1e-12 (exact to rounding). When
 any check fails, or the basis is singular, or the iteration limit is hit, :meth:`solve`
 raises :class:`NodeSolveError` and the engine hands the node to cvxpy.
+
+Measured (``benchmarks/hinge_nodes.py``, CPU time per node on nodes recorded from real
+searches, n = 40, p = 3 and n = 50, p = 5): a median of 20-25 us per solve (36-40 us
+through the engine's wrapper), against 3-4 ms through cvxpy (CLARABEL), 0.6-0.7 ms with
+HiGHS warm-started through highspy and 3-4 ms with scipy's ``linprog(method="highs-ds")``.
+``_solve_node`` is itself compiled, so a compiled search can call it without Python.
 """
 from __future__ import annotations
 
@@ -67,7 +78,8 @@ _PRICE = 1e-12     # reduced cost tolerance (relative to 1 + |col||b|)
 _PIVOT = 1e-9      # pivots below this fraction of the largest entry are skipped
 _FEAS_D = 1e-9     # certificate: bound violation of (D), relative to c_max
 _FEAS_P = 1e-11    # certificate: g_k'b >= -_FEAS_P |g_k||b|
-_GAP = 1e-12       # certificate: duality gap, relative to max(1, f(b))
+_GAP = 1e-12       # certificate: duality gap, relative to max(1, f(b)) ...
+_EPS = 1e-14       # ... plus this times sum_i c_i (1 + |a_i'b|) (the round-off of f(b) at a large b)
 _DEGENERATE = 5    # consecutive degenerate pivots before Bland's rule
 
 
@@ -365,17 +377,19 @@ def _certify(cols, c, m, n, sgn, basis, atup, beta):
                 nk += cols[m + k, i] * cols[m + k, i]
             if sgn[k] * t < -_FEAS_P * np.sqrt(nk) * bnorm:
                 return False, np.nan, np.nan, np.nan
-    # 3. the duality gap
+    # 3. the duality gap (beyond the round-off of f itself: eps sum_i c_i (1 + |a_i'b|))
     f = 0.0
+    fscale = 0.0
     for j in range(m):
         t = 1.0
         for i in range(p):
             t -= cols[j, i] * beta[i]
         if t > 0.0:
             f += c[j] * t
+        fscale += c[j] * (2.0 + abs(t))
     lower = dual - rnorm * bnorm
     gap = f - lower
-    ok = np.isfinite(f) and gap <= _GAP * max(1.0, f)
+    ok = np.isfinite(f) and gap <= _GAP * max(1.0, f) + _EPS * fscale
     return ok, f, lower, gap
 
 
