@@ -198,7 +198,8 @@ def main(argv=None):
     for k, ts in times.items():
         if ts:
             d = f"{diff[k]:.1e}" if k in diff else "-"
-            print(f"{k:16s} {len(ts):6d} {statistics.median(ts) * 1e6:10.1f} {statistics.fmean(ts) * 1e6:10.1f} {d:>17s}")
+            med, mean = statistics.median(ts) * 1e6, statistics.fmean(ts) * 1e6
+            print(f"{k:16s} {len(ts):6d} {med:10.1f} {mean:10.1f} {d:>17s}")
 
 
 if __name__ == "__main__":
