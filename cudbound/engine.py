@@ -6,8 +6,12 @@
   bootstrap sample with too few distinct points for the basis), with screening by one
   convex solve per point, the paper's bound and static branching (largest |change in
   C| first: measured better than the flip-cost orders without the flip-cost bound).
+  For the plain hinge loss the node and screening solves are linear programs, solved
+  by a compiled simplex method warm-started from the parent's basis and certified
+  (``search.lp_node_solver``), with cvxpy as the fallback of a node it cannot certify.
 - ``engine="python"``: the Python search, with exact active-set node solves for a
-  quadratic loss (positive definite Hessian) and cvxpy otherwise.
+  quadratic loss (positive definite Hessian), the certified simplex for the hinge loss
+  and cvxpy otherwise.
 - ``engine="cvxpy"``: the Python search with every node solved through cvxpy.
 
 All three return the same Q^(b). A replicate the compiled search cannot finish is
@@ -22,11 +26,13 @@ import time
 
 import numpy as np
 
+from .losses import HingeLoss
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .search.bnb import _value_at
 from .search.compiled import compiled_replicate, compiled_search
 from .search.convex import SeparationUnknown
+from .search.lp_node_solver import HingeLPNodeSolver
 from .search.qp import positive_definite
 from .search.node_solvers import _QuadraticReplicate
 
@@ -66,6 +72,8 @@ class ReplicateEngine:
             Zu, group = np.unique(np.asarray(design, dtype=np.float64), axis=0, return_inverse=True)
             self._rows = (np.ascontiguousarray(Zu), np.ascontiguousarray(group.ravel(), dtype=np.int64),
                           np.ascontiguousarray(y, dtype=np.float64))
+        # the plain hinge loss (exact type, as HingeLoss.minimiser): certified compiled simplex, cvxpy fallback
+        self._lp = HingeLPNodeSolver(loss, design, y) if engine != "cvxpy" and type(loss) is HingeLoss else None
 
     def _cvxpy_solver(self):
         if self._cvxpy is None:
@@ -86,6 +94,10 @@ class ReplicateEngine:
             solver = _WithFallback(self._active, self._cvxpy_solver)
             root = NodeSolution(quad.L_u, quad.beta_u, (quad.beta_u, [], []))
             return solver, root, quad
+        if self._lp is not None:
+            self._lp.set_weights(self._counts)
+            solver = _WithFallback(self._lp, self._cvxpy_solver)
+            return solver, solver.solve(np.zeros(0, dtype=int), np.zeros(0)), None
         solver = self._cvxpy_solver()
         if quad is not None:
             root = NodeSolution(quad.L_u, quad.beta_u)
@@ -129,7 +141,7 @@ class ReplicateEngine:
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and positive_definite(quad.H) else None
-        if self.engine == "auto" and isinstance(solver, _WithFallback) and not record_tree:
+        if self.engine == "auto" and quad is not None and isinstance(solver, _WithFallback) and not record_tree:
             t0 = time.perf_counter()
             best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
             value, lower, status, nodes, solves, pruned, real = compiled_search(
