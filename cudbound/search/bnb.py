@@ -30,7 +30,7 @@ import numpy as np
 
 from .compiled import BRANCHING, _bound, _branch_point
 from .node_solvers import NodeSolveError
-from .realisability import RealisabilityUnknown, find_witness, realisable_by_lp
+from .realisability import RealisabilityUnknown, realise
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
 
@@ -250,17 +250,12 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
 
 
 def _realise(node, P, out) -> bool:
-    """Find a witness for the node's open region, or decide by LP."""
+    """Find a witness for the node's open region (the parent's witness or the node's
+    minimiser, strictly inside), or decide by the compiled feasibility QP, or by LP."""
     fixed = np.flatnonzero(node.signs)
-    signs = node.signs[fixed].astype(float)
-    G = P[fixed] * signs[:, None]
-    w = find_witness(G, (node.parent_witness, node.beta))
-    if w is not None:
-        node.witness = w
-        return True
     out.realisability_checks += 1
     try:
-        point = realisable_by_lp(G, signs)
+        point = realise(P[fixed], node.signs[fixed], (node.parent_witness, node.beta))
     except RealisabilityUnknown:
         # undecided: keep the node (an unrealisable pattern can only raise the value), so the
         # replicate's value stays a certified upper bound, and say so

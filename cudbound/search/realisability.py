@@ -7,14 +7,20 @@ contains beta = 0, so the closure alone cannot tell an empty M from a non-empty
 one. M is non-empty iff the linear program
 {phi_k'beta >= 0 (s_k = +1), phi_k'beta <= -1 (s_k = -1)} is feasible, since
 cones scale (method.md). The search first looks for a cheap witness (a point
-shown to lie in M with a margin) and solves the LP only when none is found.
+shown to lie in M with a margin); :func:`realise` then decides by the compiled
+feasibility QP min |b|^2 s.t. the same rows (the dual active-set method detects an
+infeasible system exactly; it is the test of the compiled search), and the LP is the
+fallback when that QP fails numerically.
 """
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from scipy.optimize import linprog
 
-__all__ = ["is_witness", "find_witness", "realisable_by_lp", "RealisabilityUnknown"]
+from .compiled import _gi
+
+__all__ = ["is_witness", "find_witness", "realisable_by_lp", "realise", "RealisabilityUnknown"]
 
 _MARGIN = 1e-9
 
@@ -97,3 +103,55 @@ def realisable_by_lp(G: np.ndarray, signs: np.ndarray):
             return None
         messages.append(f"{method}: {res.message}")
     raise RealisabilityUnknown("; ".join(messages))
+
+
+@njit(cache=True)
+def _strict(P, signs, norms, z):
+    zn = np.sqrt(np.dot(z, z))
+    if zn == 0.0:
+        return False
+    for k in range(P.shape[0]):
+        if signs[k] * np.dot(P[k], z) <= _MARGIN * zn * norms[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _realise_compiled(P, signs, c1, c2):
+    """(status, point): 0 realised (point realises the pattern), 1 not realisable, 2 undecided.
+
+    Candidates c1, c2 (length 0: none) are tried as strict witnesses first; otherwise the
+    feasibility QP min |b|^2 s.t. phi_k'b >= 0 (s_k = +1), phi_k'b <= -1 (s_k = -1)."""
+    k, p = P.shape
+    norms = np.empty(k)
+    for i in range(k):
+        norms[i] = np.sqrt(np.dot(P[i], P[i]))
+    if c1.shape[0] == p and _strict(P, signs, norms, c1):
+        return 0, c1.copy()
+    if c2.shape[0] == p and _strict(P, signs, norms, c2):
+        return 0, c2.copy()
+    x = np.zeros(p)
+    act = np.zeros(p, dtype=np.int64)
+    u = np.zeros(p)
+    status, _ = _gi(np.eye(p), P, norms, signs, 1.0, np.zeros(p), x, act, u, 0)
+    return status, x
+
+
+def realise(rows, signs, candidates=()):
+    """Is the pattern ``signs`` on the basis ``rows`` realised? Returns a realising point or None.
+
+    Tries the candidates as strict witnesses, then the compiled feasibility QP, then the LP
+    (:func:`realisable_by_lp`; raises :class:`RealisabilityUnknown` if that fails too).
+    """
+    P = np.ascontiguousarray(rows, dtype=np.float64)
+    if P.shape[0] == 0:
+        return np.ones(P.shape[1])
+    sg = np.asarray(signs).astype(np.int8)
+    empty = np.zeros(0)
+    c = [np.ascontiguousarray(z, dtype=np.float64) if z is not None else empty for z in (*candidates, None, None)][:2]
+    status, point = _realise_compiled(P, sg, c[0], c[1])
+    if status == 0:
+        return point
+    if status == 1:
+        return None
+    return realisable_by_lp(P * sg[:, None].astype(float), sg.astype(float))
