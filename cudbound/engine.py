@@ -18,6 +18,15 @@ All three return the same Q^(b). A replicate the compiled search cannot finish i
 rerun on the Python path; a node the active-set solver cannot finish is handed to
 cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node
 nobody solves leaves a certified upper bound and the replicate says so.
+
+No solver failure aborts a replicate (the exception families are
+``search.node_solvers.SOLVER_ERRORS``). Every hand-off counts as a fallback
+(``SearchOutcome.fallbacks``): a node or screening solve handed to another solver, a
+node or screening point handed to a certified bound, a replicate handed from the
+compiled search to the Python search, and a replicate whose root (or set-up) fails,
+which keeps the trivial certified bound max|C|/n (g <= 1). A fallback that another
+solver resolves leaves the replicate exact; ``status`` is ``"solver_failure"`` only when
+a certified bound stands in for an exact value.
 """
 from __future__ import annotations
 
@@ -31,10 +40,9 @@ from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolv
 from .search import ReplicateProblem, SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .search.bnb import _value_at
 from .search.compiled import compiled_replicate, compiled_search
-from .search.convex import SeparationUnknown
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.qp import positive_definite
-from .search.node_solvers import _QuadraticReplicate
+from .search.node_solvers import SOLVER_ERRORS, _checked, _QuadraticReplicate
 
 __all__ = ["ReplicateEngine", "ENGINES"]
 
@@ -42,7 +50,7 @@ ENGINES = ("auto", "python", "cvxpy")
 
 
 class _WithFallback(NodeSolver):
-    """Try the primary solver; on failure solve the node with the fallback."""
+    """Try the primary solver; on failure solve the node with the fallback (marked ``fallback``)."""
 
     def __init__(self, primary, fallback):
         self.primary, self.fallback = primary, fallback
@@ -50,8 +58,17 @@ class _WithFallback(NodeSolver):
     def solve(self, rows, signs, warm=None):
         try:
             return self.primary.solve(rows, signs, warm)
-        except NodeSolveError:
-            return self.fallback().solve(rows, signs, None)
+        except SOLVER_ERRORS:
+            sol = self.fallback().solve(rows, signs, None)
+            sol.fallback = True
+            return sol
+
+
+def trivial_bound(counts) -> float:
+    """max|C| / n >= Q^(b): |C| = |sum_i (nu_i - 1) 1{mistake_i}| is at most the larger of
+    sum (nu_i - 1)^+ and #{nu_i = 0}, and g <= 1."""
+    c = np.asarray(counts, dtype=float)
+    return float(max(np.sum(np.maximum(c - 1.0, 0.0)), np.sum(c == 0)) / len(c))
 
 
 class ReplicateEngine:
@@ -109,51 +126,84 @@ class ReplicateEngine:
         """Branch and bound for one count vector; returns a SearchOutcome.
 
         ``record_tree`` (a networkx.DiGraph of the search) needs the Python search. If the
-        root problem or a screening solve cannot be solved by any solver, the replicate
-        returns the trivial certified bound max|C| / n (g <= 1), flagged ``solver_failure``.
+        root problem or the replicate's set-up fails in every solver (any of ``SOLVER_ERRORS``),
+        the replicate returns the trivial certified bound max|C| / n (g <= 1), flagged
+        ``solver_failure``; ``fallbacks`` counts the hand-offs (module docstring).
         """
         t0 = time.perf_counter()
+        self._fallbacks = 0
         try:
-            return self._search(counts, beta_hat, alpha_n, options, record_tree)
-        except (NodeSolveError, SeparationUnknown):
-            c = np.asarray(counts, dtype=float)
-            bound = max(np.sum(np.maximum(c - 1.0, 0.0)), np.sum(c == 0)) / len(c)
-            return SearchOutcome(value=float(bound), lower=0.0, status="solver_failure",
-                                 seconds=time.perf_counter() - t0)
+            out = self._search(counts, beta_hat, alpha_n, options, record_tree)
+        except SOLVER_ERRORS:
+            return SearchOutcome(value=trivial_bound(counts), lower=0.0, status="solver_failure",
+                                 fallbacks=self._fallbacks + 1, seconds=time.perf_counter() - t0)
+        out.fallbacks += self._fallbacks
+        return out
+
+    def _screen_solver(self, solver):
+        """One screening solve; a failure (any of SOLVER_ERRORS) is a NodeSolveError, after which
+        ReplicateProblem screens nothing for that point (always safe), and a fallback."""
+        def solve(row, sign):
+            try:
+                sol = _checked(solver.solve(np.array([row]), np.array([sign])))
+            except SOLVER_ERRORS as exc:
+                self._fallbacks += 1
+                raise NodeSolveError(f"screening solve: {type(exc).__name__}: {exc}") from None
+            self._fallbacks += int(sol.fallback)
+            return sol
+        return solve
 
     def _search(self, counts, beta_hat, alpha_n, options, record_tree):
         if self.engine == "auto" and self.loss.is_quadratic and not record_tree:
             # the whole replicate (set-up and search) in compiled code
             t0 = time.perf_counter()
             H, g, c = self.loss.quadratic_form(self.design, self.y, np.asarray(counts, dtype=float))
-            res = compiled_replicate(*self._rows, counts, H, g, c, np.ascontiguousarray(beta_hat, dtype=np.float64),
-                                     alpha_n, options)
-            if res is not None and res[2] != "solver_failure":
+            try:
+                res = compiled_replicate(*self._rows, counts, H, g, c,
+                                         np.ascontiguousarray(beta_hat, dtype=np.float64), alpha_n, options)
+            except SOLVER_ERRORS:
+                res = ("error",) * 3
+            if res is not None and res[2] not in ("solver_failure", "error"):
                 value, lower, status, nodes, solves, pruned, real, screened = res
                 return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
                                      pruned=pruned, realisability_checks=real, screened=screened,
                                      seconds=time.perf_counter() - t0)
+            if res is not None:
+                self._fallbacks += 1  # a numerical failure in compiled code: the Python search takes over
         solver, root, quad = self.prepare(counts)
+        root = _checked(root)
+        self._fallbacks += int(root.fallback)
         problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha_n,
                                    quad=quad, beta_u=root.beta, L_u=root.value, screen=options.screen,
-                                   screen_solver=lambda row, sign: solver.solve(np.array([row]), np.array([sign])),
+                                   screen_solver=self._screen_solver(solver),
                                    known_points=[(root.beta, root.beta_value)])
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and positive_definite(quad.H) else None
+        compiled = None
         if self.engine == "auto" and quad is not None and isinstance(solver, _WithFallback) and not record_tree:
             t0 = time.perf_counter()
             best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
-            value, lower, status, nodes, solves, pruned, real = compiled_search(
-                problem, quad, best0=best0, max_nodes=options.max_nodes, time_limit=options.time_limit,
-                flip_cost=options.flip_cost, branching=options.branching, conflicts=options.conflicts,
-                floor=-1.0 if options.floor is None else options.floor,
-                stop_above=math.inf if options.stop_above is None else options.stop_above)
-            if status != "solver_failure":
+            try:
+                value, lower, status, nodes, solves, pruned, real = compiled_search(
+                    problem, quad, best0=best0, max_nodes=options.max_nodes, time_limit=options.time_limit,
+                    flip_cost=options.flip_cost, branching=options.branching, conflicts=options.conflicts,
+                    floor=-1.0 if options.floor is None else options.floor,
+                    stop_above=math.inf if options.stop_above is None else options.stop_above)
+            except SOLVER_ERRORS:
+                status = "error"
+            else:
+                compiled = (value, lower)
+            if status not in ("solver_failure", "error"):
                 return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
                                      pruned=pruned, realisability_checks=real, screened=problem.n_screened,
                                      seconds=time.perf_counter() - t0)
+            self._fallbacks += 1  # the replicate is handed to the Python search
         out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
                                extra_lower=seed)
         out.solves += problem.screen_solves
+        if compiled is not None and out.status == "solver_failure":
+            # both searches hold certified bounds [lower, value]: keep the tighter of each
+            out.value = min(out.value, compiled[0])
+            out.lower = max(out.lower, compiled[1])
         return out

@@ -74,7 +74,10 @@ class SearchStats:
     ``"solver_failure"`` when a node
     could not be solved by any solver (the replicate then holds a certified upper
     bound on Q^(b), never a value below it), ``"budget"`` when a node or time budget
-    stopped the search (likewise an upper bound).
+    stopped the search (likewise an upper bound). ``fallbacks`` counts, per replicate,
+    the hand-offs of a node (or the whole replicate) from one solver to another or to a
+    certified bound; a replicate with fallbacks is still exact unless its status says
+    otherwise.
     """
 
     nodes: np.ndarray
@@ -84,14 +87,21 @@ class SearchStats:
     screened: np.ndarray
     seconds: np.ndarray
     status: np.ndarray
+    fallbacks: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.fallbacks is None:
+            self.fallbacks = np.zeros(len(self.nodes), dtype=int)
 
     @classmethod
     def from_records(cls, records) -> "SearchStats":
         cols = {name: [] for name in cls.__dataclass_fields__}
         for rec in records:
             for name in cols:
-                cols[name].append(getattr(rec, name))
-        return cls(**{k: np.asarray(v, dtype=object if k == "status" else None) for k, v in cols.items()})
+                cols[name].append(getattr(rec, name, 0) if name == "fallbacks" else getattr(rec, name))
+        arrays = {k: np.asarray(v, dtype=object if k == "status" else None) for k, v in cols.items()}
+        arrays["fallbacks"] = np.asarray(cols["fallbacks"], dtype=int)
+        return cls(**arrays)
 
     @property
     def n_inexact(self) -> int:
@@ -102,6 +112,11 @@ class SearchStats:
     def n_bounded(self) -> int:
         """Replicates the quantile-targeted refinement left bounded (exactly on one side of Q-hat)."""
         return int(np.sum(self.status == "bounded"))
+
+    @property
+    def fallbacks_total(self) -> int:
+        """Hand-offs to another solver or to a certified bound, summed over the replicates."""
+        return int(np.sum(self.fallbacks))
 
     def summary(self) -> dict:
         """Medians and totals over the replicates, for printing."""
@@ -117,6 +132,10 @@ class SearchStats:
             "seconds_median": float(np.median(self.seconds)) if len(self.nodes) else 0.0,
             "bounded": self.n_bounded,
             "not_exact": self.n_inexact,
+            "solver_failures": int(np.sum(self.status == "solver_failure")),
+            "budget_stops": int(np.sum(self.status == "budget")),
+            "fallbacks_total": self.fallbacks_total,
+            "replicates_with_fallbacks": int(np.sum(self.fallbacks > 0)),
         }
 
 
@@ -147,6 +166,10 @@ class CUDResult(IntervalResult):
     conservative : bool
         True when budgets or solver failures left Q-hat undecided: the interval is then
         wider than the exact one, never narrower (``stats`` says which replicates).
+    fallbacks : int
+        Solver hand-offs over all replicates (``stats.fallbacks`` per replicate): nodes
+        passed to another solver or to a certified bound. Fallbacks that another solver
+        resolved leave the interval exact; ``conservative`` says whether any did not.
     """
 
     method: str = "cud"
@@ -172,6 +195,10 @@ class CUDResult(IntervalResult):
         """Boolean mask: the replicates whose Q^(b) is known exactly."""
         return self.stats.status == "exact"
 
+    @property
+    def fallbacks(self) -> int:
+        return self.stats.fallbacks_total
+
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""
         out = super().to_dict()
@@ -184,6 +211,7 @@ class CUDResult(IntervalResult):
             "basis": self.basis,
             "coef": [float(c) for c in self.coef],
             "conservative": self.conservative,
+            "fallbacks": self.fallbacks,
             "label_encoding": repr(self.label_encoding) if self.label_encoding is not None else None,
             "search": self.stats.summary(),
         })

@@ -201,6 +201,7 @@ def test_root_solve_failure_gives_the_trivial_certified_bound(monkeypatch):
     trivial = max(np.sum(np.maximum(counts - 1, 0)), np.sum(counts == 0)) / len(counts)
     assert out.status == "solver_failure" and out.value == pytest.approx(trivial)
     assert out.value >= exact.value
+    assert out.fallbacks == 1 and exact.fallbacks == 0
 
 
 def test_exactly_dependent_active_rows_fall_back_instead_of_crashing(shared_data):

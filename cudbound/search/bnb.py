@@ -17,6 +17,16 @@ any moment.
 
 This is the generic search: any node solver (cvxpy for any convex loss), the search
 tree export, and the fallback of the compiled search.
+
+Solver failures never abort the search. A node that no solver solves
+(:data:`node_solvers.SOLVER_ERRORS`, or a non-finite answer) is dropped with its bound,
+which was computed from the parent's minimum (plus the flip cost): the node's minimum is at
+least that, so the bound covers its whole subtree and the replicate's value becomes
+max(best, that bound), a certified upper bound. A node whose realisability no LP decides is
+kept as if realisable (an unrealisable pattern can only raise the value). Each such node,
+and each node a solver handed to another solver, counts as a fallback
+(``SearchOutcome.fallbacks``); the status is ``"solver_failure"`` only when a dropped node's
+bound, or an undecided node, may have replaced the exact value.
 """
 from __future__ import annotations
 
@@ -29,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compiled import BRANCHING, _bound, _branch_point
-from .node_solvers import NodeSolveError
+from .node_solvers import SOLVER_ERRORS, NodeSolveError
 from .realisability import RealisabilityUnknown, realise
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
@@ -91,6 +101,7 @@ class SearchOutcome:
     seconds: float = 0.0
     tree: object = field(default=None, repr=False)
     undecided: bool = False   # some node's realisability could not be decided (kept, conservatively)
+    fallbacks: int = 0        # nodes handed to another solver or to a certified bound (see module docstring)
 
 
 @dataclass
@@ -191,14 +202,19 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
             fixed = np.flatnonzero(node.signs)
             try:
                 sol = solver.solve(problem.rows[fixed], node.signs[fixed].astype(float), node.warm)
-            except NodeSolveError:
+                if not (math.isfinite(sol.value) and math.isfinite(sol.beta_value)
+                        and np.all(np.isfinite(sol.beta))):
+                    raise NodeSolveError("non-finite node solution")
+            except SOLVER_ERRORS:
                 # keep a certified bound: its minimum is at least the parent's plus the flip cost
                 unsolved_bound = max(unsolved_bound, -negU)
                 out.status = "solver_failure"
+                out.fallbacks += 1
                 if tree is not None:
                     tree.nodes[node.id]["state"] = "solver_failure"
                 continue
             out.solves += 1
+            out.fallbacks += int(getattr(sol, "fallback", False))
             node.m, node.beta, node.warm, node.floor, node.solved = sol.value, sol.beta, sol.warm, 0.0, True
             best = max(best, _value_at(problem, node.beta, sol.beta_value, tol))
             if tree is not None:
@@ -256,11 +272,12 @@ def _realise(node, P, out) -> bool:
     out.realisability_checks += 1
     try:
         point = realise(P[fixed], node.signs[fixed], (node.parent_witness, node.beta))
-    except RealisabilityUnknown:
+    except (RealisabilityUnknown, ValueError, ArithmeticError):  # ValueError: linprog, LinAlgError
         # undecided: keep the node (an unrealisable pattern can only raise the value), so the
         # replicate's value stays a certified upper bound, and say so
         out.status = "solver_failure"
         out.undecided = True
+        out.fallbacks += 1
         node.witness = None
         return True
     node.witness = point  # a realising classifier: children try it first
@@ -272,8 +289,12 @@ def _value_at(problem, beta, loss_value, tol) -> float:
 
     beta realises its own sign pattern, so this is a value attained in the supremum;
     ``loss_value`` must be the loss at beta itself (not a node's infimum).
-    Points within round-off of a hyperplane are not trusted: return 0 (no information).
+    Points within round-off of a hyperplane are not trusted: return 0 (no information), and
+    so is a non-finite beta or loss (a failed solve must never claim an attained value).
     """
+    beta = np.asarray(beta, dtype=float)
+    if not (math.isfinite(loss_value) and np.all(np.isfinite(beta))):
+        return 0.0
     if problem.g(loss_value) <= 0.0:
         return 0.0
     Phi = problem.design[problem.rows]

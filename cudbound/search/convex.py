@@ -16,12 +16,17 @@ set off the approximate minimiser, minimises the loss on the subspace
 {G_A beta = 0} by Newton's method (a singular Hessian is allowed: least-squares steps),
 and accepts the point only if it satisfies the KKT conditions of the cone: feasibility
 and non-negative multipliers (non-negative least squares). The certificate, not the
-threshold used to read the active set, decides.
+threshold used to read the active set, decides. A threshold whose linear algebra
+fails (NNLS not converging, an eigendecomposition that does not converge, a non-finite
+loss) certifies nothing and the next one is tried; with none left the answer is None,
+never an exception.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linprog, nnls
+from scipy.optimize import linprog
+
+from .qp import cone_residual
 
 __all__ = ["separation", "polish_smooth", "push_to_infimum", "SeparationUnknown"]
 
@@ -29,7 +34,8 @@ ACTIVE_TOLS = (1e-6, 1e-4, 1e-8, 1e-3, 1e-10)
 
 
 class SeparationUnknown(RuntimeError):
-    """The separation linear program could not be solved."""
+    """The separation linear program could not be solved (no method succeeded, or the
+    linear algebra of cleaning its answer failed)."""
 
 
 def separation(design, y, weights, free, G=None, candidates=None):
@@ -78,10 +84,16 @@ def separation(design, y, weights, free, G=None, candidates=None):
     A_ub = np.vstack(rows_ub)
     c = np.r_[np.zeros(r), -np.ones(k)]
     bounds = [(None, None)] * r + [(0.0, 1.0)] * k
+    if not np.all(np.isfinite(A_ub)):
+        raise SeparationUnknown("non-finite constraint rows")
     messages = []
     for method in ("highs-ds", "highs-ipm", "highs"):
-        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), bounds=bounds, method=method)
-        if res.status == 0:
+        try:
+            res = linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), bounds=bounds, method=method)
+        except (ValueError, RuntimeError, ArithmeticError) as exc:
+            messages.append(f"{method}: {type(exc).__name__}: {exc}")
+            continue
+        if res.status == 0 and res.x is not None and np.all(np.isfinite(res.x)):
             break
         messages.append(f"{method}: {res.message}")
     else:
@@ -95,7 +107,10 @@ def separation(design, y, weights, free, G=None, candidates=None):
     # the other weighted points have a_i'd = 0 for every admissible d: remove the LP's round-off
     others = np.flatnonzero(weighted & ~mask & (an > 0))
     if len(others):
-        Z = _null_space(A[others], r)
+        try:
+            Z = _null_space(A[others], r)
+        except np.linalg.LinAlgError as exc:
+            raise SeparationUnknown(f"null space: {exc}") from None
         u = Z @ (Z.T @ u)
     d = free @ u
     if np.any(A[mask] @ u <= 0.25 * an[mask]):
@@ -142,6 +157,9 @@ def polish_smooth(fun, grad, hess, G, x0, *, active_tols=ACTIVE_TOLS, check_tol=
     ``fun``, ``grad``, ``hess`` are functions of x. Returns the polished point or None
     (no threshold gives a point that passes the KKT certificate).
     """
+    x0 = np.asarray(x0, dtype=float)
+    if not np.all(np.isfinite(x0)):
+        return None
     G = np.asarray(G, dtype=float).reshape(-1, len(x0))
     tried = set()
     for tol in active_tols:
@@ -155,17 +173,22 @@ def polish_smooth(fun, grad, hess, G, x0, *, active_tols=ACTIVE_TOLS, check_tol=
         if key in tried:
             continue
         tried.add(key)
-        x = _newton_on_face(fun, grad, hess, G[act], x0, max_iter)
-        if x is None:
+        try:
+            x = _newton_on_face(fun, grad, hess, G[act], x0, max_iter)
+        except np.linalg.LinAlgError:  # an SVD or eigendecomposition did not converge
+            continue
+        if x is None or not np.all(np.isfinite(x)):
             continue
         xs = max(1.0, float(np.linalg.norm(x)))
         if G.shape[0] and np.min((G @ x) / scale) < -check_tol * xs:
             continue
         g = grad(x)
+        if not np.all(np.isfinite(g)):
+            continue
         gscale = max(1.0, float(np.linalg.norm(g)))
         if len(act):
-            _, resid = nnls(G[act].T, g)
-            if resid > check_tol * gscale:
+            resid = cone_residual(G[act], g)  # None: NNLS did not converge, no certificate
+            if resid is None or resid > check_tol * gscale:
                 continue
         elif np.linalg.norm(g) > check_tol:
             continue

@@ -4,7 +4,13 @@ Modelling is kept apart from solving, as in cvxpy. A solver is built once per
 (loss, design) and reused: ``set_weights(counts)`` starts a replicate,
 ``solve(rows, signs, warm=None)`` solves one node whose constraints are
 ``signs[k] * phi_{rows[k]}' beta >= 0``. It returns a :class:`NodeSolution`
-or raises :class:`NodeSolveError`.
+(finite value and point; ``fallback`` says the node was handed from the first solver
+to another) or raises :class:`NodeSolveError`: every numerical failure of the
+solvers it calls (cvxpy's SolverError, a ValueError or RuntimeError from a solver
+library, scipy's NNLS not converging, LinAlgError, a separation LP that fails,
+a non-finite answer) becomes a NodeSolveError or, inside a polish, "not certified".
+:data:`SOLVER_ERRORS` lists the exception families the search treats as a solver
+failure of a node or replicate (never programming errors such as TypeError).
 
 - :class:`CvxpyNodeSolver`: any convex loss. The problem is built once with cvxpy
   Parameters (the bootstrap weights and one sign per row, 0 for a free row), so it
@@ -33,13 +39,31 @@ from cvxpy.settings import SOLUTION_PRESENT
 from .compiled import _gi
 from .convex import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .qp import polish_kkt
+from .realisability import RealisabilityUnknown
 
 __all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver",
-           "default_solvers"]
+           "default_solvers", "SOLVER_ERRORS"]
 
 
 class NodeSolveError(RuntimeError):
     """No solver produced a trustworthy minimiser for a node."""
+
+
+SOLVER_ERRORS = (NodeSolveError, SeparationUnknown, RealisabilityUnknown, np.linalg.LinAlgError,
+                 cp.error.SolverError, ArithmeticError)
+"""Exceptions that mean "the numerics failed here", caught by the search and the engine, which
+then keep a certified bound: a node solve that fails (NodeSolveError), LPs that decide nothing
+(SeparationUnknown, RealisabilityUnknown), linear algebra that does not converge (LinAlgError),
+cvxpy's SolverError, and floating-point errors (ZeroDivisionError from compiled code,
+OverflowError). Library ValueErrors and RuntimeErrors (scipy's NNLS) are converted where the
+library is called, so that a programming error elsewhere is never mistaken for one."""
+
+
+def _checked(sol: "NodeSolution") -> "NodeSolution":
+    """``sol`` if its value and point are finite, else NodeSolveError (a NaN must never reach a bound)."""
+    if not (np.isfinite(sol.value) and np.all(np.isfinite(sol.beta)) and np.isfinite(sol.beta_value)):
+        raise NodeSolveError("the solver returned a non-finite value or point")
+    return sol
 
 
 @dataclass
@@ -48,6 +72,7 @@ class NodeSolution:
     beta: np.ndarray            # a minimiser (for an infimum not attained: a point whose loss is within rounding)
     warm: object = field(default=None, repr=False)  # solver-specific state for the children
     point_value: float | None = None  # L(D^(b), beta) when it differs from value
+    fallback: bool = False      # the first solver failed and another one produced this solution
 
     @property
     def beta_value(self) -> float:
@@ -191,29 +216,43 @@ class CvxpyNodeSolver(NodeSolver):
         if self._quad is None:
             self._set_param(weights)
         errors = []
-        for name in self.solvers:
+        for k, name in enumerate(self.solvers):
             try:
                 with warnings.catch_warnings():
                     # an inaccurate answer is checked below (KKT polish) or rejected: no need to warn
                     warnings.filterwarnings("ignore", message="Solution may be inaccurate")
                     self.problem.solve(solver=name, **self.solver_options.get(name, {}))
-            except cp.error.SolverError as exc:
-                errors.append(f"{name}: {exc}")
+            except NotImplementedError:
+                raise
+            except (cp.error.SolverError, ValueError, ArithmeticError, RuntimeError) as exc:
+                # the solver library failed (LinAlgError is a ValueError): try the next solver
+                errors.append(f"{name}: {type(exc).__name__}: {exc}")
                 continue
             if self.problem.status not in SOLUTION_PRESENT or self.beta.value is None:
                 errors.append(f"{name}: status {self.problem.status}")
                 continue
             beta = np.asarray(self.beta.value, dtype=float)
+            if not np.all(np.isfinite(beta)):
+                errors.append(f"{name}: non-finite solution")
+                continue
             if self._quad is None:
                 sol = self._finish(G, beta, weights, direction)
                 if sol is None:
-                    errors.append(f"{name}: status {self.problem.status}")
+                    errors.append(f"{name}: status {self.problem.status}, no certified point")
                     continue
-                return sol
-            exact = polish_kkt(self._quad.H, self._quad.g, G, beta)
-            if exact is not None:
-                return NodeSolution(self._quad.value(exact), exact)
-            errors.append(f"{name}: solution failed the KKT check")
+            else:
+                exact = polish_kkt(self._quad.H, self._quad.g, G, beta)
+                if exact is None:
+                    errors.append(f"{name}: solution failed the KKT check")
+                    continue
+                sol = NodeSolution(self._quad.value(exact), exact)
+            try:
+                sol = _checked(sol)
+            except NodeSolveError as exc:
+                errors.append(f"{name}: {exc}")
+                continue
+            sol.fallback = k > 0
+            return sol
         raise NodeSolveError("; ".join(errors) or "no solver available")
 
     def _finish(self, G, beta, weights, direction):
@@ -267,7 +306,11 @@ class ActiveSetNodeSolver(NodeSolver):
             x = np.array(x0, dtype=np.float64)
         else:
             nact, x = 0, np.array(self.quad.beta_u, dtype=np.float64)
-        status, nact = _gi(self.Qinv, P, norms, sgn, 0.0, self.quad.beta_u, x, act, u, nact)
+        try:
+            status, nact = _gi(self.Qinv, P, norms, sgn, 0.0, self.quad.beta_u, x, act, u, nact)
+        except ArithmeticError as exc:  # compiled code: division by zero
+            raise NodeSolveError(f"active set: {type(exc).__name__}: {exc}") from None
         if status != 0:
             raise NodeSolveError(f"active set: status {status} (numerical failure)")
-        return NodeSolution(self.quad.value(x), x, (x, [int(rows[k]) for k in act[:nact]], u[:nact].copy()))
+        return _checked(NodeSolution(self.quad.value(x), x,
+                                     (x, [int(rows[k]) for k in act[:nact]], u[:nact].copy())))
