@@ -275,9 +275,15 @@ def test_compiled_search_failure_is_handed_to_the_python_search(monkeypatch):
     def fail(*args, **kwargs):
         raise np.linalg.LinAlgError("injected")
 
-    monkeypatch.setattr(engine_mod, "compiled_search", fail)
+    # the whole-replicate kernel fails: the replicate goes to the set-up in Python and compiled_search
+    monkeypatch.setattr(engine_mod, "compiled_replicate", fail)
     out = search_replicate(design, y, counts)
     assert out.status == "exact" and out.fallbacks == 1
+    assert out.value == pytest.approx(exact.value, abs=1e-8)
+    # and that fails too: the Python search with active-set node solves
+    monkeypatch.setattr(engine_mod, "compiled_search", fail)
+    out = search_replicate(design, y, counts)
+    assert out.status == "exact" and out.fallbacks == 2
     assert out.value == pytest.approx(exact.value, abs=1e-8)
 
 
@@ -363,12 +369,10 @@ def test_non_finite_node_solution_is_a_failure_not_a_value(seed):
 def test_undecided_realisability_keeps_node_and_counts_fallback(monkeypatch):
     design, y, counts = make_problem(9, n=30)
     exact = search_replicate(design, y, counts, engine="python")
-    monkeypatch.setattr(bnb_mod, "find_witness", lambda G, cands: None)
-
-    def undecided(G, signs):
+    def undecided(rows, signs, candidates=()):
         raise ValueError("injected linprog failure")
 
-    monkeypatch.setattr(bnb_mod, "realisable_by_lp", undecided)
+    monkeypatch.setattr(bnb_mod, "realise", undecided)
     out = search_replicate(design, y, counts, engine="python")
     assert out.status == "solver_failure" and out.undecided
     assert out.fallbacks == out.realisability_checks > 0
