@@ -33,7 +33,7 @@ from cudbound.losses import SquaredLoss
 from cudbound.results import SearchStats
 from cudbound.search import (ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver,
                              ReplicateProblem, branch_and_bound)
-from cudbound.search.bnb import SearchOutcome
+from cudbound.search.bnb import SearchOptions, SearchOutcome
 from cudbound.search.node_solvers import SOLVER_ERRORS, _QuadraticReplicate
 from cudbound.search.qp import cone_residual, polish_kkt
 from cudbound.search.realisability import RealisabilityUnknown
@@ -121,7 +121,10 @@ def test_pima_replicate_search_on_the_raw_design_reaches_the_node_and_returns(sh
         return sol
 
     monkeypatch.setattr(CvxpyNodeSolver, "solve", spy)
-    out = search_replicate(design, y, PIMA_COUNTS, beta_hat=beta_hat, max_nodes=2600)
+    # the engine itself on the raw design (search_replicate would search in orthonormal
+    # coordinates, where this node is well conditioned)
+    out = ReplicateEngine(design, y, SquaredLoss()).search(PIMA_COUNTS, beta_hat, float(len(y)),
+                                                           SearchOptions(max_nodes=2600))
     assert len(seen) == 1
     ref = reference_node_minimum(design, y, PIMA_COUNTS.astype(float), PIMA_ROWS, PIMA_SIGNS)
     assert seen[0] == pytest.approx(ref, rel=1e-8)
