@@ -2,17 +2,21 @@
 
 - ``engine="auto"`` (default): for a quadratic loss whose bootstrap Hessian is
   positive definite (squared, ridge), the compiled search (``search.compiled``,
-  numba); otherwise the Python search with cvxpy node solves (another loss, or a
-  bootstrap sample with too few distinct points for the basis), with screening by one
-  convex solve per point, the paper's bound and static branching (largest |change in
-  C| first: measured better than the flip-cost orders without the flip-cost bound).
+  numba); otherwise the Python search (another loss, or a bootstrap sample with too
+  few distinct points for the basis), with screening by one convex solve per point,
+  the paper's bound and static branching (largest |change in C| first: measured better
+  than the flip-cost orders without the flip-cost bound). Its node solves: for a
+  non-quadratic loss with derivatives (logistic, exponential, their ridge versions,
+  user losses with ``derivatives``), SQP with exact active-set QP steps
+  (``search.smooth_node_solver``); otherwise cvxpy.
 - ``engine="python"``: the Python search, with exact active-set node solves for a
-  quadratic loss (positive definite Hessian) and cvxpy otherwise.
+  quadratic loss (positive definite Hessian), the SQP solver for a non-quadratic loss
+  with derivatives, and cvxpy otherwise.
 - ``engine="cvxpy"``: the Python search with every node solved through cvxpy.
 
 All three return the same Q^(b). A replicate the compiled search cannot finish is
-rerun on the Python path; a node the active-set solver cannot finish is handed to
-cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node
+rerun on the Python path; a node the active-set or SQP solver cannot finish is handed
+to cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node
 nobody solves leaves a certified upper bound and the replicate says so.
 """
 from __future__ import annotations
@@ -28,6 +32,7 @@ from .search.compiled import compiled_search
 from .search.convex import SeparationUnknown
 from .search.qp import positive_definite
 from .search.node_solvers import _QuadraticReplicate
+from .search.smooth_node_solver import SmoothNodeSolver
 
 __all__ = ["ReplicateEngine", "ENGINES"]
 
@@ -60,6 +65,9 @@ class ReplicateEngine:
         if engine == "cvxpy" or not loss.is_quadratic:
             self._cvxpy_solver()  # build (and validate the solver name) now
         self._active = ActiveSetNodeSolver(loss, design, y) if loss.is_quadratic else None
+        self._smooth = None
+        if engine != "cvxpy" and not loss.is_quadratic and loss.has_derivatives:
+            self._smooth = SmoothNodeSolver(loss, design, y)
 
     def _cvxpy_solver(self):
         if self._cvxpy is None:
@@ -80,6 +88,10 @@ class ReplicateEngine:
             solver = _WithFallback(self._active, self._cvxpy_solver)
             root = NodeSolution(quad.L_u, quad.beta_u, (quad.beta_u, [], []))
             return solver, root, quad
+        if self._smooth is not None:
+            self._smooth.set_weights(self._counts)
+            solver = _WithFallback(self._smooth, self._cvxpy_solver)
+            return solver, solver.solve(np.zeros(0, dtype=int), np.zeros(0)), None
         solver = self._cvxpy_solver()
         if quad is not None:
             root = NodeSolution(quad.L_u, quad.beta_u)
@@ -112,7 +124,7 @@ class ReplicateEngine:
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and positive_definite(quad.H) else None
-        if self.engine == "auto" and isinstance(solver, _WithFallback) and not record_tree:
+        if self.engine == "auto" and quad is not None and isinstance(solver, _WithFallback) and not record_tree:
             t0 = time.perf_counter()
             best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
             value, lower, status, nodes, solves, pruned, real = compiled_search(
