@@ -59,6 +59,7 @@ import math
 
 import numpy as np
 from numba import njit
+from scipy.optimize import nnls
 
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss
 from .compiled import _gi
@@ -67,8 +68,9 @@ from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["SmoothNodeSolver"]
 
-EIG_FLOOR = 1e-12    # eigenvalues of the model Hessian raised to at least this fraction of the largest
+EIG_FLOOR = 1e-8    # eigenvalues of the model Hessian raised to at least this fraction of the largest
 CHECK_TOL = 1e-7     # KKT certificate (as convex.polish_smooth)
+ACTIVE_TOL = 1e-10   # rows this close to active (relative) join the certificate's second try
 ARMIJO = 1e-4
 RESOLUTION = 1e-15   # a predicted decrease below RESOLUTION max(1, |L|) is round-off: stop
 STALL = 1e-9         # a line search that fails with the decrease below this: round-off, certify
@@ -85,17 +87,18 @@ _NUMERIC_ERRORS = (np.linalg.LinAlgError, ValueError, ZeroDivisionError, Floatin
 
 # ------------------------------------------------------------------------------ compiled pieces
 @njit(cache=True)
-def _model_inverse(H, Qinv):
-    """Qinv = the inverse of H (symmetric), through its Cholesky factor when every pivot
-    exceeds 1e-8 times the largest diagonal entry (H is then safely positive definite);
-    otherwise H's eigenvalues are first raised to at least EIG_FLOOR times the largest."""
+def _model_inverse(H, Qinv, rel, scale):
+    """Qinv = the inverse of H (symmetric) with its eigenvalues raised to at least ``rel``
+    times the largest (``scale`` when H has no positive eigenvalue). When ``rel`` is
+    EIG_FLOOR and every Cholesky pivot exceeds 1e-8 times the largest diagonal entry (so
+    H is safely positive definite), through the Cholesky factor instead."""
     p = H.shape[0]
     dmax = 0.0
     for i in range(p):
         if H[i, i] > dmax:
             dmax = H[i, i]
     L = np.zeros((p, p))
-    ok = dmax > 0.0
+    ok = dmax > 0.0 and rel <= EIG_FLOOR
     if ok:
         for j in range(p):
             s = H[j, j]
@@ -130,7 +133,7 @@ def _model_inverse(H, Qinv):
         return
     w, V = np.linalg.eigh(0.5 * (H + H.T))
     top = w[p - 1]
-    floor = EIG_FLOOR * top if top > 0.0 else 1e-300
+    floor = rel * top if top > 0.0 else scale
     for i in range(p):
         for j in range(p):
             Qinv[i, j] = 0.0
@@ -145,29 +148,40 @@ def _model_inverse(H, Qinv):
 @njit(cache=True)
 def _model_qp(g, H, G, norms, x, z, act, u):
     """z = argmin_{G z >= 0} g'(z - x) + (z - x)'H(z - x)/2 with H's eigenvalues raised to
-    >= EIG_FLOOR max eig; returns (status, nact): status 0 optimal, 2 failure."""
+    >= EIG_FLOOR max eig; if the active-set method fails on that model (a nearly singular
+    H), again with the floor raised to 1e-5, then 1e-2. Returns (status, nact): status 0
+    optimal, 2 failure."""
     p = x.shape[0]
+    gn = 0.0
     for i in range(p):
         if not np.isfinite(g[i]):
             return 2, 0
+        gn += g[i] * g[i]
         for j in range(p):
             if not np.isfinite(H[i, j]):
                 return 2, 0
-    Qinv = np.empty((p, p))
-    _model_inverse(H, Qinv)
-    x0 = x - Qinv @ g
-    for i in range(p):
-        if not np.isfinite(x0[i]):
-            return 2, 0
-        z[i] = x0[i]
+    gn = math.sqrt(gn)
+    scale = gn if gn > 0.0 else 1.0
     m = G.shape[0]
-    if m == 0:
-        return 0, 0
     signs = np.ones(m, dtype=np.int8)
-    status, nact = _gi(Qinv, G, norms, signs, 0.0, x0, z, act, u, 0)
-    if status != 0:
-        return 2, nact
-    return 0, nact
+    Qinv = np.empty((p, p))
+    status, nact = 2, 0
+    for rel in (EIG_FLOOR, 1e-5, 1e-2):
+        _model_inverse(H, Qinv, rel, scale)
+        x0 = x - Qinv @ g
+        finite = True
+        for i in range(p):
+            if not np.isfinite(x0[i]):
+                finite = False
+            z[i] = x0[i]
+        if not finite:
+            continue
+        if m == 0:
+            return 0, 0
+        status, nact = _gi(Qinv, G, norms, signs, 0.0, x0, z, act, u, 0)
+        if status == 0:
+            return 0, nact
+    return 2, nact
 
 
 @njit(cache=True)
@@ -594,6 +608,7 @@ class SmoothNodeSolver(NodeSolver):
         self._objectives = {}
         self._token = None
         self.lp_solves = 0   # separation linear programs solved (for measurement)
+        self.failures = 0    # nodes that raised NodeSolveError (handed to the fallback)
 
     def set_weights(self, counts):
         self.counts = np.asarray(counts, dtype=float)
@@ -643,9 +658,34 @@ class SmoothNodeSolver(NodeSolver):
                 status, value, act, nact = _sqp_python(obj, G, norms, x, max_iter)
         except _NUMERIC_ERRORS as exc:  # a LAPACK failure (eigh)  # pragma: no cover
             raise NodeSolveError(f"smooth solver: {exc}") from None
+        if status == 5 and self._kkt_all_active(obj, G, rows, x):
+            status = 0
         if status == 0 and self.kind is None:
             value = self.loss.value(self.design, self.y, weights, x)
-        return status, float(value), act[:nact].copy()
+        return status, float(value), np.array(act[:nact])
+
+    def _kkt_all_active(self, obj, G, rows, x):
+        """The KKT certificate with every row active at x (slack <= ACTIVE_TOL |x| |G_k|) and
+        non-negative least squares, when the active set of the last QP alone does not give
+        one (e.g. two opposite rows, of which the QP keeps one)."""
+        norms = self._norms[rows] if rows is not None else np.sqrt(np.einsum("ij,ij->i", G, G))
+        xs = max(1.0, float(np.linalg.norm(x)))
+        slack = (G @ x) / norms
+        if G.shape[0] and float(np.min(slack)) < -CHECK_TOL * xs:
+            return False
+        if obj.kind is not None:
+            g = np.empty(len(x))
+            _pointwise_eval(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, x, g, np.empty((len(x), len(x))), True)
+        else:
+            g = obj.derivatives(x)[0]
+        if not np.all(np.isfinite(g)):
+            return False
+        act = np.flatnonzero(slack <= ACTIVE_TOL * xs)
+        gn = float(np.linalg.norm(g))
+        if len(act) == 0:
+            return gn <= CHECK_TOL
+        _, resid = nnls(G[act].T, g)
+        return resid <= CHECK_TOL * max(1.0, gn)
 
     def _nothing_separable(self, x, G, act, candidates):
         """Certificate that the cone {G b >= 0} separates none of the candidate points.
@@ -688,6 +728,13 @@ class SmoothNodeSolver(NodeSolver):
             return False
 
     def solve(self, rows, signs, warm=None):
+        try:
+            return self._solve(rows, signs, warm)
+        except NodeSolveError:
+            self.failures += 1
+            raise
+
+    def _solve(self, rows, signs, warm):
         rows = np.asarray(rows, dtype=np.int64)
         signs = np.asarray(signs, dtype=float)
         if warm is not None and warm[2] != self._token:
