@@ -2,21 +2,23 @@
 
 - ``engine="auto"`` (default): for a quadratic loss whose bootstrap Hessian is
   positive definite (squared, ridge), the compiled search (``search.compiled``,
-  numba); otherwise the Python search with cvxpy node solves (another loss, or a
-  bootstrap sample with too few distinct points for the basis), with screening by one
-  convex solve per point, the paper's bound and static branching (largest |change in
-  C| first: measured better than the flip-cost orders without the flip-cost bound).
-  For the plain hinge loss the node and screening solves are linear programs, solved
-  by a compiled simplex method warm-started from the parent's basis and certified
-  (``search.lp_node_solver``), with cvxpy as the fallback of a node it cannot certify.
+  numba); otherwise the Python search (another loss, or a bootstrap sample with too
+  few distinct points for the basis), with screening by one convex solve per point,
+  the paper's bound and static branching (largest |change in C| first: measured better
+  than the flip-cost orders without the flip-cost bound). Its node solves: for the plain
+  hinge loss, linear programs solved by a compiled simplex method warm-started from the
+  parent's basis and certified (``search.lp_node_solver``); for a non-quadratic loss with
+  derivatives (logistic, exponential, their ridge versions, user losses with
+  ``derivatives``), SQP with exact active-set QP steps (``search.smooth_node_solver``);
+  otherwise cvxpy. cvxpy is the fallback of any node the fast solvers cannot certify.
 - ``engine="python"``: the Python search, with exact active-set node solves for a
-  quadratic loss (positive definite Hessian), the certified simplex for the hinge loss
-  and cvxpy otherwise.
+  quadratic loss (positive definite Hessian), the certified simplex for the hinge loss,
+  the SQP solver for a non-quadratic loss with derivatives, and cvxpy otherwise.
 - ``engine="cvxpy"``: the Python search with every node solved through cvxpy.
 
 All three return the same Q^(b). A replicate the compiled search cannot finish is
-rerun on the Python path; a node the active-set solver cannot finish is handed to
-cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node
+rerun on the Python path; a node the active-set or SQP solver cannot finish is handed
+to cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node
 nobody solves leaves a certified upper bound and the replicate says so.
 
 No solver failure aborts a replicate (the exception families are
@@ -43,6 +45,7 @@ from .search.compiled import compiled_replicate, compiled_search
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.qp import positive_definite
 from .search.node_solvers import SOLVER_ERRORS, _checked, _QuadraticReplicate
+from .search.smooth_node_solver import SmoothNodeSolver
 
 __all__ = ["ReplicateEngine", "ENGINES"]
 
@@ -91,6 +94,9 @@ class ReplicateEngine:
                           np.ascontiguousarray(y, dtype=np.float64))
         # the plain hinge loss (exact type, as HingeLoss.minimiser): certified compiled simplex, cvxpy fallback
         self._lp = HingeLPNodeSolver(loss, design, y) if engine != "cvxpy" and type(loss) is HingeLoss else None
+        self._smooth = None
+        if engine != "cvxpy" and not loss.is_quadratic and loss.has_derivatives:
+            self._smooth = SmoothNodeSolver(loss, design, y)
 
     def _cvxpy_solver(self):
         if self._cvxpy is None:
@@ -111,9 +117,10 @@ class ReplicateEngine:
             solver = _WithFallback(self._active, self._cvxpy_solver)
             root = NodeSolution(quad.L_u, quad.beta_u, (quad.beta_u, [], []))
             return solver, root, quad
-        if self._lp is not None:
-            self._lp.set_weights(self._counts)
-            solver = _WithFallback(self._lp, self._cvxpy_solver)
+        fast = self._lp if self._lp is not None else self._smooth
+        if fast is not None:
+            fast.set_weights(self._counts)
+            solver = _WithFallback(fast, self._cvxpy_solver)
             return solver, solver.solve(np.zeros(0, dtype=int), np.zeros(0)), None
         solver = self._cvxpy_solver()
         if quad is not None:

@@ -1,0 +1,790 @@
+"""Node solver for smooth convex losses: sequential quadratic programming, exact QP steps.
+
+A node asks for  m = min L(b)  s.t.  G b >= 0  (G_k = s_k phi_k'), L a weighted mean of
+a loss with derivatives (logistic, exponential, their ridge versions, user losses that
+give ``derivatives`` or ``gradient`` and ``hessian``). From a feasible x, one step
+minimises the quadratic model of L over the cone,
+
+    z = argmin_{G z >= 0}  g'(z - x) + (z - x)'H(z - x) / 2,   g, H = grad L(x), hess L(x),
+
+exactly, by the dual active-set method of Goldfarb & Idnani (1983) (``compiled._gi``,
+given H^-1 and the Newton point x - H^-1 g), then moves to x + t (z - x) with the largest
+t in {1, 1/2, ...} that decreases L by at least 1e-4 t |g'(z - x)| (Armijo). x and z lie
+in the convex cone, so every iterate does; d = z - x is a descent direction with
+-g'd >= d'Hd / 2 (z minimises the model over a set that contains x), and -g'd (the
+squared Newton decrement when no constraint moves) measures the distance to the optimum.
+Once the active set settles the steps are Newton steps on its face, which converge
+quadratically (Nocedal & Wright 2006, ch. 18: SQP with the exact Hessian and a line
+search on L itself, which needs no merit function because the iterates stay feasible).
+The iteration stops when -g'd is below what L can resolve (1e-15 max(1, |L|)) and takes
+that last full step.
+
+The answer is then certified as ``convex.polish_smooth`` certifies an interior-point
+answer: the cone's constraints hold (to 1e-7 relative) and grad L = G_A' lambda with
+lambda >= 0 on the active set A of the last QP, to 1e-7 max(1, |grad L|) (least squares;
+a negative multiplier counts |lambda_k| |G_k| towards the residual, which bounds the
+non-negative least-squares residual from above). A node that fails (no convergence, a
+non-finite loss or derivative, a failed certificate) raises :class:`NodeSolveError`; the
+engine then hands it to the cvxpy solver.
+
+A singular Hessian (points of weight 0, curvature vanishing far out) is regularised:
+its eigenvalues are raised to at least 1e-12 of the largest. Along an exactly flat
+direction the gradient vanishes, so the step there is round-off; elsewhere the line
+search keeps the method a descent method and the certificate decides.
+
+Warm start: the parent's minimiser. Its new constraint is violated there, so the first
+step goes to the model minimiser over the cone (feasible), or to the first feasible
+point on the way if that has the smaller loss. A node without a parent starts from the
+replicate's unconstrained minimiser (screening solves) or from 0 (the root).
+
+The built-in logistic and exponential losses (and their ridge versions) run entirely in
+compiled code (numba), one call per node. Any other loss with derivatives runs the same
+iteration in Python, with its own ``derivatives`` (or ``gradient`` and ``hessian``) and
+the same compiled QP step and certificate.
+
+Infima at infinity (``Loss.tends_to_zero``) are handled as in
+:class:`~cudbound.search.node_solvers.CvxpyNodeSolver`: the points the node's cone
+separates (I+) are dropped (``convex.separation``), the rest is minimised, and the
+reported point is pushed along the separating direction d* (``convex.push_to_infimum``).
+A child's cone lies in its parent's, so its I+ is a subset of the parent's: when the
+parent's I+ is empty, so is the child's, and when the parent's d* lies in the child's
+cone (every row G_k d* >= -1e-10 |G_k| |d*|), d* separates all of the parent's I+ there,
+so I+ and d* are the parent's. Only the other nodes solve the linear program, with the
+parent's I+ as candidates.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from numba import njit
+from scipy.optimize import nnls
+
+from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss
+from .compiled import _gi
+from .convex import SeparationUnknown, push_to_infimum, separation
+from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
+
+__all__ = ["SmoothNodeSolver"]
+
+EIG_FLOOR = 1e-8    # eigenvalues of the model Hessian raised to at least this fraction of the largest
+CHECK_TOL = 1e-7     # KKT certificate (as convex.polish_smooth)
+ACTIVE_TOL = 1e-10   # rows this close to active (relative) join the certificate's second try
+ARMIJO = 1e-4
+RESOLUTION = 1e-15   # a predicted decrease below RESOLUTION max(1, |L|) is round-off: stop
+STALL = 1e-9         # a line search that fails with the decrease below this: round-off, certify
+MAX_ITER = 100
+REUSE_TOL = 1e-10    # the parent's separating direction is in the child's cone up to this (relative)
+TRIAL_ITER = 20      # iterations allowed to a solve that tries to certify that nothing is separable
+
+KIND_LOGISTIC, KIND_EXPONENTIAL = 0, 1
+_STATUS = {1: "non-finite loss or derivatives", 2: "active-set (QP) failure", 3: "line search failed",
+           4: "no convergence", 5: "KKT certificate failed"}
+_tokens = itertools.count(1)
+_NUMERIC_ERRORS = (np.linalg.LinAlgError, ValueError, ZeroDivisionError, FloatingPointError)
+
+
+# ------------------------------------------------------------------------------ compiled pieces
+@njit(cache=True)
+def _model_inverse(H, Qinv, rel, scale):
+    """Qinv = the inverse of H (symmetric) with its eigenvalues raised to at least ``rel``
+    times the largest (``scale`` when H has no positive eigenvalue). When ``rel`` is
+    EIG_FLOOR and every Cholesky pivot exceeds 1e-8 times the largest diagonal entry (so
+    H is safely positive definite), through the Cholesky factor instead."""
+    p = H.shape[0]
+    dmax = 0.0
+    for i in range(p):
+        if H[i, i] > dmax:
+            dmax = H[i, i]
+    L = np.zeros((p, p))
+    ok = dmax > 0.0 and rel <= EIG_FLOOR
+    if ok:
+        for j in range(p):
+            s = H[j, j]
+            for k in range(j):
+                s -= L[j, k] * L[j, k]
+            if not s > 1e-8 * dmax:
+                ok = False
+                break
+            L[j, j] = math.sqrt(s)
+            for i in range(j + 1, p):
+                t = 0.5 * (H[i, j] + H[j, i])
+                for k in range(j):
+                    t -= L[i, k] * L[j, k]
+                L[i, j] = t / L[j, j]
+    if ok:
+        # Linv lower triangular, Qinv = Linv' Linv
+        Li = np.zeros((p, p))
+        for j in range(p):
+            Li[j, j] = 1.0 / L[j, j]
+            for i in range(j + 1, p):
+                t = 0.0
+                for k in range(j, i):
+                    t -= L[i, k] * Li[k, j]
+                Li[i, j] = t / L[i, i]
+        for i in range(p):
+            for j in range(i + 1):
+                t = 0.0
+                for k in range(i, p):
+                    t += Li[k, i] * Li[k, j]
+                Qinv[i, j] = t
+                Qinv[j, i] = t
+        return
+    w, V = np.linalg.eigh(0.5 * (H + H.T))
+    top = w[p - 1]
+    floor = rel * top if top > 0.0 else scale
+    for i in range(p):
+        for j in range(p):
+            Qinv[i, j] = 0.0
+    for k in range(p):
+        lam = w[k] if w[k] > floor else floor
+        for i in range(p):
+            vi = V[i, k] / lam
+            for j in range(p):
+                Qinv[i, j] += vi * V[j, k]
+
+
+@njit(cache=True)
+def _model_qp(g, H, G, norms, x, z, act, u):
+    """z = argmin_{G z >= 0} g'(z - x) + (z - x)'H(z - x)/2 with H's eigenvalues raised to
+    >= EIG_FLOOR max eig; if the active-set method fails on that model (a nearly singular
+    H), again with the floor raised to 1e-5, then 1e-2. Returns (status, nact): status 0
+    optimal, 2 failure."""
+    p = x.shape[0]
+    gn = 0.0
+    for i in range(p):
+        if not np.isfinite(g[i]):
+            return 2, 0
+        gn += g[i] * g[i]
+        for j in range(p):
+            if not np.isfinite(H[i, j]):
+                return 2, 0
+    gn = math.sqrt(gn)
+    scale = gn if gn > 0.0 else 1.0
+    m = G.shape[0]
+    signs = np.ones(m, dtype=np.int8)
+    Qinv = np.empty((p, p))
+    status, nact = 2, 0
+    for rel in (EIG_FLOOR, 1e-5, 1e-2):
+        _model_inverse(H, Qinv, rel, scale)
+        x0 = x - Qinv @ g
+        finite = True
+        for i in range(p):
+            if not np.isfinite(x0[i]):
+                finite = False
+            z[i] = x0[i]
+        if not finite:
+            continue
+        if m == 0:
+            return 0, 0
+        status, nact = _gi(Qinv, G, norms, signs, 0.0, x0, z, act, u, 0)
+        if status == 0:
+            return 0, nact
+    return 2, nact
+
+
+@njit(cache=True)
+def _kkt_ok(G, norms, x, g, act, nact):
+    """Feasibility of {G x >= 0} and grad = G_A' lambda, lambda >= 0 (to CHECK_TOL)."""
+    p = x.shape[0]
+    xs = max(1.0, np.sqrt(np.dot(x, x)))
+    for k in range(G.shape[0]):
+        if np.dot(G[k], x) / norms[k] < -CHECK_TOL * xs:
+            return False
+    gn = np.sqrt(np.dot(g, g))
+    if not np.isfinite(gn):
+        return False
+    if nact == 0:
+        return gn <= CHECK_TOL
+    N = np.empty((p, nact))
+    for a in range(nact):
+        for i in range(p):
+            N[i, a] = G[act[a], i]
+    lam = np.linalg.lstsq(N, g)[0]
+    r = g - N @ lam
+    bad = np.sqrt(np.dot(r, r))
+    for a in range(nact):
+        if lam[a] < 0.0:
+            bad += -lam[a] * norms[act[a]]
+    return bad <= CHECK_TOL * max(1.0, gn)
+
+
+@njit(cache=True)
+def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
+    """L(b) = sum_i wn_i l(y_i, phi_i'b) + sum_j pen_j b_j^2 (l logistic or exponential);
+    with ``want`` also its gradient and Hessian (written into grad, H)."""
+    n, p = D.shape
+    f = 0.0
+    if want:
+        for j in range(p):
+            grad[j] = 2.0 * pen[j] * b[j]
+            for k in range(p):
+                H[j, k] = 0.0
+            H[j, j] = 2.0 * pen[j]
+    for j in range(p):
+        f += pen[j] * b[j] * b[j]
+    for i in range(n):
+        t = 0.0
+        for j in range(p):
+            t += D[i, j] * b[j]
+        mrg = yo[i] * t
+        if kind == 0:
+            # log(1 + exp(-m)) and sigma(-m) from one exponential, e = exp(-|m|)
+            e = math.exp(-abs(mrg))
+            val = (max(-mrg, 0.0)) + math.log1p(e)
+            if want:
+                s = e / (1.0 + e) if mrg >= 0.0 else 1.0 / (1.0 + e)
+                d1 = -yo[i] * s
+                d2 = e / ((1.0 + e) * (1.0 + e))  # sigma(m) sigma(-m)
+        else:
+            val = math.exp(-mrg)
+            d1 = -yo[i] * val
+            d2 = val
+        f += wn[i] * val
+        if want:
+            c1 = wn[i] * d1
+            c2 = wn[i] * d2
+            for j in range(p):
+                grad[j] += c1 * D[i, j]
+                cj = c2 * D[i, j]
+                for k in range(j + 1):
+                    H[j, k] += cj * D[i, k]
+    if want:
+        for j in range(p):
+            for k in range(j):
+                H[k, j] = H[j, k]
+    return f
+
+
+@njit(cache=True)
+def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
+    """The SQP iteration of the module docstring for a built-in pointwise loss.
+
+    x (the start) is overwritten by the answer. Returns (status, L(x), nact); status 0:
+    certified, else a key of ``_STATUS``.
+    """
+    p = x.shape[0]
+    m = G.shape[0]
+    g = np.empty(p)
+    H = np.empty((p, p))
+    z = np.empty(p)
+    u = np.empty(p)
+    dummy_g = np.empty(p)
+    dummy_H = np.empty((p, p))
+    f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+    infeasible = False
+    for k in range(m):
+        if np.dot(G[k], x) < 0.0:
+            infeasible = True
+            break
+    if infeasible:
+        status, nact = _model_qp(g, H, G, norms, x, z, act, u)
+        if status != 0:
+            return 2, f, 0
+        tmin = 0.0
+        for k in range(m):
+            a = np.dot(G[k], x)
+            bb = np.dot(G[k], z)
+            if a < 0.0 and bb > a:
+                tk = -a / (bb - a)
+                if tk > tmin:
+                    tmin = tk
+        fz = _pointwise_eval(kind, D, yo, wn, pen, z, dummy_g, dummy_H, False)
+        use_z = True
+        if tmin < 1.0:
+            xf = x + tmin * (z - x)
+            ff = _pointwise_eval(kind, D, yo, wn, pen, xf, dummy_g, dummy_H, False)
+            if np.isfinite(ff) and not (fz <= ff):
+                use_z = False
+                x[:] = xf
+                f = ff
+        if use_z:
+            x[:] = z
+            f = fz
+        if not np.isfinite(f):
+            return 1, f, 0
+        f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+    if not np.isfinite(f):
+        return 1, f, 0
+    nact = 0
+    converged = False
+    for _ in range(max_iter):
+        status, nact = _model_qp(g, H, G, norms, x, z, act, u)
+        if status != 0:
+            return 2, f, nact
+        d = z - x
+        dec = -np.dot(g, d)
+        if dec <= RESOLUTION * max(1.0, abs(f)):
+            x[:] = z
+            f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+            converged = True
+            break
+        t = 1.0
+        ok = False
+        fn = f
+        while t >= 1e-10:
+            fn = _pointwise_eval(kind, D, yo, wn, pen, x + t * d, dummy_g, dummy_H, False)
+            if fn <= f - ARMIJO * t * dec:
+                ok = True
+                break
+            t *= 0.5
+        if not ok:
+            if dec <= STALL * max(1.0, abs(f)):
+                converged = True
+                break
+            return 3, f, nact
+        for i in range(p):
+            x[i] += t * d[i]
+        f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+        if not np.isfinite(f):
+            return 1, f, nact
+    if not converged:
+        return 4, f, nact
+    if not _kkt_ok(G, norms, x, g, act, nact):
+        return 5, f, nact
+    return 0, f, nact
+
+
+@njit(cache=True)
+def _pointwise_d1(kind, D, yo, x):
+    """dl/dt at every point (built-in kinds)."""
+    n, p = D.shape
+    d1 = np.empty(n)
+    for i in range(n):
+        t = 0.0
+        for j in range(p):
+            t += D[i, j] * x[j]
+        mrg = yo[i] * t
+        if kind == 0:
+            e = math.exp(-abs(mrg))
+            s = e / (1.0 + e) if mrg >= 0.0 else 1.0 / (1.0 + e)
+        else:
+            s = math.exp(-mrg)
+        d1[i] = -yo[i] * s
+    return d1
+
+
+@njit(cache=True)
+def _no_separation_certificate(D, yo, wn, d1, free, G, act, pen, x, cand, threshold):
+    """The certificate of ``SmoothNodeSolver._nothing_separable`` (see there)."""
+    n, p = D.shape
+    r = free.shape[1]
+    nact = act.shape[0]
+    lam = np.empty(n)
+    for i in range(n):
+        lam[i] = -wn[i] * yo[i] * d1[i]
+        if not (lam[i] >= 0.0) or not np.isfinite(lam[i]):
+            return False
+    A = (D @ free) * yo.reshape((n, 1))
+    an = np.empty(n)
+    for i in range(n):
+        an[i] = np.sqrt(np.dot(A[i], A[i]))
+    res = np.zeros(r)
+    size = np.zeros(r)
+    for i in range(n):
+        for j in range(r):
+            res[j] += lam[i] * A[i, j]
+            size[j] += lam[i] * abs(A[i, j])
+    mu = np.zeros(nact)
+    C = np.zeros((nact, r))
+    cn = np.zeros(nact)
+    if nact > 0:
+        g = D.T @ (wn * d1) + 2.0 * pen * x
+        GA = np.empty((p, nact))
+        for a in range(nact):
+            for i in range(p):
+                GA[i, a] = G[act[a], i]
+        mu = np.linalg.lstsq(GA, g)[0]
+        for a in range(nact):
+            if mu[a] < 0.0:
+                mu[a] = 0.0
+        C = GA.T @ free
+        for a in range(nact):
+            cn[a] = np.sqrt(np.dot(C[a], C[a]))
+            for j in range(r):
+                res[j] += mu[a] * C[a, j]
+                size[j] += mu[a] * abs(C[a, j])
+    rho = np.sqrt(np.dot(res, res)) + 1e-14 * np.sqrt(np.dot(size, size))
+    # the admissible cone is {0}: the tight rows, normalised, have a large smallest singular value
+    e = np.full(n + nact, np.inf)
+    for i in range(n):
+        if lam[i] * an[i] > 0.0:
+            e[i] = rho / (lam[i] * an[i])
+    for a in range(nact):
+        if mu[a] * cn[a] > 0.0:
+            e[n + a] = rho / (mu[a] * cn[a])
+    nt = 0
+    for k in range(n + nact):
+        if e[k] <= 1e-6:
+            nt += 1
+    if nt >= r:
+        M = np.empty((nt, r))
+        el2 = 0.0
+        k2 = 0
+        for k in range(n + nact):
+            if e[k] <= 1e-6:
+                if k < n:
+                    for j in range(r):
+                        M[k2, j] = A[k, j] / an[k]
+                else:
+                    for j in range(r):
+                        M[k2, j] = C[k - n, j] / cn[k - n]
+                el2 += e[k] * e[k]
+                k2 += 1
+        sv = np.linalg.svd(M, full_matrices=False)[1]
+        if sv[r - 1] > 2.0 * np.sqrt(el2):
+            return True
+    # every candidate's margin can rise by at most 1e-9 (relative)
+    amax = 0.0
+    for i in range(n):
+        if an[i] > amax:
+            amax = an[i]
+    for i in range(n):
+        c = cand[i] and an[i] > 0.0
+        if threshold:
+            c = an[i] > 1e-12 * max(1.0, amax)
+        if c and not (e[i] <= 1e-9):
+            return False
+    return True
+
+
+# ------------------------------------------------------------------------------ the objective
+def _builtin_kind(loss):
+    """(kind, lam) when the loss is a built-in logistic/exponential loss or its RidgeLoss; else None."""
+    lam = 0.0
+    if type(loss) is RidgeLoss:
+        lam, loss = loss.lam, loss.base
+    for cls, kind in ((LogisticLoss, KIND_LOGISTIC), (ExponentialLoss, KIND_EXPONENTIAL)):
+        if type(loss) is cls:
+            return kind, lam
+    return None
+
+
+class _Objective:
+    """L(b) at fixed weights: its value, gradient and Hessian.
+
+    Built-in losses keep only the weighted points (the compiled kernel reads them); a
+    loss that is the built-in weighted mean of ``pointwise`` and ``derivatives`` is
+    evaluated on those points in NumPy; any other through its own ``value``,
+    ``gradient`` and ``hessian``.
+    """
+
+    def __init__(self, loss, design, y, weights, kind):
+        self.loss, self.design, self.y, self.weights = loss, design, y, weights
+        n = len(y)
+        on = weights != 0
+        self.D = np.ascontiguousarray(design[on])
+        self.yo = np.ascontiguousarray(y[on])
+        self.wn = weights[on] / n
+        self.kind = kind
+        if kind is not None:
+            k, lam = kind
+            self.kind_id = k
+            pen = np.zeros(design.shape[1])
+            if lam > 0:
+                pen = lam * loss.penalty_mask(design).astype(float)
+            self.pen = pen
+        self.pointwise = self.is_pointwise(loss)
+
+    @staticmethod
+    def is_pointwise(loss) -> bool:
+        """The loss is the built-in weighted mean of its ``pointwise`` and ``derivatives``."""
+        t = type(loss)
+        return (t.value is Loss.value and t.gradient is Loss.gradient and t.hessian is Loss.hessian
+                and t.derivatives is not Loss.derivatives and t.pointwise is not Loss.pointwise)
+
+    def value(self, b):
+        if self.pointwise:
+            with np.errstate(over="ignore", invalid="ignore"):
+                return float(np.dot(self.wn, self.loss.pointwise(self.yo, self.D @ b)))
+        return float(self.loss.value(self.design, self.y, self.weights, b))
+
+    def derivatives(self, b):
+        """(gradient, Hessian) at b."""
+        if self.pointwise:
+            with np.errstate(over="ignore", invalid="ignore"):
+                d1, d2 = self.loss.derivatives(self.yo, self.D @ b)
+            d1 = np.broadcast_to(np.asarray(d1, dtype=float), self.yo.shape)
+            d2 = np.broadcast_to(np.asarray(d2, dtype=float), self.yo.shape)
+            return self.D.T @ (self.wn * d1), self.D.T @ (self.D * (self.wn * d2)[:, None])
+        return (np.asarray(self.loss.gradient(self.design, self.y, self.weights, b), dtype=float),
+                np.asarray(self.loss.hessian(self.design, self.y, self.weights, b), dtype=float))
+
+
+def _sqp_python(obj, G, norms, x, max_iter):
+    """The iteration of ``_sqp_compiled`` for any loss with derivatives. Returns (status, L(x))."""
+    p = len(x)
+    z, u, act = np.empty(p), np.empty(p), np.zeros(p, dtype=np.int64)
+
+    def qp(g, H, x):
+        status, nact = _model_qp(np.ascontiguousarray(g, dtype=float), np.ascontiguousarray(H, dtype=float),
+                                 G, norms, x, z, act, u)
+        return status, nact
+
+    f = obj.value(x)
+    g, H = obj.derivatives(x)
+    if G.shape[0] and np.any(G @ x < 0.0):
+        status, _ = qp(g, H, x)
+        if status != 0:
+            return 2, f, act, 0
+        zz = z.copy()
+        a, b = G @ x, G @ zz
+        cross = (a < 0) & (b > a)
+        tmin = float(np.max(-a[cross] / (b[cross] - a[cross]))) if cross.any() else 1.0
+        best, fbest = zz, obj.value(zz)
+        if tmin < 1.0:
+            xf = x + tmin * (zz - x)
+            ff = obj.value(xf)
+            if np.isfinite(ff) and not (fbest <= ff):
+                best, fbest = xf, ff
+        x[:] = best
+        f = fbest
+        if not np.isfinite(f):
+            return 1, f, act, 0
+        g, H = obj.derivatives(x)
+    if not np.isfinite(f):
+        return 1, f, act, 0
+    nact = 0
+    for _ in range(max_iter):
+        status, nact = qp(g, H, x)
+        if status != 0:
+            return 2, f, act, nact
+        d = z - x
+        dec = -float(g @ d)
+        if dec <= RESOLUTION * max(1.0, abs(f)):
+            x[:] = z
+            f = obj.value(x)
+            g, _ = obj.derivatives(x)
+            break
+        t, ok = 1.0, False
+        while t >= 1e-10:
+            fn = obj.value(x + t * d)
+            if fn <= f - ARMIJO * t * dec:
+                ok = True
+                break
+            t *= 0.5
+        if not ok:
+            if dec <= STALL * max(1.0, abs(f)):
+                break
+            return 3, f, act, nact
+        x += t * d
+        f = fn
+        g, H = obj.derivatives(x)
+    else:
+        return 4, f, act, nact
+    if not np.isfinite(f) or not _kkt_ok(G, norms, x, np.ascontiguousarray(g, dtype=float), act, nact):
+        return 5, f, act, nact
+    return 0, f, act, nact
+
+
+# ------------------------------------------------------------------------------ the solver
+class SmoothNodeSolver(NodeSolver):
+    """Exact node solver for a non-quadratic loss with derivatives (see the module docstring).
+
+    ``warm`` (from a parent's :class:`NodeSolution`) is ``(x, sep, token)``: the parent's
+    minimiser of the loss on its kept points, ``(I+, d*)`` of its cone (None: nothing
+    separated) and the replicate it belongs to.
+    """
+
+    def __init__(self, loss, design, y, *, max_iter=MAX_ITER):
+        if loss.is_quadratic or not loss.has_derivatives:
+            raise ValueError("SmoothNodeSolver needs a non-quadratic loss with derivatives")
+        self.loss = loss
+        self.design = np.ascontiguousarray(design, dtype=float)
+        self.y = np.ascontiguousarray(y, dtype=float)
+        self.max_iter = int(max_iter)
+        self.kind = _builtin_kind(loss)
+        self._free = loss.unpenalised_directions(self.design) if loss.tends_to_zero else None
+        # the loss whose pointwise derivatives give the multipliers of the non-separation certificate
+        self._dloss = None
+        if self._free is not None:
+            if self.kind is not None:
+                self._dloss = loss.base if isinstance(loss, RidgeLoss) else loss
+            elif _Objective.is_pointwise(loss):
+                self._dloss = loss
+        self._norms = np.sqrt(np.einsum("ij,ij->i", self.design, self.design))
+        self._free_c = None if self._free is None else np.ascontiguousarray(self._free, dtype=float)
+        self._objectives = {}
+        self._token = None
+        self.lp_solves = 0   # separation linear programs solved (for measurement)
+        self.failures = 0    # nodes that raised NodeSolveError (handed to the fallback)
+
+    def set_weights(self, counts):
+        self.counts = np.asarray(counts, dtype=float)
+        self._objectives = {}
+        self._token = next(_tokens)
+        self._root = None       # the root's NodeSolution once known
+        self._start = None      # start of the screening solves (the root's minimiser)
+        self._root_sep = None   # (I+, d*) of the whole space; None: nothing separable
+        if self._free is None:
+            return
+        G = np.zeros((0, self.design.shape[1]))
+        if self._dloss is not None:
+            # try the certificate first: a minimiser with positive multipliers on every point
+            x = np.zeros(self.design.shape[1])
+            status, value, act = self._run(self.counts, G, x, TRIAL_ITER)
+            if status == 0 and self._nothing_separable(x, G, act, None):
+                self._start = x
+                self._root = NodeSolution(float(value), x, (x, None, self._token))
+                return
+        self.lp_solves += 1
+        try:
+            mask, d = separation(self.design, self.y, self.counts, self._free)
+        except SeparationUnknown:
+            mask, d = self.counts > 0, None  # undecided: every node solves its LP
+        if mask.any():
+            self._root_sep = (mask, d)
+
+    def _objective(self, weights):
+        key = weights.tobytes()
+        obj = self._objectives.get(key)
+        if obj is None:
+            if len(self._objectives) > 64:
+                self._objectives.clear()
+            obj = self._objectives[key] = _Objective(self.loss, self.design, self.y, weights, self.kind)
+        return obj
+
+    def _run(self, weights, G, x, max_iter, rows=None):
+        """The SQP iteration from x (overwritten): (status, value, active rows of G)."""
+        obj = self._objective(weights)
+        norms = np.sqrt(np.einsum("ij,ij->i", G, G)) if rows is None else np.ascontiguousarray(self._norms[rows])
+        act = np.zeros(len(x), dtype=np.int64)
+        try:
+            if self.kind is not None:
+                status, value, nact = _sqp_compiled(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, G, norms, x,
+                                                    max_iter, act)
+            else:
+                status, value, act, nact = _sqp_python(obj, G, norms, x, max_iter)
+        except _NUMERIC_ERRORS as exc:  # a LAPACK failure (eigh)  # pragma: no cover
+            raise NodeSolveError(f"smooth solver: {exc}") from None
+        if status == 5 and self._kkt_all_active(obj, G, rows, x):
+            status = 0
+        if status == 0 and self.kind is None:
+            value = self.loss.value(self.design, self.y, weights, x)
+        return status, float(value), np.array(act[:nact])
+
+    def _kkt_all_active(self, obj, G, rows, x):
+        """The KKT certificate with every row active at x (slack <= ACTIVE_TOL |x| |G_k|) and
+        non-negative least squares, when the active set of the last QP alone does not give
+        one (e.g. two opposite rows, of which the QP keeps one)."""
+        norms = self._norms[rows] if rows is not None else np.sqrt(np.einsum("ij,ij->i", G, G))
+        xs = max(1.0, float(np.linalg.norm(x)))
+        slack = (G @ x) / norms
+        if G.shape[0] and float(np.min(slack)) < -CHECK_TOL * xs:
+            return False
+        if obj.kind is not None:
+            g = np.empty(len(x))
+            _pointwise_eval(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, x, g, np.empty((len(x), len(x))), True)
+        else:
+            g = obj.derivatives(x)[0]
+        if not np.all(np.isfinite(g)):
+            return False
+        act = np.flatnonzero(slack <= ACTIVE_TOL * xs)
+        gn = float(np.linalg.norm(g))
+        if len(act) == 0:
+            return gn <= CHECK_TOL
+        _, resid = nnls(G[act].T, g)
+        return resid <= CHECK_TOL * max(1.0, gn)
+
+    def _nothing_separable(self, x, G, act, candidates):
+        """Certificate that the cone {G b >= 0} separates none of the candidate points.
+
+        At the computed minimiser x of the loss with every weighted point kept, write the
+        KKT condition in the unpenalised coordinates (columns N of ``free``, on which the
+        penalty's gradient vanishes) as r = sum_i lam_i a_i + sum_{k in A} mu_k c_k, with
+        a_i = y_i N'phi_i, lam_i = -w_i y_i l'(y_i, phi_i'x) / n >= 0 (a margin loss
+        decreases in y t), c_k = N'G_k and mu_k >= 0 the multipliers of the active rows.
+        On an admissible unit direction d (a_j'd >= 0 for every weighted j, G d >= 0) every
+        term is >= 0, so each is at most rho = |r| (plus a round-off allowance of 1e-14 times
+        the size of the terms): a_j'd / |a_j| <= e_j = rho / (lam_j |a_j|), and likewise
+        c_k'd / |c_k| <= rho / (mu_k |c_k|). Either
+
+        - the rows with e <= 1e-6, normalised, have smallest singular value above twice
+          the norm of their e's: then no unit d is admissible, the admissible cone is {0}
+          and nothing is separable; or
+        - e_i <= 1e-9 for every candidate i: no admissible direction raises a candidate's
+          margin by more than 1e-9 relative (the separation linear program's own
+          tolerance is 1e-7).
+        """
+        obj = self._objective(self.counts)
+        if self.kind is not None:
+            d1 = _pointwise_d1(obj.kind_id, obj.D, obj.yo, x)
+            pen = obj.pen
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                d1 = self._dloss.derivatives(obj.yo, obj.D @ x)[0]
+            d1 = np.ascontiguousarray(np.broadcast_to(np.asarray(d1, dtype=float), obj.yo.shape))
+            pen = np.zeros(len(x))
+        if candidates is None:
+            cand, threshold = np.zeros(len(obj.yo), dtype=np.bool_), True
+        else:
+            cand, threshold = np.ascontiguousarray(candidates[self.counts > 0]), False
+        try:
+            return bool(_no_separation_certificate(obj.D, obj.yo, obj.wn, d1, self._free_c, G,
+                                                   np.ascontiguousarray(act, dtype=np.int64), pen, x, cand,
+                                                   threshold))
+        except _NUMERIC_ERRORS:  # a LAPACK failure: no certificate  # pragma: no cover
+            return False
+
+    def solve(self, rows, signs, warm=None):
+        try:
+            return self._solve(rows, signs, warm)
+        except NodeSolveError:
+            self.failures += 1
+            raise
+
+    def _solve(self, rows, signs, warm):
+        rows = np.asarray(rows, dtype=np.int64)
+        signs = np.asarray(signs, dtype=float)
+        if warm is not None and warm[2] != self._token:
+            warm = None  # from another replicate
+        if len(rows) == 0 and warm is None and self._root is not None:
+            return self._root
+        G = np.ascontiguousarray(self.design[rows] * signs[:, None])
+        if warm is not None:
+            start = warm[0]
+        elif len(rows) and self._start is not None:
+            start = self._start
+        else:
+            start = np.zeros(self.design.shape[1])
+        sep = None
+        if self._root_sep is not None:
+            parent = warm[1] if warm is not None else self._root_sep
+            if parent is not None:
+                pmask, pd = parent
+                if pd is not None and (len(rows) == 0 or np.all(
+                        G @ pd >= -REUSE_TOL * float(np.linalg.norm(pd)) * self._norms[rows])):
+                    sep = parent  # d* stays in this cone: I+ is the parent's
+                else:
+                    if self._dloss is not None:
+                        x = np.array(start, dtype=float)
+                        status, value, act = self._run(self.counts, G, x, TRIAL_ITER, rows)
+                        if status == 0 and self._nothing_separable(x, G, act, pmask):
+                            return self._solution(rows, x, value, None)
+                    self.lp_solves += 1
+                    try:
+                        mask, d = separation(self.design, self.y, self.counts, self._free, G, pmask)
+                    except SeparationUnknown as exc:
+                        raise NodeSolveError(f"separation LP: {exc}") from None
+                    sep = (mask, d) if mask.any() else None
+        weights = self.counts if sep is None else np.where(sep[0], 0.0, self.counts)
+        x = np.array(start, dtype=float)
+        status, value, _ = self._run(weights, G, x, self.max_iter, rows)
+        if status != 0:
+            raise NodeSolveError(f"smooth solver: {_STATUS[status]}")
+        return self._solution(rows, x, value, sep)
+
+    def _solution(self, rows, x, value, sep):
+        if len(rows) == 0:
+            self._start = x
+        warm = (x, sep, self._token)
+        if sep is None:
+            sol = NodeSolution(value, x, warm)
+        else:
+            point, point_value = push_to_infimum(self.loss, self.design, self.y, self.counts, x, sep[1], value,
+                                                 rows=self.design)
+            sol = NodeSolution(value, point, warm, point_value=point_value)
+        if len(rows) == 0:
+            self._root = sol
+        return sol
