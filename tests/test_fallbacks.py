@@ -294,13 +294,13 @@ def test_compiled_search_failure_is_handed_to_the_python_search(monkeypatch):
                                  RealisabilityUnknown("x"), ZeroDivisionError("x")])
 def test_root_failure_of_any_numerical_family_keeps_the_trivial_bound(monkeypatch, exc):
     design, y, counts = make_problem(4, n=16)
-    exact = search_replicate(design, y, counts, loss="logistic")
+    exact = search_replicate(design, y, counts, loss="logistic", engine="cvxpy")
 
     def fail(self, rows, signs, warm=None):
         raise exc
 
     monkeypatch.setattr(CvxpyNodeSolver, "solve", fail)
-    out = search_replicate(design, y, counts, loss="logistic")
+    out = search_replicate(design, y, counts, loss="logistic", engine="cvxpy")
     assert out.status == "solver_failure" and out.fallbacks == 1
     assert out.value == trivial_bound(counts) >= exact.value
     # |C| / n over all sign patterns, by enumeration of the costs: never above the trivial bound
@@ -316,7 +316,7 @@ def test_programming_errors_are_not_swallowed(monkeypatch):
 
     monkeypatch.setattr(CvxpyNodeSolver, "solve", bug)
     with pytest.raises(TypeError):
-        search_replicate(design, y, counts, loss="logistic")
+        search_replicate(design, y, counts, loss="logistic", engine="cvxpy")
     assert not any(issubclass(TypeError, e) for e in SOLVER_ERRORS)
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compiled import BRANCHING, _bound, _branch_point
-from .node_solvers import SOLVER_ERRORS, NodeSolveError
+from .node_solvers import SOLVER_ERRORS, NodeSolveError, _checked
 from .realisability import RealisabilityUnknown, realise
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
@@ -201,10 +201,7 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
             # with its exact bound (most flip children never get here)
             fixed = np.flatnonzero(node.signs)
             try:
-                sol = solver.solve(problem.rows[fixed], node.signs[fixed].astype(float), node.warm)
-                if not (math.isfinite(sol.value) and math.isfinite(sol.beta_value)
-                        and np.all(np.isfinite(sol.beta))):
-                    raise NodeSolveError("non-finite node solution")
+                sol = _checked(solver.solve(problem.rows[fixed], node.signs[fixed].astype(float), node.warm))
             except SOLVER_ERRORS:
                 # keep a certified bound: its minimum is at least the parent's plus the flip cost
                 unsolved_bound = max(unsolved_bound, -negU)

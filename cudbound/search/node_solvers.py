@@ -60,8 +60,12 @@ library is called, so that a programming error elsewhere is never mistaken for o
 
 
 def _checked(sol: "NodeSolution") -> "NodeSolution":
-    """``sol`` if its value and point are finite, else NodeSolveError (a NaN must never reach a bound)."""
-    if not (np.isfinite(sol.value) and np.all(np.isfinite(sol.beta)) and np.isfinite(sol.beta_value)):
+    """``sol`` if its value and point are finite, else NodeSolveError (a NaN must never reach a bound).
+
+    The loss at the point may be +inf (a point pushed towards an infimum at infinity whose
+    loss overflowed): the point then gives no lower bound, and the value stays exact."""
+    if not (np.isfinite(sol.value) and np.all(np.isfinite(sol.beta))
+            and (np.isfinite(sol.beta_value) or sol.beta_value == np.inf)):
         raise NodeSolveError("the solver returned a non-finite value or point")
     return sol
 
