@@ -12,6 +12,7 @@ from cudbound.cud import conservative_quantile, search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.losses import SquaredLoss
 from cudbound.search import SearchOptions, CvxpyNodeSolver, NodeSolveError, NodeSolver, ReplicateProblem, branch_and_bound
+from cudbound.search.smooth_node_solver import SmoothNodeSolver
 
 
 def make_problem(seed, n=30, d=2, noise=1.0):
@@ -197,6 +198,7 @@ def test_root_solve_failure_gives_the_trivial_certified_bound(monkeypatch):
         raise NodeSolveError("injected failure")
 
     monkeypatch.setattr(CvxpyNodeSolver, "solve", fail)
+    monkeypatch.setattr(SmoothNodeSolver, "solve", fail)  # the default path's node solver, then cvxpy
     out = search_replicate(design, y, counts, loss="logistic")
     trivial = max(np.sum(np.maximum(counts - 1, 0)), np.sum(counts == 0)) / len(counts)
     assert out.status == "solver_failure" and out.value == pytest.approx(trivial)
