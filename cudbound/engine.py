@@ -194,7 +194,7 @@ class ReplicateEngine:
             try:
                 value, lower, status, nodes, solves, pruned, real = compiled_search(
                     problem, quad, best0=best0, max_nodes=options.max_nodes, time_limit=options.time_limit,
-                    flip_cost=options.flip_cost, branching=options.branching, conflicts=options.conflicts,
+                    flip_cost=options.flip_cost, branching=options.branching,
                     floor=-1.0 if options.floor is None else options.floor,
                     stop_above=math.inf if options.stop_above is None else options.stop_above)
             except SOLVER_ERRORS:

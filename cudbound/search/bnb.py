@@ -58,9 +58,6 @@ class SearchOptions:
     """Switches of the search; none changes Q^(b), only the work done (or the budget).
 
     flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
-    conflicts : tighten the flip-cost bound further by pairs of points that cannot flip together
-        (compiled search only; ``compiled._bound_conflict``). Off by default: measured 3-10% fewer
-        nodes but more time per node (``docs/engine.md``).
     branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
     screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
     max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
@@ -71,7 +68,6 @@ class SearchOptions:
     """
 
     flip_cost: bool = True
-    conflicts: bool = False
     branching: str = "dearest"
     screen: bool = True
     max_nodes: int | None = None

@@ -415,169 +415,6 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     return best
 
 
-@njit(cache=True)
-def _pair_cost(rk, rl, c):
-    """min |u|^2 subject to f_k'u >= r_k and f_l'u >= r_l for unit vectors with f_k'f_l = c
-    (r_k, r_l >= 0): the least loss increase that flips two points together."""
-    if rk * c >= rl:
-        return rk * rk
-    if rl * c >= rk:
-        return rl * rl
-    den = 1.0 - c * c
-    if den <= 0.0:
-        return np.inf
-    return (rk * rk + rl * rl - 2.0 * c * rk * rl) / den
-
-
-@njit(cache=True)
-def _bound_conflict(P, hn, K, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, tmp_d, tmp_diff,
-                    floor, idx, sgn_t, heads, vals, order_v):
-    """The flip-cost bound tightened by conflicts between pairs of flips.
-
-    Whitened, u = H^(1/2)(b - b_m): every b in the node's cone has L(b) >= m + |u|^2, and
-    flipping point k needs f_k'u >= r_k with f_k = -s_k H^(-1/2) phi_k / |H^(-1/2) phi_k|,
-    r_k = sqrt(delta_k). Two points k, l flip together only if |u|^2 >= kappa_kl, the
-    two-constraint minimum (:func:`_pair_cost`). Under a budget |u|^2 <= R the points with
-    delta_k <= R that pairwise conflict (kappa_kl > R) form cliques of which at most one
-    point flips, so the reachable |C| is at most C0 plus the largest gain of each clique of
-    a clique cover (greedy, by decreasing gain). Each prefix value of the plain flip-cost
-    bound is an upper bound of its refined value, so prefixes are refined in decreasing
-    order of their plain value until none can exceed the best refined one.
-    A prefix value stands for every budget from its own level to the next one, so its
-    conflicts are those whose pair cost reaches the next level (or the neighbourhood's
-    edge). K = P H^-1 P' (so hn = diag K); idx, sgn_t, vals: scratch of length mf;
-    heads: 2 mf; order_v: 3 mf.
-    """
-    mf = P.shape[0]
-    p = beta.shape[0]
-    g0 = _gval(m + floor, alpha, L_hat)
-    if g0 <= 0.0:
-        return -1.0
-    C0 = Cfix
-    r = 0
-    for k in range(mf):
-        if signs[k] != 0:
-            continue
-        t = 0.0
-        for i in range(p):
-            t += P[k, i] * beta[i]
-        if t >= 0.0:
-            C0 += cplus[k]
-            diff = cminus[k] - cplus[k]
-            st = 1.0
-        else:
-            C0 += cminus[k]
-            diff = cplus[k] - cminus[k]
-            st = -1.0
-        dk = t * t / hn[k]
-        if m + max(dk, floor) < L_max and diff != 0.0:
-            tmp_diff[r] = diff
-            tmp_d[r] = dk
-            idx[r] = k
-            sgn_t[r] = st
-            r += 1
-    best = abs(C0) / n * g0
-    if r == 0:
-        return best
-    order = np.argsort(tmp_d[:r])
-    # plain prefix values (as in _bound); only the last of equal-cost runs matters
-    hi = C0
-    lo = C0
-    nv = 0
-    for q in range(r):
-        j = order[q]
-        mm = m + max(tmp_d[j], floor)
-        if mm >= L_max:
-            break
-        d = tmp_diff[j]
-        if d > 0:
-            hi += d
-        else:
-            lo += d
-        if q + 1 < r and max(tmp_d[order[q + 1]], floor) == max(tmp_d[j], floor):
-            continue
-        vals[nv] = max(abs(hi), abs(lo)) / n * _gval(mm, alpha, L_hat)
-        heads[nv] = q  # the prefix ends at position q of ``order``
-        nv += 1
-    if nv == 0:
-        return best
-    ov = np.argsort(-vals[:nv])
-    for a in range(nv):
-        order_v[a] = ov[a]
-    for a in range(nv):
-        w = order_v[a]
-        if vals[w] <= best:
-            break
-        q_end = heads[w]
-        R = max(tmp_d[order[q_end]], floor)
-        mm = m + R
-        # this value covers every budget in [R, next level): the points that can flip are those
-        # of the prefix, and two of them conflict when their pair cost reaches the next level
-        nxt = L_max - m
-        if q_end + 1 < r:
-            nxt = min(nxt, max(tmp_d[order[q_end + 1]], floor))
-        lim = nxt * (1.0 + 1e-9) + 1e-300  # conflicts only when certain despite rounding
-        total_hi = C0
-        total_lo = C0
-        for direction in (1, -1):
-            # greedy clique cover of the points with gain in this direction, by decreasing gain;
-            # a point joins the first clique all of whose members it conflicts with
-            ncl = 0
-            # collect members of this direction sorted by decreasing |gain|
-            cnt = 0
-            for q in range(q_end + 1):
-                j = order[q]
-                if tmp_diff[j] * direction > 0:
-                    tmp_idx = j
-                    # insertion into a small list kept in the tail of ``heads`` (after nv)
-                    heads[nv + cnt] = tmp_idx
-                    cnt += 1
-            # sort members by decreasing gain
-            for x in range(1, cnt):
-                y = heads[nv + x]
-                z = x - 1
-                while z >= 0 and abs(tmp_diff[heads[nv + z]]) < abs(tmp_diff[y]):
-                    heads[nv + z + 1] = heads[nv + z]
-                    z -= 1
-                heads[nv + z + 1] = y
-            # clique id of each member, stored in ``vals`` tail is not safe: use order_v tail
-            gain = 0.0
-            base = nv + cnt
-            for x in range(cnt):
-                jx = heads[nv + x]
-                kx = idx[jx]
-                rx = math.sqrt(tmp_d[jx])
-                placed = False
-                for cl in range(ncl):
-                    ok = True
-                    # members of clique cl: those y < x with order_v[base + y] == cl
-                    for y in range(x):
-                        if order_v[base + y] != cl:
-                            continue
-                        jy = heads[nv + y]
-                        ky = idx[jy]
-                        c = sgn_t[jx] * sgn_t[jy] * K[kx, ky] / math.sqrt(hn[kx] * hn[ky])
-                        if _pair_cost(rx, math.sqrt(tmp_d[jy]), c) < lim:
-                            ok = False
-                            break
-                    if ok:
-                        order_v[base + x] = cl
-                        placed = True
-                        break
-                if not placed:
-                    order_v[base + x] = ncl
-                    ncl += 1
-                    gain += tmp_diff[jx]
-            if direction == 1:
-                total_hi += gain
-            else:
-                total_lo += gain
-        v = max(abs(total_hi), abs(total_lo)) / n * _gval(mm, alpha, L_hat)
-        if v > best:
-            best = v
-    return best
-
-
 BRANCHING = {"static": 0, "ambiguous": 1, "dearest": 2}
 
 
@@ -662,7 +499,7 @@ def _grow(a, cap):
 
 @njit(cache=True)
 def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, best0,
-            max_nodes, time_limit, use_flip, branching, floor, stop_above, conflicts):
+            max_nodes, time_limit, use_flip, branching, floor, stop_above):
     mf, p = P.shape
     L_max = L_hat + 1.0 / alpha if alpha > 0.0 else np.inf
     norms = np.empty(mf)
@@ -672,16 +509,9 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
         hn[k] = np.dot(P[k], Hinv @ P[k])
     Qinv_loss = 0.5 * Hinv
     ws = _workspace(p)
-    conflict = use_flip and conflicts and mf > 1
     tu = np.empty(mf)
     for k in range(mf):
         tu[k] = np.dot(P[k], beta_u)
-    K = P @ Hinv @ P.T if conflict else np.zeros((0, 0))
-    c_idx = np.empty(mf, dtype=np.int64)
-    c_sgn = np.empty(mf)
-    c_heads = np.empty(2 * mf + 1, dtype=np.int64)
-    c_vals = np.empty(mf + 1)
-    c_order = np.empty(3 * mf + 1, dtype=np.int64)
     Qinv_real = np.eye(p)
     zero_p = np.zeros(p)
     tmp_d = np.empty(mf)
@@ -725,12 +555,7 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
     v = _value_at(P, norms, cplus, cminus, C_forced, beta_u, L_u, n, alpha, L_hat, 1e-9)
     if v > best:
         best = v
-    if conflict:
-        U = _bound_conflict(P, hn, K, cplus, cminus, sgn[0], C_forced, beta_u, L_u, n, alpha, L_hat, L_max, tmp_d,
-                            tmp_diff, 0.0, c_idx, c_sgn, c_heads, c_vals, c_order)
-    else:
-        U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, beta_u, L_u, n, alpha, L_hat, L_max, use_flip, tmp_d,
-                   tmp_diff)
+    U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, beta_u, L_u, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff)
     count = 1
     if U > max(best, floor) + _TOL:
         hsize = _heap_push(hk, hid, hsize, U, 0)
@@ -843,12 +668,8 @@ def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, b
                 v = _value_at(P, norms, cplus, cminus, C_forced, beta[c], mval[c], n, alpha, L_hat, 1e-9)
                 if v > best:
                     best = v
-            if conflict:
-                Ub = _bound_conflict(P, hn, K, cplus, cminus, sgn[c], Cfix[c], beta[c], mval[c], n, alpha, L_hat,
-                                     L_max, tmp_d, tmp_diff, 0.0, c_idx, c_sgn, c_heads, c_vals, c_order)
-            else:
-                Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[c], mval[c], n, alpha, L_hat, L_max,
-                            use_flip, tmp_d, tmp_diff, 0.0, tu, L_u)
+            Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[c], mval[c], n, alpha, L_hat, L_max,
+                        use_flip, tmp_d, tmp_diff, 0.0, tu, L_u)
             if Ub <= max(best, floor) + _TOL:
                 pruned += 1
                 free[nfree] = c
@@ -893,7 +714,7 @@ def _first_compile_notice(kernel=None):
 
 
 def compiled_search(problem, quad, *, best0=0.0, max_nodes=None, time_limit=None, flip_cost=True,
-                    branching="dearest", floor=-1.0, stop_above=math.inf, conflicts=False):
+                    branching="dearest", floor=-1.0, stop_above=math.inf):
     """Run the compiled search on a ReplicateProblem with a positive definite quadratic form.
 
     ``floor``: nodes whose bound is at most ``floor`` are pruned, so values up to it are not
@@ -911,7 +732,7 @@ def compiled_search(problem, quad, *, best0=0.0, max_nodes=None, time_limit=None
                       np.ascontiguousarray(problem.beta_u, dtype=np.float64), float(problem.L_u), float(problem.L_hat),
                       float(problem.alpha_n), float(problem.C_forced), float(problem.n), float(best0),
                       int(max_nodes or 0), float(time_limit or 0.0), bool(flip_cost), BRANCHING[branching],
-                      float(floor), float(stop_above), bool(conflicts))
+                      float(floor), float(stop_above))
     value, lower, status, nodes, solves, pruned, real = out
     return float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real)
 
@@ -1011,7 +832,7 @@ def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
 
 @njit(cache=True)
 def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, max_nodes, time_limit, use_flip,
-               branching, floor, stop_above, conflicts):
+               branching, floor, stop_above):
     """Set-up and search of one replicate in compiled code (see :func:`_replicate_setup`).
 
     Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened)."""
@@ -1027,7 +848,7 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, max_nodes
     best0 = _value_at(P, norms, cplus, cminus, C_forced, beta_hat, L_hat, n, alpha, L_hat, 1e-9)
     upper, best, status, nodes, solves, pruned, real = _search(
         P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, best0, max_nodes, time_limit,
-        use_flip, branching, floor, stop_above, conflicts)
+        use_flip, branching, floor, stop_above)
     return True, upper, best, status, nodes, solves, pruned, real, n_screened
 
 
@@ -1041,8 +862,7 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options):
                          bool(options.screen), int(options.max_nodes or 0), float(options.time_limit or 0.0),
                          bool(options.flip_cost), BRANCHING[options.branching],
                          -1.0 if options.floor is None else float(options.floor),
-                         math.inf if options.stop_above is None else float(options.stop_above),
-                         bool(options.conflicts))
+                         math.inf if options.stop_above is None else float(options.stop_above))
     ok, value, lower, status, nodes, solves, pruned, real, screened = out
     if not ok:
         return None
