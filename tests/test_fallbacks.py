@@ -160,6 +160,25 @@ def test_pima_first_threshold_residual_matches_bounded_least_squares(shared_data
     assert r > 1e-7 * max(1.0, np.linalg.norm(b), np.linalg.norm(2 * quad.g))
 
 
+# replicate 107 of the same interval: at this node ECOS, CLARABEL and SCS all failed the KKT
+# check, because a constraint that is not active at the minimum has relative slack 4e-11 there,
+# below every threshold of ACTIVE_TOLS (bcb6719 and the first version of this fix kept a
+# certified bound, 0.275 for this replicate, whose exact value is 0.2624)
+PIMA_ROWS_107 = np.array([17, 29, 14, 6, 3, 38, 33, 27, 37, 35, 18, 19, 7, 5, 9, 20, 12])
+PIMA_SIGNS_107 = np.array([1, -1, 1, -1, 1, 1, 1, 1, -1, 1, 1, -1, 1, 1, 1, 1, -1], dtype=float)
+
+
+def test_pima_node_with_a_nearly_active_constraint_is_solved_exactly(shared_data):
+    design, y = pima_design(shared_data)
+    counts = np.random.default_rng(0).multinomial(40, np.full(40, 1 / 40), size=500)[107]
+    solver = CvxpyNodeSolver(SquaredLoss(), design, y)
+    solver.set_weights(counts)
+    sol = solver.solve(PIMA_ROWS_107, PIMA_SIGNS_107)
+    ref = reference_node_minimum(design, y, counts.astype(float), PIMA_ROWS_107, PIMA_SIGNS_107)
+    assert sol.value == pytest.approx(ref, rel=1e-8)
+    assert not sol.fallback  # the first solver's answer is polished now
+
+
 # ---------------------------------------------------------------- cone_residual and the polishes
 
 
@@ -180,6 +199,68 @@ def test_cone_residual_matches_bounded_least_squares(seed):
 def test_cone_residual_edge_cases():
     assert cone_residual(np.zeros((0, 3)), np.array([3.0, 4.0, 0.0])) == pytest.approx(5.0)
     assert cone_residual(np.array([[1.0, np.nan]]), np.ones(2)) is None
+
+
+def brute_force_qp(H, g, G):
+    """min x'Hx - 2g'x over {G x >= 0}, H positive definite, by enumerating the faces: the
+    minimiser lies in the relative interior of some face {G_S x = 0}, where it is the
+    face's equality-constrained minimiser; the least feasible one is the answer."""
+    k, p = G.shape
+    best = None
+    for mask in range(1 << k):
+        S = [i for i in range(k) if mask >> i & 1]
+        if S:
+            _, sv, vt = np.linalg.svd(G[S])
+            Z = vt[int(np.sum(sv > 1e-12 * sv[0])):].T
+        else:
+            Z = np.eye(p)
+        x = Z @ np.linalg.solve(Z.T @ H @ Z, Z.T @ g) if Z.shape[1] else np.zeros(p)
+        if np.all(G @ x >= -1e-10 * np.linalg.norm(G, axis=1) * max(1.0, np.linalg.norm(x))):
+            f = x @ H @ x - 2 * g @ x
+            if best is None or f < best[0]:
+                best = (f, x)
+    return best
+
+
+def test_polish_drops_a_constraint_that_is_nearly_but_not_active():
+    """min (x - c)'H(x - c), H = diag(1, 1, 1e8), c = (-1, 1, 0), s.t. x_1 >= 0 and
+    x_3 + 1e-11 x_2 >= 0: at the minimiser (0, 1, 0) the second row has relative slack 1e-11,
+    below every threshold, but it is not active: forcing it moves x_3 by 1e-11, which the
+    stiff third direction turns into a gradient of -2e-3 that no non-negative multiplier
+    balances (the Pima failure of replicate 107 in miniature). One primal active-set step
+    drops the row."""
+    H = np.diag([1.0, 1.0, 1e8])
+    c = np.array([-1.0, 1.0, 0.0])
+    g = H @ c
+    G = np.array([[1.0, 0.0, 0.0], [0.0, 1e-11, 1.0]])
+    x0 = np.array([1e-13, 1.0, 1e-14])
+    assert all(qp_mod._polish_once(H, g, G, x0, tol, 1e-7) is None for tol in qp_mod.ACTIVE_TOLS)
+    x = polish_kkt(H, g, G, x0)
+    f_ref, x_ref = brute_force_qp(H, g, G)
+    np.testing.assert_allclose(x, x_ref, atol=1e-12)
+    np.testing.assert_allclose(x, [0.0, 1.0, 0.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_polish_matches_face_enumeration(seed):
+    """Random small cone QPs, some with rows of very different norms and nearly parallel rows;
+    from the exact minimiser perturbed by 1e-9 (an interior-point answer), the polished point
+    has the brute-force minimum."""
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(2, 5))
+    k = int(rng.integers(1, 7))
+    M = rng.standard_normal((p, p)) * 10.0 ** rng.uniform(-2, 2, size=p)
+    H = M.T @ M + 1e-3 * np.eye(p)
+    g = rng.standard_normal(p) * 10.0
+    G = rng.standard_normal((k, p)) * 10.0 ** rng.uniform(-3, 3, size=(k, 1))
+    if k > 1 and seed % 3 == 0:
+        G[1] = G[0] * 7.0 + 1e-10 * rng.standard_normal(p)  # nearly parallel to row 0
+    f_ref, x_ref = brute_force_qp(H, g, G)
+    x0 = x_ref + 1e-9 * max(1.0, np.linalg.norm(x_ref)) * rng.standard_normal(p)
+    x = polish_kkt(H, g, G, x0)
+    assert x is not None
+    f = x @ H @ x - 2 * g @ x
+    assert f == pytest.approx(f_ref, rel=1e-9, abs=1e-9 * max(1.0, abs(f_ref)))
 
 
 def _raise_nnls(*args, **kwargs):

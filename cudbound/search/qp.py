@@ -64,7 +64,7 @@ def cone_residual(A, b):
 ACTIVE_TOLS = (1e-6, 1e-4, 1e-8, 1e-3, 1e-10)
 
 
-def polish_kkt(H, g, G, x0, *, active_tols=ACTIVE_TOLS, check_tol=1e-7):
+def polish_kkt(H, g, G, x0, *, active_tols=ACTIVE_TOLS, check_tol=1e-7, max_steps=None):
     """Exact minimiser of x'Hx - 2g'x over {G x >= 0} from an approximate one.
 
     The active set is read off ``x0`` (slack below a threshold relative to the row
@@ -74,31 +74,62 @@ def polish_kkt(H, g, G, x0, *, active_tols=ACTIVE_TOLS, check_tol=1e-7):
     KKT conditions: feasibility and non-negative multipliers. The thresholds in
     ``active_tols`` are tried in turn (solvers differ in how close they bring active
     constraints to zero); the certificate, not the threshold, decides.
-    Returns the polished point, or None if no threshold gives a certified point (also when
-    the linear algebra of a threshold fails: that threshold certifies nothing).
+
+    A set whose point fails the certificate is refined by primal active-set steps
+    (Nocedal & Wright, Numerical Optimization, 2nd ed., 2006, Algorithm 16.3): add the most
+    violated constraint, or drop the active row with the most negative least-squares
+    multiplier, and solve again; at most ``max_steps`` sets per threshold (default
+    2 (k + p)), each set solved once. This recovers the minimiser when a constraint that is
+    not active lies within every threshold of ``x0`` (a nearly degenerate vertex, common
+    with a badly scaled design).
+
+    Returns the polished point, or None if no set gives a certified point (also when the
+    linear algebra of a set fails: that set certifies nothing).
     """
     x0 = np.asarray(x0, dtype=float)
+    H = np.asarray(H, dtype=float)
+    g = np.asarray(g, dtype=float)
     if not (np.all(np.isfinite(x0)) and np.all(np.isfinite(H)) and np.all(np.isfinite(g))):
         return None
+    p = H.shape[0]
+    G = np.asarray(G, dtype=float).reshape(-1, p)
+    k = G.shape[0]
+    scale = np.sqrt(np.einsum("ij,ij->i", G, G))
+    xs = max(1.0, float(np.linalg.norm(x0)))
+    slack = (G @ x0) / np.where(scale > 0, scale, 1.0)
+    steps = 2 * (k + p) if max_steps is None else int(max_steps)
+    tried = set()
     for tol in active_tols:
-        try:
-            x = _polish_once(H, g, G, x0, tol, check_tol)
-        except np.linalg.LinAlgError:  # SVD / eigendecomposition did not converge
-            continue
-        if x is not None:
-            return x
+        act = tuple(int(i) for i in np.flatnonzero(slack <= tol * xs))
+        for _ in range(steps):
+            if act in tried:
+                break
+            tried.add(act)
+            try:
+                x, nxt = _polish_set(H, g, G, x0, np.array(act, dtype=int), scale, xs, check_tol)
+            except np.linalg.LinAlgError:  # SVD / eigendecomposition did not converge
+                break
+            if x is not None:
+                return x
+            if nxt is None:
+                break
+            act = nxt
     return None
 
 
 def _polish_once(H, g, G, x0, active_tol, check_tol):
-    p = H.shape[0]
+    """The certified point of one threshold's active set, without refinement (None: rejected)."""
+    G = np.asarray(G, dtype=float).reshape(-1, H.shape[0])
+    scale = np.sqrt(np.einsum("ij,ij->i", G, G))
     xs = max(1.0, float(np.linalg.norm(x0)))
-    if G.shape[0]:
-        scale = np.sqrt(np.einsum("ij,ij->i", G, G))
-        slack = (G @ x0) / scale
-        act = np.flatnonzero(slack <= active_tol * xs)
-    else:
-        scale, act = np.zeros(0), np.zeros(0, dtype=int)
+    act = np.flatnonzero((G @ x0) / np.where(scale > 0, scale, 1.0) <= active_tol * xs)
+    return _polish_set(H, g, G, x0, act, scale, xs, check_tol)[0]
+
+
+def _polish_set(H, g, G, x0, act, scale, xs, check_tol):
+    """(x, None) if the minimiser on the face {G_act x = 0} passes the KKT certificate, else
+    (None, the next active set to try, or None)."""
+    p = H.shape[0]
     GA = G[act]
     if len(act):
         _, sv, vt = np.linalg.svd(GA)
@@ -117,19 +148,27 @@ def _polish_once(H, g, G, x0, active_tol, check_tol):
         if null.shape[1]:
             u = u + null @ (null.T @ (Z.T @ x0 - u))
         x = Z @ u
-    # certificate
-    if G.shape[0] and np.min((G @ x) / scale) < -check_tol * xs:
-        return None
     if not np.all(np.isfinite(x)):
-        return None
+        return None, None
+    # certificate: feasibility ...
+    if G.shape[0]:
+        rel = (G @ x) / np.where(scale > 0, scale, 1.0)
+        worst = int(np.argmin(rel))
+        if rel[worst] < -check_tol * xs:
+            return None, tuple(sorted({int(i) for i in act} | {worst}))
     grad = 2.0 * (H @ x - g)
-    if len(act):
-        # multipliers >= 0 with grad = GA' lam: non-negative least squares, which also
-        # copes with dependent active rows (where plain least squares may go negative)
-        resid = cone_residual(GA, grad)
-        gscale = max(1.0, float(np.linalg.norm(grad)), float(np.linalg.norm(2 * g)))
-        if resid is None or resid > check_tol * gscale:
-            return None
-    elif np.linalg.norm(grad) > check_tol * max(1.0, float(np.linalg.norm(2 * g))):
-        return None
-    return x
+    if not len(act):
+        if np.linalg.norm(grad) > check_tol * max(1.0, float(np.linalg.norm(2 * g))):
+            return None, None
+        return x, None
+    # ... and multipliers >= 0 with grad = GA' lam: non-negative least squares, which also
+    # copes with dependent active rows (where plain least squares may go negative)
+    resid = cone_residual(GA, grad)
+    gscale = max(1.0, float(np.linalg.norm(grad)), float(np.linalg.norm(2 * g)))
+    if resid is not None and resid <= check_tol * gscale:
+        return x, None
+    lam, *_ = np.linalg.lstsq(GA.T, grad, rcond=None)
+    drop = int(np.argmin(lam))
+    if not np.isfinite(lam[drop]) or lam[drop] >= 0.0:
+        return None, None
+    return None, tuple(int(i) for j, i in enumerate(act) if j != drop)
