@@ -21,16 +21,22 @@ that last full step.
 
 The answer is then certified as ``convex.polish_smooth`` certifies an interior-point
 answer: the cone's constraints hold (to 1e-7 relative) and grad L = G_A' lambda with
-lambda >= 0 on the active set A of the last QP, to 1e-7 max(1, |grad L|) (least squares;
-a negative multiplier counts |lambda_k| |G_k| towards the residual, which bounds the
-non-negative least-squares residual from above). A node that fails (no convergence, a
-non-finite loss or derivative, a failed certificate) raises :class:`NodeSolveError`; the
-engine then hands it to the cvxpy solver.
+lambda >= 0, to 1e-7 max(1, |grad L|). First on the active set A of the last QP (least
+squares; a negative multiplier counts |lambda_k| |G_k| towards the residual, which bounds
+the non-negative least-squares residual from above), then, if that fails, on every row
+within 1e-10 (relative) of active, by non-negative least squares (two opposite rows, of
+which the QP keeps one, need this). A node that fails (no convergence, a non-finite loss
+or derivative, a line search that stalls before the decrease reaches round-off, a failed
+certificate) raises :class:`NodeSolveError`; the engine then hands it to the cvxpy solver.
 
-A singular Hessian (points of weight 0, curvature vanishing far out) is regularised:
-its eigenvalues are raised to at least 1e-12 of the largest. Along an exactly flat
-direction the gradient vanishes, so the step there is round-off; elsewhere the line
-search keeps the method a descent method and the certificate decides.
+A singular or nearly singular Hessian (few points of positive weight, curvature that
+vanishes far out, a piecewise quadratic loss) is regularised: the model's eigenvalues
+are raised to at least 1e-8 of the largest (to 1e-5, then 1e-2, if the active-set method
+still fails), and a zero Hessian becomes |g| I. Along an exactly flat direction the
+gradient vanishes, so the step there is round-off amplified at most 1e8 times; the line
+search keeps the method a descent method whatever the model, and the certificate decides.
+A well-conditioned Hessian (Cholesky pivots above 1e-8 of its largest diagonal entry) is
+inverted as it is.
 
 Warm start: the parent's minimiser. Its new constraint is violated there, so the first
 step goes to the model minimiser over the cone (feasible), or to the first feasible
@@ -49,8 +55,12 @@ reported point is pushed along the separating direction d* (``convex.push_to_inf
 A child's cone lies in its parent's, so its I+ is a subset of the parent's: when the
 parent's I+ is empty, so is the child's, and when the parent's d* lies in the child's
 cone (every row G_k d* >= -1e-10 |G_k| |d*|), d* separates all of the parent's I+ there,
-so I+ and d* are the parent's. Only the other nodes solve the linear program, with the
-parent's I+ as candidates.
+so I+ and d* are the parent's. For the other nodes the loss is first minimised with every
+point kept; if the minimiser's KKT multipliers show that no admissible direction can
+separate a point (``SmoothNodeSolver._nothing_separable``), I+ is empty and that minimiser
+is the answer (this also decides, once per replicate, whether the resample can be
+separated at all). Only when that fails is the linear program solved, with the parent's
+I+ as candidates.
 """
 from __future__ import annotations
 
@@ -73,7 +83,7 @@ CHECK_TOL = 1e-7     # KKT certificate (as convex.polish_smooth)
 ACTIVE_TOL = 1e-10   # rows this close to active (relative) join the certificate's second try
 ARMIJO = 1e-4
 RESOLUTION = 1e-15   # a predicted decrease below RESOLUTION max(1, |L|) is round-off: stop
-STALL = 1e-9         # a line search that fails with the decrease below this: round-off, certify
+STALL = 1e-12        # a line search that fails with the predicted decrease below this: certify
 MAX_ITER = 100
 REUSE_TOL = 1e-10    # the parent's separating direction is in the child's cone up to this (relative)
 TRIAL_ITER = 20      # iterations allowed to a solve that tries to certify that nothing is separable
