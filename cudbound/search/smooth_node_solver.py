@@ -21,16 +21,25 @@ that last full step.
 
 The answer is then certified as ``convex.polish_smooth`` certifies an interior-point
 answer: the cone's constraints hold (to 1e-7 relative) and grad L = G_A' lambda with
-lambda >= 0 on the active set A of the last QP, to 1e-7 max(1, |grad L|) (least squares;
-a negative multiplier counts |lambda_k| |G_k| towards the residual, which bounds the
-non-negative least-squares residual from above). A node that fails (no convergence, a
-non-finite loss or derivative, a failed certificate) raises :class:`NodeSolveError`; the
-engine then hands it to the cvxpy solver.
+lambda >= 0, to 1e-7 max(1, |grad L|), for rows A active at x. First with A the active
+set of the last QP (each row active at x to 1e-10 relative; least squares, a negative
+multiplier counting |lambda_k| |G_k| towards the residual, which bounds the non-negative
+least-squares residual from above); if that fails, with A every row within 1e-10 of
+active, by non-negative least squares (two opposite rows, of which the QP keeps one,
+need this). If both fail, or the line search stalls before the predicted decrease
+reaches 1e-12, the point is handed to ``convex.polish_smooth`` (Newton's method on the
+face read off the point, the same certificate), as the cvxpy path polishes its answers.
+A node that still fails (no convergence, a non-finite loss or derivative, no certificate)
+raises :class:`NodeSolveError`; the engine then hands it to the cvxpy solver.
 
-A singular Hessian (points of weight 0, curvature vanishing far out) is regularised:
-its eigenvalues are raised to at least 1e-12 of the largest. Along an exactly flat
-direction the gradient vanishes, so the step there is round-off; elsewhere the line
-search keeps the method a descent method and the certificate decides.
+A singular or nearly singular Hessian (few points of positive weight, curvature that
+vanishes far out, a piecewise quadratic loss) is regularised: the model's eigenvalues
+are raised to at least 1e-8 of the largest (to 1e-5, then 1e-2, if the active-set method
+still fails), and a zero Hessian becomes |g| I. Along an exactly flat direction the
+gradient vanishes, so the step there is round-off amplified at most 1e8 times; the line
+search keeps the method a descent method whatever the model, and the certificate decides.
+A well-conditioned Hessian (Cholesky pivots above 1e-8 of its largest diagonal entry) is
+inverted as it is.
 
 Warm start: the parent's minimiser. Its new constraint is violated there, so the first
 step goes to the model minimiser over the cone (feasible), or to the first feasible
@@ -49,8 +58,12 @@ reported point is pushed along the separating direction d* (``convex.push_to_inf
 A child's cone lies in its parent's, so its I+ is a subset of the parent's: when the
 parent's I+ is empty, so is the child's, and when the parent's d* lies in the child's
 cone (every row G_k d* >= -1e-10 |G_k| |d*|), d* separates all of the parent's I+ there,
-so I+ and d* are the parent's. Only the other nodes solve the linear program, with the
-parent's I+ as candidates.
+so I+ and d* are the parent's. For the other nodes the loss is first minimised with every
+point kept; if the minimiser's KKT multipliers show that no admissible direction can
+separate a point (``SmoothNodeSolver._nothing_separable``), I+ is empty and that minimiser
+is the answer (this also decides, once per replicate, whether the resample can be
+separated at all). Only when that fails is the linear program solved, with the parent's
+I+ as candidates.
 """
 from __future__ import annotations
 
@@ -63,7 +76,7 @@ from scipy.optimize import nnls
 
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss
 from .compiled import _gi
-from .convex import SeparationUnknown, push_to_infimum, separation
+from .convex import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["SmoothNodeSolver"]
@@ -73,7 +86,7 @@ CHECK_TOL = 1e-7     # KKT certificate (as convex.polish_smooth)
 ACTIVE_TOL = 1e-10   # rows this close to active (relative) join the certificate's second try
 ARMIJO = 1e-4
 RESOLUTION = 1e-15   # a predicted decrease below RESOLUTION max(1, |L|) is round-off: stop
-STALL = 1e-9         # a line search that fails with the decrease below this: round-off, certify
+STALL = 1e-12        # a line search that fails with the predicted decrease below this: certify
 MAX_ITER = 100
 REUSE_TOL = 1e-10    # the parent's separating direction is in the child's cone up to this (relative)
 TRIAL_ITER = 20      # iterations allowed to a solve that tries to certify that nothing is separable
@@ -186,11 +199,15 @@ def _model_qp(g, H, G, norms, x, z, act, u):
 
 @njit(cache=True)
 def _kkt_ok(G, norms, x, g, act, nact):
-    """Feasibility of {G x >= 0} and grad = G_A' lambda, lambda >= 0 (to CHECK_TOL)."""
+    """Feasibility of {G x >= 0}, the rows of A active at x (to ACTIVE_TOL) and
+    grad = G_A' lambda, lambda >= 0 (to CHECK_TOL)."""
     p = x.shape[0]
     xs = max(1.0, np.sqrt(np.dot(x, x)))
     for k in range(G.shape[0]):
         if np.dot(G[k], x) / norms[k] < -CHECK_TOL * xs:
+            return False
+    for a in range(nact):
+        if np.dot(G[act[a]], x) / norms[act[a]] > ACTIVE_TOL * xs:
             return False
     gn = np.sqrt(np.dot(g, g))
     if not np.isfinite(gn):
@@ -658,11 +675,28 @@ class SmoothNodeSolver(NodeSolver):
                 status, value, act, nact = _sqp_python(obj, G, norms, x, max_iter)
         except _NUMERIC_ERRORS as exc:  # a LAPACK failure (eigh)  # pragma: no cover
             raise NodeSolveError(f"smooth solver: {exc}") from None
-        if status == 5 and self._kkt_all_active(obj, G, rows, x):
-            status = 0
+        if status in (3, 5) and np.all(np.isfinite(x)):
+            # a stalled line search or a failed certificate: the certificate with every row
+            # active at x, else Newton's method on the face read off x (convex.polish_smooth)
+            if status == 5 and self._kkt_all_active(obj, G, rows, x):
+                status = 0
+            else:
+                polished = self._polish(weights, G, x)
+                if polished is not None:
+                    x[:] = polished
+                    value = self.loss.value(self.design, self.y, weights, x)
+                    status = 0 if np.isfinite(value) else status
         if status == 0 and self.kind is None:
             value = self.loss.value(self.design, self.y, weights, x)
         return status, float(value), np.array(act[:nact])
+
+    def _polish(self, weights, G, x):
+        """``convex.polish_smooth`` from x: the polished, KKT-certified point or None."""
+        loss, design, y = self.loss, self.design, self.y
+        with np.errstate(over="ignore", invalid="ignore"):
+            return polish_smooth(lambda b: loss.value(design, y, weights, b),
+                                 lambda b: loss.gradient(design, y, weights, b),
+                                 lambda b: loss.hessian(design, y, weights, b), G, x)
 
     def _kkt_all_active(self, obj, G, rows, x):
         """The KKT certificate with every row active at x (slack <= ACTIVE_TOL |x| |G_k|) and
