@@ -1,38 +1,42 @@
-"""Choosing and reusing search engines: one per (loss, design, labels).
+"""Choosing and reusing node solvers: one engine per (loss, design, labels).
 
-- ``engine="auto"`` (default): for a quadratic loss whose bootstrap Hessian is
-  positive definite (squared, ridge), the compiled search (``search.compiled``,
-  numba); otherwise the Python search (another loss, or a bootstrap sample with too
-  few distinct points for the basis), with screening by one convex solve per point,
-  the paper's bound and static branching (largest |change in C| first: measured better
-  than the flip-cost orders without the flip-cost bound). Its node solves: for the plain
-  hinge loss, linear programs solved by a compiled simplex method warm-started from the
-  parent's basis and certified (``search.lp_node_solver``); for a non-quadratic loss with
-  derivatives (logistic, exponential, their ridge versions, user losses with
-  ``derivatives``), SQP with exact active-set QP steps (``search.smooth_node_solver``);
-  otherwise cvxpy. cvxpy is the fallback of any node the fast solvers cannot certify.
-- ``engine="python"``: the Python search, with exact active-set node solves for a
-  quadratic loss (positive definite Hessian), the certified simplex for the hinge loss,
-  the SQP solver for a non-quadratic loss with derivatives, and cvxpy otherwise.
-- ``engine="cvxpy"``: the Python search with every node solved through cvxpy.
+Every engine runs the one compiled search (``search.core``); they differ in where the
+replicate is set up and how its nodes are solved.
 
-All three return the same Q^(b). A replicate the compiled search cannot finish is
-rerun on the Python path; a node the active-set or SQP solver cannot finish is handed
-to cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node
-nobody solves leaves a certified upper bound and the replicate says so.
+- ``engine="auto"`` (default): for a quadratic loss whose bootstrap Hessian is positive
+  definite (squared, ridge), the whole replicate (set-up, screening and search) runs in
+  compiled code, with the exact dual active-set QP inside the loop. Otherwise the replicate
+  is set up in Python (``search.problem.ReplicateProblem``: screening by one convex solve per
+  point) and searched with the paper's bound and static branching (largest |change in C|
+  first: measured better than the flip-cost orders without the flip-cost bound). Its node
+  solves: for the plain hinge loss, the certified compiled simplex inside the loop
+  (``search.lp_node_solver``); for a non-quadratic loss with derivatives (logistic,
+  exponential, their ridge versions, user losses with ``derivatives``), SQP with exact
+  active-set QP steps (``search.smooth_node_solver``), called from the loop; otherwise
+  cvxpy, called from the loop.
+- ``engine="python"``: the set-up in Python and every node solved by a Python
+  :class:`~cudbound.search.node_solvers.NodeSolver` called from the loop (the active-set
+  solver for a positive definite quadratic loss, the simplex for the hinge loss, the SQP
+  solver for a loss with derivatives, cvxpy otherwise), and realisability decided in Python
+  (witness points, then the feasibility QP, then an LP): the same answers through the
+  external-solver interface that a user's own node solver would use.
+- ``engine="cvxpy"``: as ``"python"`` with every node solved through cvxpy.
+
+All three return the same Q^(b). A node a compiled or fast solver cannot finish is handed
+to cvxpy, and a cvxpy failure is retried with the next solver in its chain; a node nobody
+solves leaves a certified upper bound and the replicate says so.
 
 No solver failure aborts a replicate (the exception families are
 ``search.node_solvers.SOLVER_ERRORS``). Every hand-off counts as a fallback
 (``SearchOutcome.fallbacks``): a node or screening solve handed to another solver, a
-node or screening point handed to a certified bound, a replicate handed from the
-compiled search to the Python search, and a replicate whose root (or set-up) fails,
-which keeps the trivial certified bound max|C|/n (g <= 1). A fallback that another
-solver resolves leaves the replicate exact; ``status`` is ``"solver_failure"`` only when
-a certified bound stands in for an exact value.
+node or screening point handed to a certified bound, a realisability decision handed to
+an LP, a replicate whose compiled set-up fails (redone in Python), and a replicate whose
+root (or set-up) fails, which keeps the trivial certified bound max|C|/n (g <= 1). A
+fallback that another solver resolves leaves the replicate exact; ``status`` is
+``"solver_failure"`` only when a certified bound stands in for an exact value.
 """
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -40,8 +44,7 @@ import numpy as np
 from .losses import HingeLoss
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, SearchOptions, SearchOutcome, Tolerances, branch_and_bound
-from .search.bnb import _value_at
-from .search.compiled import compiled_replicate, compiled_search
+from .search.core import SearchContext, compiled_replicate
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.qp import positive_definite
 from .search.node_solvers import SOLVER_ERRORS, _checked, _QuadraticReplicate
@@ -132,7 +135,7 @@ class ReplicateEngine:
     def search(self, counts, beta_hat, alpha_n, options=SearchOptions(), *, record_tree=False):
         """Branch and bound for one count vector; returns a SearchOutcome.
 
-        ``record_tree`` (a networkx.DiGraph of the search) needs the Python search. If the
+        ``record_tree`` (a networkx.DiGraph of the search) sets the replicate up in Python. If the
         root problem or the replicate's set-up fails in every solver (any of ``SOLVER_ERRORS``),
         the replicate returns the trivial certified bound max|C| / n (g <= 1), flagged
         ``solver_failure``; ``fallbacks`` counts the hand-offs (module docstring).
@@ -162,21 +165,24 @@ class ReplicateEngine:
 
     def _search(self, counts, beta_hat, alpha_n, options, record_tree):
         if self.engine == "auto" and self.loss.is_quadratic and not record_tree:
-            # the whole replicate (set-up and search) in compiled code
+            # the whole replicate (set-up and search) in compiled code; a node its QP solver
+            # fails on is solved by cvxpy from inside the loop
             t0 = time.perf_counter()
-            H, g, c = self.loss.quadratic_form(self.design, self.y, np.asarray(counts, dtype=float))
+            self._counts = np.asarray(counts, dtype=float)
+            H, g, c = self.loss.quadratic_form(self.design, self.y, self._counts)
             try:
-                res = compiled_replicate(*self._rows, counts, H, g, c,
-                                         np.ascontiguousarray(beta_hat, dtype=np.float64), alpha_n, options)
+                with SearchContext(fallback=self._cvxpy_solver) as ctx:
+                    res = compiled_replicate(*self._rows, counts, H, g, c,
+                                             np.ascontiguousarray(beta_hat, dtype=np.float64), alpha_n, options,
+                                             context=ctx)
             except SOLVER_ERRORS:
-                res = ("error",) * 3
-            if res is not None and res[2] not in ("solver_failure", "error"):
-                value, lower, status, nodes, solves, pruned, real, screened = res
+                res = "error"
+                self._fallbacks += 1  # a numerical failure in compiled code: the set-up in Python takes over
+            if res is not None and res != "error":
+                value, lower, status, nodes, solves, pruned, real, screened, fallbacks = res
                 return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
                                      pruned=pruned, realisability_checks=real, screened=screened,
-                                     seconds=time.perf_counter() - t0)
-            if res is not None:
-                self._fallbacks += 1  # a numerical failure in compiled code: the Python search takes over
+                                     seconds=time.perf_counter() - t0, fallbacks=fallbacks)
         solver, root, quad = self.prepare(counts)
         root = _checked(root)
         self._fallbacks += int(root.fallback)
@@ -187,30 +193,11 @@ class ReplicateEngine:
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and positive_definite(quad.H) else None
-        compiled = None
-        if self.engine == "auto" and quad is not None and isinstance(solver, _WithFallback) and not record_tree:
-            t0 = time.perf_counter()
-            best0 = max(_value_at(problem, b, v, Tolerances()) for b, v in seed)
-            try:
-                value, lower, status, nodes, solves, pruned, real = compiled_search(
-                    problem, quad, best0=best0, max_nodes=options.max_nodes, time_limit=options.time_limit,
-                    flip_cost=options.flip_cost, branching=options.branching,
-                    floor=-1.0 if options.floor is None else options.floor,
-                    stop_above=math.inf if options.stop_above is None else options.stop_above)
-            except SOLVER_ERRORS:
-                status = "error"
-            else:
-                compiled = (value, lower)
-            if status not in ("solver_failure", "error"):
-                return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
-                                     pruned=pruned, realisability_checks=real, screened=problem.n_screened,
-                                     seconds=time.perf_counter() - t0)
-            self._fallbacks += 1  # the replicate is handed to the Python search
+        lp = None
+        if self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._lp:
+            lp = self._lp  # the compiled simplex runs inside the loop
         out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
-                               extra_lower=seed)
+                               extra_lower=seed, lp=lp, fallback=self._cvxpy_solver,
+                               python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
-        if compiled is not None and out.status == "solver_failure":
-            # both searches hold certified bounds [lower, value]: keep the tighter of each
-            out.value = min(out.value, compiled[0])
-            out.lower = max(out.lower, compiled[1])
         return out

@@ -1,22 +1,10 @@
-"""Best-first branch and bound for the replicate supremum Q^(b) (Laber & Murphy 2008, sec. 4).
+"""The search's Python face: options, tolerances, outcome, and :func:`branch_and_bound`.
 
-A node fixes the signs of some free points. Its bound is
-
-    U = Cmax / n * g(alpha_n (L_hat - m)),
-
-m the least bootstrap loss over the node's closed cone and Cmax the largest |C| its
-completions can reach. With a positive definite quadratic loss the bound is tightened by
-the per-point flip cost and the branching point is chosen from it (``search.compiled``
-documents both; this module calls the same compiled helpers). A node is pruned when
-g <= 0 (m >= L_hat + 1/alpha_n) or when U <= the best value found. Exactness conventions
-(method.md): the child whose new constraint the parent's minimiser already meets inherits
-the parent's minimiser; a node counts only if its open region is non-empty (a witness
-point, else an LP). The open node with the largest bound is expanded first (ties: first
-pushed, first popped), so the largest bound on the queue is a certified upper bound at
-any moment.
-
-This is the generic search: any node solver (cvxpy for any convex loss), the search
-tree export, and the fallback of the compiled search.
+The loop itself is compiled (:mod:`cudbound.search.core`, the one search of the toolkit);
+this module prepares a :class:`~cudbound.search.problem.ReplicateProblem` for it, lets it
+call any :class:`~cudbound.search.node_solvers.NodeSolver` (cvxpy for any convex loss, the
+SQP solver of smooth losses, a user's solver), builds the search tree (networkx) when asked,
+and returns a :class:`SearchOutcome`.
 
 Solver failures never abort the search. A node that no solver solves
 (:data:`node_solvers.SOLVER_ERRORS`, or a non-finite answer) is dropped with its bound,
@@ -30,17 +18,13 @@ bound, or an undecided node, may have replaced the exact value.
 """
 from __future__ import annotations
 
-import heapq
-import itertools
 import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .compiled import BRANCHING, _bound, _branch_point
-from .node_solvers import SOLVER_ERRORS, NodeSolveError, _checked
-from .realisability import RealisabilityUnknown, realise
+from .compiled import BRANCHING
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
 
@@ -100,181 +84,46 @@ class SearchOutcome:
     fallbacks: int = 0        # nodes handed to another solver or to a certified bound (see module docstring)
 
 
-@dataclass
-class _Node:
-    signs: np.ndarray        # +-1 for fixed free points, 0 for unfixed
-    nfixed: int
-    C_fixed: float
-    m: float
-    beta: np.ndarray
-    warm: object
-    witness: np.ndarray | None
-    parent_witness: np.ndarray | None
-    id: int = 0
-    floor: float = 0.0       # a flip child not yet solved: its minimum is >= m + floor
-    solved: bool = True
-
-
 def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
-                     record_tree=False, extra_lower=()):
+                     record_tree=False, extra_lower=(), lp=None, fallback=None, python_realise=False):
     """Maximise |C(s)|/n * g(alpha_n (L_hat - inf_{M(s)} L)) over realisable patterns s.
 
     Parameters
     ----------
     problem : ReplicateProblem
-    solver : NodeSolver with weights already set for this replicate
+    solver : NodeSolver with weights already set for this replicate (called from the
+        compiled loop; ignored when ``lp`` is given)
     root : NodeSolution of the unconstrained problem (beta_u, L_u)
     quad : the replicate's quadratic form when it is positive definite (enables the
         flip-cost bound and the flip-cost branching), else None
     extra_lower : (beta, loss) pairs whose realised patterns seed the lower bound
+    lp : a HingeLPNodeSolver with weights set: its compiled simplex runs inside the loop
+    fallback : a callable returning the NodeSolver for nodes the compiled solver fails on
+    python_realise : decide realisability in Python (witness, QP, LP) rather than by the
+        compiled warm-started QP
     """
+    from .core import KIND_EXTERNAL, KIND_LP, SearchContext, run_search
     t0 = time.perf_counter()
-    out = SearchOutcome(value=0.0, lower=0.0, status="exact", screened=problem.n_screened)
     tree = None
     if record_tree:
         import networkx as nx
         tree = nx.DiGraph()
     P = np.ascontiguousarray(problem.design[problem.rows], dtype=float).reshape(-1, problem.design.shape[1])
-    mf = P.shape[0]
-    cplus = np.ascontiguousarray(problem.cost_plus, dtype=float)
-    cminus = np.ascontiguousarray(problem.cost_minus, dtype=float)
-    if quad is not None:
-        hn = np.einsum("ij,ij->i", P, np.linalg.solve(quad.H, P.T).T) if mf else np.zeros(0)
-        tu, L_u = P @ quad.beta_u, float(quad.L_u)
-        use_flip, mode = options.flip_cost, BRANCHING[options.branching]
-    else:
-        hn, use_flip, mode = np.ones(mf), False, 0
-        tu, L_u = np.zeros(0), 0.0
-    tmp_d, tmp_diff = np.empty(mf), np.empty(mf)
-    n, alpha, L_hat, L_max = float(problem.n), problem.alpha_n, problem.L_hat, problem.L_max
-
-    def bound(node):
-        return _bound(P, hn, cplus, cminus, node.signs, node.C_fixed, node.beta, node.m, n, alpha, L_hat,
-                      L_max, use_flip, tmp_d, tmp_diff, node.floor, tu, L_u)
-
-    counter = itertools.count()
     best = 0.0
     for beta, loss_value in extra_lower:
         best = max(best, _value_at(problem, beta, loss_value, tol))
-    best = max(best, _value_at(problem, root.beta, root.beta_value, tol))
-    root_node = _Node(np.zeros(mf, dtype=np.int8), 0, problem.C_forced, root.value, root.beta, root.warm,
-                      np.ones(P.shape[1]), None, next(counter))
-    heap = []
-    unsolved_bound = -math.inf  # largest bound of a node no solver could handle
-    floor = -1.0 if options.floor is None else float(options.floor)
-    stop_above = math.inf if options.stop_above is None else float(options.stop_above)
-
-    def push(node, sign=0):
-        U = bound(node)
-        if tree is not None:
-            if sign is None:  # back in the queue after its solve
-                tree.nodes[node.id]["bound"] = U
-            else:
-                tree.add_node(node.id, depth=node.nfixed, m=node.m, bound=U, sign=sign, state="open")
-        if U <= 0.0 or U <= max(best, floor) + tol.prune:
-            out.pruned += 1
-            if tree is not None:
-                tree.nodes[node.id]["state"] = "pruned"
-            return
-        heapq.heappush(heap, (-U, node.id, node))
-
-    out.nodes = 1
-    push(root_node)
-    while heap:
-        negU, _, node = heap[0]
-        if -negU <= max(best, floor) + tol.prune:
-            break
-        if best > stop_above:
-            out.status = "bounded"
-            break
-        if (options.max_nodes is not None and out.nodes >= options.max_nodes) or (
-                options.time_limit is not None and time.perf_counter() - t0 > options.time_limit):
-            out.status = "budget"
-            break
-        heapq.heappop(heap)
-        if not node.solved:
-            # a flip child is solved only now that it leads the queue; it then goes back in
-            # with its exact bound (most flip children never get here)
-            fixed = np.flatnonzero(node.signs)
-            try:
-                sol = _checked(solver.solve(problem.rows[fixed], node.signs[fixed].astype(float), node.warm))
-            except SOLVER_ERRORS:
-                # keep a certified bound: its minimum is at least the parent's plus the flip cost
-                unsolved_bound = max(unsolved_bound, -negU)
-                out.status = "solver_failure"
-                out.fallbacks += 1
-                if tree is not None:
-                    tree.nodes[node.id]["state"] = "solver_failure"
-                continue
-            out.solves += 1
-            out.fallbacks += int(getattr(sol, "fallback", False))
-            node.m, node.beta, node.warm, node.floor, node.solved = sol.value, sol.beta, sol.warm, 0.0, True
-            best = max(best, _value_at(problem, node.beta, sol.beta_value, tol))
-            if tree is not None:
-                tree.nodes[node.id]["m"] = node.m
-            push(node, None)
-            continue
-        if node.nfixed and not _realise(node, P, out):
-            if tree is not None:
-                tree.nodes[node.id]["state"] = "unrealisable"
-            continue
-        if node.nfixed == mf:  # a leaf: its bound is its exact value
-            best = max(best, problem.objective(node.C_fixed, node.m))
-            if tree is not None:
-                tree.nodes[node.id]["state"] = "leaf"
-            continue
-        if tree is not None:
-            tree.nodes[node.id]["state"] = "expanded"
-        j = int(_branch_point(P, hn, cplus, cminus, node.signs, node.beta, node.m, L_max, mode))
-        side = P[j] @ node.beta
-        for s in (1, -1):
-            C = node.C_fixed + (cplus[j] if s > 0 else cminus[j])
-            signs = node.signs.copy()
-            signs[j] = s
-            child = _Node(signs, node.nfixed + 1, C, node.m, node.beta, node.warm, None, node.witness,
-                          next(counter))
-            out.nodes += 1
-            if tree is not None:
-                tree.add_edge(node.id, child.id)
-            if s * side < 0:  # the flip child: the parent's minimiser violates its constraint
-                child.solved = False
-                # first-order optimality of the parent's minimiser: the flip costs at least this
-                child.floor = side * side / hn[j] if quad is not None else 0.0
-            push(child, s)
-    upper = best
-    if heap and out.status in ("budget", "bounded"):
-        upper = max(upper, -heap[0][0])
-    if unsolved_bound > upper:
-        upper = unsolved_bound
-    elif out.status == "solver_failure" and not out.undecided:
-        out.status = "exact"  # every unsolved node was dominated by an attained value
-    if floor + tol.prune > upper:
-        upper = floor + tol.prune  # nodes with bounds up to floor + prune were pruned unexplored
-        if out.status == "exact":
-            out.status = "bounded"
-    out.value, out.lower = float(upper), float(best)
-    out.seconds = time.perf_counter() - t0
-    out.tree = tree
-    return out
-
-
-def _realise(node, P, out) -> bool:
-    """Find a witness for the node's open region (the parent's witness or the node's
-    minimiser, strictly inside), or decide by the compiled feasibility QP, or by LP."""
-    fixed = np.flatnonzero(node.signs)
-    out.realisability_checks += 1
-    try:
-        point = realise(P[fixed], node.signs[fixed], (node.parent_witness, node.beta))
-    except (RealisabilityUnknown, ValueError, ArithmeticError):  # ValueError: linprog, LinAlgError
-        # undecided: keep the node (an unrealisable pattern can only raise the value), so the
-        # replicate's value stays a certified upper bound, and say so
-        out.status = "solver_failure"
-        out.undecided = True
-        out.fallbacks += 1
-        node.witness = None
-        return True
-    node.witness = point  # a realising classifier: children try it first
-    return point is not None
+    q = None
+    if quad is not None:
+        q = (quad.H, np.linalg.inv(quad.H), quad.beta_u, quad.L_u)
+    kind = KIND_LP if lp is not None else KIND_EXTERNAL
+    with SearchContext(solver, fallback, root.warm, tree) as ctx:
+        value, lower, status, nodes, solves, pruned, real, fallbacks, undecided = run_search(
+            P, problem.rows, problem.cost_plus, problem.cost_minus, problem.C_forced, problem.n, problem.alpha_n,
+            problem.L_hat, root_beta=root.beta, root_m=root.value, root_bv=root.beta_value, best0=best, kind=kind,
+            quad=q, lp=lp, context=ctx, options=options, record=record_tree, python_realise=python_realise)
+    return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves, pruned=pruned,
+                         realisability_checks=real, screened=problem.n_screened, seconds=time.perf_counter() - t0,
+                         tree=tree, undecided=undecided, fallbacks=fallbacks)
 
 
 def _value_at(problem, beta, loss_value, tol) -> float:

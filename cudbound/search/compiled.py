@@ -1,24 +1,22 @@
-"""Compiled branch and bound for quadratic losses (numba).
+"""Compiled pieces of the search (numba): node QPs, bounds, branching, queue, replicate set-up.
 
-The same search as :mod:`cudbound.search.bnb` (best-first, the paper's bound, the
-parent's minimiser reused by the child that does not flip, screening done before by
-:class:`~cudbound.search.problem.ReplicateProblem`), with every node problem solved in
-compiled code:
+The loop that uses them is :mod:`cudbound.search.core` (the one search of the toolkit).
 
 - the node QP  min (b - b_u)'H(b - b_u)  s.t.  s_k phi_k'b >= 0  by the dual active-set
-  method of Goldfarb & Idnani (1983), warm-started from the parent's active set;
+  method of Goldfarb & Idnani (1983), allocation-free, warm-started from the parent's
+  active set (:func:`_gi_ws`);
 - realisability of the node's open region by the same method on the feasibility QP
   min ||b||^2  s.t.  phi_k'b >= 0 (s_k = +1), phi_k'b <= -1 (s_k = -1), whose
-  infeasibility the dual method detects exactly (cones scale, method.md); it too is
-  warm-started from the parent's solution, and a parent solution that already meets
-  the child's new constraint is reused without any pivot.
-
-Optionally the node bound is tightened by the per-point flip cost: at a node with
-minimiser b_m, every b in the node's cone has L(b) >= m + (b - b_m)'H(b - b_m)
-(first-order optimality of b_m), so giving point k the other sign costs at least
-delta_k = (phi_k'b_m)^2 / (phi_k'H^-1 phi_k); a completion that flips a set F of points
-has loss >= m + max_F delta_k. The bound is the largest |C|/n g(alpha_n(L_hat - m - delta))
-over the prefixes of the points sorted by delta.
+  infeasibility the dual method detects exactly (cones scale, method.md);
+- the node bound (:func:`_bound`), optionally tightened by the per-point flip cost: at a
+  node with minimiser b_m, every b in the node's cone has L(b) >= m + (b - b_m)'H(b - b_m)
+  (first-order optimality of b_m), so giving point k the other sign costs at least
+  delta_k = (phi_k'b_m)^2 / (phi_k'H^-1 phi_k) (refined with the gradient in
+  :func:`_flip_cost`); a completion that flips a set F of points has loss >= m + max_F
+  delta_k. The bound is the largest |C|/n g(alpha_n(L_hat - m - delta)) over the prefixes
+  of the points sorted by delta;
+- the branching rules (:func:`_branch_point`), the binary heap of open nodes, and the
+  set-up of a quadratic replicate (:func:`_replicate_setup`).
 """
 from __future__ import annotations
 
@@ -31,7 +29,7 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-__all__ = ["compiled_search", "STATUS", "BRANCHING"]
+__all__ = ["STATUS", "BRANCHING"]
 
 STATUS = ("exact", "budget", "solver_failure", "bounded", "bounded")
 """Statuses of a replicate search. "bounded": stopped on purpose by ``floor`` (every value
@@ -497,209 +495,14 @@ def _grow(a, cap):
     return b
 
 
-@njit(cache=True)
-def _search(P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, best0,
-            max_nodes, time_limit, use_flip, branching, floor, stop_above):
-    mf, p = P.shape
-    L_max = L_hat + 1.0 / alpha if alpha > 0.0 else np.inf
-    norms = np.empty(mf)
-    hn = np.empty(mf)
-    for k in range(mf):
-        norms[k] = math.sqrt(np.dot(P[k], P[k]))
-        hn[k] = np.dot(P[k], Hinv @ P[k])
-    Qinv_loss = 0.5 * Hinv
-    ws = _workspace(p)
-    tu = np.empty(mf)
-    for k in range(mf):
-        tu[k] = np.dot(P[k], beta_u)
-    Qinv_real = np.eye(p)
-    zero_p = np.zeros(p)
-    tmp_d = np.empty(mf)
-    tmp_diff = np.empty(mf)
-    cap = 256
-    sgn = np.zeros((cap, mf), dtype=np.int8)
-    depth = np.zeros(cap, dtype=np.int64)
-    Cfix = np.zeros(cap)
-    mval = np.zeros(cap)
-    bound = np.zeros(cap)
-    beta = np.zeros((cap, p))
-    act = np.zeros((cap, p), dtype=np.int64)
-    nact = np.zeros(cap, dtype=np.int64)
-    uu = np.zeros((cap, p))
-    wx = np.zeros((cap, p))
-    wact = np.zeros((cap, p), dtype=np.int64)
-    wn = np.zeros(cap, dtype=np.int64)
-    wu = np.zeros((cap, p))
-    hk = np.zeros(cap)
-    hid = np.zeros(cap, dtype=np.int64)
-    last = np.zeros(cap, dtype=np.int64)  # the point fixed last at each node
-    free = np.zeros(cap, dtype=np.int64)  # slots of finished nodes, reused (keeps the pool small)
-    nfree = 0
-    hsize = 0
-    best = best0
-    nodes = 1
-    solves = 0
-    pruned = 0
-    real_solves = 0
-    status = 0
-    unsolved = -1.0
-    t_start = 0.0
-    if time_limit > 0:
-        with objmode(t_start="float64"):
-            t_start = time.perf_counter()
-    # root
-    depth[0] = 0
-    Cfix[0] = C_forced
-    mval[0] = L_u
-    beta[0] = beta_u
-    v = _value_at(P, norms, cplus, cminus, C_forced, beta_u, L_u, n, alpha, L_hat, 1e-9)
-    if v > best:
-        best = v
-    U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, beta_u, L_u, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff)
-    count = 1
-    if U > max(best, floor) + _TOL:
-        hsize = _heap_push(hk, hid, hsize, U, 0)
-    else:
-        pruned += 1
-    pops = 0
-    while hsize > 0:
-        U = hk[0]
-        if U <= max(best, floor) + _TOL:
-            break
-        if best > stop_above:
-            status = 3
-            break
-        if max_nodes > 0 and nodes >= max_nodes:
-            status = 1
-            break
-        if time_limit > 0 and pops % 64 == 0:
-            with objmode(now="float64"):
-                now = time.perf_counter()
-            if now - t_start > time_limit:
-                status = 1
-                break
-        U, v_id, hsize = _heap_pop(hk, hid, hsize)
-        pops += 1
-        d = depth[v_id]
-        jl = last[v_id]
-        if d > 0 and not _meets(P, norms, jl, sgn[v_id, jl], wx[v_id]):
-            # realisability: warm-started min-norm feasibility QP (only when the parent's point
-            # misses the new constraint; otherwise that point is still optimal for the child)
-            ok, nw = _gi_ws(Qinv_real, P, norms, sgn[v_id], 1.0, zero_p, wx[v_id], wact[v_id], wu[v_id], wn[v_id], ws)
-            wn[v_id] = nw
-            real_solves += 1
-            if ok == 1:
-                free[nfree] = v_id
-                nfree += 1
-                continue
-            if ok == 2:
-                status = 2
-                if U > unsolved:
-                    unsolved = U
-                free[nfree] = v_id
-                nfree += 1
-                continue
-        if d == mf:
-            v = _objective(Cfix[v_id], mval[v_id], n, alpha, L_hat)
-            if v > best:
-                best = v
-            free[nfree] = v_id
-            nfree += 1
-            continue
-        j = _branch_point(P, hn, cplus, cminus, sgn[v_id], beta[v_id], mval[v_id], L_max, branching)
-        side = np.dot(P[j], beta[v_id])
-        for s in (1, -1):
-            if nfree == 0 and count + 1 >= cap:
-                cap *= 2
-                sgn = _grow(sgn, cap)
-                depth = _grow(depth, cap)
-                Cfix = _grow(Cfix, cap)
-                mval = _grow(mval, cap)
-                bound = _grow(bound, cap)
-                beta = _grow(beta, cap)
-                act = _grow(act, cap)
-                nact = _grow(nact, cap)
-                uu = _grow(uu, cap)
-                wx = _grow(wx, cap)
-                wact = _grow(wact, cap)
-                wn = _grow(wn, cap)
-                wu = _grow(wu, cap)
-                hk = _grow(hk, cap)
-                hid = _grow(hid, cap)
-                last = _grow(last, cap)
-                free = _grow(free, cap)
-            if nfree > 0:
-                nfree -= 1
-                c = free[nfree]
-            else:
-                c = count
-                count += 1
-            nodes += 1
-            sgn[c] = sgn[v_id]
-            sgn[c, j] = s
-            last[c] = j
-            depth[c] = d + 1
-            Cfix[c] = Cfix[v_id] + (cplus[j] if s > 0 else cminus[j])
-            beta[c] = beta[v_id]
-            act[c] = act[v_id]
-            nact[c] = nact[v_id]
-            uu[c] = uu[v_id]
-            mval[c] = mval[v_id]
-            wx[c] = wx[v_id]
-            wact[c] = wact[v_id]
-            wn[c] = wn[v_id]
-            wu[c] = wu[v_id]
-            if s * side < 0.0:
-                ok, na = _gi_ws(Qinv_loss, P, norms, sgn[c], 0.0, beta_u, beta[c], act[c], uu[c], nact[c], ws)
-                nact[c] = na
-                solves += 1
-                if ok != 0:
-                    # certified: the child's minimum is at least the parent's
-                    status = 2
-                    Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[v_id], mval[v_id], n, alpha,
-                                L_hat, L_max, False, tmp_d, tmp_diff)
-                    if Ub > unsolved:
-                        unsolved = Ub
-                    free[nfree] = c
-                    nfree += 1
-                    continue
-                dd = beta[c] - beta_u
-                mval[c] = L_u + np.dot(dd, H @ dd)
-                v = _value_at(P, norms, cplus, cminus, C_forced, beta[c], mval[c], n, alpha, L_hat, 1e-9)
-                if v > best:
-                    best = v
-            Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[c], mval[c], n, alpha, L_hat, L_max,
-                        use_flip, tmp_d, tmp_diff, 0.0, tu, L_u)
-            if Ub <= max(best, floor) + _TOL:
-                pruned += 1
-                free[nfree] = c
-                nfree += 1
-                continue
-            hsize = _heap_push(hk, hid, hsize, Ub, c)
-        free[nfree] = v_id
-        nfree += 1
-    upper = best
-    if (status == 1 or status == 3) and hsize > 0 and hk[0] > upper:
-        upper = hk[0]
-    if unsolved > upper:
-        upper = unsolved
-    elif status == 2:
-        status = 0
-    if floor + _TOL > upper:
-        upper = floor + _TOL  # nodes with bounds up to floor + _TOL were pruned unexplored
-        if status == 0:
-            status = 4
-    return upper, best, status, nodes, solves, pruned, real_solves
-
-
 _NOTICE_AFTER = 2.0  # seconds: loading the cached kernel takes less
 
 
 @contextlib.contextmanager
-def _first_compile_notice(kernel=None):
+def _first_compile_notice(kernel):
     """Say on stderr what is happening when the first call compiles the kernel (numba; the
     result is cached on disk, so later runs load it in well under a second)."""
-    if (kernel if kernel is not None else _search).signatures:
+    if kernel.signatures:
         yield
         return
     timer = threading.Timer(_NOTICE_AFTER, lambda: print(
@@ -713,30 +516,6 @@ def _first_compile_notice(kernel=None):
         timer.cancel()
 
 
-def compiled_search(problem, quad, *, best0=0.0, max_nodes=None, time_limit=None, flip_cost=True,
-                    branching="dearest", floor=-1.0, stop_above=math.inf):
-    """Run the compiled search on a ReplicateProblem with a positive definite quadratic form.
-
-    ``floor``: nodes whose bound is at most ``floor`` are pruned, so values up to it are not
-    resolved (the answer is then only known to be <= floor + 1e-12); ``stop_above``: stop as
-    soon as a value above it is attained. Both serve the quantile-targeted refinement.
-    Returns (value, lower, status, nodes, solves, pruned, realisability_solves).
-    """
-    H = np.ascontiguousarray(quad.H)
-    P = np.ascontiguousarray(problem.design[problem.rows], dtype=np.float64)
-    if P.shape[0] == 0:
-        P = np.zeros((0, H.shape[0]))
-    with _first_compile_notice():
-        out = _search(P, np.ascontiguousarray(problem.cost_plus, dtype=np.float64),
-                      np.ascontiguousarray(problem.cost_minus, dtype=np.float64), H, np.linalg.inv(H),
-                      np.ascontiguousarray(problem.beta_u, dtype=np.float64), float(problem.L_u), float(problem.L_hat),
-                      float(problem.alpha_n), float(problem.C_forced), float(problem.n), float(best0),
-                      int(max_nodes or 0), float(time_limit or 0.0), bool(flip_cost), BRANCHING[branching],
-                      float(floor), float(stop_above))
-    value, lower, status, nodes, solves, pruned, real = out
-    return float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real)
-
-
 @njit(cache=True)
 def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
     """The compiled twin of :class:`~cudbound.search.problem.ReplicateProblem` for a
@@ -745,8 +524,9 @@ def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
     design in lexicographic order, ``Zu`` holds them), their costs, screening by the
     neighbourhood ellipsoid, and the branching order (largest |cost change| first, stable).
 
-    Returns (ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat); ok is
-    False when H is not positive definite (smallest eigenvalue <= 1e-10 times the largest).
+    Returns (ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat, uidx), uidx
+    the distinct row of each free point; ok is False when H is not positive definite (smallest
+    eigenvalue <= 1e-10 times the largest).
     """
     n = y.shape[0]
     p = H.shape[0]
@@ -755,7 +535,7 @@ def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
     empty = np.zeros((0, p))
     z = np.zeros(0)
     if not ev[0] > 1e-10 * max(ev[p - 1], 1e-300):
-        return False, empty, z, z, 0.0, 0, np.zeros((p, p)), beta_hat.copy(), 0.0, 0.0
+        return False, empty, z, z, 0.0, 0, np.zeros((p, p)), beta_hat.copy(), 0.0, 0.0, np.zeros(0, dtype=np.int64)
     Hinv = np.ascontiguousarray(np.linalg.inv(H))
     beta_u = np.ascontiguousarray(np.linalg.solve(H, g))
     L_u = c - np.dot(g, beta_u)
@@ -822,48 +602,11 @@ def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
     P = np.empty((nfree, p))
     cplus = np.empty(nfree)
     cminus = np.empty(nfree)
+    uidx = np.empty(nfree, dtype=np.int64)
     for f in range(nfree):
         k = free[order[f]]
+        uidx[f] = k
         P[f] = Zu[k]
         cplus[f] = cp_[k]
         cminus[f] = cm_[k]
-    return True, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat
-
-
-@njit(cache=True)
-def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, max_nodes, time_limit, use_flip,
-               branching, floor, stop_above):
-    """Set-up and search of one replicate in compiled code (see :func:`_replicate_setup`).
-
-    Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened)."""
-    ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat = _replicate_setup(
-        Zu, group, y, counts, H, g, c, beta_hat, alpha, screen)
-    if not ok:
-        return False, 0.0, 0.0, 2, 0, 0, 0, 0, 0
-    n = float(y.shape[0])
-    mf = P.shape[0]
-    norms = np.empty(mf)
-    for k in range(mf):
-        norms[k] = math.sqrt(np.dot(P[k], P[k]))
-    best0 = _value_at(P, norms, cplus, cminus, C_forced, beta_hat, L_hat, n, alpha, L_hat, 1e-9)
-    upper, best, status, nodes, solves, pruned, real = _search(
-        P, cplus, cminus, H, Hinv, beta_u, L_u, L_hat, alpha, C_forced, n, best0, max_nodes, time_limit,
-        use_flip, branching, floor, stop_above)
-    return True, upper, best, status, nodes, solves, pruned, real, n_screened
-
-
-def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options):
-    """Run :func:`_replicate` with a SearchOptions; None when H is not positive definite.
-
-    Returns (value, lower, status, nodes, solves, pruned, realisability_solves, screened)."""
-    with _first_compile_notice(_replicate):
-        out = _replicate(Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
-                         np.ascontiguousarray(g, dtype=np.float64), float(c), beta_hat, float(alpha),
-                         bool(options.screen), int(options.max_nodes or 0), float(options.time_limit or 0.0),
-                         bool(options.flip_cost), BRANCHING[options.branching],
-                         -1.0 if options.floor is None else float(options.floor),
-                         math.inf if options.stop_above is None else float(options.stop_above))
-    ok, value, lower, status, nodes, solves, pruned, real, screened = out
-    if not ok:
-        return None
-    return float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real), int(screened)
+    return True, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat, uidx
