@@ -55,7 +55,7 @@ def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_ha
     (the value does not depend on the design's parametrisation; a tree export's points are
     in those coordinates). Same inputs as :func:`replicate_sup`, plus the engine, the cvxpy solver, budgets
     and ``record_tree`` (return the search tree as a ``networkx.DiGraph`` whose nodes
-    carry depth, sign, node minimum ``m``, bound and state; this uses the Python search).
+    carry depth, sign, node minimum ``m``, bound and state; the replicate is then set up in Python).
     ``search_options`` (a :class:`cudbound.search.SearchOptions`) switches the bounds and
     branching rule, for measurement; none of them changes the value. Returns a
     :class:`cudbound.search.SearchOutcome`: ``value`` (Q^(b), or a certified upper

@@ -193,11 +193,17 @@ class ReplicateEngine:
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and positive_definite(quad.H) else None
-        lp = None
-        if self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._lp:
-            lp = self._lp  # the compiled simplex runs inside the loop
+        lp = smooth = None
+        fallback = self._cvxpy_solver
+        if self.engine == "auto" and isinstance(solver, _WithFallback):
+            if solver.primary is self._lp:
+                lp = self._lp  # the compiled simplex runs inside the loop
+            elif (solver.primary is self._smooth and self._smooth.kind is not None
+                  and self._smooth._root_sep is None):
+                # nothing separable: the compiled SQP runs inside the loop, the full solver backs it up
+                smooth, fallback = self._smooth, lambda: solver
         out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
-                               extra_lower=seed, lp=lp, fallback=self._cvxpy_solver,
+                               extra_lower=seed, lp=lp, smooth=smooth, fallback=fallback,
                                python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
         return out

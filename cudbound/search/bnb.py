@@ -85,7 +85,7 @@ class SearchOutcome:
 
 
 def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
-                     record_tree=False, extra_lower=(), lp=None, fallback=None, python_realise=False):
+                     record_tree=False, extra_lower=(), lp=None, smooth=None, fallback=None, python_realise=False):
     """Maximise |C(s)|/n * g(alpha_n (L_hat - inf_{M(s)} L)) over realisable patterns s.
 
     Parameters
@@ -98,11 +98,13 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
         flip-cost bound and the flip-cost branching), else None
     extra_lower : (beta, loss) pairs whose realised patterns seed the lower bound
     lp : a HingeLPNodeSolver with weights set: its compiled simplex runs inside the loop
+    smooth : a SmoothNodeSolver with weights set, of a built-in loss and a resample nothing
+        separates: its compiled SQP runs inside the loop
     fallback : a callable returning the NodeSolver for nodes the compiled solver fails on
     python_realise : decide realisability in Python (witness, QP, LP) rather than by the
         compiled warm-started QP
     """
-    from .core import KIND_EXTERNAL, KIND_LP, SearchContext, run_search
+    from .core import KIND_EXTERNAL, KIND_LP, KIND_SMOOTH, SearchContext, run_search
     t0 = time.perf_counter()
     tree = None
     if record_tree:
@@ -115,12 +117,12 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     q = None
     if quad is not None:
         q = (quad.H, np.linalg.inv(quad.H), quad.beta_u, quad.L_u)
-    kind = KIND_LP if lp is not None else KIND_EXTERNAL
+    kind = KIND_LP if lp is not None else KIND_SMOOTH if smooth is not None else KIND_EXTERNAL
     with SearchContext(solver, fallback, root.warm, tree) as ctx:
         value, lower, status, nodes, solves, pruned, real, fallbacks, undecided = run_search(
             P, problem.rows, problem.cost_plus, problem.cost_minus, problem.C_forced, problem.n, problem.alpha_n,
             problem.L_hat, root_beta=root.beta, root_m=root.value, root_bv=root.beta_value, best0=best, kind=kind,
-            quad=q, lp=lp, context=ctx, options=options, record=record_tree, python_realise=python_realise)
+            quad=q, lp=lp, smooth=smooth, context=ctx, options=options, record=record_tree, python_realise=python_realise)
     return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves, pruned=pruned,
                          realisability_checks=real, screened=problem.n_screened, seconds=time.perf_counter() - t0,
                          tree=tree, undecided=undecided, fallbacks=fallbacks)

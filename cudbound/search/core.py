@@ -20,7 +20,12 @@ Node solvers are pluggable (``kind``):
   ``lp_node_solver._solve_node``, warm-started from the parent's basis;
 - ``KIND_EXTERNAL`` (2): any :class:`~cudbound.search.node_solvers.NodeSolver` object
   (the SQP solver of smooth losses, cvxpy, a user's solver), called from the loop through
-  ``numba.objmode`` (about 5 us a call); its warm starts live on the Python side, by handle.
+  ``numba.objmode`` (about 5 us a call); its warm starts live on the Python side, by handle;
+- ``KIND_SMOOTH`` (3): the built-in logistic and exponential losses (and their ridge
+  versions) on a resample that no direction separates: the compiled SQP iteration of
+  ``smooth_node_solver._sqp_compiled``, warm-started from the parent's minimiser; a node it
+  does not certify goes to the full :class:`~cudbound.search.smooth_node_solver.SmoothNodeSolver`
+  (polishing, then cvxpy) on the Python side.
 
 With ``lazy`` a child whose new constraint the parent's minimiser violates (the "flip
 child") is not solved when made: it enters the queue with its parent's minimum plus the flip
@@ -52,10 +57,11 @@ from numba import njit, objmode
 from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_compile_notice, _gi_ws, _grow,
                        _heap_pop, _heap_push, _meets, _objective, _replicate_setup, _value_at, _workspace)
 from .lp_node_solver import OPTIMAL, _solve_node
+from .smooth_node_solver import _sqp_compiled
 
-__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "run_search", "compiled_replicate", "SearchContext"]
+__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "run_search", "compiled_replicate", "SearchContext"]
 
-KIND_QP, KIND_LP, KIND_EXTERNAL = 0, 1, 2
+KIND_QP, KIND_LP, KIND_EXTERNAL, KIND_SMOOTH = 0, 1, 2, 3
 STATES = ("open", "pruned", "expanded", "leaf", "unrealisable", "solver_failure")
 _OPEN, _PRUNED, _EXPANDED, _LEAF, _UNREALISABLE, _FAILED = range(6)
 
@@ -204,7 +210,7 @@ def _realise_call(key, P, signs):
 @njit(cache=True)
 def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta, root_m, root_bv,
             kind, quad_ok, H, Hinv, beta_u, L_u,
-            lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit,
+            lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit, sm,
             key, max_nodes, time_limit, use_flip, branching, floor, stop_above, lazy, record, python_realise):
     """The loop. Returns (value, lower, status, nodes, solves, pruned, realisability solves,
     fallbacks, undecided); status indexes ``compiled.STATUS``."""
@@ -313,7 +319,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             # a lazy flip child leads the queue: solve it, and put it back with its exact bound
             ok, m_new, bv = _solve(v_id, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu, ws,
                                    norms, lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit,
-                                   lb, la, wh, key)
+                                   sm, lb, la, wh, key)
             if ok < 0:
                 status = 2
                 fallbacks += 1
@@ -448,7 +454,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
                 else:
                     ok, m_new, bv = _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu,
                                            ws, norms, lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup,
-                                           lp_maxit, lb, la, wh, key)
+                                           lp_maxit, sm, lb, la, wh, key)
                     if ok < 0:
                         # certified: the child's minimum is at least the parent's
                         status = 2
@@ -495,7 +501,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
 
 @njit(cache=True)
 def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu, ws, norms,
-           lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit, lb, la, wh, key):
+           lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit, sm, lb, la, wh, key):
     """Solve node c in place (beta[c] and its warm start). Returns (ok, m, loss at beta[c]):
     ok 0 solved, 1 solved by the fallback solver, -1 not solved."""
     if kind == 0:
@@ -515,6 +521,24 @@ def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu
             beta[c] = b
             lb[c] = basis
             la[c] = atup
+            return 0, f, f
+    elif kind == 3:
+        sm_kind, D, yo, wn, pen, maxit = sm
+        k = 0
+        for i in range(sgn.shape[1]):
+            if sgn[c, i] != 0:
+                k += 1
+        G = np.empty((k, P.shape[1]))
+        gn = np.empty(k)
+        k = 0
+        for i in range(sgn.shape[1]):
+            if sgn[c, i] != 0:
+                G[k] = P[i] * sgn[c, i]
+                gn[k] = norms[i]
+                k += 1
+        act_s = np.zeros(P.shape[1], dtype=np.int64)
+        st, f, na_ = _sqp_compiled(sm_kind, D, yo, wn, pen, G, gn, beta[c], maxit, act_s)
+        if st == 0:
             return 0, f, f
     else:
         rows, signs = _fixed(sgn[c], prow)
@@ -541,13 +565,15 @@ _EMPTY_B = np.zeros(0, dtype=np.bool_)
 
 
 def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, root_m, root_bv=None,
-               best0=0.0, kind=KIND_EXTERNAL, quad=None, lp=None, context=None, options=None, lazy=None,
+               best0=0.0, kind=KIND_EXTERNAL, quad=None, lp=None, smooth=None, context=None, options=None, lazy=None,
                record=False, python_realise=False):
     """Run the compiled loop on a prepared replicate (``bnb.branch_and_bound`` and the engine call it).
 
     ``quad``: (H, Hinv, beta_u, L_u) of a positive definite quadratic loss (flip-cost bound
     and branching; required by KIND_QP), else None. ``lp``: a set-up
-    :class:`~cudbound.search.lp_node_solver.HingeLPNodeSolver` (KIND_LP). ``context``: the
+    :class:`~cudbound.search.lp_node_solver.HingeLPNodeSolver` (KIND_LP). ``smooth``: a set-up
+    :class:`~cudbound.search.smooth_node_solver.SmoothNodeSolver` of a built-in loss whose
+    resample nothing separates (KIND_SMOOTH). ``context``: the
     :class:`SearchContext` (entered) for external solves, fallbacks and the tree.
     ``python_realise``: decide every realisability question on the Python side
     (``realisability.realise``: witness points, the feasibility QP, then an LP) instead of
@@ -569,6 +595,13 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
         lp_args = (lp.cols, lp.norms, lp.c, int(lp.m), int(lp.n), root.basis, root.atup, int(lp._max_iter))
     else:
         lp_args = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, _EMPTY_I, _EMPTY_B, 0)
+    if smooth is not None:
+        obj = smooth._objective(smooth.counts)
+        sm = (int(obj.kind_id), np.ascontiguousarray(obj.D, dtype=np.float64),
+              np.ascontiguousarray(obj.yo, dtype=np.float64), np.ascontiguousarray(obj.wn, dtype=np.float64),
+              np.ascontiguousarray(obj.pen, dtype=np.float64), int(smooth.max_iter))
+    else:
+        sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros(p), 0)
     if lazy is None:
         lazy = kind != KIND_QP
     with _first_compile_notice(_search):
@@ -576,7 +609,7 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
                       np.ascontiguousarray(cminus, dtype=np.float64), float(C_forced), float(n), float(alpha),
                       float(L_hat), float(best0), np.ascontiguousarray(root_beta, dtype=np.float64), float(root_m),
                       float(root_m if root_bv is None else root_bv), int(kind), quad is not None, H, Hinv, beta_u,
-                      L_u, *lp_args, int(context.key if context is not None else 0),
+                      L_u, *lp_args, sm, int(context.key if context is not None else 0),
                       int(options.max_nodes or 0), float(options.time_limit or 0.0), bool(options.flip_cost),
                       BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
                       math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
@@ -614,7 +647,7 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, max_
     upper, best, status, nodes, solves, pruned, real, fallbacks, undecided = _search(
         P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, beta_u, L_u, L_u, 0, True, H, Hinv, beta_u, L_u,
         np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_),
-        0, key, max_nodes, time_limit, use_flip, branching, floor, stop_above, False, False, False)
+        0, (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros(p), 0), key, max_nodes, time_limit, use_flip, branching, floor, stop_above, False, False, False)
     return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks
 
 

@@ -1,0 +1,150 @@
+"""The one compiled search (cudbound/search/core.py): every node-solver kind against the
+brute-force reference, the external-solver protocol (warm starts by handle), and the
+hand-off of a failed compiled solve to the fallback solver from inside the loop.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from cudbound.cud import search_replicate
+from cudbound.engine import ReplicateEngine
+from cudbound.fit import fit_coefficients
+from cudbound.losses import SquaredLoss, get_loss
+from cudbound.search import ActiveSetNodeSolver, NodeSolver, ReplicateProblem, branch_and_bound
+from cudbound.search.smooth_node_solver import SmoothNodeSolver
+from reference_losses import REF_LOSSES, make_loss_problem, ref_details
+
+SPECS = {"ridge": "ridge:0.1", "hinge": "hinge", "logistic": "logistic", "exponential": "exponential",
+         "logistic_ridge": "logistic_ridge:0.1"}
+SEED0 = 12_700_000
+TOLS = {"hinge": 1e-6}
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+@pytest.mark.parametrize("index", range(6))
+def test_every_engine_matches_the_brute_force_reference(name, index):
+    """auto (solvers inside the loop), python (NodeSolver objects called from the loop, realisability
+    in Python) and cvxpy all give the enumerated Q^(b)."""
+    ref = REF_LOSSES[name]
+    design, y, counts, info = make_loss_problem(SEED0 + 100 * index + len(name), ref)
+    det = ref_details(ref, design, y, counts)
+    a = float(info["n"])
+    for engine in ("auto", "python", "cvxpy"):
+        got = search_replicate(design, y, counts, loss=SPECS[name], alpha_n=a, engine=engine).value
+        assert abs(got - det.q(a)) <= TOLS.get(name, 1e-9), (name, index, engine, got, det.q(a))
+
+
+def _medium(seed, n=40, p=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p - 1))
+    y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
+    design = np.column_stack([np.ones(n), X])
+    counts = rng.multinomial(n, np.ones(n) / n).astype(float)
+    return design, y, counts
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_smooth_nodes_are_solved_inside_the_loop(monkeypatch, seed):
+    """Logistic loss on a resample nothing separates: the compiled SQP solves the nodes in the
+    loop; the Python solver sees only the root and the screening solves."""
+    design, y, counts = _medium(seed)
+    calls = {"n": 0}
+    real = SmoothNodeSolver.solve
+
+    def counting(self, rows, signs, warm=None):
+        calls["n"] += 1
+        return real(self, rows, signs, warm)
+
+    monkeypatch.setattr(SmoothNodeSolver, "solve", counting)
+    loss = get_loss("logistic")
+    beta = fit_coefficients(design, y, loss)
+    eng = ReplicateEngine(design, y, loss)
+    out = eng.search(counts, beta, float(len(y)))
+    assert eng._smooth._root_sep is None
+    assert out.status == "exact" and out.fallbacks == 0
+    assert out.solves > calls["n"]
+    slow = ReplicateEngine(design, y, loss, engine="python").search(counts, beta, float(len(y)))
+    assert abs(out.value - slow.value) <= 1e-9
+
+
+def _engine_with_crippled_solver(design, y, counts, spec):
+    loss = get_loss(spec)
+    beta = fit_coefficients(design, y, loss)
+    eng = ReplicateEngine(design, y, loss)
+    if spec == "hinge":
+        eng._lp.max_iter = 1  # the compiled simplex stops at its iteration limit on every node but the root's
+    else:
+        eng._smooth.max_iter = 1
+    return eng, beta
+
+
+@pytest.mark.parametrize("spec", ["hinge", "logistic"])
+def test_a_failed_compiled_node_solve_goes_to_the_fallback_inside_the_loop(spec):
+    design, y, counts = _medium(5, n=24)
+    loss = get_loss(spec)
+    beta = fit_coefficients(design, y, loss)
+    exact = ReplicateEngine(design, y, loss).search(counts, beta, 24.0)
+    eng, _ = _engine_with_crippled_solver(design, y, counts, spec)
+    out = eng.search(counts, beta, 24.0)
+    assert out.fallbacks > 0
+    assert out.status == "exact"
+    assert abs(out.value - exact.value) <= (1e-6 if spec == "hinge" else 1e-9)
+
+
+class _Recording(NodeSolver):
+    """The active-set solver, recording the warm starts it is handed and returns."""
+
+    def __init__(self, inner):
+        self.inner, self.given, self.returned = inner, [], []
+
+    def solve(self, rows, signs, warm=None):
+        self.given.append(warm)
+        sol = self.inner.solve(rows, signs, warm)
+        self.returned.append(sol.warm)
+        return sol
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_user_node_solver_gets_its_own_warm_starts_back(seed):
+    design, y, counts = _medium(seed, n=30)
+    loss = SquaredLoss()
+    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
+    exact = search_replicate(design, y, counts)
+    eng = ReplicateEngine(design, y, loss, engine="python")
+    _, root, quad = eng.prepare(counts)
+    inner = ActiveSetNodeSolver(loss, design, y)
+    inner.set_weights(counts)
+    solver = _Recording(inner)
+    problem = ReplicateProblem(design, y, counts, beta_hat, loss, len(y), quad=quad, beta_u=root.beta, L_u=root.value)
+    out = branch_and_bound(problem, solver, root, quad=quad, extra_lower=[(beta_hat, problem.L_hat)])
+    assert out.status == "exact" and abs(out.value - exact.value) <= 1e-10
+    assert out.solves == len(solver.given) > 0
+    known = [root.warm] + solver.returned
+    # every warm start handed in is the root's or one the solver itself returned earlier
+    for i, w in enumerate(solver.given):
+        assert any(w is k for k in known[: i + 1]), i
+
+
+def test_a_programming_error_in_an_external_solver_propagates():
+    design, y, counts = _medium(3, n=20)
+    loss = SquaredLoss()
+    eng = ReplicateEngine(design, y, loss, engine="python")
+    _, root, quad = eng.prepare(counts)
+    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
+    problem = ReplicateProblem(design, y, counts, beta_hat, loss, len(y), quad=quad, beta_u=root.beta, L_u=root.value)
+
+    class Buggy(NodeSolver):
+        def solve(self, rows, signs, warm=None):
+            raise KeyError("a bug")
+
+    with pytest.raises(KeyError):
+        branch_and_bound(problem, Buggy(), root)
+
+
+def test_budget_and_floor_hold_for_the_external_kind():
+    design, y, counts = _medium(4, n=30)
+    exact = search_replicate(design, y, counts, loss="logistic", engine="python")
+    cut = search_replicate(design, y, counts, loss="logistic", engine="python", max_nodes=3)
+    assert cut.status == "budget" and cut.lower <= exact.value + 1e-12 and cut.value >= exact.value - 1e-12
+    assert math.isfinite(cut.value)
