@@ -23,9 +23,14 @@ It terminates: once every replicate is resolved, the k-th smallest lies in the e
 (a replicate below has up_b < a <= k-th(lo), one above has lo_b > c >= k-th(up)). The
 result equals the full computation's (the same exact searches decide the same value),
 and every decision depends only on the searches' results, never on their timing, so it
-does not depend on the number of workers. Budget-stopped searches are restarted with the
-new thresholds rather than resumed (the restarts cost at most a third more than the last
-round). ``exact_distribution=True`` skips all this and solves every replicate to the end.
+does not depend on the number of workers. A search stopped by the refinement's budget is
+resumed in the next round: its open nodes (``SearchOutcome.state``) go back to the search
+with the new thresholds, which is valid because ``floor`` only rises and ``stop_above`` only
+falls from round to round (a node pruned below an old floor stays below every later one).
+A state larger than ``core.RESUME_MAX_BYTES``, states beyond ``RESUME_TOTAL_BYTES`` in all
+(kept in replicate order), and searches whose node solver keeps its warm starts in Python
+restart instead; either way the decisions, and so the interval, are the same.
+``exact_distribution=True`` skips all this and solves every replicate to the end.
 
 A user budget (``max_nodes``, ``time_limit``) still applies to each search; a replicate it
 stops keeps its certified bound, and if such replicates leave Q_hat undecided, the upper
@@ -46,6 +51,9 @@ FIRST_BUDGET = 256
 """Node budget of the first pass over all replicates (each later round multiplies it by 4)."""
 
 _FLOOR_GAP = 2e-12  # the search prunes bounds up to floor + 1e-12: stay strictly below a
+
+RESUME_TOTAL_BYTES = 256 << 20
+"""At most this much memory holds the states of searches waiting to be resumed."""
 
 
 def kth_smallest(values: np.ndarray, k: int) -> float:
@@ -122,19 +130,25 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     budget = first_budget
     todo = np.arange(B)
     rounds = 0
+    saved: dict = {}  # replicate -> SearchState of its budget-stopped search, to be resumed
     while True:
         cap = budget if options.max_nodes is None else min(budget, options.max_nodes)
         a, c = state["a"], state["c"]
         opts = dataclasses.replace(options, max_nodes=cap,
                                    floor=(a - _FLOOR_GAP) if a > _FLOOR_GAP else None,
                                    stop_above=c if math.isfinite(c) else None)
-        outs = run(list(todo), [opts] * len(todo), note)
+        outs = run(list(todo), [dataclasses.replace(opts, resume=saved.pop(int(i), None)) for i in todo], note)
         rounds += 1
+        held = 0
         for i, out in zip(todo, outs):
+            kept, out.state = out.state, None
             if user_stop(out, cap):
                 final[i] = stopped[i] = True
             elif out.status == "exact":
                 final[i] = True
+            elif kept is not None and held + kept.nbytes <= RESUME_TOTAL_BYTES:
+                saved[int(i)] = kept
+                held += kept.nbytes
         a, c = kth_smallest(lo, k), kth_smallest(up, k)
         state["a"], state["c"] = a, c
         resolved = final | (up < a) | (lo > c)
@@ -150,4 +164,5 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
             # when only user-stopped replicates straddle Q_hat, the upper side is certified
             return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds)
         todo = np.flatnonzero(~resolved)
+        saved = {i: st for i, st in saved.items() if not resolved[i]}
         budget *= 4

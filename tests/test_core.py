@@ -11,7 +11,7 @@ from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
-from cudbound.search import ActiveSetNodeSolver, NodeSolver, ReplicateProblem, branch_and_bound
+from cudbound.search import ActiveSetNodeSolver, NodeSolver, ReplicateProblem, SearchOptions, branch_and_bound
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
 
@@ -148,3 +148,43 @@ def test_budget_and_floor_hold_for_the_external_kind():
     cut = search_replicate(design, y, counts, loss="logistic", engine="python", max_nodes=3)
     assert cut.status == "budget" and cut.lower <= exact.value + 1e-12 and cut.value >= exact.value - 1e-12
     assert math.isfinite(cut.value)
+
+
+# ------------------------------------------------------------------ resuming a stopped search
+@pytest.mark.parametrize("spec", ["squared", "ridge:0.2", "hinge", "logistic", "exponential_ridge:0.1"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(spec, seed):
+    """Stopped every 7 nodes and resumed from its state, the search pops the same nodes in the
+    same order as without stops: the same value, and exactly the same number of nodes."""
+    design, y, counts = _medium(seed, n=36)
+    loss = get_loss(spec)
+    beta = fit_coefficients(design, y, loss)
+    eng = ReplicateEngine(design, y, loss)
+    exact = eng.search(counts, beta, 36.0)
+    assert exact.status == "exact" and exact.state is None
+    out = eng.search(counts, beta, 36.0, SearchOptions(max_nodes=7))
+    total, steps = out.nodes, 1
+    while out.status == "budget":
+        assert out.state is not None
+        out = eng.search(counts, beta, 36.0, SearchOptions(max_nodes=7, resume=out.state))
+        total, steps = total + out.nodes, steps + 1
+    assert out.status == "exact"
+    assert out.value == exact.value
+    assert total == exact.nodes
+    if exact.nodes > 20:
+        assert steps > 2
+
+
+def test_a_state_is_not_resumed_by_another_replicate_shape():
+    design, y, counts = _medium(2, n=36)
+    loss = get_loss("hinge")
+    beta = fit_coefficients(design, y, loss)
+    eng = ReplicateEngine(design, y, loss)
+    cut = eng.search(counts, beta, 36.0, SearchOptions(max_nodes=3))
+    assert cut.state is not None
+    other = ReplicateEngine(design[:30], y[:30], loss)
+    c2 = np.ones(30)
+    c2[:6] = [2, 0, 3, 0, 0, 1]
+    fresh = other.search(c2, fit_coefficients(design[:30], y[:30], loss), 30.0)
+    again = other.search(c2, fit_coefficients(design[:30], y[:30], loss), 30.0, SearchOptions(resume=cut.state))
+    assert again.value == fresh.value and again.nodes == fresh.nodes

@@ -118,3 +118,16 @@ def test_cli_jobs_progress_and_exact_distribution(capsys):
     assert full["search"]["bounded"] == 0
     assert main(["demo", "--jobs", "0"]) == 2
     assert "--jobs must be a positive integer or -1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("loss, seed", [("squared", 6), ("hinge", 7), ("logistic", 8)])
+def test_resumed_refinement_gives_the_interval_of_restarts_with_fewer_nodes(monkeypatch, loss, seed):
+    import cudbound.quantile as quantile_mod
+    X, y = _noisy(44, 4, seed)
+    kw = dict(n_resamples=60, rng=seed, loss=loss)
+    resumed = cudbound.cud_interval(X, y, **kw)
+    full = cudbound.cud_interval(X, y, exact_distribution=True, **kw)
+    monkeypatch.setattr(quantile_mod, "RESUME_TOTAL_BYTES", 0)
+    restarted = cudbound.cud_interval(X, y, **kw)
+    assert resumed.confidence_interval == restarted.confidence_interval == full.confidence_interval
+    assert np.sum(resumed.stats.nodes) < np.sum(restarted.stats.nodes)

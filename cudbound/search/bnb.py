@@ -48,7 +48,10 @@ class SearchOptions:
     floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
         and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
     stop_above : stop as soon as a value above it is attained (status "bounded").
-    ``floor`` and ``stop_above`` serve the quantile-targeted refinement (``cudbound.quantile``).
+    resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
+        replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
+        starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
+    ``floor``, ``stop_above`` and ``resume`` serve the quantile-targeted refinement (``cudbound.quantile``).
     """
 
     flip_cost: bool = True
@@ -58,6 +61,7 @@ class SearchOptions:
     time_limit: float | None = None
     floor: float | None = None
     stop_above: float | None = None
+    resume: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         if self.branching not in BRANCHING:
@@ -82,6 +86,7 @@ class SearchOutcome:
     tree: object = field(default=None, repr=False)
     undecided: bool = False   # some node's realisability could not be decided (kept, conservatively)
     fallbacks: int = 0        # nodes handed to another solver or to a certified bound (see module docstring)
+    state: object = field(default=None, repr=False)  # a core.SearchState when stopped by max_nodes (resumable)
 
 
 def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
@@ -119,13 +124,13 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
         q = (quad.H, np.linalg.inv(quad.H), quad.beta_u, quad.L_u)
     kind = KIND_LP if lp is not None else KIND_SMOOTH if smooth is not None else KIND_EXTERNAL
     with SearchContext(solver, fallback, root.warm, tree) as ctx:
-        value, lower, status, nodes, solves, pruned, real, fallbacks, undecided = run_search(
+        value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, state = run_search(
             P, problem.rows, problem.cost_plus, problem.cost_minus, problem.C_forced, problem.n, problem.alpha_n,
             problem.L_hat, root_beta=root.beta, root_m=root.value, root_bv=root.beta_value, best0=best, kind=kind,
             quad=q, lp=lp, smooth=smooth, context=ctx, options=options, record=record_tree, python_realise=python_realise)
     return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves, pruned=pruned,
                          realisability_checks=real, screened=problem.n_screened, seconds=time.perf_counter() - t0,
-                         tree=tree, undecided=undecided, fallbacks=fallbacks)
+                         tree=tree, undecided=undecided, fallbacks=fallbacks, state=state)
 
 
 def _value_at(problem, beta, loss_value, tol) -> float:

@@ -59,7 +59,7 @@ from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_co
 from .lp_node_solver import OPTIMAL, _solve_node
 from .smooth_node_solver import _sqp_compiled
 
-__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "run_search", "compiled_replicate", "SearchContext"]
+__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
 
 KIND_QP, KIND_LP, KIND_EXTERNAL, KIND_SMOOTH = 0, 1, 2, 3
 STATES = ("open", "pruned", "expanded", "leaf", "unrealisable", "solver_failure")
@@ -211,9 +211,13 @@ def _realise_call(key, P, signs):
 def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta, root_m, root_bv,
             kind, quad_ok, H, Hinv, beta_u, L_u,
             lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit, sm,
-            key, max_nodes, time_limit, use_flip, branching, floor, stop_above, lazy, record, python_realise):
+            key, max_nodes, time_limit, use_flip, branching, floor, stop_above, lazy, record, python_realise,
+            resume, state):
     """The loop. Returns (value, lower, status, nodes, solves, pruned, realisability solves,
-    fallbacks, undecided); status indexes ``compiled.STATUS``."""
+    fallbacks, undecided, state); status indexes ``compiled.STATUS``. With ``resume``, the search
+    continues from ``state`` (the last output of a search of the same replicate stopped by its
+    node budget; ``floor`` may only have risen and ``stop_above`` fallen since); the counts are
+    then those of this call."""
     mf, p = P.shape
     L_max = L_hat + 1.0 / alpha if alpha > 0.0 else np.inf
     norms = np.empty(mf)
@@ -237,33 +241,40 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
     tmp_diff = np.empty(mf)
     nb = lp_basis.shape[0]
     na = lp_atup.shape[0]
-    cap = 256
-    sgn = np.zeros((cap, mf), dtype=np.int8)
-    depth = np.zeros(cap, dtype=np.int64)
-    Cfix = np.zeros(cap)
-    mval = np.zeros(cap)
-    fl = np.zeros(cap)                                  # a lazy child's minimum is >= mval + fl
-    solved = np.ones(cap, dtype=np.bool_)
-    beta = np.zeros((cap, p))
-    act = np.zeros((cap, p), dtype=np.int64)            # KIND_QP warm start
-    nact = np.zeros(cap, dtype=np.int64)
-    uu = np.zeros((cap, p))
-    lb = np.zeros((cap, nb), dtype=np.int64)            # KIND_LP warm start
-    la = np.zeros((cap, na), dtype=np.bool_)
-    wh = np.zeros(cap, dtype=np.int64)                  # KIND_EXTERNAL warm start handle
-    wx = np.zeros((cap, p))                             # realisability witness and its warm start
-    wact = np.zeros((cap, p), dtype=np.int64)
-    wn = np.zeros(cap, dtype=np.int64)
-    wu = np.zeros((cap, p))
-    uid = np.zeros(cap, dtype=np.int64)
-    hk = np.zeros(cap)
-    hid = np.zeros(cap, dtype=np.int64)
-    last = np.zeros(cap, dtype=np.int64)                # the point fixed last at each node
-    free = np.zeros(cap, dtype=np.int64)                # slots of finished nodes, reused
+    if resume:
+        sgn, depth, Cfix, mval, fl, solved, beta, act, nact, uu = state[:10]
+        lb, la, wh, wx, wact, wn, wu, uid, hk, hid, last, free = state[10:22]
+        cap = sgn.shape[0]
+    else:
+        cap = 256
+        sgn = np.zeros((cap, mf), dtype=np.int8)
+        depth = np.zeros(cap, dtype=np.int64)
+        Cfix = np.zeros(cap)
+        mval = np.zeros(cap)
+        fl = np.zeros(cap)                                  # a lazy child's minimum is >= mval + fl
+        solved = np.ones(cap, dtype=np.bool_)
+        beta = np.zeros((cap, p))
+        act = np.zeros((cap, p), dtype=np.int64)            # KIND_QP warm start
+        nact = np.zeros(cap, dtype=np.int64)
+        uu = np.zeros((cap, p))
+        lb = np.zeros((cap, nb), dtype=np.int64)            # KIND_LP warm start
+        la = np.zeros((cap, na), dtype=np.bool_)
+        wh = np.zeros(cap, dtype=np.int64)                  # KIND_EXTERNAL warm start handle
+        wx = np.zeros((cap, p))                             # realisability witness and its warm start
+        wact = np.zeros((cap, p), dtype=np.int64)
+        wn = np.zeros(cap, dtype=np.int64)
+        wu = np.zeros((cap, p))
+        uid = np.zeros(cap, dtype=np.int64)
+        hk = np.zeros(cap)
+        hid = np.zeros(cap, dtype=np.int64)
+        last = np.zeros(cap, dtype=np.int64)                # the point fixed last at each node
+        free = np.zeros(cap, dtype=np.int64)                # slots of finished nodes, reused
     nfree = 0
     hsize = 0
     best = best0
     nodes = 1
+    count = 1
+    next_uid = 1
     solves = 0
     pruned = 0
     real_solves = 0
@@ -275,26 +286,35 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
     if time_limit > 0:
         with objmode(t_start="float64"):
             t_start = time.perf_counter()
-    # root
-    Cfix[0] = C_forced
-    mval[0] = root_m
-    beta[0] = root_beta
-    lb[0] = lp_basis
-    la[0] = lp_atup
-    wx[0, :] = 1.0
-    v = _value_at(P, norms, cplus, cminus, C_forced, root_beta, root_bv, n, alpha, L_hat, 1e-9)
-    if v > best:
-        best = v
-    U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, root_beta, root_m, n, alpha, L_hat, L_max, use_flip,
-               tmp_d, tmp_diff, 0.0, tu, L_u)
-    count = 1
-    next_uid = 1
-    _record(key, record, 0, -1, 0, root_m, U, 0, _OPEN)
-    if U > max(best, floor) + _TOL:
-        hsize = _heap_push(hk, hid, hsize, U, 0)
+    if resume:
+        # a search stopped by its node budget, continued: the queue and the node pool as they were
+        sc = state[22]
+        nfree = int(sc[0])
+        hsize = int(sc[1])
+        count = int(sc[2])
+        next_uid = int(sc[3])
+        if sc[4] > best:
+            best = sc[4]
+        nodes = 0
     else:
-        pruned += 1
-        _record(key, record, 0, -1, 0, np.nan, np.nan, 0, _PRUNED)
+        # root
+        Cfix[0] = C_forced
+        mval[0] = root_m
+        beta[0] = root_beta
+        lb[0] = lp_basis
+        la[0] = lp_atup
+        wx[0, :] = 1.0
+        v = _value_at(P, norms, cplus, cminus, C_forced, root_beta, root_bv, n, alpha, L_hat, 1e-9)
+        if v > best:
+            best = v
+        U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, root_beta, root_m, n, alpha, L_hat, L_max, use_flip,
+                   tmp_d, tmp_diff, 0.0, tu, L_u)
+        _record(key, record, 0, -1, 0, root_m, U, 0, _OPEN)
+        if U > max(best, floor) + _TOL:
+            hsize = _heap_push(hk, hid, hsize, U, 0)
+        else:
+            pruned += 1
+            _record(key, record, 0, -1, 0, np.nan, np.nan, 0, _PRUNED)
     pops = 0
     while hsize > 0:
         U = hk[0]
@@ -496,7 +516,10 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
         upper = floor + _TOL  # nodes with bounds up to floor + _TOL were pruned unexplored
         if status == 0:
             status = 4
-    return upper, best, status, nodes, solves, pruned, real_solves, fallbacks, undecided
+    sc_out = np.array([float(nfree), float(hsize), float(count), float(next_uid), best])
+    out_state = (sgn, depth, Cfix, mval, fl, solved, beta, act, nact, uu, lb, la, wh, wx, wact, wn, wu, uid, hk, hid,
+                 last, free, sc_out)
+    return upper, best, status, nodes, solves, pruned, real_solves, fallbacks, undecided, out_state
 
 
 @njit(cache=True)
@@ -559,9 +582,48 @@ def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu
     return -1, 0.0, 0.0
 
 
+@njit(cache=True)
+def _no_state(p):
+    """A placeholder of the type of a search state (for a search that starts afresh)."""
+    f2 = np.zeros((0, p))
+    i2 = np.zeros((0, p), dtype=np.int64)
+    f1 = np.zeros(0)
+    i1 = np.zeros(0, dtype=np.int64)
+    return (np.zeros((0, 0), dtype=np.int8), i1, f1, f1, f1, np.zeros(0, dtype=np.bool_), f2, i2, i1, f2,
+            np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0), dtype=np.bool_), i1, f2, i2, i1, f2, i1, f1, i1, i1,
+            i1, np.zeros(5))
+
+
 # ------------------------------------------------------------------ Python entry points
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 _EMPTY_B = np.zeros(0, dtype=np.bool_)
+RESUME_MAX_BYTES = 8 << 20
+"""A search stopped by its node budget keeps its state for a later resume only up to this size."""
+
+
+class SearchState:
+    """The open nodes of a search stopped by its node budget (queue, node pool, best value), to be
+    resumed by the next search of the same replicate with the same set-up (``SearchOptions.resume``)."""
+
+    __slots__ = ("kind", "shape", "arrays")
+
+    def __init__(self, kind, shape, arrays):
+        self.kind, self.shape, self.arrays = kind, shape, arrays
+
+    @property
+    def nbytes(self) -> int:
+        return int(sum(a.nbytes for a in self.arrays))
+
+    @classmethod
+    def keep(cls, kind, shape, arrays):
+        """The state trimmed to the node slots in use, or None when it is larger than RESUME_MAX_BYTES."""
+        count = int(arrays[22][2])
+        trimmed = tuple(np.ascontiguousarray(a[:count]) for a in arrays[:22]) + (arrays[22].copy(),)
+        state = cls(kind, shape, trimmed)
+        return state if state.nbytes <= RESUME_MAX_BYTES else None
+
+    def matches(self, kind, shape) -> bool:
+        return self.kind == kind and self.shape == shape
 
 
 def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, root_m, root_bv=None,
@@ -578,7 +640,10 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     ``python_realise``: decide every realisability question on the Python side
     (``realisability.realise``: witness points, the feasibility QP, then an LP) instead of
     the warm-started compiled QP (an independent check; the ``python`` and ``cvxpy`` engines).
-    Returns (value, lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided).
+    ``options.resume``: a :class:`SearchState` of this replicate to continue from (ignored for
+    KIND_EXTERNAL, whose warm starts live in Python, or when it does not match).
+    Returns (value, lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided,
+    state); state is a :class:`SearchState` when the search stopped at its node budget, else None.
     """
     from .bnb import SearchOptions
     options = options if options is not None else SearchOptions()
@@ -604,6 +669,11 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
         sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros(p), 0)
     if lazy is None:
         lazy = kind != KIND_QP
+    shape = (P.shape[0], p, int(lp_args[3]), bool(lazy))
+    resume = options.resume
+    resumable = kind != KIND_EXTERNAL and not record
+    if not (resumable and isinstance(resume, SearchState) and resume.matches(kind, shape)):
+        resume = None
     with _first_compile_notice(_search):
         out = _search(P, np.ascontiguousarray(prow, dtype=np.int64), np.ascontiguousarray(cplus, dtype=np.float64),
                       np.ascontiguousarray(cminus, dtype=np.float64), float(C_forced), float(n), float(alpha),
@@ -613,23 +683,27 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
                       int(options.max_nodes or 0), float(options.time_limit or 0.0), bool(options.flip_cost),
                       BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
                       math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
-                      bool(record), bool(python_realise))
-    value, lower, status, nodes, solves, pruned, real, fallbacks, undecided = out
+                      bool(record), bool(python_realise), resume is not None,
+                      resume.arrays if resume is not None else _no_state(p))
+    value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
+    state = None
+    if resumable and status == 1 and options.max_nodes and nodes >= options.max_nodes:
+        state = SearchState.keep(kind, shape, arrays)
     return (float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real),
-            int(fallbacks), bool(undecided))
+            int(fallbacks), bool(undecided), state)
 
 
 @njit(cache=True)
 def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, max_nodes, time_limit, use_flip,
-               branching, floor, stop_above):
+               branching, floor, stop_above, resume, state):
     """Set-up (``compiled._replicate_setup``) and search of one replicate of a positive
     definite quadratic loss, all in compiled code.
 
-    Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened, fallbacks)."""
+    Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened, fallbacks, state, mf)."""
     ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat, uidx = _replicate_setup(
         Zu, group, y, counts, H, g, c, beta_hat, alpha, screen)
     if not ok:
-        return False, 0.0, 0.0, 2, 0, 0, 0, 0, 0, 0
+        return False, 0.0, 0.0, 2, 0, 0, 0, 0, 0, 0, _no_state(H.shape[0]), 0
     rep = np.full(Zu.shape[0], -1, dtype=np.int64)  # a design row of each distinct row
     for i in range(group.shape[0]):
         if rep[group[i]] < 0:
@@ -644,11 +718,14 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, max_
     prow = np.empty(mf, dtype=np.int64)
     for f in range(mf):
         prow[f] = rep[uidx[f]]
-    upper, best, status, nodes, solves, pruned, real, fallbacks, undecided = _search(
+    if resume and state[0].shape[1] != mf:
+        resume = False
+    upper, best, status, nodes, solves, pruned, real, fallbacks, undecided, out_state = _search(
         P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, beta_u, L_u, L_u, 0, True, H, Hinv, beta_u, L_u,
         np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_),
-        0, (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros(p), 0), key, max_nodes, time_limit, use_flip, branching, floor, stop_above, False, False, False)
-    return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks
+        0, (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros(p), 0), key, max_nodes, time_limit, use_flip,
+        branching, floor, stop_above, False, False, False, resume, state)
+    return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks, out_state, mf
 
 
 def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, context=None):
@@ -656,7 +733,13 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
 
     ``context``: an entered :class:`SearchContext` whose ``fallback`` solves a node the
     compiled QP solver fails on (the rows it is given are design rows, one per distinct row).
-    Returns (value, lower, status, nodes, solves, pruned, realisability_solves, screened, fallbacks)."""
+    ``options.resume``: a :class:`SearchState` of this replicate to continue from.
+    Returns (value, lower, status, nodes, solves, pruned, realisability_solves, screened, fallbacks,
+    state); state as in :func:`run_search`."""
+    p = H.shape[0]
+    shape = ("replicate", p)
+    resume = options.resume if isinstance(options.resume, SearchState) and options.resume.matches(KIND_QP, shape) \
+        else None
     with _first_compile_notice(_replicate):
         out = _replicate(Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
                          np.ascontiguousarray(g, dtype=np.float64), float(c), beta_hat, float(alpha),
@@ -664,9 +747,13 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
                          int(options.max_nodes or 0), float(options.time_limit or 0.0),
                          bool(options.flip_cost), BRANCHING[options.branching],
                          -1.0 if options.floor is None else float(options.floor),
-                         math.inf if options.stop_above is None else float(options.stop_above))
-    ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks = out
+                         math.inf if options.stop_above is None else float(options.stop_above),
+                         resume is not None, resume.arrays if resume is not None else _no_state(p))
+    ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, arrays, mf = out
     if not ok:
         return None
+    state = None
+    if status == 1 and options.max_nodes and nodes >= options.max_nodes:
+        state = SearchState.keep(KIND_QP, shape, arrays)
     return (float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real),
-            int(screened), int(fallbacks))
+            int(screened), int(fallbacks), state)
