@@ -223,7 +223,7 @@ def _compute(X, y, args, *, basis, seed, pos_label=None):
     return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=args.resamples,
                         alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=args.jobs,
                         scheduler=args.scheduler, exact_distribution=args.exact_distribution,
-                        progress=_show_progress(args))
+                        max_nodes=args.max_nodes, time_limit=args.time_limit, progress=_show_progress(args))
 
 
 # --------------------------------------------------------------------------- output
@@ -259,6 +259,7 @@ def _format_report(result, context, extra=()) -> str:
              for name, med, tot, scale in _SEARCH_ROWS]
     table.append(("  replicates bounded (one side of Q-hat)", "", f"{summary['bounded']} of {summary['replicates']}"))
     table.append(("  replicates cut short", "", f"{summary['not_exact']} of {summary['replicates']}"))
+    table.append(("  solver fallbacks (nodes handed on)", "", f"{summary['fallbacks_total']}"))
     heading = (f"search ({summary['replicates']} replicates)", "median", "total")
 
     width = max(len(name) for name, *_ in [*rows, *table, heading]) + 2
@@ -267,8 +268,10 @@ def _format_report(result, context, extra=()) -> str:
     lines.append("")
     lines += [f"  {name:<{width}}{med:>10}{tot:>14}" for name, med, tot in [heading, *table]]
     if result.conservative:
-        lines += ["", f"  {summary['not_exact']} replicate(s) hold only a certified upper bound (budget or "
-                      f"solver failure): the interval is valid but wider than the exact one."]
+        lines += ["", f"  {summary['not_exact']} replicate(s) hold only a certified upper bound "
+                      f"({summary['not_exact'] - summary['solver_failures']} stopped by a budget, "
+                      f"{summary['solver_failures']} by solver failures): the interval is valid but may be "
+                      f"wider than the exact one."]
     return "\n".join(lines)
 
 
@@ -290,6 +293,19 @@ def _jobs_spec(text: str) -> int:
     if jobs == 0 or jobs < -1:
         raise argparse.ArgumentTypeError(f"--jobs must be a positive integer or -1 (all cores); got {text!r}.")
     return jobs
+
+
+def _positive(kind, name):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not value > 0 or (kind is float and not math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive {'integer' if kind is int else 'number'}; "
+                                             f"got {text!r}.")
+        return value
+    return parse
 
 
 def _basis_spec(text: str) -> str:
@@ -370,6 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--exact-distribution", action="store_true",
                         help="solve every replicate to the end (slower; same interval), so the JSON output's "
                              "bootstrap values are all exact")
+    common.add_argument("--max-nodes", type=_positive(int, "--max-nodes"), default=None, metavar="N",
+                        help="node budget of each replicate's search; a replicate cut short keeps a certified "
+                             "upper bound and the interval is flagged conservative (default: none)")
+    common.add_argument("--time-limit", type=_positive(float, "--time-limit"), default=None, metavar="SECONDS",
+                        help="time budget of each replicate's search, as --max-nodes (default: none)")
     common.add_argument("--no-progress", action="store_true",
                         help="no progress bar (shown by default when stderr is a terminal)")
 

@@ -76,8 +76,18 @@ def test_demo_prints_interval_and_search_table(capsys):
     train = float(re.search(r"training error\s+(\d\.\d+)", out).group(1))
     assert 0.0 <= low <= train <= high <= 1.0
     for row in ("half-width", "true error", "time", "nodes", "solves", "pruned", "realisability checks",
-                "screened points", "replicates cut short", "replicates bounded", "-1 -> -1, 1 -> +1"):
+                "screened points", "replicates cut short", "replicates bounded", "solver fallbacks",
+                "-1 -> -1, 1 -> +1"):
         assert row in out
+    assert int(re.search(r"solver fallbacks \(nodes handed on\)\s+(\d+)", out).group(1)) >= 0
+
+
+def test_a_budget_stopped_interval_says_why_it_is_conservative(capsys):
+    code, out, err = run(capsys, "demo", "--n", N, "--resamples", 20, "--max-nodes", 2)
+    assert code == 0, err
+    m = re.search(r"(\d+) replicate\(s\) hold only a certified upper bound \((\d+) stopped by a budget, "
+                  r"(\d+) by solver failures\)", out)
+    assert m and int(m.group(1)) == int(m.group(2)) + int(m.group(3)) and int(m.group(2)) > 0
 
 
 def test_demo_json_matches_the_python_api(capsys):
@@ -260,3 +270,10 @@ def test_cud_interval_does_not_depend_on_the_other_methods(capsys, zero_one_csv)
     with_others = json.loads(run(capsys, *base, "--methods", "cud,kohavi,bs1")[1])
     cud = with_others["results"][0]
     assert (cud["low"], cud["high"]) == (alone["low"], alone["high"])
+
+
+@pytest.mark.parametrize("flag, value", [("--max-nodes", "0"), ("--max-nodes", "x"), ("--time-limit", "-1"),
+                                         ("--time-limit", "nan")])
+def test_bad_budgets_exit_2(capsys, flag, value):
+    code, out, err = run(capsys, "demo", "--n", N, *FAST, flag, value)
+    assert code == 2 and out == "" and flag in err, err

@@ -84,8 +84,8 @@ def test_random_suite_covers_the_intended_space():
 
 @pytest.mark.parametrize("name", ["hinge", "logistic"])
 def test_engine_option_is_accepted_for_non_quadratic_losses(name):
-    """Every engine name is accepted; for a non-quadratic loss all three run the same
-    Python search with cvxpy node solves (docs/losses.md), so the values are identical."""
+    """Every engine name is accepted and gives the same value: auto (node solvers inside the
+    compiled loop), python (Python node solvers called from it) and cvxpy (docs/losses.md)."""
     for i in range(2):
         design, y, counts, info = make_loss_problem(SEED0[name] + 500 + i, REF_LOSSES[name])
         values = {engine: search_replicate(design, y, counts, loss=name, engine=engine).value
