@@ -495,6 +495,7 @@ def _grow(a, cap):
     return b
 
 
+_LOADED: set = set()  # kernels known to be compiled or loaded in this process
 _NOTICE_AFTER = 2.0  # seconds: loading the cached kernel takes less
 
 
@@ -502,7 +503,11 @@ _NOTICE_AFTER = 2.0  # seconds: loading the cached kernel takes less
 def _first_compile_notice(kernel):
     """Say on stderr what is happening when the first call compiles the kernel (numba; the
     result is cached on disk, so later runs load it in well under a second)."""
-    if kernel.signatures:
+    if kernel in _LOADED:
+        yield
+        return
+    if kernel.signatures:  # costly for long signatures: asked once per kernel
+        _LOADED.add(kernel)
         yield
         return
     timer = threading.Timer(_NOTICE_AFTER, lambda: print(

@@ -582,6 +582,17 @@ def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu
     return -1, 0.0, 0.0
 
 
+_NO_STATE: dict = {}
+
+
+def _placeholder_state(p):
+    """:func:`_no_state` for p unknowns, made once (the search never writes to it)."""
+    st = _NO_STATE.get(p)
+    if st is None:
+        st = _NO_STATE[p] = _no_state(p)
+    return st
+
+
 @njit(cache=True)
 def _no_state(p):
     """A placeholder of the type of a search state (for a search that starts afresh)."""
@@ -684,7 +695,7 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
                       BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
                       math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
                       bool(record), bool(python_realise), resume is not None,
-                      resume.arrays if resume is not None else _no_state(p))
+                      resume.arrays if resume is not None else _placeholder_state(p))
     value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
     state = None
     if resumable and status == 1 and options.max_nodes and nodes >= options.max_nodes:
@@ -748,7 +759,7 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
                          bool(options.flip_cost), BRANCHING[options.branching],
                          -1.0 if options.floor is None else float(options.floor),
                          math.inf if options.stop_above is None else float(options.stop_above),
-                         resume is not None, resume.arrays if resume is not None else _no_state(p))
+                         resume is not None, resume.arrays if resume is not None else _placeholder_state(p))
     ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, arrays, mf = out
     if not ok:
         return None
