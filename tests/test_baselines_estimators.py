@@ -199,13 +199,23 @@ class _FailingLoss(type(get_loss("squared"))):
 
 
 def test_generic_loss_failures_fall_back_to_majority_class():
-    Phi, y = make_data(8, 1, 0)
-    counts = bootstrap_counts(8, 3, 0)
-    preds, log = _Refitter(Phi, y, _FailingLoss()).predict(counts.astype(float))
-    assert log.failed + log.one_class == 3
-    for row, w in zip(preds, counts):
-        if log.failed:
-            assert np.all(row == row[0])
+    """Every refit of a loss whose solver always raises predicts its weighted sample's
+    majority class (+1 on a tie); a one-class sample predicts that class."""
+    Phi, y = make_data(12, 1, 0)
+    counts = bootstrap_counts(12, 40, 0).astype(float)
+    counts[0] = np.where(y > 0, 1.0, 1.0)          # an exact tie when the classes balance
+    counts[1] = np.where(y > 0, 2.0, 0.0)          # one class only
+    preds, log = _Refitter(Phi, y, _FailingLoss()).predict(counts)
+    has_both = (counts @ (y > 0) > 0) & (counts @ (y < 0) > 0)
+    assert log.one_class == int(np.sum(~has_both)) >= 1
+    assert log.failed == int(np.sum(has_both)) >= 30
+    for row, w, both in zip(preds, counts, has_both):
+        expected = 1.0 if np.dot(w, y) >= 0.0 else -1.0
+        if not both:
+            expected = 1.0 if np.dot(w, y > 0) > 0 else -1.0
+        assert np.all(row == expected)
+    # the two labels occur among the fallbacks, so the rule is not a constant
+    assert {1.0, -1.0} <= {row[0] for row, both in zip(preds, has_both) if both}
 
 
 def test_generic_loss_path_matches_batched_path():

@@ -1,6 +1,6 @@
 """The six baseline intervals: building blocks against scipy, BS1's distribution against the reference."""
 import math
-import time
+import re
 import warnings
 
 import numpy as np
@@ -149,13 +149,13 @@ def test_bs1_centre_is_the_632_estimate_from_the_same_stream():
     assert res.details["centre_source"] == ".632"
 
 
-def test_bs1_default_sizes_are_fast_at_n50():
+def test_bs1_default_sizes():
+    """The documented defaults (1000 outer resamples, 50 inner) are the ones used; the speed of
+    bs1 is a benchmark matter, not a test."""
     Phi, y = make_data(50, 4, 0)
-    t0 = time.perf_counter()
     res = bs1(Phi, y, rng=0)
-    elapsed = time.perf_counter() - t0
     assert res.details["n_resamples"] == 1000 and res.details["n_inner"] == 50
-    assert elapsed < 6.0      # about 1 s on a free core; generous for a shared machine
+    assert 0.0 <= res.low <= res.high <= 1.0
 
 
 # ---------------------------------------------------------------- degenerate data: warning, finite interval
@@ -217,5 +217,16 @@ PUBLIC = [bl.resubstitution, bl.loo_bootstrap, bl.e632, bl.e632plus, bl.cross_va
 
 @pytest.mark.parametrize("func", PUBLIC, ids=lambda f: f.__name__)
 def test_docstrings_state_a_source(func):
-    doc = func.__doc__ or ""
-    assert "References" in doc and "Parameters" in doc
+    """numpydoc sections: every parameter of the signature is documented, and the References
+    section cites at least one dated source."""
+    import inspect
+    doc = inspect.getdoc(func) or ""
+    params = doc.split("Parameters\n----------\n", 1)
+    assert len(params) == 2, "no numpydoc Parameters section"
+    documented = set(re.findall(r"^(\w+)\s*:", params[1], flags=re.M))
+    wanted = {name for name, par in inspect.signature(func).parameters.items()
+              if par.kind not in (par.VAR_POSITIONAL, par.VAR_KEYWORD)}
+    assert wanted <= documented, sorted(wanted - documented)
+    refs = doc.split("References\n----------\n", 1)
+    assert len(refs) == 2, "no numpydoc References section"
+    assert re.search(r"\((19|20)\d\d\)|\b(19|20)\d\d\b", refs[1]), "no dated source"

@@ -11,7 +11,7 @@ import cudbound
 from cudbound.cud import conservative_quantile, search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.losses import SquaredLoss
-from cudbound.search import SearchOptions, CvxpyNodeSolver, NodeSolveError, NodeSolver, ReplicateProblem, branch_and_bound
+from cudbound.search import ActiveSetNodeSolver, SearchOptions, CvxpyNodeSolver, NodeSolveError, NodeSolver, ReplicateProblem, branch_and_bound
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 
 
@@ -129,13 +129,28 @@ def test_cvxpy_failure_is_retried_with_next_solver(monkeypatch):
 
 
 def test_cvxpy_node_problem_is_dpp_and_reused():
+    """One cvxpy problem serves every node: it is DPP, it is canonicalised once (the same
+    parametrised program after nodes with other constraints and other weights), and each
+    node's answer is that node's minimum (the exact active-set solver agrees)."""
     design, y, counts = make_problem(1, n=20)
     solver = CvxpyNodeSolver(SquaredLoss(), design, y)
     assert solver.problem.is_dcp(dpp=True)
+    exact = ActiveSetNodeSolver(SquaredLoss(), design, y)
     solver.set_weights(counts)
+    exact.set_weights(counts)
     first = solver.solve(np.array([0, 1]), np.array([1.0, -1.0]))
-    second = solver.solve(np.array([0, 1]), np.array([1.0, -1.0]))
-    np.testing.assert_allclose(first.beta, second.beta, atol=1e-9)
+    program = solver.problem._cache.param_prog
+    assert program is not None
+    for rows, signs in [([0, 1], [-1.0, 1.0]), ([2, 5, 7], [1.0, 1.0, -1.0]), ([], [])]:
+        rows, signs = np.array(rows, dtype=int), np.array(signs)
+        got = solver.solve(rows, signs)
+        want = exact.solve(rows, signs)
+        assert got.value == pytest.approx(want.value, abs=1e-9)
+        assert solver.problem._cache.param_prog is program
+    solver.set_weights(np.roll(counts, 3))
+    solver.solve(np.array([0, 1]), np.array([1.0, -1.0]))
+    assert solver.problem._cache.param_prog is program
+    assert first.value == pytest.approx(exact.solve(np.array([0, 1]), np.array([1.0, -1.0])).value, abs=1e-9)
     with pytest.raises(ValueError, match="not installed"):
         CvxpyNodeSolver(SquaredLoss(), design, y, solver="NO_SUCH_SOLVER")
 
