@@ -44,9 +44,24 @@ import numpy as np
 
 from ..baselines import METHODS, _params
 from ..basis import make_basis
+from ..datasets import DATASETS, SIMULATED
 from ..losses import get_loss
 
-__all__ = ["StudyConfig", "DatasetSpec", "Task", "load_config", "alpha_value", "ConfigError"]
+REAL_BASIS = "zpca:3"
+"""Default basis of the real data sets: an intercept and the first three principal
+components of the standardised training features (the paper used principal
+components or polynomials, without saying which per data set)."""
+
+
+def known_datasets() -> dict:
+    """Name -> default basis, for every data set a study can use."""
+    out = {name: REAL_BASIS for name in DATASETS}
+    out.update({name: gen.basis for name, gen in SIMULATED.items()})
+    return out
+
+
+__all__ = ["StudyConfig", "DatasetSpec", "Task", "load_config", "alpha_value", "ConfigError", "REAL_BASIS",
+           "known_datasets"]
 
 ALPHA_RULES = {"1": lambda n: 1.0, "sqrt(n)": math.sqrt, "n": float, "n^2": lambda n: float(n) ** 2}
 """The named scalings of alpha_n (the paper's section 5 discusses 1 <= alpha_n <= n^2)."""
@@ -177,8 +192,6 @@ def load_config(path) -> StudyConfig:
 
 
 def parse_config(text: str, source: str = "<string>") -> StudyConfig:
-    from .tasks import known_datasets
-
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

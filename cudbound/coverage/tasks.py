@@ -29,26 +29,12 @@ from ..basis import make_basis
 from ..baselines import intervals
 from ..fit import check_minimiser_exists, fit_coefficients, predict_signs, training_error
 from ..losses import NoMinimiserError, get_loss
-from .config import StudyConfig, Task
+from .config import REAL_BASIS, StudyConfig, Task, known_datasets
 
 __all__ = ["run_task", "draw_split", "known_datasets", "REAL_BASIS", "MAX_REDRAWS"]
 
-REAL_BASIS = "zpca:3"
-"""Default basis of the real data sets: an intercept and the first three principal
-components of the standardised training features (the paper used principal
-components or polynomials, without saying which per data set)."""
-
 MAX_REDRAWS = 1000
 """A task whose training draws are degenerate this many times in a row fails."""
-
-
-def known_datasets() -> dict:
-    """Name -> default basis, for every data set a study can use."""
-    from ..datasets import DATASETS, SIMULATED
-
-    out = {name: REAL_BASIS for name in DATASETS}
-    out.update({name: gen.basis for name, gen in SIMULATED.items()})
-    return out
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,73 +20,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from .compiled import BRANCHING
+from .core import KIND_EXTERNAL, KIND_LP, KIND_SMOOTH, SearchContext, run_search
+from .options import SearchOptions, SearchOutcome, Tolerances
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
-
-
-@dataclass(frozen=True)
-class Tolerances:
-    """All tolerances of the search in one place."""
-
-    prune: float = 1e-12      # prune when U <= best + prune
-    margin: float = 1e-9      # a sign counts as clear when |phi'beta| > margin |phi| |beta|
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """Switches of the search; none changes Q^(b), only the work done (or the budget).
-
-    flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
-    branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
-    screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
-    max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
-    floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
-        and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
-    stop_above : stop as soon as a value above it is attained (status "bounded").
-    resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
-        replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
-        starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
-    ``floor``, ``stop_above`` and ``resume`` serve the quantile-targeted refinement (``cudbound.quantile``).
-    """
-
-    flip_cost: bool = True
-    branching: str = "dearest"
-    screen: bool = True
-    max_nodes: int | None = None
-    time_limit: float | None = None
-    floor: float | None = None
-    stop_above: float | None = None
-    resume: object = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self):
-        if self.branching not in BRANCHING:
-            raise ValueError(f"`branching` must be one of {sorted(BRANCHING)}; got {self.branching!r}.")
-        for name in ("max_nodes", "time_limit"):
-            v = getattr(self, name)
-            if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
-                raise ValueError(f"`{name}` must be a positive number or None; got {v!r}.")
-
-
-@dataclass
-class SearchOutcome:
-    value: float              # Q^(b) when status == "exact", else a certified upper bound
-    lower: float              # best value attained by a realised pattern
-    status: str               # "exact", "bounded" (floor / stop_above), "budget" or "solver_failure"
-    nodes: int = 0
-    solves: int = 0
-    pruned: int = 0
-    realisability_checks: int = 0
-    screened: int = 0
-    seconds: float = 0.0
-    tree: object = field(default=None, repr=False)
-    undecided: bool = False   # some node's realisability could not be decided (kept, conservatively)
-    fallbacks: int = 0        # nodes handed to another solver or to a certified bound (see module docstring)
-    state: object = field(default=None, repr=False)  # a core.SearchState when stopped by max_nodes (resumable)
 
 
 def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
@@ -109,7 +49,6 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     python_realise : decide realisability in Python (witness, QP, LP) rather than by the
         compiled warm-started QP
     """
-    from .core import KIND_EXTERNAL, KIND_LP, KIND_SMOOTH, SearchContext, run_search
     t0 = time.perf_counter()
     tree = None
     if record_tree:

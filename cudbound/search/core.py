@@ -57,6 +57,7 @@ from numba import njit, objmode
 from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_compile_notice, _gi_ws, _grow,
                        _heap_pop, _heap_push, _meets, _objective, _replicate_setup, _value_at, _workspace)
 from .lp_node_solver import OPTIMAL, _solve_node
+from .options import SearchOptions
 from .smooth_node_solver import _sqp_compiled
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
@@ -656,7 +657,6 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     Returns (value, lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided,
     state); state is a :class:`SearchState` when the search stopped at its node budget, else None.
     """
-    from .bnb import SearchOptions
     options = options if options is not None else SearchOptions()
     P = np.ascontiguousarray(P, dtype=np.float64)
     p = P.shape[1]

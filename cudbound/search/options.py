@@ -1,0 +1,72 @@
+"""What a search is asked (options, tolerances) and what it returns (outcome).
+
+Shared by the compiled loop (:mod:`cudbound.search.core`), its Python face
+(:mod:`cudbound.search.bnb`), the engine and the quantile refinement.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .compiled import BRANCHING
+
+__all__ = ["Tolerances", "SearchOptions", "SearchOutcome"]
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """All tolerances of the search in one place."""
+
+    prune: float = 1e-12      # prune when U <= best + prune
+    margin: float = 1e-9      # a sign counts as clear when |phi'beta| > margin |phi| |beta|
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Switches of the search; none changes Q^(b), only the work done (or the budget).
+
+    flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
+    branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
+    screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
+    max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
+    floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
+        and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
+    stop_above : stop as soon as a value above it is attained (status "bounded").
+    resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
+        replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
+        starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
+    ``floor``, ``stop_above`` and ``resume`` serve the quantile-targeted refinement (``cudbound.quantile``).
+    """
+
+    flip_cost: bool = True
+    branching: str = "dearest"
+    screen: bool = True
+    max_nodes: int | None = None
+    time_limit: float | None = None
+    floor: float | None = None
+    stop_above: float | None = None
+    resume: object = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.branching not in BRANCHING:
+            raise ValueError(f"`branching` must be one of {sorted(BRANCHING)}; got {self.branching!r}.")
+        for name in ("max_nodes", "time_limit"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
+                raise ValueError(f"`{name}` must be a positive number or None; got {v!r}.")
+
+
+@dataclass
+class SearchOutcome:
+    value: float              # Q^(b) when status == "exact", else a certified upper bound
+    lower: float              # best value attained by a realised pattern
+    status: str               # "exact", "bounded" (floor / stop_above), "budget" or "solver_failure"
+    nodes: int = 0
+    solves: int = 0
+    pruned: int = 0
+    realisability_checks: int = 0
+    screened: int = 0
+    seconds: float = 0.0
+    tree: object = field(default=None, repr=False)
+    undecided: bool = False   # some node's realisability could not be decided (kept, conservatively)
+    fallbacks: int = 0        # nodes handed to another solver or to a certified bound (see module docstring)
+    state: object = field(default=None, repr=False)  # a core.SearchState when stopped by max_nodes (resumable)
