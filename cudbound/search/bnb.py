@@ -1,9 +1,10 @@
-"""The search's Python face: options, tolerances, outcome, and :func:`branch_and_bound`.
+"""The search's Python face: :func:`branch_and_bound` for any node solver, and the search tree.
 
-The loop itself is compiled (:mod:`cudbound.search.core`, the one search of the toolkit);
-this module prepares a :class:`~cudbound.search.problem.ReplicateProblem` for it, lets it
-call any :class:`~cudbound.search.node_solvers.NodeSolver` (cvxpy for any convex loss, the
-SQP solver of smooth losses, a user's solver), builds the search tree (networkx) when asked,
+The loop itself is compiled (:mod:`cudbound.search.core`, the one search of the toolkit),
+and the options and outcome live in :mod:`cudbound.search.options`. This module prepares a
+:class:`~cudbound.search.problem.ReplicateProblem` for the loop, lets it call any
+:class:`~cudbound.search.node_solvers.NodeSolver` (cvxpy for any convex loss, the SQP
+solver of smooth losses, a user's solver), builds the search tree (networkx) when asked,
 and returns a :class:`SearchOutcome`.
 
 Solver failures never abort the search. A node that no solver solves
