@@ -179,10 +179,8 @@ class ReplicateEngine:
                 res = "error"
                 self._fallbacks += 1  # a numerical failure in compiled code: the set-up in Python takes over
             if res is not None and res != "error":
-                value, lower, status, nodes, solves, pruned, real, screened, fallbacks, state = res
-                return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves,
-                                     pruned=pruned, realisability_checks=real, screened=screened,
-                                     seconds=time.perf_counter() - t0, fallbacks=fallbacks, state=state)
+                res.seconds = time.perf_counter() - t0
+                return res
         solver, root, quad = self.prepare(counts)
         root = _checked(root)
         self._fallbacks += int(root.fallback)

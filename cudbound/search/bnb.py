@@ -64,13 +64,12 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
         q = (quad.H, np.linalg.inv(quad.H), quad.beta_u, quad.L_u)
     kind = KIND_LP if lp is not None else KIND_SMOOTH if smooth is not None else KIND_EXTERNAL
     with SearchContext(solver, fallback, root.warm, tree) as ctx:
-        value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, state = run_search(
+        out = run_search(
             P, problem.rows, problem.cost_plus, problem.cost_minus, problem.C_forced, problem.n, problem.alpha_n,
             problem.L_hat, root_beta=root.beta, root_m=root.value, root_bv=root.beta_value, best0=best, kind=kind,
             quad=q, lp=lp, smooth=smooth, context=ctx, options=options, record=record_tree, python_realise=python_realise)
-    return SearchOutcome(value=value, lower=lower, status=status, nodes=nodes, solves=solves, pruned=pruned,
-                         realisability_checks=real, screened=problem.n_screened, seconds=time.perf_counter() - t0,
-                         tree=tree, undecided=undecided, fallbacks=fallbacks, state=state)
+    out.screened, out.seconds, out.tree = problem.n_screened, time.perf_counter() - t0, tree
+    return out
 
 
 def _value_at(problem, beta, loss_value, tol) -> float:

@@ -57,7 +57,7 @@ from numba import njit, objmode
 from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_compile_notice, _gi_ws, _grow,
                        _heap_pop, _heap_push, _meets, _objective, _replicate_setup, _value_at, _workspace)
 from .lp_node_solver import OPTIMAL, _solve_node
-from .options import SearchOptions
+from .options import SearchOptions, SearchOutcome
 from .smooth_node_solver import _sqp_compiled
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
@@ -654,8 +654,9 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     the warm-started compiled QP (an independent check; the ``python`` and ``cvxpy`` engines).
     ``options.resume``: a :class:`SearchState` of this replicate to continue from (ignored for
     KIND_EXTERNAL, whose warm starts live in Python, or when it does not match).
-    Returns (value, lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided,
-    state); state is a :class:`SearchState` when the search stopped at its node budget, else None.
+    Returns a :class:`~cudbound.search.options.SearchOutcome` (``state``: a
+    :class:`SearchState` when the search stopped at its node budget, else None; ``screened``,
+    ``seconds`` and ``tree`` are the caller's to fill).
     """
     options = options if options is not None else SearchOptions()
     P = np.ascontiguousarray(P, dtype=np.float64)
@@ -700,8 +701,9 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     state = None
     if resumable and status == 1 and options.max_nodes and nodes >= options.max_nodes:
         state = SearchState.keep(kind, shape, arrays)
-    return (float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real),
-            int(fallbacks), bool(undecided), state)
+    return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
+                         solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
+                         fallbacks=int(fallbacks), undecided=bool(undecided), state=state)
 
 
 @njit(cache=True)
@@ -745,8 +747,8 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
     ``context``: an entered :class:`SearchContext` whose ``fallback`` solves a node the
     compiled QP solver fails on (the rows it is given are design rows, one per distinct row).
     ``options.resume``: a :class:`SearchState` of this replicate to continue from.
-    Returns (value, lower, status, nodes, solves, pruned, realisability_solves, screened, fallbacks,
-    state); state as in :func:`run_search`."""
+    Returns a :class:`~cudbound.search.options.SearchOutcome` (with ``screened``; ``state`` as
+    in :func:`run_search`; ``seconds`` is the caller's to fill), or None."""
     p = H.shape[0]
     shape = ("replicate", p)
     resume = options.resume if isinstance(options.resume, SearchState) and options.resume.matches(KIND_QP, shape) \
@@ -766,5 +768,6 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
     state = None
     if status == 1 and options.max_nodes and nodes >= options.max_nodes:
         state = SearchState.keep(KIND_QP, shape, arrays)
-    return (float(value), float(lower), STATUS[status], int(nodes), int(solves), int(pruned), int(real),
-            int(screened), int(fallbacks), state)
+    return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
+                         solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
+                         screened=int(screened), fallbacks=int(fallbacks), state=state)
