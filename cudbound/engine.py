@@ -46,7 +46,6 @@ from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolv
 from .search import ReplicateProblem, SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .search.core import SearchContext, compiled_replicate
 from .search.lp_node_solver import HingeLPNodeSolver
-from .search.qp import positive_definite
 from .search.node_solvers import SOLVER_ERRORS, _checked, _QuadraticReplicate
 from .search.smooth_node_solver import SmoothNodeSolver
 
@@ -115,7 +114,7 @@ class ReplicateEngine:
         quad = None
         if self.loss.is_quadratic:
             quad = _QuadraticReplicate(self.loss, self.design, self.y, self._counts)
-        if self.engine != "cvxpy" and quad is not None and positive_definite(quad.H):
+        if self.engine != "cvxpy" and quad is not None and quad.positive_definite:
             self._active.set_weights(self._counts)
             solver = _WithFallback(self._active, self._cvxpy_solver)
             root = NodeSolution(quad.L_u, quad.beta_u, (quad.beta_u, [], []))
@@ -190,7 +189,7 @@ class ReplicateEngine:
                                    known_points=[(root.beta, root.beta_value)])
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
-        pd_quad = quad if quad is not None and positive_definite(quad.H) else None
+        pd_quad = quad if quad is not None and quad.positive_definite else None
         lp = smooth = None
         fallback = self._cvxpy_solver
         if self.engine == "auto" and isinstance(solver, _WithFallback):

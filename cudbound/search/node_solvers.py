@@ -38,7 +38,7 @@ from cvxpy.settings import SOLUTION_PRESENT
 
 from .compiled import _gi
 from .convex import SeparationUnknown, polish_smooth, push_to_infimum, separation
-from .qp import polish_kkt
+from .qp import polish_kkt, positive_definite
 from .realisability import RealisabilityUnknown
 
 __all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver",
@@ -103,6 +103,7 @@ class _QuadraticReplicate:
         self.H, self.g, self.c = loss.quadratic_form(design, y, counts)
         self.beta_u, *_ = np.linalg.lstsq(self.H, self.g, rcond=None)
         self.L_u = loss.value(design, y, counts, self.beta_u)
+        self.positive_definite = positive_definite(self.H)  # decided once per replicate
 
     def value(self, beta):
         d = beta - self.beta_u

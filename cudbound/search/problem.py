@@ -27,6 +27,12 @@ from .qp import positive_definite
 __all__ = ["ReplicateProblem"]
 
 
+def _is_positive_definite(quad) -> bool:
+    """The replicate's own decision when it carries one (``_QuadraticReplicate``), else computed."""
+    known = getattr(quad, "positive_definite", None)
+    return bool(known) if isinstance(known, (bool, np.bool_)) else positive_definite(quad.H)
+
+
 class ReplicateProblem:
     """Points, costs and the neighbourhood of one count vector."""
 
@@ -55,7 +61,7 @@ class ReplicateProblem:
         forced[(forced == 0) & (cplus == cminus)] = 1
         self.screen_solves = 0
         if screen and math.isfinite(self.L_max) and beta_u is not None:
-            if quad is not None and positive_definite(quad.H):
+            if quad is not None and _is_positive_definite(quad):
                 forced = self._screen_quadratic(quad, reps, forced)
             elif screen_solver is not None:
                 forced = self._screen_by_solves(screen_solver, reps, forced,
@@ -71,7 +77,7 @@ class ReplicateProblem:
 
     def _screen_quadratic(self, quad, reps, forced):
         H = quad.H
-        if not positive_definite(H):
+        if not _is_positive_definite(quad):
             return forced  # (numerically) singular bootstrap Hessian: the neighbourhood is unbounded
         radius = self.L_max - self.L_u
         Phi = self.design[reps]
