@@ -43,7 +43,7 @@ import numpy as np
 
 from .losses import HingeLoss
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
-from .search import ReplicateProblem, SearchOptions, SearchOutcome, Tolerances, branch_and_bound
+from .search import ReplicateProblem, SearchOptions, SearchOutcome, branch_and_bound
 from .search.core import SearchContext, compiled_replicate
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.node_solvers import SOLVER_ERRORS, _checked, _QuadraticReplicate

@@ -11,9 +11,10 @@ from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
-from cudbound.search import ActiveSetNodeSolver, NodeSolver, ReplicateProblem, SearchOptions, branch_and_bound
+from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, branch_and_bound
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
+from search_setup import squared_replicate
 
 SPECS = {"ridge": "ridge:0.1", "hinge": "hinge", "logistic": "logistic", "exponential": "exponential",
          "logistic_ridge": "logistic_ridge:0.1"}
@@ -108,15 +109,11 @@ class _Recording(NodeSolver):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_user_node_solver_gets_its_own_warm_starts_back(seed):
     design, y, counts = _medium(seed, n=30)
-    loss = SquaredLoss()
-    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
     exact = search_replicate(design, y, counts)
-    eng = ReplicateEngine(design, y, loss, engine="python")
-    _, root, quad = eng.prepare(counts)
-    inner = ActiveSetNodeSolver(loss, design, y)
+    problem, root, quad, beta_hat = squared_replicate(design, y, counts)
+    inner = ActiveSetNodeSolver(SquaredLoss(), design, y)
     inner.set_weights(counts)
     solver = _Recording(inner)
-    problem = ReplicateProblem(design, y, counts, beta_hat, loss, len(y), quad=quad, beta_u=root.beta, L_u=root.value)
     out = branch_and_bound(problem, solver, root, quad=quad, extra_lower=[(beta_hat, problem.L_hat)])
     assert out.status == "exact" and abs(out.value - exact.value) <= 1e-10
     assert out.solves == len(solver.given) > 0
@@ -128,11 +125,7 @@ def test_a_user_node_solver_gets_its_own_warm_starts_back(seed):
 
 def test_a_programming_error_in_an_external_solver_propagates():
     design, y, counts = _medium(3, n=20)
-    loss = SquaredLoss()
-    eng = ReplicateEngine(design, y, loss, engine="python")
-    _, root, quad = eng.prepare(counts)
-    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
-    problem = ReplicateProblem(design, y, counts, beta_hat, loss, len(y), quad=quad, beta_u=root.beta, L_u=root.value)
+    problem, root, _, _ = squared_replicate(design, y, counts)
 
     class Buggy(NodeSolver):
         def solve(self, rows, signs, warm=None):

@@ -6,12 +6,12 @@ import cvxpy as cp
 import networkx as nx
 import numpy as np
 import pytest
+from search_setup import squared_replicate
 
 import cudbound
 from cudbound.cud import conservative_quantile, search_replicate
-from cudbound.engine import ReplicateEngine
 from cudbound.losses import SquaredLoss
-from cudbound.search import ActiveSetNodeSolver, SearchOptions, CvxpyNodeSolver, NodeSolveError, NodeSolver, ReplicateProblem, branch_and_bound
+from cudbound.search import ActiveSetNodeSolver, SearchOptions, CvxpyNodeSolver, NodeSolveError, NodeSolver, branch_and_bound
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 
 
@@ -94,13 +94,8 @@ class _Failing(NodeSolver):
 @pytest.mark.parametrize("seed", [6, 7])
 def test_solver_failure_keeps_certified_bound(seed):
     design, y, counts = make_problem(seed, n=30)
-    loss = SquaredLoss()
-    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
     exact = search_replicate(design, y, counts)
-    eng = ReplicateEngine(design, y, loss)
-    _, root, quad = eng.prepare(counts)
-    problem = ReplicateProblem(design, y, counts.astype(float), beta_hat, loss, len(y), quad=quad,
-                               beta_u=root.beta, L_u=root.value)
+    problem, root, quad, beta_hat = squared_replicate(design, y, counts)
     out = branch_and_bound(problem, _Failing(), root, extra_lower=[(beta_hat, problem.L_hat)])
     assert out.value >= exact.value - 1e-12  # never below the exact supremum
     if out.status == "exact":  # every unsolved subtree was dominated: nothing was lost

@@ -19,6 +19,7 @@ import os
 import cvxpy as cp
 import numpy as np
 import pytest
+from search_setup import squared_replicate
 from scipy.optimize import lsq_linear
 
 import cudbound
@@ -32,8 +33,7 @@ from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine, trivial_bound
 from cudbound.losses import SquaredLoss
 from cudbound.results import SearchStats
-from cudbound.search import (ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver,
-                             ReplicateProblem, branch_and_bound)
+from cudbound.search import (ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver, branch_and_bound)
 from cudbound.search.bnb import SearchOptions, SearchOutcome
 from cudbound.search.node_solvers import SOLVER_ERRORS, _QuadraticReplicate
 from cudbound.search.qp import cone_residual, polish_kkt
@@ -431,13 +431,8 @@ class _NaNSolver(NodeSolver):
 @pytest.mark.parametrize("seed", [6, 7, 8])
 def test_non_finite_node_solution_is_a_failure_not_a_value(seed):
     design, y, counts = make_problem(seed, n=30)
-    loss = SquaredLoss()
-    beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
     exact = search_replicate(design, y, counts)
-    eng = ReplicateEngine(design, y, loss)
-    _, root, quad = eng.prepare(counts)
-    problem = ReplicateProblem(design, y, counts.astype(float), beta_hat, loss, len(y), quad=quad,
-                               beta_u=root.beta, L_u=root.value)
+    problem, root, quad, beta_hat = squared_replicate(design, y, counts)
     out = branch_and_bound(problem, _NaNSolver(), root, extra_lower=[(beta_hat, problem.L_hat)])
     assert math.isfinite(out.value) and out.value >= exact.value - 1e-12
     assert out.fallbacks > 0

@@ -24,10 +24,9 @@ import contextlib
 import math
 import sys
 import threading
-import time
 
 import numpy as np
-from numba import njit, objmode
+from numba import njit
 
 __all__ = ["STATUS", "BRANCHING"]
 

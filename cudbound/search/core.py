@@ -524,6 +524,20 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
 
 
 @njit(cache=True)
+def _quad_form(H, x, x0):
+    """(x - x0)'H(x - x0), without allocating."""
+    v = 0.0
+    p = x.shape[0]
+    for i in range(p):
+        di = x[i] - x0[i]
+        row = 0.0
+        for j in range(p):
+            row += H[i, j] * (x[j] - x0[j])
+        v += di * row
+    return v
+
+
+@njit(cache=True)
 def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu, ws, norms,
            lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit, sm, lb, la, wh, key):
     """Solve node c in place (beta[c] and its warm start). Returns (ok, m, loss at beta[c]):
@@ -534,8 +548,7 @@ def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu
         st, na_ = _gi_ws(Qinv_loss, P, norms, sgn[c], 0.0, beta_u, beta[c], act[c], uu[c], nact[c], ws)
         nact[c] = na_
         if st == 0:
-            dd = beta[c] - beta_u
-            m = L_u + np.dot(dd, H @ dd)
+            m = L_u + _quad_form(H, beta[c], beta_u)
             return 0, m, m
     elif kind == 1:
         rows, signs = _fixed(sgn[c], prow)
