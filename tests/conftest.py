@@ -1,8 +1,8 @@
 import os
 import sys
 
-# Make the brute-force reference importable as ``reference`` whatever the import mode.
-sys.path.insert(0, os.path.dirname(__file__))
+# The slow references and helpers (tests/_support/) are importable by name whatever the import mode.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_support"))
 
 import pytest  # noqa: E402
 

@@ -10,7 +10,7 @@ from cudbound.baselines import (DegenerateResampleWarning, ErrorEstimate, bootst
 from cudbound.baselines.estimators import SINGULAR_RTOL, _Refitter, _solve_normal_equations
 from cudbound.design import reparametrise
 from cudbound.losses import SquaredLoss, get_loss
-from test_baselines_reference import (make_data, ref_632, ref_632plus, ref_cv, ref_err1, ref_fit_predict, ref_loo,
+from reference_baselines import (make_data, ref_632, ref_632plus, ref_cv, ref_err1, ref_fit_predict, ref_loo,
                                       ref_train_error, tally)
 
 TOL = 1e-12

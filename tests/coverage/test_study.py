@@ -19,7 +19,7 @@ from cudbound.coverage import (ConfigError, ResultStore, StoreMismatchError, Tas
 from cudbound.coverage.tasks import _usable, draw_split
 from cudbound.fit import predict_signs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "experiments" / "smoke.toml"
 PAPER = ROOT / "experiments" / "paper.toml"
 TIMING = {"seconds", "finished", "host"}

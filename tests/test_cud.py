@@ -1,4 +1,4 @@
-"""cudbound.replicate_sup against the brute-force reference (tests/reference.py).
+"""cudbound.replicate_sup against the brute-force reference (tests/_support/reference.py).
 
 Each random problem is drawn from its own seed (``SEED0 + index``); a failure prints
 the seed and the full problem so that it can be re-run alone.

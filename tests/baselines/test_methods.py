@@ -15,7 +15,7 @@ from cudbound.baselines.estimators import _Refitter
 from cudbound.design import reparametrise
 from cudbound.losses import SquaredLoss
 from cudbound.results import IntervalResult
-from test_baselines_reference import make_data, ref_bs632_value
+from reference_baselines import make_data, ref_bs632_value
 
 # ---------------------------------------------------------------- percentile and basic vs scipy.stats.bootstrap
 

@@ -20,7 +20,7 @@ from cudbound.search.node_solvers import CvxpyNodeSolver, NodeSolveError
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "losses.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "losses.md"
 REL = 1e-8
 
 
@@ -254,7 +254,7 @@ BRUTE = {"logistic": ("logistic", "logistic"), "exponential": ("exponential", "e
 @pytest.mark.parametrize("name", sorted(BRUTE))
 def test_matches_the_bruteforce_reference(name):
     """n in 4..10: Q^(b) for alpha_n in {1, sqrt(n), n, n^2} equals the brute-force
-    enumeration of tests/reference_losses.py, with every node solved by the SQP solver."""
+    enumeration of tests/_support/reference_losses.py, with every node solved by the SQP solver."""
     ref = REF_LOSSES[BRUTE[name][0]]
     loss = get_loss("exponential_ridge:0.1") if name == "exponential_ridge" else LOSSES[name]()
     for i in range(10):
