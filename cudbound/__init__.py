@@ -3,9 +3,10 @@
 The CUD bound of Laber & Murphy (UAI 2008), computed exactly by branch and bound
 over the sign patterns of a linear-in-basis classifier.
 """
-from .baselines import DegenerateResampleWarning, intervals
+from .baselines import DegenerateResampleWarning
 from .basis import FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
-from .cud import cud_interval, replicate_sup, search_replicate
+from .cud import cud_from_design, cud_interval, replicate_sup, search_replicate
+from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)
 from .results import ConfidenceInterval, CUDResult, IntervalResult, SearchStats
@@ -13,7 +14,8 @@ from .results import ConfidenceInterval, CUDResult, IntervalResult, SearchStats
 __version__ = "0.1.0"
 
 __all__ = [
-    "cud_interval", "replicate_sup", "search_replicate", "intervals", "DegenerateResampleWarning",
+    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "intervals", "method_names",
+    "register", "DegenerateResampleWarning",
     "CUDResult", "IntervalResult", "ConfidenceInterval", "SearchStats",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",
     "NoMinimiserError", "get_loss",

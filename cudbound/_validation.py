@@ -8,9 +8,82 @@ import numbers
 import numpy as np
 
 __all__ = [
-    "check_features", "encode_labels", "check_counts", "check_confidence_level",
-    "check_n_resamples", "check_alpha_n", "check_design", "check_rng", "LabelEncoding",
+    "check_scalar", "check_features", "encode_labels", "check_counts", "check_confidence_level",
+    "check_n_resamples", "check_alpha_n", "check_rng", "LabelEncoding",
 ]
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _expected(target, min_val, max_val, include_boundaries) -> str:
+    """Words for the set of accepted values: 'a positive integer', 'a number in [0, 0.5)', ..."""
+    low_closed = include_boundaries in ("both", "left")
+    high_closed = include_boundaries in ("both", "right")
+    if target == "int":
+        if max_val is None:
+            if min_val is None:
+                return "an integer"
+            if min_val == 1:
+                return "a positive integer"
+            if min_val == 0:
+                return "a non-negative integer"
+            return f"an integer >= {min_val}"
+        return f"an integer between {min_val} and {max_val}"
+    if min_val is not None and max_val is not None:
+        if not low_closed and not high_closed:
+            return f"a number strictly between {_fmt(min_val)} and {_fmt(max_val)}"
+        return f"a number in {'[' if low_closed else '('}{_fmt(min_val)}, {_fmt(max_val)}{']' if high_closed else ')'}"
+    if min_val is not None:
+        if min_val == 0:
+            return "a finite non-negative number" if low_closed else "a finite positive number"
+        return f"a finite number {'>=' if low_closed else '>'} {_fmt(min_val)}"
+    if max_val is not None:
+        return f"a finite number {'<=' if high_closed else '<'} {_fmt(max_val)}"
+    return "a finite number"
+
+
+def check_scalar(value, name: str, target_type: type = numbers.Integral, *, min_val=None, max_val=None,
+                 include_boundaries: str = "both", hint: str = ""):
+    """Check one scalar argument and return it as a Python int or float.
+
+    The one validator of scalar arguments, in the manner of scikit-learn's
+    ``utils.validation.check_scalar``: ``target_type`` is ``numbers.Integral`` (booleans
+    are refused) or ``numbers.Real`` (finite values only); ``min_val``/``max_val`` bound
+    it, closed or open as ``include_boundaries`` says ("both", "left", "right",
+    "neither"). The error is a ValueError that names the argument, what is accepted and
+    what was received (``hint`` is appended to it).
+
+    >>> check_scalar(3, "k", min_val=2)
+    3
+    >>> check_scalar(0.5, "flip_probability", numbers.Real, min_val=0.0, max_val=0.5, include_boundaries="left")
+    Traceback (most recent call last):
+    ...
+    ValueError: `flip_probability` must be a number in [0, 0.5); got 0.5.
+    """
+    if include_boundaries not in ("both", "left", "right", "neither"):
+        raise ValueError(f"include_boundaries must be 'both', 'left', 'right' or 'neither'; got {include_boundaries!r}.")
+    integral = target_type is numbers.Integral or target_type is int
+    target = "int" if integral else "real"
+    message = f"`{name}` must be {_expected(target, min_val, max_val, include_boundaries)}; got {value!r}.{hint}"
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        raise ValueError(message)
+    if integral:
+        if not isinstance(value, numbers.Integral):
+            raise ValueError(message)
+        out = int(value)
+    else:
+        if not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+            raise ValueError(message)
+        out = float(value)
+    low_closed = include_boundaries in ("both", "left")
+    high_closed = include_boundaries in ("both", "right")
+    if min_val is not None and (out < min_val or (out == min_val and not low_closed)):
+        raise ValueError(message)
+    if max_val is not None and (out > max_val or (out == max_val and not high_closed)):
+        raise ValueError(message)
+    return out
 
 
 def check_features(X, name: str = "X") -> np.ndarray:
@@ -117,15 +190,13 @@ def check_counts(counts, n: int, name: str = "counts") -> np.ndarray:
 
 
 def check_confidence_level(level, name: str = "confidence_level") -> float:
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not (0.0 < float(level) < 1.0):
-        raise ValueError(f"`{name}` must be a number strictly between 0 and 1; got {level!r}.")
-    return float(level)
+    """A level strictly between 0 and 1."""
+    return check_scalar(level, name, numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="neither")
 
 
 def check_n_resamples(n_resamples, confidence_level: float, name: str = "n_resamples") -> int:
     """At least ceil(1 / (1 - level)) replicates, so the order statistic exists."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {n_resamples!r}.")
+    n_resamples = check_scalar(n_resamples, name, min_val=1)
     need = math.ceil(1.0 / (1.0 - confidence_level) - 1e-9)
     if n_resamples < need:
         raise ValueError(
@@ -139,26 +210,7 @@ def check_alpha_n(alpha_n, n: int, name: str = "alpha_n") -> float:
     """alpha_n >= 0 and finite; None means the default alpha_n = n."""
     if alpha_n is None:
         return float(n)
-    if isinstance(alpha_n, bool) or not isinstance(alpha_n, numbers.Real) or not math.isfinite(alpha_n) or alpha_n < 0:
-        raise ValueError(f"`{name}` must be a finite number >= 0 (None for the default n = {n}); got {alpha_n!r}.")
-    return float(alpha_n)
-
-
-def check_design(design, name: str = "design", names=None) -> np.ndarray:
-    """Finite n x p matrix with n >= p and full column rank (beta-hat must be unique).
-
-    The rank is decided on the column-scaled design (``cudbound.design.reparametrise``),
-    so it does not depend on the units of the features; a rank-deficient design raises
-    ``RankDeficientError`` (a ``ValueError``) naming the dependent columns.
-    """
-    Phi = check_features(design, name)
-    n, p = Phi.shape
-    if n < p:
-        raise ValueError(f"`{name}` has {n} rows but {p} basis columns; the fit needs at least as many rows as columns.")
-    from .design import reparametrise
-
-    reparametrise(Phi, names=names, name=name)
-    return Phi
+    return check_scalar(alpha_n, name, numbers.Real, min_val=0.0, hint=f" None gives the default n = {n}.")
 
 
 def check_rng(rng) -> np.random.Generator:

@@ -9,11 +9,10 @@ intercept column first when there is one).
 from __future__ import annotations
 
 import itertools
-import numbers
 
 import numpy as np
 
-from ._validation import check_features
+from ._validation import check_features, check_scalar
 
 __all__ = ["Basis", "LinearBasis", "PolynomialBasis", "PCABasis", "FunctionBasis", "make_basis"]
 
@@ -66,8 +65,7 @@ class PolynomialBasis(Basis):
         self.degree, self.intercept = degree, intercept
 
     def fit(self, X):
-        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral) or self.degree < 1:
-            raise ValueError(f"`degree` must be a positive integer; got {self.degree!r}.")
+        check_scalar(self.degree, "degree", min_val=1)
         super().fit(X)
         d = self.n_features_in_
         self.powers_ = [c for k in range(1, self.degree + 1)
@@ -97,10 +95,7 @@ class PCABasis(Basis):
     def fit(self, X):
         X = check_features(X)
         k = self.n_components
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= min(X.shape):
-            raise ValueError(
-                f"`n_components` must be an integer between 1 and min(n, d) = {min(X.shape)}; got {k!r}."
-            )
+        check_scalar(k, "n_components", min_val=1, max_val=min(X.shape), hint=" (at most min(n, d))")
         super().fit(X)
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0) if self.standardize else np.ones(X.shape[1])

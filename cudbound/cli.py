@@ -19,7 +19,7 @@ import numpy as np
 
 from . import __version__
 from ._validation import encode_labels
-from .baselines import METHODS, intervals
+from .registry import intervals, method_names
 from .basis import make_basis
 from .cud import cud_interval
 from .datasets.simulated import DEMO_GENERATOR, demo_data
@@ -194,12 +194,13 @@ def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
 
 def _methods_spec(text: str) -> tuple:
     names = [m.strip().lower() for m in text.split(",") if m.strip()]
+    known = method_names()
     if names == ["all"]:
-        return METHODS
-    bad = [m for m in names if m not in METHODS]
+        return known
+    bad = [m for m in names if m not in known]
     if not names or bad:
         raise argparse.ArgumentTypeError(
-            f"unknown method(s) {', '.join(bad) or '(none)'}; choose from {', '.join(METHODS)} or 'all'.")
+            f"unknown method(s) {', '.join(bad) or '(none)'}; choose from {', '.join(known)} or 'all'.")
     return tuple(dict.fromkeys(names))
 
 
@@ -244,7 +245,7 @@ def _format_report(result, context, extra=()) -> str:
     rows = [
         *context,
         ("labels", repr(result.label_encoding) if result.label_encoding is not None else "as given"),
-        ("model", f"{result.basis}, {result.loss} loss, alpha_n = {result.alpha_n:g}"),
+        ("model", f"{result.details['basis']}, {result.details['loss']} loss, alpha_n = {result.alpha_n:g}"),
         ("coefficients", " ".join(f"{c:+.4f}" for c in result.coef)),
         ("level", f"{result.confidence_level:g} (B = {result.n_resamples} bootstrap resamples)"),
         ("interval", f"[{low:.4f}, {high:.4f}]" + ("  (conservative)" if result.conservative else "")),
@@ -421,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     interval.add_argument("--seed", type=int, default=None,
                           help="seed of the bootstrap (default: drawn at random and reported)")
     interval.add_argument("--methods", type=_methods_spec, default=("cud",), metavar="M1,M2,...",
-                          help="comma-separated interval methods: " + ", ".join(METHODS)
+                          help="comma-separated interval methods: " + ", ".join(method_names())
                                + ", or 'all' (default cud; --resamples sets B for CUD only)")
     interval.set_defaults(handler=_interval)
 

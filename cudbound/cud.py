@@ -21,22 +21,23 @@ import time
 
 import numpy as np
 
-from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_design, check_features,
-                          check_n_resamples, check_rng, encode_labels)
+from ._validation import check_alpha_n, check_confidence_level, check_counts, check_features, check_n_resamples, check_rng, encode_labels
 from .basis import make_basis
-from .design import reparametrise
+from .design import check_design, reparametrise
 from .engine import ReplicateEngine
-from .fit import fit_coefficients, training_error
+from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
 from .quantile import order_statistic
+from .resampling import draw_counts
 from .search import SearchOptions
 from .workers import ReplicateRunner, check_n_jobs
 
-__all__ = ["replicate_sup", "search_replicate", "cud_interval", "bootstrap_counts", "conservative_quantile"]
+__all__ = ["replicate_sup", "search_replicate", "cud_interval", "cud_from_design", "conservative_quantile"]
 
 
-def _replicate_iv(design, y, counts, loss, alpha_n):
+def _design_iv(design, y):
+    """A validated full-rank design and its labels, which must already be -1.0 / +1.0."""
     Phi = check_design(design)
     n = Phi.shape[0]
     y_arr = np.asarray(y, dtype=float).ravel() if np.asarray(y).dtype.kind in "biuf" else None
@@ -44,6 +45,12 @@ def _replicate_iv(design, y, counts, loss, alpha_n):
         bad = None if y_arr is None else np.setdiff1d(np.unique(y_arr), [-1.0, 1.0])
         raise ValueError(f"`y` must hold {n} labels in {{-1, +1}}; found other values {bad!r}."
                          if bad is not None and bad.size else f"`y` must be a numeric array of {n} labels in {{-1, +1}}.")
+    return Phi, y_arr
+
+
+def _replicate_iv(design, y, counts, loss, alpha_n):
+    Phi, y_arr = _design_iv(design, y)
+    n = Phi.shape[0]
     return Phi, y_arr, check_counts(counts, n), get_loss(loss), check_alpha_n(alpha_n, n)
 
 
@@ -112,11 +119,6 @@ def replicate_sup(design, y, counts, *, loss="squared", alpha_n=None) -> float:
     return search_replicate(design, y, counts, loss=loss, alpha_n=alpha_n).value
 
 
-def bootstrap_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """B count vectors nu^(b) ~ Multinomial(n, (1/n, ..., 1/n)), drawn in one call."""
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
-
-
 def conservative_quantile(values, confidence_level: float) -> float:
     """The ceil(level * B)-th smallest of B values (never below the level's quantile)."""
     v = np.sort(np.asarray(values, dtype=float))
@@ -124,14 +126,12 @@ def conservative_quantile(values, confidence_level: float) -> float:
     return float(v[max(k, 1) - 1])
 
 
-def _cud_iv(X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_label):
+def _cud_iv(X, y, basis, pos_label):
     X = check_features(X)
     labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
-    level = check_confidence_level(confidence_level)
-    B = check_n_resamples(n_resamples, level)
     basis = make_basis(basis)
     design = check_design(basis.fit_transform(X), name="design (basis applied to X)")
-    return design, labels, encoding, basis, get_loss(loss), level, B, check_alpha_n(alpha_n, X.shape[0]), check_rng(rng)
+    return design, labels, encoding, basis
 
 
 def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95, n_resamples=500,
@@ -148,6 +148,7 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     bounds straddle Q_hat), which gives the same interval as solving every replicate.
     The fit and the searches run in orthonormal coordinates of the design
     (``cudbound.design``), so shifting or rescaling a feature changes nothing.
+    :func:`cud_from_design` is the same computation on a design matrix.
 
     Parameters
     ----------
@@ -160,6 +161,7 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     n_resamples : int, at least 1 / (1 - level).
     alpha_n : float >= 0, default n.
     rng : None, int, SeedSequence or numpy Generator (the only source of randomness).
+    pos_label : the label value of the positive class (+1), when needed.
     engine : 'auto', 'python' or 'cvxpy'; solver : the cvxpy solver of the generic path (default
         None: ECOS for quadratic losses and losses with derivatives, CLARABEL for the others).
     max_nodes, time_limit : optional per-replicate budgets; a replicate cut short keeps a
@@ -196,20 +198,58 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     True
     """
     t0 = time.perf_counter()
-    design, labels, encoding, basis, loss, level, B, alpha, gen = _cud_iv(
-        X, y, basis, loss, confidence_level, n_resamples, alpha_n, rng, pos_label)
-    n = design.shape[0]
-    rep = reparametrise(design)
-    loss_z = rep.loss(loss)
-    gamma_hat = fit_coefficients(rep.Z, labels, loss_z, reparametrise=False)
-    centre = training_error(rep.Z, labels, gamma_hat)
-    counts = bootstrap_counts(n, B, gen)
+    design, labels, encoding, basis = _cud_iv(X, y, basis, pos_label)
+    res = cud_from_design(design, labels, loss=loss, confidence_level=confidence_level, n_resamples=n_resamples,
+                          alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
+                          time_limit=time_limit, n_jobs=n_jobs, exact_distribution=exact_distribution,
+                          progress=progress, scheduler=scheduler)
+    res.details.update(basis=repr(basis), label_encoding=encoding)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _fitted_iv(fitted, design, labels, loss):
+    if fitted is None:
+        return fit_classifier(design, labels, loss)
+    if not isinstance(fitted, FittedClassifier):
+        raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier (from fit_classifier); "
+                        f"got {type(fitted).__name__}.")
+    if fitted.rep.design.shape != design.shape or not np.array_equal(fitted.rep.design, design) \
+            or not np.array_equal(fitted.y, labels):
+        raise ValueError("`fitted` was fitted on another design or other labels than the ones given.")
+    if fitted.loss.name != loss.name:
+        raise ValueError(f"`fitted` minimises the {fitted.loss.name} loss, not the {loss.name} loss asked for.")
+    return fitted
+
+
+def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resamples=500, alpha_n=None,
+                    rng=None, fitted=None, engine="auto", solver=None, max_nodes=None, time_limit=None,
+                    n_jobs=1, exact_distribution=False, progress=False, scheduler=None) -> CUDResult:
+    """The CUD confidence set on a design matrix: :func:`cud_interval` after the basis.
+
+    ``design`` is the (n, p) basis matrix Phi (full column rank, intercept column included
+    when wanted) and ``y`` labels in {-1, +1}. ``fitted`` (optional) is the
+    :func:`cudbound.fit.fit_classifier` of this design, labels and loss, so that a caller
+    that already fitted beta-hat (a coverage task) does not fit it again; the result is the
+    same as without it. The other parameters are those of :func:`cud_interval`.
+    This is the ``"cud"`` entry of the interval registry (:mod:`cudbound.registry`).
+    """
+    t0 = time.perf_counter()
+    Phi, labels = _design_iv(design, y)
+    loss, alpha = get_loss(loss), check_alpha_n(alpha_n, Phi.shape[0])
+    level = check_confidence_level(confidence_level)
+    B = check_n_resamples(n_resamples, level)
+    gen = check_rng(rng)
+    fit = _fitted_iv(fitted, Phi, labels, loss)
+    n = Phi.shape[0]
+    centre = fit.train_error
+    counts = draw_counts(n, B, gen)
     options = _search_options(None, max_nodes, time_limit)
     jobs = min(check_n_jobs(n_jobs), B)
     k = max(math.ceil(level * B - 1e-9), 1)
     bar = _progress_bar(progress, B)
     try:
-        with ReplicateRunner(rep.Z, labels, loss_z, counts, gamma_hat, alpha, engine=engine, solver=solver,
+        with ReplicateRunner(fit.rep.Z, labels, fit.loss_z, counts, fit.gamma, alpha, engine=engine, solver=solver,
                              n_jobs=jobs, scheduler=scheduler) as runner:
             out = order_statistic(runner, B, k, options, exact_distribution=exact_distribution, progress=bar)
     finally:
@@ -217,11 +257,11 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
             bar.close()
     q_hat = out.value
     ci = ConfidenceInterval(max(0.0, centre - q_hat), min(1.0, centre + q_hat))
-    return CUDResult(confidence_interval=ci, confidence_level=level, centre=centre, train_error=centre, half_width=q_hat,
-                     bootstrap_distribution=out.upper, bootstrap_lower=out.lower, decided=out.decided,
-                     coef=rep.to_user(gamma_hat), alpha_n=alpha, n_resamples=B,
-                     stats=SearchStats.from_records(out.records), loss=loss.name, basis=repr(basis), n_samples=n,
-                     seconds=time.perf_counter() - t0, label_encoding=encoding)
+    return CUDResult(confidence_interval=ci, confidence_level=level, centre=centre, half_width=q_hat,
+                     bootstrap_distribution=out.upper, coef=fit.coef, alpha_n=alpha,
+                     stats=SearchStats.from_records(out.records, lower=out.lower, decided=out.decided),
+                     n_samples=n, seconds=time.perf_counter() - t0,
+                     details={"loss": loss.name, "basis": "design", "label_encoding": None})
 
 
 def _progress_bar(progress, total):

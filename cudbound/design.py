@@ -36,9 +36,10 @@ import cvxpy as cp
 import numpy as np
 import scipy.linalg
 
+from ._validation import check_features
 from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides)
 
-__all__ = ["Reparametrisation", "reparametrise", "RankDeficientError", "RANK_RTOL"]
+__all__ = ["Reparametrisation", "reparametrise", "check_design", "RankDeficientError", "RANK_RTOL"]
 
 RANK_RTOL = 1e-10
 """A column-scaled design is rank-deficient when a pivot of its QR factorisation is below
@@ -243,3 +244,18 @@ class _LossAtTGamma(Loss):
 
     def __repr__(self) -> str:
         return f"{self.inner!r} (at beta = T gamma)"
+
+
+def check_design(design, name: str = "design", names=None) -> np.ndarray:
+    """Finite n x p matrix with n >= p and full column rank (beta-hat must be unique).
+
+    The rank is decided on the column-scaled design (``cudbound.design.reparametrise``),
+    so it does not depend on the units of the features; a rank-deficient design raises
+    ``RankDeficientError`` (a ``ValueError``) naming the dependent columns.
+    """
+    Phi = check_features(design, name)
+    n, p = Phi.shape
+    if n < p:
+        raise ValueError(f"`{name}` has {n} rows but {p} basis columns; the fit needs at least as many rows as columns.")
+    reparametrise(Phi, names=names, name=name)
+    return Phi

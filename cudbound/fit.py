@@ -27,17 +27,20 @@ Which minimiser (``docs/losses.md``):
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
 import scipy.linalg
 
+from .design import Reparametrisation, reparametrise as _reparametrise
 from .losses import LOSSES, DEFAULT_RIDGE, Loss, NoMinimiserError, RidgeLoss
-from .search.convex import SeparationUnknown, polish_smooth, separation
-from .search.node_solvers import TIGHT_OPTIONS, default_solvers
-from .search.qp import positive_definite
+from .optim.smooth import SeparationUnknown, polish_smooth, separation
+from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
+from .optim.qp import positive_definite
 
-__all__ = ["fit_coefficients", "training_error", "predict_signs", "check_minimiser_exists"]
+__all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
+           "check_minimiser_exists"]
 
 
 def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -51,6 +54,54 @@ def training_error(design, y, beta, weights=None) -> float:
     if weights is None:
         return float(np.mean(wrong))
     return float(np.dot(weights, wrong) / len(y))
+
+
+@dataclass(frozen=True, eq=False)
+class FittedClassifier:
+    """beta-hat of a loss on a design, kept with the coordinates it was computed in.
+
+    ``rep`` is the design's orthonormal reparametrisation Z = Phi T (``cudbound.design``),
+    ``loss_z`` the loss written in gamma, ``gamma`` the minimiser in those coordinates and
+    ``coef`` = T gamma the coefficients on the user's design. Everything downstream (the
+    CUD search, the true error of a coverage task) reads this one fit.
+    """
+
+    rep: Reparametrisation
+    y: np.ndarray
+    loss: Loss
+    loss_z: Loss
+    gamma: np.ndarray
+
+    @property
+    def coef(self) -> np.ndarray:
+        """beta-hat on the user's design."""
+        return self.rep.to_user(self.gamma)
+
+    @property
+    def train_error(self) -> float:
+        """err_D(beta-hat), computed in the coordinates of the fit."""
+        return training_error(self.rep.Z, self.y, self.gamma)
+
+
+def fit_classifier(design, y, loss: Loss, *, solver: str | None = None) -> FittedClassifier:
+    """Fit beta-hat = argmin_beta L(D, beta) once, in the orthonormal coordinates of the design.
+
+    ``design`` is an already validated full-rank (n, p) matrix and ``y`` labels in
+    {-1, +1}; ``loss`` a :class:`~cudbound.losses.Loss`. See :func:`fit_coefficients`
+    for which minimiser is returned.
+
+    >>> import numpy as np
+    >>> from cudbound.losses import SquaredLoss
+    >>> Phi = np.column_stack([np.ones(4), [0.0, 1.0, 2.0, 3.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> f = fit_classifier(Phi, y, SquaredLoss())
+    >>> np.round(f.coef, 6).tolist(), f.train_error
+    ([-1.2, 0.8], 0.0)
+    """
+    rep = _reparametrise(np.asarray(design, dtype=float))
+    loss_z = rep.loss(loss)
+    y = np.asarray(y, dtype=float)
+    gamma = fit_coefficients(rep.Z, y, loss_z, solver=solver, reparametrise=False)
+    return FittedClassifier(rep=rep, y=y, loss=loss, loss_z=loss_z, gamma=gamma)
 
 
 def check_minimiser_exists(design, y, loss: Loss, weights=None) -> None:
@@ -127,8 +178,6 @@ def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None 
     error raised when none exists.
     """
     if reparametrise:
-        from .design import reparametrise as _reparametrise
-
         rep = _reparametrise(np.asarray(design, dtype=float))
         gamma = fit_coefficients(rep.Z, y, rep.loss(loss), weights, solver=solver, reparametrise=False)
         return rep.to_user(gamma)

@@ -47,9 +47,12 @@ from __future__ import annotations
 
 import abc
 import math
+import numbers
 
 import cvxpy as cp
 import numpy as np
+
+from ._validation import check_scalar
 
 __all__ = ["Loss", "SquaredLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "RidgeLoss", "FunctionLoss",
            "NoMinimiserError", "get_loss", "LOSSES", "DEFAULT_RIDGE"]
@@ -276,10 +279,8 @@ class RidgeLoss(Loss):
     """
 
     def __init__(self, lam: float = DEFAULT_RIDGE, base: Loss | None = None, *, penalize_intercept: bool = False):
-        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating, np.integer)) \
-                or not math.isfinite(float(lam)) or float(lam) <= 0.0:
-            raise ValueError(f"the ridge penalty weight must be a positive finite number; got {lam!r}.")
-        self.lam = float(lam)
+        self.lam = check_scalar(lam, "lam", numbers.Real, min_val=0.0, include_boundaries="neither",
+                                hint=" (the ridge penalty weight)")
         self.base = SquaredLoss() if base is None else get_loss(base)
         if isinstance(self.base, RidgeLoss):
             raise ValueError("the base loss of RidgeLoss is already penalised.")

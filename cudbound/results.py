@@ -16,7 +16,11 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
-@dataclass(kw_only=True)
+def _short(v) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else repr(v)
+
+
+@dataclass(kw_only=True, repr=False)
 class IntervalResult:
     """What every interval method returns (CUD and the baselines alike).
 
@@ -57,6 +61,15 @@ class IntervalResult:
     def width(self) -> float:
         return self.high - self.low
 
+    def _repr_fields(self) -> dict:
+        return {"centre": float(self.centre), "n_samples": self.n_samples}
+
+    def __repr__(self) -> str:
+        ci = f"ConfidenceInterval(low={self.low:.4g}, high={self.high:.4g})"
+        extra = ", ".join(f"{k}={_short(v)}" for k, v in self._repr_fields().items())
+        return (f"{type(self).__name__}(method={self.method!r}, confidence_interval={ci}, "
+                f"confidence_level={self.confidence_level:g}, {extra})")
+
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""
         return {"method": self.method, "confidence_level": self.confidence_level, "centre": float(self.centre),
@@ -77,7 +90,9 @@ class SearchStats:
     stopped the search (likewise an upper bound). ``fallbacks`` counts, per replicate,
     the hand-offs of a node (or the whole replicate) from one solver to another or to a
     certified bound; a replicate with fallbacks is still exact unless its status says
-    otherwise.
+    otherwise. ``lower`` holds, per replicate, a value attained below Q^(b) (equal to it
+    where exact), and ``decided`` says whether the bounds decided Q-hat (False only when
+    budgets or solver failures left it open: the interval is then conservative).
     """
 
     nodes: np.ndarray
@@ -88,20 +103,24 @@ class SearchStats:
     seconds: np.ndarray
     status: np.ndarray
     fallbacks: np.ndarray | None = None
+    lower: np.ndarray | None = None
+    decided: bool = True
 
     def __post_init__(self):
         if self.fallbacks is None:
             self.fallbacks = np.zeros(len(self.nodes), dtype=int)
 
+    _PER_REPLICATE = ("nodes", "solves", "pruned", "realisability_checks", "screened", "seconds", "status")
+
     @classmethod
-    def from_records(cls, records) -> "SearchStats":
-        cols = {name: [] for name in cls.__dataclass_fields__}
-        for rec in records:
-            for name in cols:
-                cols[name].append(getattr(rec, name, 0) if name == "fallbacks" else getattr(rec, name))
+    def from_records(cls, records, *, lower=None, decided: bool = True) -> "SearchStats":
+        """Statistics of B search records (``SearchOutcome``), with the per-replicate lower
+        bounds and whether the order statistic was decided (``cudbound.quantile``)."""
+        cols = {name: [getattr(rec, name) for rec in records] for name in cls._PER_REPLICATE}
         arrays = {k: np.asarray(v, dtype=object if k == "status" else None) for k, v in cols.items()}
-        arrays["fallbacks"] = np.asarray(cols["fallbacks"], dtype=int)
-        return cls(**arrays)
+        fallbacks = np.asarray([getattr(rec, "fallbacks", 0) for rec in records], dtype=int)
+        low = None if lower is None else np.asarray(lower, dtype=float)
+        return cls(**arrays, fallbacks=fallbacks, lower=low, decided=bool(decided))
 
     @property
     def n_inexact(self) -> int:
@@ -139,56 +158,75 @@ class SearchStats:
         }
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class CUDResult(IntervalResult):
     """The CUD confidence set for the generalization error of beta-hat.
 
-    Besides the :class:`IntervalResult` fields (``method="cud"``, ``centre`` = the
-    training error):
+    Besides the :class:`IntervalResult` fields (``method="cud"``; ``centre`` is the
+    training error err_D(beta-hat), also readable as ``train_error``):
 
     Attributes
     ----------
-    train_error : float
-        err_D(beta-hat), the centre of the set.
     half_width : float
         Q-hat, the ceil(level * B)-th smallest replicate value (unclipped).
     bootstrap_distribution : ndarray
         The B replicate suprema Q^(b): exact where ``stats.status`` is ``"exact"``, otherwise a
         certified upper bound (``cud_interval(..., exact_distribution=True)`` makes them all exact).
-    bootstrap_lower : ndarray
-        Attained values below each Q^(b) (equal to it where exact).
     coef : ndarray
         beta-hat, the coefficients of the fitted classifier on the basis.
     alpha_n : float
-    n_resamples : int
     stats : SearchStats
-        Per-replicate search statistics.
-    conservative : bool
-        True when budgets or solver failures left Q-hat undecided: the interval is then
-        wider than the exact one, never narrower (``stats`` says which replicates).
-    fallbacks : int
-        Solver hand-offs over all replicates (``stats.fallbacks`` per replicate): nodes
-        passed to another solver or to a certified bound. Fallbacks that another solver
-        resolved leave the interval exact; ``conservative`` says whether any did not.
+        Per-replicate search statistics, lower bounds included.
+    details : dict
+        ``loss`` and ``basis`` (their names) and ``label_encoding`` (how the labels were
+        mapped to -1/+1, a ``LabelEncoding``; None when given as -1/+1 to the design-level entry).
+
+    Derived: ``train_error`` (= ``centre``), ``n_resamples`` (B), ``bootstrap_lower``
+    (``stats.lower``), ``conservative`` (True when budgets or solver failures left Q-hat
+    undecided: the interval is then wider than the exact one, never narrower) and
+    ``fallbacks`` (solver hand-offs over all replicates; those another solver resolved
+    leave the interval exact).
+
+    Examples
+    --------
+    >>> import numpy as np, cudbound
+    >>> X = np.arange(12.0)[:, None]; y = np.where(X[:, 0] > 5.5, 1, -1); y[[2, 9]] *= -1
+    >>> cudbound.cud_interval(X, y, n_resamples=20, rng=0)   # doctest: +ELLIPSIS
+    CUDResult(method='cud', confidence_interval=ConfidenceInterval(low=..., high=...), confidence_level=0.95, train_error=0.1667, half_width=..., n_resamples=20, alpha_n=12, conservative=False)
     """
 
     method: str = "cud"
-    train_error: float
     half_width: float
     bootstrap_distribution: np.ndarray
     coef: np.ndarray
     alpha_n: float
-    n_resamples: int
     stats: SearchStats
-    bootstrap_lower: np.ndarray = None
-    decided: bool = True
-    loss: str = "squared"
-    basis: str = "LinearBasis()"
-    label_encoding: object = None
+
+    def _repr_fields(self) -> dict:
+        return {"train_error": float(self.centre), "half_width": float(self.half_width),
+                "n_resamples": self.n_resamples, "alpha_n": self.alpha_n, "conservative": self.conservative}
+
+    @property
+    def train_error(self) -> float:
+        """err_D(beta-hat), the centre of the set."""
+        return float(self.centre)
+
+    @property
+    def n_resamples(self) -> int:
+        return int(len(self.bootstrap_distribution))
+
+    @property
+    def bootstrap_lower(self) -> np.ndarray:
+        """Attained values below each Q^(b) (equal to it where exact)."""
+        return self.stats.lower
+
+    @property
+    def label_encoding(self):
+        return self.details.get("label_encoding")
 
     @property
     def conservative(self) -> bool:
-        return (not self.decided) or self.stats.n_inexact > 0
+        return (not self.stats.decided) or self.stats.n_inexact > 0
 
     @property
     def exact_replicates(self) -> np.ndarray:
@@ -202,17 +240,19 @@ class CUDResult(IntervalResult):
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""
         out = super().to_dict()
+        enc = self.label_encoding
+        out["details"]["label_encoding"] = repr(enc) if enc is not None else None
         out.update({
+            "loss": self.details.get("loss"),
+            "basis": self.details.get("basis"),
+            "label_encoding": out["details"]["label_encoding"],
             "train_error": self.train_error,
             "half_width": self.half_width,
             "alpha_n": self.alpha_n,
             "n_resamples": self.n_resamples,
-            "loss": self.loss,
-            "basis": self.basis,
             "coef": [float(c) for c in self.coef],
             "conservative": self.conservative,
             "fallbacks": self.fallbacks,
-            "label_encoding": repr(self.label_encoding) if self.label_encoding is not None else None,
             "search": self.stats.summary(),
         })
         return out

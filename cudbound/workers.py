@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+from ._validation import check_scalar
 from .engine import ReplicateEngine
 
 __all__ = ["ReplicateRunner", "check_n_jobs"]
@@ -17,10 +18,8 @@ __all__ = ["ReplicateRunner", "check_n_jobs"]
 
 def check_n_jobs(n_jobs) -> int:
     """A positive worker count, or -1 for all cores."""
-    import numbers
-
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"`n_jobs` must be a positive integer or -1 (all cores); got {n_jobs!r}.")
+    if n_jobs != -1 or isinstance(n_jobs, bool):
+        n_jobs = check_scalar(n_jobs, "n_jobs", min_val=1, hint=" (-1 means all cores)")
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 

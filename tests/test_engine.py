@@ -224,7 +224,7 @@ def test_exactly_dependent_active_rows_fall_back_instead_of_crashing(shared_data
     engine's."""
     from cudbound.coverage import Task, load_config
     from cudbound.coverage.tasks import draw_split
-    from cudbound.cud import bootstrap_counts
+    from cudbound.resampling import bootstrap_counts
 
     root = Path(__file__).resolve().parents[1]
     config = load_config(root / "experiments" / "paper.toml")

@@ -26,8 +26,8 @@ import cudbound
 import cudbound.engine as engine_mod
 import cudbound.search.bnb as bnb_mod
 import cudbound.search.realisability as realisability_mod
-import cudbound.search.convex as convex_mod
-import cudbound.search.qp as qp_mod
+import cudbound.optim.smooth as convex_mod
+import cudbound.optim.qp as qp_mod
 from cudbound.basis import PolynomialBasis
 from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine, trivial_bound
@@ -36,7 +36,7 @@ from cudbound.results import SearchStats
 from cudbound.search import (ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver, branch_and_bound)
 from cudbound.search.bnb import SearchOptions, SearchOutcome
 from cudbound.search.node_solvers import SOLVER_ERRORS, _QuadraticReplicate
-from cudbound.search.qp import cone_residual, polish_kkt
+from cudbound.optim.qp import cone_residual, polish_kkt
 from cudbound.search.realisability import RealisabilityUnknown
 
 # ---------------------------------------------------------------- the Pima case of the issue

@@ -1,5 +1,10 @@
-"""The import graph of ``cudbound`` has no cycle, counting imports inside functions too
-(a cycle hidden in a function is still two modules that cannot be read one after the other)."""
+"""The import graph of ``cudbound``: no cycle, and every import points down the data flow.
+
+Imports inside functions count too (a cycle hidden in a function is still two modules that
+cannot be read one after the other). The layers, lowest first, follow the data flow
+data -> basis -> fit -> resample -> search -> interval (``docs/architecture.md``): a module
+may import from its own layer (inside a subpackage) or from a lower one, never from a
+higher one."""
 import ast
 from pathlib import Path
 
@@ -44,6 +49,52 @@ def import_graph() -> nx.DiGraph:
                     if alias.name.startswith("cudbound"):
                         graph.add_edge(name, alias.name)
     return graph
+
+
+LAYERS = (
+    ("_validation",),                      # checks shared by everything
+    ("datasets",),                         # data
+    ("basis",),                            # phi(x)
+    ("losses",),                           # surrogate losses (swappable)
+    ("design",),                           # rank check, orthonormal coordinates
+    ("optim",),                            # convex solvers (swappable)
+    ("fit",),                              # beta-hat
+    ("resampling",),                       # bootstrap counts, folds
+    ("search",),                           # branch and bound for one replicate
+    ("engine",), ("workers",), ("quantile",),  # replicates: solvers, processes, the order statistic
+    ("results",),                          # result objects
+    ("cud",), ("baselines",),              # the intervals
+    ("registry",),                         # the registry of interval methods
+    ("coverage",),                         # the study
+    ("cli", "__main__", ""),               # the user's entry points ("" is the package itself)
+)
+
+
+def layer_of(module: str) -> int:
+    top = module.split(".")[1] if "." in module else ""
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    raise AssertionError(f"module {module} is in no layer: add it to LAYERS (and to docs/architecture.md)")
+
+
+def backwards_edges(graph) -> list:
+    return sorted((u, v) for u, v in graph.edges if layer_of(u) < layer_of(v))
+
+
+def test_every_module_has_a_layer():
+    for module in import_graph():
+        layer_of(module)
+
+
+def test_imports_point_down_the_data_flow():
+    assert backwards_edges(import_graph()) == []
+
+
+def test_the_layer_check_would_see_a_backwards_import():
+    graph = import_graph()
+    graph.add_edge("cudbound.fit", "cudbound.search.core")
+    assert backwards_edges(graph) == [("cudbound.fit", "cudbound.search.core")]
 
 
 def test_the_graph_is_read_from_every_module():

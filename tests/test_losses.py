@@ -22,7 +22,7 @@ from cudbound.fit import check_minimiser_exists, fit_coefficients, training_erro
 from cudbound.losses import (DEFAULT_RIDGE, ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss,
                              NoMinimiserError, RidgeLoss, SquaredLoss, get_loss)
 from cudbound.search import SearchOptions
-from cudbound.search.convex import separation
+from cudbound.optim.smooth import separation
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details, ref_fit, separable_points
 
 TOL = 1e-6
@@ -184,7 +184,7 @@ def test_docs_example_in_cud_interval():
     X = rng.normal(size=(25, 2))
     y = np.where(X[:, 0] + rng.normal(size=25) > 0, 1, -1)
     res = cudbound.cud_interval(X, y, loss=_docs_loss()(), n_resamples=20, rng=1)
-    assert res.loss == "squared_hinge" and not res.conservative
+    assert res.details["loss"] == "squared_hinge" and not res.conservative
     assert 0.0 <= res.confidence_interval.low <= res.train_error <= res.confidence_interval.high <= 1.0
 
 

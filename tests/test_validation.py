@@ -200,7 +200,7 @@ def test_resamples_must_be_a_positive_integer(data, B):
 @pytest.mark.parametrize("alpha_n", [-1.0, float("inf"), float("nan"), True, "n"])
 def test_alpha_n_finite_and_non_negative(data, alpha_n):
     X, y = data
-    with pytest.raises(ValueError, match="`alpha_n` must be a finite number >= 0"):
+    with pytest.raises(ValueError, match="`alpha_n` must be a finite non-negative number"):
         cud_interval(X, y, alpha_n=alpha_n, **TINY_RUN)
 
 
@@ -261,5 +261,5 @@ def test_replicate_sup_labels(design):
 @pytest.mark.parametrize("alpha_n", [-0.5, float("inf")])
 def test_replicate_sup_alpha_n(design, alpha_n):
     Phi, y = design
-    with pytest.raises(ValueError, match="`alpha_n` must be a finite number >= 0"):
+    with pytest.raises(ValueError, match="`alpha_n` must be a finite non-negative number"):
         replicate_sup(Phi, y, np.ones(N), alpha_n=alpha_n)

@@ -63,22 +63,22 @@ References
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_design, check_features, check_rng, encode_labels
+from .._validation import check_features, check_rng, check_scalar, encode_labels
 from ..basis import make_basis
-from ..design import reparametrise
+from ..design import check_design, reparametrise
 from ..fit import fit_coefficients, predict_signs
 from ..losses import Loss, SquaredLoss, get_loss
+from ..resampling import draw_counts, fold_assignments
 
 __all__ = [
     "ErrorEstimate", "DegenerateResampleWarning", "resubstitution", "loo_bootstrap", "e632",
-    "e632plus", "cross_validation", "leave_one_out", "estimate_error", "bootstrap_counts",
-    "fold_assignments", "ESTIMATORS",
+    "e632plus", "cross_validation", "leave_one_out", "estimate_error",
+    "ESTIMATORS",
 ]
 
 SINGULAR_RTOL = 1e-10
@@ -271,97 +271,6 @@ class _Refitter:
 
 # --------------------------------------------------------------------------- resampling
 
-def _bootstrap_counts_iv(n, n_resamples, rng):
-    return _positive_int(n, "n"), _positive_int(n_resamples, "n_resamples"), check_rng(rng)
-
-
-def bootstrap_counts(n: int, n_resamples: int, rng=None) -> np.ndarray:
-    """B bootstrap count vectors: row b counts how often each of the n points was drawn.
-
-    Drawn as ``rng.integers(0, n, size=(B, n))`` (n indices with replacement per
-    resample, like ``scipy.stats.bootstrap``) and tallied, so that row b is
-    Multinomial(n, (1/n, ..., 1/n)).
-
-    Parameters
-    ----------
-    n : int
-        Number of data points.
-    n_resamples : int
-        B.
-    rng : None, int, SeedSequence or Generator
-
-    Returns
-    -------
-    ndarray of shape (B, n), integers summing to n along each row
-    """
-    n, B, gen = _bootstrap_counts_iv(n, n_resamples, rng)
-    return _draw_counts(n, B, gen)
-
-
-def _draw_counts(n: int, B: int, gen: np.random.Generator) -> np.ndarray:
-    return _tally(gen.integers(0, n, size=(B, n)), n)
-
-
-def _tally(idx: np.ndarray, n: int) -> np.ndarray:
-    """Row-wise counts of the values 0..n-1 in an integer array of shape (..., m)."""
-    lead = idx.shape[:-1]
-    rows = int(np.prod(lead)) if lead else 1
-    flat = (idx.reshape(rows, -1) + n * np.arange(rows)[:, None]).ravel()
-    return np.bincount(flat, minlength=rows * n).reshape(*lead, n)
-
-
-def _fold_assignments_iv(y, k, repeats, stratified, rng):
-    labels, _ = encode_labels(y)
-    n = labels.shape[0]
-    k = _positive_int(k, "k", 2)
-    if k > n:
-        raise ValueError(f"`k` must be at most n = {n} (k = n is leave-one-out); got {k}.")
-    if not isinstance(stratified, (bool, np.bool_)):
-        raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
-    return labels, k, _positive_int(repeats, "repeats"), bool(stratified), check_rng(rng)
-
-
-def fold_assignments(y, k: int, repeats: int = 1, *, stratified: bool = True, rng=None) -> np.ndarray:
-    """Fold labels for repeated k-fold cross-validation, shape (repeats, n), values 0..k-1.
-
-    Unstratified: a random permutation of the points is dealt to the folds in
-    turn (point at position j of the permutation goes to fold j mod k), so fold
-    sizes are floor(n / k) or ceil(n / k) whether or not k divides n.
-    Stratified (default): the points of class -1 in random order followed by those
-    of class +1 in random order are dealt the same way; fold sizes are as above
-    and each class is split as evenly as it can be (its counts per fold differ by
-    at most one).
-
-    Parameters
-    ----------
-    y : (n,) labels with two classes ({-1, 1}, {0, 1} or booleans)
-    k : int, 2 <= k <= n
-    repeats : int, default 1
-    stratified : bool, default True
-    rng : None, int, SeedSequence or Generator
-
-    Returns
-    -------
-    ndarray of shape (repeats, n)
-
-    References
-    ----------
-    Kohavi, R. (1995). IJCAI 1995 (stratified cross-validation).
-    """
-    labels, k, repeats, stratified, gen = _fold_assignments_iv(y, k, repeats, stratified, rng)
-    return _draw_folds(labels, k, repeats, stratified, gen)
-
-
-def _draw_folds(y: np.ndarray, k: int, repeats: int, stratified: bool, gen: np.random.Generator) -> np.ndarray:
-    n = y.shape[0]
-    out = np.empty((repeats, n), dtype=np.int64)
-    neg, pos = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
-    for r in range(repeats):
-        order = np.concatenate([gen.permutation(neg), gen.permutation(pos)]) if stratified else gen.permutation(n)
-        out[r, order] = np.arange(n) % k
-    return out
-
-
 # --------------------------------------------------------------------------- validation
 
 def _design_iv(design, y, loss):
@@ -374,9 +283,7 @@ def _design_iv(design, y, loss):
 
 
 def _positive_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
+    return check_scalar(value, name, min_val=minimum)
 
 
 def _counts_iv(counts, n: int) -> np.ndarray:
@@ -406,7 +313,7 @@ def _bootstrap_iv(design, y, loss, n_resamples, rng, counts):
     n = Phi.shape[0]
     if counts is None:
         B = _positive_int(n_resamples, "n_resamples")
-        counts = _draw_counts(n, B, check_rng(rng))
+        counts = draw_counts(n, B, check_rng(rng))
     else:
         counts = _counts_iv(counts, n)
     return Phi, labels, loss, counts
@@ -448,8 +355,7 @@ def _cross_validation_iv(design, y, loss, k, repeats, stratified, rng, folds):
     n = Phi.shape[0]
     if folds is not None:
         return Phi, labels, loss, _folds_iv(folds, n)
-    labels, k, repeats, stratified, gen = _fold_assignments_iv(labels, k, repeats, stratified, rng)
-    return Phi, labels, loss, _draw_folds(labels, k, repeats, stratified, gen)
+    return Phi, labels, loss, fold_assignments(labels, k, repeats, stratified=stratified, rng=rng)
 
 
 def _leave_one_out_iv(design, y, loss):

@@ -44,6 +44,7 @@ import numbers
 
 from scipy import special, stats
 
+from .._validation import check_confidence_level, check_scalar
 from ..results import ConfidenceInterval
 
 __all__ = ["binomial_upper", "binomial_lower", "binomial_interval", "gaussian_interval"]
@@ -74,16 +75,11 @@ def _km_iv(k, m):
 
 
 def _delta_iv(delta):
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0.0 < float(delta) <= 1.0):
-        raise ValueError(f"`delta` must be a number in (0, 1]; got {delta!r}.")
-    return float(delta)
+    return check_scalar(delta, "delta", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="right")
 
 
 def _level_iv(confidence_level):
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real) \
-            or not (0.0 < float(confidence_level) < 1.0):
-        raise ValueError(f"`confidence_level` must be a number strictly between 0 and 1; got {confidence_level!r}.")
-    return float(confidence_level)
+    return check_confidence_level(confidence_level)
 
 
 def _binomial_upper_iv(k, m, delta):

@@ -51,14 +51,14 @@ import time
 import numpy as np
 from scipy import stats
 
-from .._validation import check_confidence_level, check_rng
+from .._validation import check_confidence_level, check_rng, check_scalar
 from ..results import ConfidenceInterval, IntervalResult
-from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _draw_counts, _draw_folds, _e632_value,
-                         _positive_int, _Refitter, _RefitLog, _tally)
+from ..resampling import draw_counts, draw_folds, tally as _tally
+from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
 from .holdout import _SIDES, binomial_interval
 
 __all__ = [
-    "bs1", "bs2", "kohavi", "yang", "martin", "langford", "INTERVALS",
+    "bs1", "bs2", "kohavi", "yang", "martin", "langford",
     "percentile_interval", "basic_interval", "normal_interval", "beta_interval",
     "bootstrap_632_distribution",
 ]
@@ -82,9 +82,7 @@ def _values_iv(values, name="bootstrap_values", minimum=2) -> np.ndarray:
 
 
 def _finite(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"`{name}` must be a finite number; got {value!r}.")
-    return float(value)
+    return check_scalar(value, name, numbers.Real)
 
 
 def _rate(value, name: str) -> float:
@@ -358,7 +356,7 @@ def _centre_value(Phi, y, loss, centre, n_boot, gen, name, stacklevel=4):
     """t: the given number, or the .632 estimate from n_boot bootstrap samples drawn from gen."""
     if not isinstance(centre, str):
         return centre, {"centre_source": "given"}
-    counts = _draw_counts(Phi.shape[0], n_boot, gen)
+    counts = draw_counts(Phi.shape[0], n_boot, gen)
     _, _, train, err1, det, log = _bootstrap_parts(Phi, y, loss, counts)
     log.warn(f"{name} (.632 centre)", stacklevel=stacklevel)
     return _e632_value(train, err1), {"centre_source": ".632", "train_error": train, "err1": err1, "n_boot": n_boot,
@@ -658,7 +656,7 @@ def yang(design, y, *, confidence_level=0.95, k=2, repeats=10, stratified=True, 
     t0 = time.perf_counter()
     (Phi, labels, loss, level, k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
         design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng)
-    folds = _draw_folds(labels, k, repeats, stratified, gen)
+    folds = draw_folds(labels, k, repeats, stratified, gen)
     per_repeat, log = _cv_parts(Phi, labels, loss, folds)
     log.warn("yang (cross-validation)")
     cv = float(per_repeat.mean())
@@ -736,8 +734,8 @@ def _langford_iv(design, y, confidence_level, m, sides, n_boot, loss, centre, rn
     Phi, labels, loss = _design_iv(design, y, loss)
     if m is None:
         m = Phi.shape[0]
-    elif isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
-        raise ValueError(f"`m` must be a positive integer (a number of test cases); got {m!r}.")
+    else:
+        m = check_scalar(m, "m", min_val=1, hint=" (a number of test cases)")
     key = sides.strip().lower() if isinstance(sides, str) else sides
     if isinstance(key, bool) or key not in _SIDES:
         raise ValueError(f"`sides` must be 2 (or 'two-sided'), 'upper' or 'lower'; got {sides!r}.")
@@ -801,5 +799,3 @@ def langford(design, y, *, confidence_level=0.95, m=None, sides="two-sided", n_b
     return _result("langford", binomial_interval(k, m, level, sides), level, t, Phi.shape[0], t0, details)
 
 
-INTERVALS = {"bs1": bs1, "bs2": bs2, "kohavi": kohavi, "yang": yang, "martin": martin, "langford": langford}
-"""The baseline intervals by name; all take ``(design, y, *, confidence_level, loss, centre, rng, ...)``."""

@@ -42,7 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..baselines import METHODS, _params
+from .._validation import check_scalar
+from ..registry import get_method, method_names
 from ..basis import make_basis
 from ..datasets import DATASETS, SIMULATED
 from ..losses import get_loss
@@ -96,7 +97,7 @@ class StudyConfig:
     ----------
     methods : tuple of str
         Labels of the intervals to build, in table order. A label is a method of
-        :data:`cudbound.baselines.METHODS` or a variant defined in ``[options.LABEL]``
+        :func:`cudbound.registry.method_names` or a variant defined in ``[options.LABEL]``
         with ``method = "..."``.
     method_of : dict
         Label -> the method whose function computes it.
@@ -168,10 +169,16 @@ def alpha_value(rule, n: int) -> float:
     return float(rule)
 
 
+def _scalar(value, key, *args, **kwargs):
+    """:func:`cudbound._validation.check_scalar`, raising ConfigError."""
+    try:
+        return check_scalar(value, key, *args, **kwargs)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def _positive_int(value, key):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ConfigError(f"`{key}` must be a positive integer; got {value!r}.")
-    return int(value)
+    return _scalar(value, key, min_val=1)
 
 
 def _table(doc, key, where="the file"):
@@ -207,8 +214,7 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
         if key not in study:
             raise ConfigError(f"[study] must set `{key}`.")
     seed = study["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ConfigError(f"`seed` must be a non-negative integer; got {seed!r}.")
+    _scalar(seed, "seed", min_val=0)
     reps = _positive_int(study["repetitions"], "repetitions")
     sizes = study["sizes"]
     if not isinstance(sizes, list) or not sizes:
@@ -217,8 +223,7 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
     if len(set(sizes)) != len(sizes):
         raise ConfigError(f"`sizes` lists a size twice: {list(sizes)}.")
     level = study.get("confidence_level", 0.95)
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise ConfigError(f"`confidence_level` must be in (0, 1); got {level!r}.")
+    level = _scalar(level, "confidence_level", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="neither")
     test_size = _positive_int(study.get("test_size", 5000), "test_size")
     loss = study.get("loss", "squared")
     try:
@@ -240,22 +245,23 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
         method = own.pop("method", label)
         if "loss" in own or "loss" in shared:
             raise ConfigError("set the loss once, as `loss` in [study]: the fit and every method use it.")
-        if method not in METHODS:
-            hint = "" if label in METHODS else f" (a variant needs `method = ...` in [options.{label}])"
+        names = method_names()
+        if method not in names:
+            hint = "" if label in names else f" (a variant needs `method = ...` in [options.{label}])"
             raise ConfigError(f"method label {label!r} runs unknown method {method!r}{hint}; "
-                              f"methods are {list(METHODS)}.")
+                              f"methods are {list(names)}.")
         method_of[label] = method
-        accepted = _params(method)
+        accepted = get_method(method).options()
         merged = {k: v for k, v in shared.items() if k in accepted}
         merged.update(own)
-        bad = sorted(k for k in own if k not in accepted or k in ("X", "y", "design", "rng", "confidence_level"))
+        bad = sorted(k for k in own if k not in accepted)
         if bad:
             raise ConfigError(f"[options.{label}] has option(s) {bad} that method {method!r} does not take; it "
-                              f"takes {sorted(k for k in accepted if k not in ('X', 'y', 'design', 'rng'))}.")
+                              f"takes {accepted}.")
         if "alpha_n" in merged:
             alpha_value(merged["alpha_n"], 30)  # validate the rule now, not in a worker
         opts[label] = merged
-    unused = sorted(k for k in shared if not any(k in _params(method_of[m]) for m in labels))
+    unused = sorted(k for k in shared if not any(k in get_method(method_of[m]).options() for m in labels))
     if unused:
         raise ConfigError(f"shared option(s) {unused} in [options] are taken by none of the methods {labels}.")
     stray = set(per) - set(labels)

@@ -12,6 +12,7 @@ import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
+from .._validation import check_scalar
 from .config import StudyConfig
 from .store import ResultStore
 from .tasks import run_task
@@ -36,9 +37,7 @@ class RunReport:
 def _check_workers(workers) -> int:
     if workers is None:
         return os.cpu_count() or 1
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
-    return workers
+    return check_scalar(workers, "workers", min_val=1)
 
 
 def _safe_task(config, task, data_home):

@@ -37,8 +37,9 @@ import numpy as np
 from cvxpy.settings import SOLUTION_PRESENT
 
 from .compiled import _gi
-from .convex import SeparationUnknown, polish_smooth, push_to_infimum, separation
-from .qp import polish_kkt, positive_definite
+from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
+from ..optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
+from ..optim.qp import polish_kkt, positive_definite
 from .realisability import RealisabilityUnknown
 
 __all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver",
@@ -108,26 +109,6 @@ class _QuadraticReplicate:
     def value(self, beta):
         d = beta - self.beta_u
         return self.L_u + float(d @ self.H @ d)
-
-
-def default_solvers(loss):
-    """(primary, fallbacks) of the cvxpy path for a loss.
-
-    ECOS first for quadratic losses (polished exactly) and for losses with derivatives
-    (polished by Newton's method); CLARABEL first for the others, whose answers are kept
-    as the solver gives them (it is the more accurate of the two on linear programs).
-    """
-    if loss.is_quadratic or loss.has_derivatives:
-        return "ECOS", ("CLARABEL", "SCS")
-    return "CLARABEL", ("ECOS", "SCS")
-
-
-TIGHT_OPTIONS = {
-    "ECOS": dict(abstol=1e-10, reltol=1e-10, feastol=1e-10),
-    "CLARABEL": dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10),
-    "SCS": dict(eps_abs=1e-9, eps_rel=1e-9),
-}
-"""Solver options for non-quadratic losses (the quadratic path polishes exactly instead)."""
 
 
 class CvxpyNodeSolver(NodeSolver):

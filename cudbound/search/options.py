@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numbers
+
+from .._validation import check_scalar
 from .compiled import BRANCHING
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome"]
@@ -51,8 +54,8 @@ class SearchOptions:
             raise ValueError(f"`branching` must be one of {sorted(BRANCHING)}; got {self.branching!r}.")
         for name in ("max_nodes", "time_limit"):
             v = getattr(self, name)
-            if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
-                raise ValueError(f"`{name}` must be a positive number or None; got {v!r}.")
+            if v is not None:
+                check_scalar(v, name, numbers.Real, min_val=0.0, include_boundaries="neither", hint=" (None: no limit)")
 
 
 @dataclass

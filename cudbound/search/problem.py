@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .qp import positive_definite
+from ..optim.qp import positive_definite
 
 __all__ = ["ReplicateProblem"]
 

@@ -76,7 +76,7 @@ from scipy.optimize import nnls
 
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss
 from .compiled import _gi
-from .convex import SeparationUnknown, polish_smooth, push_to_infimum, separation
+from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["SmoothNodeSolver"]

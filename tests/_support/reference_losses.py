@@ -41,7 +41,7 @@ from scipy.optimize import linprog
 
 from reference import realisable_patterns
 
-__all__ = ["RefLoss", "REF_LOSSES", "ref_fit", "ref_node_min", "ref_details", "ref_sup", "separable_points",
+__all__ = ["RefLoss", "REF_LOSSES", "ref_fit", "ref_details", "ref_sup", "separable_points",
            "make_loss_problem"]
 
 

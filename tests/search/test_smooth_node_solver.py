@@ -15,7 +15,7 @@ import cudbound
 from cudbound.engine import ReplicateEngine, _WithFallback
 from cudbound.fit import fit_coefficients
 from cudbound.losses import FunctionLoss, Loss, NoMinimiserError, RidgeLoss, get_loss
-from cudbound.search.convex import separation
+from cudbound.optim.smooth import separation
 from cudbound.search.node_solvers import CvxpyNodeSolver, NodeSolveError
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details

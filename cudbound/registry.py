@@ -1,0 +1,372 @@
+"""The registry of interval methods, and :func:`intervals`, which runs any of them on one data set.
+
+Every method, CUD included, is registered under its name with one signature::
+
+    function(design, y, *, confidence_level, rng, **options) -> IntervalResult
+
+on a full-rank design matrix Phi (the basis already applied) and labels in {-1, +1}.
+:func:`intervals` applies the basis once, fits beta-hat once (for CUD) and calls each
+selected method; :func:`intervals_from_design` starts from the design (a coverage task,
+which has drawn and fitted it already). The command line, the coverage study and the
+figures read the same registry (:func:`method_names`, :func:`get_method`).
+
+Random streams. ``rng`` is normalised once with ``np.random.default_rng`` and a root
+``SeedSequence`` is drawn from it. The stream of a consumer called ``name`` is the child
+
+    SeedSequence(root.entropy, spawn_key=root.spawn_key + (h(name),)),
+
+h(name) the first four bytes of SHA-256(name) as an integer, so it depends on the
+method's name only: adding, removing or reordering other methods changes nothing.
+The shared pieces draw from the streams ``"centre"`` and ``"bootstrap"``. One exception,
+by design: an integer seed or a ``SeedSequence`` is given to ``"cud"`` unchanged, so that
+``intervals(X, y, rng=seed)`` reports exactly the interval of ``cud_interval(X, y, rng=seed)``.
+
+Adding a method (``docs/architecture.md`` has a worked example)::
+
+    register("wald", my_wald, "Wald interval of the resubstitution error")
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import numbers
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels
+from .baselines.methods import _bs632_distribution, _centre_value, bs1, bs2, kohavi, langford, martin, yang
+from .basis import make_basis
+from .cud import cud_from_design
+from .design import check_design
+from .fit import FittedClassifier, fit_classifier
+from .losses import get_loss
+from .results import IntervalResult
+
+__all__ = ["IntervalMethod", "register", "unregister", "get_method", "method_names", "METHODS", "stream",
+           "intervals", "intervals_from_design"]
+
+SHARED_STREAMS = ("centre", "bootstrap")
+"""Streams of the computations shared between methods; no method may take these names."""
+
+_RESERVED = ("confidence_level", "rng", "basis", "pos_label", "bootstrap_distribution", "fitted")
+"""Set by :func:`intervals` itself; not accepted among the options."""
+
+
+@dataclass(frozen=True)
+class IntervalMethod:
+    """One registered method.
+
+    ``function(design, y, *, confidence_level, rng, **options)`` returns an
+    :class:`~cudbound.results.IntervalResult`. ``label`` is the short column header of
+    the tables (``"K"`` for Kohavi). ``shares_centre``: the method takes ``centre``,
+    ``n_boot`` and ``loss`` and is given the .632 estimate computed once for all such
+    methods; ``shares_distribution``: it takes ``bootstrap_distribution`` (BS1, BS2).
+    ``uses_fit``: it takes ``fitted``, the beta-hat fitted once (CUD).
+    """
+
+    name: str
+    function: Callable
+    summary: str
+    label: str
+    shares_centre: bool = False
+    shares_distribution: bool = False
+    uses_fit: bool = False
+
+    @property
+    def parameters(self) -> Mapping[str, inspect.Parameter]:
+        return inspect.signature(self.function).parameters
+
+    def options(self) -> list:
+        """The option names a user may set for this method."""
+        return sorted(k for k in self.parameters if k not in _RESERVED + ("design", "y"))
+
+
+_REGISTRY: dict[str, IntervalMethod] = {}
+
+
+def register(name: str, function: Callable, summary: str, *, label: str | None = None, shares_centre=False,
+             shares_distribution=False, uses_fit=False, replace: bool = False) -> IntervalMethod:
+    """Add an interval method to the registry under ``name`` (lower case, no commas or spaces).
+
+    The function must accept ``(design, y, *, confidence_level, rng, ...)``. Its random
+    stream is derived from ``name`` alone (module docstring), so registering it changes no
+    other method's numbers. ``replace=True`` is needed to overwrite an existing name.
+    """
+    if not isinstance(name, str) or not name or name != name.strip().lower() or "," in name or " " in name:
+        raise ValueError(f"a method name must be a non-empty lower-case string without commas or spaces; got {name!r}.")
+    if name in SHARED_STREAMS:
+        raise ValueError(f"{name!r} is the name of a shared random stream; choose another name.")
+    if name in _REGISTRY and not replace:
+        raise ValueError(f"an interval method {name!r} is already registered (pass replace=True to overwrite it).")
+    params = inspect.signature(function).parameters
+    missing = [p for p in ("confidence_level", "rng") if p not in params]
+    if missing or len(params) < 2:
+        raise TypeError(f"the function of method {name!r} must take (design, y, *, confidence_level, rng, ...); "
+                        f"it lacks {missing or ['design, y']}.")
+    method = IntervalMethod(name, function, summary, label or name, shares_centre, shares_distribution, uses_fit)
+    _REGISTRY[name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove a method from the registry (the built-in ones too, e.g. in a test)."""
+    if name not in _REGISTRY:
+        raise ValueError(f"no interval method {name!r} is registered; registered: {list(_REGISTRY)}.")
+    del _REGISTRY[name]
+
+
+def method_names() -> tuple:
+    """The registered methods, in registration order (the built-in ones in the paper's order)."""
+    return tuple(_REGISTRY)
+
+
+def get_method(name: str) -> IntervalMethod:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown interval method {name!r}; registered methods are {list(_REGISTRY)}.") from None
+
+
+register("cud", cud_from_design, "CUD confidence set (Laber & Murphy 2008)", label="CUD", uses_fit=True)
+register("bs1", bs1, "percentile interval of bootstrapped .632 estimates", label="BS1", shares_centre=True,
+         shares_distribution=True)
+register("bs2", bs2, "basic (corrected) interval of bootstrapped .632 estimates", label="BS2", shares_centre=True,
+         shares_distribution=True)
+register("kohavi", kohavi, "normal interval of the .632 estimate, n_eff = n (Kohavi 1995)", label="K",
+         shares_centre=True)
+register("yang", yang, "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", label="Y",
+         shares_centre=True)
+register("martin", martin, "Beta posterior interval (Martin & Hirschberg 1996)", label="M", shares_centre=True)
+register("langford", langford, "Clopper-Pearson interval of the .632 estimate (Langford 2005)", label="L",
+         shares_centre=True)
+
+METHODS = method_names()
+"""The built-in methods, in the column order of Laber & Murphy's tables."""
+
+
+def stream(root: np.random.SeedSequence, name: str) -> np.random.SeedSequence:
+    """The SeedSequence of stream ``name``: a child of ``root`` keyed by a hash of the name.
+
+    >>> root = np.random.SeedSequence(1)
+    >>> stream(root, "kohavi").spawn_key == stream(np.random.SeedSequence(1), "kohavi").spawn_key
+    True
+    >>> stream(root, "kohavi").spawn_key != stream(root, "yang").spawn_key
+    True
+    """
+    key = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")
+    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (key,))
+
+
+def _generator(root, name) -> np.random.Generator:
+    return np.random.default_rng(stream(root, name))
+
+
+def _methods_iv(methods) -> tuple:
+    if isinstance(methods, str):
+        methods = [m for m in methods.replace(" ", "").split(",") if m]
+    try:
+        methods = [m.strip().lower() if isinstance(m, str) else m for m in methods]
+    except TypeError:
+        raise ValueError(f"`methods` must be a sequence of method names from {list(_REGISTRY)}; "
+                         f"got {methods!r}.") from None
+    if not methods:
+        raise ValueError(f"`methods` is empty; choose from {list(_REGISTRY)}.")
+    unknown = [m for m in methods if m not in _REGISTRY]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown} in `methods`; valid methods are {list(_REGISTRY)}.")
+    dup = sorted({m for m in methods if methods.count(m) > 1})
+    if dup:
+        raise ValueError(f"`methods` lists {dup} more than once.")
+    return tuple(methods)
+
+
+def _options_iv(methods, options):
+    """Split **options into shared options and ``<method>_options`` dicts, and check every name."""
+    per, shared = {}, {}
+    for key, value in options.items():
+        if key.endswith("_options") and key[: -len("_options")] in _REGISTRY:
+            if value is None:
+                continue
+            if not isinstance(value, Mapping):
+                raise ValueError(f"`{key}` must be a dict of keyword arguments; got {type(value).__name__}.")
+            per[key[: -len("_options")]] = dict(value)
+        elif key in _RESERVED:
+            raise ValueError(f"`{key}` is set by intervals() itself and cannot be passed as an option.")
+        else:
+            shared[key] = value
+    for method, opts in per.items():
+        valid = get_method(method).options()
+        for key in opts:
+            if key in _RESERVED:
+                raise ValueError(f"`{method}_options` may not set `{key}`: it is set by intervals() for every method.")
+            if key not in valid:
+                raise ValueError(f"`{method}_options` has an unknown option {key!r}; valid options of "
+                                 f"{method!r} are {valid}.")
+    accepted = {k for m in methods for k in get_method(m).options()}
+    for key in shared:
+        if key not in accepted:
+            raise ValueError(f"unknown option {key!r} for methods {list(methods)}; options they accept: "
+                             f"{sorted(accepted)} (or per-method dicts: "
+                             f"{', '.join(m + '_options' for m in _REGISTRY)}).")
+    return shared, per
+
+
+def _is_seed(rng) -> bool:
+    return isinstance(rng, np.random.SeedSequence) or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool))
+
+
+def _loss_key(loss):
+    return loss.strip().lower() if isinstance(loss, str) else id(loss)
+
+
+def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, rng=None, pos_label=None,
+              **options) -> list[IntervalResult]:
+    """Run any registered interval methods (CUD and the six baselines by default) on the same data and seed.
+
+    Parameters
+    ----------
+    X : (n, d) array of features.
+    y : (n,) labels with two classes: {-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``.
+    methods : sequence of str, or a comma-separated str
+        Any registered names (:func:`method_names`): ``"cud"`` (:func:`cudbound.cud_interval`),
+        ``"bs1"``, ``"bs2"``, ``"kohavi"``, ``"yang"``, ``"martin"``, ``"langford"``
+        (:mod:`cudbound.baselines.methods`), or a method added with :func:`register`;
+        default the seven built-in ones, in this order.
+    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
+    confidence_level : float in (0, 1), default 0.95
+    rng : None, int, SeedSequence or Generator
+        Each method draws from its own stream, derived from ``rng`` and the method's name
+        (module docstring), so a method's result depends on the data, ``rng`` and its own
+        options only. An integer seed or a SeedSequence is passed to ``"cud"`` unchanged.
+    pos_label : the label value of the positive class (+1), when needed.
+    **options
+        Shared options, given to every selected method whose signature has them
+        (e.g. ``loss``, ``n_boot``, ``n_resamples``: note that ``n_resamples`` means B
+        for both CUD and BS1/BS2), and per-method dicts ``cud_options``,
+        ``bs1_options``, ... that override them for one method (a dict for a method not
+        selected is ignored). Unknown names raise ValueError.
+
+    Returns
+    -------
+    list of IntervalResult
+        One per method, in the order of ``methods`` (``CUDResult`` for ``"cud"``).
+
+    Notes
+    -----
+    Shared computations, so that the baselines are compared on equal terms:
+
+    * The .632 estimate t, the centre of the six baselines (Laber & Murphy 2008), is
+      computed once per (``loss``, ``n_boot``) setting, from stream ``"centre"``, and
+      passed to every baseline that does not set its own ``centre``
+      (``details["centre_shared"]``).
+    * The bootstrap distribution of the .632 estimate is computed once, from stream
+      ``"bootstrap"``, and shared by BS1 and BS2 when their ``n_resamples``,
+      ``n_inner`` and ``loss`` agree, so the two have the same width as in the
+      paper's tables.
+
+    ``seconds`` of a baseline covers its own work; the time of the shared pieces it
+    used is in ``details["shared_seconds"]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from cudbound import intervals
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    >>> res = intervals(X, y, methods=["kohavi", "martin", "langford"], rng=1)
+    >>> [r.method for r in res]
+    ['kohavi', 'martin', 'langford']
+    >>> len({r.centre for r in res})   # one shared .632 centre
+    1
+    """
+    methods = _methods_iv(methods)
+    X = check_features(X)
+    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
+    level = check_confidence_level(confidence_level)
+    basis_obj = make_basis(basis)
+    design = check_design(basis_obj.fit_transform(X), name="design (basis applied to X)")
+    results = intervals_from_design(design, labels, methods, confidence_level=level, rng=rng, **options)
+    for res in results:
+        res.details["basis"] = repr(basis_obj)
+        res.details["label_encoding"] = encoding if res.method == "cud" else repr(encoding)
+    return results
+
+
+def intervals_from_design(design, y, methods=METHODS, *, confidence_level=0.95, rng=None, fitted=None,
+                          **options) -> list[IntervalResult]:
+    """:func:`intervals` on a design matrix and labels in {-1, +1} (the basis already applied).
+
+    ``fitted`` (optional): the :class:`cudbound.fit.FittedClassifier` of this design and
+    the methods' loss, given to the methods that use a fit (CUD), so that a caller that has
+    fitted beta-hat does not fit it again. Without it, beta-hat is fitted here, once.
+    """
+    methods = _methods_iv(methods)
+    design = check_design(design)
+    labels, _ = encode_labels(y, n_rows=design.shape[0])
+    level = check_confidence_level(confidence_level)
+    shared, per = _options_iv(methods, options)
+    if fitted is not None and not isinstance(fitted, FittedClassifier):
+        raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier; got {type(fitted).__name__}.")
+    gen = check_rng(rng)
+    root = np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
+    centres, distributions, fits, results = {}, {}, {}, []
+    if fitted is not None:
+        fits[_loss_key(fitted.loss.name)] = fitted
+    for name in methods:
+        method = get_method(name)
+        params = method.parameters
+        kwargs = {k: v for k, v in shared.items() if k in params}
+        kwargs.update(per.get(name, {}))
+        if name == "cud" and _is_seed(rng):
+            method_rng = rng   # cud_interval(X, y, rng=seed) gives the same interval
+        else:
+            method_rng = _generator(root, name)
+        extra = {}
+        shared_seconds = 0.0
+        if method.uses_fit:
+            loss = get_loss(kwargs.get("loss", params["loss"].default))
+            key = _loss_key(loss.name)
+            if key not in fits:
+                fits[key] = fit_classifier(design, labels, loss)
+            kwargs["fitted"] = fits[key]
+        if method.shares_centre and "centre" not in kwargs:
+            loss = kwargs.get("loss", params["loss"].default)
+            n_boot = kwargs.get("n_boot", params["n_boot"].default)
+            key = (_loss_key(loss), n_boot)
+            if key not in centres:
+                t0 = time.perf_counter()
+                t, det = _centre_value(design, labels, get_loss(loss), "632", check_scalar(n_boot, "n_boot", min_val=1),
+                                       _generator(root, "centre"), "intervals")
+                centres[key] = (t, det, time.perf_counter() - t0)
+            t, det, secs = centres[key]
+            kwargs["centre"] = t
+            shared_seconds += secs
+            extra.update({**det, "centre_source": ".632", "centre_shared": True})
+        if method.shares_distribution:
+            loss = kwargs.get("loss", params["loss"].default)
+            B = kwargs.get("n_resamples", params["n_resamples"].default)
+            J = kwargs.get("n_inner", params["n_inner"].default)
+            key = (_loss_key(loss), B, J)
+            if key not in distributions:
+                t0 = time.perf_counter()
+                B_, J_ = check_scalar(B, "n_resamples", min_val=2), check_scalar(J, "n_inner", min_val=1)
+                dist, log = _bs632_distribution(design, labels, get_loss(loss), B_, J_, _generator(root, "bootstrap"))
+                log.warn("intervals (bootstrap distribution of the .632 estimate)", stacklevel=3)
+                distributions[key] = (dist, {"n_resamples": B_, "n_inner": J_,
+                                             "distribution_degenerate_refits": log.degenerate,
+                                             "distribution_refits": log.refits}, time.perf_counter() - t0)
+            dist, det, secs = distributions[key]
+            kwargs["bootstrap_distribution"] = dist
+            shared_seconds += secs
+            extra.update({**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"})
+        res = method.function(design, labels, confidence_level=level, rng=method_rng, **kwargs)
+        if not isinstance(res, IntervalResult):
+            raise TypeError(f"interval method {name!r} returned {type(res).__name__}, not an IntervalResult.")
+        res.details.update(extra)
+        if method.shares_centre or method.shares_distribution:
+            res.details["shared_seconds"] = shared_seconds
+        results.append(res)
+    return results
