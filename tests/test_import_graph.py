@@ -52,7 +52,7 @@ def import_graph() -> nx.DiGraph:
 
 
 LAYERS = (
-    ("_validation",),                      # checks shared by everything
+    ("_validation", "_docstrings"),        # checks and docstring blocks shared by everything
     ("datasets",),                         # data
     ("basis",),                            # phi(x)
     ("losses",),                           # surrogate losses (swappable)

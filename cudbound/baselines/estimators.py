@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_features, check_rng, check_scalar, encode_labels
 from ..basis import make_basis
 from ..design import check_design, reparametrise
@@ -80,6 +81,20 @@ __all__ = [
     "e632plus", "cross_validation", "leave_one_out", "estimate_error",
     "ESTIMATORS",
 ]
+
+_DOC = {
+    "data": """design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).""",
+    "bootstrap": """loss : str or Loss
+        Default squared.
+    n_resamples : int, default 200
+        B (ignored when ``counts`` is given).
+    rng : None, int, SeedSequence or Generator
+    counts : (B, n) array, optional
+        Explicit bootstrap counts.""",
+}
+"""Parameter descriptions shared by the estimators (:func:`cudbound._docstrings.fill_doc`)."""
 
 SINGULAR_RTOL = 1e-10
 """Equilibrated normal matrices with eigenvalue ratio at most this are treated as singular."""
@@ -480,6 +495,7 @@ def resubstitution(design, y, *, loss="squared") -> ErrorEstimate:
                          n_samples=Phi.shape[0], details={"coef": beta})
 
 
+@fill_doc(**_DOC)
 def loo_bootstrap(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
     """Leave-one-out bootstrap error Err(1) (Efron 1983; Efron & Tibshirani 1997).
 
@@ -496,9 +512,7 @@ def loo_bootstrap(design, y, *, loss="squared", n_resamples=200, rng=None, count
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    %(data)s
     loss : str or Loss
         Default squared; squared-loss refits are solved in one batch.
     n_resamples : int, default 200
@@ -531,6 +545,7 @@ def loo_bootstrap(design, y, *, loss="squared", n_resamples=200, rng=None, count
     return ErrorEstimate(method="loo_bootstrap", estimate=err1, n_samples=Phi.shape[0], details=details)
 
 
+@fill_doc(**_DOC)
 def e632(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
     """The .632 bootstrap estimate (Efron 1983): 0.368 err + 0.632 Err(1).
 
@@ -540,16 +555,8 @@ def e632(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    loss : str or Loss
-        Default squared.
-    n_resamples : int, default 200
-        B (ignored when ``counts`` is given).
-    rng : None, int, SeedSequence or Generator
-    counts : (B, n) array, optional
-        Explicit bootstrap counts.
+    %(data)s
+    %(bootstrap)s
 
     Returns
     -------
@@ -584,6 +591,7 @@ def e632(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -
     return ErrorEstimate(method="632", estimate=_e632_value(train, err1), n_samples=Phi.shape[0], details=details)
 
 
+@fill_doc(**_DOC)
 def e632plus(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
     """The .632+ bootstrap estimate (Efron & Tibshirani 1997, section 3).
 
@@ -605,16 +613,8 @@ def e632plus(design, y, *, loss="squared", n_resamples=200, rng=None, counts=Non
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    loss : str or Loss
-        Default squared.
-    n_resamples : int, default 200
-        B (ignored when ``counts`` is given).
-    rng : None, int, SeedSequence or Generator
-    counts : (B, n) array, optional
-        Explicit bootstrap counts.
+    %(data)s
+    %(bootstrap)s
 
     Returns
     -------
@@ -640,6 +640,7 @@ def e632plus(design, y, *, loss="squared", n_resamples=200, rng=None, counts=Non
     return ErrorEstimate(method="632+", estimate=value, n_samples=Phi.shape[0], details=details)
 
 
+@fill_doc(**_DOC)
 def cross_validation(design, y, *, k=10, repeats=1, stratified=True, loss="squared", rng=None,
                      folds=None) -> ErrorEstimate:
     """Repeated (stratified) k-fold cross-validation error.
@@ -657,9 +658,7 @@ def cross_validation(design, y, *, k=10, repeats=1, stratified=True, loss="squar
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    %(data)s
     k : int, default 10
         Number of folds, 2 <= k <= n.
     repeats : int, default 1
@@ -698,6 +697,7 @@ def cross_validation(design, y, *, k=10, repeats=1, stratified=True, loss="squar
     return ErrorEstimate(method="cv", estimate=float(per_repeat.mean()), n_samples=Phi.shape[0], details=details)
 
 
+@fill_doc(**_DOC)
 def leave_one_out(design, y, *, loss="squared") -> ErrorEstimate:
     """Leave-one-out cross-validation error (k = n; deterministic).
 
@@ -707,9 +707,7 @@ def leave_one_out(design, y, *, loss="squared") -> ErrorEstimate:
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    %(data)s
     loss : str or Loss
         Default squared.
 

@@ -44,10 +44,21 @@ import numbers
 
 from scipy import special, stats
 
+from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_scalar
 from ..results import ConfidenceInterval
 
 __all__ = ["binomial_upper", "binomial_lower", "binomial_interval", "gaussian_interval"]
+
+_DOC = {
+    "km": """k : int
+        Number of test errors, 0 <= k <= m.
+    m : int
+        Number of test points, m >= 1.""",
+    "delta": """delta : float in (0, 1]
+        One-sided error probability.""",
+}
+"""Parameter descriptions shared by the bounds (:func:`cudbound._docstrings.fill_doc`)."""
 
 _SIDES = {2: "two-sided", "two-sided": "two-sided", "upper": "upper", "lower": "lower"}
 _SPREADS = ("standard_error", "deviation")
@@ -126,6 +137,7 @@ def _lower(k: int, m: int, delta: float) -> float:
     return float(special.betaincinv(k, m - k + 1, delta))   # I_p(k, m - k + 1) = delta
 
 
+@fill_doc(**_DOC)
 def binomial_upper(k, m, delta) -> float:
     """Binomial tail inversion upper bound on the true risk (Langford 2005; Shah 2008, Theorem 1).
 
@@ -139,12 +151,8 @@ def binomial_upper(k, m, delta) -> float:
 
     Parameters
     ----------
-    k : int
-        Number of test errors, 0 <= k <= m.
-    m : int
-        Number of test points, m >= 1.
-    delta : float in (0, 1]
-        One-sided error probability.
+    %(km)s
+    %(delta)s
 
     Returns
     -------
@@ -167,6 +175,7 @@ def binomial_upper(k, m, delta) -> float:
     return _upper(k, m, delta)
 
 
+@fill_doc(**_DOC)
 def binomial_lower(k, m, delta) -> float:
     """Binomial tail inversion lower bound on the true risk (Shah 2008, Theorem 2, corrected).
 
@@ -181,12 +190,8 @@ def binomial_lower(k, m, delta) -> float:
 
     Parameters
     ----------
-    k : int
-        Number of test errors, 0 <= k <= m.
-    m : int
-        Number of test points, m >= 1.
-    delta : float in (0, 1]
-        One-sided error probability.
+    %(km)s
+    %(delta)s
 
     Returns
     -------
@@ -211,6 +216,7 @@ def binomial_lower(k, m, delta) -> float:
     return _lower(k, m, delta)
 
 
+@fill_doc(**_DOC)
 def binomial_interval(k, m, confidence_level=0.95, sides=2) -> ConfidenceInterval:
     """Exact binomial (Clopper-Pearson) interval from the two tail inversions.
 
@@ -226,10 +232,7 @@ def binomial_interval(k, m, confidence_level=0.95, sides=2) -> ConfidenceInterva
 
     Parameters
     ----------
-    k : int
-        Number of test errors, 0 <= k <= m.
-    m : int
-        Number of test points, m >= 1.
+    %(km)s
     confidence_level : float in (0, 1)
     sides : 2, 'two-sided', 'upper' or 'lower'
 
@@ -260,6 +263,7 @@ def binomial_interval(k, m, confidence_level=0.95, sides=2) -> ConfidenceInterva
     return ConfidenceInterval(_lower(k, m, delta / 2.0), _upper(k, m, delta / 2.0))
 
 
+@fill_doc(**_DOC)
 def gaussian_interval(k, m, confidence_level=0.95, *, spread="standard_error") -> ConfidenceInterval:
     """The Gaussian ("traditional") interval that Shah (2008) compares with, NOT clipped.
 
@@ -280,10 +284,7 @@ def gaussian_interval(k, m, confidence_level=0.95, *, spread="standard_error") -
 
     Parameters
     ----------
-    k : int
-        Number of test errors, 0 <= k <= m.
-    m : int
-        Number of test points, m >= 1.
+    %(km)s
     confidence_level : float in (0, 1)
         Shah uses two standard deviations, i.e. confidence_level = 2 Phi(2) - 1 = 0.9545.
     spread : 'standard_error' or 'deviation'

@@ -51,6 +51,7 @@ import time
 import numpy as np
 from scipy import stats
 
+from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import draw_counts, draw_folds, tally as _tally
@@ -62,6 +63,24 @@ __all__ = [
     "percentile_interval", "basic_interval", "normal_interval", "beta_interval",
     "bootstrap_632_distribution",
 ]
+
+_DOC = {
+    "data": """design : (n, p) array
+        The design matrix Phi, full column rank.
+    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
+    confidence_level : float in (0, 1), default 0.95""",
+    "nested": """n_resamples : int, default 1000
+        B, the number of outer bootstrap samples.
+    n_inner : int, default 50
+        J, the inner bootstrap samples per outer sample.""",
+    "centre": """n_boot : int, default 200
+        Bootstrap samples for the centre t (the .632 estimate on the data).
+    loss : str or Loss, default 'squared'
+    centre : '632' or float, default '632'
+        The centre to report; a number is used as given.
+    rng : None, int, SeedSequence or Generator""",
+}
+"""Parameter descriptions shared by the six intervals (:func:`cudbound._docstrings.fill_doc`)."""
 
 _CHUNK_REFITS = 8192
 """Inner refits per batch in :func:`bootstrap_632_distribution` (fixed: results do not depend on it)."""
@@ -409,6 +428,7 @@ def _bs_common(name, design, y, confidence_level, n_resamples, n_inner, n_boot, 
 
 # --------------------------------------------------------------------------- the six intervals
 
+@fill_doc(**_DOC)
 def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
         centre="632", rng=None, bootstrap_distribution=None) -> IntervalResult:
     """BS1: percentile bootstrap interval of the .632 estimate (Efron & Tibshirani 1993, ch. 13).
@@ -427,20 +447,9 @@ def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    confidence_level : float in (0, 1), default 0.95
-    n_resamples : int, default 1000
-        B, the number of outer bootstrap samples.
-    n_inner : int, default 50
-        J, the inner bootstrap samples per outer sample.
-    n_boot : int, default 200
-        Bootstrap samples for the centre t (the .632 estimate on the data).
-    loss : str or Loss, default 'squared'
-    centre : '632' or float, default '632'
-        The centre to report; a number is used as given.
-    rng : None, int, SeedSequence or Generator
+    %(data)s
+    %(nested)s
+    %(centre)s
     bootstrap_distribution : (B,) array, optional
         Reuse values from :func:`bootstrap_632_distribution` (or ``details`` of an
         earlier BS1/BS2 result); then n_resamples, n_inner do not apply.
@@ -478,6 +487,7 @@ def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
     return _result("bs1", percentile_interval(dist, level), level, t, n, t0, details)
 
 
+@fill_doc(**_DOC)
 def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
         centre="632", rng=None, bootstrap_distribution=None) -> IntervalResult:
     """BS2: basic ("corrected") bootstrap interval of the .632 estimate.
@@ -490,14 +500,8 @@ def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    confidence_level : float in (0, 1), default 0.95
-    n_resamples : int, default 1000
-        B, the number of outer bootstrap samples.
-    n_inner : int, default 50
-        J, the inner bootstrap samples per outer sample.
+    %(data)s
+    %(nested)s
     n_boot : int, default 200
         Bootstrap samples for t.
     loss : str or Loss, default 'squared'
@@ -535,6 +539,7 @@ def _kohavi_iv(design, y, confidence_level, n_eff, n_boot, loss, centre, rng):
             _centre_iv(centre), check_rng(rng))
 
 
+@fill_doc(**_DOC)
 def kohavi(design, y, *, confidence_level=0.95, n_eff=None, n_boot=200, loss="squared", centre="632",
            rng=None) -> IntervalResult:
     """K: Kohavi's normal approximation around the .632 estimate.
@@ -549,17 +554,10 @@ def kohavi(design, y, *, confidence_level=0.95, n_eff=None, n_boot=200, loss="sq
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    confidence_level : float in (0, 1), default 0.95
+    %(data)s
     n_eff : float > 0, optional
         Effective sample size, default n.
-    n_boot : int, default 200
-        Bootstrap samples for the .632 estimate t.
-    loss : str or Loss, default 'squared'
-    centre : '632' or float, default '632'
-    rng : None, int, SeedSequence or Generator
+    %(centre)s
 
     Returns
     -------
@@ -598,6 +596,7 @@ def _yang_iv(design, y, confidence_level, k, repeats, stratified, n_eff, n_boot,
             check_rng(rng))
 
 
+@fill_doc(**_DOC)
 def yang(design, y, *, confidence_level=0.95, k=2, repeats=10, stratified=True, n_eff=None, n_boot=200,
          loss="squared", centre="632", rng=None) -> IntervalResult:
     """Y: Yang's cross-validation normal approximation.
@@ -620,10 +619,7 @@ def yang(design, y, *, confidence_level=0.95, k=2, repeats=10, stratified=True, 
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    confidence_level : float in (0, 1), default 0.95
+    %(data)s
     k : int, default 2
         Folds per cross-validation run (2 <= k <= n).
     repeats : int, default 10
@@ -676,6 +672,7 @@ def _martin_iv(design, y, confidence_level, m, prior, n_boot, loss, centre, rng)
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
+@fill_doc(**_DOC)
 def martin(design, y, *, confidence_level=0.95, m=None, prior=(1.0, 1.0), n_boot=200, loss="squared",
            centre="632", rng=None) -> IntervalResult:
     """M: Martin & Hirschberg's Beta-posterior interval around the .632 estimate.
@@ -693,18 +690,11 @@ def martin(design, y, *, confidence_level=0.95, m=None, prior=(1.0, 1.0), n_boot
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    confidence_level : float in (0, 1), default 0.95
+    %(data)s
     m : float > 0, optional
         Effective number of test cases, default n.
     prior : (a, b), default (1, 1)
-    n_boot : int, default 200
-        Bootstrap samples for t.
-    loss : str or Loss, default 'squared'
-    centre : '632' or float, default '632'
-    rng : None, int, SeedSequence or Generator
+    %(centre)s
 
     Returns
     -------
@@ -743,6 +733,7 @@ def _langford_iv(design, y, confidence_level, m, sides, n_boot, loss, centre, rn
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
+@fill_doc(**_DOC)
 def langford(design, y, *, confidence_level=0.95, m=None, sides="two-sided", n_boot=200, loss="squared",
              centre="632", rng=None) -> IntervalResult:
     """L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
@@ -761,18 +752,11 @@ def langford(design, y, *, confidence_level=0.95, m=None, sides="two-sided", n_b
 
     Parameters
     ----------
-    design : (n, p) array
-        The design matrix Phi, full column rank.
-    y : (n,) labels in {-1, +1} (or {0, 1}, booleans).
-    confidence_level : float in (0, 1), default 0.95
+    %(data)s
     m : int, optional
         Effective number of test cases, default n.
     sides : 2, 'two-sided', 'upper' or 'lower'
-    n_boot : int, default 200
-        Bootstrap samples for t.
-    loss : str or Loss, default 'squared'
-    centre : '632' or float, default '632'
-    rng : None, int, SeedSequence or Generator
+    %(centre)s
 
     Returns
     -------
