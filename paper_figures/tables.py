@@ -16,7 +16,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import LABELS, PAPER_METHODS, PUBLISHED, cells, order  # noqa: E402
 
-SHORT = {"cud": "CUD", "bs1": "BS1", "bs2": "BS2", "kohavi": "K", "martin": "M", "yang": "Y", "langford": "L"}
+from cudbound.registry import get_method, method_names  # noqa: E402
+
+
+def short(label: str) -> str:
+    """A column header: the registered method's table label ("K" for kohavi), else the label itself."""
+    return get_method(label).label if label in method_names() else label
 TITLES = {"coverage": "Coverage", "width": "Mean width"}
 
 
@@ -85,7 +90,7 @@ def summary_markdown(tables, target=0.95) -> str:
            "| mean width ours | paper |",
            "|---|---|---|---|---|---|---|---|---|"]
     for m, a in by_method(tables, target).items():
-        out.append(f"| {SHORT.get(m, m)} | {a['ours_ok']}/{a['cells']} | {a['paper_ok']}/{a['paper_cells']} | "
+        out.append(f"| {short(m)} | {a['ours_ok']}/{a['cells']} | {a['paper_ok']}/{a['paper_cells']} | "
                    f"{_mean(a['cov']):.3f} | {_mean(a['pcov']):.3f} | {min(a['cov'], default=float('nan')):.3f} | "
                    f"{min(a['pcov'], default=float('nan')):.3f} | {_mean(a['width']):.3f} | {_mean(a['pwidth']):.3f} |")
     return "\n".join(out)
@@ -101,7 +106,7 @@ def markdown(tables) -> str:
     for (measure, n), (methods, rows) in tables.items():
         out.append(f"## {TITLES[measure]}, n = {n}")
         out.append("")
-        out.append("| data | reps | " + " | ".join(SHORT.get(m, m) for m in methods) + " |")
+        out.append("| data | reps | " + " | ".join(short(m) for m in methods) + " |")
         out.append("|---|---:|" + "---|" * len(methods))
         for label, reps, entries in rows:
             out.append(f"| {label} | {reps} | " + " | ".join(_cell(*e) for e in entries) + " |")
@@ -116,7 +121,7 @@ def latex(tables) -> str:
         out += ["\\begin{table}[ht]", "\\centering", "\\small",
                 f"\\caption{{{TITLES[measure]}, $n = {n}$: this study (paper).}}",
                 "\\begin{tabular}{l" + "r" * (len(methods) + 1) + "}", "\\toprule",
-                "Data & reps & " + " & ".join(SHORT.get(m, m) for m in methods) + " \\\\", "\\midrule"]
+                "Data & reps & " + " & ".join(short(m) for m in methods) + " \\\\", "\\midrule"]
         for label, reps, entries in rows:
             label = label.replace("chi^2", "$\\chi^2$")
             out.append(f"{label} & {reps} & " + " & ".join(_cell(*e) for e in entries) + " \\\\")

@@ -5,6 +5,7 @@ screening, the loss protocol and the command line.
 Each random problem is drawn from its own seed (``SEED0[loss] + index``); a failure
 prints the seed and the problem so that it can be re-run alone.
 """
+import functools
 import json
 import math
 import re
@@ -41,6 +42,12 @@ CASES = [(name, i) for name in sorted(SPECS) for i in range(N_PER_LOSS[name])]
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "losses.md"
 
 
+@functools.lru_cache(maxsize=None)
+def _problem(name, index):
+    """The random problem ``index`` of a loss (made once, read by two tests)."""
+    return make_loss_problem(SEED0[name] + index, REF_LOSSES[name])
+
+
 def _alphas(n):
     return [1.0, math.sqrt(n), float(n), float(n) ** 2]
 
@@ -55,7 +62,7 @@ def _describe(name, info, design, y, counts, alpha, got, want):
 @pytest.mark.parametrize("name, index", CASES)
 def test_random_problem_matches_reference(name, index):
     ref = REF_LOSSES[name]
-    design, y, counts, info = make_loss_problem(SEED0[name] + index, ref)
+    design, y, counts, info = _problem(name, index)
     det = ref_details(ref, design, y, counts)
     for a in _alphas(info["n"]):
         got = cudbound.replicate_sup(design, y, counts, loss=SPECS[name], alpha_n=a)
@@ -70,7 +77,7 @@ def test_random_suite_covers_the_intended_space():
     """p in {1, 2, 3}, n in 4..10, and for logistic/exponential many resamples that a
     direction separates (the infimum over some cones is then not attained)."""
     for name in SPECS:
-        problems = [make_loss_problem(SEED0[name] + i, REF_LOSSES[name]) for i in range(N_PER_LOSS[name])]
+        problems = [_problem(name, i) for i in range(N_PER_LOSS[name])]
         infos = [p[3] for p in problems]
         assert {i["p"] for i in infos} == {1, 2, 3}, name
         assert min(i["n"] for i in infos) <= 5 and max(i["n"] for i in infos) >= 9, name
