@@ -21,6 +21,10 @@ def _expected(target, min_val, max_val, include_boundaries) -> str:
     """Words for the set of accepted values: 'a positive integer', 'a number in [0, 0.5)', ..."""
     low_closed = include_boundaries in ("both", "left")
     high_closed = include_boundaries in ("both", "right")
+    if target == "whole":
+        if max_val is None:
+            return "a whole number" if min_val is None else f"a whole number >= {min_val}"
+        return f"a whole number between {min_val} and {max_val}"
     if target == "int":
         if max_val is None:
             if min_val is None:
@@ -50,7 +54,8 @@ def check_scalar(value, name: str, target_type: type = numbers.Integral, *, min_
 
     The one validator of scalar arguments, in the manner of scikit-learn's
     ``utils.validation.check_scalar``: ``target_type`` is ``numbers.Integral`` (booleans
-    are refused) or ``numbers.Real`` (finite values only); ``min_val``/``max_val`` bound
+    are refused), ``numbers.Real`` (finite values only) or ``"whole"`` (an integer or a
+    float holding a whole number, returned as int); ``min_val``/``max_val`` bound
     it, closed or open as ``include_boundaries`` says ("both", "left", "right",
     "neither"). The error is a ValueError that names the argument, what is accepted and
     what was received (``hint`` is appended to it).
@@ -64,13 +69,18 @@ def check_scalar(value, name: str, target_type: type = numbers.Integral, *, min_
     """
     if include_boundaries not in ("both", "left", "right", "neither"):
         raise ValueError(f"include_boundaries must be 'both', 'left', 'right' or 'neither'; got {include_boundaries!r}.")
+    whole = target_type == "whole"
     integral = target_type is numbers.Integral or target_type is int
-    target = "int" if integral else "real"
+    target = "whole" if whole else "int" if integral else "real"
     message = f"`{name}` must be {_expected(target, min_val, max_val, include_boundaries)}; got {value!r}.{hint}"
     if isinstance(value, bool) or isinstance(value, np.bool_):
         raise ValueError(message)
     if integral:
         if not isinstance(value, numbers.Integral):
+            raise ValueError(message)
+        out = int(value)
+    elif whole:
+        if not isinstance(value, numbers.Real) or not math.isfinite(float(value)) or not float(value).is_integer():
             raise ValueError(message)
         out = int(value)
     else:

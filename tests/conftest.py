@@ -4,7 +4,21 @@ import sys
 # The slow references and helpers (tests/_support/) are importable by name whatever the import mode.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_support"))
 
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def xy01():
+    """30 points in two features, labels in {0, 1} from a noisy linear rule (seed 0).
+
+    Read-only: the arrays are shared by every test that asks for them."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, 0)
+    X.flags.writeable = False
+    y.flags.writeable = False
+    return X, y
 
 
 @pytest.fixture

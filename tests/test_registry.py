@@ -17,20 +17,12 @@ FAST = {"n_resamples": 60, "n_inner": 10}
 BASELINES = ["bs1", "bs2", "kohavi", "yang", "martin", "langford"]
 
 
-@pytest.fixture(scope="module")
-def data():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 2))
-    y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, 0)
-    return X, y
-
-
 def _by_method(results):
     return {r.method: r for r in results}
 
 
-def test_runs_every_baseline_with_one_shared_centre(data):
-    X, y = data
+def test_runs_every_baseline_with_one_shared_centre(xy01):
+    X, y = xy01
     res = intervals(X, y, methods=BASELINES, rng=1, bs1_options=FAST, bs2_options=FAST)
     assert [r.method for r in res] == BASELINES
     assert all(isinstance(r, IntervalResult) and 0.0 <= r.low <= r.high <= 1.0 for r in res)
@@ -73,11 +65,11 @@ ALL_FAST = {"bs1_options": FAST, "bs2_options": FAST, "cud_options": {"n_resampl
 
 @pytest.mark.parametrize("make_rng", [lambda: 7, lambda: np.random.SeedSequence(7), lambda: np.random.default_rng(7)],
                          ids=["int", "seedsequence", "generator"])
-def test_registering_or_removing_a_method_changes_no_other_number(data, make_rng):
+def test_registering_or_removing_a_method_changes_no_other_number(xy01, make_rng):
     """Name-keyed streams: the numbers of every built-in method (CUD included) are the same
     with and without a newly registered method that consumes random numbers, whatever the
     order, and with a built-in method removed from the registry."""
-    X, y = data[0][:20], data[1][:20]
+    X, y = xy01[0][:20], xy01[1][:20]
     before = _numbers(intervals(X, y, methods=METHODS, rng=make_rng(), **ALL_FAST))
     register("aaa_probe", _first_draw, "probe sorted first")
     register("zzz_probe", _first_draw, "probe sorted last")
@@ -99,10 +91,10 @@ def test_registering_or_removing_a_method_changes_no_other_number(data, make_rng
     assert method_names()[-1] == "yang"   # re-registered at the end: the order does not matter either
 
 
-def test_a_method_stream_is_derived_from_its_name(data, probe):
+def test_a_method_stream_is_derived_from_its_name(xy01, probe):
     """The probe's generator is SeedSequence(root.entropy, spawn_key=(h(name),)), h the first
     four bytes of SHA-256 of the name, with the root drawn from the user's generator."""
-    X, y = data
+    X, y = xy01
     res = intervals(X, y, methods=[probe], rng=11)[0]
     gen = np.random.default_rng(11)
     root = np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
@@ -125,17 +117,17 @@ def test_register_rejects_bad_methods(probe):
         unregister("never_registered")
 
 
-def test_a_method_that_returns_no_result_is_named(data):
+def test_a_method_that_returns_no_result_is_named(xy01):
     register("broken", lambda design, y, *, confidence_level, rng: (0, 1), "returns a tuple")
     try:
         with pytest.raises(TypeError, match="'broken' returned tuple"):
-            intervals(*data, methods=["broken"], rng=0)
+            intervals(*xy01, methods=["broken"], rng=0)
     finally:
         unregister("broken")
 
 
-def test_adding_a_method_does_not_change_another(data):
-    X, y = data
+def test_adding_a_method_does_not_change_another(xy01):
+    X, y = xy01
     alone = _by_method(intervals(X, y, methods=["yang"], rng=5))
     more = _by_method(intervals(X, y, methods=["bs1", "kohavi", "yang"], rng=5, n_resamples=40, n_inner=5))
     assert alone["yang"].confidence_interval == more["yang"].confidence_interval
@@ -144,8 +136,8 @@ def test_adding_a_method_does_not_change_another(data):
     assert order["yang"].confidence_interval == alone["yang"].confidence_interval
 
 
-def test_same_seed_same_results_and_generators_advance(data):
-    X, y = data
+def test_same_seed_same_results_and_generators_advance(xy01):
+    X, y = xy01
     a = intervals(X, y, methods=["kohavi", "yang"], rng=3)
     b = intervals(X, y, methods=["kohavi", "yang"], rng=3)
     assert [r.confidence_interval for r in a] == [r.confidence_interval for r in b]
@@ -155,8 +147,8 @@ def test_same_seed_same_results_and_generators_advance(data):
     assert c[0].centre != d[0].centre or c[0].details["err1"] != d[0].details["err1"]
 
 
-def test_shared_and_per_method_options(data):
-    X, y = data
+def test_shared_and_per_method_options(xy01):
+    X, y = xy01
     res = _by_method(intervals(X, y, methods=["kohavi", "martin"], rng=2, n_boot=50,
                                kohavi_options={"n_eff": 10}, martin_options={"centre": 0.4}))
     assert res["kohavi"].details["n_eff"] == 10 and res["kohavi"].details["n_boot"] == 50
@@ -167,8 +159,8 @@ def test_shared_and_per_method_options(data):
     assert direct.confidence_interval == res["kohavi"].confidence_interval
 
 
-def test_cud_is_cud_interval_with_the_same_seed(data):
-    X, y = data
+def test_cud_is_cud_interval_with_the_same_seed(xy01):
+    X, y = xy01
     res = intervals(X[:20], y[:20], methods=["cud", "kohavi"], rng=4, cud_options={"n_resamples": 20})
     assert isinstance(res[0], CUDResult) and res[0].method == "cud" and res[0].n_resamples == 20
     direct = cudbound.cud_interval(X[:20], y[:20], n_resamples=20, rng=4)
@@ -177,9 +169,9 @@ def test_cud_is_cud_interval_with_the_same_seed(data):
     np.testing.assert_array_equal(direct.coef, res[0].coef)
 
 
-def test_a_given_fit_is_used_and_gives_the_same_interval(data, monkeypatch):
+def test_a_given_fit_is_used_and_gives_the_same_interval(xy01, monkeypatch):
     """intervals_from_design with ``fitted`` fits nothing and gives the interval it gives without."""
-    X, y = data[0][:20], np.where(data[1][:20] == 1, 1.0, -1.0)
+    X, y = xy01[0][:20], np.where(xy01[1][:20] == 1, 1.0, -1.0)
     design = np.column_stack([np.ones(20), X])
     fitted = fit_classifier(design, y, SquaredLoss())
     free = intervals_from_design(design, y, ["cud"], rng=4, cud_options={"n_resamples": 20})[0]
@@ -200,8 +192,8 @@ def test_a_given_fit_is_used_and_gives_the_same_interval(data, monkeypatch):
         cudbound.cud_from_design(design, y, loss="hinge", fitted=fitted, n_resamples=20)
 
 
-def test_labels_and_pos_label(data):
-    X, y = data
+def test_labels_and_pos_label(xy01):
+    X, y = xy01
     ys = np.where(y == 1, "yes", "no")
     a = intervals(X, ys, methods="kohavi,langford", pos_label="yes", rng=1)
     b = intervals(X, y, methods=("kohavi", "langford"), rng=1)
@@ -220,8 +212,8 @@ def test_labels_and_pos_label(data):
     ({"methods": ["kohavi"], "confidence_level": 1.2}, "`confidence_level`"),
     ({"methods": ["kohavi"], "kohavi_options": 3}, "must be a dict"),
 ])
-def test_bad_input(data, kwargs, match):
-    X, y = data
+def test_bad_input(xy01, kwargs, match):
+    X, y = xy01
     with pytest.raises(ValueError, match=match):
         intervals(X, y, **kwargs)
 

@@ -68,15 +68,7 @@ _SPREADS = ("standard_error", "deviation")
 
 def _whole(value, name: str, low: int, high: int | None = None) -> int:
     """An integer (or a float holding a whole number) in [low, high]."""
-    ok = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value) \
-        and float(value) == math.floor(value)
-    if ok:
-        value = int(value)
-        ok = value >= low and (high is None or value <= high)
-    if not ok:
-        rng = f">= {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"`{name}` must be a whole number {rng}; got {value!r}.")
-    return value
+    return check_scalar(value, name, "whole", min_val=low, max_val=high)
 
 
 def _km_iv(k, m):
@@ -103,12 +95,16 @@ def _binomial_lower_iv(k, m, delta):
 
 def _binomial_interval_iv(k, m, confidence_level, sides):
     k, m = _km_iv(k, m)
-    level = _level_iv(confidence_level)
+    return k, m, _level_iv(confidence_level), _sides_iv(sides)
+
+
+def _sides_iv(sides) -> str:
+    """'two-sided' (also 2), 'upper' or 'lower'."""
     key = sides.strip().lower() if isinstance(sides, str) else sides
     if isinstance(key, bool) or key not in _SIDES:
         hint = " (one-sided: say which side, 'upper' or 'lower')" if key == 1 else ""
         raise ValueError(f"`sides` must be 2 (or 'two-sided'), 'upper' or 'lower'; got {sides!r}{hint}.")
-    return k, m, level, _SIDES[key]
+    return _SIDES[key]
 
 
 def _gaussian_interval_iv(k, m, confidence_level, spread):

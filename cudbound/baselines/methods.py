@@ -56,7 +56,7 @@ from .._validation import check_confidence_level, check_rng, check_scalar
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import draw_counts, draw_folds, tally as _tally
 from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
-from .holdout import _SIDES, binomial_interval
+from .holdout import _sides_iv, binomial_interval
 
 __all__ = [
     "bs1", "bs2", "kohavi", "yang", "martin", "langford",
@@ -726,10 +726,7 @@ def _langford_iv(design, y, confidence_level, m, sides, n_boot, loss, centre, rn
         m = Phi.shape[0]
     else:
         m = check_scalar(m, "m", min_val=1, hint=" (a number of test cases)")
-    key = sides.strip().lower() if isinstance(sides, str) else sides
-    if isinstance(key, bool) or key not in _SIDES:
-        raise ValueError(f"`sides` must be 2 (or 'two-sided'), 'upper' or 'lower'; got {sides!r}.")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _SIDES[key],
+    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _sides_iv(sides),
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 

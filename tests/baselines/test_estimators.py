@@ -272,10 +272,8 @@ def test_bad_input_raises_naming_the_argument(call, match):
         call(Phi, y)
 
 
-def test_estimate_error_applies_the_basis_and_labels():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 2))
-    y01 = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
+def test_estimate_error_applies_the_basis_and_labels(xy01):
+    X, y01 = xy01
     ystr = np.where(y01 == 1, "spam", "ham")
     Phi = np.column_stack([np.ones(30), X])
     a = estimate_error(X, ystr, "632", pos_label="spam", rng=4)
