@@ -93,6 +93,16 @@ _DOC = {
     rng : None, int, SeedSequence or Generator
     counts : (B, n) array, optional
         Explicit bootstrap counts.""",
+    "warns_refs": """Warns
+    -----
+    DegenerateResampleWarning
+        When some bootstrap sample has one class only or a singular normal matrix.
+
+    References
+    ----------
+    Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
+    cross-validation. JASA 78(382), 316-331. Efron, B. and Tibshirani, R. (1997).
+    Improvements on cross-validation: the .632+ bootstrap method. JASA 92(438), 548-560.""",
 }
 """Parameter descriptions shared by the estimators (:func:`cudbound._docstrings.fill_doc`)."""
 
@@ -528,16 +538,7 @@ def loo_bootstrap(design, y, *, loss="squared", n_resamples=200, rng=None, count
         ``method="loo_bootstrap"``; ``details`` has train_error, err1, counts of
         dropped points and of degenerate refits (see the module notes).
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        When some bootstrap sample has one class only or a singular normal matrix.
-
-    References
-    ----------
-    Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
-    cross-validation. JASA 78(382), 316-331. Efron, B. and Tibshirani, R. (1997).
-    Improvements on cross-validation: the .632+ bootstrap method. JASA 92(438), 548-560.
+    %(warns_refs)s
     """
     Phi, labels, loss, counts = _loo_bootstrap_iv(design, y, loss, n_resamples, rng, counts)
     *_, err1, details, log = _bootstrap_parts(Phi, labels, loss, counts)
@@ -563,16 +564,7 @@ def e632(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -
     ErrorEstimate
         ``method="632"``; ``details`` has train_error and err1.
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        When some bootstrap sample has one class only or a singular normal matrix.
-
-    References
-    ----------
-    Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
-    cross-validation. JASA 78(382), 316-331. Efron, B. and Tibshirani, R. (1997).
-    Improvements on cross-validation: the .632+ bootstrap method. JASA 92(438), 548-560.
+    %(warns_refs)s
 
     Examples
     --------

@@ -326,14 +326,16 @@ def _simplex(cols, norms, c, m, n, sgn, basis, atup, max_iter):
 
 
 @njit(cache=True)
+def _basis_workspace(p):
+    """Arrays for factoring a basis: B, its LU factors, the permutation, a column, x_B."""
+    return np.empty((p, p)), np.empty((p, p)), np.empty(p, dtype=np.int64), np.empty(p), np.empty(p)
+
+
+@njit(cache=True)
 def _certify(cols, c, m, n, sgn, basis, atup, beta):
     """The certificate of the module docstring; fills beta. Returns (ok, f(b), dual bound, gap)."""
     p = cols.shape[1]
-    B = np.empty((p, p))
-    LU = np.empty((p, p))
-    perm = np.empty(p, dtype=np.int64)
-    col = np.empty(p)
-    xB = np.empty(p)
+    B, LU, perm, col, xB = _basis_workspace(p)
     if not _factor_basis(cols, sgn, m, n, basis, B, LU, perm, col):
         return False, np.nan, np.nan, np.nan
     _basic_values(cols, c, m, LU, perm, atup, xB)
@@ -398,11 +400,7 @@ def _feasible_start(cols, c, m, n, sgn, basis, atup):
     """True when ``basis`` is a non-singular basis of the node's (D) whose basic values are
     within their bounds (a parent's optimal basis always is: the child only adds a column)."""
     p = cols.shape[1]
-    B = np.empty((p, p))
-    LU = np.empty((p, p))
-    perm = np.empty(p, dtype=np.int64)
-    col = np.empty(p)
-    xB = np.empty(p)
+    B, LU, perm, col, xB = _basis_workspace(p)
     cmax = 0.0
     for j in range(m):
         cmax = max(cmax, c[j])

@@ -227,6 +227,28 @@ def _kkt_ok(G, norms, x, g, act, nact):
     return bad <= CHECK_TOL * max(1.0, gn)
 
 
+@njit(cache=True, inline="always")
+def _margin(D, yo, b, i):
+    """y_i phi_i'b."""
+    t = 0.0
+    for j in range(D.shape[1]):
+        t += D[i, j] * b[j]
+    return yo[i] * t
+
+
+@njit(cache=True, inline="always")
+def _terms(kind, mrg, yi):
+    """l, dl/dt and d2l/dt2 at the margin m = y t, for the built-in kinds (0 logistic, 1 exponential).
+
+    Logistic: log(1 + exp(-m)) and sigma(-m) from one exponential, e = exp(-|m|)."""
+    if kind == 0:
+        e = math.exp(-abs(mrg))
+        s = e / (1.0 + e) if mrg >= 0.0 else 1.0 / (1.0 + e)
+        return max(-mrg, 0.0) + math.log1p(e), -yi * s, e / ((1.0 + e) * (1.0 + e))
+    val = math.exp(-mrg)
+    return val, -yi * val, val
+
+
 @njit(cache=True)
 def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
     """L(b) = sum_i wn_i l(y_i, phi_i'b) + sum_j pen_j b_j^2 (l logistic or exponential);
@@ -242,22 +264,7 @@ def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
     for j in range(p):
         f += pen[j] * b[j] * b[j]
     for i in range(n):
-        t = 0.0
-        for j in range(p):
-            t += D[i, j] * b[j]
-        mrg = yo[i] * t
-        if kind == 0:
-            # log(1 + exp(-m)) and sigma(-m) from one exponential, e = exp(-|m|)
-            e = math.exp(-abs(mrg))
-            val = (max(-mrg, 0.0)) + math.log1p(e)
-            if want:
-                s = e / (1.0 + e) if mrg >= 0.0 else 1.0 / (1.0 + e)
-                d1 = -yo[i] * s
-                d2 = e / ((1.0 + e) * (1.0 + e))  # sigma(m) sigma(-m)
-        else:
-            val = math.exp(-mrg)
-            d1 = -yo[i] * val
-            d2 = val
+        val, d1, d2 = _terms(kind, _margin(D, yo, b, i), yo[i])
         f += wn[i] * val
         if want:
             c1 = wn[i] * d1
@@ -369,16 +376,7 @@ def _pointwise_d1(kind, D, yo, x):
     n, p = D.shape
     d1 = np.empty(n)
     for i in range(n):
-        t = 0.0
-        for j in range(p):
-            t += D[i, j] * x[j]
-        mrg = yo[i] * t
-        if kind == 0:
-            e = math.exp(-abs(mrg))
-            s = e / (1.0 + e) if mrg >= 0.0 else 1.0 / (1.0 + e)
-        else:
-            s = math.exp(-mrg)
-        d1[i] = -yo[i] * s
+        d1[i] = _terms(kind, _margin(D, yo, x, i), yo[i])[1]
     return d1
 
 
