@@ -36,19 +36,28 @@ above it excluded) or ``stop_above`` (a value above it attained): the value is t
 certified upper bound and ``lower`` an attained value, as after a budget."""
 _TOL = 1e-12
 _FEAS = 1e-9  # a violation this small (relative to |x|, row norm 1) is round-off
+_PIVOT = 1e-13  # a pivot this small relative to the matrix is a dependent row in all but round-off
 
 
 @njit(cache=True)
 def _solve_ws(M, b, x, nn):
     """Solve M[:nn, :nn] x[:nn] = b[:nn] in place (M and b are overwritten), by Gaussian
-    elimination with partial pivoting. Returns False when a pivot is exactly zero or the
-    answer is not finite (where ``np.linalg.solve`` would raise)."""
+    elimination with partial pivoting. Returns False when a pivot is at most _PIVOT times the
+    largest entry of M (a matrix singular in all but round-off: exactly dependent active rows,
+    as discrete features make, leave a pivot of order 1e-16 that is zero or not depending on
+    the processor's rounding) or the answer is not finite; the caller then reports a
+    numerical failure and the node or question goes to an exact fallback."""
+    scale = 0.0
+    for r in range(nn):
+        for j in range(nn):
+            if abs(M[r, j]) > scale:
+                scale = abs(M[r, j])
     for c in range(nn):
         piv = c
         for r in range(c + 1, nn):
             if abs(M[r, c]) > abs(M[piv, c]):
                 piv = r
-        if M[piv, c] == 0.0 or not np.isfinite(M[piv, c]):
+        if not np.isfinite(M[piv, c]) or abs(M[piv, c]) <= _PIVOT * scale:
             return False
         if piv != c:
             for j in range(nn):
@@ -121,6 +130,16 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
                 worst = v
                 q = k
         if q < 0:
+            if rhs_neg > 0.0 and xs > 1.0 / _FEAS:
+                # the relative tolerance above is then loose against the right-hand side itself:
+                # accept x only if every row with h_k = rhs_neg meets it to _FEAS * rhs_neg
+                for k in range(m):
+                    if signs[k] < 0:
+                        v = 0.0
+                        for i in range(p):
+                            v += P[k, i] * x[i]
+                        if -v - rhs_neg < -_FEAS * rhs_neg:
+                            return 2, nact
             return 0, nact
         sq = signs[q]
         for i in range(p):
