@@ -44,6 +44,7 @@ def main(argv=None) -> int:
     ap.add_argument("--results", required=True, help="the results CSV export (gzip)")
     ap.add_argument("--sample", type=int, default=24, help="number of tasks to recompute")
     ap.add_argument("--seed", type=int, default=13, help="seed of the sample of tasks")
+    ap.add_argument("--datasets", default=None, help="comma-separated data sets to sample from (default: all)")
     ap.add_argument("--methods", default=None, help="comma-separated method labels (default: all of the study)")
     ap.add_argument("--tol", type=float, default=1e-9)
     ap.add_argument("--json", default=None, help="write the recomputed numbers here")
@@ -52,7 +53,8 @@ def main(argv=None) -> int:
     config = load_config(args.config)
     labels = tuple(args.methods.split(",")) if args.methods else config.methods
     config = dataclasses.replace(config, methods=labels)
-    tasks = sorted({(r["dataset"], int(r["n"]), int(r["rep"])) for r in _rows(args.tasks)})
+    tasks = sorted({(r["dataset"], int(r["n"]), int(r["rep"])) for r in _rows(args.tasks)
+                    if not args.datasets or r["dataset"] in args.datasets.split(",")})
     pick = np.random.default_rng(args.seed).choice(len(tasks), size=min(args.sample, len(tasks)), replace=False)
     stored = {(r["dataset"], int(r["n"]), int(r["rep"]), r["method"]): r for r in _rows(args.results)}
     agree = {m: 0 for m in labels}

@@ -30,12 +30,13 @@ def _examples():
 
 
 def test_the_worked_examples_run():
-    """The extension examples (a loss, a basis, an interval method), in order, in one namespace;
-    each ends with assertions of its own."""
+    """The extension examples (a loss, a basis, an interval method, a data set), in order, in one
+    namespace; each ends with assertions of its own."""
     blocks = _examples()
-    assert len(blocks) >= 3
+    assert len(blocks) == 4
     namespace = {"__name__": "architecture_examples"}
     for block in blocks:
         exec(compile(block, "docs/architecture.md", "exec"), namespace)
+    from cudbound.datasets import dataset_names
     from cudbound.registry import method_names
-    assert "wald" not in method_names()
+    assert "wald" not in method_names() and "blobs" not in dataset_names()

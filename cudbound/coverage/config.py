@@ -45,20 +45,12 @@ import numpy as np
 from .._validation import check_scalar
 from ..registry import get_method, method_names
 from ..basis import make_basis
-from ..datasets import DATASETS, SIMULATED
+from ..datasets import REAL_BASIS, dataset_names, get_dataset
 from ..losses import get_loss
-
-REAL_BASIS = "zpca:3"
-"""Default basis of the real data sets: an intercept and the first three principal
-components of the standardised training features (the paper used principal
-components or polynomials, without saying which per data set)."""
-
 
 def known_datasets() -> dict:
     """Name -> default basis, for every data set a study can use."""
-    out = {name: REAL_BASIS for name in DATASETS}
-    out.update({name: gen.basis for name, gen in SIMULATED.items()})
-    return out
+    return {name: get_dataset(name).basis for name in dataset_names()}
 
 
 __all__ = ["StudyConfig", "DatasetSpec", "Task", "load_config", "alpha_value", "ConfigError", "REAL_BASIS",

@@ -18,7 +18,6 @@ replacements is recorded (``redraws``): the study is conditional on a fit existi
 """
 from __future__ import annotations
 
-import functools
 import math
 import time
 import warnings
@@ -26,6 +25,7 @@ import warnings
 import numpy as np
 
 from ..basis import make_basis
+from ..datasets import get_dataset
 from ..fit import check_minimiser_exists, fit_classifier, predict_signs
 from ..registry import intervals_from_design
 from ..losses import NoMinimiserError, get_loss
@@ -35,29 +35,6 @@ __all__ = ["run_task", "draw_split", "known_datasets", "REAL_BASIS", "MAX_REDRAW
 
 MAX_REDRAWS = 1000
 """A task whose training draws are degenerate this many times in a row fails."""
-
-
-@functools.lru_cache(maxsize=None)
-def _real(name: str, data_home):
-    from ..datasets import load
-
-    ds = load(name, data_home)
-    return ds.X, ds.y
-
-
-def _draw_once(name, n, test_size, data_home, rng):
-    from ..datasets import SIMULATED
-
-    if name in SIMULATED:
-        gen = SIMULATED[name]
-        Xtr, ytr = gen.sample(n, rng)
-        Xte, yte = gen.sample(test_size, rng)
-        return Xtr, ytr, Xte, yte
-    X, y = _real(name, data_home)
-    if n >= X.shape[0]:
-        raise ValueError(f"data set {name!r} has {X.shape[0]} rows: no test set is left for n = {n}.")
-    perm = rng.permutation(X.shape[0])
-    return X[perm[:n]], y[perm[:n]], X[perm[n:]], y[perm[n:]]
 
 
 def _usable(basis_spec, Xtr, ytr, loss=None):
@@ -91,8 +68,9 @@ def draw_split(config: StudyConfig, task: Task, rng, data_home=None):
     Returns (Xtr, ytr, Xte, yte, basis, design, redraws).
     """
     spec = config.dataset(task.dataset)
+    source = get_dataset(task.dataset)
     for redraws in range(MAX_REDRAWS):
-        Xtr, ytr, Xte, yte = _draw_once(task.dataset, task.n, config.test_size, data_home, rng)
+        Xtr, ytr, Xte, yte = source.draw(task.n, config.test_size, rng, data_home)
         ok = _usable(spec.basis, Xtr, ytr, config.loss)
         if ok is not None:
             return Xtr, ytr, Xte, yte, ok[0], ok[1], redraws

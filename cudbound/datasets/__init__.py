@@ -1,14 +1,22 @@
-"""Data sets for examples, tests and coverage studies.
+"""Data sets for examples, tests and coverage studies: one registry of real and simulated sets.
 
-Simulated generators (``simulated``) know their generalization error exactly.
-Loaders for the real UCI data sets of Laber & Murphy (2008) will live beside
-them (one module, re-exported here).
+* :mod:`~cudbound.datasets.base`: the base classes (``DataSource``, ``Simulator``, ``RealData``).
+* :mod:`~cudbound.datasets.registry`: every data set a study can name (``get_dataset``,
+  ``dataset_names``, ``register``).
+* :mod:`~cudbound.datasets.uci`: the paper's eight UCI data sets (read, checked, downloaded).
+* :mod:`~cudbound.datasets.paper_simulated`: the paper's four simulated designs.
+* :mod:`~cudbound.datasets.simulated`: ``LinearGaussian`` (the demo's data).
 """
+from .base import REAL_BASIS, DataSource, RealData, Simulator
+from .paper_simulated import SIMULATED, ChiSquareSmall, Donut, Outlier, ThreePoints
+from .registry import UCIData, dataset_names, get_dataset, register, unregister
 from .simulated import LinearGaussian, demo_data
-from .paper_simulated import Donut, Outlier, ChiSquareSmall, ThreePoints, SIMULATED
 from .uci import DATASETS, ChecksumError, Dataset, DownloadError, available, get_data_home, load
 
 __all__ = [
+    # the registry and its base classes
+    "get_dataset", "dataset_names", "register", "unregister", "DataSource", "Simulator", "RealData", "UCIData",
+    "REAL_BASIS",
     # simulated
     "LinearGaussian", "demo_data",
     "Donut", "Outlier", "ChiSquareSmall", "ThreePoints", "SIMULATED",

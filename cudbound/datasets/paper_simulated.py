@@ -35,34 +35,26 @@ import numbers
 import numpy as np
 from scipy import stats
 
+from .._validation import check_scalar
+from .base import Simulator
+
 __all__ = ["Donut", "Outlier", "ChiSquareSmall", "ThreePoints", "SIMULATED"]
 
 
 # --------------------------------------------------------------------------- validation
 def _check_probability(value, name, low=0.0, high=0.5, *, closed_high=False):
     """A real number in [low, high) (or [low, high]); returns it as a float."""
-    ok = (not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(float(value))
-          and low <= float(value) and (float(value) <= high if closed_high else float(value) < high))
-    if not ok:
-        bracket = "]" if closed_high else ")"
-        raise ValueError(f"`{name}` must be a number in [{low:g}, {high:g}{bracket}; got {value!r}.")
-    return float(value)
+    return check_scalar(value, name, numbers.Real, min_val=low, max_val=high,
+                        include_boundaries="both" if closed_high else "left")
 
 
 def _check_positive(value, name, *, allow_zero=False):
     """A finite real number > 0 (or >= 0); returns it as a float."""
-    ok = (not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(float(value))
-          and (float(value) >= 0.0 if allow_zero else float(value) > 0.0))
-    if not ok:
-        what = "non-negative" if allow_zero else "positive"
-        raise ValueError(f"`{name}` must be a finite {what} number; got {value!r}.")
-    return float(value)
+    return check_scalar(value, name, numbers.Real, min_val=0.0, include_boundaries="left" if allow_zero else "neither")
 
 
 def _check_n(n):
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"`n` must be a positive integer; got {n!r}.")
-    return int(n)
+    return check_scalar(n, "n", min_val=1)
 
 
 def _check_X(X, d):
@@ -86,7 +78,7 @@ def _flip(clean, q, rng):
 
 
 # --------------------------------------------------------------------------- Donut
-class Donut:
+class Donut(Simulator):
     """A disc of +1 inside a ring of -1: the best quadratic classifier is the Bayes rule.
 
     The generative model (radius rho = ``radius``, flip probability q =
@@ -213,7 +205,7 @@ class Donut:
 
 
 # --------------------------------------------------------------------------- Outlier
-class Outlier:
+class Outlier(Simulator):
     """A linear Bayes boundary and a far-away cluster that drags the least-squares fit.
 
     With probability 1 - pi (pi = ``outlier_probability``) x is drawn from the main
@@ -367,7 +359,7 @@ class Outlier:
 
 
 # --------------------------------------------------------------------------- chi^2 small
-class ChiSquareSmall:
+class ChiSquareSmall(Simulator):
     """Label "the chi-square statistic is small": beta* = 0, a non-regular case.
 
     The generative model (d = ``n_features``, q = ``flip_probability``) is
@@ -419,8 +411,7 @@ class ChiSquareSmall:
     basis = "linear"
 
     def __init__(self, n_features: int = 2, flip_probability: float = 0.05):
-        if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1:
-            raise ValueError(f"`n_features` must be a positive integer; got {n_features!r}.")
+        check_scalar(n_features, "n_features", min_val=1)
         self.n_features = int(n_features)
         self.flip_probability = _check_probability(flip_probability, "flip_probability")
         # the median of chi^2_d; 2 log 2 in closed form for d = 2
@@ -483,7 +474,7 @@ class ChiSquareSmall:
 
 
 # --------------------------------------------------------------------------- Three Points
-class ThreePoints:
+class ThreePoints(Simulator):
     """x takes three values; the least-squares line misclassifies a heavy point.
 
     The feature is one-dimensional and takes the value ``points[k]`` with probability

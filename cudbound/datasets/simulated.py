@@ -13,10 +13,13 @@ import numbers
 import numpy as np
 from scipy import integrate, stats
 
+from .._validation import check_scalar
+from .base import Simulator
+
 __all__ = ["LinearGaussian", "DEMO_GENERATOR", "demo_data"]
 
 
-class LinearGaussian:
+class LinearGaussian(Simulator):
     """Gaussian features, a linear Bayes boundary and symmetric label noise.
 
     The generative model is
@@ -69,12 +72,13 @@ class LinearGaussian:
     0.2
     """
 
+    name = "linear_gaussian"
+    basis = "linear"
+
     def __init__(self, n_features: int = 2, flip_probability: float = 0.2, coef=None):
-        if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1:
-            raise ValueError(f"`n_features` must be a positive integer; got {n_features!r}.")
-        if (isinstance(flip_probability, bool) or not isinstance(flip_probability, numbers.Real)
-                or not 0.0 <= float(flip_probability) < 0.5):
-            raise ValueError(f"`flip_probability` must be a number in [0, 0.5); got {flip_probability!r}.")
+        check_scalar(n_features, "n_features", min_val=1)
+        check_scalar(flip_probability, "flip_probability", numbers.Real, min_val=0.0, max_val=0.5,
+                     include_boundaries="left")
         if coef is None:
             coef = np.ones(n_features) / math.sqrt(n_features)
         coef = np.asarray(coef, dtype=float)
@@ -112,8 +116,7 @@ class LinearGaussian:
         y : ndarray of shape (n,)
             Integer labels in {-1, +1}.
         """
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"`n` must be a positive integer; got {n!r}.")
+        check_scalar(n, "n", min_val=1)
         rng = np.random.default_rng(rng)
         X = rng.standard_normal((n, self.n_features))
         clean = np.where(X @ self.coef >= 0.0, 1, -1)
