@@ -7,7 +7,7 @@
 * :mod:`~cudbound.datasets.paper_simulated`: the paper's four simulated designs.
 * :mod:`~cudbound.datasets.simulated`: ``LinearGaussian`` (the demo's data).
 """
-from .base import REAL_BASIS, DataSource, RealData, Simulator
+from .base import REAL_BASIS, DataSource, LabelNoise, RealData, Simulator
 from .paper_simulated import SIMULATED, ChiSquareSmall, Donut, Outlier, ThreePoints
 from .registry import UCIData, dataset_names, get_dataset, register, unregister
 from .simulated import LinearGaussian, demo_data
@@ -15,7 +15,8 @@ from .uci import DATASETS, ChecksumError, Dataset, DownloadError, available, get
 
 __all__ = [
     # the registry and its base classes
-    "get_dataset", "dataset_names", "register", "unregister", "DataSource", "Simulator", "RealData", "UCIData",
+    "get_dataset", "dataset_names", "register", "unregister", "DataSource", "Simulator", "LabelNoise", "RealData",
+    "UCIData",
     "REAL_BASIS",
     # simulated
     "LinearGaussian", "demo_data",

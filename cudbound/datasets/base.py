@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import check_scalar
 
-__all__ = ["DataSource", "Simulator", "RealData", "REAL_BASIS"]
+__all__ = ["DataSource", "Simulator", "LabelNoise", "RealData", "REAL_BASIS"]
 
 REAL_BASIS = "zpca:3"
 """Default basis of the real data sets: an intercept and the first three principal
@@ -50,13 +50,38 @@ class Simulator(DataSource):
 
     @abc.abstractmethod
     def sample(self, n: int, rng=None):
-        """n independent observations (X of shape (n, n_features), y in {-1, +1})."""
+        """Draw ``n`` independent observations.
+
+        Parameters
+        ----------
+        n : int
+            Number of observations.
+        rng : None, int, SeedSequence or Generator, optional
+            Passed through :func:`numpy.random.default_rng`; the same seed gives the same sample.
+
+        Returns
+        -------
+        X : ndarray of shape (n, n_features)
+        y : ndarray of shape (n,), integer labels in {-1, +1}
+        """
 
     def draw(self, n, test_size, rng, data_home=None):
         """n training points, then ``test_size`` test points, from the same generator."""
         X, y = self.sample(n, rng)
         X_test, y_test = self.sample(test_size, rng)
         return X, y, X_test, y_test
+
+
+class LabelNoise(Simulator):
+    """A simulator whose label is a deterministic rule of x flipped with probability
+    ``flip_probability`` independently of x: the Bayes error is that probability."""
+
+    flip_probability: float
+
+    @property
+    def bayes_error(self) -> float:
+        """The Bayes error, ``flip_probability`` exactly."""
+        return self.flip_probability
 
 
 class RealData(DataSource):

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import stats
 
 from .._validation import check_scalar
-from .base import Simulator
+from .base import LabelNoise, Simulator
 
 __all__ = ["Donut", "Outlier", "ChiSquareSmall", "ThreePoints", "SIMULATED"]
 
@@ -78,7 +78,7 @@ def _flip(clean, q, rng):
 
 
 # --------------------------------------------------------------------------- Donut
-class Donut(Simulator):
+class Donut(LabelNoise):
     """A disc of +1 inside a ring of -1: the best quadratic classifier is the Bayes rule.
 
     The generative model (radius rho = ``radius``, flip probability q =
@@ -136,34 +136,13 @@ class Donut(Simulator):
         """P(y = +1) = 1/2 (the inner disc has half the area; flips are symmetric)."""
         return 0.5
 
-    @property
-    def bayes_error(self) -> float:
-        """The Bayes error, q exactly."""
-        return self.flip_probability
-
     def bayes_classifier(self, X) -> np.ndarray:
         """s(x) = +1 if ||x||^2 <= rho^2 / 2, else -1."""
         X = _check_X(X, 2)
         return _signs(self.radius ** 2 / 2.0 - np.sum(X * X, axis=1))
 
     def sample(self, n: int, rng=None):
-        """Draw ``n`` independent observations.
-
-        Parameters
-        ----------
-        n : int
-            Number of observations.
-        rng : None, int, SeedSequence or Generator, optional
-            Passed through :func:`numpy.random.default_rng`; the same seed gives the same
-            sample.
-
-        Returns
-        -------
-        X : ndarray of shape (n, 2)
-            Features, uniform on the disc of radius ``radius``.
-        y : ndarray of shape (n,)
-            Integer labels in {-1, +1}.
-        """
+        """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
         r = self.radius * np.sqrt(rng.random(n))  # uniform on the disc: R = ||x||^2 ~ U(0, rho^2)
@@ -205,7 +184,7 @@ class Donut(Simulator):
 
 
 # --------------------------------------------------------------------------- Outlier
-class Outlier(Simulator):
+class Outlier(LabelNoise):
     """A linear Bayes boundary and a far-away cluster that drags the least-squares fit.
 
     With probability 1 - pi (pi = ``outlier_probability``) x is drawn from the main
@@ -275,33 +254,12 @@ class Outlier(Simulator):
         a = 1.0 - 2.0 * self.flip_probability
         return 0.5 + 0.5 * a * (1.0 - 2.0 * self._x1_cdf(0.0))
 
-    @property
-    def bayes_error(self) -> float:
-        """The Bayes error, q exactly."""
-        return self.flip_probability
-
     def bayes_classifier(self, X) -> np.ndarray:
         """sign(x1), with sign(0) = +1."""
         return _signs(_check_X(X, 2)[:, 0])
 
     def sample(self, n: int, rng=None):
-        """Draw ``n`` independent observations.
-
-        Parameters
-        ----------
-        n : int
-            Number of observations.
-        rng : None, int, SeedSequence or Generator, optional
-            Passed through :func:`numpy.random.default_rng`; the same seed gives the same
-            sample.
-
-        Returns
-        -------
-        X : ndarray of shape (n, 2)
-            Features from the two-cluster mixture.
-        y : ndarray of shape (n,)
-            Integer labels in {-1, +1}.
-        """
+        """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
         out = rng.random(n) < self.outlier_probability
@@ -359,7 +317,7 @@ class Outlier(Simulator):
 
 
 # --------------------------------------------------------------------------- chi^2 small
-class ChiSquareSmall(Simulator):
+class ChiSquareSmall(LabelNoise):
     """Label "the chi-square statistic is small": beta* = 0, a non-regular case.
 
     The generative model (d = ``n_features``, q = ``flip_probability``) is
@@ -425,34 +383,13 @@ class ChiSquareSmall(Simulator):
         """P(y = +1) = 1/2."""
         return 0.5
 
-    @property
-    def bayes_error(self) -> float:
-        """The Bayes error, q exactly."""
-        return self.flip_probability
-
     def bayes_classifier(self, X) -> np.ndarray:
         """s(x) = +1 if ||x||^2 <= m_d, else -1."""
         X = _check_X(X, self.n_features)
         return _signs(self.threshold - np.sum(X * X, axis=1))
 
     def sample(self, n: int, rng=None):
-        """Draw ``n`` independent observations.
-
-        Parameters
-        ----------
-        n : int
-            Number of observations.
-        rng : None, int, SeedSequence or Generator, optional
-            Passed through :func:`numpy.random.default_rng`; the same seed gives the same
-            sample.
-
-        Returns
-        -------
-        X : ndarray of shape (n, n_features)
-            Standard normal features.
-        y : ndarray of shape (n,)
-            Integer labels in {-1, +1}.
-        """
+        """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
         X = rng.standard_normal((n, self.n_features))
@@ -583,23 +520,7 @@ class ThreePoints(Simulator):
         return np.where(self.positive_probabilities >= 0.5, 1, -1)[self._index(X)]
 
     def sample(self, n: int, rng=None):
-        """Draw ``n`` independent observations.
-
-        Parameters
-        ----------
-        n : int
-            Number of observations.
-        rng : None, int, SeedSequence or Generator, optional
-            Passed through :func:`numpy.random.default_rng`; the same seed gives the same
-            sample.
-
-        Returns
-        -------
-        X : ndarray of shape (n, 1)
-            Features, each one of ``points``.
-        y : ndarray of shape (n,)
-            Integer labels in {-1, +1}.
-        """
+        """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
         k = rng.choice(3, size=n, p=self.probabilities)

@@ -14,12 +14,12 @@ import numpy as np
 from scipy import integrate, stats
 
 from .._validation import check_scalar
-from .base import Simulator
+from .base import LabelNoise
 
 __all__ = ["LinearGaussian", "DEMO_GENERATOR", "demo_data"]
 
 
-class LinearGaussian(Simulator):
+class LinearGaussian(LabelNoise):
     """Gaussian features, a linear Bayes boundary and symmetric label noise.
 
     The generative model is
@@ -93,29 +93,8 @@ class LinearGaussian(Simulator):
     def __repr__(self) -> str:
         return f"LinearGaussian(n_features={self.n_features}, flip_probability={self.flip_probability})"
 
-    @property
-    def bayes_error(self) -> float:
-        """The Bayes error, equal to ``flip_probability`` by construction."""
-        return self.flip_probability
-
     def sample(self, n: int, rng=None):
-        """Draw ``n`` independent observations.
-
-        Parameters
-        ----------
-        n : int
-            Number of observations.
-        rng : None, int, SeedSequence or Generator, optional
-            Passed through :func:`numpy.random.default_rng`; the same seed gives
-            the same sample.
-
-        Returns
-        -------
-        X : ndarray of shape (n, n_features)
-            Features.
-        y : ndarray of shape (n,)
-            Integer labels in {-1, +1}.
-        """
+        """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         check_scalar(n, "n", min_val=1)
         rng = np.random.default_rng(rng)
         X = rng.standard_normal((n, self.n_features))
