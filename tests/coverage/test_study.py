@@ -279,3 +279,34 @@ def test_separable_draws_are_degenerate_for_the_logistic_loss():
                           .replace('"langford", "cud_alpha_1"]', '"langford"]')
                           .replace("[options.cud_alpha_1]\nmethod = \"cud\"\nn_resamples = 20\nalpha_n = \"1\"\n", ""))
     assert config.loss == "logistic"
+
+
+def test_a_task_fits_the_basis_once_and_beta_hat_once(monkeypatch):
+    """Two CUD labels and five baselines, one training draw: one basis fit, one beta-hat fit
+    (the CUD rows use the task's fit: their coef is the task's, not a refit)."""
+    import cudbound.basis as basis_mod
+    import cudbound.coverage.tasks as tasks_mod
+    import cudbound.fit as fit_mod
+
+    calls = {"basis": 0, "fit": 0}
+    real_fit, real_basis_fit = fit_mod.fit_classifier, basis_mod.Basis.fit
+
+    def counting_fit(*args, **kwargs):
+        calls["fit"] += 1
+        return real_fit(*args, **kwargs)
+
+    def counting_basis_fit(self, X):
+        calls["basis"] += 1
+        return real_basis_fit(self, X)
+
+    monkeypatch.setattr(tasks_mod, "fit_classifier", counting_fit)
+    monkeypatch.setattr(basis_mod.Basis, "fit", counting_basis_fit)
+    import cudbound.registry as registry_mod
+    import cudbound.cud as cud_mod
+    monkeypatch.setattr(registry_mod, "fit_classifier", counting_fit)
+    monkeypatch.setattr(cud_mod, "fit_classifier", counting_fit)
+    config = small_config(reps=1)
+    out = run_task(config, config.tasks()[0])
+    assert out["redraws"] == 0
+    assert calls == {"basis": 1, "fit": 1}
+    assert {r["method"] for r in out["rows"]} == set(config.methods)
