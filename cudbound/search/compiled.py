@@ -80,6 +80,17 @@ def _solve_ws(M, b, x, nn):
     return True
 
 
+@njit(cache=True, inline="always")
+def _times_cols(Qinv, N, QN, p, nact):
+    """QN[:, :nact] = Qinv N[:, :nact] (no allocation)."""
+    for i in range(p):
+        for a in range(nact):
+            v = 0.0
+            for j in range(p):
+                v += Qinv[i, j] * N[j, a]
+            QN[i, a] = v
+
+
 @njit(cache=True)
 def _workspace(p):
     """Scratch arrays of :func:`_gi_ws` for a problem with p unknowns (allocated once per search)."""
@@ -160,12 +171,7 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
                     sk = signs[k]
                     for i in range(p):
                         N[i, a] = sk * P[k, i]
-                for i in range(p):
-                    for a in range(nact):
-                        v = 0.0
-                        for j in range(p):
-                            v += Qinv[i, j] * N[j, a]
-                        QN[i, a] = v
+                _times_cols(Qinv, N, QN, p, nact)
                 for a in range(nact):
                     v = 0.0
                     for i in range(p):
@@ -246,12 +252,7 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
                     for i in range(p):
                         x[i] = tmp[i]
                 else:
-                    for i in range(p):
-                        for a in range(nact):
-                            v = 0.0
-                            for j in range(p):
-                                v += Qinv[i, j] * N[j, a]
-                            QN[i, a] = v
+                    _times_cols(Qinv, N, QN, p, nact)
                     for a in range(nact):
                         v = hA[a]
                         for i in range(p):
