@@ -1,0 +1,107 @@
+"""AUC under cross-validation (cudbound/auc.py) against scikit-learn and brute-force refits."""
+import numpy as np
+import pytest
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import KFold
+
+from cudbound.auc import KernelRLS, OneClassFoldWarning, auc_score, cv_auc, lpo_auc
+
+
+def data(seed, n=14, d=2, ties=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if ties:
+        X = np.round(X)
+    y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1, -1)
+    y[:2] = [1, -1]
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_auc_score_is_sklearns_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 30)
+    y[:2] = [0, 1]
+    s = np.round(rng.normal(size=30), 1)          # many ties
+    assert auc_score(y, s) == pytest.approx(roc_auc_score(y, s), abs=1e-15)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "gaussian"])
+def test_kernel_rls_is_kernel_ridge_on_the_same_kernel(kernel):
+    X, y = data(0)
+    m = KernelRLS(regparam=0.7, kernel=kernel, bias=2.0, gamma=0.3).fit(X, y)
+    K = X @ X.T + 2.0 if kernel == "linear" else np.exp(-0.3 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    ref = KernelRidge(alpha=0.7, kernel="precomputed").fit(K, y.astype(float))
+    np.testing.assert_allclose(m.dual_coef_, ref.dual_coef_, atol=1e-12)
+    np.testing.assert_allclose(m.decision_function(X), ref.predict(K), atol=1e-10)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "gaussian"])
+@pytest.mark.parametrize("seed", range(3))
+def test_leave_pair_out_closed_form_equals_refits(kernel, seed):
+    X, y = data(seed, n=12)
+    model = KernelRLS(regparam=0.5, kernel=kernel, gamma=0.5)
+    fast = lpo_auc(model, X, y)
+
+    class Wrapped(KernelRLS):          # the same model, through the refit path
+        pass
+
+    slow = lpo_auc(Wrapped(regparam=0.5, kernel=kernel, gamma=0.5), X, y)
+    assert fast.method == "closed form" and slow.method == "refits"
+    assert fast.n_pairs == slow.n_pairs == int(np.sum(y > 0) * np.sum(y < 0))
+    np.testing.assert_allclose(fast.pair_scores, slow.pair_scores, atol=1e-10)
+    assert fast.auc == slow.auc
+
+
+def test_leave_pair_out_with_any_estimator():
+    X, y = data(4, n=10)
+    res = lpo_auc(LogisticRegression(), X, y)
+    assert res.method == "refits" and 0.0 <= res.auc <= 1.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pooled_and_averaged_against_sklearn(seed):
+    X, y = data(seed, n=40)
+    model = KernelRLS(regparam=1.0)
+    pooled = cv_auc(model, X, y, cv=4, pooling="pooled", rng=seed)
+    averaged = cv_auc(model, X, y, cv=4, pooling="averaged", rng=seed)
+    assert np.array_equal(pooled.folds, averaged.folds) and np.array_equal(pooled.scores, averaged.scores)
+    assert pooled.auc == pytest.approx(roc_auc_score(y, pooled.scores), abs=1e-15)
+    per = [roc_auc_score(y[pooled.folds == f], pooled.scores[pooled.folds == f]) for f in range(4)]
+    assert averaged.auc == pytest.approx(np.mean(per), abs=1e-15)
+    for f in range(4):   # each held-out score comes from a model fitted without its fold
+        test = pooled.folds == f
+        m = KernelRLS(regparam=1.0).fit(X[~test], y[~test])
+        np.testing.assert_allclose(pooled.scores[test], m.decision_function(X[test]), atol=1e-12)
+
+
+def test_one_class_folds_are_skipped_with_a_warning():
+    X, y = data(1, n=12)
+    folds = np.where(y > 0, 0, 1)
+    folds[:2] = 2                       # fold 2 holds one positive and one negative
+    with pytest.warns(OneClassFoldWarning, match="2 of 3 folds"):
+        res = cv_auc(KernelRLS(), X, y, cv=folds)
+    assert res.n_skipped_folds == 2 and np.isnan(res.fold_auc[:2]).all() and res.auc == res.fold_auc[2]
+
+
+def test_groups_stay_in_one_fold_and_splitters_are_accepted():
+    X, y = data(2, n=30)
+    groups = np.repeat(np.arange(10), 3)
+    res = cv_auc(KernelRLS(), X, y, cv=5, groups=groups, pooling="pooled")
+    assert all(len(np.unique(res.folds[groups == g])) == 1 for g in range(10))
+    res2 = cv_auc(KernelRLS(), X, y, cv=KFold(3), pooling="pooled")
+    assert np.array_equal(res2.folds, np.repeat(np.arange(3), 10))
+
+
+def test_bad_input():
+    X, y = data(0)
+    with pytest.raises(ValueError, match="pooling"):
+        cv_auc(KernelRLS(), X, y, pooling="mean")
+    with pytest.raises(ValueError, match="`regparam` must be a finite positive number"):
+        KernelRLS(regparam=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="kernel"):
+        KernelRLS(kernel="poly").fit(X, y)
+    with pytest.raises(ValueError, match="two classes"):
+        auc_score([1, 1], [0.1, 0.2])
