@@ -105,3 +105,23 @@ def test_bad_input():
         KernelRLS(kernel="poly").fit(X, y)
     with pytest.raises(ValueError, match="two classes"):
         auc_score([1, 1], [0.1, 0.2])
+
+
+def test_command_line(tmp_path, capsys):
+    import json
+
+    from cudbound.cli import main
+    X, y = data(5, n=20)
+    path = tmp_path / "d.csv"
+    rows = ["a,b,outcome"] + [f"{a},{b},{'sick' if t > 0 else 'well'}" for (a, b), t in zip(X, y)]
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["auc"] == lpo_auc(KernelRLS(), X, y).auc and rec["n_pairs"] == int(np.sum(y > 0) * np.sum(y < 0))
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--method", "pooled",
+                 "--folds", "4", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    want = cv_auc(KernelRLS(), X, y, cv=4, pooling="pooled", rng=3).auc
+    assert out.startswith(f"AUC {want:.4f}: pooled over 4 stratified folds (seed 3)")
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--method", "lpo"]) == 2
+    assert "pos-label" in capsys.readouterr().err
