@@ -63,7 +63,7 @@ LAYERS = (
     ("search",),                           # branch and bound for one replicate
     ("engine",), ("workers",), ("quantile",),  # replicates: solvers, processes, the order statistic
     ("results",),                          # result objects
-    ("cud",), ("baselines", "auc"),        # the intervals and the other estimators
+    ("cud",), ("baselines", "auc", "svm"),  # the intervals and the other estimators
     ("registry",),                         # the registry of interval methods
     ("coverage",),                         # the study
     ("cli", "__main__", ""),               # the user's entry points ("" is the package itself)
