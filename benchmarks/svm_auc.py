@@ -1,7 +1,7 @@
 """Benchmark of issue 14's targets: xi_alpha at n = 2000 (linear kernel), loo_error at n = 500
 against one fit, lpo_auc with KernelRLS at n = 1000 (time and peak memory).
 
-    python benchmarks/svm_auc.py [--repeats 3] [--data-home DIR] [--json OUT]
+    python benchmarks/svm_auc.py [--repeats 3] [--data-home DIR] [--json OUT] [--only xi|loo|lpo]
 
 Each case runs in a fresh process (so peak memory is that case's), after one warm-up call
 in the same process (numba compiles the SMO kernel once per installation). Prints the
@@ -81,11 +81,14 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--data-home", default=os.environ.get("CUDBOUND_DATA"))
     ap.add_argument("--json")
+    ap.add_argument("--only", choices=("xi", "loo", "lpo"), help="run the cases of one kind only")
     args = ap.parse_args(argv)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
     print("command:", " ".join([os.path.basename(sys.executable)] + sys.argv))
     rows = []
     for kind, name, n, C in CASES:
+        if args.only and kind != args.only:
+            continue
         reps = [run(kind, name, n, C, seed, args.data_home) for seed in range(args.repeats)]
         keys = [k for k in reps[0] if isinstance(reps[0][k], (int, float))]
         med = {k: statistics.median(r[k] for r in reps) for k in keys}
