@@ -86,8 +86,11 @@ def test_the_estimate_is_pessimistic_and_the_cheap_loo_is_exact(cls, seed):
         full = loo_error(X, y, refit_all=True, **kw)
         cheap = loo_error(X, y, **kw)
     assert full.n_refits == len(y)
+    # a training error (xi > 1) is a leave-one-out error, whatever the stability
+    sure = est.slack > 1.0 + 1e-8
+    assert full.errors[sure].all()
     if not est.stable:
-        assert cheap.n_refits == len(y)
+        assert cheap.n_refits == int(np.sum(~sure))
         np.testing.assert_array_equal(cheap.errors, full.errors)
         return
     if full.unstable.any():  # outside Lemma 1: the refitted points still agree
@@ -98,7 +101,8 @@ def test_the_estimate_is_pessimistic_and_the_cheap_loo_is_exact(cls, seed):
     assert est.n_pos_errors >= int(np.sum(full.errors & (y > 0)))
     assert est.n_neg_errors >= int(np.sum(full.errors & (y < 0)))
     np.testing.assert_array_equal(cheap.errors, full.errors)
-    assert cheap.n_refits == est.n_errors
+    counted = est.rho * est.alpha * est.radius_sq + est.slack >= 1.0
+    assert cheap.n_refits == int(np.sum(counted & ~sure))
 
 
 @pytest.mark.parametrize("cls", CLASSES)
@@ -183,7 +187,7 @@ def test_an_unstable_svm_is_reported_and_loo_refits_everything():
         e = xi_alpha(X, y, C=1e-3, kernel="rbf", gamma=0.5)
     assert not e.stable
     with pytest.warns(UnstableSVMWarning):
-        assert loo_error(X, y, C=1e-3, kernel="rbf", gamma=0.5).n_refits == 12
+        assert loo_error(X, y, C=1e-3, kernel="rbf", gamma=0.5).n_refits == int(np.sum(e.slack <= 1.0 + 1e-8))
 
 
 def test_an_ill_conditioned_kernel_is_reported():

@@ -40,9 +40,31 @@ import warnings
 import numpy as np
 from numba import njit
 
-__all__ = ["smo", "bias_from_gradient", "polish", "kkt_violation"]
+__all__ = ["smo", "active_set", "gradient", "kkt_check", "bias_from_gradient", "polish", "kkt_violation", "solve_conic"]
 
 _TAU = 1e-12  # curvature used when two points coincide in feature space
+
+
+@njit(cache=True)
+def gradient(K, y, alpha, active):  # pragma: no cover - compiled
+    """G_i = y_i sum_j alpha_j y_j K_ij - 1 on the active points (0 elsewhere), summing over the
+    support vectors only: O(n x #SV)."""
+    n = y.shape[0]
+    sv = np.empty(n, dtype=np.int64)
+    m = 0
+    for j in range(n):
+        if active[j] and alpha[j] != 0.0:
+            sv[m] = j
+            m += 1
+    G = np.zeros(n)
+    for i in range(n):
+        if active[i]:
+            s = 0.0
+            for q in range(m):
+                j = sv[q]
+                s += y[j] * alpha[j] * K[i, j]
+            G[i] = y[i] * s - 1.0
+    return G
 
 
 @njit(cache=True)
@@ -53,14 +75,7 @@ def smo(K, y, C, alpha, active, tol, max_iter):  # pragma: no cover - compiled
     final violation m - M). Inactive points keep alpha = 0 and are ignored.
     """
     n = y.shape[0]
-    G = np.zeros(n)
-    for i in range(n):
-        if active[i]:
-            s = 0.0
-            for j in range(n):
-                if active[j] and alpha[j] != 0.0:
-                    s += y[j] * alpha[j] * K[i, j]
-            G[i] = y[i] * s - 1.0
+    G = gradient(K, y, alpha, active)
     it = 0
     gap = np.inf
     while it < max_iter:
@@ -237,6 +252,44 @@ def solve_conic(K, y, C, active):
 
 
 @njit(cache=True)
+def _lu_solve(M, r):  # pragma: no cover - compiled
+    """Solve M z = r by Gaussian elimination with partial pivoting (M is not changed); ok is
+    False when a pivot is below 1e-13 of the largest entry (numerically singular)."""
+    m = M.shape[0]
+    A = M.copy()
+    z = r.copy()
+    big = 0.0
+    for a in range(m):
+        for c in range(m):
+            big = max(big, abs(A[a, c]))
+    if big == 0.0:
+        return z, False
+    for c in range(m):
+        piv = c
+        for a in range(c + 1, m):
+            if abs(A[a, c]) > abs(A[piv, c]):
+                piv = a
+        if abs(A[piv, c]) <= 1e-13 * big:
+            return z, False
+        if piv != c:
+            for q in range(m):
+                A[c, q], A[piv, q] = A[piv, q], A[c, q]
+            z[c], z[piv] = z[piv], z[c]
+        for a in range(c + 1, m):
+            f = A[a, c] / A[c, c]
+            if f != 0.0:
+                for q in range(c, m):
+                    A[a, q] -= f * A[c, q]
+                z[a] -= f * z[c]
+    for c in range(m - 1, -1, -1):
+        acc = z[c]
+        for q in range(c + 1, m):
+            acc -= A[c, q] * z[q]
+        z[c] = acc / A[c, c]
+    return z, True
+
+
+@njit(cache=True)
 def _eigen_step(M, r, k):  # pragma: no cover - compiled
     """The step of :func:`active_set` from an eigendecomposition of the KKT matrix M: the
     least-norm solution when M z = r is consistent, else the part of the right-hand side in
@@ -268,7 +321,7 @@ def _eigen_step(M, r, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def active_set(K, y, C, alpha, active, b0, max_iter, tol):  # pragma: no cover - compiled
+def active_set(K, y, C, alpha, active, b0, max_iter, tol, G0):  # pragma: no cover - compiled
     """A primal active-set method for the dual, from the feasible ``alpha`` (updated in place).
 
     The points are split into free (F), at 0 and at C. Each step minimises the dual over the
@@ -280,7 +333,8 @@ def active_set(K, y, C, alpha, active, b0, max_iter, tol):  # pragma: no cover -
     bound. At a minimiser over F, the bound point whose KKT sign condition is most violated
     (y_i f(x_i) - 1 = G_i + y_i nu must be >= 0 at 0 and <= 0 at C) is freed. From a nearby
     start (leave-one-out warm starts) the method needs about one step per change of status,
-    where SMO needs thousands of pair steps. Returns (bias, steps, converged).
+    where SMO needs thousands of pair steps. ``G0`` is the gradient at ``alpha`` when the caller
+    has it (an empty array otherwise). Returns (bias, steps, converged).
     """
     n = y.shape[0]
     state = np.zeros(n, dtype=np.int64)  # 0 free, 1 at 0, 2 at C, -1 left out
@@ -293,14 +347,7 @@ def active_set(K, y, C, alpha, active, b0, max_iter, tol):  # pragma: no cover -
         elif alpha[i] >= C:
             alpha[i] = C
             state[i] = 2
-    G = np.zeros(n)
-    for i in range(n):
-        if active[i]:
-            s = 0.0
-            for j in range(n):
-                if active[j] and alpha[j] != 0.0:
-                    s += y[j] * alpha[j] * K[i, j]
-            G[i] = y[i] * s - 1.0
+    G = G0.copy() if G0.shape[0] == n else gradient(K, y, alpha, active)
     nu = b0
     F = np.empty(n, dtype=np.int64)
     for it in range(max_iter):
@@ -320,19 +367,35 @@ def active_set(K, y, C, alpha, active, b0, max_iter, tol):  # pragma: no cover -
                 M[a, k] = y[ia]
                 M[k, a] = y[ia]
                 r[a] = -G[ia]
-            # the usual case: M nonsingular, one LU solve (a sixth of an eigendecomposition)
-            solved = False
-            z = np.zeros(k + 1)
-            try:
-                z = np.linalg.solve(M, r)
+            # the usual case: M nonsingular, one LU solve (a sixth of an eigendecomposition);
+            # small systems in loops, which beats LAPACK's call overhead below about 64 unknowns
+            if k < 64:
+                z, solved = _lu_solve(M, r)
+            else:
+                solved = False
+                z = np.zeros(k + 1)
+                try:
+                    z = np.linalg.solve(M, r)
+                    solved = True
+                except Exception:  # numba raises on an exactly singular matrix
+                    solved = False
+            if solved:
                 rmax = 0.0
+                zmax = 0.0
+                ok = True
                 for a in range(k + 1):
                     rmax = max(rmax, abs(r[a]))
-                res = M @ z - r
-                solved = np.all(np.isfinite(z)) and np.max(np.abs(res)) <= 1e-9 * (1.0 + rmax) \
-                    and np.max(np.abs(z)) < 1e12
-            except Exception:  # numba raises on an exactly singular matrix
-                solved = False
+                    if not np.isfinite(z[a]):
+                        ok = False
+                    zmax = max(zmax, abs(z[a]))
+                resmax = 0.0
+                if ok:
+                    for a in range(k + 1):
+                        acc = -r[a]
+                        for c in range(k + 1):
+                            acc += M[a, c] * z[c]
+                        resmax = max(resmax, abs(acc))
+                solved = ok and resmax <= 1e-9 * (1.0 + rmax) and zmax < 1e12
             if solved:
                 linear = False
                 p = z[:k]
@@ -420,6 +483,12 @@ def kkt_check(K, y, C, alpha, active, b):  # pragma: no cover - compiled
     """The KKT violation of (alpha, b) computed afresh (as :func:`kkt_violation`), and the size
     of the terms summed into a margin, max_i sum_j alpha_j |K_ij| (at least 1); O(n x #SV)."""
     n = y.shape[0]
+    sv = np.empty(n, dtype=np.int64)
+    nsv = 0
+    for j in range(n):
+        if active[j] and alpha[j] != 0.0:
+            sv[nsv] = j
+            nsv += 1
     worst = 0.0
     scale = 1.0
     ya = 0.0
@@ -429,10 +498,10 @@ def kkt_check(K, y, C, alpha, active, b):  # pragma: no cover - compiled
         ya += y[i] * alpha[i]
         s = 0.0
         mag = 0.0
-        for j in range(n):
-            if active[j] and alpha[j] != 0.0:
-                s += y[j] * alpha[j] * K[i, j]
-                mag += alpha[j] * abs(K[i, j])
+        for q in range(nsv):
+            j = sv[q]
+            s += y[j] * alpha[j] * K[i, j]
+            mag += alpha[j] * abs(K[i, j])
         scale = max(scale, mag)
         m = y[i] * (s + b)
         if alpha[i] <= 0.0:
