@@ -46,12 +46,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_features, check_scalar, encode_labels
-from .optim.svm_dual import active_set, bias_from_gradient, gradient, kkt_check, kkt_violation, polish, smo, solve_conic
+from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
+                              kkt_check_near, kkt_inverse, kkt_violation, polish, smo, solve_conic)
 
 __all__ = ["xi_alpha", "loo_error", "fit_svm", "kernel_matrix", "XiAlphaEstimate", "LOOResult", "SVMSolution",
            "SVMConvergenceWarning", "UnstableSVMWarning", "centred_kernel", "radius_sq"]
 
 _NO_GRADIENT = np.empty(0)
+_NO_INVERSE = np.empty((0, 0))
 _SURE_MARGIN = 1e-8
 """A training error counts as a sure leave-one-out error only when xi_i > 1 + this."""
 
@@ -240,7 +242,8 @@ def _prepare(X, y, C, kernel, gamma, degree, coef0, pos_label):
         raise ValueError("the kernel matrix is not symmetric; a callable kernel must return K(A, B) with K(A, A) symmetric.")
     # row means of the kernel as given, to state the bias for it: sum_j alpha_j y_j K(x_j, x) + b
     raw_means = X @ X.mean(axis=0) if kernel == "linear" else K.mean(axis=1)
-    return X, labels, C, centred_kernel(K), params, raw_means
+    Kc = centred_kernel(K)
+    return X, labels, C, 0.5 * (Kc + Kc.T), params, raw_means  # exactly symmetric: the solvers stream rows for columns
 
 
 def radius_sq(X, Kc, radius, params) -> float:
@@ -413,46 +416,40 @@ def _warm_start(alpha, labels, C, Kt, t):
     return a
 
 
-def _kkt_from(G_full, alpha_full, K, labels, C, alpha, active, b, scale):
-    """The KKT violation at (alpha, b), with the gradient obtained from the full solution's in one
-    update over the multipliers that differ (a few dozen), not afresh; ``scale`` is the full
-    solution's max_i sum_j alpha_j |K_ij| (the refit's differs little)."""
-    if G_full is None:
-        return kkt_check(K, labels, float(C), alpha, active, b)
-    changed = np.flatnonzero(alpha != alpha_full)
-    G = G_full + labels * (K[:, changed] @ ((alpha - alpha_full)[changed] * labels[changed]))
-    m = G + 1.0 + labels * b  # y_i f(x_i)
-    v = np.where(alpha <= 0.0, 1.0 - m, np.where(alpha >= C, m - 1.0, np.abs(m - 1.0)))[active]
-    return float(max(np.max(v, initial=0.0), abs(alpha @ labels) / max(1.0, C))), scale
-
-
-def _refit(K, labels, C, sol, active, t, G_full=None, scale_full=1.0):
-    """The SVM without point t: compiled active-set steps from the full solution, accepted when
-    a fresh KKT check passes (1e-9 relative); otherwise :func:`fit_svm` with its fallbacks.
-    ``G_full`` (the full solution's gradient) saves recomputing it: the start differs from the
-    full solution in a few multipliers only."""
-    alpha0 = _warm_start(sol.alpha, labels, C, K[t], t)
-    if G_full is None:
-        G0 = _NO_GRADIENT
-    else:
-        changed = np.flatnonzero(alpha0 != sol.alpha)
-        G0 = G_full + labels * (K[:, changed] @ ((alpha0 - sol.alpha)[changed] * labels[changed]))
-        G0[t] = 0.0
-    trial = alpha0.copy()
-    b, _, ok = active_set(K, labels, float(C), trial, active, float(sol.intercept), max(50, len(labels) // 2), 1e-11,
-                          G0)
+def _refit(K, labels, C, sol, active, t, G_full=None, scale_full=1.0, Minv0=_NO_INVERSE):
+    """The SVM without point t: the solution path from the full solution as alpha_t falls to 0
+    (:func:`~cudbound.optim.svm_dual.decrement`), finished if need be by active-set steps, and
+    accepted when a KKT check passes (1e-9 relative); otherwise :func:`fit_svm` from a
+    feasible warm start, with its fallbacks. ``G_full`` (the full solution's gradient) saves
+    recomputing it: the result differs from the full solution in a few multipliers only; ``Minv0``
+    (:func:`~cudbound.optim.svm_dual.kkt_inverse` of its free set) saves inverting the KKT matrix."""
+    n = len(labels)
+    trial = sol.alpha.copy()
+    G = gradient(K, labels, trial, np.ones(n, dtype=bool)) if G_full is None else G_full.copy()
+    max_steps = max(50, n // 2)
+    b, _, ok = decrement(K, labels, float(C), trial, active, t, float(sol.intercept), max_steps, 1e-11, G, Minv0)
+    if not ok:  # go on from where the path stopped, alpha_t dropped (the first full step restores y' alpha = 0)
+        G -= labels * K[:, t] * (trial[t] * labels[t])
+        trial[t] = 0.0
+        G[t] = 0.0
+        b, _, ok = active_set(K, labels, float(C), trial, active, b, max_steps, 1e-11, G)
     if ok:
         free = (trial > 0.0) & (trial < C)
-        if np.any(free & ((trial <= 1e-12 * C) | (trial >= C * (1.0 - 1e-12)))):
-            # a multiplier a rounding error off its bound: the polish puts it there and, with no
-            # free multiplier left, takes the bias nearest the full SVM's
+        if not np.any(free) or np.any(free & ((trial <= 1e-12 * C) | (trial >= C * (1.0 - 1e-12)))):
+            # no free multiplier (the bias is one of an interval), or one a rounding error off its
+            # bound: the polish puts it there and takes the optimal bias nearest the full SVM's
             sub = polish(K, labels, C, trial, b, active=active, prefer=sol.intercept)
             if sub is not None:
                 return sub
         else:
-            violation, scale = _kkt_from(G_full, sol.alpha, K, labels, C, trial, active, b, scale_full)
+            if G_full is None:
+                violation, scale = kkt_check(K, labels, float(C), trial, active, b)
+            else:  # the gradient from the full solution's, over the multipliers that changed
+                violation = kkt_check_near(K, labels, float(C), trial, active, b, sol.alpha, G_full)
+                scale = scale_full
             if violation <= 1e-9 * scale:
                 return trial, b
+    alpha0 = _warm_start(sol.alpha, labels, C, K[t], t)
     s = fit_svm(K, labels, C, alpha0=alpha0, active=active, prefer_bias=sol.intercept)
     return s.alpha, s.intercept
 
@@ -492,24 +489,32 @@ def loo_error(X, y, *, C=1.0, kernel="linear", gamma=None, degree=3, coef0=0.0, 
     errors[sure] = True
     refit_all = refit_all or not _stable(sol, C)
     todo = np.flatnonzero(~sure) if refit_all else np.flatnonzero(counted & ~sure)
-    G_full = gradient(K, labels, sol.alpha, np.ones(n, dtype=bool))
-    sv = sol.alpha > 0.0
-    scale_full = max(1.0, float(np.max(np.abs(K[:, sv]) @ sol.alpha[sv]))) if sv.any() else 1.0
+    # the refits' common start: the full solution, its free set made independent when it is not
+    # (duplicated points; same f and bias), with the inverse of its KKT matrix
+    start = SVMSolution(independent_free_set(K, labels, C, sol.alpha), sol.intercept, sol.decision, sol.polished,
+                        sol.n_iter, sol.kkt_violation)
+    G_full = gradient(K, labels, start.alpha, np.ones(n, dtype=bool))
+    sv = start.alpha > 0.0
+    scale_full = max(1.0, float(np.max(np.abs(K[:, sv]) @ start.alpha[sv]))) if sv.any() else 1.0
+    free = np.flatnonzero((start.alpha > 0.0) & (start.alpha < C))
+    Minv0, ok = kkt_inverse(K, labels, free, free.size)
+    Minv0 = Minv0 if ok else _NO_INVERSE
     bar = None
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=len(todo), desc="leave-one-out refits", unit="refit", leave=False)
     done = np.zeros(n, dtype=bool)
     unstable = np.zeros(n, dtype=bool)
+    class_size = {1.0: int(np.sum(labels > 0)), -1.0: int(np.sum(labels < 0))}
     queue = list(todo)
     while queue:
         t = queue.pop(0)
         active = np.ones(n, dtype=bool)
         active[t] = False
-        if np.unique(labels[active]).size < 2:  # one class left: the rule predicts that class
-            errors[t] = labels[active][0] != labels[t]
+        if class_size[labels[t]] == 1:  # t is its class's only point: the rule predicts the other
+            errors[t] = True
         else:
-            a_t, b_t = _refit(K, labels, C, sol, active, t, G_full, scale_full)
+            a_t, b_t = _refit(K, labels, C, start, active, t, G_full, scale_full, Minv0)
             errors[t] = (1.0 if K[t] @ (a_t * labels) + b_t >= 0.0 else -1.0) != labels[t]
             unstable[t] = not np.any((a_t > 0.0) & (a_t < C))
             if not refit_all and unstable[t]:
