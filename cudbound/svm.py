@@ -18,7 +18,8 @@ nothing; more generally, neither does K(x, x') - g(x) - g(x') + c, because y' al
 and takes R^2 = max_i Kc(x_i, x_i) - min_{i,j} Kc(x_i, x_j), the least R^2 the lemma allows
 once the centred kernel's minimum over the training set is shifted to 0; it does not depend
 on where the features' zero is. :func:`loo_error` computes the exact leave-one-out error of
-the same SVM, refitting only the counted points (the others are leave-one-out correct by Lemma 1).
+the same SVM, refitting only the counted points (the others are leave-one-out correct by Lemma 1),
+each along the decremental solution path from the full SVM (Cauwenberghs & Poggio 2001).
 
 The SVM is solved by :mod:`cudbound.optim.svm_dual`: compiled SMO to a KKT violation of 0.1,
 then active-set steps that fix which multipliers are free, at 0 and at C, then a polish that
@@ -416,6 +417,20 @@ def _warm_start(alpha, labels, C, Kt, t):
     return a
 
 
+def _refit_start(K, labels, C, sol):
+    """What every refit of a leave-one-out study starts from: the full solution with its free
+    set made independent when it is not (duplicated points; same f and bias), its gradient,
+    max_i sum_j alpha_j |K_ij| (the KKT check's scale) and the inverse of its KKT matrix."""
+    start = SVMSolution(independent_free_set(K, labels, C, sol.alpha), sol.intercept, sol.decision, sol.polished,
+                        sol.n_iter, sol.kkt_violation)
+    G_full = gradient(K, labels, start.alpha, np.ones(len(labels), dtype=bool))
+    sv = start.alpha > 0.0
+    scale_full = max(1.0, float(np.max(np.abs(K[:, sv]) @ start.alpha[sv]))) if sv.any() else 1.0
+    free = np.flatnonzero((start.alpha > 0.0) & (start.alpha < C))
+    Minv0, ok = kkt_inverse(K, labels, free, free.size)
+    return start, G_full, scale_full, (Minv0 if ok else _NO_INVERSE)
+
+
 def _refit(K, labels, C, sol, active, t, G_full=None, scale_full=1.0, Minv0=_NO_INVERSE):
     """The SVM without point t: the solution path from the full solution as alpha_t falls to 0
     (:func:`~cudbound.optim.svm_dual.decrement`), finished if need be by active-set steps, and
@@ -459,8 +474,9 @@ def loo_error(X, y, *, C=1.0, kernel="linear", gamma=None, degree=3, coef0=0.0, 
     """The exact leave-one-out error, recall, precision and F1 of the soft-margin SVM.
 
     By Joachims (2000, Lemma 1) only points with 2 alpha_i R^2 + xi_i >= 1 (R^2 as
-    ``radius="theorem"``) can be leave-one-out errors, so only they are refitted, each
-    warm-started from the full solution (``n_refits``). ``refit_all=True`` refits every point
+    ``radius="theorem"``) can be leave-one-out errors, so only they are refitted (``n_refits``),
+    each by following the solution path from the full SVM as alpha_i falls to 0
+    (:func:`~cudbound.optim.svm_dual.decrement`; about one step per change of a point's status). ``refit_all=True`` refits every point
     (for checking). Lemma 1 assumes stable SVMs (a free multiplier, 0 < alpha_i < C, so a unique
     bias) on the full set and on every leave-one-out set: when the full SVM or a refitted
     leave-one-out SVM is unstable, every point is refitted (an :class:`UnstableSVMWarning`
@@ -489,16 +505,7 @@ def loo_error(X, y, *, C=1.0, kernel="linear", gamma=None, degree=3, coef0=0.0, 
     errors[sure] = True
     refit_all = refit_all or not _stable(sol, C)
     todo = np.flatnonzero(~sure) if refit_all else np.flatnonzero(counted & ~sure)
-    # the refits' common start: the full solution, its free set made independent when it is not
-    # (duplicated points; same f and bias), with the inverse of its KKT matrix
-    start = SVMSolution(independent_free_set(K, labels, C, sol.alpha), sol.intercept, sol.decision, sol.polished,
-                        sol.n_iter, sol.kkt_violation)
-    G_full = gradient(K, labels, start.alpha, np.ones(n, dtype=bool))
-    sv = start.alpha > 0.0
-    scale_full = max(1.0, float(np.max(np.abs(K[:, sv]) @ start.alpha[sv]))) if sv.any() else 1.0
-    free = np.flatnonzero((start.alpha > 0.0) & (start.alpha < C))
-    Minv0, ok = kkt_inverse(K, labels, free, free.size)
-    Minv0 = Minv0 if ok else _NO_INVERSE
+    start, G_full, scale_full, Minv0 = _refit_start(K, labels, C, sol)
     bar = None
     if progress:
         from tqdm.auto import tqdm

@@ -105,17 +105,31 @@ def test_the_estimate_is_pessimistic_and_the_cheap_loo_is_exact(cls, seed):
     assert cheap.n_refits == int(np.sum(counted & ~sure))
 
 
+def optimal_bias_interval(K, y, C, alpha):
+    """The biases b with which alpha meets the KKT conditions, y_i (s_i + b) >= 1 at 0, <= 1 at
+    C, = 1 in between (s = K (alpha y)): an interval, a point when a multiplier is free."""
+    s = K @ (alpha * y)
+    edge = y - s  # y_i (s_i + b) = 1  <=>  b = y_i - s_i
+    at0, atC = alpha <= 0.0, alpha >= C
+    free = ~at0 & ~atC
+    lo = max(np.max(edge[(at0 & (y > 0)) | (atC & (y < 0)) | free], initial=-np.inf), -np.inf)
+    hi = min(np.min(edge[(at0 & (y < 0)) | (atC & (y > 0)) | free], initial=np.inf), np.inf)
+    return lo, hi
+
+
 @pytest.mark.parametrize("cls", CLASSES)
 @pytest.mark.parametrize("seed", range(20))
 def test_warm_started_refits_equal_cold_fits(cls, seed):
-    """Each leave-one-out refit (active-set steps from the full solution, SMO if they fail;
-    both fit_svm's warm start and loo_error's compiled path) reaches the optimum a cold fit of
-    the n - 1 points reaches: the same dual objective, the same function, an optimal bias."""
+    """Each leave-one-out refit (fit_svm's warm start; loo_error's path from the full solution,
+    with and without its shared start) reaches the optimum a cold fit of the n - 1 points
+    reaches: the same dual objective, the same function, an optimal bias; and without a free
+    multiplier (the bias one of an interval) the one nearest the full SVM's, as documented."""
     from cudbound.optim.svm_dual import kkt_violation
-    from cudbound.svm import _prepare, _refit, _warm_start
+    from cudbound.svm import _prepare, _refit, _refit_start, _warm_start
     X, y, kernel, C = problem(seed, cls=cls)
     _, labels, C, K, _, _ = _prepare(X, y, C, kernel, 0.5, 2, 1.0, None)
     full = fit_svm(K, labels, C)
+    start, G_full, scale_full, Minv0 = _refit_start(K, labels, C, full)
     for t in range(len(labels)):
         keep = np.arange(len(labels)) != t
         if np.unique(labels[keep]).size < 2:
@@ -123,9 +137,14 @@ def test_warm_started_refits_equal_cold_fits(cls, seed):
         cold = fit_svm(K[np.ix_(keep, keep)], labels[keep], C)
         Kk = K[np.ix_(keep, keep)]
         c = cold.alpha * labels[keep]
+        lo, hi = optimal_bias_interval(Kk, labels[keep], C, cold.alpha)
         for warm in (fit_svm(K, labels, C, alpha0=_warm_start(full.alpha, labels, C, K[t], t), active=keep,
                              prefer_bias=full.intercept),
-                     SimpleNamespace(**dict(zip(("alpha", "intercept"), _refit(K, labels, C, full, keep, t))))):
+                     SimpleNamespace(**dict(zip(("alpha", "intercept"), _refit(K, labels, C, full, keep, t)))),
+                     SimpleNamespace(**dict(zip(("alpha", "intercept"),
+                                                _refit(K, labels, C, start, keep, t, G_full, scale_full, Minv0))))):
+            if hi - lo > 1e-6 * max(1.0, abs(lo)):  # the bias is not unique: the rule picks one
+                assert warm.intercept == pytest.approx(min(max(full.intercept, lo), hi), abs=1e-7)
             a = warm.alpha[keep] * labels[keep]
             assert warm.alpha[t] == 0.0
             assert np.abs(warm.alpha[keep]).sum() - 0.5 * a @ Kk @ a == pytest.approx(
