@@ -188,7 +188,8 @@ def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
              f"  {'method':<10}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
     lines += [f"  {r.method:<10}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
-    lines += ["", "  centre: training error for cud, the .632 estimate for the others (Laber & Murphy 2008)."]
+    lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
+                  "2008), each method's own estimate for the others."]
     return record, "\n".join(lines)
 
 
@@ -331,18 +332,24 @@ def _coverage(args):
     config = load_config(args.config)
     if args.max_tasks is not None and args.max_tasks < 0:
         raise CLIError(f"--max-tasks must be a non-negative integer; got {args.max_tasks}.")
+    if args.chunk_size < 1:
+        raise CLIError(f"--chunk-size must be a positive integer; got {args.chunk_size}.")
     report = run_study(config, args.store, workers=args.workers, scheduler=args.scheduler, data_home=args.data_home,
-                       progress=not args.no_progress, max_tasks=args.max_tasks)
+                       progress=not args.no_progress, max_tasks=args.max_tasks, chunks=args.chunks,
+                       chunk_size=args.chunk_size)
     with ResultStore(args.store) as store:
         summary = [r for r in store.summary() if r["method"] in config.methods]
     record = {"study": config.name, "store": str(args.store), "tasks": report.total, "already": report.already,
               "computed": report.computed, "remaining": report.remaining,
               "failed": [{"task": [t.dataset, t.n, t.rep], "message": m}
                          for t, m in report.failed],
-              "summary": summary}
+              "chunks_written": [str(p) for p in report.chunks_written], "summary": summary}
     lines = [f"study {config.name}: {report.total} tasks, {report.already} already stored, "
              f"{report.computed} computed now, {len(report.failed)} failed, {report.remaining} remaining",
-             f"store: {args.store}", ""]
+             f"store: {args.store}"]
+    if args.chunks is not None:
+        lines.append(f"chunks: {args.chunks} ({len(report.chunks_written)} written now)")
+    lines.append("")
     lines += _coverage_table(summary, config.methods)
     for task, message in report.failed:
         lines.append(f"failed: {task}: {message.splitlines()[0]}")
@@ -441,6 +448,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="directory of the real data files (default: $CUDBOUND_DATA)")
     cov.add_argument("--max-tasks", type=int, default=None, metavar="N",
                      help="compute at most N unfinished tasks, then stop")
+    cov.add_argument("--chunks", default=None, metavar="DIR",
+                     help="directory of immutable result chunks: loaded first (those tasks are done), and each "
+                          "block of repetitions written there when it completes")
+    cov.add_argument("--chunk-size", type=int, default=50, metavar="N", help="repetitions per chunk (default 50)")
     cov.add_argument("--no-progress", action="store_true", help="no progress bar")
     cov.add_argument("--json", action="store_true", help="print the summary as JSON")
     cov.set_defaults(handler=_coverage)

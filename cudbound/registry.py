@@ -38,6 +38,7 @@ import numpy as np
 
 from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels
 from .baselines.methods import _bs632_distribution, _centre_value, bs1, bs2, kohavi, langford, martin, yang
+from .baselines.modern import bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv
 from .basis import make_basis
 from .cud import cud_from_design
 from .design import check_design
@@ -46,7 +47,7 @@ from .losses import get_loss
 from .results import IntervalResult
 
 __all__ = ["IntervalMethod", "register", "unregister", "get_method", "method_names", "METHODS", "stream",
-           "intervals", "intervals_from_design"]
+           "intervals", "intervals_from_design", "MODERN_METHODS"]
 
 SHARED_STREAMS = ("centre", "bootstrap")
 """Streams of the computations shared between methods; no method may take these names."""
@@ -135,7 +136,7 @@ register("bs1", bs1, "percentile interval of bootstrapped .632 estimates", label
          shares_distribution=True)
 register("bs2", bs2, "basic (corrected) interval of bootstrapped .632 estimates", label="BS2", shares_centre=True,
          shares_distribution=True)
-register("kohavi", kohavi, "normal interval of the .632 estimate, n_eff = n (Kohavi 1995)", label="K",
+register("kohavi", kohavi, "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)", label="K",
          shares_centre=True)
 register("yang", yang, "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", label="Y",
          shares_centre=True)
@@ -144,7 +145,23 @@ register("langford", langford, "Clopper-Pearson interval of the .632 estimate (L
          shares_centre=True)
 
 METHODS = method_names()
-"""The built-in methods, in the column order of Laber & Murphy's tables."""
+"""The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
+:func:`intervals`)."""
+
+register("wald_cv", wald_cv, "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", label="WCV")
+register("corrected_t", corrected_t, "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)",
+         label="CT")
+register("conservative_z", conservative_z, "conservative Z from 10 random halvings (Nadeau & Bengio 2003)",
+         label="CZ")
+register("nested_cv", nested_cv, "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)",
+         label="NCV")
+register("bccv", bccv, "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)",
+         label="BCCV")
+register("e632_delta", e632_delta, ".632+ with the delta-method standard error (Efron & Tibshirani 1997)",
+         label="D632")
+
+MODERN_METHODS = method_names()[len(METHODS):]
+"""The intervals in use today, registered after the paper's seven."""
 
 
 def stream(root: np.random.SeedSequence, name: str) -> np.random.SeedSequence:
@@ -165,6 +182,8 @@ def _generator(root, name) -> np.random.Generator:
 
 
 def _methods_iv(methods) -> tuple:
+    if isinstance(methods, str) and methods.strip().lower() == "all":
+        return tuple(_REGISTRY)
     if isinstance(methods, str):
         methods = [m for m in methods.replace(" ", "").split(",") if m]
     try:
@@ -233,8 +252,11 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
     methods : sequence of str, or a comma-separated str
         Any registered names (:func:`method_names`): ``"cud"`` (:func:`cudbound.cud_interval`),
         ``"bs1"``, ``"bs2"``, ``"kohavi"``, ``"yang"``, ``"martin"``, ``"langford"``
-        (:mod:`cudbound.baselines.methods`), or a method added with :func:`register`;
-        default the seven built-in ones, in this order.
+        (:mod:`cudbound.baselines.methods`), ``"wald_cv"``, ``"corrected_t"``,
+        ``"conservative_z"``, ``"nested_cv"``, ``"bccv"``, ``"e632_delta"``
+        (:mod:`cudbound.baselines.modern`, :data:`MODERN_METHODS`), ``"all"`` for every
+        registered method, or a method added with :func:`register`; default the seven of
+        Laber & Murphy's comparison (:data:`METHODS`), in this order.
     basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
     confidence_level : float in (0, 1), default 0.95
     rng : None, int, SeedSequence or Generator

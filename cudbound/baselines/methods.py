@@ -10,7 +10,7 @@ method        interval                                                      sour
 ============  ============================================================  ========================
 ``bs1``       [q_{delta/2}, q_{1-delta/2}] of B bootstrap .632 estimates    Efron & Tibshirani 1993
 ``bs2``       [2t - q_{1-delta/2}, 2t - q_{delta/2}] (basic / "corrected")  Davison & Hinkley 1997
-``kohavi``    t +/- z sqrt(t (1 - t) / n_eff), n_eff = n                    Kohavi 1995
+``kohavi``    Wilson score interval (inverted normal) for t, n_eff = n      Kohavi 1995
 ``yang``      t +/- z sqrt(t (1 - t) / n_eff), 2-fold CV, n_eff = n / 2     Yang 2006
 ``martin``    equal-tailed Beta(a + t m, b + (1 - t) m), a = b = 1, m = n   Martin & Hirschberg 1996
 ``langford``  Clopper-Pearson with k = round(t m) errors of m = n           Langford 2005
@@ -60,7 +60,7 @@ from .holdout import _sides_iv, binomial_interval
 
 __all__ = [
     "bs1", "bs2", "kohavi", "yang", "martin", "langford",
-    "percentile_interval", "basic_interval", "normal_interval", "beta_interval",
+    "percentile_interval", "basic_interval", "normal_interval", "wilson_interval", "beta_interval",
     "bootstrap_632_distribution",
 ]
 
@@ -226,6 +226,28 @@ def normal_interval(t, n_eff, confidence_level=0.95) -> ConfidenceInterval:
     z = float(stats.norm.isf((1.0 - level) / 2.0))
     half = z * math.sqrt(t * (1.0 - t) / n_eff)
     return ConfidenceInterval(t - half, t + half)
+
+
+def wilson_interval(t, n_eff, confidence_level=0.95) -> ConfidenceInterval:
+    """Wilson score interval: the normal approximation to a binomial proportion, inverted.
+
+    The p with |t - p| <= z sqrt(p (1 - p) / n_eff), i.e.
+
+        (2 n t + z^2 -/+ z sqrt(z^2 + 4 n t (1 - t))) / (2 (n + z^2)),  n = n_eff,
+
+    which always lies in [0, 1] and has positive width at t = 0 (Kohavi 1995, section 2,
+    for the accuracy; Wilson 1927). Equals ``statsmodels.stats.proportion.proportion_confint(t n,
+    n, method="wilson")``.
+
+    >>> wilson_interval(0.0, 30)
+    ConfidenceInterval(low=0.0, high=0.1135...)
+    """
+    t, n, level = _normal_interval_iv(t, n_eff, confidence_level)
+    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    centre = 2.0 * n * t + z * z
+    half = z * math.sqrt(z * z + 4.0 * n * t * (1.0 - t))
+    den = 2.0 * (n + z * z)
+    return ConfidenceInterval(max(0.0, (centre - half) / den), min(1.0, (centre + half) / den))
 
 
 def beta_interval(t, m, confidence_level=0.95, prior=(1.0, 1.0)) -> ConfidenceInterval:
@@ -426,11 +448,22 @@ def _bs_common(name, design, y, confidence_level, n_resamples, n_inner, n_boot, 
     return Phi.shape[0], level, t, dist, details
 
 
+def _variant(dist, t, distribution, details):
+    """The values the interval is read from: the literal nested bootstrap, or the same values
+    shifted by t - mean (the bias-corrected variant, centred at t)."""
+    if distribution not in ("literal", "bias_corrected"):
+        raise ValueError(f"`distribution` must be 'literal' or 'bias_corrected'; got {distribution!r}.")
+    shift = float(t - dist.mean()) if distribution == "bias_corrected" else 0.0
+    details.update({"distribution": distribution, "bootstrap_bias": float(dist.mean() - t),
+                    "distribution_shift": shift})
+    return dist + shift
+
+
 # --------------------------------------------------------------------------- the six intervals
 
 @fill_doc(**_DOC)
 def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
-        centre="632", rng=None, bootstrap_distribution=None) -> IntervalResult:
+        centre="632", rng=None, bootstrap_distribution=None, distribution="literal") -> IntervalResult:
     """BS1: percentile bootstrap interval of the .632 estimate (Efron & Tibshirani 1993, ch. 13).
 
     [q_{delta/2}, q_{1-delta/2}], q the quantiles (:func:`percentile_interval`) of the
@@ -453,6 +486,12 @@ def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
     bootstrap_distribution : (B,) array, optional
         Reuse values from :func:`bootstrap_632_distribution` (or ``details`` of an
         earlier BS1/BS2 result); then n_resamples, n_inner do not apply.
+    distribution : 'literal' (default) or 'bias_corrected'
+        'literal': the nested bootstrap's values as they are, the procedure Laber & Murphy
+        describe and the one the coverage study uses. 'bias_corrected': the same values
+        shifted by t - mean(values), removing the nested bootstrap's bias (its .632 values sit
+        below t, because a copy of a left-out row can stay in the inner sample);
+        ``details["bootstrap_bias"]`` reports mean(values) - t either way.
 
     Returns
     -------
@@ -484,12 +523,13 @@ def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
     t0 = time.perf_counter()
     n, level, t, dist, details = _bs_common("bs1", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
                                             centre, rng, bootstrap_distribution, _bs1_iv)
+    dist = _variant(dist, t, distribution, details)
     return _result("bs1", percentile_interval(dist, level), level, t, n, t0, details)
 
 
 @fill_doc(**_DOC)
 def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
-        centre="632", rng=None, bootstrap_distribution=None) -> IntervalResult:
+        centre="632", rng=None, bootstrap_distribution=None, distribution="literal") -> IntervalResult:
     """BS2: basic ("corrected") bootstrap interval of the .632 estimate.
 
     [2 t - q_{1-delta/2}, 2 t - q_{delta/2}] (:func:`basic_interval`), with t the .632
@@ -510,6 +550,8 @@ def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
     rng : None, int, SeedSequence or Generator
     bootstrap_distribution : (B,) array, optional
         Reuse the values of a BS1 run.
+    distribution : 'literal' (default) or 'bias_corrected'
+        As for :func:`bs1`; with 'bias_corrected' BS2 is BS1 reflected about t.
 
     Returns
     -------
@@ -529,24 +571,33 @@ def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
     t0 = time.perf_counter()
     n, level, t, dist, details = _bs_common("bs2", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
                                             centre, rng, bootstrap_distribution, _bs2_iv)
+    dist = _variant(dist, t, distribution, details)
     return _result("bs2", basic_interval(t, dist, level), level, t, n, t0, details)
 
 
-def _kohavi_iv(design, y, confidence_level, n_eff, n_boot, loss, centre, rng):
+def _kohavi_iv(design, y, confidence_level, n_eff, form, n_boot, loss, centre, rng):
     Phi, labels, loss = _design_iv(design, y, loss)
     n_eff = float(Phi.shape[0]) if n_eff is None else _positive(n_eff, "n_eff")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), n_eff, _positive_int(n_boot, "n_boot"),
-            _centre_iv(centre), check_rng(rng))
+    if form not in ("wilson", "wald"):
+        raise ValueError(f"`form` must be 'wilson' (Kohavi's inversion) or 'wald'; got {form!r}.")
+    return (Phi, labels, loss, check_confidence_level(confidence_level), n_eff, form,
+            _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
 @fill_doc(**_DOC)
-def kohavi(design, y, *, confidence_level=0.95, n_eff=None, n_boot=200, loss="squared", centre="632",
-           rng=None) -> IntervalResult:
-    """K: Kohavi's normal approximation around the .632 estimate.
+def kohavi(design, y, *, confidence_level=0.95, n_eff=None, form="wilson", n_boot=200, loss="squared",
+           centre="632", rng=None) -> IntervalResult:
+    """K: Kohavi's normal approximation around the .632 estimate, inverted (Wilson).
 
-    t +/- z sqrt(t (1 - t) / n_eff), z = Phi^{-1}(1 - delta / 2), clipped to [0, 1]:
-    the error estimate treated as a binomial proportion over n_eff test cases and
-    approximated by a normal (Kohavi 1995, section 2). Zero width at t = 0.
+    The error estimate t is treated as a binomial proportion over n_eff test cases and its
+    normal approximation |t - p| <= z sqrt(p (1 - p) / n_eff) is solved for p (Kohavi 1995,
+    section 2, the interval for the accuracy; :func:`wilson_interval`), z = Phi^{-1}(1 - delta / 2):
+
+        (2 n t + z^2 -/+ z sqrt(z^2 + 4 n t (1 - t))) / (2 (n + z^2)),  n = n_eff.
+
+    ``form="wald"`` gives the un-inverted t +/- z sqrt(t (1 - t) / n_eff), clipped to [0, 1]
+    (zero width at t = 0), the reading of the results stored before 2026-11-25. The Wilson
+    interval is not centred at t; ``centre`` reports t.
 
     Default n_eff = n: Kohavi's bootstrap estimate uses all n instances, and the
     widths of K in Laber & Murphy's Tables 3 and 5 (about 0.32 at n = 30 and 0.25 at
@@ -557,12 +608,13 @@ def kohavi(design, y, *, confidence_level=0.95, n_eff=None, n_boot=200, loss="sq
     %(data)s
     n_eff : float > 0, optional
         Effective sample size, default n.
+    form : 'wilson' (default) or 'wald'
     %(centre)s
 
     Returns
     -------
     IntervalResult
-        ``method="kohavi"``; ``details["n_eff"]``.
+        ``method="kohavi"``; ``details`` has n_eff and form.
 
     Warns
     -----
@@ -575,11 +627,12 @@ def kohavi(design, y, *, confidence_level=0.95, n_eff=None, n_boot=200, loss="sq
     and model selection. IJCAI 1995, 1137-1145. Efron, B. (1983). JASA 78, 316-331.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, n_eff, n_boot, centre, gen = _kohavi_iv(design, y, confidence_level, n_eff, n_boot,
-                                                                      loss, centre, rng)
+    Phi, labels, loss, level, n_eff, form, n_boot, centre, gen = _kohavi_iv(design, y, confidence_level, n_eff, form,
+                                                                            n_boot, loss, centre, rng)
     t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "kohavi")
-    details["n_eff"] = n_eff
-    return _result("kohavi", normal_interval(t, n_eff, level), level, t, Phi.shape[0], t0, details)
+    details.update({"n_eff": n_eff, "form": form})
+    ci = wilson_interval(t, n_eff, level) if form == "wilson" else normal_interval(t, n_eff, level)
+    return _result("kohavi", ci, level, t, Phi.shape[0], t0, details)
 
 
 def _yang_iv(design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng):

@@ -83,7 +83,7 @@ def test_kohavi_and_yang_formulas():
     Phi, y = make_data(40, 2, 2)
     z = stats.norm.ppf(0.975)
     t = 0.3
-    k = kohavi(Phi, y, centre=t)
+    k = kohavi(Phi, y, centre=t, form="wald")
     assert tuple(k.confidence_interval) == pytest.approx((t - z * math.sqrt(t * (1 - t) / 40),
                                                           t + z * math.sqrt(t * (1 - t) / 40)))
     assert k.details["n_eff"] == 40
@@ -92,8 +92,20 @@ def test_kohavi_and_yang_formulas():
     assert tuple(yv.confidence_interval) == pytest.approx((t - z * math.sqrt(t * (1 - t) / 20),
                                                            t + z * math.sqrt(t * (1 - t) / 20)))
     assert tuple(normal_interval(t, 20, 0.95)) == pytest.approx(tuple(yv.confidence_interval))
-    k2 = kohavi(Phi, y, centre=0.02, n_eff=10)
+    k2 = kohavi(Phi, y, centre=0.02, n_eff=10, form="wald")
     assert k2.low == 0.0 and k2.details["unclipped_low"] < 0.0        # clipped, unclipped kept
+
+
+@pytest.mark.parametrize("t,n", [(0.0, 30), (0.3, 40), (0.5, 50), (1.0, 30), (0.137, 12.5), (0.9, 100)])
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_kohavi_default_is_the_wilson_interval_of_statsmodels(t, n, level):
+    from statsmodels.stats.proportion import proportion_confint
+    Phi, y = make_data(30, 2, 2)
+    want = proportion_confint(t * n, n, alpha=1 - level, method="wilson")
+    assert tuple(bl.wilson_interval(t, n, level)) == pytest.approx(want, abs=1e-12)
+    k = kohavi(Phi, y, centre=t, n_eff=n, confidence_level=level)
+    assert tuple(k.confidence_interval) == pytest.approx(want, abs=1e-12) and k.details["form"] == "wilson"
+    assert k.centre == t and k.low < k.high
 
 
 def test_yang_cv_centre_is_the_cross_validation_estimate():
@@ -149,6 +161,25 @@ def test_bs1_centre_is_the_632_estimate_from_the_same_stream():
     assert res.details["centre_source"] == ".632"
 
 
+def test_bias_corrected_variant_shifts_the_literal_values_to_the_centre():
+    """bias_corrected: the percentile and basic intervals of values - mean + t (scipy's
+    percentile/basic arithmetic, numpy.quantile type 7), BS2 then BS1 reflected about t."""
+    Phi, y = make_data(25, 2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateResampleWarning)
+        lit = bs1(Phi, y, n_resamples=60, n_inner=8, n_boot=30, rng=4)
+    dist, t = lit.details["bootstrap_distribution"], lit.centre
+    one = bs1(Phi, y, centre=t, bootstrap_distribution=dist, distribution="bias_corrected")
+    two = bs2(Phi, y, centre=t, bootstrap_distribution=dist, distribution="bias_corrected")
+    shifted = dist - dist.mean() + t
+    lo, hi = np.quantile(shifted, [0.025, 0.975])
+    assert (one.details["unclipped_low"], one.details["unclipped_high"]) == pytest.approx((lo, hi), abs=1e-14)
+    assert (two.details["unclipped_low"], two.details["unclipped_high"]) == pytest.approx((2 * t - hi, 2 * t - lo),
+                                                                                        abs=1e-14)
+    assert one.details["bootstrap_bias"] == pytest.approx(dist.mean() - t, abs=1e-15)
+    assert lit.details["distribution"] == "literal" and lit.details["distribution_shift"] == 0.0
+
+
 def test_bs1_default_sizes():
     """The documented defaults (1000 outer resamples, 50 inner) are the ones used; the speed of
     bs1 is a benchmark matter, not a test."""
@@ -192,6 +223,8 @@ def test_yang_with_more_folds_than_class_members():
     (lambda P, y: bs1(P, y, n_inner=0), "`n_inner`"),
     (lambda P, y: bs2(P, y, centre="median"), "`centre`"),
     (lambda P, y: bs2(P, y, bootstrap_distribution=[0.1, np.nan]), "`bootstrap_distribution`"),
+    (lambda P, y: bs1(P, y, n_resamples=20, n_inner=2, distribution="shifted"), "`distribution`"),
+    (lambda P, y: kohavi(P, y, form="score"), "`form`"),
     (lambda P, y: kohavi(P, y, n_eff=0), "`n_eff`"),
     (lambda P, y: kohavi(P, y, centre=1.5), "`centre`"),
     (lambda P, y: kohavi(P, y, confidence_level=95), "`confidence_level`"),
