@@ -7,7 +7,7 @@ covers the true error (Laber & Murphy 2008, section 5). Example (``experiments/p
     [study]
     name = "laber-murphy-2008"
     seed = 20080709            # master seed: every task's seed is derived from it
-    repetitions = 200
+    repetitions = 200          # or one number per size: repetitions = {30 = 1000, 100 = 500}
     sizes = [30, 50]
     confidence_level = 0.95
     test_size = 5000           # test points drawn for a simulated data set
@@ -109,10 +109,15 @@ class StudyConfig:
     options: dict
     datasets: tuple
     source: str = field(default="", compare=False)
+    size_repetitions: dict = field(default_factory=dict)
+
+    def repetitions_for(self, n: int) -> int:
+        """The repetitions of training size n (``repetitions``, or its entry for n when it is a table)."""
+        return self.size_repetitions.get(n, self.repetitions)
 
     def tasks(self) -> list[Task]:
         """Every task of the study, in a fixed order (data set, n, repetition)."""
-        return [Task(d.name, n, r) for d in self.datasets for n in self.sizes for r in range(self.repetitions)]
+        return [Task(d.name, n, r) for d in self.datasets for n in self.sizes for r in range(self.repetitions_for(n))]
 
     def dataset(self, name: str) -> DatasetSpec:
         for d in self.datasets:
@@ -207,13 +212,26 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
             raise ConfigError(f"[study] must set `{key}`.")
     seed = study["seed"]
     _scalar(seed, "seed", min_val=0)
-    reps = _positive_int(study["repetitions"], "repetitions")
     sizes = study["sizes"]
     if not isinstance(sizes, list) or not sizes:
         raise ConfigError(f"`sizes` must be a non-empty list of training sizes; got {sizes!r}.")
     sizes = tuple(_positive_int(s, "sizes") for s in sizes)
     if len(set(sizes)) != len(sizes):
         raise ConfigError(f"`sizes` lists a size twice: {list(sizes)}.")
+    spec = study["repetitions"]
+    if isinstance(spec, dict):           # per training size: repetitions = {30 = 1000, 100 = 500}
+        per_size = {}
+        for key, value in spec.items():
+            if not str(key).isdigit() or int(key) not in sizes:
+                raise ConfigError(f"`repetitions` has a key {key!r} that is not one of `sizes` {list(sizes)}.")
+            per_size[int(key)] = _positive_int(value, f"repetitions.{key}")
+        missing = [s for s in sizes if s not in per_size]
+        if missing:
+            raise ConfigError(f"`repetitions` gives no number for the size(s) {missing}.")
+        reps = max(per_size.values())
+    else:
+        reps = _positive_int(spec, "repetitions")
+        per_size = {s: reps for s in sizes}
     level = study.get("confidence_level", 0.95)
     level = _scalar(level, "confidence_level", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="neither")
     test_size = _positive_int(study.get("test_size", 5000), "test_size")
@@ -283,6 +301,7 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         raise ConfigError(f"a data set is listed twice: {names}.")
-    return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps, sizes=sizes,
+    return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps,
+                       size_repetitions=per_size, sizes=sizes,
                        confidence_level=float(level), test_size=test_size, loss=loss, methods=tuple(labels),
                        method_of=method_of, options=opts, datasets=tuple(datasets), source=text)

@@ -13,7 +13,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from .._validation import check_scalar
-from .config import StudyConfig
+from .chunks import ChunkDir
+from .config import StudyConfig, Task
 from .store import ResultStore
 from .tasks import run_task
 
@@ -28,6 +29,7 @@ class RunReport:
     already: int
     computed: int = 0
     failed: list = field(default_factory=list)  # (task, message)
+    chunks_written: list = field(default_factory=list)  # paths of the chunk files written
 
     @property
     def remaining(self) -> int:
@@ -49,7 +51,7 @@ def _safe_task(config, task, data_home):
 
 
 def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, data_home=None, progress=True,
-              max_tasks=None) -> RunReport:
+              max_tasks=None, chunks=None, chunk_size=50) -> RunReport:
     """Compute every task of ``config`` not yet in the store at ``store_path``.
 
     Parameters
@@ -69,6 +71,12 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
         Show a progress bar with ETA (tqdm, on stderr).
     max_tasks : int, optional
         Compute at most this many unfinished tasks, then stop (the rest stays for a rerun).
+    chunks : str or Path, optional
+        A directory of immutable result chunks (:mod:`cudbound.coverage.chunks`): its
+        chunks are loaded into the store first (their tasks are not computed again), and
+        each block of ``chunk_size`` repetitions is written as a chunk when it completes.
+    chunk_size : int, default 50
+        Repetitions per chunk.
 
     Returns
     -------
@@ -78,10 +86,17 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
 
     workers = _check_workers(workers)
     with ResultStore(store_path, config) as store:
+        chunk_dir = None
+        if chunks is not None:
+            chunk_dir = ChunkDir(chunks, config, chunk_size)
+            chunk_dir.load_into(store)
+            report_chunks = chunk_dir.write_complete(store)
         done = store.finished()
         tasks = config.tasks()
         todo = [t for t in tasks if t not in done]
         report = RunReport(total=len(tasks), already=len(tasks) - len(todo))
+        if chunk_dir is not None:
+            report.chunks_written.extend(report_chunks)
         if max_tasks is not None:
             todo = todo[:max_tasks]
         bar = tqdm(total=len(tasks), initial=report.already, unit="task", disable=not progress,
@@ -94,6 +109,10 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
             else:
                 store.write(out)
                 report.computed += 1
+                if chunk_dir is not None:
+                    written = chunk_dir.write_if_complete(store, Task(out["dataset"], int(out["n"]), int(out["rep"])))
+                    if written is not None:
+                        report.chunks_written.append(written)
             bar.update(1)
 
         try:

@@ -1,0 +1,180 @@
+"""Immutable result chunks: a long study committed piece by piece, resumed from what is committed.
+
+A chunk holds every task of one (data set, n, block of repetitions): repetitions
+``start .. start + size - 1``. It is one gzipped CSV file, one row per task and method (the
+task's columns repeated on each of its rows), written once, when the last task of its
+block is in the store, and never rewritten::
+
+    DIR/protocol.json                       the study's protocol (as a store keeps it)
+    DIR/<data set>/n<n>/reps<start>-<stop>.csv.gz
+
+The files are byte-for-byte reproducible (no timestamp in the gzip header; numbers to 12
+significant digits, in task and method order), so a chunk recomputed anywhere from the same
+seed gives the same file, except for the ``seconds`` columns. A run with ``--chunks DIR``
+first loads every chunk into its store (its tasks count as done), then writes each block as
+it completes. Tables and figures are built from a store loaded from the chunks alone
+(:func:`load_chunks`), so the SQLite store itself need not be kept.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from .config import StudyConfig, Task
+from .store import RESULT_COLUMNS, ResultStore, StoreMismatchError
+
+__all__ = ["ChunkDir", "load_chunks"]
+
+TASK_COLUMNS = ("dataset", "n", "rep", "train_error", "true_error", "test_size", "redraws", "task_seconds")
+ROW_COLUMNS = TASK_COLUMNS + ("method",) + RESULT_COLUMNS
+_INTEGER = {"n", "rep", "test_size", "redraws", "covered", "conservative", "nodes_total", "solves_total",
+            "not_exact"}
+
+
+def _text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.12g}"
+    return str(value)
+
+
+def _value(key, text):
+    if text == "":
+        return None
+    if key in ("dataset", "method"):
+        return text
+    return int(float(text)) if key in _INTEGER else float(text)
+
+
+class ChunkDir:
+    """The chunk files of one study in a directory (created on first use).
+
+    Parameters
+    ----------
+    path : str or Path
+    config : StudyConfig
+        The directory is bound to its protocol: a new directory records it in
+        ``protocol.json``; an existing one must match (:class:`StoreMismatchError`).
+    size : int, default 50
+        Repetitions per chunk.
+    """
+
+    def __init__(self, path, config: StudyConfig, size: int = 50):
+        self.path, self.config, self.size = Path(path), config, int(size)
+        if self.size < 1:
+            raise ValueError(f"`size` (repetitions per chunk) must be at least 1; got {size!r}.")
+        self.path.mkdir(parents=True, exist_ok=True)
+        marker = self.path / "protocol.json"
+        protocol = {"protocol": config.protocol(), "chunk_size": self.size}
+        if marker.exists():
+            old = json.loads(marker.read_text(encoding="utf-8"))
+            if old != json.loads(json.dumps(protocol)):
+                raise StoreMismatchError(f"the chunks in {str(self.path)!r} belong to another protocol or chunk "
+                                         f"size; use another directory, or restore the configuration.")
+        else:
+            marker.write_text(json.dumps(protocol, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+    def blocks(self) -> dict:
+        """(data set, n, start) -> the tasks of that block, for every block of the study."""
+        out = defaultdict(list)
+        for t in self.config.tasks():
+            out[(t.dataset, t.n, t.rep - t.rep % self.size)].append(t)
+        return dict(out)
+
+    def file(self, dataset: str, n: int, start: int) -> Path:
+        stop = min(start + self.size, self.config.repetitions_for(n)) - 1
+        return self.path / dataset / f"n{n}" / f"reps{start:04d}-{stop:04d}.csv.gz"
+
+    def existing(self) -> list[Path]:
+        return sorted(self.path.glob("*/n*/reps*.csv.gz"))
+
+    def write_complete(self, store: ResultStore, keys=None) -> list[Path]:
+        """Write the chunk of every block (or of ``keys``) whose tasks are all in the store and
+        that has no file yet. Returns the files written."""
+        done = store.finished()
+        written = []
+        for key, tasks in self.blocks().items():
+            if keys is not None and key not in keys:
+                continue
+            target = self.file(*key)
+            if target.exists() or not all(t in done for t in tasks):
+                continue
+            self._write(store, key, tasks, target)
+            written.append(target)
+        return written
+
+    def _write(self, store, key, tasks, target: Path) -> None:
+        dataset, n, start = key
+        reps = {t.rep for t in tasks}
+        task_rows = {r["rep"]: r for r in store._query("SELECT * FROM tasks WHERE dataset = ? AND n = ?", (dataset, n))
+                     if r["rep"] in reps}
+        order = {m: i for i, m in enumerate(self.config.methods)}
+        rows = [r for r in store._query("SELECT * FROM results WHERE dataset = ? AND n = ?", (dataset, n))
+                if r["rep"] in reps]
+        rows.sort(key=lambda r: (r["rep"], order.get(r["method"], len(order)), r["method"]))
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(ROW_COLUMNS)
+        for r in rows:
+            t = task_rows[r["rep"]]
+            w.writerow([_text(v) for v in (dataset, n, r["rep"], t["train_error"], t["true_error"], t["test_size"],
+                                           t["redraws"], t["seconds"], r["method"])]
+                       + [_text(r[c]) for c in RESULT_COLUMNS])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(".tmp")
+        with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
+            gz.write(buf.getvalue().encode("utf-8"))
+        tmp.replace(target)        # atomic: a chunk is whole or absent
+
+    def block_of(self, task: Task) -> tuple:
+        return task.dataset, task.n, task.rep - task.rep % self.size
+
+    def write_if_complete(self, store: ResultStore, task: Task):
+        """After ``task`` was stored: write its block's chunk if the block is now complete."""
+        dataset, n, start = key = self.block_of(task)
+        stop = min(start + self.size, self.config.repetitions_for(n))
+        target = self.file(*key)
+        if target.exists():
+            return None
+        (count,), = store._db.execute("SELECT COUNT(*) FROM tasks WHERE dataset = ? AND n = ? AND rep >= ? AND rep < ?",
+                                      (dataset, n, start, stop))
+        if count < stop - start:
+            return None
+        self._write(store, key, [Task(dataset, n, r) for r in range(start, stop)], target)
+        return target
+
+    def load_into(self, store: ResultStore) -> int:
+        """Write every chunk's tasks into the store (tasks already there are left alone);
+        returns the number of tasks added."""
+        added = 0
+        for path in self.existing():
+            for task in read_chunk(path):
+                added += bool(store.write(task))
+        return added
+
+
+def read_chunk(path) -> list[dict]:
+    """The tasks of one chunk file, each as :meth:`ResultStore.write` takes it."""
+    tasks = {}
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
+        for raw in csv.DictReader(fh):
+            r = {k: _value(k, v) for k, v in raw.items()}
+            key = (r["dataset"], r["n"], r["rep"])
+            if key not in tasks:
+                tasks[key] = {"dataset": r["dataset"], "n": r["n"], "rep": r["rep"], "train_error": r["train_error"],
+                              "true_error": r["true_error"], "test_size": r["test_size"], "redraws": r["redraws"],
+                              "seconds": r["task_seconds"], "host": f"chunk {Path(path).name}", "rows": []}
+            tasks[key]["rows"].append({k: r[k] for k in ("method",) + RESULT_COLUMNS})
+    return list(tasks.values())
+
+
+def load_chunks(directory, config: StudyConfig, store_path, size: int = 50) -> int:
+    """Load every committed chunk of the study into the store at ``store_path`` (created if
+    absent), for the tables and figures. Returns the number of tasks added."""
+    with ResultStore(store_path, config) as store:
+        return ChunkDir(directory, config, size).load_into(store)

@@ -1,0 +1,111 @@
+"""Immutable result chunks (cudbound/coverage/chunks.py): written as blocks complete, byte-stable,
+loaded to resume, refused for another protocol; per-size repetitions in the configuration."""
+import gzip
+
+import pytest
+
+from pathlib import Path
+
+from cudbound.coverage import (ChunkDir, ConfigError, ResultStore, StoreMismatchError, load_chunks, parse_config,
+                               run_study)
+from cudbound.coverage.chunks import read_chunk
+
+SMOKE = Path(__file__).resolve().parents[2] / "experiments" / "smoke.toml"
+
+
+def small_config(reps):
+    return parse_config(SMOKE.read_text().replace("repetitions = 4", f"repetitions = {reps}"), source="smoke")
+
+TIMING = {"seconds", "task_seconds", "finished", "host"}
+
+
+def rows(path):
+    with gzip.open(path, "rt") as fh:
+        lines = fh.read().splitlines()
+    head = lines[0].split(",")
+    keep = [i for i, c in enumerate(head) if c not in TIMING]
+    return [[line.split(",")[i] for i in keep] for line in lines]
+
+
+def test_chunks_are_written_per_block_and_resume_a_fresh_store(tmp_path):
+    config = small_config(5)
+    chunks = tmp_path / "chunks"
+    report = run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    names = sorted(p.relative_to(chunks).as_posix() for p in chunks.glob("*/n*/*.csv.gz"))
+    datasets = sorted({d.name for d in config.datasets})
+    assert names == sorted(f"{d}/n30/reps{a}.csv.gz" for d in datasets for a in ("0000-0001", "0002-0003", "0004-0004"))
+    assert len(report.chunks_written) == len(names)
+    for path in chunks.glob("*/n*/*.csv.gz"):
+        tasks = read_chunk(path)
+        assert all(len(t["rows"]) == len(config.methods) for t in tasks)
+    # a fresh store, the same chunks: nothing is computed again, every row is back
+    again = run_study(config, tmp_path / "b.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    assert again.computed == 0 and again.already == again.total == len(config.tasks())
+    with ResultStore(tmp_path / "a.sqlite") as a, ResultStore(tmp_path / "b.sqlite") as b:
+        ra = {(r["dataset"], r["rep"], r["method"]): r for r in a.results()}
+        rb = {(r["dataset"], r["rep"], r["method"]): r for r in b.results()}
+        assert ra.keys() == rb.keys()
+        for k in ra:
+            for c in ("low", "high", "centre", "width", "covered"):
+                assert rb[k][c] == pytest.approx(ra[k][c], rel=1e-11, abs=1e-12)
+    assert load_chunks(chunks, config, tmp_path / "c.sqlite", size=2) == len(config.tasks())
+
+
+def test_an_interrupted_run_resumed_from_chunks_gives_the_same_chunks(tmp_path):
+    config = small_config(4)
+    whole = tmp_path / "whole"
+    run_study(config, tmp_path / "w.sqlite", workers=1, progress=False, chunks=whole, chunk_size=2)
+    parts = tmp_path / "parts"
+    first = run_study(config, tmp_path / "p1.sqlite", workers=1, progress=False, chunks=parts, chunk_size=2,
+                      max_tasks=3)
+    assert first.computed == 3 and len(first.chunks_written) == 1     # the first block only
+    # the next session has lost the store: only the committed chunk is there
+    second = run_study(config, tmp_path / "p2.sqlite", workers=1, progress=False, chunks=parts, chunk_size=2)
+    assert second.already == 2 and second.computed == len(config.tasks()) - 2
+    files = sorted(p.relative_to(whole) for p in whole.glob("*/n*/*.csv.gz"))
+    assert files == sorted(p.relative_to(parts) for p in parts.glob("*/n*/*.csv.gz"))
+    for f in files:
+        assert rows(whole / f) == rows(parts / f)
+
+
+def test_a_chunk_is_never_rewritten_and_another_protocol_is_refused(tmp_path):
+    config = small_config(2)
+    chunks = tmp_path / "chunks"
+    run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    path = next(chunks.glob("*/n*/*.csv.gz"))
+    stamp = path.stat().st_mtime_ns
+    run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    assert path.stat().st_mtime_ns == stamp
+    other = parse_config(SMOKE.read_text().replace("repetitions = 4", "repetitions = 2").replace(
+        "seed = 12345", "seed = 7"), source="other")
+    with pytest.raises(StoreMismatchError, match="another protocol"):
+        ChunkDir(chunks, other, 2)
+    with pytest.raises(StoreMismatchError):
+        ChunkDir(chunks, config, 3)               # another chunk size
+    with pytest.raises(ValueError, match="size"):
+        ChunkDir(tmp_path / "x", config, 0)
+
+
+def test_repetitions_per_size():
+    text = SMOKE.read_text().replace("repetitions = 4", "repetitions = {30 = 3, 50 = 2}").replace(
+        "sizes = [30]", "sizes = [30, 50]")
+    config = parse_config(text, source="t")
+    per = {n: sum(1 for t in config.tasks() if t.n == n) for n in (30, 50)}
+    assert per == {30: 3 * len(config.datasets), 50: 2 * len(config.datasets)}
+    assert config.repetitions_for(50) == 2 and config.repetitions == 3
+    with pytest.raises(ConfigError, match="not one of `sizes`"):
+        parse_config(text.replace("50 = 2", "60 = 2"), source="t")
+    with pytest.raises(ConfigError, match="no number for the size"):
+        parse_config(text.replace(", 50 = 2", ""), source="t")
+
+
+def test_the_second_study_configuration():
+    from cudbound.coverage import load_config
+    from cudbound.registry import MODERN_METHODS, METHODS
+    config = load_config(SMOKE.parent / "study2.toml")
+    assert config.methods == METHODS + MODERN_METHODS and config.sizes == (30, 50, 100)
+    assert [config.repetitions_for(n) for n in config.sizes] == [1000, 1000, 500]
+    assert len(config.datasets) == 12 and len(config.tasks()) == 12 * 2500
+    paper = load_config(SMOKE.parent / "paper.toml")
+    assert config.seed == paper.seed       # the paper study's tasks draw the same training sets
+    assert config.task_seed(config.tasks()[0]).spawn_key == paper.task_seed(paper.tasks()[0]).spawn_key
