@@ -123,3 +123,45 @@ def test_a_store_rebuilt_from_its_csv_export_gives_the_same_tables(store, tmp_pa
     assert (tmp_path / "a" / "tables.md").read_text() == (tmp_path / "b" / "tables.md").read_text()
     with ResultStore(store) as a, ResultStore(rebuilt) as b:
         assert len(a.results()) == len(b.results()) > 0
+
+
+def test_study2_tables_from_chunks(tmp_path):
+    """The chunked study's tables: every cell's coverage and exact interval from the chunk rows,
+    the interval checked against statsmodels' Clopper-Pearson ('beta') interval."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from cudbound.coverage import parse_config
+    text = (ROOT / "experiments" / "smoke.toml").read_text().replace("repetitions = 4", "repetitions = 5")
+    config = parse_config(text, source="smoke")
+    chunks = tmp_path / "chunks"
+    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    tables = script("study2_tables")
+    assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out")]) == 0
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        raw = store.results()
+    import csv
+    with open(tmp_path / "out" / "cells.csv") as fh:
+        cells = list(csv.DictReader(fh))
+    assert len(cells) == len({(r["dataset"], r["n"], r["method"]) for r in raw})
+    for c in cells:
+        mine = [r for r in raw if r["dataset"] == c["dataset"] and r["method"] == c["method"]]
+        k = sum(r["covered"] for r in mine)
+        assert (int(c["reps"]), int(c["covered"])) == (len(mine), k)
+        lo, hi = proportion_confint(k, len(mine), alpha=0.05, method="beta")
+        assert (float(c["coverage_low"]), float(c["coverage_high"])) == pytest.approx((lo, hi), abs=1e-5)
+        assert float(c["mean_width"]) == pytest.approx(np.mean([r["width"] for r in mine]), abs=1e-5)
+        trivial = np.mean([r["low"] <= 0 and r["high"] >= 1 for r in mine])
+        assert float(c["trivial"]) == pytest.approx(trivial, abs=1e-5)
+        want = "above" if lo > 0.95 else "below" if hi < 0.95 else "straddles"
+        assert c["position"] == want
+    text = (tmp_path / "out" / "tables.md").read_text()
+    assert "### n = 30: coverage" in text and "| CUD |" in text
+    figure = script("study2_figure")
+    rows = tables.cells(chunks)
+    fig = figure.draw(rows)
+    (ax,) = fig.axes
+    labels = [c.get_label() for c in ax.containers]
+    assert labels == [tables._label(m) for m in tables._methods(rows)]       # one error-bar series per method
+    assert any(tuple(line.get_ydata()) == (0.95, 0.95) for line in ax.get_lines())   # the nominal level
+    assert figure.main(["--chunks", str(chunks), "--out", str(tmp_path / "f.png")]) == 0
+    assert (tmp_path / "f.png").stat().st_size > 10_000
