@@ -279,7 +279,7 @@ def wald_cv(design, y, *, confidence_level=0.95, k=10, variance="all-pairs", str
 
 def _split_sizes(n, test_fraction):
     f = check_scalar(test_fraction, "test_fraction", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="neither")
-    n2 = max(1, int(round(f * n)))
+    n2 = max(1, math.floor(f * n + 0.5))          # half rounds up
     if n2 >= n:
         raise ValueError(f"`test_fraction` = {test_fraction!r} leaves no training point at n = {n}.")
     return f, n - n2, n2
@@ -424,6 +424,19 @@ def _equal_folds(n, k, gen):
     return gen.permutation(n)[: k * m].reshape(k, m)
 
 
+def _all_folds(n, k, gen):
+    """K folds of plain CV covering every point (sizes floor(n/K) or ceil(n/K), as the authors'
+    naive_cv): a random permutation, its first K floor(n/K) points in K consecutive runs, the
+    n mod K others one each to folds 0, 1, ... Returns (n,) fold labels; with K | n the folds
+    are those of :func:`_equal_folds` on the same draw."""
+    m = n // k
+    perm = gen.permutation(n)
+    labels = np.empty(n, dtype=np.int64)
+    labels[perm[: k * m]] = np.repeat(np.arange(k), m)
+    labels[perm[k * m:]] = np.arange(n - k * m)
+    return labels
+
+
 @fill_doc(**_DOC)
 def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeats=None, loss="squared",
               rng=None) -> IntervalResult:
@@ -441,7 +454,8 @@ def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeat
         clipped to [1, sqrt(K)],
 
     the centre Err_NCV - bias with bias = (1 + ((K - 2) / K)^1.5) (Err_NCV - Err_CV), Err_CV
-    the mean of ``bias_repeats`` plain K-fold CV runs on fresh splits, and the interval
+    the mean of the fold errors of ``bias_repeats`` plain K-fold CV runs on fresh splits that
+    test every point (fold sizes differ by at most one), and the interval
     centre +/- z SE. Targets Err_XY, the error of the model fitted on all n points.
 
     Defaults: K = 10, R = 50 and ``bias_repeats`` = ceil(R / 5), the authors' ``nested_cv``
@@ -489,12 +503,10 @@ def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeat
             w[folds[a]] = False
             w[folds[b]] = False
             trains.append(w)
-    cv_layouts = [_equal_folds(n, K, gen) for _ in range(Rb)]
-    for folds in cv_layouts:
+    cv_layouts = [_all_folds(n, K, gen) for _ in range(Rb)]
+    for labels_cv in cv_layouts:
         for a in range(K):
-            w = np.ones(n, dtype=bool)
-            w[folds[a]] = False
-            trains.append(w)
+            trains.append(labels_cv != a)
     preds, log = _Refitter(Phi, labels, loss).predict(np.asarray(trains, dtype=float))
     wrong = preds != labels
     per_rep = K + len(pairs)
@@ -511,8 +523,8 @@ def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeat
             inner.append(e_in)
     inner = np.concatenate(inner)
     base = R * per_rep
-    err_cv = float(np.mean([wrong[base + j * K + a, folds[a]].mean()
-                            for j, folds in enumerate(cv_layouts) for a in range(K)]))
+    err_cv = float(np.mean([wrong[base + j * K + a, labels_cv == a].mean()
+                            for j, labels_cv in enumerate(cv_layouts) for a in range(K)]))
     err_ncv = float(inner.mean())
     mse = max(0.0, float(np.mean(np.square(a_terms)) - np.mean(b_terms)))
     sd = float(np.std(inner, ddof=1))

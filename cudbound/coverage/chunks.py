@@ -91,7 +91,7 @@ class ChunkDir:
         return self.path / dataset / f"n{n}" / f"reps{start:04d}-{stop:04d}.csv.gz"
 
     def existing(self) -> list[Path]:
-        return sorted(self.path.glob("*/n*/reps*.csv.gz"))
+        return chunk_files(self.path)
 
     def write_complete(self, store: ResultStore, keys=None) -> list[Path]:
         """Write the chunk of every block (or of ``keys``) whose tasks are all in the store and
@@ -130,6 +130,9 @@ class ChunkDir:
         with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
             gz.write(buf.getvalue().encode("utf-8"))
         tmp.replace(target)        # atomic: a chunk is whole or absent
+        for other in target.parent.glob(f"reps{start:04d}-*.csv.gz"):
+            if other != target and _span(other)[1] < _span(target)[1]:
+                other.unlink()     # a partial last block, superseded after `repetitions` was raised
 
     def block_of(self, task: Task) -> tuple:
         return task.dataset, task.n, task.rep - task.rep % self.size
@@ -156,6 +159,18 @@ class ChunkDir:
             for task in read_chunk(path):
                 added += bool(store.write(task))
         return added
+
+
+def _span(path) -> tuple:
+    """(first, last) repetition of a chunk file, from its name repsAAAA-BBBB.csv.gz."""
+    a, b = Path(path).name[len("reps"):-len(".csv.gz")].split("-")
+    return int(a), int(b)
+
+
+def chunk_files(directory) -> list[Path]:
+    """The chunk files under ``directory``, the fullest first where two cover the same block."""
+    files = Path(directory).glob("*/n*/reps*.csv.gz")
+    return sorted(files, key=lambda p: (p.parent.as_posix(), _span(p)[0], -_span(p)[1]))
 
 
 def read_chunk(path) -> list[dict]:

@@ -72,6 +72,24 @@ class DatasetSpec:
     basis: str
 
 
+def _jsonable(value):
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def _defaults(method: str, options: dict) -> dict:
+    """The defaults of the method's options that the study leaves unset: part of the protocol, so
+    that a release that changes a default (Kohavi's ``form``, say) cannot mix its rows with
+    rows made under the old default."""
+    import inspect
+    params = get_method(method).parameters
+    return {k: _jsonable(params[k].default) for k in get_method(method).options()
+            if k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty}
+
+
 @dataclass(frozen=True, order=True)
 class Task:
     """One unit of work: a data set, a training size and a repetition number."""
@@ -142,6 +160,7 @@ class StudyConfig:
         return {"seed": self.seed, "confidence_level": self.confidence_level, "test_size": self.test_size,
                 "loss": self.loss,
                 "methods": {m: [self.method_of[m], self.options[m]] for m in self.methods},
+                "defaults": {m: _defaults(self.method_of[m], self.options[m]) for m in self.methods},
                 "bases": {d.name: d.basis for d in self.datasets}}
 
     def fingerprint(self) -> str:

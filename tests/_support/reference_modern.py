@@ -68,11 +68,11 @@ def ref_nested_cv(Phi, y, layouts, cv_layouts, level):
             b_list.append(np.var(e_out, ddof=1) / len(e_out))
             errs.extend(e_in)
     cv_errs = []
-    for folds in cv_layouts:
+    for labels in cv_layouts:                # (n,) fold labels of a plain CV run
         for k in range(K):
-            keep = np.setdiff1d(np.arange(n), folds[k])
-            pred = ref_fit_predict(Phi, y, keep)
-            cv_errs.append(np.mean(pred[folds[k]] != y[folds[k]]))
+            test = [i for i in range(n) if labels[i] == k]
+            pred = ref_fit_predict(Phi, y, [i for i in range(n) if labels[i] != k])
+            cv_errs.append(sum(pred[i] != y[i] for i in test) / len(test))
     err_ncv, err_cv = np.mean(errs), np.mean(cv_errs)
     mse = max(0.0, np.mean(a_list) - np.mean(b_list))
     sd = np.std(errs, ddof=1)

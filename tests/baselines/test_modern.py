@@ -121,9 +121,11 @@ def test_nested_cv_matches_the_authors_procedure(n, k, seed):
     res = nested_cv(Phi, y, k=k, repeats=3, rng=seed)
     d = res.details
     layouts, cv_layouts = d["fold_layouts"], d["cv_layouts"]
-    assert layouts.shape == (3, k, n // k) and cv_layouts.shape == (1, k, n // k)   # ceil(3 / 5) = 1
-    for folds in np.concatenate([layouts, cv_layouts]):
+    assert layouts.shape == (3, k, n // k) and cv_layouts.shape == (1, n)   # ceil(3 / 5) = 1
+    for folds in layouts:
         assert len(set(folds.ravel().tolist())) == k * (n // k)
+    sizes = np.bincount(cv_layouts[0], minlength=k)          # plain CV tests every point
+    assert sizes.sum() == n and sizes.max() - sizes.min() <= 1
     centre, (lo, hi), mse, err_ncv, err_cv = ref_nested_cv(Phi, y, layouts, cv_layouts, 0.95)
     assert (d["err_ncv"], d["err_cv"], d["mse"]) == pytest.approx((err_ncv, err_cv, mse), abs=1e-12)
     assert res.centre == pytest.approx(centre, abs=1e-12)
@@ -235,3 +237,15 @@ def test_a_refit_matches_the_reference_fit():
     folds = res.details["folds"]
     pred = ref_fit_predict(Phi, y, np.flatnonzero(folds != 0))
     np.testing.assert_array_equal(res.details["losses"][folds == 0], (pred != y)[folds == 0])
+
+
+@pytest.mark.parametrize("n,k", [(30, 10), (50, 10), (23, 5), (31, 4)])
+def test_plain_cv_folds_cover_every_point_and_match_the_nested_folds_when_k_divides_n(n, k):
+    from cudbound.baselines.modern import _all_folds, _equal_folds
+    labels = _all_folds(n, k, np.random.default_rng(1))
+    sizes = np.bincount(labels, minlength=k)
+    assert sizes.sum() == n and sizes.max() - sizes.min() <= 1
+    if n % k == 0:
+        folds = _equal_folds(n, k, np.random.default_rng(1))
+        for a in range(k):
+            assert set(np.flatnonzero(labels == a)) == set(folds[a])

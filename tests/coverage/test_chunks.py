@@ -109,3 +109,33 @@ def test_the_second_study_configuration():
     paper = load_config(SMOKE.parent / "paper.toml")
     assert config.seed == paper.seed       # the paper study's tasks draw the same training sets
     assert config.task_seed(config.tasks()[0]).spawn_key == paper.task_seed(paper.tasks()[0]).spawn_key
+
+
+def test_raising_repetitions_supersedes_the_partial_last_chunk(tmp_path):
+    """3 repetitions in blocks of 2 leave a partial chunk reps0002-0002; raised to 4, the full
+    block reps0002-0003 replaces it, and every task is counted once."""
+    import importlib.util
+    chunks = tmp_path / "chunks"
+    run_study(small_config(3), tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(small_config(4), tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    for d in {d.name for d in small_config(4).datasets}:
+        assert sorted(p.name for p in (chunks / d / "n30").iterdir()) == ["reps0000-0001.csv.gz", "reps0002-0003.csv.gz"]
+    root = Path(__file__).resolve().parents[2] / "paper_figures"
+    import sys
+    sys.path.insert(0, str(root))
+    spec = importlib.util.spec_from_file_location("study2_tables_t", root / "study2_tables.py")
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    assert {c["reps"] for c in tables.cells(chunks)} == {4}
+
+
+def test_a_changed_default_changes_the_protocol():
+    """The protocol holds the defaults the study leaves unset, so rows made under another default
+    (Kohavi's form changed from Wald to Wilson) cannot be mixed in."""
+    config = small_config(2)
+    assert config.protocol()["defaults"]["kohavi"]["form"] == "wilson"
+    pinned = parse_config(SMOKE.read_text() + '\n[options.kohavi]\nform = "wald"\n', source="pinned")
+    assert pinned.protocol()["methods"]["kohavi"][1]["form"] == "wald"
+    assert "form" not in pinned.protocol()["defaults"]["kohavi"] and pinned.fingerprint() != config.fingerprint()
+    paper = parse_config((SMOKE.parent / "paper.toml").read_text(), source="paper")
+    assert paper.options["kohavi"]["form"] == "wald"      # the stored paper study used the Wald form
