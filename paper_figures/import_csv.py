@@ -20,16 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402,F401  (puts cudbound on the path the same way as the other scripts)
 
 from cudbound.coverage import ResultStore, load_config  # noqa: E402
+from cudbound.coverage.chunks import parse_value as _value  # noqa: E402  (the chunks' parser: one reading of an export)
 from cudbound.coverage.store import RESULT_COLUMNS  # noqa: E402
-
-INTEGER = {"n", "rep", "test_size", "redraws", "covered", "conservative", "nodes_total", "solves_total", "not_exact"}
-
-
-def _value(key, text):
-    if text == "":
-        return None
-    return int(float(text)) if key in INTEGER else float(text) if key not in ("dataset", "method") else text
-
 
 def _read(path):
     with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:

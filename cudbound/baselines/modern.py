@@ -101,7 +101,7 @@ def _random_splits(n, n_test, n_splits, gen, pool=None):
 
 
 def _finish(name, ci, level, centre, n, t0, details, log):
-    details = {**details, **{f"{k}": v for k, v in log.as_details().items()}}
+    details = {**details, **log.as_details()}
     log.warn(name, stacklevel=4)
     return _result(name, ci, level, centre, n, t0, details)
 

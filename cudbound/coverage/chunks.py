@@ -43,7 +43,8 @@ def _text(value) -> str:
     return str(value)
 
 
-def _value(key, text):
+def parse_value(key, text):
+    """A CSV field of a study export as stored: None, text, int or float."""
     if text == "":
         return None
     if key in ("dataset", "method"):
@@ -178,7 +179,7 @@ def read_chunk(path) -> list[dict]:
     tasks = {}
     with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
         for raw in csv.DictReader(fh):
-            r = {k: _value(k, v) for k, v in raw.items()}
+            r = {k: parse_value(k, v) for k, v in raw.items()}
             key = (r["dataset"], r["n"], r["rep"])
             if key not in tasks:
                 tasks[key] = {"dataset": r["dataset"], "n": r["n"], "rep": r["rep"], "train_error": r["train_error"],
