@@ -14,7 +14,7 @@ import numpy as np
 
 from ._validation import check_features, check_scalar
 
-__all__ = ["Basis", "LinearBasis", "PolynomialBasis", "PCABasis", "FunctionBasis", "make_basis"]
+__all__ = ["Basis", "LinearBasis", "PolynomialBasis", "PCABasis", "ComposedBasis", "FunctionBasis", "make_basis"]
 
 
 class Basis:
@@ -114,6 +114,51 @@ class PCABasis(Basis):
         return f"PCABasis(n_components={self.n_components}{extra})"
 
 
+class ComposedBasis(Basis):
+    """phi(x) = outer(inner(x)): ``outer`` expanded on the columns of ``inner`` (both fitted on the
+    training set), e.g. a degree-2 polynomial in the first two principal components.
+
+    The inner basis's intercept column, if it has one, is dropped; the outer basis decides
+    whether phi has one.
+
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(20, 5))
+    >>> make_basis("poly:2(zpca:2)").fit_transform(X).shape   # 1, z1, z2, z1^2, z1 z2, z2^2
+    (20, 6)
+    """
+
+    def __init__(self, outer: Basis, inner: Basis):
+        if not isinstance(outer, Basis) or not isinstance(inner, Basis):
+            raise TypeError("`outer` and `inner` must be cudbound.basis.Basis instances.")
+        self.outer, self.inner = outer, inner
+
+    @property
+    def intercept(self):
+        return self.outer.intercept
+
+    def fit(self, X):
+        X = check_features(X)
+        self.n_features_in_ = X.shape[1]
+        self.inner.fit(X)
+        self.outer.fit(self._inner_columns(X))
+        return self
+
+    def _inner_columns(self, X):
+        cols = self.inner.transform(X)
+        return cols[:, 1:] if self.inner.intercept else cols
+
+    def transform(self, X) -> np.ndarray:
+        X = check_features(X)
+        if not hasattr(self, "n_features_in_"):
+            raise RuntimeError(f"{self!r} is not fitted; call fit(X) first.")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but the basis was fitted on {self.n_features_in_}.")
+        return self.outer.transform(self._inner_columns(X))
+
+    def __repr__(self):
+        return f"ComposedBasis({self.outer!r}, {self.inner!r})"
+
+
 class FunctionBasis(Basis):
     """Any user map X -> design matrix. No intercept is added: include it in ``func``."""
 
@@ -136,7 +181,9 @@ class FunctionBasis(Basis):
 
 def make_basis(spec) -> Basis:
     """A Basis from ``"linear"``, ``"poly:D"``, ``"pca:K"``, ``"zpca:K"`` (PCA of the standardised
-    features), a callable or a Basis instance."""
+    features), ``"poly:D(pca:K)"`` or ``"poly:D(zpca:K)"`` (a degree-D polynomial in the first K
+    components; any of the plain forms may stand inside the parentheses), a callable or a Basis
+    instance."""
     if isinstance(spec, Basis):
         return spec
     if spec is None:
@@ -144,19 +191,37 @@ def make_basis(spec) -> Basis:
     if callable(spec):
         return FunctionBasis(spec)
     if isinstance(spec, str):
-        name, _, arg = spec.strip().lower().partition(":")
-        try:
-            if name == "linear" and not arg:
-                return LinearBasis()
-            if name in ("poly", "polynomial") and arg:
-                return PolynomialBasis(int(arg))
-            if name == "pca" and arg:
-                return PCABasis(int(arg))
-            if name == "zpca" and arg:
-                return PCABasis(int(arg), standardize=True)
-        except ValueError:
-            pass
+        text = spec.strip().lower()
+        if text.endswith(")") and "(" in text:
+            head, _, rest = text.partition("(")
+            inner_text = rest[:-1]
+            if "(" not in inner_text and ")" not in inner_text:
+                try:
+                    return ComposedBasis(_plain_basis(head), _plain_basis(inner_text))
+                except ValueError:
+                    pass
+        else:
+            try:
+                return _plain_basis(text)
+            except ValueError:
+                pass
     raise ValueError(
-        f"`basis` must be 'linear', 'poly:D' (D a positive integer), 'pca:K', 'zpca:K', a callable "
-        f"or a cudbound.basis.Basis; got {spec!r}."
+        f"`basis` must be 'linear', 'poly:D' (D a positive integer), 'pca:K', 'zpca:K', 'poly:D(zpca:K)' "
+        f"(one plain form inside another), a callable or a cudbound.basis.Basis; got {spec!r}."
     )
+
+
+def _plain_basis(text: str) -> Basis:
+    name, _, arg = text.strip().partition(":")
+    try:
+        if name == "linear" and not arg:
+            return LinearBasis()
+        if name in ("poly", "polynomial") and arg:
+            return PolynomialBasis(int(arg))
+        if name == "pca" and arg:
+            return PCABasis(int(arg))
+        if name == "zpca" and arg:
+            return PCABasis(int(arg), standardize=True)
+    except ValueError:
+        pass
+    raise ValueError(text)

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from cudbound.basis import FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
+from cudbound.basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 
 TINY = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]])
 
@@ -209,3 +209,50 @@ def test_make_basis_out_of_range_numbers_fail_at_fit():
         make_basis("poly:0").fit(TINY)
     with pytest.raises(ValueError, match="`n_components`"):
         make_basis("pca:5").fit(TINY)
+
+
+# ------------------------------------------------------------------ composed bases
+
+@pytest.mark.parametrize("spec, outer, inner, standardize", [
+    ("poly:2(zpca:2)", 2, 2, True),
+    (" POLY:3(pca:1) ", 3, 1, False),
+])
+def test_make_basis_composed_strings(spec, outer, inner, standardize):
+    basis = make_basis(spec)
+    assert isinstance(basis, ComposedBasis)
+    assert basis.outer.degree == outer and basis.inner.n_components == inner
+    assert basis.inner.standardize is standardize
+
+
+@pytest.mark.parametrize("spec", ["poly:2(zpca:2", "poly:2()", "poly:2(zpca:2(pca:1))", "(pca:2)", "poly:2(foo:1)"])
+def test_make_basis_rejects_malformed_composition(spec):
+    with pytest.raises(ValueError, match="`basis` must be"):
+        make_basis(spec)
+
+
+def test_composed_basis_equals_polynomial_of_the_pca_scores():
+    rng = np.random.default_rng(3)
+    Xtr, Xte = rng.normal(size=(25, 6)) * [1, 10, 100, 1, 1, 5], rng.normal(size=(9, 6))
+    basis = make_basis("poly:2(zpca:3)").fit(Xtr)
+    pca = PCABasis(3, standardize=True).fit(Xtr)
+    poly = PolynomialBasis(2).fit(pca.transform(Xtr)[:, 1:])
+    for X in (Xtr, Xte):
+        expected = poly.transform(pca.transform(X)[:, 1:])
+        np.testing.assert_allclose(basis.transform(X), expected)
+    assert basis.transform(Xte).shape == (9, 1 + 3 + 6)
+    assert basis.intercept
+
+
+def test_composed_basis_fits_on_training_data_only_and_checks_width():
+    rng = np.random.default_rng(4)
+    Xtr = rng.normal(size=(20, 4))
+    basis = make_basis("poly:2(pca:2)").fit(Xtr)
+    before = basis.transform(Xtr[:5]).copy()
+    basis.transform(rng.normal(size=(50, 4)) * 1000)
+    np.testing.assert_array_equal(basis.transform(Xtr[:5]), before)
+    with pytest.raises(ValueError, match="fitted on 4"):
+        basis.transform(rng.normal(size=(3, 5)))
+    with pytest.raises(RuntimeError, match="not fitted"):
+        make_basis("poly:2(pca:2)").transform(Xtr)
+    with pytest.raises(TypeError):
+        ComposedBasis("poly", PCABasis(2))

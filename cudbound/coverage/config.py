@@ -28,6 +28,16 @@ covers the true error (Laber & Murphy 2008, section 5). Example (``experiments/p
     [[datasets]]
     name = "spam"              # a name known to cudbound.datasets (real or simulated)
     basis = "pca:3"
+
+    [[datasets]]               # the same data under another basis: a label of its own
+    name = "spam"
+    label = "spam-poly2z2"     # the key of its tasks, chunks and table rows (default: name)
+    basis = "poly:2(zpca:2)"
+    sizes = [50]               # a subset of the study's sizes (default: all of them)
+
+Entries that share a data set share their training draws: a task's seed is derived from
+the data set's name, n and the repetition, not from the label, so bases are compared on
+the same samples (unless a draw is degenerate under one basis and redrawn).
 """
 from __future__ import annotations
 
@@ -35,6 +45,7 @@ import hashlib
 import json
 import math
 import numbers
+import re
 import tomllib
 import zlib
 from dataclasses import dataclass, field
@@ -47,6 +58,9 @@ from ..registry import get_method, method_names
 from ..basis import make_basis
 from ..datasets import REAL_BASIS, dataset_names, get_dataset
 from ..losses import get_loss
+
+_LABEL = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+
 
 def known_datasets() -> dict:
     """Name -> default basis, for every data set a study can use."""
@@ -66,10 +80,17 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """One data set of the study: its name in :mod:`cudbound.datasets` and its basis."""
+    """One data set of the study: its name in :mod:`cudbound.datasets`, its basis, the label its
+    tasks are stored under (the name unless set) and its training sizes (empty: the study's)."""
 
     name: str
     basis: str
+    label: str = ""
+    sizes: tuple = ()
+
+    def __post_init__(self):
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
 
 
 def _jsonable(value):
@@ -135,21 +156,33 @@ class StudyConfig:
 
     def tasks(self) -> list[Task]:
         """Every task of the study, in a fixed order (data set, n, repetition)."""
-        return [Task(d.name, n, r) for d in self.datasets for n in self.sizes for r in range(self.repetitions_for(n))]
+        return [Task(d.label, n, r) for d in self.datasets for n in self.sizes_of(d)
+                for r in range(self.repetitions_for(n))]
 
-    def dataset(self, name: str) -> DatasetSpec:
+    def sizes_of(self, spec: DatasetSpec) -> tuple:
+        """The training sizes of one data-set entry (its own ``sizes`` or the study's)."""
+        return spec.sizes or self.sizes
+
+    def dataset(self, label: str) -> DatasetSpec:
+        """The data-set entry stored under ``label`` (its name unless the entry sets a label)."""
         for d in self.datasets:
-            if d.name == name:
+            if d.label == label:
                 return d
-        raise KeyError(name)
+        raise KeyError(label)
 
     def task_seed(self, task: Task) -> np.random.SeedSequence:
         """The task's own SeedSequence: a function of the master seed and the task's identity only.
 
         ``SeedSequence(seed, spawn_key=(crc32(dataset), n, rep))``: the same task gets
-        the same random numbers whatever the worker, the order, or the other tasks.
+        the same random numbers whatever the worker, the order, or the other tasks. The data
+        set's name, not the entry's label, enters the key: entries of one data set under
+        different bases share their draws.
         """
-        return np.random.SeedSequence(self.seed, spawn_key=(zlib.crc32(task.dataset.encode()), task.n, task.rep))
+        try:
+            name = self.dataset(task.dataset).name
+        except KeyError:
+            name = task.dataset
+        return np.random.SeedSequence(self.seed, spawn_key=(zlib.crc32(name.encode()), task.n, task.rep))
 
     def protocol(self) -> dict:
         """Everything that changes a task's result (not the repetitions nor the data set list).
@@ -161,7 +194,9 @@ class StudyConfig:
                 "loss": self.loss,
                 "methods": {m: [self.method_of[m], self.options[m]] for m in self.methods},
                 "defaults": {m: _defaults(self.method_of[m], self.options[m]) for m in self.methods},
-                "bases": {d.name: d.basis for d in self.datasets}}
+                "bases": {d.label: d.basis for d in self.datasets},
+                **({"sources": {d.label: d.name for d in self.datasets}}
+                   if any(d.label != d.name for d in self.datasets) else {})}
 
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.protocol(), sort_keys=True).encode()).hexdigest()[:16]
@@ -305,21 +340,35 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
     for i, entry in enumerate(raw):
         if not isinstance(entry, dict) or "name" not in entry:
             raise ConfigError(f"[[datasets]] entry {i + 1} must set `name`.")
-        extra = set(entry) - {"name", "basis"}
+        extra = set(entry) - {"name", "basis", "label", "sizes"}
         if extra:
-            raise ConfigError(f"[[datasets]] entry {entry['name']!r} has unknown key(s) {sorted(extra)}.")
+            raise ConfigError(f"[[datasets]] entry {entry['name']!r} has unknown key(s) {sorted(extra)}; "
+                              f"allowed: basis, label, name, sizes.")
         name = str(entry["name"]).strip().lower()
         if name not in known:
             raise ConfigError(f"unknown data set {entry['name']!r}; known: {sorted(known)}.")
+        label = entry.get("label", name)
+        if not isinstance(label, str) or not _LABEL.fullmatch(label):
+            raise ConfigError(f"[[datasets]] entry {name!r}: `label` must be lower-case letters, digits, '_', '-' "
+                              f"or '.', starting with a letter or digit (it names a directory of chunks); "
+                              f"got {label!r}.")
         basis = entry.get("basis", known[name])
         try:
             make_basis(basis)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"data set {name!r}: bad basis {basis!r}: {exc}") from None
-        datasets.append(DatasetSpec(name, str(basis)))
-    names = [d.name for d in datasets]
-    if len(set(names)) != len(names):
-        raise ConfigError(f"a data set is listed twice: {names}.")
+            raise ConfigError(f"data set {label!r}: bad basis {basis!r}: {exc}") from None
+        own_sizes = entry.get("sizes", [])
+        if not isinstance(own_sizes, list) or (own_sizes and not set(own_sizes) <= set(sizes)) \
+                or len(set(own_sizes)) != len(own_sizes):
+            raise ConfigError(f"data set {label!r}: `sizes` must list distinct sizes from the study's "
+                              f"{list(sizes)}; got {own_sizes!r}.")
+        own_sizes = tuple(s for s in sizes if s in own_sizes)
+        datasets.append(DatasetSpec(name, str(basis), label, own_sizes))
+    keys = [d.label for d in datasets]
+    if len(set(keys)) != len(keys):
+        twice = sorted({x for x in keys if keys.count(x) > 1})
+        raise ConfigError(f"a data set is listed twice under the label(s) {twice}: give each entry of the same "
+                          f"data set a `label` of its own.")
     return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps,
                        size_repetitions=per_size, sizes=sizes,
                        confidence_level=float(level), test_size=test_size, loss=loss, methods=tuple(labels),

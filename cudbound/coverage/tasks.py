@@ -68,7 +68,7 @@ def draw_split(config: StudyConfig, task: Task, rng, data_home=None):
     Returns (Xtr, ytr, Xte, yte, basis, design, redraws).
     """
     spec = config.dataset(task.dataset)
-    source = get_dataset(task.dataset)
+    source = get_dataset(spec.name)
     for redraws in range(MAX_REDRAWS):
         Xtr, ytr, Xte, yte = source.draw(task.n, config.test_size, rng, data_home)
         ok = _usable(spec.basis, Xtr, ytr, config.loss)

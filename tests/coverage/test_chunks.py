@@ -1,16 +1,18 @@
 """Immutable result chunks (cudbound/coverage/chunks.py): written as blocks complete, byte-stable,
 loaded to resume, refused for another protocol; per-size repetitions in the configuration."""
 import gzip
+import json
 
 import pytest
 
 from pathlib import Path
 
-from cudbound.coverage import (ChunkDir, ConfigError, ResultStore, StoreMismatchError, load_chunks, parse_config,
-                               run_study)
+from cudbound.coverage import (ChunkDir, ConfigError, ResultStore, StoreMismatchError, load_chunks, load_config,
+                               parse_config, run_study)
 from cudbound.coverage.chunks import read_chunk
 
-SMOKE = Path(__file__).resolve().parents[2] / "experiments" / "smoke.toml"
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "experiments" / "smoke.toml"
 
 
 def small_config(reps):
@@ -139,3 +141,14 @@ def test_a_changed_default_changes_the_protocol():
     assert "form" not in pinned.protocol()["defaults"]["kohavi"] and pinned.fingerprint() != config.fingerprint()
     paper = parse_config((SMOKE.parent / "paper.toml").read_text(), source="paper")
     assert paper.options["kohavi"]["form"] == "wald"      # the stored paper study used the Wald form
+
+
+@pytest.mark.parametrize("name", ["study2", "sensitivity"])
+def test_committed_chunks_were_made_under_the_shipped_protocol(name):
+    """A change to the config code or a default that altered the protocol would orphan the
+    committed chunks (the runner would refuse them); this catches it before a run does."""
+    stamp = ROOT / "results" / name / "chunks" / "protocol.json"
+    if not stamp.exists():
+        pytest.skip(f"no committed chunks for {name}")
+    config = load_config(ROOT / "experiments" / f"{name}.toml")
+    assert json.loads(stamp.read_text())["protocol"] == json.loads(json.dumps(config.protocol()))

@@ -77,11 +77,65 @@ def test_alpha_rules(rule, n, value):
     (("[study]", "[stduy]\n[study]"), "unknown top-level"),
     (('name = "three_points"', 'name = "three_points"\nbasis = "cubic"'), "bad basis"),
     (("[study]", "[study"), "not valid TOML"),
+    (('name = "three_points"', 'name = "donut"'), "listed twice under the label"),
+    (('name = "three_points"', 'name = "donut"\nlabel = "Donut/2"'), "`label` must be"),
+    (('name = "three_points"', 'name = "three_points"\nsizes = [50]'), "`sizes` must list"),
+    (('name = "three_points"', 'name = "three_points"\nsize = [30]'), "unknown key"),
 ])
 def test_bad_configs_are_refused_with_the_key_named(edit, message):
     text = SMOKE.read_text().replace(*edit)
     with pytest.raises(ConfigError, match=message):
         parse_config(text)
+
+
+BASES = """
+[[datasets]]
+name = "donut"
+label = "donut-linear"
+basis = "linear"
+sizes = [50]
+
+[[datasets]]
+name = "donut"
+label = "donut-poly3"
+basis = "poly:3"
+"""
+
+
+def labelled_config(reps=2):
+    text = SMOKE.read_text().replace("repetitions = 4", f"repetitions = {reps}").replace("sizes = [30]", "sizes = [30, 50]")
+    return parse_config(text + BASES, source="labelled")
+
+
+def test_entries_of_one_data_set_under_labels_have_their_own_tasks_sizes_and_bases():
+    config = labelled_config(2)
+    tasks = config.tasks()
+    by_label = {}
+    for t in tasks:
+        by_label.setdefault(t.dataset, set()).add(t.n)
+    assert by_label == {"donut": {30, 50}, "three_points": {30, 50}, "donut-linear": {50}, "donut-poly3": {30, 50}}
+    assert len(tasks) == 2 * (2 + 2 + 1 + 2)
+    assert config.dataset("donut-linear").name == "donut" and config.dataset("donut-linear").basis == "linear"
+    protocol = config.protocol()
+    assert protocol["bases"]["donut-poly3"] == "poly:3" and protocol["sources"]["donut-linear"] == "donut"
+    # an unlabelled study's protocol (and so its stores and chunks) is as before: no `sources`
+    assert "sources" not in small_config().protocol()
+
+
+def test_labels_of_one_data_set_share_the_training_draw_and_differ_in_basis():
+    config = labelled_config(1)
+    a, b, c = (run_task(config, Task(label, 50, 0)) for label in ("donut", "donut-linear", "donut-poly3"))
+    assert a["dataset"] == "donut" and b["dataset"] == "donut-linear"
+    assert config.task_seed(Task("donut-poly3", 50, 0)).generate_state(4).tolist() == \
+        config.task_seed(Task("donut", 50, 0)).generate_state(4).tolist()
+    draws = [draw_split(config, Task(label, 50, 0), np.random.default_rng(config.task_seed(Task(label, 50, 0)).spawn(2)[0]))
+             for label in ("donut", "donut-linear", "donut-poly3")]
+    assert all(d[6] == 0 for d in draws)          # no redraws: the same training set
+    for d in draws[1:]:
+        np.testing.assert_array_equal(d[0], draws[0][0])
+        np.testing.assert_array_equal(d[1], draws[0][1])
+    assert [d[5].shape[1] for d in draws] == [6, 3, 10]   # donut's own poly:2, linear, poly:3 on 2 features
+    assert b["train_error"] != a["train_error"] or b["true_error"] != a["true_error"]
 
 
 def test_missing_config_file(tmp_path):
