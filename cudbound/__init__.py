@@ -4,7 +4,7 @@ The CUD bound of Laber & Murphy (UAI 2008), computed exactly by branch and bound
 over the sign patterns of a linear-in-basis classifier.
 """
 from .baselines import DegenerateResampleWarning
-from .basis import FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
+from .basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 from .cud import cud_from_design, cud_interval, replicate_sup, search_replicate
 from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
@@ -19,5 +19,5 @@ __all__ = [
     "CUDResult", "IntervalResult", "ConfidenceInterval", "SearchStats",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",
     "NoMinimiserError", "get_loss",
-    "LinearBasis", "PolynomialBasis", "PCABasis", "FunctionBasis", "make_basis",
+    "LinearBasis", "PolynomialBasis", "PCABasis", "ComposedBasis", "FunctionBasis", "make_basis",
 ]

@@ -118,8 +118,9 @@ class ComposedBasis(Basis):
     """phi(x) = outer(inner(x)): ``outer`` expanded on the columns of ``inner`` (both fitted on the
     training set), e.g. a degree-2 polynomial in the first two principal components.
 
-    The inner basis's intercept column, if it has one, is dropped; the outer basis decides
-    whether phi has one.
+    Columns of the inner basis that are constant on the training set (its intercept, or a
+    constant column a user's function returns) are dropped before the outer expansion, which
+    would otherwise repeat them; the outer basis decides whether phi has an intercept.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(20, 5))
@@ -140,12 +141,15 @@ class ComposedBasis(Basis):
         X = check_features(X)
         self.n_features_in_ = X.shape[1]
         self.inner.fit(X)
-        self.outer.fit(self._inner_columns(X))
+        cols = self.inner.transform(X)
+        self.keep_ = np.ptp(cols, axis=0) > 0
+        if not self.keep_.any():
+            raise ValueError(f"the inner basis {self.inner!r} is constant on the training set.")
+        self.outer.fit(cols[:, self.keep_])
         return self
 
     def _inner_columns(self, X):
-        cols = self.inner.transform(X)
-        return cols[:, 1:] if self.inner.intercept else cols
+        return self.inner.transform(X)[:, self.keep_]
 
     def transform(self, X) -> np.ndarray:
         X = check_features(X)

@@ -2,6 +2,8 @@
 kurtosis of the training error.
 
     python paper_figures/figure_kurtosis.py --store results/paper.sqlite --out results/figure1_kurtosis.png
+    python paper_figures/figure_kurtosis.py --chunks results/study2/chunks --sizes 30 50 \
+        --out results/study2/figure1_kurtosis.png      # from committed chunks (1000 repetitions)
 
 One point per (data set, n) and method: x = |excess kurtosis| of the training error over the
 study's repetitions of that data set and n (the normal distribution has 0), y = the
@@ -15,14 +17,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import cells, figure_args, pyplot, save, training_error_kurtosis  # noqa: E402
+from common import chunk_cells, chunk_kurtosis, cells, figure_args, pyplot, save, training_error_kurtosis  # noqa: E402
 
 METHODS = {"cud": ("CUD", "o"), "yang": ("Y", "s"), "martin": ("M", "^"), "kohavi": ("K", "D")}
 
 
-def points(store_path):
-    """method -> list of (|kurtosis|, coverage, data set, n)."""
-    data, kurt = cells(store_path), training_error_kurtosis(store_path)
+def points(store_path=None, chunks=None, sizes=None):
+    """method -> list of (|kurtosis|, coverage, data set, n), from a store or a chunk directory."""
+    if chunks is not None:
+        data, kurt = chunk_cells(chunks, sizes), chunk_kurtosis(chunks, sizes)
+    else:
+        data, kurt = cells(store_path), training_error_kurtosis(store_path)
+        if sizes:
+            data = {k: v for k, v in data.items() if k[1] in sizes}
     out = {m: [] for m in METHODS}
     for (d, n, m), c in sorted(data.items()):
         k = kurt.get((d, n), math.nan)
@@ -32,12 +39,12 @@ def points(store_path):
 
 
 def main(argv=None) -> int:
-    parser, args = figure_args(__doc__, "results/figure1_kurtosis.png", argv)
+    parser, args = figure_args(__doc__, "results/figure1_kurtosis.png", argv, chunks=True)
     plt = pyplot()
 
-    pts = points(args.store)
+    pts = points(args.store, args.chunks, args.sizes)
     if not any(pts.values()):
-        parser.error(f"the store {args.store} holds no CUD/Y/M/K results with a non-constant training error")
+        parser.error(f"{args.store or args.chunks} holds no CUD/Y/M/K results with a non-constant training error")
     fig, ax = plt.subplots(figsize=(6.0, 4.2), dpi=150)
     for m, (label, marker) in METHODS.items():
         if pts[m]:

@@ -25,9 +25,8 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LABELS, order  # noqa: E402
+from common import LABELS, chunk_tasks, order  # noqa: E402
 
-from cudbound.coverage.chunks import chunk_files, read_chunk  # noqa: E402
 from cudbound.registry import get_method, method_names  # noqa: E402
 
 COLUMNS = ("dataset", "n", "method", "reps", "covered", "coverage", "coverage_low", "coverage_high", "mean_width",
@@ -43,15 +42,9 @@ def exact_interval(k: int, n: int, level: float = 0.95) -> tuple:
 def read_rows(chunks: Path) -> dict:
     """(data set, n, method) -> list of (low, high, width, covered) over the chunks' tasks."""
     out = defaultdict(list)
-    seen = set()
-    for path in chunk_files(chunks):
-        for task in read_chunk(path):
-            key = (task["dataset"], task["n"], task["rep"])
-            if key in seen:          # a task is counted once, whatever files repeat it
-                continue
-            seen.add(key)
-            for r in task["rows"]:
-                out[(task["dataset"], task["n"], r["method"])].append((r["low"], r["high"], r["width"], r["covered"]))
+    for task in chunk_tasks(chunks):
+        for r in task["rows"]:
+            out[(task["dataset"], task["n"], r["method"])].append((r["low"], r["high"], r["width"], r["covered"]))
     return out
 
 

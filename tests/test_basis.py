@@ -256,3 +256,16 @@ def test_composed_basis_fits_on_training_data_only_and_checks_width():
         make_basis("poly:2(pca:2)").transform(Xtr)
     with pytest.raises(TypeError):
         ComposedBasis("poly", PCABasis(2))
+
+
+def test_composed_basis_drops_constant_inner_columns():
+    """A user's function that returns its own constant column: dropped, not squared into a
+    rank-deficient design; an inner basis constant everywhere is refused."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    inner = FunctionBasis(lambda Z: np.column_stack([np.ones(len(Z)), Z[:, :2]]))
+    design = ComposedBasis(PolynomialBasis(2), inner).fit_transform(X)
+    assert design.shape == (30, 6) and np.linalg.matrix_rank(design) == 6
+    np.testing.assert_allclose(design, make_basis("poly:2").fit_transform(X[:, :2]))
+    with pytest.raises(ValueError, match="constant on the training set"):
+        ComposedBasis(PolynomialBasis(2), FunctionBasis(lambda Z: np.ones((len(Z), 2)))).fit(X)

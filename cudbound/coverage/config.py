@@ -178,10 +178,7 @@ class StudyConfig:
         set's name, not the entry's label, enters the key: entries of one data set under
         different bases share their draws.
         """
-        try:
-            name = self.dataset(task.dataset).name
-        except KeyError:
-            name = task.dataset
+        name = self.dataset(task.dataset).name
         return np.random.SeedSequence(self.seed, spawn_key=(zlib.crc32(name.encode()), task.n, task.rep))
 
     def protocol(self) -> dict:
@@ -352,17 +349,24 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
             raise ConfigError(f"[[datasets]] entry {name!r}: `label` must be lower-case letters, digits, '_', '-' "
                               f"or '.', starting with a letter or digit (it names a directory of chunks); "
                               f"got {label!r}.")
+        if label != name and label in known:
+            raise ConfigError(f"[[datasets]] entry {name!r}: `label` {label!r} is the name of another data set; "
+                              f"its rows would be read as that data set's. Choose another label.")
         basis = entry.get("basis", known[name])
         try:
             make_basis(basis)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"data set {label!r}: bad basis {basis!r}: {exc}") from None
-        own_sizes = entry.get("sizes", [])
-        if not isinstance(own_sizes, list) or (own_sizes and not set(own_sizes) <= set(sizes)) \
-                or len(set(own_sizes)) != len(own_sizes):
-            raise ConfigError(f"data set {label!r}: `sizes` must list distinct sizes from the study's "
-                              f"{list(sizes)}; got {own_sizes!r}.")
-        own_sizes = tuple(s for s in sizes if s in own_sizes)
+        own_sizes = entry.get("sizes")
+        if own_sizes is not None:
+            if not isinstance(own_sizes, list) or not own_sizes \
+                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in own_sizes) \
+                    or not set(own_sizes) <= set(sizes) or len(set(own_sizes)) != len(own_sizes):
+                raise ConfigError(f"data set {label!r}: `sizes` must be a non-empty list of distinct sizes from "
+                                  f"the study's {list(sizes)}; got {own_sizes!r}.")
+            own_sizes = tuple(v for v in sizes if v in own_sizes)
+        else:
+            own_sizes = ()
         datasets.append(DatasetSpec(name, str(basis), label, own_sizes))
     keys = [d.label for d in datasets]
     if len(set(keys)) != len(keys):

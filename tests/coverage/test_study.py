@@ -79,8 +79,12 @@ def test_alpha_rules(rule, n, value):
     (("[study]", "[study"), "not valid TOML"),
     (('name = "three_points"', 'name = "donut"'), "listed twice under the label"),
     (('name = "three_points"', 'name = "donut"\nlabel = "Donut/2"'), "`label` must be"),
-    (('name = "three_points"', 'name = "three_points"\nsizes = [50]'), "`sizes` must list"),
+    (('name = "three_points"', 'name = "three_points"\nsizes = [50]'), "`sizes` must be a non-empty"),
     (('name = "three_points"', 'name = "three_points"\nsize = [30]'), "unknown key"),
+    (('name = "three_points"', 'name = "three_points"\nsizes = []'), "`sizes` must be a non-empty"),
+    (('name = "three_points"', 'name = "three_points"\nsizes = [[30]]'), "`sizes` must be a non-empty"),
+    (('name = "three_points"', 'name = "three_points"\nsizes = ["30"]'), "`sizes` must be a non-empty"),
+    (('name = "three_points"', 'name = "three_points"\nlabel = "donut"'), "name of another data set"),
 ])
 def test_bad_configs_are_refused_with_the_key_named(edit, message):
     text = SMOKE.read_text().replace(*edit)
@@ -120,6 +124,8 @@ def test_entries_of_one_data_set_under_labels_have_their_own_tasks_sizes_and_bas
     assert protocol["bases"]["donut-poly3"] == "poly:3" and protocol["sources"]["donut-linear"] == "donut"
     # an unlabelled study's protocol (and so its stores and chunks) is as before: no `sources`
     assert "sources" not in small_config().protocol()
+    with pytest.raises(KeyError):
+        config.task_seed(Task("no-such-label", 30, 0))
 
 
 def test_labels_of_one_data_set_share_the_training_draw_and_differ_in_basis():

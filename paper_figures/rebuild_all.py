@@ -1,0 +1,76 @@
+"""Rebuild every table and figure of ``results/`` from what is committed, computing no interval.
+
+    python paper_figures/rebuild_all.py                     # writes into results/
+    python paper_figures/rebuild_all.py --out /tmp/check    # elsewhere, e.g. to compare
+    python paper_figures/rebuild_all.py --dry-run           # print the steps only
+
+Sources (all committed): the CSV exports of the first study (``results/paper_*.csv.gz``,
+``results/alpha_*.csv.gz``, read back into temporary SQLite stores by ``import_csv.py``), and
+the chunk directories of the second study (``results/study2/chunks``) and of the basis
+sensitivity study (``results/sensitivity/chunks``). A source that is absent is skipped with a
+note. The figures need matplotlib (``pip install "cudbound[figures]"``).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(f"paper_figures_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def steps(results: Path, out: Path, stores: Path) -> list:
+    """(needs, script, argv) in order; ``needs`` is the committed file or directory read."""
+    paper, alpha = stores / "paper.sqlite", stores / "alpha.sqlite"
+    study2, sens = results / "study2" / "chunks", results / "sensitivity" / "chunks"
+    return [
+        (results / "paper_results.csv.gz", "import_csv",
+         ["--config", str(ROOT / "experiments" / "paper.toml"), "--csv", str(results / "paper"), "--store", str(paper)]),
+        (results / "paper_results.csv.gz", "tables", ["--store", str(paper), "--out", str(out)]),
+        (results / "paper_results.csv.gz", "figure_kurtosis",
+         ["--store", str(paper), "--out", str(out / "figure1_kurtosis.png")]),
+        (results / "alpha_results.csv.gz", "import_csv",
+         ["--config", str(ROOT / "experiments" / "alpha.toml"), "--csv", str(results / "alpha"), "--store", str(alpha)]),
+        (results / "alpha_results.csv.gz", "figure_alpha", ["--store", str(alpha), "--out", str(out / "figure_alpha.png")]),
+        (study2, "study2_tables", ["--chunks", str(study2), "--out", str(out / "study2")]),
+        (study2, "study2_figure", ["--chunks", str(study2), "--out", str(out / "study2" / "coverage_width.png")]),
+        (study2, "figure_kurtosis", ["--chunks", str(study2), "--sizes", "30", "50",
+                                     "--out", str(out / "study2" / "figure1_kurtosis.png")]),
+        (sens, "sensitivity", ["--chunks", str(sens), "--out", str(out / "sensitivity")]),
+    ]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", default=str(ROOT / "results"), help="the committed results (default results/)")
+    parser.add_argument("--out", help="where to write (default: the --results directory itself)")
+    parser.add_argument("--dry-run", action="store_true", help="print the steps, run nothing")
+    args = parser.parse_args(argv)
+    results = Path(args.results)
+    out = Path(args.out) if args.out else results
+    with tempfile.TemporaryDirectory(prefix="cudbound-rebuild-") as tmp:
+        for needs, name, script_argv in steps(results, out, Path(tmp)):
+            line = f"python paper_figures/{name}.py " + " ".join(script_argv)
+            if not needs.exists():
+                print(f"skipped (no {needs}): {line}")
+                continue
+            print(line, flush=True)
+            if not args.dry_run:
+                status = _script(name).main(script_argv)
+                if status:
+                    return status
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
