@@ -8,16 +8,19 @@ under several bases (``experiments/sensitivity.toml``; the chunk directory's
 ``protocol.json`` maps each label to its data set and basis) and writes to ``--out``:
 
 * ``summary.csv``: one row per (data set, n, basis, method): repetitions, coverage and its
-  exact (Clopper-Pearson) 95% interval, mean width, the mean centre of the interval, the
-  mean true and training errors, the centre's mean error ``mean(centre - true error)``, and
-  the paper's coverage of that method on that data set and n;
+  exact (Clopper-Pearson) 95% interval, mean width, the mean centre of the interval, the mean
+  of (upper end - centre), the share of repetitions whose true error lies above the
+  interval, the mean true and training errors, the centre's mean error
+  ``mean(centre - true error)`` and its root mean square, and the paper's coverage of that
+  method on that data set and n;
 * ``summary.md``: per method, coverage by basis (rows) and data set x n (columns), marked
   ``-`` where the exact interval lies below the target and ``+`` above, with the paper's row
   beneath; then the numbers behind it, per basis: mean true error, mean training error, the
-  mean error of the first method's centre (BS1's: the .632 estimate, shared by BS1, K, M
-  and L) and that method's mean width;
+  mean and root mean square error of the first method's centre (BS1's: the .632 estimate,
+  shared by BS1, K, M, L and Y), that method's mean width, how far it reaches above its centre and how often the
+  true error lies above it;
 * ``sensitivity.png``: per method, coverage against the mean error of the interval's centre,
-  one point per data set, n and basis; the paper's coverage as horizontal ticks.
+  one point per data set, n and basis; the paper's coverage as horizontal ticks at the right.
 """
 from __future__ import annotations
 
@@ -36,8 +39,8 @@ from common import LABELS, PUBLISHED, chunk_tasks, order, pyplot, save  # noqa: 
 from study2_tables import _label, _methods, exact_interval  # noqa: E402
 
 COLUMNS = ("dataset", "n", "basis", "label", "method", "reps", "coverage", "coverage_low", "coverage_high",
-           "position", "mean_width", "mean_centre", "mean_true_error", "mean_train_error", "centre_error",
-           "paper_coverage")
+           "position", "mean_width", "mean_centre", "upper_reach", "miss_high", "mean_true_error", "mean_train_error",
+           "centre_error", "centre_rmse", "paper_coverage")
 FOCUS = ("bs1", "kohavi", "martin", "langford")
 """The intervals whose failures in the paper the study tries to reproduce."""
 
@@ -62,11 +65,11 @@ def summarise(chunks: Path, target: float = 0.95) -> list[dict]:
     for task in chunk_tasks(chunks):
         for r in task["rows"]:
             acc[(task["dataset"], task["n"], r["method"])].append(
-                (r["covered"], r["width"], r["centre"], task["true_error"], task["train_error"]))
+                (r["covered"], r["width"], r["centre"], r["high"], task["true_error"], task["train_error"]))
     rows = []
     for (label, n, method), values in acc.items():
         a = np.asarray(values, dtype=float)
-        covered, width, centre, true, train = a.T
+        covered, width, centre, high, true, train = a.T
         k, reps = int(covered.sum()), len(a)
         lo, hi = exact_interval(k, reps)
         dataset, basis = names.get(label, (label, "?"))
@@ -75,8 +78,10 @@ def summarise(chunks: Path, target: float = 0.95) -> list[dict]:
                      "coverage": k / reps, "coverage_low": lo, "coverage_high": hi,
                      "position": "above" if lo > target else "below" if hi < target else "straddles",
                      "mean_width": float(width.mean()), "mean_centre": float(centre.mean()),
+                     "upper_reach": float(np.mean(high - centre)), "miss_high": float(np.mean(true > high)),
                      "mean_true_error": float(true.mean()), "mean_train_error": float(train.mean()),
-                     "centre_error": float(np.mean(centre - true)), "paper_coverage": paper})
+                     "centre_error": float(np.mean(centre - true)),
+                     "centre_rmse": float(np.sqrt(np.mean((centre - true) ** 2))), "paper_coverage": paper})
     datasets = order({r["dataset"] for r in rows})
     methods = _methods(rows)
     rows.sort(key=lambda r: (methods.index(r["method"]), datasets.index(r["dataset"]), r["n"], basis_key(r["basis"])))
@@ -113,16 +118,55 @@ def markdown(rows, target: float = 0.95) -> str:
     ref = methods[0]
     for title, key in (("mean true error", "mean_true_error"), ("mean training error", "mean_train_error"),
                        (f"mean error of the {_label(ref)} centre, mean(centre - true error)", "centre_error"),
-                       (f"mean width of {_label(ref)}", "mean_width")):
+                       (f"root mean square error of the {_label(ref)} centre", "centre_rmse"),
+                       (f"mean width of {_label(ref)}", "mean_width"),
+                       (f"how far {_label(ref)} reaches above its centre, mean(high - centre)", "upper_reach"),
+                       (f"share of repetitions where the true error lies above {_label(ref)}", "miss_high")):
         out += [f"### {title}", "", head, rule]
         for b in bases:
             cells = []
             for d, n in columns:
                 c = by.get((ref, d, n, b))
-                cells.append("" if c is None else f"{c[key]:+.3f}" if key == "centre_error" else f"{c[key]:.3f}")
+                cells.append("" if c is None else f"{c[key]:+.3f}" if key in ("centre_error", "upper_reach")
+                             else f"{c[key]:.3f}")
             out.append(f"| `{b}` | " + " | ".join(cells) + " |")
         out.append("")
+    out += implied(rows)
     return "\n".join(out) + "\n"
+
+
+def implied(rows) -> list:
+    """Lines of a table: the least root mean square error of its centre that the paper's coverage
+    of K, M and L implies, beside the largest such error of the .632 centre over our bases.
+
+    Markov's inequality on e = centre - true error: P(|e| >= h) <= E[e^2] / h^2, so a symmetric
+    interval of half-width h that misses with probability 1 - c needs RMS(e) >= h sqrt(1 - c).
+    h is taken as the paper's mean half-width (the normal-theory widths vary little between
+    repetitions), so the bound is approximate. The paper's n = 50 M and L columns repeat its
+    n = 30 ones (a copy error), so M and L are shown at n = 30 only.
+    """
+    ours = defaultdict(float)
+    for r in rows:
+        ours[(r["dataset"], r["n"])] = max(ours[(r["dataset"], r["n"])], r["centre_rmse"])
+    keys = sorted(ours, key=lambda k: (order({d for d, _ in ours}).index(k[0]), k[1]))
+    out = ["### What the paper's coverage of K, M and L implies about its centre", "",
+           "A symmetric interval of half-width h that misses the true error with probability 1 - c needs a centre "
+           "whose root mean square error is at least h sqrt(1 - c) (Markov's inequality; h = the paper's mean "
+           "half-width, so approximate). Beside it, the largest root mean square error of the .632 centre over "
+           "all our bases for that data set and n.", "",
+           "| data set | n | method | paper coverage | paper mean width | implied RMS error at least | ours, largest |",
+           "|---|---|---|---|---|---|---|"]
+    for d, n in keys:
+        for m in ("kohavi", "martin", "langford"):
+            if m != "kohavi" and n != 30:
+                continue
+            c = PUBLISHED.get(("coverage", n), {}).get(d, {}).get(m)
+            w = PUBLISHED.get(("width", n), {}).get(d, {}).get(m)
+            if c is None or w is None:
+                continue
+            out.append(f"| {LABELS.get(d, d)} | {n} | {_label(m)} | {c:.3f} | {w:.3f} | "
+                       f"{w / 2 * np.sqrt(1 - c):.3f} | {ours[(d, n)]:.3f} |")
+    return out + [""]
 
 
 def figure(rows, out: Path, target: float = 0.95) -> None:
@@ -142,7 +186,10 @@ def figure(rows, out: Path, target: float = 0.95) -> None:
                                label=f"{LABELS.get(d, d)}, n = {n}")
                 paper = PUBLISHED.get(("coverage", n), {}).get(d, {}).get(m)
                 if paper is not None:
-                    ax.axhline(paper, xmin=0.0, xmax=0.06, color=colours[d], linewidth=2)
+                    ax.axhline(paper, xmin=0.93, xmax=1.0, color=colours[d], linewidth=2)
+        xs = [r["centre_error"] for r in rows]
+        span = max(max(xs) - min(xs), 1e-3)
+        ax.set_xlim(min(xs) - 0.05 * span, max(xs) + 0.2 * span)   # room at the right for the paper's ticks
         ax.axhline(target, color="grey", linestyle="--", linewidth=1)
         ax.axvline(0.0, color="grey", linewidth=0.5)
         ax.set_title(_label(m))
@@ -151,7 +198,7 @@ def figure(rows, out: Path, target: float = 0.95) -> None:
     axes[0][0].set_ylim(0, 1.02)
     handles, names = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, names, loc="lower center", ncol=4, fontsize=7, frameon=False)
-    fig.suptitle("Coverage by basis against the centre's error (ticks at the left: the paper's coverage)", fontsize=9)
+    fig.suptitle("Coverage by basis against the centre's error (ticks at the right: the paper's coverage)", fontsize=9)
     fig.tight_layout(rect=(0, 0.14, 1, 0.95))
     save(fig, out)
 

@@ -214,12 +214,21 @@ def test_sensitivity_summary_maps_labels_to_bases_and_matches_the_raw_rows(tmp_p
         assert r["coverage"] == pytest.approx(np.mean([row["covered"] for _, row in mine]))
         assert r["mean_width"] == pytest.approx(np.mean([row["width"] for _, row in mine]))
         assert r["centre_error"] == pytest.approx(np.mean([row["centre"] - t["true_error"] for t, row in mine]))
+        assert r["upper_reach"] == pytest.approx(np.mean([row["high"] - row["centre"] for _, row in mine]))
+        assert r["miss_high"] == pytest.approx(np.mean([t["true_error"] > row["high"] for t, row in mine]))
+        assert r["centre_rmse"] == pytest.approx(np.sqrt(np.mean([(row["centre"] - t["true_error"]) ** 2
+                                                                   for t, row in mine])))
         assert r["paper_coverage"] == script("published").PUBLISHED[("coverage", 30)][r["dataset"]].get(r["method"])
     assert sens.basis_key("linear") < sens.basis_key("zpca:2") < sens.basis_key("zpca:10") < sens.basis_key("pca:1") \
         < sens.basis_key("poly:2(zpca:1)")
     assert sens.main(["--chunks", str(chunks), "--out", str(tmp_path / "out")]) == 0
     md = (tmp_path / "out" / "summary.md").read_text()
     assert "### BS1: coverage" in md and "| `poly:2(zpca:1)` |" in md and "| paper | 0.880 |" in md  # Donut 30
+    published = script("published").PUBLISHED
+    c, w = published[("coverage", 30)]["donut"]["kohavi"], published[("width", 30)]["donut"]["kohavi"]
+    largest = max(r["centre_rmse"] for r in rows if r["dataset"] == "donut")
+    assert f"| Donut | 30 | K | {c:.3f} | {w:.3f} | {w / 2 * np.sqrt(1 - c):.3f} | {largest:.3f} |" in md
+    assert "| Donut | 30 | M |" in md and "| Three Points | 30 | L |" in md
     assert (tmp_path / "out" / "sensitivity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(SystemExit):
         sens.main(["--chunks", str(tmp_path), "--out", str(tmp_path / "out")])
