@@ -25,6 +25,7 @@ from ._validation import check_alpha_n, check_confidence_level, check_counts, ch
 from .basis import make_basis
 from .design import check_design, reparametrise
 from .engine import ReplicateEngine
+from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
@@ -134,7 +135,7 @@ def _cud_iv(X, y, basis, pos_label):
     return design, labels, encoding, basis
 
 
-def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95, n_resamples=500,
+def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_level=0.95, n_resamples=500,
                  alpha_n=None, rng=None, pos_label=None, engine="auto", solver=None,
                  max_nodes=None, time_limit=None, n_jobs=1, exact_distribution=False, progress=False,
                  scheduler=None) -> CUDResult:
@@ -154,9 +155,14 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     ----------
     X : (n, d) array of features.
     y : (n,) labels with two classes: {-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``.
-    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', 'zpca:K', a callable or a Basis.
+    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', 'zpca:K', 'poly:D(zpca:K)', a
+        callable or a Basis.
     loss : 'squared' (default), 'ridge[:LAM]', 'hinge', 'logistic', 'exponential',
         '<loss>_ridge[:LAM]' or a :class:`cudbound.losses.Loss` (``docs/losses.md``).
+    estimator : optional scikit-learn classifier or Pipeline, fitted or not, instead of ``basis``
+        and ``loss``: its earlier steps become the basis and its objective the loss, exactly
+        (:mod:`cudbound.sklearn_bridge` lists what is supported). The positive class is then
+        scikit-learn's (the larger label) unless ``pos_label`` is given.
     confidence_level : float in (0, 1).
     n_resamples : int, at least 1 / (1 - level).
     alpha_n : float >= 0, default n.
@@ -198,12 +204,16 @@ def cud_interval(X, y, *, basis="linear", loss="squared", confidence_level=0.95,
     True
     """
     t0 = time.perf_counter()
+    X = check_features(X)
+    basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
     design, labels, encoding, basis = _cud_iv(X, y, basis, pos_label)
     res = cud_from_design(design, labels, loss=loss, confidence_level=confidence_level, n_resamples=n_resamples,
                           alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
                           time_limit=time_limit, n_jobs=n_jobs, exact_distribution=exact_distribution,
                           progress=progress, scheduler=scheduler)
     res.details.update(basis=repr(basis), label_encoding=encoding)
+    if mapping is not None:
+        res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
     res.seconds = time.perf_counter() - t0
     return res
 

@@ -169,9 +169,13 @@ class _PenalisedLoss(Loss):
         self.ridge, self.base, self.M = ridge, ridge.base, np.ascontiguousarray(M)
         self.MtM = self.M.T @ self.M
         self.is_quadratic = self.base.is_quadratic
-        self.strictly_convex = self.base.strictly_convex
+        self.strictly_convex = ridge.strictly_convex
         self.tends_to_zero = self.base.tends_to_zero
         self.name = ridge.name
+
+    def penalty_matrix(self, design) -> np.ndarray:
+        """Q with |M gamma|^2 = gamma'Q gamma."""
+        return self.MtM
 
     def value(self, design, y, weights, beta):
         b = np.asarray(beta, dtype=float)

@@ -286,7 +286,9 @@ class RidgeLoss(Loss):
             raise ValueError("the base loss of RidgeLoss is already penalised.")
         self.penalize_intercept = bool(penalize_intercept)
         self.is_quadratic = self.base.is_quadratic
-        self.strictly_convex = self.base.strictly_convex
+        # lam |beta|^2 over every coefficient is strictly convex, so then is the sum: the fit's
+        # minimiser is unique and is taken as the solver returns it (no least-norm step)
+        self.strictly_convex = self.base.strictly_convex or self.penalize_intercept
         self.tends_to_zero = self.base.tends_to_zero
 
     @property
@@ -301,6 +303,10 @@ class RidgeLoss(Loss):
             return np.ones(design.shape[1], dtype=bool)
         constant = np.all(design == design[:1], axis=0) & (design[0] != 0)
         return ~constant
+
+    def penalty_matrix(self, design) -> np.ndarray:
+        """Q with lam |beta_pen|^2 = beta'Q beta: lam on the diagonal of the penalised columns."""
+        return self.lam * np.diag(self.penalty_mask(design).astype(float))
 
     def value(self, design, y, weights, beta):
         b = np.asarray(beta, dtype=float)[self.penalty_mask(design)]

@@ -42,6 +42,7 @@ from .baselines.modern import bccv, conservative_z, corrected_t, e632_delta, nes
 from .basis import make_basis
 from .cud import cud_from_design
 from .design import check_design
+from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
 from .results import IntervalResult
@@ -241,8 +242,8 @@ def _loss_key(loss):
     return loss.strip().lower() if isinstance(loss, str) else id(loss)
 
 
-def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, rng=None, pos_label=None,
-              **options) -> list[IntervalResult]:
+def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_level=0.95, rng=None,
+              pos_label=None, **options) -> list[IntervalResult]:
     """Run any registered interval methods (CUD and the six baselines by default) on the same data and seed.
 
     Parameters
@@ -258,6 +259,9 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
         registered method, or a method added with :func:`register`; default the seven of
         Laber & Murphy's comparison (:data:`METHODS`), in this order.
     basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
+    estimator : optional scikit-learn classifier or Pipeline instead of ``basis`` and ``loss``
+        (:mod:`cudbound.sklearn_bridge`): its earlier steps are the basis, its objective the loss of
+        every method. Methods that refit on parts of the data keep the penalty of the full fit.
     confidence_level : float in (0, 1), default 0.95
     rng : None, int, SeedSequence or Generator
         Each method draws from its own stream, derived from ``rng`` and the method's name
@@ -306,6 +310,10 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
     """
     methods = _methods_iv(methods)
     X = check_features(X)
+    user_loss = options.pop("loss", None)
+    basis, loss, pos_label, mapping = resolve_model(X, y, basis, user_loss, estimator, pos_label)
+    if mapping is not None or user_loss is not None:
+        options["loss"] = loss
     labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
     level = check_confidence_level(confidence_level)
     basis_obj = make_basis(basis)
@@ -314,6 +322,8 @@ def intervals(X, y, methods=METHODS, *, basis="linear", confidence_level=0.95, r
     for res in results:
         res.details["basis"] = repr(basis_obj)
         res.details["label_encoding"] = encoding if res.method == "cud" else repr(encoding)
+        if mapping is not None:
+            res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
     return results
 
 

@@ -56,6 +56,7 @@ LAYERS = (
     ("datasets",),                         # data
     ("basis",),                            # phi(x)
     ("losses",),                           # surrogate losses (swappable)
+    ("sklearn_bridge",),                   # scikit-learn classifiers as a basis and a loss
     ("design",),                           # rank check, orthonormal coordinates
     ("optim",),                            # convex solvers (swappable)
     ("fit",),                              # beta-hat

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import nnls
 
-__all__ = ["polish_kkt", "positive_definite", "cone_residual"]
+__all__ = ["polish_kkt", "polish_hinge", "positive_definite", "cone_residual"]
 
 
 def positive_definite(H, rtol: float = 1e-10) -> bool:
@@ -172,3 +172,75 @@ def _polish_set(H, g, G, x0, act, scale, xs, check_tol):
     if not np.isfinite(lam[drop]) or lam[drop] >= 0.0:
         return None, None
     return None, tuple(int(i) for j, i in enumerate(act) if j != drop)
+
+
+def polish_hinge(A, c, Q, x0, *, active_tols=(1e-6, 1e-8, 1e-4, 1e-10), check_tol=1e-9, strict_tol=1e-7):
+    """Exact minimiser of  F(x) = sum_i c_i max(0, 1 - a_i'x) + x'Qx  (c >= 0, Q positive
+    semidefinite) from an approximate one ``x0``, or None.
+
+    The margins m = A x0 split the points into those below 1 (the loss is linear there), at 1
+    (active: a_i'x = 1) and above 1 (no loss). On that split the minimiser solves the KKT system
+
+        2 Q x - A_act' mu = sum_{below} c_i a_i,     A_act x = 1,
+
+    and x is accepted only with the certificate of the whole (convex) problem: 0 is in the
+    subdifferential, i.e. every mu_i lies in [0, c_i], and every point stays on its side
+    (m_i <= 1 below, m_i >= 1 above), all to ``check_tol`` relative. The minimiser is unique,
+    and x is returned, when Q is positive definite (F strictly convex), or else when the KKT
+    matrix is nonsingular and complementarity is strict (every mu_i inside (0, c_i), every
+    other point off the margin, by ``strict_tol``): a dual solution is shared by all
+    minimisers, so every minimiser lies on this face, where F is strictly convex. Otherwise
+    None (the caller keeps its own rule for a set of minimisers). Thresholds ``active_tols``
+    for "at 1" are tried in turn; the certificate, not the threshold, decides.
+    """
+    A = np.asarray(A, dtype=float)
+    c = np.asarray(c, dtype=float)
+    Q = np.asarray(Q, dtype=float)
+    x0 = np.asarray(x0, dtype=float)
+    if not (np.all(np.isfinite(x0)) and np.all(np.isfinite(A)) and np.all(np.isfinite(Q))):
+        return None
+    definite = positive_definite(Q)
+    p = Q.shape[0]
+    on = c > 0
+    A, c = A[on], c[on]
+    norms = np.sqrt(np.einsum("ij,ij->i", A, A))
+    xs = max(1.0, float(np.linalg.norm(x0)))
+    gap = (A @ x0 - 1.0) / np.maximum(norms, 1e-300) / xs
+    tried = set()
+    for tol in active_tols:
+        act = np.abs(gap) <= tol
+        key = tuple(np.flatnonzero(act))
+        if key in tried:
+            continue
+        tried.add(key)
+        below = (gap < 0) & ~act
+        k = int(act.sum())
+        if k > p:
+            continue
+        K = np.zeros((p + k, p + k))
+        K[:p, :p] = 2.0 * Q
+        K[:p, p:] = -A[act].T
+        K[p:, :p] = A[act]
+        rhs = np.r_[c[below] @ A[below], np.ones(k)]
+        try:
+            if np.linalg.cond(K) > 1e12:
+                continue
+            sol = np.linalg.solve(K, rhs)
+        except np.linalg.LinAlgError:
+            continue
+        if not np.all(np.isfinite(sol)):
+            continue
+        x, mu = sol[:p], sol[p:]
+        m = A @ x
+        scale = check_tol * np.maximum(1.0, norms * max(1.0, float(np.linalg.norm(x))))
+        ok = (np.all(mu >= -check_tol * np.maximum(c[act], 1e-300) - 1e-15)
+              and np.all(mu <= c[act] * (1 + check_tol) + 1e-15)
+              and np.all(m[below] <= 1.0 + scale[below])
+              and np.all(m[~below & ~act] >= 1.0 - scale[~below & ~act]))
+        if ok and not definite:
+            rest = ~act
+            ok = (np.all(mu > strict_tol * c[act]) and np.all(mu < c[act] * (1 - strict_tol))
+                  and np.all(np.abs(m[rest] - 1.0) > strict_tol * np.maximum(1.0, norms[rest])))
+        if ok:
+            return x
+    return None

@@ -1,0 +1,264 @@
+"""scikit-learn classifiers and pipelines as a cudbound basis and loss.
+
+The CUD bound needs beta-hat to be the exact minimiser of a convex loss (Laber & Murphy 2008,
+section 3). A linear scikit-learn classifier with an l2 (or no) penalty minimises an objective
+that is a positive multiple of one of cudbound's mean losses (``docs/losses.md``)
+
+    L(beta) = (1/n) sum_i l(y_i, phi_i'beta) + LAM |beta_pen|^2
+
+so cudbound can take the estimator's place exactly. With n training rows:
+
+================================================  =====================================  ==============================
+estimator                                         its objective over (w, b)              cudbound loss
+================================================  =====================================  ==============================
+``LogisticRegression(C)`` (l2; lbfgs, newton-cg,  C sum log(1 + exp(-y t)) + |w|^2 / 2   ``logistic_ridge:1/(2Cn)``
+newton-cholesky, sag, saga)
+``LogisticRegression`` without penalty            sum log(1 + exp(-y t))                 ``logistic``
+(``C=inf`` or ``penalty=None``)
+``LogisticRegression(C, solver="liblinear")``     C sum log(...) + (|w|^2 + b^2) / 2     ``logistic_ridge:1/(2Cn):all``
+``RidgeClassifier(alpha)``                        sum (y - t)^2 + alpha |w|^2            ``ridge:alpha/n``
+``SVC(kernel="linear", C)``                       C sum max(0, 1 - y t) + |w|^2 / 2      ``hinge_ridge:1/(2Cn)``
+``LinearSVC(loss="hinge", C)``                    C sum max(0, 1 - y t) + (|w|^2+b^2)/2  ``hinge_ridge:1/(2Cn):all``
+``SGDClassifier(loss="hinge"|"log_loss", alpha)`` (1/n) sum l + alpha |w|^2 / 2          ``hinge_ridge:alpha/2``,
+(``penalty="l2"``)                                                                       ``logistic_ridge:alpha/2``
+================================================  =====================================  ==============================
+
+(t = x'w + b. liblinear penalises the intercept as the weight of a constant feature of value
+``intercept_scaling``, so only ``intercept_scaling=1`` maps exactly.) For ``SGDClassifier``
+cudbound uses the exact minimiser of its objective, not the stochastic iterate ``coef_``.
+
+The earlier steps of a :class:`~sklearn.pipeline.Pipeline` (``StandardScaler``,
+``PolynomialFeatures``, ``PCA``, ...) become the basis (:class:`EstimatorBasis`), refitted on
+every training set the toolkit fits; the intercept column is cudbound's own when the
+classifier fits one. Anything else raises ``ValueError`` naming what is supported.
+
+LAM depends on n. A method that refits on parts of the data (cross-validation, the
+bootstrap) keeps the LAM of the full training set, i.e. the penalty of the estimator fitted on
+all n rows, not of one refitted on each part.
+
+>>> import numpy as np
+>>> from sklearn.linear_model import LogisticRegression
+>>> from sklearn.pipeline import make_pipeline
+>>> from sklearn.preprocessing import StandardScaler
+>>> spec = from_estimator(make_pipeline(StandardScaler(), LogisticRegression(C=0.5)), n_samples=40)
+>>> spec.loss.name
+'logistic_ridge:0.025'
+>>> spec.basis
+EstimatorBasis(StandardScaler())
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .basis import Basis
+from .losses import Loss, get_loss
+
+__all__ = ["from_estimator", "EstimatorMapping", "EstimatorBasis", "SUPPORTED_ESTIMATORS", "resolve_model"]
+
+SUPPORTED_ESTIMATORS = (
+    "LogisticRegression (l2 penalty or none; any C; no class_weight; liblinear only with intercept_scaling=1)",
+    "RidgeClassifier (any alpha; no class_weight, positive=False)",
+    "SVC(kernel='linear') (any C; no class_weight)",
+    "LinearSVC(loss='hinge', penalty='l2') (any C; intercept_scaling=1; no class_weight)",
+    "SGDClassifier(loss='hinge' or 'log_loss', penalty='l2') (any alpha; no class_weight)",
+)
+"""What :func:`from_estimator` accepts, as the last step of a Pipeline or alone."""
+
+_WHY = ("The CUD bound needs beta-hat to be the exact minimiser of a convex loss that cudbound can "
+        "evaluate on every bootstrap resample, so only linear classifiers whose objective is an l2-penalised "
+        "(or unpenalised) hinge, logistic or squared loss are supported: ")
+
+
+def _unsupported(what: str) -> ValueError:
+    return ValueError(f"{what}. {_WHY}" + "; ".join(SUPPORTED_ESTIMATORS) + ".")
+
+
+class EstimatorBasis(Basis):
+    """phi(x) = the transform of a scikit-learn transformer (a Pipeline's earlier steps), refitted
+    (a fresh clone) on the training set at every ``fit``; plus cudbound's intercept column.
+
+    With an intercept, columns that the transformer makes constant on the training set (e.g.
+    ``PolynomialFeatures``' bias column) are dropped: the unpenalised intercept carries the
+    constant, so the classifier's coefficient on such a column is 0 in scikit-learn's fit too.
+    """
+
+    def __init__(self, transformer=None, intercept: bool = True):
+        self.transformer, self.intercept = transformer, bool(intercept)
+
+    def fit(self, X):
+        from sklearn.base import clone
+        super().fit(X)
+        self.transformer_ = None if self.transformer is None else clone(self.transformer).fit(X)
+        cols = self._raw(X)
+        self.keep_ = np.ones(cols.shape[1], dtype=bool)
+        if self.intercept and cols.shape[0] > 1:
+            self.keep_ = np.ptp(cols, axis=0) > 0
+        return self
+
+    def _raw(self, X):
+        out = X if self.transformer_ is None else self.transformer_.transform(X)
+        if hasattr(out, "toarray"):
+            out = out.toarray()
+        return np.asarray(out, dtype=float)
+
+    def _columns(self, X):
+        return self._raw(X)[:, self.keep_]
+
+    def __repr__(self):
+        inner = "" if self.transformer is None else repr(self.transformer)
+        return f"EstimatorBasis({inner}{'' if self.intercept else ', intercept=False'})"
+
+
+@dataclass(frozen=True)
+class EstimatorMapping:
+    """What a scikit-learn classifier is in cudbound's terms.
+
+    Attributes
+    ----------
+    basis : EstimatorBasis (the pipeline's earlier steps, or the identity, with the intercept if fitted).
+    loss : the cudbound loss whose exact minimiser is the classifier's fit.
+    estimator : str, the classifier's repr.
+    objective : str, its objective and how it maps onto ``loss``.
+    """
+
+    basis: EstimatorBasis
+    loss: Loss
+    estimator: str
+    objective: str
+
+
+def _split(estimator):
+    try:
+        from sklearn.pipeline import Pipeline
+    except ImportError:  # pragma: no cover - scikit-learn is a dependency
+        raise ImportError("scikit-learn is needed for `estimator=`.") from None
+    if isinstance(estimator, Pipeline):
+        if len(estimator.steps) < 1:
+            raise ValueError("the Pipeline has no steps.")
+        head = None if len(estimator.steps) == 1 else estimator.steps[0][1] if len(estimator.steps) == 2 \
+            else estimator[:-1]
+        last = estimator.steps[-1][1]
+        if head is not None and all(step in (None, "passthrough") for _, step in estimator.steps[:-1]):
+            head = None
+        return head, last
+    return None, estimator
+
+
+def _no_class_weight(est, name):
+    if getattr(est, "class_weight", None) is not None:
+        raise _unsupported(f"{name} with class_weight={est.class_weight!r} weights the loss by class")
+
+
+def _penalty(est) -> tuple:
+    """(penalised, C) of a LogisticRegression across the old (`penalty`) and new (`l1_ratio`, C=inf) API."""
+    C = float(est.C)
+    penalty = getattr(est, "penalty", "l2")
+    if penalty == "deprecated":      # scikit-learn >= 1.8: l1_ratio and C=inf
+        if float(getattr(est, "l1_ratio", 0.0) or 0.0) != 0.0:
+            raise _unsupported(f"LogisticRegression with l1_ratio={est.l1_ratio!r} has an l1 penalty")
+        penalty = "l2"
+    if penalty is None or penalty == "none":
+        return False, C
+    if penalty != "l2":
+        raise _unsupported(f"LogisticRegression with penalty={penalty!r} is not an l2 penalty")
+    return not math.isinf(C), C
+
+
+def from_estimator(estimator, n_samples: int) -> EstimatorMapping:
+    """The basis and loss whose exact fit on ``n_samples`` rows is ``estimator``'s (module docstring).
+
+    ``estimator`` may be fitted or not: only its parameters are read (a fitted one is not
+    changed). Raises ValueError for an estimator or setting that has no exact counterpart.
+    """
+    n = int(n_samples)
+    if n < 1:
+        raise ValueError(f"`n_samples` must be positive; got {n_samples!r}.")
+    head, est = _split(estimator)
+    name = type(est).__name__
+    module = type(est).__module__
+    if not module.startswith("sklearn."):
+        raise _unsupported(f"{name} is not a scikit-learn classifier")
+    fit_intercept = bool(getattr(est, "fit_intercept", True))
+    if name == "LogisticRegression":
+        _no_class_weight(est, name)
+        penalised, C = _penalty(est)
+        liblinear = est.solver == "liblinear"
+        if liblinear and fit_intercept and float(est.intercept_scaling) != 1.0:
+            raise _unsupported("LogisticRegression(solver='liblinear') with intercept_scaling != 1 penalises a "
+                               "rescaled intercept")
+        if not penalised:
+            loss, objective = get_loss("logistic"), "sum log(1 + exp(-y t)): n x logistic"
+        else:
+            lam = 1.0 / (2.0 * C * n)
+            spec = f"logistic_ridge:{lam!r}" + (":all" if liblinear else "")
+            loss = get_loss(spec)
+            objective = (f"C sum log(1 + exp(-y t)) + {'(|w|^2 + b^2)' if liblinear else '|w|^2'} / 2 with C = {C!r}:"
+                         f" C n x {loss.name}")
+    elif name == "RidgeClassifier":
+        _no_class_weight(est, name)
+        if getattr(est, "positive", False):
+            raise _unsupported("RidgeClassifier(positive=True) constrains the coefficients")
+        alpha = float(est.alpha)
+        if alpha <= 0:
+            loss, objective = get_loss("squared"), "sum (y - t)^2: n x squared"
+        else:
+            loss = get_loss(f"ridge:{alpha / n!r}")
+            objective = f"sum (y - t)^2 + alpha |w|^2 with alpha = {alpha!r}: n x {loss.name}"
+    elif name == "SVC":
+        _no_class_weight(est, name)
+        if est.kernel != "linear":
+            raise _unsupported(f"SVC(kernel={est.kernel!r}) is not linear in a fixed basis")
+        C = float(est.C)
+        loss = get_loss(f"hinge_ridge:{1.0 / (2.0 * C * n)!r}")
+        objective = f"C sum max(0, 1 - y t) + |w|^2 / 2 with C = {C!r}: C n x {loss.name}"
+    elif name == "LinearSVC":
+        _no_class_weight(est, name)
+        if est.loss != "hinge" or est.penalty != "l2":
+            raise _unsupported(f"LinearSVC(loss={est.loss!r}, penalty={est.penalty!r}) is not the l2-penalised hinge "
+                               f"loss (use loss='hinge')")
+        if fit_intercept and float(est.intercept_scaling) != 1.0:
+            raise _unsupported("LinearSVC with intercept_scaling != 1 penalises a rescaled intercept")
+        C = float(est.C)
+        loss = get_loss(f"hinge_ridge:{1.0 / (2.0 * C * n)!r}:all")
+        objective = f"C sum max(0, 1 - y t) + (|w|^2 + b^2) / 2 with C = {C!r} (liblinear): C n x {loss.name}"
+    elif name == "SGDClassifier":
+        _no_class_weight(est, name)
+        if est.loss not in ("hinge", "log_loss") or est.penalty not in ("l2", None):
+            raise _unsupported(f"SGDClassifier(loss={est.loss!r}, penalty={est.penalty!r}) is not an l2-penalised "
+                               f"hinge or logistic loss")
+        base = "hinge" if est.loss == "hinge" else "logistic"
+        alpha = float(est.alpha)
+        if est.penalty is None:
+            loss = get_loss(base)
+            objective = f"(1/n) sum {base} loss: {loss.name}"
+        else:
+            loss = get_loss(f"{base}_ridge:{alpha / 2.0!r}")
+            objective = f"(1/n) sum {base} loss + alpha |w|^2 / 2 with alpha = {alpha!r}: {loss.name}"
+        objective += " (its exact minimiser, not the stochastic iterate coef_)"
+    else:
+        raise _unsupported(f"{name} is not supported")
+    basis = EstimatorBasis(head, intercept=fit_intercept)
+    return EstimatorMapping(basis=basis, loss=loss, estimator=repr(estimator), objective=objective)
+
+
+def _positive_class(y):
+    """scikit-learn's positive class: the larger of the two sorted labels (``classes_[1]``)."""
+    values = np.unique(np.asarray(y).ravel())
+    return values[-1] if len(values) == 2 else None
+
+
+def resolve_model(X, y, basis, loss, estimator, pos_label):
+    """(basis, loss, pos_label, mapping) for the public entry points: the estimator's basis and loss
+    when one is given (then ``basis`` and ``loss`` must be left unset), else the given ones with
+    their defaults ('linear', 'squared'); mapping is None without an estimator."""
+    if estimator is None:
+        return ("linear" if basis is None else basis), ("squared" if loss is None else loss), pos_label, None
+    if basis is not None or loss is not None:
+        raise TypeError("give either `estimator` or `basis`/`loss`: a scikit-learn estimator defines both.")
+    mapping = from_estimator(estimator, n_samples=np.shape(X)[0])
+    if pos_label is None:
+        pos_label = _positive_class(y)
+    return mapping.basis, mapping.loss, pos_label, mapping
