@@ -127,9 +127,11 @@ def conservative_quantile(values, confidence_level: float) -> float:
     return float(v[max(k, 1) - 1])
 
 
-def _cud_iv(X, y, basis, pos_label):
-    X = check_features(X)
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
+def _cud_iv(X, y, basis, pos_label, raw=False):
+    # raw: X goes to the basis as given (a scikit-learn pipeline's steps read DataFrames)
+    if not raw:
+        X = check_features(X)
+    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0])
     basis = make_basis(basis)
     design = check_design(basis.fit_transform(X), name="design (basis applied to X)")
     return design, labels, encoding, basis
@@ -204,9 +206,8 @@ def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_leve
     True
     """
     t0 = time.perf_counter()
-    X = check_features(X)
     basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
-    design, labels, encoding, basis = _cud_iv(X, y, basis, pos_label)
+    design, labels, encoding, basis = _cud_iv(X, y, basis, pos_label, raw=mapping is not None)
     res = cud_from_design(design, labels, loss=loss, confidence_level=confidence_level, n_resamples=n_resamples,
                           alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
                           time_limit=time_limit, n_jobs=n_jobs, exact_distribution=exact_distribution,

@@ -309,12 +309,13 @@ def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_l
     1
     """
     methods = _methods_iv(methods)
-    X = check_features(X)
     user_loss = options.pop("loss", None)
     basis, loss, pos_label, mapping = resolve_model(X, y, basis, user_loss, estimator, pos_label)
+    if mapping is None:
+        X = check_features(X)     # a scikit-learn pipeline reads X as given (e.g. a DataFrame)
     if mapping is not None or user_loss is not None:
         options["loss"] = loss
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
+    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0])
     level = check_confidence_level(confidence_level)
     basis_obj = make_basis(basis)
     design = check_design(basis_obj.fit_transform(X), name="design (basis applied to X)")

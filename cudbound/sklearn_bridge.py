@@ -20,21 +20,25 @@ newton-cholesky, sag, saga)
 ``SVC(kernel="linear", C)``                       C sum max(0, 1 - y t) + |w|^2 / 2      ``hinge_ridge:1/(2Cn)``
 ``LinearSVC(loss="hinge", C)``                    C sum max(0, 1 - y t) + (|w|^2+b^2)/2  ``hinge_ridge:1/(2Cn):all``
 ``SGDClassifier(loss="hinge"|"log_loss", alpha)`` (1/n) sum l + alpha |w|^2 / 2          ``hinge_ridge:alpha/2``,
-(``penalty="l2"``)                                                                       ``logistic_ridge:alpha/2``
+(``penalty="l2"``; ``None``: no penalty term)                                            ``logistic_ridge:alpha/2``
 ================================================  =====================================  ==============================
 
 (t = x'w + b. liblinear penalises the intercept as the weight of a constant feature of value
-``intercept_scaling``, so only ``intercept_scaling=1`` maps exactly.) For ``SGDClassifier``
+``intercept_scaling``, so only ``intercept_scaling=1`` maps exactly. With
+``fit_intercept=False`` every coefficient is penalised, a constant column's too: the loss
+gets ``:all``.) For ``SGDClassifier``
 cudbound uses the exact minimiser of its objective, not the stochastic iterate ``coef_``.
 
 The earlier steps of a :class:`~sklearn.pipeline.Pipeline` (``StandardScaler``,
-``PolynomialFeatures``, ``PCA``, ...) become the basis (:class:`EstimatorBasis`), refitted on
-every training set the toolkit fits; the intercept column is cudbound's own when the
-classifier fits one. Anything else raises ``ValueError`` naming what is supported.
+``PolynomialFeatures``, ``PCA``, a ``ColumnTransformer`` on a DataFrame, ...) become the basis
+(:class:`EstimatorBasis`), fitted on the training set X; the intercept column is cudbound's
+own when the classifier fits one. Anything else raises ``ValueError`` naming what is supported.
 
-LAM depends on n. A method that refits on parts of the data (cross-validation, the
-bootstrap) keeps the LAM of the full training set, i.e. the penalty of the estimator fitted on
-all n rows, not of one refitted on each part.
+LAM depends on n (except for SGDClassifier). A method that refits on parts of the data
+(cross-validation, the bootstrap) keeps the LAM of the full training set, i.e. the penalty of
+the estimator fitted on all n rows, not of one refitted on each part. Likewise the earlier
+steps are fitted on the training set X the interval is built from; the refits on parts of it
+reuse that fitted basis (unlike ``cross_val_score``, which refits a scaler per fold).
 
 >>> import numpy as np
 >>> from sklearn.linear_model import LogisticRegression
@@ -54,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .basis import Basis
-from .losses import Loss, get_loss
+from .losses import Loss, RidgeLoss, get_loss
 
 __all__ = ["from_estimator", "EstimatorMapping", "EstimatorBasis", "SUPPORTED_ESTIMATORS", "resolve_model"]
 
@@ -63,7 +67,7 @@ SUPPORTED_ESTIMATORS = (
     "RidgeClassifier (any alpha; no class_weight, positive=False)",
     "SVC(kernel='linear') (any C; no class_weight)",
     "LinearSVC(loss='hinge', penalty='l2') (any C; intercept_scaling=1; no class_weight)",
-    "SGDClassifier(loss='hinge' or 'log_loss', penalty='l2') (any alpha; no class_weight)",
+    "SGDClassifier(loss='hinge' or 'log_loss', penalty='l2' or None) (any alpha; no class_weight)",
 )
 """What :func:`from_estimator` accepts, as the last step of a Pipeline or alone."""
 
@@ -78,33 +82,61 @@ def _unsupported(what: str) -> ValueError:
 
 class EstimatorBasis(Basis):
     """phi(x) = the transform of a scikit-learn transformer (a Pipeline's earlier steps), refitted
-    (a fresh clone) on the training set at every ``fit``; plus cudbound's intercept column.
+    (a fresh clone) at every ``fit``; plus cudbound's intercept column.
 
-    With an intercept, columns that the transformer makes constant on the training set (e.g.
-    ``PolynomialFeatures``' bias column) are dropped: the unpenalised intercept carries the
+    ``X`` reaches the transformer as given (a DataFrame stays one, so a ``ColumnTransformer``
+    may select columns by name); the steps must be unsupervised (fitted on X alone).
+
+    With an unpenalised intercept, columns that the transformer makes constant on the training
+    set (e.g. ``PolynomialFeatures``' bias column) are dropped: the intercept carries the
     constant, so the classifier's coefficient on such a column is 0 in scikit-learn's fit too.
+    With a penalised intercept (liblinear) such a column shares the constant with the
+    intercept, which no cudbound loss expresses: ``fit`` refuses it.
     """
 
-    def __init__(self, transformer=None, intercept: bool = True):
+    def __init__(self, transformer=None, intercept: bool = True, penalised_intercept: bool = False):
         self.transformer, self.intercept = transformer, bool(intercept)
+        self.penalised_intercept = bool(penalised_intercept)
 
     def fit(self, X):
         from sklearn.base import clone
-        super().fit(X)
-        self.transformer_ = None if self.transformer is None else clone(self.transformer).fit(X)
+        self.n_features_in_ = np.shape(X)[1] if np.ndim(X) == 2 else None
+        if self.transformer is None:
+            self.transformer_ = None
+        else:
+            try:
+                self.transformer_ = clone(self.transformer).fit(X)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"the pipeline's earlier steps {self.transformer!r} could not be fitted on X alone "
+                                 f"({exc}); they must be unsupervised transformers (no y).") from None
         cols = self._raw(X)
         self.keep_ = np.ones(cols.shape[1], dtype=bool)
         if self.intercept and cols.shape[0] > 1:
-            self.keep_ = np.ptp(cols, axis=0) > 0
+            constant = np.ptp(cols, axis=0) == 0
+            if constant.any() and self.penalised_intercept:
+                raise ValueError(f"{self.transformer!r} makes column(s) {list(np.flatnonzero(constant))} constant, and "
+                                 f"the classifier penalises its intercept (liblinear): the constant would be shared "
+                                 f"between them in a way no cudbound loss expresses. Drop the constant column (e.g. "
+                                 f"PolynomialFeatures(include_bias=False)).")
+            self.keep_ = ~constant
         return self
+
+    def transform(self, X) -> np.ndarray:
+        if not hasattr(self, "keep_"):
+            raise RuntimeError(f"{self!r} is not fitted; call fit(X) first.")
+        cols = self._raw(X)[:, self.keep_]
+        return np.column_stack([np.ones(cols.shape[0]), cols]) if self.intercept else cols
 
     def _raw(self, X):
         out = X if self.transformer_ is None else self.transformer_.transform(X)
         if hasattr(out, "toarray"):
             out = out.toarray()
-        return np.asarray(out, dtype=float)
+        out = np.asarray(out, dtype=float)
+        if out.ndim != 2:
+            raise ValueError(f"the basis must be a 2-d array of features; got shape {out.shape}.")
+        return out
 
-    def _columns(self, X):
+    def _columns(self, X):  # pragma: no cover - transform is overridden
         return self._raw(X)[:, self.keep_]
 
     def __repr__(self):
@@ -155,6 +187,8 @@ def _no_class_weight(est, name):
 def _penalty(est) -> tuple:
     """(penalised, C) of a LogisticRegression across the old (`penalty`) and new (`l1_ratio`, C=inf) API."""
     C = float(est.C)
+    if not C > 0:
+        raise ValueError(f"LogisticRegression's C must be positive; got {est.C!r}.")
     penalty = getattr(est, "penalty", "l2")
     if penalty == "deprecated":      # scikit-learn >= 1.8: l1_ratio and C=inf
         if float(getattr(est, "l1_ratio", 0.0) or 0.0) != 0.0:
@@ -181,11 +215,23 @@ def from_estimator(estimator, n_samples: int) -> EstimatorMapping:
     module = type(est).__module__
     if not module.startswith("sklearn."):
         raise _unsupported(f"{name} is not a scikit-learn classifier")
+    if hasattr(est, "_validate_params"):   # scikit-learn's own parameter checks (its fit would raise)
+        from sklearn.base import clone
+        clone(est)._validate_params()
     fit_intercept = bool(getattr(est, "fit_intercept", True))
+    # without an intercept every coefficient is penalised, a constant column's too (":all")
+    every = "" if fit_intercept else ":all"
+    penalised_intercept = False
     if name == "LogisticRegression":
         _no_class_weight(est, name)
         penalised, C = _penalty(est)
+        if getattr(est, "multi_class", "auto") == "multinomial":
+            raise _unsupported("LogisticRegression(multi_class='multinomial') on two classes halves the penalty of "
+                               "the binary objective")
         liblinear = est.solver == "liblinear"
+        if liblinear and not penalised:
+            raise _unsupported("LogisticRegression(solver='liblinear') always penalises the coefficients")
+        penalised_intercept = liblinear and fit_intercept
         if liblinear and fit_intercept and float(est.intercept_scaling) != 1.0:
             raise _unsupported("LogisticRegression(solver='liblinear') with intercept_scaling != 1 penalises a "
                                "rescaled intercept")
@@ -193,7 +239,7 @@ def from_estimator(estimator, n_samples: int) -> EstimatorMapping:
             loss, objective = get_loss("logistic"), "sum log(1 + exp(-y t)): n x logistic"
         else:
             lam = 1.0 / (2.0 * C * n)
-            spec = f"logistic_ridge:{lam!r}" + (":all" if liblinear else "")
+            spec = f"logistic_ridge:{lam!r}" + (":all" if liblinear else every)
             loss = get_loss(spec)
             objective = (f"C sum log(1 + exp(-y t)) + {'(|w|^2 + b^2)' if liblinear else '|w|^2'} / 2 with C = {C!r}:"
                          f" C n x {loss.name}")
@@ -202,10 +248,10 @@ def from_estimator(estimator, n_samples: int) -> EstimatorMapping:
         if getattr(est, "positive", False):
             raise _unsupported("RidgeClassifier(positive=True) constrains the coefficients")
         alpha = float(est.alpha)
-        if alpha <= 0:
+        if alpha == 0:
             loss, objective = get_loss("squared"), "sum (y - t)^2: n x squared"
         else:
-            loss = get_loss(f"ridge:{alpha / n!r}")
+            loss = get_loss(f"ridge:{alpha / n!r}{every}")
             objective = f"sum (y - t)^2 + alpha |w|^2 with alpha = {alpha!r}: n x {loss.name}"
     elif name == "SVC":
         _no_class_weight(est, name)
@@ -221,6 +267,11 @@ def from_estimator(estimator, n_samples: int) -> EstimatorMapping:
                                f"loss (use loss='hinge')")
         if fit_intercept and float(est.intercept_scaling) != 1.0:
             raise _unsupported("LinearSVC with intercept_scaling != 1 penalises a rescaled intercept")
+        if est.multi_class != "ovr":
+            raise _unsupported(f"LinearSVC(multi_class={est.multi_class!r}) has another penalty scale")
+        if est.dual is False:
+            raise _unsupported("LinearSVC(loss='hinge', dual=False) is not solved by scikit-learn")
+        penalised_intercept = fit_intercept
         C = float(est.C)
         loss = get_loss(f"hinge_ridge:{1.0 / (2.0 * C * n)!r}:all")
         objective = f"C sum max(0, 1 - y t) + (|w|^2 + b^2) / 2 with C = {C!r} (liblinear): C n x {loss.name}"
@@ -231,16 +282,18 @@ def from_estimator(estimator, n_samples: int) -> EstimatorMapping:
                                f"hinge or logistic loss")
         base = "hinge" if est.loss == "hinge" else "logistic"
         alpha = float(est.alpha)
-        if est.penalty is None:
+        if est.penalty is None or alpha == 0:
             loss = get_loss(base)
             objective = f"(1/n) sum {base} loss: {loss.name}"
         else:
-            loss = get_loss(f"{base}_ridge:{alpha / 2.0!r}")
+            loss = get_loss(f"{base}_ridge:{alpha / 2.0!r}{every}")
             objective = f"(1/n) sum {base} loss + alpha |w|^2 / 2 with alpha = {alpha!r}: {loss.name}"
         objective += " (its exact minimiser, not the stochastic iterate coef_)"
     else:
         raise _unsupported(f"{name} is not supported")
-    basis = EstimatorBasis(head, intercept=fit_intercept)
+    if not fit_intercept and isinstance(loss, RidgeLoss):
+        objective += " (no intercept: every coefficient penalised)"
+    basis = EstimatorBasis(head, intercept=fit_intercept, penalised_intercept=penalised_intercept)
     return EstimatorMapping(basis=basis, loss=loss, estimator=repr(estimator), objective=objective)
 
 
@@ -258,6 +311,8 @@ def resolve_model(X, y, basis, loss, estimator, pos_label):
         return ("linear" if basis is None else basis), ("squared" if loss is None else loss), pos_label, None
     if basis is not None or loss is not None:
         raise TypeError("give either `estimator` or `basis`/`loss`: a scikit-learn estimator defines both.")
+    if np.ndim(X) != 2:
+        raise ValueError(f"X must be 2-dimensional (n samples x d features); got shape {np.shape(X)}.")
     mapping = from_estimator(estimator, n_samples=np.shape(X)[0])
     if pos_label is None:
         pos_label = _positive_class(y)

@@ -172,3 +172,62 @@ def test_svc_whose_intercept_is_not_determined_agrees_in_the_objective():
     assert np.max(np.abs(mine - theirs(pipe))) < 1e-3
     other = theirs(pipe) + np.r_[-0.01, 0.0, 0.0]     # another intercept, same w: also a minimiser
     assert abs(value(other) - value(theirs(pipe))) < 1e-9
+
+
+def test_no_intercept_penalises_every_coefficient_even_a_constant_column():
+    X, y = data(0)
+    for est in (LogisticRegression(C=0.7, fit_intercept=False, tol=1e-10, max_iter=10_000),
+                RidgeClassifier(alpha=2.0, fit_intercept=False)):
+        pipe = make_pipeline(PolynomialFeatures(2), est).fit(X, y)    # a bias column of ones
+        mapping = from_estimator(pipe, n_samples=len(y))
+        assert mapping.loss.name.endswith(":all")
+        design = mapping.basis.fit_transform(X)
+        coef = fit_classifier(design, y.astype(float), mapping.loss).coef
+        np.testing.assert_allclose(coef, np.ravel(pipe[-1].coef_), atol=1e-5)
+
+
+@pytest.mark.parametrize("estimator", [
+    make_pipeline(PolynomialFeatures(2), LinearSVC(loss="hinge", C=0.7)),
+    make_pipeline(PolynomialFeatures(2), LogisticRegression(C=0.7, solver="liblinear")),
+])
+def test_a_penalised_intercept_beside_a_constant_column_is_refused(estimator):
+    X, y = data(0)
+    with pytest.raises(ValueError, match="include_bias=False"):
+        cudbound.cud_interval(X, y, estimator=estimator, n_resamples=20)
+
+
+@pytest.mark.parametrize("estimator, message", [
+    (LinearSVC(loss="hinge", multi_class="crammer_singer"), "crammer_singer"),
+    (LinearSVC(loss="hinge", dual=False), "dual=False"),
+    (LogisticRegression(C=np.inf, solver="liblinear"), "liblinear"),
+    (RidgeClassifier(alpha=-1.0), "alpha"),
+    (LogisticRegression(C=0.0), "C"),
+])
+def test_settings_that_scikit_learn_or_the_mapping_rejects_are_refused(estimator, message):
+    with pytest.raises(ValueError, match=message):
+        from_estimator(estimator, n_samples=30)
+
+
+def test_sgd_without_penalty_or_with_alpha_zero_is_the_plain_loss():
+    assert from_estimator(SGDClassifier(loss="log_loss", alpha=0.0), 30).loss.name == "logistic"
+    assert from_estimator(SGDClassifier(loss="hinge", penalty=None), 30).loss.name == "hinge"
+
+
+def test_a_dataframe_reaches_a_column_transformer_by_name():
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import ColumnTransformer
+    X, y = data(1, n=30)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    pipe = make_pipeline(ColumnTransformer([("scale", StandardScaler(), ["a", "b"])]), LogisticRegression(C=1.0))
+    res = cudbound.cud_interval(frame, y, estimator=pipe, n_resamples=20, rng=0)
+    direct = cudbound.cud_interval(X[:, :2], y, estimator=make_pipeline(StandardScaler(), LogisticRegression(C=1.0)),
+                                   n_resamples=20, rng=0)
+    np.testing.assert_allclose(tuple(res.confidence_interval), tuple(direct.confidence_interval), atol=1e-12)
+    np.testing.assert_allclose(res.coef, direct.coef, atol=1e-9)
+
+
+def test_a_supervised_step_is_refused_with_a_clear_message():
+    from sklearn.feature_selection import SelectKBest
+    X, y = data(1, n=30)
+    with pytest.raises(ValueError, match="must be unsupervised"):
+        cudbound.cud_interval(X, y, estimator=make_pipeline(SelectKBest(k=2), LogisticRegression()), n_resamples=20)
