@@ -27,12 +27,17 @@ class Basis:
         self.n_features_in_ = X.shape[1]
         return self
 
-    def transform(self, X) -> np.ndarray:
+    def _check_fitted_input(self, X) -> np.ndarray:
+        """X validated, for a fitted basis of the same number of features."""
         X = check_features(X)
         if not hasattr(self, "n_features_in_"):
             raise RuntimeError(f"{self!r} is not fitted; call fit(X) first.")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features but the basis was fitted on {self.n_features_in_}.")
+        return X
+
+    def transform(self, X) -> np.ndarray:
+        X = self._check_fitted_input(X)
         cols = self._columns(X)
         if self.intercept:
             cols = np.column_stack([np.ones(X.shape[0]), cols]) if cols.shape[1] else np.ones((X.shape[0], 1))
@@ -152,12 +157,7 @@ class ComposedBasis(Basis):
         return self.inner.transform(X)[:, self.keep_]
 
     def transform(self, X) -> np.ndarray:
-        X = check_features(X)
-        if not hasattr(self, "n_features_in_"):
-            raise RuntimeError(f"{self!r} is not fitted; call fit(X) first.")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the basis was fitted on {self.n_features_in_}.")
-        return self.outer.transform(self._inner_columns(X))
+        return self.outer.transform(self._inner_columns(self._check_fitted_input(X)))
 
     def __repr__(self):
         return f"ComposedBasis({self.outer!r}, {self.inner!r})"

@@ -15,7 +15,7 @@ from published import DATASETS, LABELS, PAPER_METHODS, PUBLISHED  # noqa: E402
 from cudbound.coverage import ResultStore  # noqa: E402
 from cudbound.coverage.chunks import chunk_files, read_chunk  # noqa: E402
 
-__all__ = ["cells", "training_error_kurtosis", "chunk_tasks", "chunk_cells", "chunk_kurtosis", "excess_kurtosis",
+__all__ = ["cells", "training_error_kurtosis", "chunk_tasks", "chunk_cells", "chunk_kurtosis", "excess_kurtosis", "write_csv",
            "DATASETS", "LABELS", "PAPER_METHODS", "PUBLISHED", "order", "figure_args", "pyplot", "save"]
 
 
@@ -80,6 +80,16 @@ def order(names) -> list:
     """Data sets in the paper's row order, then any others alphabetically."""
     known = [d for d in DATASETS if d in names]
     return known + sorted(set(names) - set(known))
+
+
+def write_csv(path, columns, rows) -> None:
+    """rows (dicts) as CSV: floats to 6 significant digits, None as an empty field."""
+    import csv
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(columns)
+        for r in rows:
+            w.writerow(["" if r[c] is None else f"{r[c]:.6g}" if isinstance(r[c], float) else r[c] for c in columns])
 
 
 def figure_args(doc: str, default_out: str, argv=None, chunks: bool = False):

@@ -25,7 +25,6 @@ under several bases (``experiments/sensitivity.toml``; the chunk directory's
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import re
 import sys
@@ -35,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LABELS, PUBLISHED, chunk_tasks, order, pyplot, save  # noqa: E402
+from common import LABELS, PUBLISHED, chunk_tasks, order, pyplot, save, write_csv  # noqa: E402
 from study2_tables import _label, _methods, exact_interval  # noqa: E402
 
 COLUMNS = ("dataset", "n", "basis", "label", "method", "reps", "coverage", "coverage_low", "coverage_high",
@@ -218,11 +217,7 @@ def main(argv=None) -> int:
         parser.error(f"no chunk files under {chunks}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "summary.csv", "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(COLUMNS)
-        for r in rows:
-            w.writerow(["" if r[c] is None else f"{r[c]:.6g}" if isinstance(r[c], float) else r[c] for c in COLUMNS])
+    write_csv(out / "summary.csv", COLUMNS, rows)
     (out / "summary.md").write_text(markdown(rows, args.target), encoding="utf-8")
     print(f"wrote {out / 'summary.csv'} and {out / 'summary.md'} ({len(rows)} cells)")
     if not args.no_figure:

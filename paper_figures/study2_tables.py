@@ -16,7 +16,6 @@ writes to ``--out``:
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LABELS, chunk_tasks, order  # noqa: E402
+from common import LABELS, chunk_tasks, order, write_csv  # noqa: E402
 
 from cudbound.registry import get_method, method_names  # noqa: E402
 
@@ -119,11 +118,7 @@ def main(argv=None) -> int:
     rows.sort(key=lambda r: (r["n"], rank[r["dataset"]], methods.index(r["method"])))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "cells.csv", "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(COLUMNS)
-        for r in rows:
-            w.writerow([f"{r[c]:.6g}" if isinstance(r[c], float) else r[c] for c in COLUMNS])
+    write_csv(out / "cells.csv", COLUMNS, rows)
     (out / "tables.md").write_text(markdown(rows, args.target), encoding="utf-8")
     print(f"wrote {out / 'cells.csv'} and {out / 'tables.md'} ({len(rows)} cells)")
     return 0

@@ -13,7 +13,8 @@ problem on the detected active set and checking the KKT conditions.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import nnls
+import scipy.linalg
+from scipy.optimize import lsq_linear, nnls
 
 __all__ = ["polish_kkt", "polish_hinge", "positive_definite", "cone_residual"]
 
@@ -183,8 +184,10 @@ def polish_hinge(A, c, Q, x0, *, active_tols=(1e-6, 1e-8, 1e-4, 1e-10), check_to
 
         2 Q x - A_act' mu = sum_{below} c_i a_i,     A_act x = 1,
 
-    and x is accepted only with the certificate of the whole (convex) problem: 0 is in the
-    subdifferential, i.e. every mu_i lies in [0, c_i], and every point stays on its side
+    (with A_act a maximal independent subset of the active rows; when more than that sit on
+    the margin, the multipliers of all of them are found within their bounds by bounded least
+    squares), and x is accepted only with the certificate of the whole (convex) problem: 0 is
+    in the subdifferential, i.e. every mu_i lies in [0, c_i], and every point stays on its side
     (m_i <= 1 below, m_i >= 1 above), all to ``check_tol`` relative. The minimiser is unique,
     and x is returned, when Q is positive definite (F strictly convex), or else when the KKT
     matrix is nonsingular and complementarity is strict (every mu_i inside (0, c_i), every
@@ -202,7 +205,10 @@ def polish_hinge(A, c, Q, x0, *, active_tols=(1e-6, 1e-8, 1e-4, 1e-10), check_to
     definite = positive_definite(Q)
     p = Q.shape[0]
     on = c > 0
-    A, c = A[on], c[on]
+    # identical rows are one hinge term with the summed weight (the same problem): merging them
+    # keeps the KKT matrix nonsingular for discrete features
+    A, inverse = np.unique(A[on], axis=0, return_inverse=True)
+    c = np.bincount(inverse.ravel(), weights=c[on], minlength=A.shape[0])
     norms = np.sqrt(np.einsum("ij,ij->i", A, A))
     xs = max(1.0, float(np.linalg.norm(x0)))
     gap = (A @ x0 - 1.0) / np.maximum(norms, 1e-300) / xs
@@ -214,14 +220,22 @@ def polish_hinge(A, c, Q, x0, *, active_tols=(1e-6, 1e-8, 1e-4, 1e-10), check_to
             continue
         tried.add(key)
         below = (gap < 0) & ~act
-        k = int(act.sum())
-        if k > p:
-            continue
+        Aa = A[act]
+        # the face is fixed by a maximal independent subset of the active rows (more than p
+        # points can sit on the margin when features are discrete)
+        if len(Aa):
+            _, r, piv = scipy.linalg.qr(Aa.T, pivoting=True, mode="economic")
+            d = np.abs(np.diag(r))
+            idx = np.sort(piv[:int(np.sum(d > 1e-10 * d[0]))]) if d.size and d[0] > 0 else np.zeros(0, int)
+        else:
+            idx = np.zeros(0, int)
+        k = len(idx)
         K = np.zeros((p + k, p + k))
         K[:p, :p] = 2.0 * Q
-        K[:p, p:] = -A[act].T
-        K[p:, :p] = A[act]
-        rhs = np.r_[c[below] @ A[below], np.ones(k)]
+        K[:p, p:] = -Aa[idx].T
+        K[p:, :p] = Aa[idx]
+        b = c[below] @ A[below]
+        rhs = np.r_[b, np.ones(k)]
         try:
             if np.linalg.cond(K) > 1e12:
                 continue
@@ -230,11 +244,22 @@ def polish_hinge(A, c, Q, x0, *, active_tols=(1e-6, 1e-8, 1e-4, 1e-10), check_to
             continue
         if not np.all(np.isfinite(sol)):
             continue
-        x, mu = sol[:p], sol[p:]
+        x = sol[:p]
+        if k == len(Aa):
+            mu = sol[p:]
+        else:   # multipliers of every active row within their bounds [0, c_i]: a bounded least squares
+            if not definite:
+                continue
+            fit = lsq_linear(Aa.T, 2.0 * Q @ x - b, bounds=(np.zeros(len(Aa)), c[act]), method="bvls",
+                             tol=1e-14)
+            mu = fit.x
+            if np.linalg.norm(Aa.T @ mu - (2.0 * Q @ x - b)) > check_tol * max(1.0, float(np.linalg.norm(b))):
+                continue
         m = A @ x
         scale = check_tol * np.maximum(1.0, norms * max(1.0, float(np.linalg.norm(x))))
         ok = (np.all(mu >= -check_tol * np.maximum(c[act], 1e-300) - 1e-15)
               and np.all(mu <= c[act] * (1 + check_tol) + 1e-15)
+              and np.all(np.abs(m[act] - 1.0) <= scale[act])
               and np.all(m[below] <= 1.0 + scale[below])
               and np.all(m[~below & ~act] >= 1.0 - scale[~below & ~act]))
         if ok and not definite:

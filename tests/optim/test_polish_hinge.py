@@ -64,3 +64,19 @@ def test_a_wrong_start_never_gives_a_wrong_point(seed):
 def test_non_finite_input_gives_none():
     A, c, Q = problem(0)
     assert polish_hinge(A, c, Q, np.full(A.shape[1], np.nan)) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_duplicate_rows_do_not_stop_the_polish(seed):
+    """Discrete features repeat rows (some on the margin); merged, they are one hinge term."""
+    rng = np.random.default_rng(300 + seed)
+    n = 40
+    X = np.column_stack([np.ones(n), rng.integers(0, 3, size=(n, 2)).astype(float)])
+    y = np.where(X[:, 1] + rng.normal(size=n) > 1, 1.0, -1.0)
+    A, c = y[:, None] * X, np.full(n, 1.0 / n)
+    Q = 0.05 * np.eye(3)
+    best = reference(A, c, Q)
+    x = polish_hinge(A, c, Q, best)
+    assert x is not None
+    assert objective(A, c, Q, x) <= objective(A, c, Q, best) + 1e-12
+    np.testing.assert_allclose(x, best, atol=1e-6)
