@@ -129,11 +129,19 @@ class LabelEncoding:
         return f"{self.negative!r} -> -1, {self.positive!r} -> +1"
 
 
+_TEXT_PAIRS = (frozenset({"true", "false"}), frozenset({"yes", "no"}), frozenset({"1", "0"}))
+_TEXT_POSITIVE = ("true", "yes", "1")
+
+
 def encode_labels(y, *, pos_label=None, n_rows: int | None = None, name: str = "y"):
     """Map labels with exactly two distinct values to {-1, +1}.
 
-    {-1, 1}, {0, 1} and {False, True} are recognised; any other pair needs
-    ``pos_label``. Returns ``(labels, LabelEncoding)``.
+    {-1, 1}, {0, 1} and {False, True} are recognised, and so are the text pairs a CSV file
+    gives, in any case: "true"/"false", "yes"/"no", "1"/"0" (positive: true, yes, 1). Any
+    other pair needs ``pos_label``. Returns ``(labels, LabelEncoding)``.
+
+    >>> encode_labels(["yes", "No", "yes"])[1]
+    'No' -> -1, 'yes' -> +1
     """
     arr = np.asarray(y)
     if arr.ndim == 2 and 1 in arr.shape:
@@ -162,10 +170,13 @@ def encode_labels(y, *, pos_label=None, n_rows: int | None = None, name: str = "
         neg = values[1] if values[0] == pos else values[0]
     elif set(values) == {-1, 1} or set(values) == {0, 1}:  # True == 1, False == 0: booleans too
         neg, pos = values[0], values[1]
+    elif all(isinstance(v, str) for v in values) and frozenset(v.strip().lower() for v in values) in _TEXT_PAIRS:
+        pos = next(v for v in values if v.strip().lower() in _TEXT_POSITIVE)
+        neg = values[1] if values[0] == pos else values[0]
     else:
         raise ValueError(
-            f"`{name}` has labels {values}; only {{-1, 1}}, {{0, 1}} and booleans are mapped "
-            f"automatically. Pass `pos_label=` to say which value is the positive class."
+            f"`{name}` has labels {values}; only {{-1, 1}}, {{0, 1}}, booleans and the text pairs true/false, "
+            f"yes/no, 1/0 are mapped automatically. Pass `pos_label=` to say which value is the positive class."
         )
     out = np.where(_eq(arr, pos), 1.0, -1.0)
     return out, LabelEncoding(neg, pos)

@@ -423,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     interval.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
     interval.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
     interval.add_argument("--pos-label", default=None, metavar="VALUE",
-                          help="label value of the positive class (needed unless labels are -1/1, 0/1)")
+                          help="label value of the positive class (needed unless labels are -1/1, 0/1, true/false, yes/no)")
     interval.add_argument("--basis", type=_basis_spec, default="linear", metavar="linear|poly:D|pca:K|zpca:K|poly:D(zpca:K)",
                           help="basis of the linear classifier (default linear: intercept plus features)")
     interval.add_argument("--seed", type=int, default=None,

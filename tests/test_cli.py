@@ -161,7 +161,6 @@ def test_interval_options_reach_the_computation(capsys, zero_one_csv):
 @pytest.mark.parametrize("argv, fragment", [
     (["--data", "{missing}", "--label", "label"], "data file '.*missing.csv' not found"),
     (["--data", "{zero_one}", "--label", "klass"], "label column 'klass' is not in the header.*x1, x2, label"),
-    (["--data", "{yes_no}", "--label", "outcome"], r"`outcome` has labels \['no', 'yes'\].*--pos-label"),
     (["--data", "{yes_no}", "--label", "outcome", "--pos-label", "maybe"], "--pos-label='maybe' is not one"),
     (["--data", "{zero_one}", "--label", "label", "--level", "1.5"], "strictly between 0 and 1"),
     (["--data", "{zero_one}", "--label", "label", "--resamples", "10"], "too few"),
@@ -277,3 +276,9 @@ def test_cud_interval_does_not_depend_on_the_other_methods(capsys, zero_one_csv)
 def test_bad_budgets_exit_2(capsys, flag, value):
     code, out, err = run(capsys, "demo", "--n", N, *FAST, flag, value)
     assert code == 2 and out == "" and flag in err, err
+
+
+def test_interval_maps_yes_no_labels_without_pos_label_and_says_so(capsys, yes_no_csv):
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST)
+    assert code == 0, err
+    assert "'no' -> -1, 'yes' -> +1" in out

@@ -106,13 +106,26 @@ def test_recognised_label_pairs_are_accepted(data, reference, encode, negative, 
     assert res.confidence_interval == reference.confidence_interval
 
 
+@pytest.mark.parametrize("positive, negative", [("yes", "no"), ("Yes", "NO"), ("True", "False"), ("true", "false"),
+                                                ("1", "0")])
+def test_text_label_pairs_are_mapped_automatically(data, reference, positive, negative):
+    """The pairs a CSV file gives: true/false, yes/no, 1/0 in any case; positive = true, yes, 1."""
+    X, y = data
+    res = cud_interval(X, np.where(y == 1, positive, negative), rng=5, **TINY_RUN)
+    assert (res.label_encoding.negative, res.label_encoding.positive) == (negative, positive)
+    np.testing.assert_array_equal(res.bootstrap_distribution, reference.bootstrap_distribution)
+    flipped = cud_interval(X, np.where(y == 1, positive, negative), pos_label=negative, rng=5, **TINY_RUN)
+    assert flipped.label_encoding.positive == negative
+
+
 def test_other_label_pairs_need_pos_label(data, reference):
     X, y = data
-    words = np.where(y == 1, "yes", "no")
-    with pytest.raises(ValueError, match=r"labels \['no', 'yes'\].*Pass `pos_label=`"):
+    words = np.where(y == 1, "yes", "maybe")
+    with pytest.raises(ValueError, match=r"labels \['maybe', 'yes'\].*Pass `pos_label=`"):
         cud_interval(X, words, **TINY_RUN)
     with pytest.raises(ValueError, match=r"labels \[1, 2\].*pos_label"):
         cud_interval(X, np.where(y == 1, 2, 1), **TINY_RUN)
+    words = np.where(y == 1, "yes", "no")
 
     res = cud_interval(X, words, pos_label="yes", rng=5, **TINY_RUN)
     assert (res.label_encoding.negative, res.label_encoding.positive) == ("no", "yes")
