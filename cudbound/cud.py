@@ -213,6 +213,9 @@ def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_leve
                           time_limit=time_limit, n_jobs=n_jobs, exact_distribution=exact_distribution,
                           progress=progress, scheduler=scheduler)
     res.details.update(basis=repr(basis), label_encoding=encoding)
+    columns = getattr(X, "columns", None)
+    if columns is not None:
+        res.details["feature_names"] = [str(c) for c in columns]
     if mapping is not None:
         res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
     res.seconds = time.perf_counter() - t0

@@ -45,7 +45,7 @@ from .design import check_design
 from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
-from .results import IntervalResult
+from .results import IntervalResult, IntervalResults
 
 __all__ = ["IntervalMethod", "register", "unregister", "get_method", "method_names", "METHODS", "stream",
            "intervals", "intervals_from_design", "MODERN_METHODS"]
@@ -277,8 +277,10 @@ def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_l
 
     Returns
     -------
-    list of IntervalResult
-        One per method, in the order of ``methods`` (``CUDResult`` for ``"cud"``).
+    IntervalResults
+        A list of IntervalResult, one per method, in the order of ``methods`` (``CUDResult`` for
+        ``"cud"``); ``.to_frame()`` gives them as a tidy pandas DataFrame. With a DataFrame ``X``
+        the column names are in each result's ``details["feature_names"]``.
 
     Notes
     -----
@@ -309,6 +311,7 @@ def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_l
     1
     """
     methods = _methods_iv(methods)
+    X_given = X
     user_loss = options.pop("loss", None)
     basis, loss, pos_label, mapping = resolve_model(X, y, basis, user_loss, estimator, pos_label)
     if mapping is None:
@@ -320,12 +323,21 @@ def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_l
     basis_obj = make_basis(basis)
     design = check_design(basis_obj.fit_transform(X), name="design (basis applied to X)")
     results = intervals_from_design(design, labels, methods, confidence_level=level, rng=rng, **options)
+    names = _feature_names(X_given)
     for res in results:
         res.details["basis"] = repr(basis_obj)
         res.details["label_encoding"] = encoding if res.method == "cud" else repr(encoding)
+        if names is not None:
+            res.details["feature_names"] = names
         if mapping is not None:
             res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
-    return results
+    return IntervalResults(results)
+
+
+def _feature_names(X):
+    """The column names of a DataFrame (as strings), else None."""
+    columns = getattr(X, "columns", None)
+    return None if columns is None else [str(c) for c in columns]
 
 
 def intervals_from_design(design, y, methods=METHODS, *, confidence_level=0.95, rng=None, fitted=None,

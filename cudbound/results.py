@@ -6,7 +6,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["ConfidenceInterval", "IntervalResult", "SearchStats", "CUDResult"]
+__all__ = ["ConfidenceInterval", "IntervalResult", "IntervalResults", "SearchStats", "CUDResult"]
+
+FRAME_COLUMNS = ("method", "low", "high", "centre", "width", "level", "n_samples", "seconds")
+"""The columns of :meth:`IntervalResult.to_frame`, one row per interval."""
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_frame() needs pandas: pip install pandas") from None
+    return pandas
 
 
 class ConfidenceInterval(NamedTuple):
@@ -70,11 +81,36 @@ class IntervalResult:
         return (f"{type(self).__name__}(method={self.method!r}, confidence_interval={ci}, "
                 f"confidence_level={self.confidence_level:g}, {extra})")
 
+    def _row(self) -> dict:
+        return {"method": self.method, "low": self.low, "high": self.high, "centre": float(self.centre),
+                "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
+                "seconds": self.seconds}
+
+    def to_frame(self):
+        """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds."""
+        return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
+
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""
         return {"method": self.method, "confidence_level": self.confidence_level, "centre": float(self.centre),
                 "low": self.low, "high": self.high, "n_samples": self.n_samples, "seconds": self.seconds,
                 "details": {k: v for k, v in self.details.items() if isinstance(v, (int, float, str, bool, type(None)))}}
+
+
+class IntervalResults(list):
+    """The list of results :func:`cudbound.intervals` returns, with :meth:`to_frame`.
+
+    >>> import numpy as np, cudbound
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    >>> frame = cudbound.intervals(X, y, methods=["kohavi", "martin"], rng=1).to_frame()
+    >>> list(frame["method"]), list(frame.columns[:3])
+    (['kohavi', 'martin'], ['method', 'low', 'high'])
+    """
+
+    def to_frame(self):
+        """A tidy pandas DataFrame, one row per interval (columns as :meth:`IntervalResult.to_frame`)."""
+        return _pandas().DataFrame([r._row() for r in self], columns=list(FRAME_COLUMNS))
 
 
 @dataclass
@@ -236,6 +272,15 @@ class CUDResult(IntervalResult):
     @property
     def fallbacks(self) -> int:
         return self.stats.fallbacks_total
+
+    def _row(self) -> dict:
+        return {"method": self.method, "low": self.low, "high": self.high, "centre": float(self.centre),
+                "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
+                "seconds": self.seconds}
+
+    def to_frame(self):
+        """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds."""
+        return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""
