@@ -149,10 +149,41 @@ def _demo(args) -> tuple[dict, str]:
               "true_error": true_error, "bayes_error": DEMO_GENERATOR.bayes_error,
               "covered": bool(low <= true_error <= high)}
     context = [("data", source)]
+    plotted = _maybe_plot(args, result)
+    if plotted:
+        record["plot"] = plotted
+        context.append(("plot", plotted))
     truth = [("true error", f"{true_error:.4f} (exact for the simulated model; "
                             f"{'inside' if record['covered'] else 'OUTSIDE'} the interval; "
                             f"Bayes error {DEMO_GENERATOR.bayes_error:g})")]
     return record, _format_report(result, context, truth)
+
+
+def _maybe_plot(args, results):
+    """Draw the result(s) to ``--plot FILE`` (None without the option): one CUD result as its
+    replicate distribution, several as a forest plot. Returns the file name written."""
+    if not getattr(args, "plot", None):
+        return None
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CLIError('--plot needs matplotlib: pip install "cudbound[figures]"') from None
+    from .plotting import plot_intervals
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    if isinstance(results, list):
+        plot_intervals(results, ax=ax)
+    else:
+        results.plot(ax=ax)
+    fig.tight_layout()
+    try:
+        fig.savefig(args.plot, dpi=150)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"--plot: cannot write {args.plot!r}: {exc}") from None
+    finally:
+        plt.close(fig)
+    return str(args.plot)
 
 
 def _interval(args) -> tuple[dict, str]:
@@ -171,6 +202,10 @@ def _interval(args) -> tuple[dict, str]:
                         f"{'s' if len(features) != 1 else ''}: {shown})"),
                ("label column", args.label),
                ("seed", f"{seed}" + (" (drawn at random; pass --seed to repeat)" if args.seed is None else ""))]
+    plotted = _maybe_plot(args, result)
+    if plotted:
+        record["plot"] = plotted
+        context.append(("plot", plotted))
     return record, _format_report(result, context)
 
 
@@ -190,6 +225,10 @@ def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
     lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
                   "2008), each method's own estimate for the others."]
+    plotted = _maybe_plot(args, list(results))
+    if plotted:
+        record["plot"] = plotted
+        lines.append(f"  plot: {plotted}")
     return record, "\n".join(lines)
 
 
@@ -386,6 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "ridge[:LAM] (squared plus LAM |beta|^2, intercept unpenalised, default LAM 0.1), "
                              "or hinge_ridge, logistic_ridge, exponential_ridge [:LAM] (docs/losses.md)")
     common.add_argument("--json", action="store_true", help="print the result as JSON")
+    common.add_argument("--plot", default=None, metavar="FILE.png",
+                        help="also draw the result to this image file: the replicate distribution behind a CUD "
+                             "interval, or a forest plot of several methods (needs matplotlib)")
     common.add_argument("--jobs", type=_jobs_spec, default=1, metavar="N",
                         help="worker processes for the bootstrap replicates (default 1; -1 = all cores); "
                              "the result does not depend on it")

@@ -86,6 +86,11 @@ class IntervalResult:
                 "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
                 "seconds": self.seconds}
 
+    def plot(self, ax=None):
+        """The interval as a one-row forest plot (:func:`cudbound.plotting.plot_intervals`); needs matplotlib."""
+        from .plotting import plot_intervals
+        return plot_intervals([self], ax=ax)
+
     def to_frame(self):
         """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds."""
         return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
@@ -107,6 +112,11 @@ class IntervalResults(list):
     >>> list(frame["method"]), list(frame.columns[:3])
     (['kohavi', 'martin'], ['method', 'low', 'high'])
     """
+
+    def plot(self, ax=None):
+        """Forest plot of the intervals (:func:`cudbound.plotting.plot_intervals`); needs matplotlib."""
+        from .plotting import plot_intervals
+        return plot_intervals(self, ax=ax)
 
     def to_frame(self):
         """A tidy pandas DataFrame, one row per interval (columns as :meth:`IntervalResult.to_frame`)."""
@@ -273,14 +283,11 @@ class CUDResult(IntervalResult):
     def fallbacks(self) -> int:
         return self.stats.fallbacks_total
 
-    def _row(self) -> dict:
-        return {"method": self.method, "low": self.low, "high": self.high, "centre": float(self.centre),
-                "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
-                "seconds": self.seconds}
-
-    def to_frame(self):
-        """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds."""
-        return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
+    def plot(self, ax=None, bins=30):
+        """Histogram of the replicate suprema with Q_hat and the interval marked
+        (:func:`cudbound.plotting.plot_replicates`); needs matplotlib."""
+        from .plotting import plot_replicates
+        return plot_replicates(self, ax=ax, bins=bins)
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""

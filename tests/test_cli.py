@@ -282,3 +282,20 @@ def test_interval_maps_yes_no_labels_without_pos_label_and_says_so(capsys, yes_n
     code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST)
     assert code == 0, err
     assert "'no' -> -1, 'yes' -> +1" in out
+
+
+def test_plot_option_writes_an_image_for_one_method_and_for_several(capsys, tmp_path, yes_no_csv):
+    pytest.importorskip("matplotlib")
+    one, many = tmp_path / "cud.png", tmp_path / "forest.png"
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST,
+                         "--plot", one)
+    assert code == 0, err
+    assert one.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert re.search(r"\n  plot\s+" + re.escape(str(one)), out)
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST,
+                         "--methods", "kohavi,yang", "--plot", many, "--json")
+    assert code == 0, err
+    assert json.loads(out)["plot"] == str(many) and many.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST,
+                         "--plot", tmp_path / "no" / "such" / "dir.png")
+    assert code == 2 and "--plot: cannot write" in err

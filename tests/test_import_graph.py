@@ -63,7 +63,7 @@ LAYERS = (
     ("resampling",),                       # bootstrap counts, folds
     ("search",),                           # branch and bound for one replicate
     ("engine",), ("workers",), ("quantile",),  # replicates: solvers, processes, the order statistic
-    ("results",),                          # result objects
+    ("results", "plotting"),               # result objects and their pictures
     ("cud",), ("baselines", "auc", "svm"),  # the intervals and the other estimators
     ("registry",),                         # the registry of interval methods
     ("coverage",),                         # the study
