@@ -13,6 +13,7 @@ import json
 import math
 import secrets
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -630,13 +631,37 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or an argparse error (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    seen = []
     try:
-        record, report, *status = args.handler(args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")   # each distinct warning once, as Python would show it
+            try:
+                record, report, *status = args.handler(args)
+            finally:
+                seen = _warning_lines(caught)
     except (ValueError, FileNotFoundError) as exc:
+        _print_warnings(seen)
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    _print_warnings(seen)
     print(json.dumps(record, indent=2, default=_json_default) if args.json else report)
     return status[0] if status else 0
+
+
+def _warning_lines(caught) -> list:
+    """One line per distinct warning: its category and message, never a file path or code line."""
+    lines = []
+    for w in caught:
+        text = " ".join(str(w.message).split())
+        line = f"{PROG}: warning: {text} ({w.category.__name__})"
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+def _print_warnings(lines) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)

@@ -299,3 +299,35 @@ def test_plot_option_writes_an_image_for_one_method_and_for_several(capsys, tmp_
     code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST,
                          "--plot", tmp_path / "no" / "such" / "dir.png")
     assert code == 2 and "--plot: cannot write" in err
+
+
+def test_warnings_are_one_line_each_without_paths(capsys, monkeypatch, zero_one_csv):
+    import warnings as _warnings
+    from cudbound import cli
+
+    real = cli._interval
+
+    def noisy(args):
+        for _ in range(3):
+            _warnings.warn("a refit was singular;\n   the least-norm solution was used", RuntimeWarning)
+        return real(args)
+    monkeypatch.setattr(cli, "_interval", noisy)
+    parser_args = ["interval", "--data", zero_one_csv, "--label", "label", "--seed", 1, *FAST]
+    monkeypatch.setattr(cli, "build_parser", _rebind(cli.build_parser, noisy))
+    code, out, err = run(capsys, *parser_args)
+    assert code == 0
+    lines = [l for l in err.splitlines() if "warning" in l]
+    assert lines == ["cudbound: warning: a refit was singular; the least-norm solution was used (RuntimeWarning)"]
+    assert ".py" not in err and "Traceback" not in err
+
+
+def _rebind(build, handler):
+    """build_parser with the interval subcommand's handler replaced."""
+    def patched():
+        parser = build()
+        for action in parser._subparsers._group_actions:
+            for name, sub in action.choices.items():
+                if name == "interval":
+                    sub.set_defaults(handler=handler)
+        return parser
+    return patched
