@@ -1,11 +1,7 @@
 """Pictures of results: the bootstrap distribution behind a CUD interval, and a forest plot of
 several intervals on the same data. matplotlib is optional (``pip install "cudbound[figures]"``)
-and imported only here, when a picture is asked for.
-
->>> import numpy as np, cudbound                          # doctest: +SKIP
->>> res = cudbound.cud_interval(X, y)                       # doctest: +SKIP
->>> res.plot()                                              # doctest: +SKIP
->>> cudbound.plot_intervals(cudbound.intervals(X, y))       # doctest: +SKIP
+and imported only here, when a picture is asked for: ``cud_interval(X, y).plot()``,
+``cudbound.plot_intervals(cudbound.intervals(X, y))`` (tested in ``tests/test_plotting.py``).
 """
 from __future__ import annotations
 
