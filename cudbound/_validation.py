@@ -97,7 +97,10 @@ def check_scalar(value, name: str, target_type: type = numbers.Integral, *, min_
 
 
 def check_features(X, name: str = "X") -> np.ndarray:
-    """2-D float array with finite entries; the first bad entry is named by row and column."""
+    """2-D float array with finite entries; the first bad entry is named by row and column.
+    Complex values are refused (their imaginary part would be dropped silently)."""
+    if np.iscomplexobj(X) or (getattr(X, "dtype", None) is not None and np.asarray(X).dtype.kind == "c"):
+        raise ValueError(f"`{name}` has complex values; give real-valued features.")
     try:
         arr = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -235,7 +238,22 @@ def check_alpha_n(alpha_n, n: int, name: str = "alpha_n") -> float:
 
 
 def check_rng(rng) -> np.random.Generator:
-    """None, an int seed, a SeedSequence or a Generator -> a Generator."""
+    """None, a non-negative int seed, a SeedSequence or a Generator -> a Generator (as in scipy).
+
+    Anything else is a TypeError (a negative seed a ValueError) naming ``rng``.
+
+    >>> check_rng("abc")
+    Traceback (most recent call last):
+    ...
+    TypeError: `rng` must be None, a non-negative int seed, a numpy SeedSequence or Generator; got str 'abc'.
+    """
     if isinstance(rng, np.random.RandomState):
         raise TypeError("`rng` must be a numpy Generator, SeedSequence, int or None; legacy RandomState is not accepted.")
-    return np.random.default_rng(rng)
+    if rng is None or isinstance(rng, (np.random.Generator, np.random.SeedSequence, np.random.BitGenerator)):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (numbers.Integral, np.integer)):
+        raise TypeError(f"`rng` must be None, a non-negative int seed, a numpy SeedSequence or Generator; "
+                        f"got {type(rng).__name__} {rng!r}.")
+    if int(rng) < 0:
+        raise ValueError(f"`rng` must be a non-negative int seed; got {rng!r}.")
+    return np.random.default_rng(int(rng))

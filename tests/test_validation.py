@@ -334,3 +334,32 @@ def test_check_scalar_whole_numbers():
     for bad in (2.5, True, float("inf"), "2"):
         with pytest.raises(ValueError, match="`k` must be a whole number between 0 and 5"):
             check_scalar(bad, "k", "whole", min_val=0, max_val=5)
+
+
+@pytest.mark.parametrize("bad, error, fragment", [
+    ("abc", TypeError, "`rng` must be None, a non-negative int seed"),
+    (2.5, TypeError, "got float 2.5"),
+    (True, TypeError, "got bool True"),
+    ([1, 2], TypeError, "got list"),
+    (-1, ValueError, "non-negative int seed"),
+])
+def test_rng_outside_the_scipy_contract_is_refused_naming_rng(data, bad, error, fragment):
+    from cudbound import intervals
+    X, y = data
+    with pytest.raises(error, match=fragment):
+        cud_interval(X, y, rng=bad, **TINY_RUN)
+    with pytest.raises(error, match=fragment):
+        intervals(X, y, methods=["kohavi"], rng=bad)
+
+
+@pytest.mark.parametrize("good", [None, 3, np.int64(3), np.random.SeedSequence(3), np.random.default_rng(3)])
+def test_rng_in_the_scipy_contract_is_accepted(data, good):
+    X, y = data
+    res = cud_interval(X, y, rng=good, **TINY_RUN)
+    assert 0.0 <= res.low <= res.high <= 1.0
+
+
+def test_complex_features_are_refused(data):
+    X, y = data
+    with pytest.raises(ValueError, match="`X` has complex values"):
+        cud_interval(X.astype(complex), y, **TINY_RUN)
