@@ -53,9 +53,9 @@ def check_scalar(value, name: str, target_type: type = numbers.Integral, *, min_
     """Check one scalar argument and return it as a Python int or float.
 
     The one validator of scalar arguments, in the manner of scikit-learn's
-    ``utils.validation.check_scalar``: ``target_type`` is ``numbers.Integral`` (booleans
-    are refused), ``numbers.Real`` (finite values only) or ``"whole"`` (an integer or a
-    float holding a whole number, returned as int); ``min_val``/``max_val`` bound
+    ``utils.validation.check_scalar``: ``target_type`` is ``numbers.Integral`` (an integer,
+    or a float holding a whole number such as 40.0, returned as int; 2.5 and booleans are
+    refused), ``numbers.Real`` (finite values only) or ``"whole"`` (the same as Integral); ``min_val``/``max_val`` bound
     it, closed or open as ``include_boundaries`` says ("both", "left", "right",
     "neither"). The error is a ValueError that names the argument, what is accepted and
     what was received (``hint`` is appended to it).
@@ -75,14 +75,13 @@ def check_scalar(value, name: str, target_type: type = numbers.Integral, *, min_
     message = f"`{name}` must be {_expected(target, min_val, max_val, include_boundaries)}; got {value!r}.{hint}"
     if isinstance(value, bool) or isinstance(value, np.bool_):
         raise ValueError(message)
-    if integral:
-        if not isinstance(value, numbers.Integral):
+    if integral or whole:     # an int, or a float holding a whole number (40.0 yes, 40.5 no)
+        if isinstance(value, numbers.Integral):
+            out = int(value)
+        elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+            out = int(value)
+        else:
             raise ValueError(message)
-        out = int(value)
-    elif whole:
-        if not isinstance(value, numbers.Real) or not math.isfinite(float(value)) or not float(value).is_integer():
-            raise ValueError(message)
-        out = int(value)
     else:
         if not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
             raise ValueError(message)

@@ -207,11 +207,19 @@ def test_too_few_resamples_for_the_level(data, level, B, need):
         cud_interval(X, y, confidence_level=level, n_resamples=B)
 
 
-@pytest.mark.parametrize("B", [0, -5, 2.5, 20.0, True, "20"])
+@pytest.mark.parametrize("B", [0, -5, 2.5, 20.000001, float("inf"), True, "20"])
 def test_resamples_must_be_a_positive_integer(data, B):
     X, y = data
     with pytest.raises(ValueError, match="`n_resamples` must be a positive integer"):
         cud_interval(X, y, confidence_level=0.5, n_resamples=B)
+
+
+def test_a_float_holding_a_whole_number_counts_as_that_integer(data):
+    """Issue 17's input contract: 20.0 is 20 where an integer is meant (2.5 is refused above)."""
+    X, y = data
+    a = cud_interval(X, y, confidence_level=0.5, n_resamples=20.0, rng=1)
+    b = cud_interval(X, y, confidence_level=0.5, n_resamples=20, rng=1)
+    assert a.n_resamples == 20 and a.confidence_interval == b.confidence_interval
 
 
 @pytest.mark.parametrize("alpha_n", [-1.0, float("inf"), float("nan"), True, "n"])
@@ -289,6 +297,8 @@ def test_replicate_sup_alpha_n(design, alpha_n):
     (0.25, {"target_type": numbers.Real, "min_val": 0.0, "max_val": 0.5, "include_boundaries": "left"}, 0.25),
     (0.0, {"target_type": numbers.Real, "min_val": 0.0}, 0.0),
     (np.float32(1.5), {"target_type": numbers.Real}, 1.5),
+    (40.0, {"min_val": 1}, 40),                  # a float holding a whole number is that integer
+    (np.float64(2.0), {"min_val": 2, "max_val": 2}, 2),
 ])
 def test_check_scalar_accepts_and_converts(value, kwargs, expected):
     out = check_scalar(value, "x", **kwargs)
@@ -297,7 +307,8 @@ def test_check_scalar_accepts_and_converts(value, kwargs, expected):
 
 @pytest.mark.parametrize("value, kwargs, message", [
     (True, {"min_val": 1}, "`x` must be a positive integer; got True."),
-    (1.0, {"min_val": 1}, "`x` must be a positive integer; got 1.0."),
+    (1.5, {"min_val": 1}, "`x` must be a positive integer; got 1.5."),
+    (0.0, {"min_val": 1}, "`x` must be a positive integer; got 0.0."),
     (0, {"min_val": 1}, "`x` must be a positive integer; got 0."),
     (-1, {"min_val": 0}, "`x` must be a non-negative integer; got -1."),
     (1, {"min_val": 2}, "`x` must be an integer >= 2; got 1."),

@@ -168,7 +168,7 @@ def test_three_points_error_rate_values():
     (lambda: Outlier(outlier_scale=0.0), "`outlier_scale` must be a finite positive number"),
     (lambda: Outlier(flip_probability=-0.1), "`flip_probability`"),
     (lambda: ChiSquareSmall(n_features=0), "`n_features` must be a positive integer"),
-    (lambda: ChiSquareSmall(n_features=2.0), "`n_features`"),
+    (lambda: ChiSquareSmall(n_features=2.5), "`n_features`"),
     (lambda: ChiSquareSmall(flip_probability=0.7), "`flip_probability`"),
     (lambda: ThreePoints(points=(0.0, 1.0, 1.0)), "`points` must be three distinct values"),
     (lambda: ThreePoints(points=(0.0, 1.0)), "`points` must be three finite numbers"),
