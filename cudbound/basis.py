@@ -70,10 +70,10 @@ class PolynomialBasis(Basis):
         self.degree, self.intercept = degree, intercept
 
     def fit(self, X):
-        check_scalar(self.degree, "degree", min_val=1)
+        degree = check_scalar(self.degree, "degree", min_val=1)
         super().fit(X)
         d = self.n_features_in_
-        self.powers_ = [c for k in range(1, self.degree + 1)
+        self.powers_ = [c for k in range(1, degree + 1)
                         for c in itertools.combinations_with_replacement(range(d), k)]
         return self
 
@@ -99,8 +99,8 @@ class PCABasis(Basis):
 
     def fit(self, X):
         X = check_features(X)
-        k = self.n_components
-        check_scalar(k, "n_components", min_val=1, max_val=min(X.shape), hint=" (at most min(n, d))")
+        k = check_scalar(self.n_components, "n_components", min_val=1, max_val=min(X.shape),
+                         hint=" (at most min(n, d))")
         super().fit(X)
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0) if self.standardize else np.ones(X.shape[1])

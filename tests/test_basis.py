@@ -146,7 +146,7 @@ def test_standardised_pca_leaves_a_constant_training_column_unscaled():
     assert np.all(np.isfinite(basis.transform(X + 1.0)))
 
 
-@pytest.mark.parametrize("k", [0, 4, 1.0, True])
+@pytest.mark.parametrize("k", [0, 4, 1.5, True])
 def test_pca_bad_number_of_components(train_test, k):
     X, _ = train_test
     with pytest.raises(ValueError, match="`n_components` must be an integer between 1 and"):
@@ -269,3 +269,9 @@ def test_composed_basis_drops_constant_inner_columns():
     np.testing.assert_allclose(design, make_basis("poly:2").fit_transform(X[:, :2]))
     with pytest.raises(ValueError, match="constant on the training set"):
         ComposedBasis(PolynomialBasis(2), FunctionBasis(lambda Z: np.ones((len(Z), 2)))).fit(X)
+
+
+def test_whole_float_sizes_count_as_integers(train_test):
+    X, _ = train_test
+    np.testing.assert_array_equal(PCABasis(2.0).fit_transform(X), PCABasis(2).fit_transform(X))
+    np.testing.assert_array_equal(PolynomialBasis(2.0).fit_transform(X), PolynomialBasis(2).fit_transform(X))

@@ -369,8 +369,7 @@ class ChiSquareSmall(LabelNoise):
     basis = "linear"
 
     def __init__(self, n_features: int = 2, flip_probability: float = 0.05):
-        check_scalar(n_features, "n_features", min_val=1)
-        self.n_features = int(n_features)
+        self.n_features = check_scalar(n_features, "n_features", min_val=1)
         self.flip_probability = _check_probability(flip_probability, "flip_probability")
         # the median of chi^2_d; 2 log 2 in closed form for d = 2
         self.threshold = 2.0 * math.log(2.0) if self.n_features == 2 else float(stats.chi2.median(self.n_features))

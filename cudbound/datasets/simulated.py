@@ -76,7 +76,7 @@ class LinearGaussian(LabelNoise):
     basis = "linear"
 
     def __init__(self, n_features: int = 2, flip_probability: float = 0.2, coef=None):
-        check_scalar(n_features, "n_features", min_val=1)
+        n_features = check_scalar(n_features, "n_features", min_val=1)
         check_scalar(flip_probability, "flip_probability", numbers.Real, min_val=0.0, max_val=0.5,
                      include_boundaries="left")
         if coef is None:
@@ -95,7 +95,7 @@ class LinearGaussian(LabelNoise):
 
     def sample(self, n: int, rng=None):
         """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
-        check_scalar(n, "n", min_val=1)
+        n = check_scalar(n, "n", min_val=1)
         rng = np.random.default_rng(rng)
         X = rng.standard_normal((n, self.n_features))
         clean = np.where(X @ self.coef >= 0.0, 1, -1)
