@@ -121,6 +121,12 @@ def check_features(X, name: str = "X") -> np.ndarray:
     return arr
 
 
+def feature_names(X):
+    """The column names of a DataFrame as strings, else None (an array has none)."""
+    columns = getattr(X, "columns", None)
+    return None if columns is None else [str(c) for c in columns]
+
+
 class LabelEncoding:
     """How the user's two label values were mapped to -1 and +1."""
 

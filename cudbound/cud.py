@@ -21,7 +21,8 @@ import time
 
 import numpy as np
 
-from ._validation import check_alpha_n, check_confidence_level, check_counts, check_features, check_n_resamples, check_rng, encode_labels
+from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_features, check_n_resamples,
+                          check_rng, encode_labels, feature_names)
 from .basis import make_basis
 from .design import check_design, reparametrise
 from .engine import ReplicateEngine
@@ -213,9 +214,9 @@ def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_leve
                           time_limit=time_limit, n_jobs=n_jobs, exact_distribution=exact_distribution,
                           progress=progress, scheduler=scheduler)
     res.details.update(basis=repr(basis), label_encoding=encoding)
-    columns = getattr(X, "columns", None)
-    if columns is not None:
-        res.details["feature_names"] = [str(c) for c in columns]
+    names = feature_names(X)
+    if names is not None:
+        res.details["feature_names"] = names
     if mapping is not None:
         res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
     res.seconds = time.perf_counter() - t0

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels
+from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels, feature_names
 from .baselines.methods import _bs632_distribution, _centre_value, bs1, bs2, kohavi, langford, martin, yang
 from .baselines.modern import bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv
 from .basis import make_basis
@@ -323,7 +323,7 @@ def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_l
     basis_obj = make_basis(basis)
     design = check_design(basis_obj.fit_transform(X), name="design (basis applied to X)")
     results = intervals_from_design(design, labels, methods, confidence_level=level, rng=rng, **options)
-    names = _feature_names(X_given)
+    names = feature_names(X_given)
     for res in results:
         res.details["basis"] = repr(basis_obj)
         res.details["label_encoding"] = encoding if res.method == "cud" else repr(encoding)
@@ -333,11 +333,6 @@ def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_l
             res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
     return IntervalResults(results)
 
-
-def _feature_names(X):
-    """The column names of a DataFrame (as strings), else None."""
-    columns = getattr(X, "columns", None)
-    return None if columns is None else [str(c) for c in columns]
 
 
 def intervals_from_design(design, y, methods=METHODS, *, confidence_level=0.95, rng=None, fitted=None,

@@ -136,9 +136,6 @@ class EstimatorBasis(Basis):
             raise ValueError(f"the basis must be a 2-d array of features; got shape {out.shape}.")
         return out
 
-    def _columns(self, X):  # pragma: no cover - transform is overridden
-        return self._raw(X)[:, self.keep_]
-
     def __repr__(self):
         inner = "" if self.transformer is None else repr(self.transformer)
         return f"EstimatorBasis({inner}{'' if self.intercept else ', intercept=False'})"
