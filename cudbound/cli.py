@@ -224,10 +224,11 @@ def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
                                      "scheduler": args.scheduler, "exact_distribution": args.exact_distribution,
                                      "progress": _show_progress(args)})
     _, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
+    w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
-             f"  {'method':<10}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
-    lines += [f"  {r.method:<10}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
+             f"  {'method':<{w}}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
+    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
     lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
                   "2008), each method's own estimate for the others."]
