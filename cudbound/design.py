@@ -54,7 +54,8 @@ def _column_scales(Phi: np.ndarray) -> np.ndarray:
     """Euclidean norm of each column, computed without overflow or underflow (1 for a zero column)."""
     amax = np.max(np.abs(Phi), axis=0)
     amax = np.where(amax > 0, amax, 1.0)
-    return amax * np.sqrt(np.einsum("ij,ij->j", Phi / amax, Phi / amax))
+    norms = amax * np.sqrt(np.einsum("ij,ij->j", Phi / amax, Phi / amax))
+    return np.where(norms > 0, norms, 1.0)
 
 
 def _describe(columns, names) -> str:

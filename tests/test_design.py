@@ -132,6 +132,17 @@ def test_constant_feature_is_named():
         cudbound.cud_interval(X, y, n_resamples=20, rng=0)
 
 
+@pytest.mark.parametrize("method", ["cud", "kohavi", "wald_cv"])
+def test_an_all_zero_feature_is_named_not_a_nan_error(method):
+    """Found by tests/test_fuzz.py: a column of zeros gave scipy's bare "array must not contain infs or NaNs"."""
+    X, y = _data(4, d=2)
+    X[:, 1] = 0.0
+    with pytest.raises(RankDeficientError, match=r"column 2 is a linear combination"):
+        cudbound.intervals(X, y, methods=[method], rng=0, cud_options={"n_resamples": 20})
+    with pytest.raises(RankDeficientError, match=r"column 1 is a linear combination"):
+        reparametrise(np.column_stack([np.ones(5), np.zeros(5), np.arange(5.0)]))
+
+
 def test_well_scaled_full_rank_extremes_are_accepted():
     X, y = _data(6, d=2)
     for Xs in (X * 1e300, X * 1e-300, X + 1e6):
