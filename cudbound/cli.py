@@ -1,9 +1,14 @@
-"""Command-line interface: ``cudbound demo``, ``cudbound interval`` and ``cudbound coverage``.
+"""Command-line interface: ``cudbound demo``, ``interval``, ``coverage``, ``store``, ``auc``, ``xi-alpha``.
 
 ``cudbound demo`` computes the CUD interval on a simulated data set (no files,
 no network); ``cudbound interval`` on a CSV file. Both print a readable table,
-or with ``--json`` the result as JSON. Bad input prints
-``cudbound: error: <message>`` on stderr and exits with status 2.
+or with ``--json`` the result as JSON. ``cudbound coverage`` runs or resumes a coverage
+study (``--check``: only validate its configuration); ``cudbound store check FILE``
+verifies a study's store (exit status 1 when it finds problems) and ``cudbound store
+export FILE DIR`` writes its complete blocks as result chunks. ``cudbound auc`` and
+``cudbound xi-alpha`` compute the other estimators on a CSV file. Bad input (a bad
+file, configuration or store included) prints ``cudbound: error: <message>`` on stderr
+and exits with status 2; an interrupted coverage run exits with status 130.
 """
 from __future__ import annotations
 
@@ -412,6 +417,41 @@ def _coverage_table(summary, methods) -> list[str]:
     return out
 
 
+def _store_check(args):
+    """``cudbound store check FILE``: :func:`cudbound.coverage.check.check_store`; status 1 when a
+    check fails (a file that is not a store is a StoreError: status 2)."""
+    from .coverage.check import check_store
+
+    result = check_store(args.file)
+    return result.to_dict(), result.report(), (0 if result.ok else 1)
+
+
+def _store_export(args):
+    """``cudbound store export FILE DIR``: :func:`cudbound.coverage.chunks.export_store`."""
+    from .coverage import load_config
+    from .coverage.chunks import export_store
+
+    if args.chunk_size < 1:
+        raise CLIError(f"--chunk-size must be a positive integer; got {args.chunk_size}.")
+    config = load_config(args.config) if args.config else None
+    out = export_store(args.file, args.dir, config, args.chunk_size)
+    record = {"store": str(args.file), "directory": str(args.dir), "chunk_size": args.chunk_size,
+              "written": [str(p) for p in out.written], "existing": [str(p) for p in out.existing],
+              "incomplete": [{"dataset": d, "n": n, "reps": [a, b], "stored": k} for d, n, a, b, k in out.incomplete],
+              "outside_configuration": out.outside}
+    lines = [f"exported {args.file} to {args.dir}: {len(out.written)} chunk file(s) written, "
+             f"{len(out.existing)} already there (left as they are)"]
+    lines += [f"  wrote {p}" for p in out.written]
+    if out.incomplete:
+        lines.append(f"{len(out.incomplete)} incomplete block(s) not exported (a chunk holds every repetition "
+                     f"of its block; finish the study to export them):")
+        lines += [f"  {d} n = {n} reps {a}-{b}: {k} of {b - a + 1} stored" for d, n, a, b, k in out.incomplete]
+    if out.outside:
+        lines.append(f"{out.outside} stored task(s) are not tasks of the configuration and were not exported; "
+                     f"pass the study's current configuration with --config.")
+    return record, "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cudbound`` command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -498,6 +538,31 @@ def build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--no-progress", action="store_true", help="no progress bar")
     cov.add_argument("--json", action="store_true", help="print the summary as JSON")
     cov.set_defaults(handler=_coverage)
+
+    store = sub.add_parser("store", help="check a coverage store, or export it as result chunks",
+                           description="Tools for a coverage study's SQLite store: `check` verifies it (SQLite's "
+                                       "integrity and foreign-key checks, and the toolkit's: a result row for "
+                                       "every task and method, numeric sanity); `export` writes its complete "
+                                       "blocks as the chunk files --chunks would. Both only read the store.")
+    store_sub = store.add_subparsers(dest="store_command", required=True, metavar="ACTION")
+    check = store_sub.add_parser("check", help="verify a store; exit 0 if sound, 1 if problems are found",
+                                 description="Verify a coverage store: exit status 0 if every check passes, 1 if "
+                                             "problems are found (listed), 2 if the file is not a store.")
+    check.add_argument("file", metavar="FILE.sqlite", help="the result store")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.set_defaults(handler=_store_check)
+    export = store_sub.add_parser("export", help="write a store's complete blocks as result chunks",
+                                  description="Write the gzipped CSV chunk of every complete block of repetitions "
+                                              "of the store into DIR, the files `cudbound coverage --chunks DIR` "
+                                              "writes. Chunks already in DIR are not rewritten.")
+    export.add_argument("file", metavar="FILE.sqlite", help="the result store")
+    export.add_argument("dir", metavar="DIR", help="the chunk directory (created if absent)")
+    export.add_argument("--config", default=None, metavar="FILE.toml",
+                        help="the study's configuration (default: the one kept in the store, with the "
+                             "repetitions it was created with)")
+    export.add_argument("--chunk-size", type=int, default=50, metavar="N", help="repetitions per chunk (default 50)")
+    export.add_argument("--json", action="store_true", help="print the report as JSON")
+    export.set_defaults(handler=_store_export)
 
     auc = sub.add_parser("auc", help="cross-validated AUC of kernel RLS for a CSV file: pooled, averaged or "
                                      "leave-pair-out",
