@@ -16,6 +16,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import secrets
 import sys
 import warnings
@@ -372,13 +373,20 @@ def _loss_spec(text: str) -> str:
 
 
 def _coverage(args):
+    """``cudbound coverage``: validate the whole configuration (every error at once, before any task
+    or the store), then run or resume the study; ``--check`` stops after the validation."""
     from .coverage import ResultStore, load_config, run_study
 
-    config = load_config(args.config)
+    data_home = args.data_home or os.environ.get("CUDBOUND_DATA") or None
+    config = load_config(args.config, data_home=data_home)
     if args.max_tasks is not None and args.max_tasks < 0:
         raise CLIError(f"--max-tasks must be a non-negative integer; got {args.max_tasks}.")
     if args.chunk_size < 1:
         raise CLIError(f"--chunk-size must be a positive integer; got {args.chunk_size}.")
+    if args.check:
+        return _coverage_check(args, config)
+    if args.store is None:
+        raise CLIError("--store FILE.sqlite is required to run a study (only --check runs without it).")
     report = run_study(config, args.store, workers=args.workers, scheduler=args.scheduler, data_home=args.data_home,
                        progress=not args.no_progress, max_tasks=args.max_tasks, chunks=args.chunks,
                        chunk_size=args.chunk_size)
@@ -399,6 +407,32 @@ def _coverage(args):
     for task, message in report.failed:
         lines.append(f"failed: {task}: {message.splitlines()[0]}")
     return record, "\n".join(lines), (1 if report.failed else 0)
+
+
+def _coverage_check(args, config):
+    """``cudbound coverage --check``: the configuration is valid (load_config raised otherwise); with
+    an existing --store, whether it would accept the configuration. Creates and writes nothing."""
+    from .coverage import ResultStore
+
+    tasks = config.tasks()
+    sizes = sorted({n for d in config.datasets for n in config.sizes_of(d)})
+    reps = sorted({config.repetitions_for(n) for n in sizes})
+    record = {"config": str(args.config), "ok": True, "study": config.name, "tasks": len(tasks),
+              "datasets": [d.label for d in config.datasets], "sizes": sizes, "methods": list(config.methods)}
+    lines = [f"configuration OK: {len(tasks)} tasks ({len(config.datasets)} data set entries, sizes "
+             f"{', '.join(map(str, sizes))}, {'/'.join(map(str, reps))} repetitions), {len(config.methods)} methods "
+             f"({', '.join(config.methods)}); {args.config}"]
+    if args.store is not None:
+        if Path(args.store).exists():
+            with ResultStore(args.store, readonly=True) as store:
+                store.check_protocol(config)
+                done = len(store.finished() & set(tasks))
+            record["stored"] = done
+            lines.append(f"store {args.store}: same protocol, {done} of the {len(tasks)} tasks already stored")
+        else:
+            record["stored"] = 0
+            lines.append(f"store {args.store}: does not exist yet (a run creates it)")
+    return record, "\n".join(lines)
 
 
 def _coverage_table(summary, methods) -> list[str]:
@@ -522,7 +556,11 @@ def build_parser() -> argparse.ArgumentParser:
                                      "resumes where it stopped. Prints coverage and mean width per data set, "
                                      "n and method.")
     cov.add_argument("--config", required=True, metavar="FILE.toml", help="the study configuration")
-    cov.add_argument("--store", required=True, metavar="FILE.sqlite", help="the result store (created or resumed)")
+    cov.add_argument("--store", default=None, metavar="FILE.sqlite",
+                     help="the result store (created or resumed); required unless --check")
+    cov.add_argument("--check", action="store_true",
+                     help="only validate the configuration (every error at once) and, if --store exists, that "
+                          "the store accepts it; compute and write nothing")
     cov.add_argument("--workers", type=int, default=None, metavar="N",
                      help="local worker processes (default: all cores; 1 = in this process)")
     cov.add_argument("--scheduler", default=None, metavar="ADDRESS",
