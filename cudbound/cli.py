@@ -38,6 +38,9 @@ PROG = "cudbound"
 EXIT_USAGE = 2
 """Exit status for bad input, as argparse uses for bad arguments."""
 
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
+
 
 class CLIError(ValueError):
     """Bad input found by the command line itself (file, columns, values)."""
@@ -376,6 +379,7 @@ def _coverage(args):
     """``cudbound coverage``: validate the whole configuration (every error at once, before any task
     or the store), then run or resume the study; ``--check`` stops after the validation."""
     from .coverage import ResultStore, load_config, run_study
+    from .coverage.runner import RunInterrupted
 
     data_home = args.data_home or os.environ.get("CUDBOUND_DATA") or None
     config = load_config(args.config, data_home=data_home)
@@ -387,9 +391,16 @@ def _coverage(args):
         return _coverage_check(args, config)
     if args.store is None:
         raise CLIError("--store FILE.sqlite is required to run a study (only --check runs without it).")
-    report = run_study(config, args.store, workers=args.workers, scheduler=args.scheduler, data_home=args.data_home,
-                       progress=not args.no_progress, max_tasks=args.max_tasks, chunks=args.chunks,
-                       chunk_size=args.chunk_size)
+    try:
+        report = run_study(config, args.store, workers=args.workers, scheduler=args.scheduler,
+                           data_home=args.data_home, progress=not args.no_progress, max_tasks=args.max_tasks,
+                           chunks=args.chunks, chunk_size=args.chunk_size)
+        interrupted = False
+    except RunInterrupted as stop:     # Ctrl-C: the workers are stopped, the finished tasks kept
+        report, interrupted = stop.report, True
+        print(f"{PROG}: interrupted: the {report.already + report.computed} finished tasks are kept in "
+              f"{args.store} ({report.computed} computed now, {report.remaining} remaining); to resume, run the "
+              f"same command again.", file=sys.stderr)
     with ResultStore(args.store) as store:
         summary = [r for r in store.summary() if r["method"] in config.methods]
     record = {"study": config.name, "store": str(args.store), "tasks": report.total, "already": report.already,
@@ -406,6 +417,9 @@ def _coverage(args):
     lines += _coverage_table(summary, config.methods)
     for task, message in report.failed:
         lines.append(f"failed: {task}: {message.splitlines()[0]}")
+    if interrupted:
+        record["interrupted"] = True
+        return record, "\n".join(lines), EXIT_INTERRUPTED
     return record, "\n".join(lines), (1 if report.failed else 0)
 
 

@@ -4,9 +4,16 @@ Workers compute; only this process writes to the store, one transaction per fini
 task. Results do not depend on the number of workers or the order of completion,
 because every task draws its random numbers from its own SeedSequence
 (:meth:`StudyConfig.task_seed`).
+
+Stopping: local worker processes never outlive the run (:mod:`cudbound.coverage.lifeline`:
+they end within a second of its death, ``kill -9`` included). Ctrl-C (SIGINT) stops the run
+cleanly: the workers are stopped, the tasks finished so far stay in the store, and
+:class:`RunInterrupted` (a ``KeyboardInterrupt``) carries the report; rerunning the same
+command resumes.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -15,10 +22,11 @@ from dataclasses import dataclass, field
 from .._validation import check_scalar
 from .chunks import ChunkDir
 from .config import StudyConfig, Task
+from .lifeline import init_worker, sigint_blocked, stop_workers
 from .store import ResultStore
 from .tasks import run_task
 
-__all__ = ["run_study", "RunReport"]
+__all__ = ["run_study", "RunReport", "RunInterrupted"]
 
 
 @dataclass
@@ -34,6 +42,15 @@ class RunReport:
     @property
     def remaining(self) -> int:
         return self.total - self.already - self.computed
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """The run was interrupted (Ctrl-C); its workers are stopped, its finished tasks are in the
+    store at ``store`` and ``report`` says what it did. Rerunning the same command resumes."""
+
+    def __init__(self, report: RunReport, store):
+        super().__init__(f"interrupted after {report.computed} task(s); {report.remaining} remain")
+        self.report, self.store = report, store
 
 
 def _check_workers(workers) -> int:
@@ -123,32 +140,35 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
                     record(_safe_task(config, task, data_home))
             else:
                 _run_processes(config, todo, workers, data_home, record)
+        except KeyboardInterrupt:
+            raise RunInterrupted(report, store_path) from None
         finally:
             bar.close()
     return report
 
 
 def _run_processes(config, todo, workers, data_home, record):
+    """The tasks on a local process pool whose workers end with this process and ignore Ctrl-C
+    (:mod:`cudbound.coverage.lifeline`); on any exception here, Ctrl-C included, the workers are
+    stopped at once, not waited for."""
     window = 2 * workers  # tasks in flight: enough to keep workers busy, few to lose on a kill
     pending = iter(todo)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        running = set()
-        try:
-            for task in pending:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),))
+    running = set()
+    try:
+        with sigint_blocked():          # the workers are forked here, by the first submissions
+            for task in itertools.islice(pending, window):
                 running.add(pool.submit(_safe_task, config, task, data_home))
-                if len(running) >= window:
-                    finished, running = wait(running, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        record(fut.result())
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    record(fut.result())
-        except BaseException:
-            for fut in running:
-                fut.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                record(fut.result())
+            for task in itertools.islice(pending, len(finished)):
+                running.add(pool.submit(_safe_task, config, task, data_home))
+    except BaseException:
+        stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _run_dask(config, todo, scheduler, data_home, record):
