@@ -411,6 +411,10 @@ def _coverage(args):
     lines = [f"study {config.name}: {report.total} tasks, {report.already} already stored, "
              f"{report.computed} computed now, {len(report.failed)} failed, {report.remaining} remaining",
              f"store: {args.store}"]
+    if report.others or report.duplicates:     # runs sharing the store (cudbound.coverage.leases)
+        record.update(by_other_runs=report.others, duplicates=report.duplicates)
+        lines.append(f"other runs on this store: {report.others} task(s) stored by them meanwhile, "
+                     f"{report.duplicates} computed here but stored by them first")
     if args.chunks is not None:
         lines.append(f"chunks: {args.chunks} ({len(report.chunks_written)} written now)")
     lines.append("")

@@ -11,7 +11,8 @@ can be checked) and runs, each on its own so that one failure does not hide the 
   of a method outside it; no result row without its task; every task's data set is one of
   the protocol's; numeric sanity: ``0 <= low <= high <= 1``, ``width = high - low``,
   ``covered`` in {0, 1} and equal to ``low <= true_error <= high`` (to 1e-9, the CSV chunks
-  round to 12 significant digits), error rates in [0, 1], positive sizes.
+  round to 12 significant digits), error rates in [0, 1], positive sizes; no claim
+  (:mod:`cudbound.coverage.leases`) left on a finished task.
 
 Every check is one indexed SQL query, so a store of many thousand tasks is checked in
 seconds. A file that is not a store raises :class:`~cudbound.coverage.store.StoreError`.
@@ -223,5 +224,11 @@ def check_store(path) -> StoreCheck:
             f"AND rep >= 0 AND test_size >= 1 AND redraws >= 0) ORDER BY dataset, n, rep",
             describe=lambda r: f"{_key(r[:3])}: train error {r[3]!r}, true error {r[4]!r}, test size {r[5]!r}, "
                                f"redraws {r[6]!r}"))
+        if store.schema != "1":
+            items.append(_run(
+                db, CheckItem("no open claims of finished tasks"),
+                "SELECT c.dataset, c.n, c.rep, c.owner FROM claims c JOIN tasks t USING (dataset, n, rep) "
+                "ORDER BY c.dataset, c.n, c.rep",
+                describe=lambda r: f"{_key(r[:3])} claimed by {r[3]!r}"))
         return StoreCheck(path=str(path), schema=meta.get("schema", "?"), tasks=tasks, results=results,
                           methods=methods, items=items)

@@ -23,6 +23,7 @@ import csv
 import gzip
 import io
 import json
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,13 +140,13 @@ class ChunkDir:
                                            t["redraws"], t["seconds"], r["method"])]
                        + [_text(r[c]) for c in RESULT_COLUMNS])
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".tmp")
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")   # runs sharing a store may write it at once
         with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
             gz.write(buf.getvalue().encode("utf-8"))
         tmp.replace(target)        # atomic: a chunk is whole or absent
         for other in target.parent.glob(f"reps{start:04d}-*.csv.gz"):
             if other != target and _span(other)[1] < _span(target)[1]:
-                other.unlink()     # a partial last block, superseded after `repetitions` was raised
+                other.unlink(missing_ok=True)   # a partial last block, superseded after `repetitions` was raised
 
     def block_of(self, task: Task) -> tuple:
         return task.dataset, task.n, task.rep - task.rep % self.size

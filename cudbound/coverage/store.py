@@ -6,6 +6,17 @@ even by SIGKILL, loses at most the tasks still being computed. The primary keys
 (dataset, n, rep) and (dataset, n, rep, method) make a duplicate impossible; a rerun
 reads the finished tasks and computes only the others.
 
+Several runs may share one store (:mod:`cudbound.coverage.leases`): a run claims a task
+before computing it, with a lease (owner, expiry) taken in one ``BEGIN IMMEDIATE``
+transaction (:meth:`ResultStore.claim`), renews its leases while it computes, and drops a
+claim in the transaction that writes the task's result. A task held by a live lease is left to
+its owner; an expired lease, or one whose owner process on this host is dead, is taken over.
+Every claim is logged (``claim_log``: owner, time, ``claim`` or ``reclaim``).
+
+Schema versions: 2 (this one) adds the tables ``claims`` and ``claim_log`` to version 1.
+A version-1 store is read as it is, and upgraded in place (the two tables created, nothing
+else touched) when it is opened for writing.
+
 The store remembers the study's protocol (:meth:`StudyConfig.protocol`): reopening it
 with a configuration that would compute different numbers (another seed, level, loss,
 basis or method options) is refused; more repetitions or more data sets are welcome.
@@ -37,7 +48,11 @@ __all__ = ["ResultStore", "StoreError", "StoreNotFoundError", "StoreVersionError
            "StoreMismatchError",
            "SCHEMA_VERSION", "RESULT_COLUMNS"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""The layout this cudbound writes."""
+
+READABLE_VERSIONS = ("1", "2")
+"""Layouts this cudbound reads; a version-1 store is upgraded to 2 when opened for writing."""
 
 RESULT_COLUMNS = ("low", "high", "centre", "width", "covered", "seconds", "conservative", "nodes_median",
                   "nodes_total", "solves_total", "not_exact", "half_width", "alpha_n")
@@ -61,7 +76,19 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (dataset, n, rep, method),
     FOREIGN KEY (dataset, n, rep) REFERENCES tasks (dataset, n, rep)
 );
+""" + """
+CREATE TABLE IF NOT EXISTS claims (
+    dataset TEXT NOT NULL, n INTEGER NOT NULL, rep INTEGER NOT NULL,
+    owner TEXT NOT NULL, expires REAL NOT NULL,
+    PRIMARY KEY (dataset, n, rep)
+);
+CREATE TABLE IF NOT EXISTS claim_log (
+    dataset TEXT NOT NULL, n INTEGER NOT NULL, rep INTEGER NOT NULL,
+    owner TEXT NOT NULL, at REAL NOT NULL, event TEXT NOT NULL
+);
 """
+_UPGRADE = {"1": _SCHEMA}
+"""Version -> the statements that bring it to SCHEMA_VERSION (idempotent)."""
 
 
 class StoreError(ValueError):
@@ -85,7 +112,7 @@ class StoreMismatchError(StoreError):
     """The store holds results of another protocol than the configuration asks for."""
 
 
-_TABLES = {"meta", "tasks", "results"}
+_TABLES = {"meta", "tasks", "results", "claims", "claim_log"}
 
 
 def _permitted(path, mode) -> bool:
@@ -136,6 +163,7 @@ class ResultStore:
         if readonly is None:
             readonly = config is None and self.path.is_file() and not self._writable()[0]
         self.readonly = bool(readonly)
+        self.schema = SCHEMA_VERSION
         self._db = None
         new = self._open(create=config is not None)
         try:
@@ -146,6 +174,8 @@ class ResultStore:
                     self._db.execute("PRAGMA foreign_keys=ON")
                     if new:
                         self._db.executescript(_SCHEMA)
+                    else:
+                        self._upgrade()
             if config is not None:
                 self._bind(config)
         except BaseException:
@@ -237,11 +267,32 @@ class ResultStore:
             listed = ", ".join(sorted(tables)) or "none"
             raise StoreError(f"'{self.path}' is an SQLite database of another program (tables: {listed}), not a "
                              f"cudbound result store; choose another --store file.")
-        if meta["schema"] != SCHEMA_VERSION:
+        if meta["schema"] not in READABLE_VERSIONS:
             raise StoreVersionError(
-                f"{self._where()} has schema version {meta['schema']}, but this cudbound reads schema version "
-                f"{SCHEMA_VERSION} only; open it with the cudbound release that made it, or use a new --store file.")
+                f"{self._where()} has schema version {meta['schema']}, but this cudbound reads schema versions "
+                f"{' and '.join(READABLE_VERSIONS)} (and writes {SCHEMA_VERSION}); open it with the cudbound release "
+                f"that made it, or use a new --store file.")
+        self.schema = meta["schema"]
         return False
+
+    def _upgrade(self) -> None:
+        """Bring an older readable layout to SCHEMA_VERSION, in one transaction."""
+        version = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if version is None or version[0] == SCHEMA_VERSION:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _UPGRADE[version[0]].split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('upgraded', ?)",
+                             (f"from schema {version[0]} on {time.strftime('%Y-%m-%d %H:%M:%S %z')}",))
+            self._db.execute("COMMIT")
+            self.schema = SCHEMA_VERSION
+        except BaseException:
+            self._rollback()
+            raise
 
     @contextlib.contextmanager
     def _guard(self, doing: str):
@@ -347,7 +398,8 @@ class ResultStore:
             return {Task(d, n, r) for d, n, r in self._db.execute("SELECT dataset, n, rep FROM tasks")}
 
     def write(self, result: dict) -> bool:
-        """Write one task's result in one transaction; False if the task was already stored."""
+        """Write one task's result in one transaction, and drop its claim; False if the task was
+        already stored (by this or another run)."""
         key = (result["dataset"], int(result["n"]), int(result["rep"]))
         if self.readonly:
             raise StoreError(f"{self._where()} was opened for reading only; cannot write task {key}.")
@@ -359,8 +411,9 @@ class ResultStore:
                     key + (result["train_error"], result["true_error"], result["test_size"], result["redraws"],
                            json.dumps(result.get("warnings", [])), result["seconds"],
                            time.strftime("%Y-%m-%d %H:%M:%S"), result.get("host", socket.gethostname())))
+                self._db.execute("DELETE FROM claims WHERE dataset = ? AND n = ? AND rep = ?", key)
                 if cur.rowcount == 0:
-                    self._db.execute("ROLLBACK")
+                    self._db.execute("COMMIT")
                     return False
                 for row in result["rows"]:
                     values = [row.get(c) for c in RESULT_COLUMNS]
@@ -373,6 +426,68 @@ class ResultStore:
             except BaseException:
                 self._rollback()
                 raise
+
+    # ---------------------------------------------------------------- leases
+    def claim(self, candidates, owner: str, lease: float, limit: int, gone=None) -> dict:
+        """Claim up to ``limit`` of ``candidates`` (Tasks, in order) for ``owner`` in one transaction.
+
+        A candidate is claimed when it is not finished and not held by a live lease of another
+        owner: unclaimed, held by ``owner`` already (renewed), expired, or held by an owner for
+        which ``gone(owner)`` is true (a dead process). The claim expires ``lease`` seconds from
+        now unless renewed (:meth:`renew`). Returns ``{"claimed": [...], "held": [...],
+        "done": [...], "rest": [...]}``: the tasks claimed, those held by others, those
+        finished, and those not examined because ``limit`` was reached.
+        """
+        out = {"claimed": [], "held": [], "done": [], "rest": []}
+        candidates = list(candidates)
+        with self._guard("written (claiming tasks)"):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                now = time.time()
+                for i, task in enumerate(candidates):
+                    if len(out["claimed"]) >= limit:
+                        out["rest"] = candidates[i:]
+                        break
+                    key = (task.dataset, task.n, task.rep)
+                    if self._db.execute("SELECT 1 FROM tasks WHERE dataset = ? AND n = ? AND rep = ?",
+                                        key).fetchone():
+                        out["done"].append(task)
+                        continue
+                    row = self._db.execute("SELECT owner, expires FROM claims WHERE dataset = ? AND n = ? "
+                                           "AND rep = ?", key).fetchone()
+                    if row is not None and row[0] != owner and row[1] >= now and not (gone and gone(row[0])):
+                        out["held"].append(task)
+                        continue
+                    self._db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
+                                     key + (owner, now + lease))
+                    if row is None or row[0] != owner:
+                        self._db.execute("INSERT INTO claim_log VALUES (?, ?, ?, ?, ?, ?)",
+                                         key + (owner, now, "claim" if row is None else "reclaim"))
+                    out["claimed"].append(task)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        return out
+
+    def renew(self, owner: str, lease: float) -> int:
+        """Extend every lease of ``owner`` to ``lease`` seconds from now; the number renewed."""
+        with self._guard("written (renewing leases)"):
+            cur = self._db.execute("UPDATE claims SET expires = ? WHERE owner = ?", (time.time() + lease, owner))
+            return cur.rowcount
+
+    def release(self, owner: str) -> int:
+        """Drop every claim of ``owner`` (a run that stops leaves its unfinished tasks to others)."""
+        with self._guard("written (releasing claims)"):
+            return self._db.execute("DELETE FROM claims WHERE owner = ?", (owner,)).rowcount
+
+    def claims(self) -> list[dict]:
+        """The current claims (empty for a version-1 store)."""
+        return self._query("SELECT * FROM claims ORDER BY dataset, n, rep") if self.schema != "1" else []
+
+    def claim_log(self) -> list[dict]:
+        """Every claim ever taken, in order (empty for a version-1 store)."""
+        return self._query("SELECT * FROM claim_log ORDER BY rowid") if self.schema != "1" else []
 
     # ---------------------------------------------------------------- reading
     def _query(self, sql, args=()) -> list[dict]:

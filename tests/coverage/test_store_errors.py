@@ -141,16 +141,45 @@ def test_a_store_of_another_schema_version_is_refused_on_open_with_both_versions
         db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
     for opener in (lambda: ResultStore(path), lambda: ResultStore(path, readonly=True),
                    lambda: ResultStore(path, small_config())):
-        with pytest.raises(StoreVersionError, match=f"schema version 0, but this cudbound reads schema version "
-                                                    f"{SCHEMA_VERSION}"):
+        with pytest.raises(StoreVersionError, match=f"schema version 0, but this cudbound reads schema versions "
+                                                    f"1 and 2 \\(and writes {SCHEMA_VERSION}\\)"):
             opener()
     code, _, err = coverage(capsys, config_file, path)
     assert code == 2
-    one_error_line(err, str(path), "schema version 0", f"reads schema version {SCHEMA_VERSION}")
+    one_error_line(err, str(path), "schema version 0", "reads schema versions 1 and 2")
     code, _, err = run_cli(capsys, "store", "check", path)
     assert code == 2
     one_error_line(err, "schema version 0")
     assert issubclass(StoreVersionError, StoreError) and issubclass(StoreMismatchError, StoreError)
+
+
+def _as_version_1(path):
+    """The store as cudbound wrote it before the leases (schema 1: no claims tables)."""
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DROP TABLE claims")
+        db.execute("DROP TABLE claim_log")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+    db.close()           # the last connection: the WAL is checkpointed into the file now
+
+
+def test_a_version_1_store_is_read_as_it_is_and_upgraded_when_written(tmp_path, capsys, config_file, monkeypatch):
+    path = made_store(tmp_path / "v1.sqlite", done=3)
+    _as_version_1(path)
+    before = path.read_bytes()
+    with ResultStore(path, readonly=True) as store:
+        assert store.schema == "1" and len(store.tasks()) == 3 and store.claims() == []
+    code, out, _ = run_cli(capsys, "store", "check", path)
+    assert code == 0 and "schema 1" in out
+    assert path.read_bytes() == before
+    use_fake_tasks(monkeypatch)
+    code, out, _ = coverage(capsys, config_file, path)
+    assert code == 0 and "3 already stored, 5 computed now" in out
+    with ResultStore(path) as store:
+        assert store.schema == SCHEMA_VERSION == store.meta()["schema"] == "2"
+        assert store.meta()["upgraded"].startswith("from schema 1 on ")
+        assert len(store.claim_log()) == 5 and store.claims() == []
+    assert run_cli(capsys, "store", "check", path)[0] == 0
 
 
 def test_a_new_store_records_the_schema_version(tmp_path):
@@ -259,10 +288,11 @@ def test_unreadable_store_for_real(tmp_path, capsys, config_file):
 
 def _damage(path):
     """Overwrite the headers of a few b-tree pages (the file stays an SQLite file)."""
-    with sqlite3.connect(path) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        page = db.execute("PRAGMA page_size").fetchone()[0]
-        pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page = db.execute("PRAGMA page_size").fetchone()[0]
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.close()
     assert pages > 6
     with open(path, "r+b") as fh:
         for k in range(2, pages, 2):
