@@ -31,6 +31,7 @@ from .basis import make_basis
 from .cud import cud_interval
 from .datasets.simulated import DEMO_GENERATOR, demo_data
 from .losses import get_loss
+from .output import envelope, result_item
 
 __all__ = ["main", "build_parser", "read_csv", "CLIError"]
 
@@ -155,16 +156,17 @@ def _demo(args) -> tuple[dict, str]:
     true_error = DEMO_GENERATOR.error_rate(result.coef)
     low, high = result.confidence_interval
     source = f"simulated {DEMO_GENERATOR!r}, n = {args.n}, seed {args.seed}"
-    record = {**result.to_dict(), "data": source, "seed": args.seed,
-              "true_error": true_error, "bayes_error": DEMO_GENERATOR.bayes_error,
-              "covered": bool(low <= true_error <= high)}
+    covered = bool(low <= true_error <= high)
     context = [("data", source)]
     plotted = _maybe_plot(args, result)
     if plotted:
-        record["plot"] = plotted
         context.append(("plot", plotted))
+    record = envelope("demo", data={"source": source, "n": args.n, "features": ["x1", "x2"], "label_mapping": None},
+                      seed=args.seed, results=[result.to_dict()], plot=plotted,
+                      details={"true_error": true_error, "bayes_error": DEMO_GENERATOR.bayes_error,
+                               "covered": covered})
     truth = [("true error", f"{true_error:.4f} (exact for the simulated model; "
-                            f"{'inside' if record['covered'] else 'OUTSIDE'} the interval; "
+                            f"{'inside' if covered else 'OUTSIDE'} the interval; "
                             f"Bayes error {DEMO_GENERATOR.bayes_error:g})")]
     return record, _format_report(result, context, truth)
 
@@ -203,10 +205,6 @@ def _interval(args) -> tuple[dict, str]:
     if args.methods != ("cud",):
         return _interval_methods(args, X, y, features, seed)
     result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
-    enc = result.label_encoding
-    mapping = None if enc is None else {"-1": enc.negative, "+1": enc.positive}
-    record = {**result.to_dict(), "data_file": str(args.data), "label_column": args.label,
-              "label_mapping": mapping, "features": features, "seed": seed}
     shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
     context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
                         f"{'s' if len(features) != 1 else ''}: {shown})"),
@@ -214,9 +212,17 @@ def _interval(args) -> tuple[dict, str]:
                ("seed", f"{seed}" + (" (drawn at random; pass --seed to repeat)" if args.seed is None else ""))]
     plotted = _maybe_plot(args, result)
     if plotted:
-        record["plot"] = plotted
         context.append(("plot", plotted))
+    record = envelope("interval", data=_csv_data(args, X, features, result.label_encoding), seed=seed,
+                      results=[result.to_dict()], plot=plotted)
     return record, _format_report(result, context)
+
+
+def _csv_data(args, X, features, encoding) -> dict:
+    """The ``data`` member of the JSON output for a command that read a CSV file."""
+    mapping = None if encoding is None else {"positive": encoding.positive, "negative": encoding.negative}
+    return {"source": str(args.data), "n": int(X.shape[0]), "features": list(features),
+            "label_column": args.label, "label_mapping": mapping}
 
 
 def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
@@ -226,19 +232,20 @@ def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
                         cud_options={"n_resamples": args.resamples, "alpha_n": args.alpha_n, "n_jobs": args.jobs,
                                      "scheduler": args.scheduler, "exact_distribution": args.exact_distribution,
                                      "progress": _show_progress(args)})
-    record = {"data_file": str(args.data), "label_column": args.label, "features": features, "seed": seed,
-              "results": [r.to_dict() for r in results]}
+    _, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
+    w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
-             f"seed {seed})", "",
-             f"  {'method':<10}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
-    lines += [f"  {r.method:<10}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
+             f"seed {seed})", f"labels: {encoding!r}", "",
+             f"  {'method':<{w}}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
+    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
     lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
                   "2008), each method's own estimate for the others."]
     plotted = _maybe_plot(args, list(results))
     if plotted:
-        record["plot"] = plotted
         lines.append(f"  plot: {plotted}")
+    record = envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed,
+                      results=[r.to_dict() for r in results], plot=plotted)
     return record, "\n".join(lines)
 
 
@@ -403,16 +410,19 @@ def _coverage(args):
               f"same command again.", file=sys.stderr)
     with ResultStore(args.store) as store:
         summary = [r for r in store.summary() if r["method"] in config.methods]
-    record = {"study": config.name, "store": str(args.store), "tasks": report.total, "already": report.already,
-              "computed": report.computed, "remaining": report.remaining,
-              "failed": [{"task": [t.dataset, t.n, t.rep], "message": m}
-                         for t, m in report.failed],
-              "chunks_written": [str(p) for p in report.chunks_written], "summary": summary}
+    record = envelope("coverage", data={"source": str(args.config), "n": None},
+                      seed=int(config.seed),
+                      results=[_coverage_item(r) for r in summary],
+                      details={"study": config.name, "store": str(args.store), "tasks": report.total,
+                               "already": report.already, "computed": report.computed,
+                               "remaining": report.remaining,
+                               "failed": [{"task": [t.dataset, t.n, t.rep], "message": m} for t, m in report.failed],
+                               "chunks_written": [str(p) for p in report.chunks_written]})
     lines = [f"study {config.name}: {report.total} tasks, {report.already} already stored, "
              f"{report.computed} computed now, {len(report.failed)} failed, {report.remaining} remaining",
              f"store: {args.store}"]
     if report.others or report.duplicates:     # runs sharing the store (cudbound.coverage.leases)
-        record.update(by_other_runs=report.others, duplicates=report.duplicates)
+        record["details"].update(by_other_runs=report.others, duplicates=report.duplicates)
         lines.append(f"other runs on this store: {report.others} task(s) stored by them meanwhile, "
                      f"{report.duplicates} computed here but stored by them first")
     if args.chunks is not None:
@@ -422,9 +432,20 @@ def _coverage(args):
     for task, message in report.failed:
         lines.append(f"failed: {task}: {message.splitlines()[0]}")
     if interrupted:
-        record["interrupted"] = True
+        record["details"]["interrupted"] = True
         return record, "\n".join(lines), EXIT_INTERRUPTED
     return record, "\n".join(lines), (1 if report.failed else 0)
+
+
+def _coverage_item(cell: dict) -> dict:
+    """One (data set, n, method) cell of a study as a JSON result: the coverage with its exact
+    (Clopper-Pearson) 95% interval over the repetitions."""
+    from scipy.stats import binomtest
+    reps = int(cell["reps"])
+    covered = int(round(cell["coverage"] * reps))
+    ci = binomtest(covered, reps).proportion_ci(confidence_level=0.95, method="exact")
+    extra = {k: v for k, v in cell.items() if k not in ("method", "coverage")}
+    return result_item(cell["method"], "coverage", cell["coverage"], ci.low, ci.high, 0.95, covered=covered, **extra)
 
 
 def _coverage_check(args, config):
@@ -435,8 +456,8 @@ def _coverage_check(args, config):
     tasks = config.tasks()
     sizes = sorted({n for d in config.datasets for n in config.sizes_of(d)})
     reps = sorted({config.repetitions_for(n) for n in sizes})
-    record = {"config": str(args.config), "ok": True, "study": config.name, "tasks": len(tasks),
-              "datasets": [d.label for d in config.datasets], "sizes": sizes, "methods": list(config.methods)}
+    details = {"check": True, "ok": True, "study": config.name, "tasks": len(tasks),
+               "datasets": [d.label for d in config.datasets], "sizes": sizes, "methods": list(config.methods)}
     lines = [f"configuration OK: {len(tasks)} tasks ({len(config.datasets)} data set entries, sizes "
              f"{', '.join(map(str, sizes))}, {'/'.join(map(str, reps))} repetitions), {len(config.methods)} methods "
              f"({', '.join(config.methods)}); {args.config}"]
@@ -445,11 +466,13 @@ def _coverage_check(args, config):
             with ResultStore(args.store, readonly=True) as store:
                 store.check_protocol(config)
                 done = len(store.finished() & set(tasks))
-            record["stored"] = done
+            details.update(store=str(args.store), stored=done)
             lines.append(f"store {args.store}: same protocol, {done} of the {len(tasks)} tasks already stored")
         else:
-            record["stored"] = 0
+            details.update(store=str(args.store), stored=0)
             lines.append(f"store {args.store}: does not exist yet (a run creates it)")
+    record = envelope("coverage", data={"source": str(args.config), "n": None}, seed=int(config.seed), results=[],
+                      details=details)
     return record, "\n".join(lines)
 
 
@@ -475,7 +498,9 @@ def _store_check(args):
     from .coverage.check import check_store
 
     result = check_store(args.file)
-    return result.to_dict(), result.report(), (0 if result.ok else 1)
+    record = envelope("store check", data={"source": str(args.file), "n": None}, results=[],
+                      details=result.to_dict())
+    return record, result.report(), (0 if result.ok else 1)
 
 
 def _store_export(args):
@@ -487,10 +512,11 @@ def _store_export(args):
         raise CLIError(f"--chunk-size must be a positive integer; got {args.chunk_size}.")
     config = load_config(args.config) if args.config else None
     out = export_store(args.file, args.dir, config, args.chunk_size)
-    record = {"store": str(args.file), "directory": str(args.dir), "chunk_size": args.chunk_size,
-              "written": [str(p) for p in out.written], "existing": [str(p) for p in out.existing],
-              "incomplete": [{"dataset": d, "n": n, "reps": [a, b], "stored": k} for d, n, a, b, k in out.incomplete],
-              "outside_configuration": out.outside}
+    details = {"store": str(args.file), "directory": str(args.dir), "chunk_size": args.chunk_size,
+               "written": [str(p) for p in out.written], "existing": [str(p) for p in out.existing],
+               "incomplete": [{"dataset": d, "n": n, "reps": [a, b], "stored": k} for d, n, a, b, k in out.incomplete],
+               "outside_configuration": out.outside}
+    record = envelope("store export", data={"source": str(args.file), "n": None}, results=[], details=details)
     lines = [f"exported {args.file} to {args.dir}: {len(out.written)} chunk file(s) written, "
              f"{len(out.existing)} already there (left as they are)"]
     lines += [f"  wrote {p}" for p in out.written]
@@ -684,11 +710,13 @@ def _xi_alpha(args) -> tuple[dict, str]:
     labels, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
     kw = dict(C=args.C, kernel=args.kernel, gamma=args.gamma, degree=args.degree, coef0=args.coef0)
     est = xi_alpha(X, labels, rho=args.rho, radius=_radius_arg(args.radius), **kw)
-    record = {"error": est.error, "recall": est.recall, "precision": est.precision, "f1": est.f1,
-              "n_errors": est.n_errors, "n_pos_errors": est.n_pos_errors, "n_neg_errors": est.n_neg_errors,
-              "n": est.n, "n_pos": est.n_pos, "radius_sq": est.radius_sq, "rho": est.rho, "stable": est.stable,
-              "n_support": int(np.sum(est.alpha > 0)), "svm": {**kw, "radius": args.radius},
-              "data_file": str(args.data), "label_column": args.label, "labels": repr(encoding), "features": features}
+    results = [result_item("xi_alpha", "error", est.error, n_errors=est.n_errors),
+               result_item("xi_alpha", "recall", est.recall, n_errors=est.n_pos_errors),
+               result_item("xi_alpha", "precision", est.precision, n_errors=est.n_neg_errors),
+               result_item("xi_alpha", "f1", est.f1)]
+    details = {"n_errors": est.n_errors, "n_pos_errors": est.n_pos_errors, "n_neg_errors": est.n_neg_errors,
+               "n_pos": est.n_pos, "radius_sq": est.radius_sq, "rho": est.rho, "stable": est.stable,
+               "n_support": int(np.sum(est.alpha > 0)), "svm": {**kw, "radius": args.radius}}
     lines = [f"xi-alpha estimates (Joachims 2000), rho = {est.rho:g}, R^2 = {est.radius_sq:.6g} ({args.radius}):",
              f"  error     <= {est.error:.4f}  (d = {est.n_errors} of n = {est.n})",
              f"  recall    >= {est.recall:.4f}  (d+ = {est.n_pos_errors} of n+ = {est.n_pos})",
@@ -698,12 +726,15 @@ def _xi_alpha(args) -> tuple[dict, str]:
         lines.append("  warning: no free support vector; the bound of Lemma 1 does not apply")
     if args.loo:
         loo = loo_error(X, labels, progress=not args.no_progress, **kw)
-        record["loo"] = {"error": loo.error, "recall": loo.recall, "precision": loo.precision, "f1": loo.f1,
-                         "n_errors": loo.n_errors, "n_refits": loo.n_refits}
+        results += [result_item("loo", "error", loo.error, n_errors=loo.n_errors, n_refits=loo.n_refits),
+                    result_item("loo", "recall", loo.recall), result_item("loo", "precision", loo.precision),
+                    result_item("loo", "f1", loo.f1)]
+        details["loo"] = {"n_errors": loo.n_errors, "n_refits": loo.n_refits}
         lines.append(f"exact leave-one-out: error {loo.error:.4f} ({loo.n_errors} errors, {loo.n_refits} refits), "
                      f"recall {loo.recall:.4f}, precision {loo.precision:.4f}, F1 {loo.f1:.4f}")
     lines.append(f"  SVM     C = {args.C:g}, kernel {args.kernel}; data {args.data} (n = {X.shape[0]}, "
                  f"{len(features)} features), labels {encoding!r}")
+    record = envelope("xi-alpha", data=_csv_data(args, X, features, encoding), results=results, details=details)
     return record, "\n".join(lines)
 
 
@@ -715,6 +746,7 @@ def _auc(args) -> tuple[dict, str]:
     _check_labels(y, args.label, args.pos_label)
     labels, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
     model = KernelRLS(regparam=args.regparam, kernel=args.kernel, gamma=args.gamma)
+    seed = None
     if args.method == "lpo":
         res = lpo_auc(model, X, labels)
         extra = {"n_pairs": res.n_pairs, "method_detail": res.method}
@@ -722,12 +754,12 @@ def _auc(args) -> tuple[dict, str]:
     else:
         res = cv_auc(model, X, labels, cv=args.folds, pooling=args.method, rng=args.seed)
         extra = {"folds": args.folds, "fold_auc": [None if np.isnan(v) else float(v) for v in res.fold_auc],
-                 "n_skipped_folds": res.n_skipped_folds, "seed": args.seed}
+                 "n_skipped_folds": res.n_skipped_folds}
+        seed = args.seed
         how = f"{args.method} over {args.folds} stratified folds (seed {args.seed})" + (
             f", {res.n_skipped_folds} one-class folds skipped" if res.n_skipped_folds else "")
-    record = {"auc": res.auc, "method": args.method, "model": repr(model), "data_file": str(args.data),
-              "label_column": args.label, "labels": repr(encoding), "n": int(X.shape[0]), "features": features,
-              **extra}
+    record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=seed,
+                      results=[result_item(args.method, "auc", res.auc, **extra)], details={"model": repr(model)})
     report = "\n".join([f"AUC {res.auc:.4f}: {how}",
                         f"  model   {model!r} (kernel ridge on -1/+1 labels)",
                         f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
@@ -768,6 +800,8 @@ def main(argv=None) -> int:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     _print_warnings(seen)
+    if args.json:
+        record["warnings"] = [line.removeprefix(f"{PROG}: warning: ") for line in seen]
     print(json.dumps(record, indent=2, default=_json_default) if args.json else report)
     return status[0] if status else 0
 

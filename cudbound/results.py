@@ -96,9 +96,11 @@ class IntervalResult:
         return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
 
     def to_dict(self) -> dict:
-        """Plain-Python summary (JSON-serialisable)."""
-        return {"method": self.method, "confidence_level": self.confidence_level, "centre": float(self.centre),
-                "low": self.low, "high": self.high, "n_samples": self.n_samples, "seconds": self.seconds,
+        """Plain-Python summary (JSON-serialisable): one entry of the ``results`` list of the ``--json``
+        output (:mod:`cudbound.output`); ``estimate`` is the centre."""
+        return {"method": self.method, "quantity": "error", "estimate": float(self.centre), "low": self.low,
+                "high": self.high, "confidence_level": self.confidence_level, "centre": float(self.centre),
+                "n_samples": self.n_samples, "seconds": self.seconds,
                 "details": {k: v for k, v in self.details.items() if isinstance(v, (int, float, str, bool, type(None)))}}
 
 

@@ -117,7 +117,9 @@ def test_command_line(tmp_path, capsys):
     path.write_text("\n".join(rows) + "\n")
     assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
-    assert rec["auc"] == lpo_auc(KernelRLS(), X, y).auc and rec["n_pairs"] == int(np.sum(y > 0) * np.sum(y < 0))
+    (res,) = rec["results"]
+    assert (res["method"], res["quantity"]) == ("lpo", "auc") and rec["data"]["label_mapping"]["positive"] == "sick"
+    assert res["estimate"] == lpo_auc(KernelRLS(), X, y).auc and res["n_pairs"] == int(np.sum(y > 0) * np.sum(y < 0))
     assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--method", "pooled",
                  "--folds", "4", "--seed", "3"]) == 0
     out = capsys.readouterr().out

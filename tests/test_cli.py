@@ -56,15 +56,20 @@ def zero_one_csv(tmp_path, sample):
 
 
 def check_record(record):
-    assert 0.0 <= record["low"] <= record["train_error"] <= record["high"] <= 1.0
-    assert record["half_width"] >= 0.0
-    assert record["n_resamples"] == 20 and record["search"]["replicates"] == 20
+    """The one CUD result of a demo/interval --json output, checked and returned."""
+    assert record["schema_version"] == 1 and len(record["results"]) == 1
+    cud = record["results"][0]
+    assert cud["method"] == "cud" and cud["quantity"] == "error" and cud["estimate"] == cud["train_error"]
+    assert 0.0 <= cud["low"] <= cud["train_error"] <= cud["high"] <= 1.0
+    assert cud["half_width"] >= 0.0
+    assert cud["n_resamples"] == 20 and cud["search"]["replicates"] == 20
+    return cud
 
 
 def without_timings(record):
-    record = dict(record, seconds=None)
-    record["search"] = dict(record["search"], seconds_median=None)
-    return record
+    cud = dict(record["results"][0], seconds=None)
+    cud["search"] = dict(cud["search"], seconds_median=None)
+    return dict(record, results=[cud])
 
 
 # ------------------------------------------------------------------ demo
@@ -94,13 +99,14 @@ def test_demo_json_matches_the_python_api(capsys):
     code, out, _ = run(capsys, "demo", "--n", N, "--seed", 1, *FAST, "--json")
     assert code == 0
     record = json.loads(out)
-    check_record(record)
-    assert record["n_samples"] == N and record["seed"] == 1
+    cud = check_record(record)
+    assert cud["n_samples"] == N and record["seed"] == 1 and record["data"]["n"] == N
     X, y = demo_data(N, seed=1)  # the documented way to reproduce the command
     res = cud_interval(X, y, n_resamples=20, rng=1)
-    assert (record["low"], record["high"]) == tuple(res.confidence_interval)
-    assert record["true_error"] == pytest.approx(LinearGaussian().error_rate(res.coef))
-    assert record["covered"] == (record["low"] <= record["true_error"] <= record["high"])
+    assert (cud["low"], cud["high"]) == tuple(res.confidence_interval)
+    truth = record["details"]["true_error"]
+    assert truth == pytest.approx(LinearGaussian().error_rate(res.coef))
+    assert record["details"]["covered"] == (cud["low"] <= truth <= cud["high"])
 
 
 def test_demo_as_a_subprocess():
@@ -132,12 +138,12 @@ def test_interval_json_with_pos_label(capsys, yes_no_csv):
                        "--seed", 1, *FAST, "--json")
     assert code == 0
     record = json.loads(out)
-    check_record(record)
-    assert record["label_column"] == "outcome"
-    assert record["data_file"] == str(yes_no_csv)
-    assert record["label_mapping"] == {"-1": "no", "+1": "yes"}
-    assert record["features"] == ["x1", "x2"]
-    assert record["n_samples"] == N and len(record["coef"]) == 3
+    cud = check_record(record)
+    assert record["data"]["label_column"] == "outcome"
+    assert record["data"]["source"] == str(yes_no_csv)
+    assert record["data"]["label_mapping"] == {"positive": "yes", "negative": "no"}
+    assert record["data"]["features"] == ["x1", "x2"]
+    assert cud["n_samples"] == N == record["data"]["n"] and len(cud["coef"]) == 3
 
 
 def test_interval_json_with_zero_one_labels(capsys, zero_one_csv):
@@ -145,7 +151,7 @@ def test_interval_json_with_zero_one_labels(capsys, zero_one_csv):
     assert code == 0
     record = json.loads(out)
     check_record(record)
-    assert record["label_mapping"] == {"-1": 0, "+1": 1}
+    assert record["data"]["label_mapping"] == {"positive": 1, "negative": 0}
     assert isinstance(record["seed"], int)  # drawn at random, reported so the run can be repeated
 
 
@@ -153,9 +159,9 @@ def test_interval_options_reach_the_computation(capsys, zero_one_csv):
     code, out, _ = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--basis", "poly:2",
                        "--level", 0.9, "--alpha-n", 100, "--resamples", 10, "--seed", 3, "--json")
     assert code == 0
-    record = json.loads(out)
-    assert record["basis"] == "PolynomialBasis(degree=2)" and len(record["coef"]) == 6
-    assert (record["confidence_level"], record["alpha_n"], record["n_resamples"]) == (0.9, 100.0, 10)
+    cud = json.loads(out)["results"][0]
+    assert cud["basis"] == "PolynomialBasis(degree=2)" and len(cud["coef"]) == 6
+    assert (cud["confidence_level"], cud["alpha_n"], cud["n_resamples"]) == (0.9, 100.0, 10)
 
 
 @pytest.mark.parametrize("argv, fragment", [
@@ -267,8 +273,8 @@ def test_cud_interval_does_not_depend_on_the_other_methods(capsys, zero_one_csv)
     base = ["interval", "--data", zero_one_csv, "--label", "label", "--seed", 3, "--json", *FAST]
     alone = json.loads(run(capsys, *base)[1])
     with_others = json.loads(run(capsys, *base, "--methods", "cud,kohavi,bs1")[1])
-    cud = with_others["results"][0]
-    assert (cud["low"], cud["high"]) == (alone["low"], alone["high"])
+    cud, cud_alone = with_others["results"][0], alone["results"][0]
+    assert (cud["low"], cud["high"]) == (cud_alone["low"], cud_alone["high"])
 
 
 @pytest.mark.parametrize("flag, value", [("--max-nodes", "0"), ("--max-nodes", "x"), ("--time-limit", "-1"),

@@ -67,7 +67,7 @@ LAYERS = (
     ("cud",), ("baselines", "auc", "svm"),  # the intervals and the other estimators
     ("registry",),                         # the registry of interval methods
     ("coverage",),                         # the study
-    ("cli", "__main__", ""),               # the user's entry points ("" is the package itself)
+    ("output", "cli", "__main__", ""),     # the user's entry points and their JSON layout ("" is the package)
 )
 
 

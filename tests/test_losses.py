@@ -420,7 +420,7 @@ def test_cli_loss_option(capsys, spec, shown):
     code = main(["demo", "--n", "24", "--resamples", "20", "--loss", spec, "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err
-    record = json.loads(out)
+    record = json.loads(out)["results"][0]
     assert record["loss"] == shown
     X, y = demo_data(24, seed=0)
     res = cudbound.cud_interval(X, y, loss=spec, n_resamples=20, rng=0)

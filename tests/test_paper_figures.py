@@ -234,20 +234,11 @@ def test_sensitivity_summary_maps_labels_to_bases_and_matches_the_raw_rows(tmp_p
         sens.main(["--chunks", str(tmp_path), "--out", str(tmp_path / "out")])
 
 
-def test_rebuild_all_names_real_scripts_and_rebuilds_the_committed_tables(tmp_path):
-    """One command rebuilds every committed table from the committed exports and chunks, and the
-    rebuilt Markdown/CSV tables are byte-identical to the committed ones (figures need not be)."""
-    pytest.importorskip("matplotlib")
+def test_rebuild_all_names_real_scripts(tmp_path):
+    """The one rebuild command's steps are real scripts covering every study; the command itself runs as
+    written, and its tables are compared byte for byte with the committed ones, in tests/test_readme.py."""
     rebuild = script("rebuild_all")
     names = [name for _, name, _ in rebuild.steps(ROOT / "results", tmp_path, tmp_path)]
     assert all((FIGS / f"{name}.py").exists() for name in names)
     assert {"tables", "study2_tables", "study2_figure", "figure_kurtosis", "sensitivity"} <= set(names)
-    assert rebuild.main(["--out", str(tmp_path / "out")]) == 0
-    compared = 0
-    for rel in ("tables.md", "tables.tex", "study2/tables.md", "study2/cells.csv", "sensitivity/summary.md",
-                "sensitivity/summary.csv"):
-        committed = ROOT / "results" / rel
-        if committed.exists():
-            assert (tmp_path / "out" / rel).read_bytes() == committed.read_bytes(), rel
-            compared += 1
-    assert compared >= 2
+    assert rebuild.main(["--dry-run"]) == 0

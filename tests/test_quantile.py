@@ -111,9 +111,9 @@ def test_cli_jobs_progress_and_exact_distribution(capsys):
     out, err = capsys.readouterr()
     assert code == 0 and "CUD replicates" not in err
     import json
-    record = json.loads(out)
+    record = json.loads(out)["results"][0]
     code = main(["demo", "--n", "30", "--resamples", "20", "--json", "--exact-distribution"])
-    full = json.loads(capsys.readouterr().out)
+    full = json.loads(capsys.readouterr().out)["results"][0]
     assert code == 0 and (full["low"], full["high"]) == (record["low"], record["high"])
     assert full["search"]["bounded"] == 0
     assert main(["demo", "--jobs", "0"]) == 2

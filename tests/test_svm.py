@@ -272,8 +272,11 @@ def test_command_line(tmp_path, capsys):
                  "--loo", "--no-progress", "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     est, loo = xi_alpha(X, y, C=2.0), loo_error(X, y, C=2.0)
-    assert (rec["n_errors"], rec["error"], rec["f1"]) == (est.n_errors, est.error, est.f1)
-    assert (rec["loo"]["n_errors"], rec["loo"]["n_refits"]) == (loo.n_errors, loo.n_refits)
+    got = {(r["method"], r["quantity"]): r for r in rec["results"]}
+    assert (got["xi_alpha", "error"]["n_errors"], got["xi_alpha", "error"]["estimate"],
+            got["xi_alpha", "f1"]["estimate"]) == (est.n_errors, est.error, est.f1)
+    assert (got["loo", "error"]["n_errors"], got["loo", "error"]["n_refits"]) == (loo.n_errors, loo.n_refits)
+    assert got["loo", "error"]["estimate"] == loo.error
     assert main(["xi-alpha", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--radius",
                  "svmlight", "--kernel", "rbf", "--gamma", "0.5"]) == 0
     out = capsys.readouterr().out

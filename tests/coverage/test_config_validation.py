@@ -90,7 +90,12 @@ def test_check_only_validates_and_never_creates_the_store(tmp_path, capsys, monk
     assert "does not exist yet" in out
     assert not store.exists()
     code, out, _ = run_cli(capsys, "coverage", "--config", good, "--check", "--json")      # no --store needed
-    assert code == 0 and json.loads(out)["tasks"] == 8
+    record = json.loads(out)
+    assert code == 0 and record["command"] == "coverage" and record["results"] == []
+    assert record["details"]["check"] and record["details"]["tasks"] == 8
+    jsonschema = pytest.importorskip("jsonschema")
+    from cudbound.output import OUTPUT_SCHEMA
+    jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(record)
     # an existing store: whether it accepts the configuration, read only
     use_fake_tasks(monkeypatch)
     assert run_cli(capsys, "coverage", "--config", good, "--store", store, "--workers", "1", "--no-progress",

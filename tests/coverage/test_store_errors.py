@@ -44,6 +44,16 @@ def made_store(path, reps=4, done=None):
     return path
 
 
+def details(out, command):
+    """The ``details`` of a --json output, after checking it has the one layout of every command."""
+    record = json.loads(out)
+    jsonschema = pytest.importorskip("jsonschema")
+    from cudbound.output import OUTPUT_SCHEMA
+    jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(record)
+    assert record["command"] == command
+    return record["details"]
+
+
 def run_cli(capsys, *argv):
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -346,7 +356,7 @@ def test_check_a_sound_store(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "store", "check", path)
     assert code == 0 and "8 tasks, 64 result rows, 8 methods" in out and "OK: no problems found." in out
     code, out, _ = run_cli(capsys, "store", "check", path, "--json")
-    record = json.loads(out)
+    record = details(out, "store check")
     assert code == 0 and record["ok"] and record["problems"] == [] and record["tasks"] == 8
     assert all(c["ok"] for c in record["checks"])
 
@@ -375,7 +385,7 @@ def test_check_lists_every_kind_of_damage(tmp_path, capsys):
     assert "SQLite foreign_key_check: 1 problem(s)" in out
     assert "1 row(s) of method 'wilson'" in out
     assert "true error 1.5" in out
-    record = json.loads(run_cli(capsys, "store", "check", path, "--json")[1])
+    record = details(run_cli(capsys, "store", "check", path, "--json")[1], "store check")
     assert not record["ok"] and len(record["problems"]) == 7
 
 
@@ -417,7 +427,7 @@ def test_export_writes_the_files_the_chunks_option_writes(tmp_path, capsys, monk
         assert (tmp_path / "run" / rel).read_bytes() == (tmp_path / "exp" / rel).read_bytes(), rel
     code, out, _ = run_cli(capsys, "store", "export", tmp_path / "s.sqlite", tmp_path / "exp", "--chunk-size", "2",
                            "--json")
-    record = json.loads(out)
+    record = details(out, "store export")
     assert code == 0 and record["written"] == [] and len(record["existing"]) == 6
 
 
@@ -433,7 +443,7 @@ def test_export_reports_incomplete_blocks_and_tasks_outside_the_configuration(tm
     current.write_text(config_text(5))
     code, out, _ = run_cli(capsys, "store", "export", store, tmp_path / "b", "--chunk-size", "2", "--config", current,
                            "--json")
-    record = json.loads(out)
+    record = details(out, "store export")
     assert code == 0 and record["outside_configuration"] == 0
     assert len(record["written"]) == 4          # donut 0-1, 2-3, 4-4 and three_points 0-1
     assert record["incomplete"] == [{"dataset": "three_points", "n": 30, "reps": [2, 3], "stored": 1}]

@@ -314,10 +314,12 @@ def test_cli_coverage_prints_the_table_and_resumes(tmp_path, capsys):
     assert "coverage (mean width)" in out and "cud_alpha_1" in out
     assert main(args[:-2] + ["--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["already"] == 2 and record["computed"] == 6 and record["remaining"] == 0
-    cells = {(r["dataset"], r["method"]): r for r in record["summary"]}
-    assert cells[("donut", "cud")]["reps"] == 4
-    assert 0.0 <= cells[("donut", "cud")]["coverage"] <= 1.0
+    run = record["details"]
+    assert run["already"] == 2 and run["computed"] == 6 and run["remaining"] == 0
+    cells = {(r["dataset"], r["method"]): r for r in record["results"]}
+    cud = cells[("donut", "cud")]
+    assert cud["reps"] == 4 and cud["quantity"] == "coverage"
+    assert 0.0 <= cud["low"] <= cud["estimate"] <= cud["high"] <= 1.0
 
 
 def test_cli_coverage_bad_input_exits_2(tmp_path, capsys):

@@ -1,0 +1,107 @@
+"""README.md as a user meets it: its Python tour gives the outputs it shows, and every shell
+command in it runs as written (the install commands run in CI's `.ci/run`, which checks they are
+the README's own)."""
+import doctest
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def shell_commands() -> list[str]:
+    """Every line of every ```sh block (a trailing comment dropped)."""
+    blocks = re.findall(r"```sh\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    lines = [line.split("  #")[0].strip() for block in blocks for line in block.splitlines()]
+    return [line for line in lines if line]
+
+
+INSTALL = [c for c in shell_commands() if "pip install" in c]
+
+
+def test_the_tour_gives_the_outputs_it_shows():
+    pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    result = doctest.testfile(str(README), module_relative=False, encoding="utf-8", report=True,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 20 and result.failed == 0
+
+
+def test_the_install_commands_are_the_ones_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert len(INSTALL) == 2 and INSTALL[0].endswith("cudbound demo") and INSTALL[1].endswith("pytest -q")
+    assert "README_FIRST_RUN" in ci and "sed -n" in ci  # .ci/run extracts and runs the first one as written
+
+
+def test_every_shell_command_is_covered_here():
+    """A new command in the README must be run by this file (or by CI, the installs)."""
+    known = {"install": INSTALL, "export": [c for c in shell_commands() if c.startswith("export ")]}
+    rest = [c for c in shell_commands() if c not in known["install"] and c not in known["export"]]
+    assert rest == [c for c in rest if c in RUN_AS_WRITTEN or c in NEEDS_DATA], rest
+
+
+def _argv(command: str) -> list[str]:
+    """The command's words, `cudbound` and `python` mapped to this interpreter's."""
+    words = shlex.split(command)
+    while "=" in words[0]:
+        words = words[1:]
+    if words[0] == "cudbound":
+        return [sys.executable, "-m", "cudbound", *words[1:]]
+    if words[0] == "python":
+        return [sys.executable, *words[1:]]
+    raise AssertionError(f"unknown program in README command: {command}")
+
+
+def _workdir(tmp_path: Path) -> Path:
+    """A copy of the parts of the repository the commands read, so they may write where they say."""
+    work = tmp_path / "repo"
+    for name in ("docs", "experiments", "paper_figures"):
+        shutil.copytree(ROOT / name, work / name, ignore=shutil.ignore_patterns("_build", "auto_examples"))
+    shutil.copytree(ROOT / "results", work / "results")
+    return work
+
+
+RUN_AS_WRITTEN = [c for c in shell_commands() if c.startswith(("cudbound interval", "cudbound auc",
+                                                                "cudbound xi-alpha", "cudbound coverage --config "
+                                                                "experiments/smoke", "python paper_figures/"))]
+NEEDS_DATA = [c for c in shell_commands() if c.startswith("CUDBOUND_DATA=")]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return _workdir(tmp_path_factory.mktemp("readme"))
+
+
+@pytest.mark.parametrize("command", RUN_AS_WRITTEN)
+def test_the_command_runs_as_written(command, workdir):
+    if "rebuild_all" in command:
+        pytest.importorskip("matplotlib")
+    proc = subprocess.run(_argv(command), cwd=workdir, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    if "rebuild_all" in command:  # the rebuilt tables are the committed ones, byte for byte
+        for rel in ("tables.md", "tables.tex", "study2/tables.md", "study2/cells.csv", "sensitivity/summary.md",
+                    "sensitivity/summary.csv"):
+            assert (workdir / "results" / rel).read_bytes() == (ROOT / "results" / rel).read_bytes(), rel
+    elif command.startswith("cudbound interval"):
+        assert "'no' -> -1, 'yes' -> +1" in proc.stdout
+
+
+@pytest.mark.parametrize("command", NEEDS_DATA)
+def test_the_study_command_resumes_from_the_committed_chunks(command, workdir):
+    """With every chunk committed, the study's command computes nothing and reports the study complete."""
+    data = os.environ.get("CUDBOUND_DATA")
+    if not data:
+        pytest.skip("real UCI files not available: set CUDBOUND_DATA to the directory with the raw files")
+    proc = subprocess.run(_argv(command) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
+                          text=True, timeout=900, env={**os.environ, "CUDBOUND_DATA": data})
+    assert proc.returncode == 0, proc.stderr
+    counts = re.search(r"(\d+) tasks, (\d+) already stored, 0 computed now, 0 failed, (\d+) remaining", proc.stdout)
+    assert counts, proc.stdout
+    assert counts.group(3) == "0" and counts.group(1) == counts.group(2), "the committed chunks are incomplete"
