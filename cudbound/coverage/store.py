@@ -193,7 +193,7 @@ class ResultStore:
             return False, "the file is read-only"
         parent = self.path.parent
         if not _permitted(parent, os.W_OK | os.X_OK):
-            return False, f"its directory '{parent}' is read-only (SQLite keeps its journal there)"
+            return False, f"its directory '{parent}' is read-only, and SQLite keeps its journal there"
         return True, ""
 
     def _open(self, create: bool) -> bool:
@@ -217,9 +217,9 @@ class ResultStore:
         elif not self.readonly:
             ok, why = self._writable()
             if not ok:
-                raise StoreError(f"{self._where()} is read-only ({why}), and this needs to write to it. Make it "
-                                 f"writable (chmod u+w), or copy it to a writable place; `cudbound store check` "
-                                 f"and `cudbound store export` can read it as it is.")
+                raise StoreError(f"cannot write to {self._where()}: {why}. A run writes to it: make it writable "
+                                 f"(chmod u+w), or copy it to a writable place; `cudbound store check` and "
+                                 f"`cudbound store export` read it as it is.")
         try:
             if self.readonly:
                 self._db = self._connect_readonly()
