@@ -25,7 +25,7 @@ from ._validation import (check_alpha_n, check_confidence_level, check_counts, c
                           check_rng, encode_labels, feature_names)
 from .basis import make_basis
 from .design import check_design, reparametrise
-from .engine import ReplicateEngine
+from .engine import ENGINES, ReplicateEngine
 from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import get_loss
@@ -237,6 +237,21 @@ def _fitted_iv(fitted, design, labels, loss):
     return fitted
 
 
+def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
+                   n_jobs):
+    """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
+    option check of ``"cud"`` runs it on a stand-in design)."""
+    Phi, labels = _design_iv(design, y)
+    loss, alpha = get_loss(loss), check_alpha_n(alpha_n, Phi.shape[0])
+    level = check_confidence_level(confidence_level)
+    B = check_n_resamples(n_resamples, level)
+    gen = check_rng(rng)
+    if engine not in ENGINES:
+        raise ValueError(f"`engine` must be one of {ENGINES}; got {engine!r}.")
+    options = _search_options(None, max_nodes, time_limit)
+    return Phi, labels, loss, alpha, level, B, gen, options, check_n_jobs(n_jobs)
+
+
 def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resamples=500, alpha_n=None,
                     rng=None, fitted=None, engine="auto", solver=None, max_nodes=None, time_limit=None,
                     n_jobs=1, exact_distribution=False, progress=False, scheduler=None) -> CUDResult:
@@ -250,17 +265,13 @@ def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resam
     This is the ``"cud"`` entry of the interval registry (:mod:`cudbound.registry`).
     """
     t0 = time.perf_counter()
-    Phi, labels = _design_iv(design, y)
-    loss, alpha = get_loss(loss), check_alpha_n(alpha_n, Phi.shape[0])
-    level = check_confidence_level(confidence_level)
-    B = check_n_resamples(n_resamples, level)
-    gen = check_rng(rng)
+    Phi, labels, loss, alpha, level, B, gen, options, jobs = _cud_design_iv(
+        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit, n_jobs)
     fit = _fitted_iv(fitted, Phi, labels, loss)
     n = Phi.shape[0]
     centre = fit.train_error
     counts = draw_counts(n, B, gen)
-    options = _search_options(None, max_nodes, time_limit)
-    jobs = min(check_n_jobs(n_jobs), B)
+    jobs = min(jobs, B)
     k = max(math.ceil(level * B - 1e-9), 1)
     bar = _progress_bar(progress, B)
     try:

@@ -37,10 +37,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels, feature_names
-from .baselines.methods import _bs632_distribution, _centre_value, bs1, bs2, kohavi, langford, martin, yang
-from .baselines.modern import bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv
+from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
+                                _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
+from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
+                               _wald_cv_iv, bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv)
 from .basis import make_basis
-from .cud import cud_from_design
+from .cud import _cud_design_iv, cud_from_design
 from .design import check_design
 from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier
@@ -48,7 +50,7 @@ from .losses import get_loss
 from .results import IntervalResult, IntervalResults
 
 __all__ = ["IntervalMethod", "register", "unregister", "get_method", "method_names", "METHODS", "stream",
-           "intervals", "intervals_from_design", "MODERN_METHODS"]
+           "intervals", "intervals_from_design", "MODERN_METHODS", "check_options", "options_check"]
 
 SHARED_STREAMS = ("centre", "bootstrap")
 """Streams of the computations shared between methods; no method may take these names."""
@@ -66,7 +68,10 @@ class IntervalMethod:
     the tables (``"K"`` for Kohavi). ``shares_centre``: the method takes ``centre``,
     ``n_boot`` and ``loss`` and is given the .632 estimate computed once for all such
     methods; ``shares_distribution``: it takes ``bootstrap_distribution`` (BS1, BS2).
-    ``uses_fit``: it takes ``fitted``, the beta-hat fitted once (CUD).
+    ``uses_fit``: it takes ``fitted``, the beta-hat fitted once (CUD). ``check`` (optional):
+    ``check(n, *, confidence_level, **options)`` raises ValueError (or TypeError) for options the
+    function would refuse on a training set of n points, without computing anything
+    (:func:`check_options`; a coverage study runs it when it reads its configuration).
     """
 
     name: str
@@ -76,6 +81,7 @@ class IntervalMethod:
     shares_centre: bool = False
     shares_distribution: bool = False
     uses_fit: bool = False
+    check: Callable | None = None
 
     @property
     def parameters(self) -> Mapping[str, inspect.Parameter]:
@@ -90,12 +96,16 @@ _REGISTRY: dict[str, IntervalMethod] = {}
 
 
 def register(name: str, function: Callable, summary: str, *, label: str | None = None, shares_centre=False,
-             shares_distribution=False, uses_fit=False, replace: bool = False) -> IntervalMethod:
+             shares_distribution=False, uses_fit=False, check: Callable | None = None,
+             replace: bool = False) -> IntervalMethod:
     """Add an interval method to the registry under ``name`` (lower case, no commas or spaces).
 
     The function must accept ``(design, y, *, confidence_level, rng, ...)``. Its random
     stream is derived from ``name`` alone (module docstring), so registering it changes no
     other method's numbers. ``replace=True`` is needed to overwrite an existing name.
+    ``check`` (optional, see :class:`IntervalMethod`) validates the options without computing;
+    :func:`options_check` makes one from the function's own input validation. Without it,
+    only the option names are checked ahead of a computation.
     """
     if not isinstance(name, str) or not name or name != name.strip().lower() or "," in name or " " in name:
         raise ValueError(f"a method name must be a non-empty lower-case string without commas or spaces; got {name!r}.")
@@ -108,7 +118,8 @@ def register(name: str, function: Callable, summary: str, *, label: str | None =
     if missing or len(params) < 2:
         raise TypeError(f"the function of method {name!r} must take (design, y, *, confidence_level, rng, ...); "
                         f"it lacks {missing or ['design, y']}.")
-    method = IntervalMethod(name, function, summary, label or name, shares_centre, shares_distribution, uses_fit)
+    method = IntervalMethod(name, function, summary, label or name, shares_centre, shares_distribution, uses_fit,
+                            check)
     _REGISTRY[name] = method
     return method
 
@@ -132,34 +143,103 @@ def get_method(name: str) -> IntervalMethod:
         raise ValueError(f"unknown interval method {name!r}; registered methods are {list(_REGISTRY)}.") from None
 
 
-register("cud", cud_from_design, "CUD confidence set (Laber & Murphy 2008)", label="CUD", uses_fit=True)
+def _stand_in(n: int):
+    """A full-rank design of n rows (an intercept and a ramp) with both classes: what an option
+    check runs a method's input validation on (n >= 2)."""
+    return np.column_stack([np.ones(n), np.arange(n, dtype=float)]), np.where(np.arange(n) % 2 == 0, 1, -1)
+
+
+def options_check(function: Callable, iv: Callable, *extra: Callable) -> Callable:
+    """A ``check`` for :func:`register` made of the method's own input validation.
+
+    ``iv`` is the function that ``function`` calls first to check its arguments, with
+    parameters named as ``function``'s (``design``, ``y``, ``confidence_level``, options,
+    ``rng``); the check calls it with the options given, ``function``'s defaults for the
+    others and a stand-in design of n rows, so exactly the checks of a real call run, and
+    nothing is computed. ``extra`` functions get the dict of every argument (checks that
+    ``function`` makes outside ``iv``).
+    """
+    params = inspect.signature(function).parameters
+    names = list(inspect.signature(iv).parameters)
+    stray = [k for k in names if k not in params]
+    if stray:
+        raise TypeError(f"the validation {iv.__name__} takes {stray}, which {function.__name__} does not.")
+    defaults = {k: p.default for k, p in params.items() if p.default is not inspect.Parameter.empty}
+
+    def check(n, *, confidence_level=0.95, **options):
+        design, y = _stand_in(n)
+        values = {**defaults, **options, "design": design, "y": y, "confidence_level": confidence_level,
+                  "rng": None}
+        iv(**{k: values[k] for k in names})
+        for more in extra:
+            more(values)
+    return check
+
+
+def check_options(name: str, n: int, *, confidence_level=0.95, **options) -> None:
+    """Raise ValueError (or TypeError) if method ``name`` would refuse ``options`` on a training set of
+    n points at this level, without computing anything.
+
+    The option names are checked against the method's signature; their values by the method's
+    ``check`` (:class:`IntervalMethod`), which for the built-in methods is their own input
+    validation (:func:`options_check`): e.g. B below 1 / (1 - level) for CUD, ``k`` above n
+    for cross-validation. ``n`` must be at least 2.
+    """
+    method = get_method(name)
+    n = check_scalar(n, "n", min_val=2)
+    valid = method.options()
+    unknown = sorted(k for k in options if k not in valid)
+    if unknown:
+        raise ValueError(f"method {name!r} takes no option(s) {unknown}; its options are {valid}.")
+    if method.check is not None:
+        method.check(n, confidence_level=confidence_level, **options)
+
+
+def _distribution_check(values):
+    _distribution_iv(values["distribution"])
+
+
+register("cud", cud_from_design, "CUD confidence set (Laber & Murphy 2008)", label="CUD", uses_fit=True,
+         check=options_check(cud_from_design, _cud_design_iv))
 register("bs1", bs1, "percentile interval of bootstrapped .632 estimates", label="BS1", shares_centre=True,
-         shares_distribution=True)
+         shares_distribution=True,
+         check=options_check(bs1, _bs_iv, _distribution_check))
 register("bs2", bs2, "basic (corrected) interval of bootstrapped .632 estimates", label="BS2", shares_centre=True,
-         shares_distribution=True)
+         shares_distribution=True,
+         check=options_check(bs2, _bs_iv, _distribution_check))
 register("kohavi", kohavi, "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)", label="K",
-         shares_centre=True)
+         shares_centre=True,
+         check=options_check(kohavi, _kohavi_iv))
 register("yang", yang, "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", label="Y",
-         shares_centre=True)
-register("martin", martin, "Beta posterior interval (Martin & Hirschberg 1996)", label="M", shares_centre=True)
+         shares_centre=True,
+         check=options_check(yang, _yang_iv))
+register("martin", martin, "Beta posterior interval (Martin & Hirschberg 1996)", label="M", shares_centre=True,
+         check=options_check(martin, _martin_iv))
 register("langford", langford, "Clopper-Pearson interval of the .632 estimate (Langford 2005)", label="L",
-         shares_centre=True)
+         shares_centre=True,
+         check=options_check(langford, _langford_iv))
 
 METHODS = method_names()
 """The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
 :func:`intervals`)."""
 
-register("wald_cv", wald_cv, "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", label="WCV")
+register("wald_cv", wald_cv, "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", label="WCV",
+         check=options_check(wald_cv, _wald_cv_iv))
 register("corrected_t", corrected_t, "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)",
-         label="CT")
+         label="CT",
+         check=options_check(corrected_t, _corrected_t_iv))
 register("conservative_z", conservative_z, "conservative Z from 10 random halvings (Nadeau & Bengio 2003)",
-         label="CZ")
+         label="CZ",
+         check=options_check(conservative_z, _conservative_z_iv))
 register("nested_cv", nested_cv, "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)",
-         label="NCV")
+         label="NCV",
+         check=options_check(nested_cv, _nested_cv_iv))
 register("bccv", bccv, "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)",
-         label="BCCV")
+         label="BCCV",
+         check=options_check(bccv, _bccv_iv))
 register("e632_delta", e632_delta, ".632+ with the delta-method standard error (Efron & Tibshirani 1997)",
-         label="D632")
+         label="D632",
+         check=options_check(e632_delta, _e632_delta_iv))
 
 MODERN_METHODS = method_names()[len(METHODS):]
 """The intervals in use today, registered after the paper's seven."""

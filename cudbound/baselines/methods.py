@@ -448,11 +448,16 @@ def _bs_common(name, design, y, confidence_level, n_resamples, n_inner, n_boot, 
     return Phi.shape[0], level, t, dist, details
 
 
+def _distribution_iv(distribution):
+    if distribution not in ("literal", "bias_corrected"):
+        raise ValueError(f"`distribution` must be 'literal' or 'bias_corrected'; got {distribution!r}.")
+    return distribution
+
+
 def _variant(dist, t, distribution, details):
     """The values the interval is read from: the literal nested bootstrap, or the same values
     shifted by t - mean (the bias-corrected variant, centred at t)."""
-    if distribution not in ("literal", "bias_corrected"):
-        raise ValueError(f"`distribution` must be 'literal' or 'bias_corrected'; got {distribution!r}.")
+    _distribution_iv(distribution)
     shift = float(t - dist.mean()) if distribution == "bias_corrected" else 0.0
     details.update({"distribution": distribution, "bootstrap_bias": float(dist.mean() - t),
                     "distribution_shift": shift})
@@ -521,6 +526,7 @@ def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
     True
     """
     t0 = time.perf_counter()
+    _distribution_iv(distribution)
     n, level, t, dist, details = _bs_common("bs1", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
                                             centre, rng, bootstrap_distribution, _bs1_iv)
     dist = _variant(dist, t, distribution, details)
@@ -569,6 +575,7 @@ def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
     Laber, E. B. and Murphy, S. A. (2008). UAI 2008 (BS2, "corrected bootstrap").
     """
     t0 = time.perf_counter()
+    _distribution_iv(distribution)
     n, level, t, dist, details = _bs_common("bs2", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
                                             centre, rng, bootstrap_distribution, _bs2_iv)
     dist = _variant(dist, t, distribution, details)

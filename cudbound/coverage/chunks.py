@@ -13,7 +13,9 @@ significant digits, in task and method order), so a chunk recomputed anywhere fr
 seed gives the same file, except for the ``seconds`` columns. A run with ``--chunks DIR``
 first loads every chunk into its store (its tasks count as done), then writes each block as
 it completes. Tables and figures are built from a store loaded from the chunks alone
-(:func:`load_chunks`), so the SQLite store itself need not be kept.
+(:func:`load_chunks`), so the SQLite store itself need not be kept. :func:`export_store`
+(``cudbound store export``) writes the chunks of a store's complete blocks after the fact:
+the same files a run with ``--chunks`` would have written.
 """
 from __future__ import annotations
 
@@ -21,13 +23,15 @@ import csv
 import gzip
 import io
 import json
+import os
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import StudyConfig, Task
-from .store import RESULT_COLUMNS, ResultStore, StoreMismatchError
+from .store import RESULT_COLUMNS, ResultStore, StoreError, StoreMismatchError
 
-__all__ = ["ChunkDir", "load_chunks"]
+__all__ = ["ChunkDir", "load_chunks", "export_store", "ExportReport"]
 
 TASK_COLUMNS = ("dataset", "n", "rep", "train_error", "true_error", "test_size", "redraws", "task_seconds")
 ROW_COLUMNS = TASK_COLUMNS + ("method",) + RESULT_COLUMNS
@@ -69,16 +73,25 @@ class ChunkDir:
         self.path, self.config, self.size = Path(path), config, int(size)
         if self.size < 1:
             raise ValueError(f"`size` (repetitions per chunk) must be at least 1; got {size!r}.")
-        self.path.mkdir(parents=True, exist_ok=True)
         marker = self.path / "protocol.json"
         protocol = {"protocol": config.protocol(), "chunk_size": self.size}
-        if marker.exists():
-            old = json.loads(marker.read_text(encoding="utf-8"))
-            if old != json.loads(json.dumps(protocol)):
-                raise StoreMismatchError(f"the chunks in {str(self.path)!r} belong to another protocol or chunk "
-                                         f"size; use another directory, or restore the configuration.")
-        else:
-            marker.write_text(json.dumps(protocol, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            if marker.exists():
+                old = json.loads(marker.read_text(encoding="utf-8"))
+                if old != json.loads(json.dumps(protocol)):
+                    raise StoreMismatchError(f"the chunks in {str(self.path)!r} belong to another protocol or chunk "
+                                             f"size; use another directory, or restore the configuration.")
+            else:
+                marker.write_text(json.dumps(protocol, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise StoreError(f"cannot use the chunk directory '{self.path}': {exc.strerror or exc} "
+                             f"({exc.filename or marker}); choose a writable directory.") from None
+        except ValueError as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(f"'{marker}' is not a chunk directory's protocol.json ({exc}); use another "
+                             f"directory.") from None
 
     def blocks(self) -> dict:
         """(data set, n, start) -> the tasks of that block, for every block of the study."""
@@ -127,13 +140,13 @@ class ChunkDir:
                                            t["redraws"], t["seconds"], r["method"])]
                        + [_text(r[c]) for c in RESULT_COLUMNS])
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(".tmp")
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")   # runs sharing a store may write it at once
         with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
             gz.write(buf.getvalue().encode("utf-8"))
         tmp.replace(target)        # atomic: a chunk is whole or absent
         for other in target.parent.glob(f"reps{start:04d}-*.csv.gz"):
             if other != target and _span(other)[1] < _span(target)[1]:
-                other.unlink()     # a partial last block, superseded after `repetitions` was raised
+                other.unlink(missing_ok=True)   # a partial last block, superseded after `repetitions` was raised
 
     def block_of(self, task: Task) -> tuple:
         return task.dataset, task.n, task.rep - task.rep % self.size
@@ -145,8 +158,8 @@ class ChunkDir:
         target = self.file(*key)
         if target.exists():
             return None
-        (count,), = store._db.execute("SELECT COUNT(*) FROM tasks WHERE dataset = ? AND n = ? AND rep >= ? AND rep < ?",
-                                      (dataset, n, start, stop))
+        count = store._scalar("SELECT COUNT(*) FROM tasks WHERE dataset = ? AND n = ? AND rep >= ? AND rep < ?",
+                              (dataset, n, start, stop))
         if count < stop - start:
             return None
         self._write(store, key, [Task(dataset, n, r) for r in range(start, stop)], target)
@@ -187,6 +200,60 @@ def read_chunk(path) -> list[dict]:
                               "seconds": r["task_seconds"], "host": f"chunk {Path(path).name}", "rows": []}
             tasks[key]["rows"].append({k: r[k] for k in ("method",) + RESULT_COLUMNS})
     return list(tasks.values())
+
+
+@dataclass
+class ExportReport:
+    """What :func:`export_store` did: chunk files written, complete blocks whose chunk was already
+    there (left as they are), and blocks not exported because tasks are missing."""
+
+    directory: str
+    written: list = field(default_factory=list)        # paths
+    existing: list = field(default_factory=list)       # paths
+    incomplete: list = field(default_factory=list)     # (dataset, n, first rep, last rep, tasks stored)
+    outside: int = 0                                    # stored tasks that are not tasks of the configuration
+
+
+def export_store(store_path, directory, config: StudyConfig | None = None, size: int = 50) -> ExportReport:
+    """Write the chunks of every complete block of the store at ``store_path`` into ``directory``.
+
+    The files are those a run with ``--chunks directory --chunk-size size`` writes (the same
+    :class:`ChunkDir` writes them), so an export can be committed, or merged with such a
+    directory. The store is opened for reading only. ``config`` gives the blocks (the study's
+    data sets, sizes and repetitions); by default the configuration kept in the store, which
+    knows only the repetitions the store was created with: pass the current configuration
+    when later runs added repetitions (tasks of the store outside the configuration are
+    counted in ``outside``, not exported). A block with a missing repetition cannot be a chunk
+    (a chunk holds every task of its block): it is listed in ``incomplete``. Chunks already in
+    ``directory`` are never rewritten.
+
+    Raises
+    ------
+    StoreError
+        The store cannot be read; :class:`StoreMismatchError` if ``config`` or the chunks
+        already in ``directory`` belong to another protocol.
+    """
+    with ResultStore(store_path, readonly=True) as store:
+        if config is None:
+            config = store.config()
+        else:
+            store.check_protocol(config)
+        chunk_dir = ChunkDir(directory, config, size)
+        done = store.finished()
+        report = ExportReport(directory=str(directory), outside=len(done - set(config.tasks())))
+        for key, tasks in chunk_dir.blocks().items():
+            have = sum(t in done for t in tasks)
+            if have < len(tasks):
+                if have:
+                    report.incomplete.append((key[0], key[1], key[2], key[2] + len(tasks) - 1, have))
+            elif chunk_dir.file(*key).exists():
+                report.existing.append(chunk_dir.file(*key))
+        try:
+            report.written = chunk_dir.write_complete(store)
+        except OSError as exc:
+            raise StoreError(f"cannot write a chunk into '{directory}': {exc.strerror or exc} "
+                             f"({exc.filename}).") from None
+    return report
 
 
 def load_chunks(directory, config: StudyConfig, store_path, size: int = 50) -> int:

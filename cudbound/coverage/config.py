@@ -35,6 +35,10 @@ covers the true error (Laber & Murphy 2008, section 5). Example (``experiments/p
     basis = "poly:2(zpca:2)"
     sizes = [50]               # a subset of the study's sizes (default: all of them)
 
+The whole file is validated when it is read (:func:`parse_config`): every problem, down to each
+method's options at each training size, is reported at once, before any task runs or a store
+is opened.
+
 Entries that share a data set share their training draws: a task's seed is derived from
 the data set's name, n and the repetition, not from the label, so bases are compared on
 the same samples (unless a draw is degenerate under one basis and redrawn).
@@ -52,9 +56,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits   # installed with scikit-learn, a dependency
 
 from .._validation import check_scalar
-from ..registry import get_method, method_names
+from ..registry import check_options, get_method, method_names
 from ..basis import make_basis
 from ..datasets import REAL_BASIS, dataset_names, get_dataset
 from ..losses import get_loss
@@ -67,15 +72,20 @@ def known_datasets() -> dict:
     return {name: get_dataset(name).basis for name in dataset_names()}
 
 
-__all__ = ["StudyConfig", "DatasetSpec", "Task", "load_config", "alpha_value", "ConfigError", "REAL_BASIS",
-           "known_datasets"]
+__all__ = ["StudyConfig", "DatasetSpec", "Task", "load_config", "parse_config", "alpha_value", "ConfigError",
+           "REAL_BASIS", "known_datasets", "basis_dimension", "MIN_SIZE"]
 
 ALPHA_RULES = {"1": lambda n: 1.0, "sqrt(n)": math.sqrt, "n": float, "n^2": lambda n: float(n) ** 2}
 """The named scalings of alpha_n (the paper's section 5 discusses 1 <= alpha_n <= n^2)."""
 
 
 class ConfigError(ValueError):
-    """A study configuration that cannot be run; the message names the offending key."""
+    """A study configuration that cannot be run; the message names the file and, for each problem,
+    the offending key. ``errors``: the problems, one message each."""
+
+    def __init__(self, message: str, errors=None):
+        super().__init__(message)
+        self.errors = list(errors) if errors is not None else [message]
 
 
 @dataclass(frozen=True)
@@ -214,156 +224,248 @@ def alpha_value(rule, n: int) -> float:
         if key not in ALPHA_RULES:
             raise ConfigError(f"alpha_n rule {rule!r} is not one of {list(ALPHA_RULES)} (or give a number).")
         return ALPHA_RULES[key](n)
+    if isinstance(rule, bool) or not isinstance(rule, numbers.Real):
+        raise ConfigError(f"alpha_n must be a number or one of the rules {list(ALPHA_RULES)}; got {rule!r}.")
     return float(rule)
 
 
-def _scalar(value, key, *args, **kwargs):
-    """:func:`cudbound._validation.check_scalar`, raising ConfigError."""
-    try:
-        return check_scalar(value, key, *args, **kwargs)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+MIN_SIZE = 2
+"""The smallest training size of any study: one point of each class."""
 
 
-def _positive_int(value, key):
-    return _scalar(value, key, min_val=1)
+class _Problems:
+    """Every problem found in one configuration, raised together as one :class:`ConfigError`."""
+
+    def __init__(self, source: str):
+        self.source, self.items = source, []
+
+    def add(self, message: str) -> None:
+        if message not in self.items:
+            self.items.append(message)
+
+    def scalar(self, value, key, *args, default=None, **kwargs):
+        """:func:`cudbound._validation.check_scalar`; on failure the problem is recorded and
+        ``default`` returned."""
+        try:
+            return check_scalar(value, key, *args, **kwargs)
+        except ValueError as exc:
+            self.add(str(exc))
+            return default
+
+    def table(self, doc, key, where="the file") -> dict:
+        value = doc.get(key, {})
+        if not isinstance(value, dict):
+            self.add(f"`{key}` in {where} must be a table; got {value!r}.")
+            return {}
+        return value
+
+    def raise_if_any(self) -> None:
+        if len(self.items) == 1:
+            raise ConfigError(f"{self.source}: {self.items[0]}", self.items)
+        if self.items:
+            listed = "\n".join(f"  - {m}" for m in self.items)
+            raise ConfigError(f"{self.source} has {len(self.items)} errors:\n{listed}", self.items)
 
 
-def _table(doc, key, where="the file"):
-    value = doc.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"`{key}` in {where} must be a table.")
-    return value
+def load_config(path, *, data_home=None) -> StudyConfig:
+    """Read and validate a study configuration from a TOML file (:func:`parse_config`).
 
-
-def load_config(path) -> StudyConfig:
-    """Read and validate a study configuration from a TOML file (or a TOML string via ``parse_config``)."""
+    ``data_home``: the data directory the study will read its real data sets from; when given,
+    their files must be there (see :func:`parse_config`).
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read the study configuration {str(path)!r}: {exc.strerror or exc}.") from None
-    return parse_config(text, source=str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ConfigError(f"cannot read the study configuration {str(path)!r}: {why}.") from None
+    return parse_config(text, source=str(path), data_home=data_home)
 
 
-def parse_config(text: str, source: str = "<string>") -> StudyConfig:
+def parse_config(text: str, source: str = "<string>", *, data_home=None) -> StudyConfig:
+    """Validate a study configuration (TOML text) completely, before anything is computed or stored.
+
+    Every problem is collected and raised at once in one :class:`ConfigError` (``errors``
+    lists them; each names the key, the value and what is allowed): the structure and every
+    key of the file; each method's options, checked by the method's own validation
+    (:func:`cudbound.registry.check_options`) at every training size of the study with the
+    study's confidence level (so B too small for the level, a negative ``n_inner`` or k-fold
+    cross-validation with more folds than points are found here, not in a worker); each data
+    set's name and basis, the basis applied to the data set's features; every training size
+    at least :data:`MIN_SIZE` and larger than the data set's basis dimension p (with n <= p the
+    fit interpolates the training set and no bootstrap resample has a full-rank design).
+
+    Data files: when ``data_home`` is given (the command line passes ``--data-home``, else
+    ``$CUDBOUND_DATA`` if set), the files of the real data sets must be in that directory:
+    a directory named explicitly is where the workers (possibly on other machines) read, and
+    a missing file would otherwise be downloaded by every worker at once or fail the first
+    task of each. Without it (the default data directory) a missing file is downloaded at run
+    time, as :func:`cudbound.datasets.load` does, and nothing is checked.
+    """
+    problems = _Problems(source)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source} is not valid TOML: {exc}.") from None
     unknown = set(doc) - {"study", "options", "datasets"}
     if unknown:
-        raise ConfigError(f"unknown top-level key(s) {sorted(unknown)} in {source}; expected study, options, datasets.")
-    study = _table(doc, "study")
+        problems.add(f"unknown top-level key(s) {sorted(unknown)}; expected study, options, datasets.")
+    study = problems.table(doc, "study")
     allowed = {"name", "seed", "repetitions", "sizes", "confidence_level", "test_size", "methods", "loss"}
     if set(study) - allowed:
-        raise ConfigError(f"unknown key(s) {sorted(set(study) - allowed)} in [study]; allowed: {sorted(allowed)}.")
+        problems.add(f"unknown key(s) {sorted(set(study) - allowed)} in [study]; allowed: {sorted(allowed)}.")
     for key in ("seed", "repetitions", "sizes", "methods"):
         if key not in study:
-            raise ConfigError(f"[study] must set `{key}`.")
-    seed = study["seed"]
-    _scalar(seed, "seed", min_val=0)
-    sizes = study["sizes"]
-    if not isinstance(sizes, list) or not sizes:
-        raise ConfigError(f"`sizes` must be a non-empty list of training sizes; got {sizes!r}.")
-    sizes = tuple(_positive_int(s, "sizes") for s in sizes)
-    if len(set(sizes)) != len(sizes):
-        raise ConfigError(f"`sizes` lists a size twice: {list(sizes)}.")
-    spec = study["repetitions"]
-    if isinstance(spec, dict):           # per training size: repetitions = {30 = 1000, 100 = 500}
-        per_size = {}
-        for key, value in spec.items():
-            if not str(key).isdigit() or int(key) not in sizes:
-                raise ConfigError(f"`repetitions` has a key {key!r} that is not one of `sizes` {list(sizes)}.")
-            per_size[int(key)] = _positive_int(value, f"repetitions.{key}")
-        missing = [s for s in sizes if s not in per_size]
-        if missing:
-            raise ConfigError(f"`repetitions` gives no number for the size(s) {missing}.")
-        reps = max(per_size.values())
-    else:
-        reps = _positive_int(spec, "repetitions")
-        per_size = {s: reps for s in sizes}
-    level = study.get("confidence_level", 0.95)
-    level = _scalar(level, "confidence_level", numbers.Real, min_val=0.0, max_val=1.0, include_boundaries="neither")
-    test_size = _positive_int(study.get("test_size", 5000), "test_size")
+            problems.add(f"[study] must set `{key}`.")
+    seed = problems.scalar(study.get("seed", 0), "seed", min_val=0, default=0)
+    sizes = _sizes(study.get("sizes", [30]), problems)
+    reps, per_size = _repetitions(study.get("repetitions", 1), sizes, problems)
+    level = problems.scalar(study.get("confidence_level", 0.95), "confidence_level", numbers.Real, min_val=0.0,
+                            max_val=1.0, include_boundaries="neither")
+    test_size = problems.scalar(study.get("test_size", 5000), "test_size", min_val=1, default=1)
     loss = study.get("loss", "squared")
     try:
         loss = get_loss(loss).name
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"[study] loss: {exc}") from None
+        problems.add(f"[study] loss: {exc}")
+        loss = None
+    labels, method_of, opts = _methods(study.get("methods", ["cud"]), problems.table(doc, "options"), problems)
+    datasets = _datasets(doc.get("datasets", []), sizes, problems)
+    with threadpool_limits(limits=1):    # stand-in matrices are tiny: BLAS threads would only cost
+        _check_sizes(datasets, sizes, problems)
+        if level is not None and loss is not None:
+            _check_method_options(labels, method_of, opts, datasets, sizes, level, loss, problems)
+    if data_home is not None:
+        _check_files(datasets, data_home, problems)
+    problems.raise_if_any()
+    return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps,
+                       size_repetitions=per_size, sizes=sizes,
+                       confidence_level=float(level), test_size=test_size, loss=loss, methods=tuple(labels),
+                       method_of=method_of, options=opts, datasets=tuple(datasets), source=text)
 
-    options = _table(doc, "options")
+
+def _sizes(sizes, problems) -> tuple:
+    if not isinstance(sizes, list) or not sizes:
+        problems.add(f"`sizes` must be a non-empty list of training sizes; got {sizes!r}.")
+        return ()
+    good = []
+    for s in sizes:
+        value = problems.scalar(s, "sizes", min_val=1)
+        if value is not None:
+            good.append(value)
+    if len(set(good)) != len(good):
+        problems.add(f"`sizes` lists a size twice: {sizes}.")
+    return tuple(dict.fromkeys(good))
+
+
+def _repetitions(spec, sizes, problems):
+    if isinstance(spec, dict):           # per training size: repetitions = {30 = 1000, 100 = 500}
+        per_size = {}
+        for key, value in spec.items():
+            if not str(key).isdigit() or int(key) not in sizes:
+                problems.add(f"`repetitions` has a key {key!r} that is not one of `sizes` {list(sizes)}.")
+                continue
+            count = problems.scalar(value, f"repetitions.{key}", min_val=1)
+            if count is not None:
+                per_size[int(key)] = count
+        missing = [s for s in sizes if s not in per_size]
+        if missing:
+            problems.add(f"`repetitions` gives no number for the size(s) {missing}.")
+        return max(per_size.values(), default=1), per_size
+    reps = problems.scalar(spec, "repetitions", min_val=1, default=1)
+    return reps, {s: reps for s in sizes}
+
+
+def _methods(labels, options, problems):
+    """The method labels, the method of each and its merged options (shared ones included)."""
     shared = {k: v for k, v in options.items() if not isinstance(v, dict)}
     per = {k: dict(v) for k, v in options.items() if isinstance(v, dict)}
-    labels = study["methods"]
     if not isinstance(labels, list) or not labels or not all(isinstance(m, str) for m in labels):
-        raise ConfigError(f"`methods` must be a non-empty list of method labels; got {labels!r}.")
+        problems.add(f"`methods` must be a non-empty list of method labels; got {labels!r}.")
+        return [], {}, {}
     if len(set(labels)) != len(labels):
-        raise ConfigError(f"`methods` lists a label twice: {labels}.")
+        problems.add(f"`methods` lists a label twice: {labels}.")
+        labels = list(dict.fromkeys(labels))
+    if "loss" in shared or any("loss" in own for own in per.values()):
+        problems.add("set the loss once, as `loss` in [study]: the fit and every method use it.")
+    names = method_names()
     method_of, opts = {}, {}
     for label in labels:
         own = dict(per.get(label, {}))
+        own.pop("loss", None)
         method = own.pop("method", label)
-        if "loss" in own or "loss" in shared:
-            raise ConfigError("set the loss once, as `loss` in [study]: the fit and every method use it.")
-        names = method_names()
         if method not in names:
             hint = "" if label in names else f" (a variant needs `method = ...` in [options.{label}])"
-            raise ConfigError(f"method label {label!r} runs unknown method {method!r}{hint}; "
-                              f"methods are {list(names)}.")
+            problems.add(f"method label {label!r} runs unknown method {method!r}{hint}; methods are {list(names)}.")
+            continue
         method_of[label] = method
         accepted = get_method(method).options()
         merged = {k: v for k, v in shared.items() if k in accepted}
         merged.update(own)
         bad = sorted(k for k in own if k not in accepted)
         if bad:
-            raise ConfigError(f"[options.{label}] has option(s) {bad} that method {method!r} does not take; it "
-                              f"takes {accepted}.")
+            problems.add(f"[options.{label}] has option(s) {bad} that method {method!r} does not take; it "
+                         f"takes {accepted}.")
+            merged = {k: v for k, v in merged.items() if k in accepted}
         if "alpha_n" in merged:
-            alpha_value(merged["alpha_n"], 30)  # validate the rule now, not in a worker
+            try:
+                alpha_value(merged["alpha_n"], 30)
+            except ConfigError as exc:
+                problems.add(f"[options.{label}]: {exc}")
         opts[label] = merged
-    unused = sorted(k for k in shared if not any(k in get_method(method_of[m]).options() for m in labels))
-    if unused:
-        raise ConfigError(f"shared option(s) {unused} in [options] are taken by none of the methods {labels}.")
+    known = [m for m in labels if m in method_of]
+    unused = sorted(k for k in shared if k != "loss" and not any(k in get_method(method_of[m]).options()
+                                                                  for m in known))
+    if unused and len(known) == len(labels):
+        problems.add(f"shared option(s) {unused} in [options] are taken by none of the methods {labels}.")
     stray = set(per) - set(labels)
     if stray:
-        raise ConfigError(f"[options.X] table(s) {sorted(stray)} do not match any label in `methods` {labels}.")
+        problems.add(f"[options.X] table(s) {sorted(stray)} do not match any label in `methods` {labels}.")
+    return labels, method_of, opts
 
-    raw = doc.get("datasets", [])
+
+def _datasets(raw, sizes, problems) -> list:
     if not isinstance(raw, list) or not raw:
-        raise ConfigError("the configuration must list at least one [[datasets]] entry.")
+        problems.add("the configuration must list at least one [[datasets]] entry.")
+        return []
     known = known_datasets()
     datasets = []
     for i, entry in enumerate(raw):
         if not isinstance(entry, dict) or "name" not in entry:
-            raise ConfigError(f"[[datasets]] entry {i + 1} must set `name`.")
+            problems.add(f"[[datasets]] entry {i + 1} must set `name`.")
+            continue
         extra = set(entry) - {"name", "basis", "label", "sizes"}
         if extra:
-            raise ConfigError(f"[[datasets]] entry {entry['name']!r} has unknown key(s) {sorted(extra)}; "
-                              f"allowed: basis, label, name, sizes.")
+            problems.add(f"[[datasets]] entry {entry['name']!r} has unknown key(s) {sorted(extra)}; "
+                         f"allowed: basis, label, name, sizes.")
         name = str(entry["name"]).strip().lower()
         if name not in known:
-            raise ConfigError(f"unknown data set {entry['name']!r}; known: {sorted(known)}.")
+            problems.add(f"unknown data set {entry['name']!r}; known: {sorted(known)}.")
+            continue
         label = entry.get("label", name)
         if not isinstance(label, str) or not _LABEL.fullmatch(label):
-            raise ConfigError(f"[[datasets]] entry {name!r}: `label` must be lower-case letters, digits, '_', '-' "
-                              f"or '.', starting with a letter or digit (it names a directory of chunks); "
-                              f"got {label!r}.")
+            problems.add(f"[[datasets]] entry {name!r}: `label` must be lower-case letters, digits, '_', '-' "
+                         f"or '.', starting with a letter or digit (it names a directory of chunks); "
+                         f"got {label!r}.")
+            continue
         if label != name and label in known:
-            raise ConfigError(f"[[datasets]] entry {name!r}: `label` {label!r} is the name of another data set; "
-                              f"its rows would be read as that data set's. Choose another label.")
+            problems.add(f"[[datasets]] entry {name!r}: `label` {label!r} is the name of another data set; "
+                         f"its rows would be read as that data set's. Choose another label.")
+            continue
         basis = entry.get("basis", known[name])
         try:
             make_basis(basis)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"data set {label!r}: bad basis {basis!r}: {exc}") from None
+            problems.add(f"data set {label!r}: bad basis {basis!r}: {exc}")
+            continue
         own_sizes = entry.get("sizes")
         if own_sizes is not None:
             if not isinstance(own_sizes, list) or not own_sizes \
                     or not all(isinstance(v, int) and not isinstance(v, bool) for v in own_sizes) \
                     or not set(own_sizes) <= set(sizes) or len(set(own_sizes)) != len(own_sizes):
-                raise ConfigError(f"data set {label!r}: `sizes` must be a non-empty list of distinct sizes from "
-                                  f"the study's {list(sizes)}; got {own_sizes!r}.")
+                problems.add(f"data set {label!r}: `sizes` must be a non-empty list of distinct sizes from "
+                             f"the study's {list(sizes)}; got {own_sizes!r}.")
+                continue
             own_sizes = tuple(v for v in sizes if v in own_sizes)
         else:
             own_sizes = ()
@@ -371,9 +473,73 @@ def parse_config(text: str, source: str = "<string>") -> StudyConfig:
     keys = [d.label for d in datasets]
     if len(set(keys)) != len(keys):
         twice = sorted({x for x in keys if keys.count(x) > 1})
-        raise ConfigError(f"a data set is listed twice under the label(s) {twice}: give each entry of the same "
-                          f"data set a `label` of its own.")
-    return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps,
-                       size_repetitions=per_size, sizes=sizes,
-                       confidence_level=float(level), test_size=test_size, loss=loss, methods=tuple(labels),
-                       method_of=method_of, options=opts, datasets=tuple(datasets), source=text)
+        problems.add(f"a data set is listed twice under the label(s) {twice}: give each entry of the same "
+                     f"data set a `label` of its own.")
+    return datasets
+
+
+def basis_dimension(spec: DatasetSpec) -> int:
+    """p, the number of basis functions of the entry's basis on its data set's features (the basis
+    fitted to stand-in standard normal features: only the shape is used). A ValueError if the
+    basis does not apply to that many features."""
+    d = get_dataset(spec.name).n_features
+    X = np.random.default_rng(0).standard_normal((max(50, 4 * d), d))
+    return int(make_basis(spec.basis).fit_transform(X).shape[1])
+
+
+def _check_sizes(datasets, sizes, problems) -> None:
+    """Every training size of every entry: at least MIN_SIZE and more than the basis dimension."""
+    small = [n for n in sizes if n < MIN_SIZE]
+    if small:
+        problems.add(f"`sizes` {list(small)}: a training set needs at least {MIN_SIZE} points (one of each class).")
+    for spec in datasets:
+        try:
+            p = basis_dimension(spec)
+        except (TypeError, ValueError, np.linalg.LinAlgError) as exc:
+            problems.add(f"data set {spec.label!r}: basis {spec.basis!r} does not apply to its "
+                         f"{get_dataset(spec.name).n_features} feature(s): {exc}")
+            continue
+        low = [n for n in (spec.sizes or sizes) if MIN_SIZE <= n <= p]
+        if low:
+            problems.add(f"data set {spec.label!r}: size(s) {low} are at most the {p} functions of its basis "
+                         f"{spec.basis!r}: the fit would interpolate the training set and no bootstrap resample "
+                         f"would have a full-rank design; use sizes above {p} (or a smaller basis).")
+
+
+def _check_method_options(labels, method_of, opts, datasets, sizes, level, loss, problems) -> None:
+    """Each method label's options, by the method's own validation, at every training size of the
+    study: a problem at every size is reported as it is, the first of those at some sizes only
+    with the smallest size it occurs at."""
+    used = [n for n in sorted({n for d in datasets for n in (d.sizes or sizes)}) if n >= MIN_SIZE]
+    for label in labels:
+        if label not in method_of:
+            continue
+        where = f"[options.{label}]" + (f" (method {method_of[label]!r})" if label != method_of[label] else "")
+        failed = {}                    # message -> the sizes it occurs at
+        for n in used:
+            options = dict(opts[label], loss=loss)
+            try:
+                if "alpha_n" in options:
+                    options["alpha_n"] = alpha_value(options["alpha_n"], n)
+            except ConfigError:
+                break                  # a bad alpha_n rule: reported already
+            try:
+                check_options(method_of[label], n, confidence_level=level, **options)
+            except (ValueError, TypeError) as exc:
+                failed.setdefault(str(exc), []).append(n)
+        everywhere = [m for m, at in failed.items() if len(at) == len(used)]
+        for message in everywhere:
+            problems.add(f"{where}: {message}")
+        somewhere = sorted((at[0], m) for m, at in failed.items() if m not in everywhere)
+        if somewhere:
+            problems.add(f"{where} at n = {somewhere[0][0]}: {somewhere[0][1]}")
+
+
+def _check_files(datasets, data_home, problems) -> None:
+    """The files of the real data sets, in the data directory the run will read."""
+    for spec in datasets:
+        missing = [f for f in get_dataset(spec.name).files(data_home) if not Path(f).is_file()]
+        for f in missing:
+            problems.add(f"data set {spec.label!r}: its file '{Path(f).name}' is not in the data directory "
+                         f"'{data_home}'; put it there, or fetch it once: python -c \"import cudbound.datasets as d; "
+                         f"d.load('{spec.name}', '{data_home}')\" (docs/datasets.md).")

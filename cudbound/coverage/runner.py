@@ -4,6 +4,16 @@ Workers compute; only this process writes to the store, one transaction per fini
 task. Results do not depend on the number of workers or the order of completion,
 because every task draws its random numbers from its own SeedSequence
 (:meth:`StudyConfig.task_seed`).
+
+Several runs may share one store, at the same time, on one machine or several: they split
+the tasks by leases in the store (:mod:`cudbound.coverage.leases`), so each task is computed
+once, and a run's tasks are taken over by the others if it dies.
+
+Stopping: local worker processes never outlive the run (:mod:`cudbound.coverage.lifeline`:
+they end within a second of its death, ``kill -9`` included). Ctrl-C (SIGINT) stops the run
+cleanly: the workers are stopped, the tasks finished so far stay in the store, and
+:class:`RunInterrupted` (a ``KeyboardInterrupt``) carries the report; rerunning the same
+command resumes.
 """
 from __future__ import annotations
 
@@ -15,25 +25,39 @@ from dataclasses import dataclass, field
 from .._validation import check_scalar
 from .chunks import ChunkDir
 from .config import StudyConfig, Task
+from .leases import LeaseKeeper, TaskSource, new_owner
+from .lifeline import init_worker, sigint_blocked, stop_workers
 from .store import ResultStore
 from .tasks import run_task
 
-__all__ = ["run_study", "RunReport"]
+__all__ = ["run_study", "RunReport", "RunInterrupted"]
 
 
 @dataclass
 class RunReport:
-    """What one invocation did: tasks in the study, already stored, computed now, failed."""
+    """What one invocation did: tasks in the study, already stored, computed now, failed, stored
+    meanwhile by other runs sharing the store, computed but found stored by another run."""
 
     total: int
     already: int
     computed: int = 0
     failed: list = field(default_factory=list)  # (task, message)
     chunks_written: list = field(default_factory=list)  # paths of the chunk files written
+    others: int = 0
+    duplicates: int = 0
 
     @property
     def remaining(self) -> int:
-        return self.total - self.already - self.computed
+        return self.total - self.already - self.computed - self.others
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """The run was interrupted (Ctrl-C); its workers are stopped, its finished tasks are in the
+    store at ``store`` and ``report`` says what it did. Rerunning the same command resumes."""
+
+    def __init__(self, report: RunReport, store):
+        super().__init__(f"interrupted after {report.computed} task(s); {report.remaining} remain")
+        self.report, self.store = report, store
 
 
 def _check_workers(workers) -> int:
@@ -71,6 +95,9 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
         Show a progress bar with ETA (tqdm, on stderr).
     max_tasks : int, optional
         Compute at most this many unfinished tasks, then stop (the rest stays for a rerun).
+        Without it the run ends when every task of the study is stored: when the remaining
+        ones are held by other runs on the same store, it waits for them (or takes them over
+        when their leases expire).
     chunks : str or Path, optional
         A directory of immutable result chunks (:mod:`cudbound.coverage.chunks`): its
         chunks are loaded into the store first (their tasks are not computed again), and
@@ -97,8 +124,8 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
         report = RunReport(total=len(tasks), already=len(tasks) - len(todo))
         if chunk_dir is not None:
             report.chunks_written.extend(report_chunks)
-        if max_tasks is not None:
-            todo = todo[:max_tasks]
+        owner = new_owner()
+        source = TaskSource(store, owner, todo, max_tasks=max_tasks)
         bar = tqdm(total=len(tasks), initial=report.already, unit="task", disable=not progress,
                    desc=config.name, smoothing=0.05, dynamic_ncols=True)
 
@@ -106,77 +133,103 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
             if out.get("failed"):
                 report.failed.append((out["task"], out["message"]))
                 bar.write(f"task {out['task']} failed: {out['message'].splitlines()[0]}")
-            else:
-                store.write(out)
+            elif store.write(out):
                 report.computed += 1
                 if chunk_dir is not None:
                     written = chunk_dir.write_if_complete(store, Task(out["dataset"], int(out["n"]), int(out["rep"])))
                     if written is not None:
                         report.chunks_written.append(written)
+            else:
+                report.duplicates += 1      # another run stored it first (after this run's lease expired)
             bar.update(1)
 
         try:
-            if scheduler is not None:
-                _run_dask(config, todo, scheduler, data_home, record)
-            elif workers == 1:
-                for task in todo:
-                    record(_safe_task(config, task, data_home))
-            else:
-                _run_processes(config, todo, workers, data_home, record)
+            with LeaseKeeper(store_path, owner):
+                if scheduler is not None:
+                    _run_dask(config, source, scheduler, data_home, record)
+                elif workers == 1:
+                    _run_here(config, source, data_home, record)
+                else:
+                    _run_processes(config, source, workers, data_home, record)
+        except KeyboardInterrupt:
+            raise RunInterrupted(report, store_path) from None
         finally:
+            report.others = source.by_others
             bar.close()
+            source.release()
     return report
 
 
-def _run_processes(config, todo, workers, data_home, record):
+def _run_here(config, source, data_home, record):
+    """The tasks one after the other in this process."""
+    while True:
+        batch = source.take(1)
+        if batch:
+            record(_safe_task(config, batch[0], data_home))
+        elif source.waiting:
+            source.pause()
+        else:
+            return
+
+
+def _run_processes(config, source, workers, data_home, record):
+    """The tasks on a local process pool whose workers end with this process and ignore Ctrl-C
+    (:mod:`cudbound.coverage.lifeline`); on any exception here, Ctrl-C included, the workers are
+    stopped at once, not waited for."""
     window = 2 * workers  # tasks in flight: enough to keep workers busy, few to lose on a kill
-    pending = iter(todo)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        running = set()
-        try:
-            for task in pending:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),))
+    running = set()
+
+    def fill():
+        with sigint_blocked():          # workers are forked by submissions: they start with SIGINT blocked
+            for task in source.take(window - len(running)):
                 running.add(pool.submit(_safe_task, config, task, data_home))
-                if len(running) >= window:
-                    finished, running = wait(running, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        record(fut.result())
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    record(fut.result())
-        except BaseException:
-            for fut in running:
-                fut.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+
+    try:
+        fill()
+        while running or source.waiting:
+            if not running:
+                source.pause()
+                fill()
+                continue
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                record(fut.result())
+            fill()
+    except BaseException:
+        stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
-def _run_dask(config, todo, scheduler, data_home, record):
+def _run_dask(config, source, scheduler, data_home, record):
     try:
         from distributed import Client, as_completed
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError("--scheduler needs Dask distributed: pip install 'cudbound[cluster]'.") from None
     with Client(scheduler, timeout="30s") as client:
         window = 2 * max(1, sum(client.nthreads().values()))
-        pending = iter(todo)
         live = set()
         futures = as_completed()
 
-        def submit():
-            task = next(pending, None)
-            if task is not None:
+        def fill():
+            for task in source.take(window - len(live)):
                 fut = client.submit(_safe_task, config, task, data_home, pure=False)
                 live.add(fut)
                 futures.add(fut)
 
         try:
-            for _ in range(window):
-                submit()
-            for fut in futures:
+            fill()
+            while live or source.waiting:
+                if not live:
+                    source.pause()
+                    fill()
+                    continue
+                fut = next(futures)
                 record(fut.result())
                 live.discard(fut)
                 fut.release()
-                submit()
+                fill()
         except BaseException:
             client.cancel(list(live))
             raise

@@ -36,6 +36,11 @@ class DataSource(abc.ABC):
     def draw(self, n: int, test_size: int, rng: np.random.Generator, data_home=None):
         """(X_train, y_train, X_test, y_test), labels in {-1, +1}."""
 
+    def files(self, data_home=None) -> list:
+        """The files :meth:`draw` reads from the data directory ``data_home`` (a study checks that
+        they exist before it starts): none for a simulator, and none known by default."""
+        return []
+
     def true_error(self, beta) -> float | None:
         """The exact generalization error of sign(phi(x)'beta) on the data set's basis, where
         known (a simulator with ``error_rate``); None otherwise."""

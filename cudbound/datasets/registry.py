@@ -16,7 +16,7 @@ import functools
 from .base import DataSource, RealData
 from .paper_simulated import SIMULATED
 from .simulated import LinearGaussian
-from .uci import DATASETS, get_data_home, load
+from .uci import DATASETS, FILENAMES, get_data_home, load
 
 __all__ = ["register", "unregister", "get_dataset", "dataset_names", "UCIData"]
 
@@ -32,6 +32,10 @@ class UCIData(RealData):
 
     def load(self, data_home=None):
         return _load_xy(self.name, str(get_data_home(data_home)))
+
+    def files(self, data_home=None) -> list:
+        """The raw UCI file, in the data directory (:func:`cudbound.datasets.uci.get_data_home`)."""
+        return [get_data_home(data_home) / FILENAMES[self.name]]
 
 
 @functools.lru_cache(maxsize=None)

@@ -66,7 +66,7 @@ import numpy as np
 
 __all__ = [
     "DATASETS", "Dataset", "load", "available", "get_data_home",
-    "ChecksumError", "DownloadError", "URLS", "UCI_BASE_URL", "RELATIVE_PATHS", "SHA256",
+    "ChecksumError", "DownloadError", "URLS", "UCI_BASE_URL", "RELATIVE_PATHS", "SHA256", "FILENAMES",
 ]
 
 DATA_ENV = "CUDBOUND_DATA"
@@ -408,6 +408,9 @@ DATASETS = tuple(_SPECS)
 
 SHA256 = {name: s.sha256 for name, s in _SPECS.items()}
 """Published SHA-256 of each raw file (``shared/data/uci/MANIFEST.tsv``)."""
+
+FILENAMES = {name: s.filename for name, s in _SPECS.items()}
+"""Each data set's raw file name in the data directory."""
 
 RELATIVE_PATHS = {name: s.relative_path for name, s in _SPECS.items()}
 """Each raw file's path under :data:`UCI_BASE_URL` (and under ``base_url`` / ``CUDBOUND_DATA_URL``)."""

@@ -350,6 +350,7 @@ def test_a_task_fits_the_basis_once_and_beta_hat_once(monkeypatch):
     import cudbound.coverage.tasks as tasks_mod
     import cudbound.fit as fit_mod
 
+    config = small_config(reps=1)     # read first: its validation fits the bases to stand-in features
     calls = {"basis": 0, "fit": 0}
     real_fit, real_basis_fit = fit_mod.fit_classifier, basis_mod.Basis.fit
 
@@ -367,7 +368,6 @@ def test_a_task_fits_the_basis_once_and_beta_hat_once(monkeypatch):
     import cudbound.cud as cud_mod
     monkeypatch.setattr(registry_mod, "fit_classifier", counting_fit)
     monkeypatch.setattr(cud_mod, "fit_classifier", counting_fit)
-    config = small_config(reps=1)
     out = run_task(config, config.tasks()[0])
     assert out["redraws"] == 0
     assert calls == {"basis": 1, "fit": 1}

@@ -1,0 +1,110 @@
+"""Worker processes that live no longer than the run that started them, and leave Ctrl-C to it.
+
+A coverage run computes on a local process pool (:mod:`cudbound.coverage.runner`). What is
+promised here:
+
+* **No orphans.** A worker ends within about :data:`POLL_SECONDS` once its parent is gone,
+  however the parent ended, ``kill -9`` included: :func:`init_worker` (the pool's
+  initializer) starts a daemon thread that checks, every :data:`POLL_SECONDS`, that the
+  worker's parent is still the process that started it (``os.getppid()`` changes when the
+  parent dies and the worker is re-parented) and that the run's process exists, and calls
+  ``os._exit`` otherwise. This works on
+  Linux and macOS. A thread needs the interpreter lock, which compiled code (numba) may hold
+  for a long call; so on Linux the kernel is also asked to kill the worker when its parent
+  dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), which needs no lock.
+* **Ctrl-C is the parent's.** A terminal's Ctrl-C sends SIGINT to the whole process group:
+  the workers ignore it (they start with SIGINT blocked, :func:`sigint_blocked`, and
+  :func:`init_worker` ignores it before unblocking, so none prints a traceback), and the
+  parent stops them (:func:`stop_workers`) and reports how to resume.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["init_worker", "sigint_blocked", "stop_workers", "POLL_SECONDS", "ORPHAN_EXIT_STATUS"]
+
+POLL_SECONDS = 0.5
+"""How often a worker checks that its parent is alive."""
+
+ORPHAN_EXIT_STATUS = 70
+"""The exit status of a worker that ended because its parent was gone."""
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:      # another user's process: the pid was recycled, the run is gone
+        return False
+    return True
+
+
+def _watch(run: int, parent: int) -> None:
+    """Exit the worker as soon as it has been re-parented (its parent died) or the run is gone."""
+    while True:
+        time.sleep(POLL_SECONDS)
+        if os.getppid() != parent or not _alive(run):
+            os._exit(ORPHAN_EXIT_STATUS)
+
+
+def _death_signal() -> None:
+    """Linux: have the kernel SIGKILL this process when its parent dies (a no-op elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def init_worker(run: int) -> None:
+    """The pool initializer of a coverage worker started by the run whose pid is ``run`` (its
+    parent, or with the forkserver start method the parent's fork server)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    _death_signal()
+    parent = os.getppid()
+    if parent == 1 or not _alive(run):   # the run died before the death signal was armed
+        os._exit(ORPHAN_EXIT_STATUS)
+    threading.Thread(target=_watch, args=(run, parent), name="cudbound-parent-watch", daemon=True).start()
+
+
+@contextlib.contextmanager
+def sigint_blocked():
+    """Block SIGINT in the calling thread meanwhile, so that workers forked now start with it blocked
+    (a SIGINT arriving meanwhile is delivered to this process afterwards)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def stop_workers(pool, timeout: float = 5.0) -> None:
+    """Cancel what a ProcessPoolExecutor has not started and end its workers now (SIGTERM, then
+    SIGKILL after ``timeout`` seconds), without waiting for the tasks they are computing."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in processes:
+        with contextlib.suppress(Exception):
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(1.0)
