@@ -221,3 +221,14 @@ def test_bad_input(xy01, kwargs, match):
 def test_the_builtin_methods_are_the_papers_in_its_column_order():
     assert METHODS == ("cud", "bs1", "bs2", "kohavi", "yang", "martin", "langford")
     assert [get_method(m).label for m in METHODS] == ["CUD", "BS1", "BS2", "K", "Y", "M", "L"]
+
+
+def test_methods_all_runs_every_registered_method_in_order(xy01):
+    """Issue 17: ``methods="all"`` was refused."""
+    X, y = xy01
+    res = intervals(X, y, methods="all", rng=2, n_boot=20, n_resamples=20, n_inner=5)
+    assert [r.method for r in res] == list(method_names())
+    kohavi_alone = intervals(X, y, methods=["kohavi"], rng=2, n_boot=20)[0]
+    assert _by_method(res)["kohavi"].confidence_interval == kohavi_alone.confidence_interval
+    with pytest.raises(ValueError, match="unknown method"):
+        intervals(X, y, methods="everything")

@@ -209,3 +209,30 @@ def test_a_killed_runs_tasks_are_redone_by_the_next_run(tmp_path):
         events = Counter(r["event"] for r in s.claim_log())
         assert events["reclaim"] == orphaned and s.claims() == []
     assert stored(store) == stored(tmp_path / "one.sqlite")
+
+
+def test_a_study_killed_at_random_moments_and_resumed_gives_the_rows_of_an_uninterrupted_run(tmp_path):
+    """Several kill -9s of the whole run (workers included) at random moments, each followed by a
+    resume; the last run completes the study. The rows equal those of one uninterrupted run."""
+    import random
+    config = tmp_path / "fast.toml"
+    config.write_text(FAST.format(reps=100))
+    run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", workers=1, progress=False)
+    store = tmp_path / "s.sqlite"
+    moments = random.Random(20261125)
+    kills = 0
+    for _ in range(4):
+        proc, cmd = _start(config, store, workers="2")
+        try:
+            before = count(store, "SELECT COUNT(*) FROM tasks")
+            wait_for(lambda: count(store, "SELECT COUNT(*) FROM tasks") > before, 120)
+            time.sleep(moments.uniform(0.0, 1.5))
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                kills += 1
+        finally:
+            proc.communicate(timeout=30)
+    assert kills >= 2, "the study finished before it could be killed: make it longer"
+    assert main(cmd[3:]) == 0
+    assert stored(store) == stored(tmp_path / "one.sqlite")
+    assert check_store(store).ok
