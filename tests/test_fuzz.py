@@ -5,6 +5,7 @@ documented errors (ValueError, including its subclasses, or TypeError for a bad 
 never anything else. The command line answers bad input with one line and exit status 2."""
 import csv
 import math
+import re
 import warnings
 
 import numpy as np
@@ -180,25 +181,112 @@ def test_xi_alpha(data):
         assert 0.0 <= est.error <= 1.0 and 0 <= est.n_errors <= est.n
 
 
+@SETTINGS
+@given(data=st.data())
+def test_replicate_sup_and_cud_from_design(data):
+    """The design-level functions: Q^(b) in [0, 1] and 0 for all-ones counts; cud_from_design as cud_interval."""
+    clean, X, y, rng = draw_case(data)
+    design = X if not clean else np.column_stack([np.ones(len(X)), X])
+    n = len(X)
+    counts = (np.random.default_rng(data.draw(st.integers(0, 99))).multinomial(n, np.full(n, 1.0 / n))
+              if clean else data.draw(st.sampled_from([np.ones(max(n, 1)), np.full(n, 2), -np.ones(n),
+                                                       np.full(n, 0.5), np.zeros(n)])))
+    labels = np.where(np.asarray([v in (1, True, "yes") for v in y]), 1, -1) if clean else y
+    loss = one_of(data.draw, clean, ["squared", "hinge", "logistic_ridge"], ["bogus"])
+    q = call(cudbound.replicate_sup, design, labels, counts, loss=loss)
+    event("result" if q is not None else "documented error")
+    if q is not None:
+        assert 0.0 <= q <= 1.0
+        ones = call(cudbound.replicate_sup, design, labels, np.ones(n), loss=loss)
+        assert ones == 0.0
+    res = call(cudbound.cud_from_design, design, labels, loss=loss, n_resamples=20, rng=rng, max_nodes=2000)
+    if res is not None:
+        check_interval(res)
+        assert res.low <= res.train_error <= res.high
+
+
+@st.composite
+def study_configs(draw):
+    """A study configuration with good and bad values in every key (some of them all good)."""
+    clean = draw(st.sampled_from([True, False, True]))
+
+    def pick(key, *values):
+        return key + " = " + (values[0] if clean else draw(st.sampled_from(values)))
+    lines = ["[study]", 'name = "fuzz"', pick("seed", "1", "-1", "1.5", '"x"'),
+             pick("repetitions", "2", "0", "-3", "2.0", "2.5"),
+             pick("sizes", "[30]", "[2]", "[]", "[30, 30]", "[0]", '["30"]'),
+             pick("confidence_level", "0.95", "1.0", "0", "-0.5", "0.9"), pick("test_size", "200", "0", "-1"),
+             pick("loss", '"squared"', '"hinge"', '"bogus"', "3"),
+             pick("methods", '["cud", "kohavi", "bs1"]', '["bogus"]', "[]", '["bs1"]', '["cud"]'),
+             "", "[options.cud]", pick("n_resamples", "20", "5", "-1", "20.5"),
+             "", "[options.bs1]", pick("n_inner", "5", "-10", "0"),
+             "", "[[datasets]]", pick("name", '"donut"', '"three_points"', '"outlier"', '"nosuch"')]
+    if draw(st.booleans()):
+        lines.append(pick("basis", '"linear"', '"poly:2"', '"pca:9"', '"bogus"'))
+    if not clean and draw(st.integers(0, 5)) == 0:
+        lines.append("unknown_key = 1")
+    return "\n".join(lines) + "\n"
+
+
+@SETTINGS
+@given(text=study_configs())
+def test_coverage_check_answers_every_configuration(tmp_path_factory, text):
+    """``cudbound coverage --check``: exit 0 for a valid configuration, else 2 with the errors; never a
+    traceback, never a store."""
+    folder = tmp_path_factory.mktemp("cfg")
+    config, store = folder / "study.toml", folder / "s.sqlite"
+    config.write_text(text)
+    capture = _Capture()
+    with capture:
+        code = main(["coverage", "--config", str(config), "--store", str(store), "--check"])
+    event(f"exit {code}")
+    assert code in (0, 2), capture.err
+    assert not store.exists() and "Traceback" not in capture.err
+    if code == 2:
+        assert capture.err.startswith("cudbound: error:")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_demo_command(data):
+    clean = data.draw(st.booleans())
+    n, seed, level, resamples = (one_of(data.draw, clean, good, bad) for good, bad in (
+        (["30", "12", "40"], ["5", "2", "0", "-1", "x", "30.5"]), (["0", "2", "99"], ["-1", "x"]),
+        (["0.95", "0.9", "0.5"], ["1", "nan", "0"]), (["20", "40"], ["3", "-1"])))
+    capture = _Capture()
+    with capture:
+        code = main(["demo", "--n", n, "--seed", seed, "--level", level, "--resamples", resamples, "--no-progress",
+                     "--max-nodes", "2000"])
+    event(f"exit {code}")
+    assert code in (0, 2), capture.err
+    assert "Traceback" not in capture.err
+    if code == 0:
+        low, high = map(float, re.search(r"interval\s+\[(\d\.\d+), (\d\.\d+)\]", capture.out).groups())
+        assert 0.0 <= low <= high <= 1.0
+
+
 # ------------------------------------------------------------------ the command line
 
 @st.composite
 def csv_files(draw):
-    """Rows of a CSV file: a header, then numbers, blanks, text, NaN or ragged rows."""
-    n = draw(st.integers(0, 20))
-    d = draw(st.integers(0, 3))
+    """Rows of a CSV file: a header, then numbers, blanks, text, NaN or ragged rows (or, half the
+    time, a clean file)."""
+    clean = draw(st.booleans())
+    n = draw(st.integers(14, 20) if clean else st.integers(0, 20))
+    d = draw(st.integers(1, 3) if clean else st.integers(0, 3))
     header = [f"x{j}" for j in range(d)] + ["label"]
-    if draw(st.integers(0, 9)) == 0:
+    if not clean and draw(st.integers(0, 9)) == 0:
         header = header[:-1] + [header[0] if d else "label"] * 2  # duplicate or missing label column
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     pair = draw(st.sampled_from([("0", "1"), ("yes", "no"), ("True", "False"), ("sick", "well"), ("-1", "1")]))
     rows = []
     for i in range(n):
         row = [f"{v:.6g}" for v in rng.standard_normal(d) * 10.0 ** draw(st.integers(-5, 5))]
-        row.append(pair[i % 2] if draw(st.integers(0, 19)) else draw(st.sampled_from(["", "maybe", pair[0]])))
-        if draw(st.integers(0, 24)) == 0:
+        row.append(pair[i % 2] if clean or draw(st.integers(0, 19)) else draw(st.sampled_from(["", "maybe",
+                                                                                                pair[0]])))
+        if not clean and draw(st.integers(0, 24)) == 0:
             row[0] = draw(st.sampled_from(["", "abc", "nan", "inf", "1e400"]))
-        if draw(st.integers(0, 29)) == 0:
+        if not clean and draw(st.integers(0, 29)) == 0:
             row = row[:-1]
         rows.append(row)
     return header, rows
