@@ -39,3 +39,4 @@ print(f"true error of this classifier {truth:.3f}; covered: {low <= truth <= hig
 # Q_hat (their ceil(0.95 B)-th smallest) and the interval marked. A replicate that was only
 # bounded is drawn at its upper bound.
 ax = res.plot()
+ax.figure.tight_layout()  # room for the axis labels in the saved image

@@ -44,7 +44,7 @@ name = "donut"             # two of the paper's simulated designs
 [[datasets]]
 name = "three_points"
 """)
-print(f"{len(config.tasks())} tasks: {config.tasks()[:3]} ...")
+print(f"{len(config.tasks())} tasks; the first: {config.tasks()[0]}")
 
 # %%
 # Run every task in this process (``workers=1``) into a store in a temporary directory. Each

@@ -47,3 +47,4 @@ for r in results:
     print(f"{r.method:<12} [{r.low:.3f}, {r.high:.3f}]  centre {r.centre:.3f}")
 
 ax = cudbound.plot_intervals(results)
+ax.figure.tight_layout()  # room for the axis labels in the saved image
