@@ -1,4 +1,4 @@
-"""The one JSON layout of every ``cudbound ... --json`` command (schema version 1).
+"""The one JSON layout of the ``--json`` output of every command (schema version 1).
 
 Every command prints one object with the same top-level keys::
 

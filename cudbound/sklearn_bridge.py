@@ -8,20 +8,20 @@ that is a positive multiple of one of cudbound's mean losses (``docs/losses.md``
 
 so cudbound can take the estimator's place exactly. With n training rows:
 
-================================================  =====================================  ==============================
-estimator                                         its objective over (w, b)              cudbound loss
-================================================  =====================================  ==============================
-``LogisticRegression(C)`` (l2; lbfgs, newton-cg,  C sum log(1 + exp(-y t)) + |w|^2 / 2   ``logistic_ridge:1/(2Cn)``
+==================================================  =====================================  ==============================
+estimator                                           its objective over (w, b)              cudbound loss
+==================================================  =====================================  ==============================
+``LogisticRegression(C)`` (l2; lbfgs, newton-cg,    C sum log(1 + exp(-y t)) + |w|^2 / 2   ``logistic_ridge:1/(2Cn)``
 newton-cholesky, sag, saga)
-``LogisticRegression`` without penalty            sum log(1 + exp(-y t))                 ``logistic``
+``LogisticRegression`` without penalty              sum log(1 + exp(-y t))                 ``logistic``
 (``C=inf`` or ``penalty=None``)
-``LogisticRegression(C, solver="liblinear")``     C sum log(...) + (|w|^2 + b^2) / 2     ``logistic_ridge:1/(2Cn):all``
-``RidgeClassifier(alpha)``                        sum (y - t)^2 + alpha |w|^2            ``ridge:alpha/n``
-``SVC(kernel="linear", C)``                       C sum max(0, 1 - y t) + |w|^2 / 2      ``hinge_ridge:1/(2Cn)``
-``LinearSVC(loss="hinge", C)``                    C sum max(0, 1 - y t) + (|w|^2+b^2)/2  ``hinge_ridge:1/(2Cn):all``
-``SGDClassifier(loss="hinge"|"log_loss", alpha)`` (1/n) sum l + alpha |w|^2 / 2          ``hinge_ridge:alpha/2``,
-(``penalty="l2"``; ``None``: no penalty term)                                            ``logistic_ridge:alpha/2``
-================================================  =====================================  ==============================
+``LogisticRegression(C, solver="liblinear")``       C sum log(...) + (|w|^2 + b^2) / 2     ``logistic_ridge:1/(2Cn):all``
+``RidgeClassifier(alpha)``                          sum (y - t)^2 + alpha |w|^2            ``ridge:alpha/n``
+``SVC(kernel="linear", C)``                         C sum max(0, 1 - y t) + |w|^2 / 2      ``hinge_ridge:1/(2Cn)``
+``LinearSVC(loss="hinge", C)``                      C sum max(0, 1 - y t) + (|w|^2+b^2)/2  ``hinge_ridge:1/(2Cn):all``
+``SGDClassifier(loss="hinge"|"log_loss", alpha)``   (1/n) sum l + alpha |w|^2 / 2          ``hinge_ridge:alpha/2``,
+(``penalty="l2"``; ``None``: no penalty term)                                              ``logistic_ridge:alpha/2``
+==================================================  =====================================  ==============================
 
 (t = x'w + b. liblinear penalises the intercept as the weight of a constant feature of value
 ``intercept_scaling``, so only ``intercept_scaling=1`` maps exactly. With

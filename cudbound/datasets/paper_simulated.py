@@ -275,8 +275,8 @@ class Outlier(LabelNoise):
         * E[x] = (pi M, 0); E[x1^2] = 1 - pi + pi (s^2 + M^2); E[x2^2] = 1 - pi + pi s^2;
           E[x1 x2] = 0.
         * E[y] = a pi (1 - 2 Phi(-M/s)).
-        * E[x1 y] = a ((1 - pi) sqrt(2/pi_) + pi E|N(M, s^2)|), with pi_ = 3.14159... and
-          E|N(M, s^2)| = s sqrt(2/pi_) exp(-M^2 / (2 s^2)) + M (1 - 2 Phi(-M/s)).
+        * E[x1 y] = a ((1 - pi) sqrt(2/pi0) + pi E|N(M, s^2)|), with pi0 = 3.14159... and
+          E|N(M, s^2)| = s sqrt(2/pi0) exp(-M^2 / (2 s^2)) + M (1 - 2 Phi(-M/s)).
         * E[x2 y] = 0: x2 is independent of (x1, y) and centred in both clusters.
 
         The normal equations split into a 2 x 2 system for (b_0, b_1), solved here, and

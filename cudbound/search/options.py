@@ -27,16 +27,17 @@ class Tolerances:
 class SearchOptions:
     """Switches of the search; none changes Q^(b), only the work done (or the budget).
 
-    flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
-    branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
-    screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
-    max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
-    floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
-        and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
-    stop_above : stop as soon as a value above it is attained (status "bounded").
-    resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
-        replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
-        starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
+    - flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
+    - branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
+    - screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
+    - max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
+    - floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
+      and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
+    - stop_above : stop as soon as a value above it is attained (status "bounded").
+    - resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
+      replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
+      starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
+
     ``floor``, ``stop_above`` and ``resume`` serve the quantile-targeted refinement (``cudbound.quantile``).
     """
 
