@@ -20,6 +20,7 @@ import os
 import secrets
 import sys
 import warnings
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,8 @@ __all__ = ["main", "build_parser", "read_csv", "CLIError"]
 PROG = "cudbound"
 EXIT_USAGE = 2
 """Exit status for bad input, as argparse uses for bad arguments."""
+EXIT_FAILURE = 1
+"""Exit status when the computation failed (a failed study task, a dead worker, a full disk)."""
 
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
@@ -777,7 +780,8 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 1 when a coverage task failed, 2 for bad arguments or bad input.
+        The exit status: 0 on success, 1 when a coverage task failed or the system did (a worker process
+        killed, a full disk), 2 for bad arguments or bad input.
     """
     parser = build_parser()
     try:
@@ -799,6 +803,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except (OSError, BrokenExecutor) as exc:  # the system, not the input: disk full, a worker killed, ...
+        _print_warnings(seen)
+        what = "a worker process died" if isinstance(exc, BrokenExecutor) else type(exc).__name__
+        print(f"{PROG}: error: {what}: {' '.join(str(exc).split()) or 'no message'}"
+              f"{'; a coverage run resumes where it stopped when rerun' if args.command == 'coverage' else ''}",
+              file=sys.stderr)
+        return EXIT_FAILURE
     _print_warnings(seen)
     if args.json:
         record["warnings"] = [line.removeprefix(f"{PROG}: warning: ") for line in seen]

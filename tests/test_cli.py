@@ -337,3 +337,22 @@ def _rebind(build, handler):
                     sub.set_defaults(handler=handler)
         return parser
     return patched
+
+
+@pytest.mark.parametrize("error, fragment", [
+    (OSError(28, "No space left on device"), "OSError: [Errno 28] No space left on device"),
+    ("broken", "a worker process died"),
+])
+def test_a_system_failure_is_one_line_and_exit_status_1(capsys, monkeypatch, error, fragment):
+    """Found in review: an OSError or a dead worker pool escaped main() as a traceback."""
+    import cudbound.cli as cli
+    from concurrent.futures.process import BrokenProcessPool
+
+    def fail(args):
+        raise BrokenProcessPool("A process in the process pool was terminated abruptly") if error == "broken" \
+            else error
+
+    monkeypatch.setattr(cli, "_demo", fail)
+    code, out, err = run(capsys, "demo")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("cudbound: error: ") and fragment in err, err

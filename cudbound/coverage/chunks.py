@@ -170,7 +170,13 @@ class ChunkDir:
         returns the number of tasks added."""
         added = 0
         for path in self.existing():
-            for task in read_chunk(path):
+            try:
+                tasks = read_chunk(path)
+            except (OSError, EOFError, csv.Error, KeyError, ValueError, TypeError) as exc:
+                raise ValueError(f"the chunk file '{path}' is damaged ({type(exc).__name__}: {exc}); restore it "
+                                 f"from version control (git checkout -- '{path}') or move it away to recompute "
+                                 f"its tasks.") from None
+            for task in tasks:
                 added += bool(store.write(task))
         return added
 

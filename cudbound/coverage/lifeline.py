@@ -74,7 +74,9 @@ def init_worker(run: int) -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _death_signal()
     parent = os.getppid()
-    if parent == 1 or not _alive(run):   # the run died before the death signal was armed
+    # the run died before the death signal was armed: re-parented to init (unless the run is init
+    # itself, as in a container whose first process is the run), or gone
+    if (parent == 1 and run != 1) or not _alive(run):
         os._exit(ORPHAN_EXIT_STATUS)
     threading.Thread(target=_watch, args=(run, parent), name="cudbound-parent-watch", daemon=True).start()
 

@@ -48,7 +48,7 @@ class RunReport:
 
     @property
     def remaining(self) -> int:
-        return self.total - self.already - self.computed - self.others
+        return self.total - self.already - self.computed - self.others - self.duplicates
 
 
 class RunInterrupted(KeyboardInterrupt):

@@ -152,3 +152,22 @@ def test_committed_chunks_were_made_under_the_shipped_protocol(name):
         pytest.skip(f"no committed chunks for {name}")
     config = load_config(ROOT / "experiments" / f"{name}.toml")
     assert json.loads(stamp.read_text())["protocol"] == json.loads(json.dumps(config.protocol()))
+
+
+@pytest.mark.parametrize("damage", [b"not gzip at all", gzip.compress(b"dataset,n\nx,notanumber\n")])
+def test_a_damaged_chunk_is_named_in_one_error(tmp_path, capsys, damage):
+    """Found in review: a damaged chunk file escaped the command line as a traceback."""
+    from cudbound.cli import main
+    config = small_config(2)
+    chunks = tmp_path / "chunks"
+    run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    victim = sorted(chunks.glob("*/n*/*.csv.gz"))[0]
+    victim.write_bytes(damage)
+    with pytest.raises(ValueError, match=r"the chunk file .* is damaged"):
+        run_study(config, tmp_path / "b.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    study = tmp_path / "study.toml"
+    study.write_text(SMOKE.read_text().replace("repetitions = 4", "repetitions = 2"))
+    assert main(["coverage", "--config", str(study), "--store", str(tmp_path / "c.sqlite"), "--chunks", str(chunks),
+                 "--chunk-size", "2", "--workers", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("cudbound: error:") == 1 and victim.name in err and "Traceback" not in err

@@ -207,3 +207,22 @@ def test_ctrl_c_in_process_keeps_the_finished_tasks(tmp_path, monkeypatch, capsy
     assert main(["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "b.sqlite"), "--workers", "1",
                  "--no-progress"]) == 0
     assert "3 already stored, 5 computed now" in capsys.readouterr().out
+
+
+def test_a_run_that_is_init_itself_keeps_its_workers(monkeypatch):
+    """In a container the run can be pid 1: its workers' parent is then 1 without the run being gone
+    (found in review: every worker exited and the pool broke)."""
+    import cudbound.coverage.lifeline as lifeline
+
+    exits, threads = [], []
+    monkeypatch.setattr(lifeline.os, "getppid", lambda: 1)
+    monkeypatch.setattr(lifeline, "_alive", lambda pid: True)
+    monkeypatch.setattr(lifeline, "_death_signal", lambda: None)
+    monkeypatch.setattr(lifeline.os, "_exit", lambda status: exits.append(status))
+    monkeypatch.setattr(lifeline.threading, "Thread", lambda **kw: threads.append(kw) or type(
+        "T", (), {"start": lambda self: None})())
+    monkeypatch.setattr(lifeline.signal, "signal", lambda *a: None)
+    lifeline.init_worker(1)
+    assert exits == [] and len(threads) == 1
+    lifeline.init_worker(4242)                  # a run that is not init, and the worker re-parented to init
+    assert exits == [lifeline.ORPHAN_EXIT_STATUS]
