@@ -224,9 +224,10 @@ def alpha_value(rule, n: int) -> float:
         if key not in ALPHA_RULES:
             raise ConfigError(f"alpha_n rule {rule!r} is not one of {list(ALPHA_RULES)} (or give a number).")
         return ALPHA_RULES[key](n)
-    if isinstance(rule, bool) or not isinstance(rule, numbers.Real):
-        raise ConfigError(f"alpha_n must be a number or one of the rules {list(ALPHA_RULES)}; got {rule!r}.")
-    return float(rule)
+    try:
+        return float(check_scalar(rule, "alpha_n", numbers.Real, hint=f" Or give one of the rules {list(ALPHA_RULES)}."))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 MIN_SIZE = 2

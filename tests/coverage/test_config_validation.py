@@ -117,7 +117,7 @@ OPTION_ERRORS = [
     ("cud", "max_nodes = 0", "`max_nodes` must be a finite positive number"),
     ("cud", 'engine = "fast"', "`engine` must be one of"),
     ("cud", "alpha_n = -1.0", "`alpha_n` must be a finite non-negative number"),
-    ("cud", "alpha_n = [1]", "alpha_n must be a number or one of the rules"),
+    ("cud", "alpha_n = [1]", "`alpha_n` must be a finite number; got [1]. Or give one of the rules"),
     ("bs1", "n_resamples = 1", "`n_resamples` must be an integer >= 2"),
     ("bs2", 'distribution = "smooth"', "`distribution` must be 'literal' or 'bias_corrected'"),
     ("kohavi", 'form = "exact"', "`form` must be 'wilson'"),
