@@ -78,8 +78,15 @@ def start_run(tmp_path, reps, store="s.sqlite"):
     config.write_text(SMOKE.read_text().replace("repetitions = 4", f"repetitions = {reps}"))
     cmd = [sys.executable, "-m", "cudbound", "coverage", "--config", str(config), "--store", str(tmp_path / store),
            "--workers", "2", "--no-progress"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_sigint_as_in_a_terminal)
     return proc, cmd
+
+
+def _sigint_as_in_a_terminal():
+    """A run started from a terminal receives Ctrl-C; one started by a background job of a
+    non-interactive shell (as CI may run the suite) inherits SIGINT ignored, and Python keeps it so."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _end(proc):
