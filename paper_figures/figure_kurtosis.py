@@ -9,6 +9,9 @@ One point per (data set, n) and method: x = |excess kurtosis| of the training er
 study's repetitions of that data set and n (the normal distribution has 0), y = the
 method's coverage there. The normal-theory intervals (K, M, Y) should lose coverage as
 the kurtosis grows; CUD should stay at or above the target.
+
+The plotted numbers are also written beside the figure, as a CSV of the same name (one row per
+data set and n: the excess kurtosis and the four coverages), for the text that cites them.
 """
 from __future__ import annotations
 
@@ -17,7 +20,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import chunk_cells, chunk_kurtosis, cells, figure_args, pyplot, save, training_error_kurtosis  # noqa: E402
+from common import (chunk_cells, chunk_kurtosis, cells, figure_args, order, pyplot, save,  # noqa: E402
+                    training_error_kurtosis, write_csv)
 
 METHODS = {"cud": ("CUD", "o"), "yang": ("Y", "s"), "martin": ("M", "^"), "kohavi": ("K", "D")}
 
@@ -36,6 +40,16 @@ def points(store_path=None, chunks=None, sizes=None):
         if m in out and math.isfinite(k):
             out[m].append((abs(k), c["coverage"], d, n))
     return out
+
+
+def table(pts) -> list:
+    """One row per (data set, n): its |excess kurtosis| and each method's coverage (None if absent)."""
+    rows = {}
+    for m, values in pts.items():
+        for k, coverage, d, n in values:
+            rows.setdefault((d, n), {"dataset": d, "n": n, "abs_kurtosis": k, **{c: None for c in METHODS}})[m] = coverage
+    rank = {d: i for i, d in enumerate(order({d for d, _ in rows}))}
+    return [rows[key] for key in sorted(rows, key=lambda c: (c[1], rank[c[0]]))]
 
 
 def main(argv=None) -> int:
@@ -57,6 +71,9 @@ def main(argv=None) -> int:
     ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
     save(fig, args.out)
+    csv_path = Path(args.out).with_suffix(".csv")
+    write_csv(csv_path, ("dataset", "n", "abs_kurtosis") + tuple(METHODS), table(pts))
+    print(f"wrote {csv_path}")
     return 0
 
 

@@ -12,6 +12,10 @@ writes to ``--out``:
   interval lies against the target (``+`` above, ``-`` below, nothing: straddles), the mean
   width, the share of trivial intervals; and per method, the number of cells above,
   straddling and below the target with the mean width over cells.
+
+With ``--config`` (the study's TOML), the per-method summary counts only the complete cells,
+those with the repetitions the configuration asks for at their n, and names the others; a study
+still running then summarises what it has finished. Without it, every cell counts.
 """
 from __future__ import annotations
 
@@ -71,7 +75,15 @@ def _label(m: str) -> str:
     return get_method(m).label if m in method_names() else m
 
 
-def markdown(rows, target=0.95) -> str:
+def complete(rows, config) -> list:
+    """The cells of ``rows`` that hold the repetitions ``config`` (a :class:`StudyConfig`) asks
+    for at their n; every cell when ``config`` is None."""
+    if config is None:
+        return list(rows)
+    return [r for r in rows if r["reps"] >= config.repetitions_for(r["n"])]
+
+
+def markdown(rows, target=0.95, config=None) -> str:
     methods = _methods(rows)
     by = {(r["dataset"], r["n"], r["method"]): r for r in rows}
     mark = {"above": "+", "below": "-", "straddles": ""}
@@ -93,11 +105,21 @@ def markdown(rows, target=0.95) -> str:
                                                                             else ""))
                 out.append(f"| {LABELS.get(d, d)} | {reps} | " + " | ".join(cells_) + " |")
             out.append("")
-    out += ["### Per method: cells whose coverage interval lies above, straddles or lies below the target", "",
-            "| n | method | above | straddles | below | mean width |", "|---|---|---|---|---|---|"]
-    for n in sorted({r["n"] for r in rows}):
+    summary = complete(rows, config)
+    out += ["### Per method: cells whose coverage interval lies above, straddles or lies below the target", ""]
+    if config is not None:
+        done = {(r["dataset"], r["n"]) for r in summary}
+        pairs = [(d.label, n) for d in config.datasets for n in config.sizes_of(d)]
+        todo = [f"{LABELS.get(d, d)} n = {n}" for d, n in sorted(pairs, key=lambda c: (c[1], pairs.index(c)))
+                if (d, n) not in done]
+        out += [f"Complete cells only: {len(done)} of the {len(pairs)} (data set, n) pairs of `{config.name}` "
+                "have their repetitions" + ("; still to finish: " + ", ".join(todo) if todo else "") + ".", ""]
+    out += ["| n | method | above | straddles | below | mean width |", "|---|---|---|---|---|---|"]
+    for n in sorted({r["n"] for r in summary}):
         for m in methods:
-            mine = [r for r in rows if r["n"] == n and r["method"] == m]
+            mine = [r for r in summary if r["n"] == n and r["method"] == m]
+            if not mine:
+                continue
             count = {p: sum(r["position"] == p for r in mine) for p in ("above", "straddles", "below")}
             out.append(f"| {n} | {_label(m)} | {count['above']} | {count['straddles']} | {count['below']} | "
                        f"{np.mean([r['mean_width'] for r in mine]):.3f} |")
@@ -109,7 +131,12 @@ def main(argv=None) -> int:
     parser.add_argument("--chunks", required=True, help="the study's chunk directory")
     parser.add_argument("--out", required=True, help="directory for cells.csv and tables.md")
     parser.add_argument("--target", type=float, default=0.95)
+    parser.add_argument("--config", help="the study's TOML: the per-method summary then counts complete cells only")
     args = parser.parse_args(argv)
+    config = None
+    if args.config:
+        from cudbound.coverage import load_config
+        config = load_config(args.config)
     rows = cells(Path(args.chunks), args.target)
     if not rows:
         parser.error(f"no chunk files under {args.chunks}")
@@ -119,7 +146,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "cells.csv", COLUMNS, rows)
-    (out / "tables.md").write_text(markdown(rows, args.target), encoding="utf-8")
+    (out / "tables.md").write_text(markdown(rows, args.target, config), encoding="utf-8")
     print(f"wrote {out / 'cells.csv'} and {out / 'tables.md'} ({len(rows)} cells)")
     return 0
 

@@ -81,6 +81,20 @@ def test_kurtosis_figure(store, tmp_path):
     out = tmp_path / "k.png"
     assert fig.main(["--store", str(store), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the numbers beside the figure: scipy's kurtosis of the stored training errors, and each
+    # method's share of covered repetitions, computed here from the raw rows
+    import csv
+    with open(out.with_suffix(".csv")) as fh:
+        written = list(csv.DictReader(fh))
+    with ResultStore(store) as s:
+        tasks, raw = s.tasks(), s.results()
+    assert {(r["dataset"], int(r["n"])) for r in written} == {(t["dataset"], t["n"]) for t in tasks}
+    for r in written:
+        train = [t["train_error"] for t in tasks if (t["dataset"], t["n"]) == (r["dataset"], int(r["n"]))]
+        assert float(r["abs_kurtosis"]) == pytest.approx(abs(stats.kurtosis(train)), rel=1e-5)
+        for m in ("cud", "yang", "martin", "kohavi"):
+            mine = [x["covered"] for x in raw if (x["dataset"], x["n"], x["method"]) == (r["dataset"], int(r["n"]), m)]
+            assert float(r[m]) == pytest.approx(np.mean(mine), abs=1e-6)
 
 
 def test_alpha_figure(store, tmp_path):
@@ -167,6 +181,35 @@ def test_study2_tables_from_chunks(tmp_path):
     assert (tmp_path / "f.png").stat().st_size > 10_000
 
 
+def test_study2_summary_counts_complete_cells_only_given_the_config(tmp_path):
+    """With --config, the per-method summary counts the cells that hold the configured
+    repetitions and names the others; a study at its full repetitions gives the plain summary."""
+    from cudbound.coverage import parse_config
+    smoke = (ROOT / "experiments" / "smoke.toml").read_text()
+    config = parse_config(smoke, source="smoke")
+    chunks = tmp_path / "chunks"
+    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    tables = script("study2_tables")
+    rows = tables.cells(chunks)
+    summary = lambda text: text[text.index("### Per method"):]  # noqa: E731
+
+    full = summary(tables.markdown(rows, config=config))
+    assert "Complete cells only: 2 of the 2 (data set, n) pairs of `smoke` have their repetitions." in full
+    assert full.split("\n| n |", 1)[1] == summary(tables.markdown(rows)).split("\n| n |", 1)[1]
+    assert full.count("| 30 | CUD | ") == 1
+
+    more = parse_config(smoke.replace("repetitions = 4", "repetitions = 6"), source="smoke")
+    partial = summary(tables.markdown(rows, config=more))
+    assert "0 of the 2 (data set, n) pairs" in partial
+    assert "still to finish: Donut n = 30, Three Points n = 30." in partial
+    assert "| 30 | CUD |" not in partial                      # no incomplete cell is counted
+
+    config_file = tmp_path / "more.toml"
+    config_file.write_text(smoke.replace("repetitions = 4", "repetitions = 6"))
+    assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out"), "--config", str(config_file)]) == 0
+    assert summary((tmp_path / "out" / "tables.md").read_text()) == partial
+
+
 def test_kurtosis_figure_from_chunks_equals_the_one_from_the_store(tmp_path):
     """Figure 1 read from committed chunks: the same points as from the store of the same run;
     --sizes keeps only the sizes asked for."""
@@ -242,3 +285,27 @@ def test_rebuild_all_names_real_scripts(tmp_path):
     assert all((FIGS / f"{name}.py").exists() for name in names)
     assert {"tables", "study2_tables", "study2_figure", "figure_kurtosis", "sensitivity"} <= set(names)
     assert rebuild.main(["--dry-run"]) == 0
+
+
+def test_report_summary_table_is_the_committed_one():
+    """results/REPORT.md's per-method table says what results/study2/tables.md says (the counts of
+    cells above / straddling / below 0.95 and the mean widths, per n), so the report cannot go stale."""
+    import re
+    report = (ROOT / "results" / "REPORT.md").read_text()
+    tables = (ROOT / "results" / "study2" / "tables.md").read_text()
+    committed = {}
+    for n, method, above, straddles, below, width in re.findall(
+            r"^\| (\d+) \| ([^|]+) \| (\d+) \| (\d+) \| (\d+) \| ([0-9.]+) \|$", tables, flags=re.M):
+        committed[(int(n), method.strip())] = (f"{above} / {straddles} / {below}", width)
+    assert committed
+    header = re.search(r"^\| method \| n = (\d+): cells above / straddling / below \| mean width \|(.*)$", report, re.M)
+    assert header, "REPORT.md has no per-method table"
+    sizes = [int(header.group(1))] + [int(n) for n in re.findall(r"n = (\d+) \|", header.group(2))]
+    reported = {}
+    for line in report[header.end():].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for i, n in enumerate(sizes):
+            reported[(n, cells[0])] = (cells[1 + 2 * i], cells[2 + 2 * i])
+    assert reported == committed
