@@ -138,11 +138,12 @@ def implied(rows) -> list:
     """Lines of a table: the least root mean square error of its centre that the paper's coverage
     of K, M and L implies, beside the largest such error of the .632 centre over our bases.
 
-    Markov's inequality on e = centre - true error: P(|e| >= h) <= E[e^2] / h^2, so a symmetric
-    interval of half-width h that misses with probability 1 - c needs RMS(e) >= h sqrt(1 - c).
-    h is taken as the paper's mean half-width (the normal-theory widths vary little between
-    repetitions), so the bound is approximate. The paper's n = 50 M and L columns repeat its
-    n = 30 ones (a copy error), so M and L are shown at n = 30 only.
+    Chebyshev's inequality (Markov's applied to e^2) on e = centre - true error:
+    P(|e| >= h) <= E[e^2] / h^2, so a symmetric interval of half-width h that misses with
+    probability 1 - c needs RMS(e) >= h sqrt(1 - c). h is taken as the paper's mean half-width
+    (the normal-theory widths vary little between repetitions), so the bound is approximate. The
+    paper's n = 50 M and L columns repeat its n = 30 ones (a copy error), so M and L are shown at
+    n = 30 only.
     """
     ours = defaultdict(float)
     for r in rows:
@@ -150,7 +151,7 @@ def implied(rows) -> list:
     keys = sorted(ours, key=lambda k: (order({d for d, _ in ours}).index(k[0]), k[1]))
     out = ["### What the paper's coverage of K, M and L implies about its centre", "",
            "A symmetric interval of half-width h that misses the true error with probability 1 - c needs a centre "
-           "whose root mean square error is at least h sqrt(1 - c) (Markov's inequality; h = the paper's mean "
+           "whose root mean square error is at least h sqrt(1 - c) (Chebyshev's inequality; h = the paper's mean "
            "half-width, so approximate). Beside it, the largest root mean square error of the .632 centre over "
            "all our bases for that data set and n.", "",
            "| data set | n | method | paper coverage | paper mean width | implied RMS error at least | ours, largest |",
