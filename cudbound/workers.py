@@ -4,6 +4,10 @@ Each replicate is one task, handed to the next free worker (dynamic scheduling: 
 heavy replicate never idles the others). A worker builds the search engine for the
 (design, labels, loss) once and reuses it for every replicate it receives. The results
 are returned in the order asked for, so nothing depends on which worker ran what.
+
+Local workers never outlive the process that started them, ``kill -9`` included, and leave
+Ctrl-C to it: on any exception while replicates run, Ctrl-C included, the workers are stopped
+at once rather than waited for (:mod:`cudbound.lifeline`).
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 from ._validation import check_scalar
 from .engine import ReplicateEngine
+from .lifeline import init_worker, sigint_blocked, stop_workers
 
 __all__ = ["ReplicateRunner", "check_n_jobs"]
 
@@ -26,7 +31,8 @@ def check_n_jobs(n_jobs) -> int:
 _WORKER = {}
 
 
-def _init_worker(spec):
+def _init_worker(spec, parent):
+    init_worker(parent)
     _WORKER["spec"] = spec
     _WORKER["engine"] = None
 
@@ -80,7 +86,8 @@ class ReplicateRunner:
             self._owns_client = isinstance(scheduler, str)
             self._spec_future = self._client.scatter(self.spec, broadcast=True)
         elif n_jobs > 1:
-            self._pool = ProcessPoolExecutor(max_workers=n_jobs, initializer=_init_worker, initargs=(self.spec,))
+            self._pool = ProcessPoolExecutor(max_workers=n_jobs, initializer=_init_worker,
+                                             initargs=(self.spec, os.getpid()))
         else:
             self._local = ReplicateEngine(design, y, loss, engine=engine, solver=solver)
 
@@ -118,13 +125,21 @@ class ReplicateRunner:
                 if on_done is not None:
                     on_done(indices[j], results[j])
             return results
-        pending = {self._pool.submit(_run_one, self.counts[i], opts): j
-                   for j, (i, opts) in enumerate(zip(indices, options_list))}
-        while pending:
-            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-            for fut in done:
-                j = pending.pop(fut)
-                results[j] = fut.result()
-                if on_done is not None:
-                    on_done(indices[j], results[j])
+        if self._pool is None:
+            raise RuntimeError("this replicate runner is closed (or an error or interrupt stopped its workers)")
+        try:
+            with sigint_blocked():      # workers are forked by submissions: they start with SIGINT blocked
+                pending = {self._pool.submit(_run_one, self.counts[i], opts): j
+                           for j, (i, opts) in enumerate(zip(indices, options_list))}
+            while pending:
+                done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for fut in done:
+                    j = pending.pop(fut)
+                    results[j] = fut.result()
+                    if on_done is not None:
+                        on_done(indices[j], results[j])
+        except BaseException:
+            pool, self._pool = self._pool, None
+            stop_workers(pool)
+            raise
         return results

@@ -62,7 +62,7 @@ LAYERS = (
     ("fit",),                              # beta-hat
     ("resampling",),                       # bootstrap counts, folds
     ("search",),                           # branch and bound for one replicate
-    ("engine",), ("workers",), ("quantile",),  # replicates: solvers, processes, the order statistic
+    ("engine",), ("lifeline", "workers"), ("quantile",),  # replicates: solvers, processes, the order statistic
     ("results", "plotting"),               # result objects and their pictures
     ("cud",), ("baselines", "auc", "svm"),  # the intervals and the other estimators
     ("registry",),                         # the registry of interval methods

@@ -9,7 +9,7 @@
   block of repetitions) that a long study is committed in and resumed from.
 * :mod:`~cudbound.coverage.runner`: run the unfinished tasks on local processes or a Dask cluster.
 * :mod:`~cudbound.coverage.leases`: several runs on one store split the tasks by leases.
-* :mod:`~cudbound.coverage.lifeline`: pool workers that end with their run and leave Ctrl-C to it.
+* the workers of a local run end with it and leave Ctrl-C to it (:mod:`cudbound.lifeline`).
 
 Command line: ``cudbound coverage --config experiments/paper.toml --store results/paper.sqlite``;
 ``cudbound store check FILE`` and ``cudbound store export FILE DIR``.

@@ -9,7 +9,7 @@ Several runs may share one store, at the same time, on one machine or several: t
 the tasks by leases in the store (:mod:`cudbound.coverage.leases`), so each task is computed
 once, and a run's tasks are taken over by the others if it dies.
 
-Stopping: local worker processes never outlive the run (:mod:`cudbound.coverage.lifeline`:
+Stopping: local worker processes never outlive the run (:mod:`cudbound.lifeline`:
 they end within a second of its death, ``kill -9`` included). Ctrl-C (SIGINT) stops the run
 cleanly: the workers are stopped, the tasks finished so far stay in the store, and
 :class:`RunInterrupted` (a ``KeyboardInterrupt``) carries the report; rerunning the same
@@ -26,7 +26,7 @@ from .._validation import check_scalar
 from .chunks import ChunkDir
 from .config import StudyConfig, Task
 from .leases import LeaseKeeper, TaskSource, new_owner
-from .lifeline import init_worker, sigint_blocked, stop_workers
+from ..lifeline import init_worker, sigint_blocked, stop_workers
 from .store import ResultStore
 from .tasks import run_task
 
@@ -174,7 +174,7 @@ def _run_here(config, source, data_home, record):
 
 def _run_processes(config, source, workers, data_home, record):
     """The tasks on a local process pool whose workers end with this process and ignore Ctrl-C
-    (:mod:`cudbound.coverage.lifeline`); on any exception here, Ctrl-C included, the workers are
+    (:mod:`cudbound.lifeline`); on any exception here, Ctrl-C included, the workers are
     stopped at once, not waited for."""
     window = 2 * workers  # tasks in flight: enough to keep workers busy, few to lose on a kill
     pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),))

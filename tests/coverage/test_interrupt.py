@@ -1,6 +1,6 @@
 """A coverage run's workers never outlive it (kill -9 included), and Ctrl-C stops it cleanly: exit
 status 130, no traceback, the finished tasks kept, a message saying how to resume
-(cudbound/coverage/lifeline.py, cudbound/coverage/runner.py)."""
+(cudbound/lifeline.py, cudbound/coverage/runner.py)."""
 from __future__ import annotations
 
 import os
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from fake_tasks import fake_result
+from processes import LINUX, children, running, sigint_as_in_a_terminal, wait_for
 
 import cudbound.coverage.runner as runner
 from cudbound.cli import main
@@ -23,46 +24,6 @@ from cudbound.coverage.runner import RunInterrupted
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "experiments" / "smoke.toml"
-LINUX = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the workers through /proc (Linux)")
-
-
-def _stat(pid):
-    """(state, parent pid) of a process from /proc, or None when it does not exist."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2:].split()
-    return fields[0], int(fields[1])
-
-
-def children(pid) -> list:
-    """The live child processes of ``pid``."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            st = _stat(entry.name)
-            if st is not None and st[1] == pid and st[0] not in "ZX":
-                out.append(int(entry.name))
-    return out
-
-
-def running(pid) -> bool:
-    """Whether the process exists and is not a zombie (a dead child its new parent has not reaped)."""
-    st = _stat(pid)
-    return st is not None and st[0] not in "ZX"
-
-
-def wait_for(condition, timeout, step=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(step)
-    return condition()
-
-
 def stored_tasks(path) -> int:
     if not Path(path).exists():
         return 0
@@ -79,14 +40,8 @@ def start_run(tmp_path, reps, store="s.sqlite"):
     cmd = [sys.executable, "-m", "cudbound", "coverage", "--config", str(config), "--store", str(tmp_path / store),
            "--workers", "2", "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_sigint_as_in_a_terminal)
+                            preexec_fn=sigint_as_in_a_terminal)
     return proc, cmd
-
-
-def _sigint_as_in_a_terminal():
-    """A run started from a terminal receives Ctrl-C; one started by a background job of a
-    non-interactive shell (as CI may run the suite) inherits SIGINT ignored, and Python keeps it so."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _end(proc):
@@ -117,7 +72,7 @@ def test_kill_minus_nine_of_the_run_ends_its_workers(tmp_path):
 WATCHDOG_PARENT = textwrap.dedent("""
     import os, sys, time
     from concurrent.futures import ProcessPoolExecutor
-    import cudbound.coverage.lifeline as lifeline
+    import cudbound.lifeline as lifeline
 
     def init(run):
         lifeline._death_signal = lambda: None     # the portable watchdog alone, as on macOS
@@ -219,7 +174,7 @@ def test_ctrl_c_in_process_keeps_the_finished_tasks(tmp_path, monkeypatch, capsy
 def test_a_run_that_is_init_itself_keeps_its_workers(monkeypatch):
     """In a container the run can be pid 1: its workers' parent is then 1 without the run being gone
     (found in review: every worker exited and the pool broke)."""
-    import cudbound.coverage.lifeline as lifeline
+    import cudbound.lifeline as lifeline
 
     exits, threads = [], []
     monkeypatch.setattr(lifeline.os, "getppid", lambda: 1)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from fake_tasks import fake_result, use_fake_tasks
+from processes import wait_for
 
 import cudbound.coverage.leases as leases
 from cudbound.cli import main
@@ -65,15 +66,6 @@ def count(path, sql):
             return db.execute(sql).fetchone()[0]
     except sqlite3.Error:
         return 0
-
-
-def wait_for(condition, timeout, step=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(step)
-    return condition()
 
 
 def small_config(reps=4):

@@ -1,21 +1,22 @@
-"""Worker processes that live no longer than the run that started them, and leave Ctrl-C to it.
+"""Worker processes that live no longer than the process that started them, and leave Ctrl-C to it.
 
-A coverage run computes on a local process pool (:mod:`cudbound.coverage.runner`). What is
-promised here:
+Two local process pools compute for cudbound: a coverage run's (:mod:`cudbound.coverage.runner`)
+and the replicate pool of one interval (:mod:`cudbound.workers`, ``n_jobs > 1``). What is
+promised for both:
 
 * **No orphans.** A worker ends within about :data:`POLL_SECONDS` once its parent is gone,
   however the parent ended, ``kill -9`` included: :func:`init_worker` (the pool's
   initializer) starts a daemon thread that checks, every :data:`POLL_SECONDS`, that the
   worker's parent is still the process that started it (``os.getppid()`` changes when the
-  parent dies and the worker is re-parented) and that the run's process exists, and calls
-  ``os._exit`` otherwise. This works on
-  Linux and macOS. A thread needs the interpreter lock, which compiled code (numba) may hold
+  parent dies and the worker is re-parented) and that the starting process exists, and calls
+  ``os._exit`` otherwise. This works on Linux and macOS. A thread needs the interpreter lock, which compiled code (numba) may hold
   for a long call; so on Linux the kernel is also asked to kill the worker when its parent
   dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), which needs no lock.
 * **Ctrl-C is the parent's.** A terminal's Ctrl-C sends SIGINT to the whole process group:
   the workers ignore it (they start with SIGINT blocked, :func:`sigint_blocked`, and
   :func:`init_worker` ignores it before unblocking, so none prints a traceback), and the
-  parent stops them (:func:`stop_workers`) and reports how to resume.
+  parent stops them (:func:`stop_workers`): a coverage run reports how to resume, an interval
+  reports that it was interrupted.
 """
 from __future__ import annotations
 
@@ -67,8 +68,8 @@ def _death_signal() -> None:
 
 
 def init_worker(run: int) -> None:
-    """The pool initializer of a coverage worker started by the run whose pid is ``run`` (its
-    parent, or with the forkserver start method the parent's fork server)."""
+    """The pool initializer of a worker started by the process whose pid is ``run`` (its parent,
+    or with the forkserver start method the parent's fork server)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
