@@ -68,8 +68,9 @@ def _death_signal() -> None:
 
 
 def init_worker(run: int) -> None:
-    """The pool initializer of a worker started by the process whose pid is ``run`` (its parent,
-    or with the forkserver start method the parent's fork server)."""
+    """The pool initializer of a worker of the pool that the process whose pid is ``run`` made
+    (the worker's parent; with the forkserver start method the parent is the fork server, and
+    ``run`` is still the pool's maker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -12,7 +12,8 @@ at once rather than waited for (:mod:`cudbound.lifeline`).
 from __future__ import annotations
 
 import os
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import queue
+from concurrent.futures import ProcessPoolExecutor
 
 from ._validation import check_scalar
 from .engine import ReplicateEngine
@@ -127,17 +128,42 @@ class ReplicateRunner:
             return results
         if self._pool is None:
             raise RuntimeError("this replicate runner is closed (or an error or interrupt stopped its workers)")
-        try:
+        return self._run_on_pool(indices, options_list, on_done, results)
+
+    def _run_on_pool(self, indices, options_list, on_done, results):
+        """The replicates on the process pool, at most ``2 * n_jobs`` in flight. Finished futures
+        reach this thread through a queue fed by their done-callbacks, so that it never waits
+        holding a future's lock: a Ctrl-C here cannot leave the pool's manager thread blocked on
+        one (which would hang the interpreter's exit)."""
+        window = 2 * self.n_jobs
+        finished = queue.SimpleQueue()
+        todo = iter(enumerate(zip(indices, options_list)))
+        in_flight = 0
+
+        def fill():
+            nonlocal in_flight
             with sigint_blocked():      # workers are forked by submissions: they start with SIGINT blocked
-                pending = {self._pool.submit(_run_one, self.counts[i], opts): j
-                           for j, (i, opts) in enumerate(zip(indices, options_list))}
-            while pending:
-                done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                for fut in done:
-                    j = pending.pop(fut)
-                    results[j] = fut.result()
-                    if on_done is not None:
-                        on_done(indices[j], results[j])
+                while in_flight < window:
+                    item = next(todo, None)
+                    if item is None:
+                        return
+                    j, (i, opts) = item
+                    fut = self._pool.submit(_run_one, self.counts[i], opts)
+                    fut.add_done_callback(lambda f, j=j: finished.put((j, f)))
+                    in_flight += 1
+
+        try:
+            fill()
+            while in_flight:
+                try:
+                    j, fut = finished.get(timeout=0.5)     # a timeout, so that Ctrl-C is seen at once
+                except queue.Empty:
+                    continue
+                in_flight -= 1
+                results[j] = fut.result()
+                if on_done is not None:
+                    on_done(indices[j], results[j])
+                fill()
         except BaseException:
             pool, self._pool = self._pool, None
             stop_workers(pool)

@@ -37,7 +37,8 @@ covers the true error (Laber & Murphy 2008, section 5). Example (``experiments/p
 
 The whole file is validated when it is read (:func:`parse_config`): every problem, down to each
 method's options at each training size, is reported at once, before any task runs or a store
-is opened.
+is opened. Given a data directory, the real data sets' files are read as well: each must be
+there and unaltered, and each training size must leave rows for the test set.
 
 Entries that share a data set share their training draws: a task's seed is derived from
 the data set's name, n and the repetition, not from the label, so bases are compared on
@@ -337,7 +338,7 @@ def parse_config(text: str, source: str = "<string>", *, data_home=None) -> Stud
         if level is not None and loss is not None:
             _check_method_options(labels, method_of, opts, datasets, sizes, level, loss, problems)
     if data_home is not None:
-        _check_files(datasets, data_home, problems)
+        _check_files(datasets, sizes, data_home, problems)
     problems.raise_if_any()
     return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps,
                        size_repetitions=per_size, sizes=sizes,
@@ -536,11 +537,28 @@ def _check_method_options(labels, method_of, opts, datasets, sizes, level, loss,
             problems.add(f"{where} at n = {somewhere[0][0]}: {somewhere[0][1]}")
 
 
-def _check_files(datasets, data_home, problems) -> None:
-    """The files of the real data sets, in the data directory the run will read."""
+def _check_files(datasets, sizes, data_home, problems) -> None:
+    """The files of the real data sets, in the data directory the run will read, and each real
+    data set's rows: a training size must leave rows for the test set."""
+    rows = {}
     for spec in datasets:
-        missing = [f for f in get_dataset(spec.name).files(data_home) if not Path(f).is_file()]
+        source = get_dataset(spec.name)
+        missing = [f for f in source.files(data_home) if not Path(f).is_file()]
         for f in missing:
             problems.add(f"data set {spec.label!r}: its file '{Path(f).name}' is not in the data directory "
                          f"'{data_home}'; put it there, or fetch it once: python -c \"import cudbound.datasets as d; "
                          f"d.load('{spec.name}', '{data_home}')\" (docs/datasets.md).")
+        if missing or source.kind != "real":
+            continue
+        if spec.name not in rows:
+            try:
+                rows[spec.name] = int(source.load(data_home)[0].shape[0])
+            except (OSError, ValueError) as exc:
+                problems.add(f"data set {spec.label!r}: its file in '{data_home}' could not be read: {exc}")
+                rows[spec.name] = None
+        if rows[spec.name] is None:
+            continue
+        big = [n for n in (spec.sizes or sizes) if n >= rows[spec.name]]
+        if big:
+            problems.add(f"data set {spec.label!r}: size(s) {big} leave no test set: it has {rows[spec.name]} rows, "
+                         f"and the rows not drawn for training are the test set; use sizes below {rows[spec.name]}.")

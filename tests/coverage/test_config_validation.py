@@ -176,8 +176,9 @@ def test_data_files_are_checked_when_the_data_directory_is_known(tmp_path, capsy
     parse_config(text)                                   # no data directory: downloaded at run time if missing
     with pytest.raises(ConfigError, match=r"data set 'liver': its file 'bupa.data' is not in the data directory"):
         parse_config(text, data_home=tmp_path)
-    (tmp_path / "bupa.data").write_text("")
-    parse_config(text, data_home=tmp_path)
+    (tmp_path / "bupa.data").write_text("")            # present but not the UCI file: every task would fail
+    with pytest.raises(ConfigError, match=r"data set 'liver': its file in '.*' could not be read: .*SHA-256"):
+        parse_config(text, data_home=tmp_path)
     config = tmp_path / "real.toml"
     config.write_text(text)
     empty = tmp_path / "empty"
@@ -187,7 +188,26 @@ def test_data_files_are_checked_when_the_data_directory_is_known(tmp_path, capsy
     monkeypatch.setenv("CUDBOUND_DATA", str(empty))
     code, _, err = run_cli(capsys, "coverage", "--config", config, "--check")
     assert code == 2 and "'bupa.data' is not in the data directory" in err
-    assert run_cli(capsys, "coverage", "--config", config, "--check", "--data-home", tmp_path)[0] == 0
+
+
+def test_sizes_that_leave_a_real_data_set_no_test_rows_are_refused_when_read(shared_data, tmp_path, capsys):
+    """Liver has 345 rows: n = 345 leaves no test set (every task would fail), n = 344 leaves one
+    row; a data set with its own sizes is checked at those."""
+    text = edited(('name = "three_points"', 'name = "liver"'), ("sizes = [30]", "sizes = [30, 345, 400]"))
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, data_home=shared_data)
+    assert info.value.errors == ["data set 'liver': size(s) [345, 400] leave no test set: it has 345 rows, and the "
+                                 "rows not drawn for training are the test set; use sizes below 345."]
+    assert parse_config(edited(("sizes = [30]", "sizes = [30, 344]"), text=text.replace("[30, 345, 400]", "[30]")),
+                        data_home=shared_data).tasks()
+    own = text.replace('name = "liver"', 'name = "liver"\nsizes = [30]')   # liver at n = 30 only: fine
+    assert {t.n for t in parse_config(own, data_home=shared_data).tasks() if t.dataset == "liver"} == {30}
+    config = tmp_path / "real.toml"
+    config.write_text(text)
+    code, _, err = run_cli(capsys, "coverage", "--config", config, "--check", "--data-home", shared_data)
+    assert code == 2 and "leave no test set" in err
+    config.write_text(text.replace("[30, 345, 400]", "[30]"))
+    assert run_cli(capsys, "coverage", "--config", config, "--check", "--data-home", shared_data)[0] == 0
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "experiments").glob("*.toml")), ids=lambda p: p.name)
