@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import queue
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from ._validation import check_scalar
 from .engine import ReplicateEngine
@@ -158,6 +159,10 @@ class ReplicateRunner:
                 try:
                     j, fut = finished.get(timeout=0.5)     # a timeout, so that Ctrl-C is seen at once
                 except queue.Empty:
+                    # a worker died while a submission was being registered: CPython may then leave
+                    # that one future pending for good, so a broken pool ends the wait here
+                    if getattr(self._pool, "_broken", False):
+                        raise BrokenProcessPool(f"a worker process died ({self._pool._broken})") from None
                     continue
                 in_flight -= 1
                 results[j] = fut.result()

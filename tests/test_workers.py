@@ -80,6 +80,22 @@ def test_ctrl_c_stops_the_workers_at_once_and_says_so_in_one_line(after):
         _cleanup(proc, workers)
 
 
+@LINUX
+def test_a_worker_killed_ends_the_command_with_one_line_and_no_process_left():
+    proc, workers = _start(), []
+    try:
+        workers = _two_workers(proc)
+        assert not wait_for(lambda: proc.poll() is not None, 1.0), "the interval ended before a worker was killed"
+        os.kill(workers[0], signal.SIGKILL)
+        out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 1, err
+        assert "Traceback" not in err, err
+        assert err.strip().splitlines()[-1].startswith("cudbound: error: a worker process died")
+        assert wait_for(lambda: not any(running(w) for w in workers), 5)
+    finally:
+        _cleanup(proc, workers)
+
+
 def _runner(n_jobs, seed=0, n=40, B=12):
     """A replicate runner as cud_from_design builds it (squared loss, alpha_n = n)."""
     rng = np.random.default_rng(seed)
@@ -108,5 +124,22 @@ def test_an_error_while_replicates_run_stops_the_pool_and_the_runner_says_so_aft
         assert wait_for(lambda: not any(p.is_alive() for p in processes), 10), "the pool's workers were left running"
         with pytest.raises(RuntimeError, match="closed"):
             runner([0], [opts])
+    finally:
+        runner.close()
+
+
+def test_a_broken_pool_ends_the_wait_even_for_a_future_it_never_completes(monkeypatch):
+    """CPython can lose a submission registered while a worker dies: its future never completes.
+    The loop then sees the broken pool instead of waiting for good."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    runner, opts = _runner(2), SearchOptions()
+    try:
+        monkeypatch.setattr(runner._pool, "submit", lambda *a, **k: Future())   # registered, never run
+        monkeypatch.setattr(runner._pool, "_broken", "a child process terminated abruptly", raising=False)
+        with pytest.raises(BrokenProcessPool, match="a worker process died"):
+            runner([0, 1], [opts] * 2)
+        assert runner._pool is None
     finally:
         runner.close()

@@ -62,7 +62,7 @@ from threadpoolctl import threadpool_limits   # installed with scikit-learn, a d
 from .._validation import check_scalar
 from ..registry import check_options, get_method, method_names
 from ..basis import make_basis
-from ..datasets import REAL_BASIS, dataset_names, get_dataset
+from ..datasets import REAL_BASIS, ChecksumError, dataset_names, get_dataset
 from ..losses import get_loss
 
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_.-]*")
@@ -539,7 +539,8 @@ def _check_method_options(labels, method_of, opts, datasets, sizes, level, loss,
 
 def _check_files(datasets, sizes, data_home, problems) -> None:
     """The files of the real data sets, in the data directory the run will read, and each real
-    data set's rows: a training size must leave rows for the test set."""
+    data set's rows: a training size must leave rows for the test set. Each file is read once,
+    and a problem with it is reported under the first label that uses it."""
     rows = {}
     for spec in datasets:
         source = get_dataset(spec.name)
@@ -553,8 +554,15 @@ def _check_files(datasets, sizes, data_home, problems) -> None:
         if spec.name not in rows:
             try:
                 rows[spec.name] = int(source.load(data_home)[0].shape[0])
-            except (OSError, ValueError) as exc:
-                problems.add(f"data set {spec.label!r}: its file in '{data_home}' could not be read: {exc}")
+            except ChecksumError as exc:
+                problems.add(f"data set {spec.label!r}: its file in '{data_home}' is not the UCI original "
+                             f"({str(exc).split('. It was left')[0]}). Replace it by the original: delete it "
+                             f"and fetch it once: python -c \"import cudbound.datasets as d; "
+                             f"d.load('{spec.name}', '{data_home}')\" (docs/datasets.md).")
+                rows[spec.name] = None
+            except Exception as exc:   # noqa: BLE001 - a user-registered loader may raise anything
+                problems.add(f"data set {spec.label!r}: its file in '{data_home}' could not be read: "
+                             f"{type(exc).__name__}: {exc}")
                 rows[spec.name] = None
         if rows[spec.name] is None:
             continue
