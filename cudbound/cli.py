@@ -444,11 +444,9 @@ def _coverage_item(cell: dict) -> dict:
     """One (data set, n, method) cell of a study as a JSON result: the coverage with its exact
     (Clopper-Pearson) 95% interval over the repetitions."""
     from scipy.stats import binomtest
-    reps = int(cell["reps"])
-    covered = int(round(cell["coverage"] * reps))
-    ci = binomtest(covered, reps).proportion_ci(confidence_level=0.95, method="exact")
+    ci = binomtest(int(cell["covered"]), int(cell["reps"])).proportion_ci(confidence_level=0.95, method="exact")
     extra = {k: v for k, v in cell.items() if k not in ("method", "coverage")}
-    return result_item(cell["method"], "coverage", cell["coverage"], ci.low, ci.high, 0.95, covered=covered, **extra)
+    return result_item(cell["method"], "coverage", cell["coverage"], ci.low, ci.high, 0.95, **extra)
 
 
 def _coverage_check(args, config):

@@ -17,6 +17,10 @@ promised for both:
   :func:`init_worker` ignores it before unblocking, so none prints a traceback), and the
   parent stops them (:func:`stop_workers`): a coverage run reports how to resume, an interval
   reports that it was interrupted.
+* **The parent never waits holding a future's lock** (:class:`InFlight`): finished futures
+  reach it through a queue fed by their done-callbacks, not ``concurrent.futures.wait``, whose
+  loop over the futures' locks, if a Ctrl-C lands in it, leaves locks held and the pool's
+  manager thread blocked for good (the interpreter then hangs at exit).
 """
 from __future__ import annotations
 
@@ -24,12 +28,14 @@ import contextlib
 import ctypes
 import ctypes.util
 import os
+import queue
 import signal
 import sys
 import threading
 import time
+from concurrent.futures.process import BrokenProcessPool
 
-__all__ = ["init_worker", "sigint_blocked", "stop_workers", "POLL_SECONDS", "ORPHAN_EXIT_STATUS"]
+__all__ = ["init_worker", "sigint_blocked", "stop_workers", "InFlight", "POLL_SECONDS", "ORPHAN_EXIT_STATUS"]
 
 POLL_SECONDS = 0.5
 """How often a worker checks that its parent is alive."""
@@ -112,3 +118,41 @@ def stop_workers(pool, timeout: float = 5.0) -> None:
             if p.is_alive():
                 p.kill()
                 p.join(1.0)
+
+
+class InFlight:
+    """The tasks submitted to a ProcessPoolExecutor and not yet handed back, delivered as they finish.
+
+    ``submit(key, fn, *args)`` submits (with SIGINT blocked, so that a worker forked by the
+    submission starts with it blocked); ``next()`` returns the ``(key, future)`` of a finished
+    task, in the order they finish. ``len()`` counts the tasks not yet handed back. ``next()``
+    waits on a queue with a timeout, so Ctrl-C is seen at once, and raises BrokenProcessPool when
+    the pool broke while a submission was being registered (CPython may then never complete
+    that future).
+    """
+
+    def __init__(self, pool):
+        self.pool = pool
+        self._finished = queue.SimpleQueue()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def submit(self, key, fn, *args) -> None:
+        with sigint_blocked():
+            fut = self.pool.submit(fn, *args)
+        fut.add_done_callback(lambda f: self._finished.put((key, f)))
+        self._count += 1
+
+    def next(self):
+        while True:
+            try:
+                item = self._finished.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                broken = getattr(self.pool, "_broken", False)
+                if broken:
+                    raise BrokenProcessPool(f"a worker process died ({broken})") from None
+                continue
+            self._count -= 1
+            return item

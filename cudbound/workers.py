@@ -11,14 +11,13 @@ at once rather than waited for (:mod:`cudbound.lifeline`).
 """
 from __future__ import annotations
 
+import itertools
 import os
-import queue
 from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 from ._validation import check_scalar
 from .engine import ReplicateEngine
-from .lifeline import init_worker, sigint_blocked, stop_workers
+from .lifeline import InFlight, init_worker, stop_workers
 
 __all__ = ["ReplicateRunner", "check_n_jobs"]
 
@@ -132,39 +131,21 @@ class ReplicateRunner:
         return self._run_on_pool(indices, options_list, on_done, results)
 
     def _run_on_pool(self, indices, options_list, on_done, results):
-        """The replicates on the process pool, at most ``2 * n_jobs`` in flight. Finished futures
-        reach this thread through a queue fed by their done-callbacks, so that it never waits
-        holding a future's lock: a Ctrl-C here cannot leave the pool's manager thread blocked on
-        one (which would hang the interpreter's exit)."""
+        """The replicates on the process pool, at most ``2 * n_jobs`` in flight
+        (:class:`cudbound.lifeline.InFlight`); on any exception, Ctrl-C included, the workers are
+        stopped at once."""
         window = 2 * self.n_jobs
-        finished = queue.SimpleQueue()
         todo = iter(enumerate(zip(indices, options_list)))
-        in_flight = 0
+        flight = InFlight(self._pool)
 
         def fill():
-            nonlocal in_flight
-            with sigint_blocked():      # workers are forked by submissions: they start with SIGINT blocked
-                while in_flight < window:
-                    item = next(todo, None)
-                    if item is None:
-                        return
-                    j, (i, opts) = item
-                    fut = self._pool.submit(_run_one, self.counts[i], opts)
-                    fut.add_done_callback(lambda f, j=j: finished.put((j, f)))
-                    in_flight += 1
+            for j, (i, opts) in itertools.islice(todo, window - len(flight)):
+                flight.submit(j, _run_one, self.counts[i], opts)
 
         try:
             fill()
-            while in_flight:
-                try:
-                    j, fut = finished.get(timeout=0.5)     # a timeout, so that Ctrl-C is seen at once
-                except queue.Empty:
-                    # a worker died while a submission was being registered: CPython may then leave
-                    # that one future pending for good, so a broken pool ends the wait here
-                    if getattr(self._pool, "_broken", False):
-                        raise BrokenProcessPool(f"a worker process died ({self._pool._broken})") from None
-                    continue
-                in_flight -= 1
+            while len(flight):
+                j, fut = flight.next()
                 results[j] = fut.result()
                 if on_done is not None:
                     on_done(indices[j], results[j])

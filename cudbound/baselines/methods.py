@@ -456,8 +456,8 @@ def _distribution_iv(distribution):
 
 def _variant(dist, t, distribution, details):
     """The values the interval is read from: the literal nested bootstrap, or the same values
-    shifted by t - mean (the bias-corrected variant, centred at t)."""
-    _distribution_iv(distribution)
+    shifted by t - mean (the bias-corrected variant, centred at t); ``distribution`` already checked
+    (:func:`_distribution_iv`)."""
     shift = float(t - dist.mean()) if distribution == "bias_corrected" else 0.0
     details.update({"distribution": distribution, "bootstrap_bias": float(dist.mean() - t),
                     "distribution_shift": shift})

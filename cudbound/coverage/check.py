@@ -22,10 +22,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
-from urllib.parse import quote
 
-from .store import ResultStore, StoreCorruptError
+from .store import ResultStore, StoreCorruptError, connect_readonly
 
 __all__ = ["check_store", "StoreCheck", "CheckItem"]
 
@@ -125,10 +123,10 @@ def _integrity(db) -> CheckItem:
     return item
 
 
-def _damaged(path, exc) -> StoreCheck:
+def _damaged(path) -> StoreCheck:
     """The check of a store too damaged to read its meta table: SQLite's integrity check alone."""
     try:
-        db = sqlite3.connect("file:" + quote(str(Path(path).resolve())) + "?mode=ro", uri=True)
+        db = connect_readonly(path)
     except sqlite3.Error as err:
         items = [CheckItem("SQLite integrity_check", error=str(err))]
     else:
@@ -156,8 +154,8 @@ def check_store(path) -> StoreCheck:
     """
     try:
         store = ResultStore(path, readonly=True)
-    except StoreCorruptError as exc:
-        return _damaged(path, exc)
+    except StoreCorruptError:
+        return _damaged(path)
     with store:
         db = store._db
         meta = store.meta()

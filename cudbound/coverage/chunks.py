@@ -87,9 +87,9 @@ class ChunkDir:
         except OSError as exc:
             raise StoreError(f"cannot use the chunk directory '{self.path}': {exc.strerror or exc} "
                              f"({exc.filename or marker}); choose a writable directory.") from None
+        except StoreError:
+            raise
         except ValueError as exc:
-            if isinstance(exc, StoreError):
-                raise
             raise StoreError(f"'{marker}' is not a chunk directory's protocol.json ({exc}); use another "
                              f"directory.") from None
 

@@ -544,21 +544,21 @@ def _check_files(datasets, sizes, data_home, problems) -> None:
     rows = {}
     for spec in datasets:
         source = get_dataset(spec.name)
+        fetch = f"python -c \"import cudbound.datasets as d; d.load('{spec.name}', '{data_home}')\" (docs/datasets.md)"
         missing = [f for f in source.files(data_home) if not Path(f).is_file()]
         for f in missing:
             problems.add(f"data set {spec.label!r}: its file '{Path(f).name}' is not in the data directory "
-                         f"'{data_home}'; put it there, or fetch it once: python -c \"import cudbound.datasets as d; "
-                         f"d.load('{spec.name}', '{data_home}')\" (docs/datasets.md).")
+                         f"'{data_home}'; put it there, or fetch it once: {fetch}.")
         if missing or source.kind != "real":
             continue
         if spec.name not in rows:
             try:
                 rows[spec.name] = int(source.load(data_home)[0].shape[0])
-            except ChecksumError as exc:
-                problems.add(f"data set {spec.label!r}: its file in '{data_home}' is not the UCI original "
-                             f"({str(exc).split('. It was left')[0]}). Replace it by the original: delete it "
-                             f"and fetch it once: python -c \"import cudbound.datasets as d; "
-                             f"d.load('{spec.name}', '{data_home}')\" (docs/datasets.md).")
+            except ChecksumError:
+                names = ", ".join(f"'{Path(f).name}'" for f in source.files(data_home))
+                problems.add(f"data set {spec.label!r}: its file {names} in '{data_home}' is not the UCI original "
+                             f"(its SHA-256 differs). Replace it by the original: delete it and fetch it once: "
+                             f"{fetch}.")
                 rows[spec.name] = None
             except Exception as exc:   # noqa: BLE001 - a user-registered loader may raise anything
                 problems.add(f"data set {spec.label!r}: its file in '{data_home}' could not be read: "

@@ -59,8 +59,8 @@ def owner_gone(owner: str) -> bool:
         os.kill(int(pid), 0)
     except ProcessLookupError:
         return True
-    except PermissionError:
-        return False
+    except PermissionError:      # alive, under another user
+        pass
     return False
 
 

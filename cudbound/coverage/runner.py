@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import os
 import traceback
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from .._validation import check_scalar
 from .chunks import ChunkDir
 from .config import StudyConfig, Task
 from .leases import LeaseKeeper, TaskSource, new_owner
-from ..lifeline import init_worker, sigint_blocked, stop_workers
+from ..lifeline import InFlight, init_worker, stop_workers
 from .store import ResultStore
 from .tasks import run_task
 
@@ -178,23 +178,21 @@ def _run_processes(config, source, workers, data_home, record):
     stopped at once, not waited for."""
     window = 2 * workers  # tasks in flight: enough to keep workers busy, few to lose on a kill
     pool = ProcessPoolExecutor(max_workers=workers, initializer=init_worker, initargs=(os.getpid(),))
-    running = set()
+    flight = InFlight(pool)
 
     def fill():
-        with sigint_blocked():          # workers are forked by submissions: they start with SIGINT blocked
-            for task in source.take(window - len(running)):
-                running.add(pool.submit(_safe_task, config, task, data_home))
+        for task in source.take(window - len(flight)):
+            flight.submit(task, _safe_task, config, task, data_home)
 
     try:
         fill()
-        while running or source.waiting:
-            if not running:
+        while len(flight) or source.waiting:
+            if not len(flight):
                 source.pause()
                 fill()
                 continue
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                record(fut.result())
+            _, fut = flight.next()
+            record(fut.result())
             fill()
     except BaseException:
         stop_workers(pool)

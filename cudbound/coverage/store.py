@@ -132,6 +132,22 @@ def _diff(old: dict, new: dict, prefix="") -> list[str]:
     return out
 
 
+
+def connect_readonly(path) -> sqlite3.Connection:
+    """A read-only SQLite connection to the file at ``path`` (never writes, not even a -shm file
+    when the directory is read-only: a WAL database there is read as immutable)."""
+    uri = "file:" + quote(str(Path(path).resolve()))
+    db = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=60.0)
+    try:
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        # a WAL database in a read-only directory cannot create its -shm file: read it as immutable
+        db.close()
+        return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, isolation_level=None)
+    except sqlite3.DatabaseError:
+        return db          # not a database: the caller's first query says so
+
 class ResultStore:
     """A study's results in an SQLite file (created on first use).
 
@@ -230,17 +246,7 @@ class ResultStore:
         return self._recognise(create)
 
     def _connect_readonly(self):
-        uri = "file:" + quote(str(self.path.resolve()))
-        db = sqlite3.connect(uri + "?mode=ro", uri=True, isolation_level=None, timeout=60.0)
-        try:
-            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            return db
-        except sqlite3.OperationalError:
-            # a WAL database in a read-only directory cannot create its -shm file: read it as immutable
-            db.close()
-            return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, isolation_level=None)
-        except sqlite3.DatabaseError:
-            return db          # not a database: _recognise says so
+        return connect_readonly(self.path)
 
     def _recognise(self, create: bool) -> bool:
         """Is the file a cudbound store of this schema version? True if it is empty (a new store)."""
@@ -338,10 +344,6 @@ class ResultStore:
     def meta(self) -> dict:
         with self._guard("read (meta table)"):
             return dict(self._db.execute("SELECT key, value FROM meta"))
-
-    def protocol(self) -> dict:
-        """The protocol the store is bound to (:meth:`StudyConfig.protocol`)."""
-        return json.loads(self.meta()["protocol"])
 
     def config(self) -> StudyConfig:
         """The configuration the store was created with (its text is kept in the meta table, key
@@ -513,11 +515,12 @@ class ResultStore:
     def summary(self) -> list[dict]:
         """Coverage and mean width per (data set, n, method), with a binomial standard error.
 
-        ``coverage`` is the fraction of repetitions whose interval contains the true error;
-        ``coverage_se`` = sqrt(c (1 - c) / reps).
+        ``covered`` counts the repetitions whose interval contains the true error and
+        ``coverage`` = covered / reps; ``coverage_se`` = sqrt(c (1 - c) / reps).
         """
         rows = self._query(
-            "SELECT dataset, n, method, COUNT(*) AS reps, AVG(covered) AS coverage, AVG(width) AS mean_width, "
+            "SELECT dataset, n, method, COUNT(*) AS reps, SUM(covered) AS covered, AVG(covered) AS coverage, "
+            "AVG(width) AS mean_width, "
             "AVG(seconds) AS mean_seconds, SUM(COALESCE(conservative, 0)) AS conservative "
             "FROM results GROUP BY dataset, n, method ORDER BY dataset, n, method")
         for r in rows:

@@ -177,8 +177,10 @@ def test_data_files_are_checked_when_the_data_directory_is_known(tmp_path, capsy
     with pytest.raises(ConfigError, match=r"data set 'liver': its file 'bupa.data' is not in the data directory"):
         parse_config(text, data_home=tmp_path)
     (tmp_path / "bupa.data").write_text("")            # present but not the UCI file: every task would fail
-    with pytest.raises(ConfigError, match=r"data set 'liver': its file in '.*' is not the UCI original \(.*SHA-256"
-                                          r".*\)\. Replace it by the original: delete it and fetch it once"):
+    with pytest.raises(ConfigError, match=r"data set 'liver': its file 'bupa.data' in '.*' is not the UCI original "
+                                          r"\(its SHA-256 differs\)\. Replace it by the original: delete it and "
+                                          r"fetch it once: python -c \"import cudbound.datasets as d; "
+                                          r"d.load\('liver', '.*'\)\""):
         parse_config(text, data_home=tmp_path)
     config = tmp_path / "real.toml"
     config.write_text(text)
