@@ -443,10 +443,10 @@ def _coverage(args):
 def _coverage_item(cell: dict) -> dict:
     """One (data set, n, method) cell of a study as a JSON result: the coverage with its exact
     (Clopper-Pearson) 95% interval over the repetitions."""
-    from scipy.stats import binomtest
-    ci = binomtest(int(cell["covered"]), int(cell["reps"])).proportion_ci(confidence_level=0.95, method="exact")
+    from .coverage.store import coverage_interval
+    low, high = coverage_interval(cell["covered"], cell["reps"])
     extra = {k: v for k, v in cell.items() if k not in ("method", "coverage")}
-    return result_item(cell["method"], "coverage", cell["coverage"], ci.low, ci.high, 0.95, **extra)
+    return result_item(cell["method"], "coverage", cell["coverage"], low, high, 0.95, **extra)
 
 
 def _coverage_check(args, config):

@@ -25,21 +25,19 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import LABELS, chunk_tasks, order, write_csv  # noqa: E402
 
+from cudbound.coverage.store import coverage_interval  # noqa: E402
 from cudbound.registry import get_method, method_names  # noqa: E402
 
 COLUMNS = ("dataset", "n", "method", "reps", "covered", "coverage", "coverage_low", "coverage_high", "mean_width",
            "median_width", "trivial", "clipped", "position")
 
 
-def exact_interval(k: int, n: int, level: float = 0.95) -> tuple:
-    """Clopper-Pearson interval of a binomial proportion (scipy.stats.binomtest, method 'exact')."""
-    ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
-    return float(ci.low), float(ci.high)
+exact_interval = coverage_interval
+"""Clopper-Pearson interval of k covered of n repetitions (:func:`cudbound.coverage.store.coverage_interval`)."""
 
 
 def read_rows(chunks: Path) -> dict:

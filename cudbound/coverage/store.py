@@ -46,7 +46,7 @@ from .config import ConfigError, StudyConfig, Task, parse_config
 
 __all__ = ["ResultStore", "StoreError", "StoreNotFoundError", "StoreVersionError", "StoreCorruptError",
            "StoreMismatchError",
-           "SCHEMA_VERSION", "RESULT_COLUMNS"]
+           "SCHEMA_VERSION", "RESULT_COLUMNS", "coverage_interval"]
 
 SCHEMA_VERSION = "2"
 """The layout this cudbound writes."""
@@ -131,6 +131,14 @@ def _diff(old: dict, new: dict, prefix="") -> list[str]:
             out.append(f"{prefix}{key}: store has {a!r}, configuration has {b!r}")
     return out
 
+
+
+def coverage_interval(covered: int, reps: int, level: float = 0.95) -> tuple:
+    """The exact (Clopper-Pearson) interval of a coverage: ``covered`` of ``reps`` repetitions
+    (scipy.stats.binomtest, method 'exact')."""
+    from scipy.stats import binomtest
+    ci = binomtest(int(covered), int(reps)).proportion_ci(confidence_level=level, method="exact")
+    return float(ci.low), float(ci.high)
 
 
 def connect_readonly(path) -> sqlite3.Connection:
