@@ -318,7 +318,7 @@ def render(args, results: dict, meta: dict, finished: bool) -> str:
     """RESULTS.md from the results so far (``results[(case, version, seed)] = run``)."""
     smoke = args.resamples != FULL_B
     cap = args.cell_timeout
-    lines = ["# Issue 12 targets: bcb6719 (before) and this checkout (after)", ""]
+    lines = [f"# Issue 12 targets: {args.before_label} (before) and this checkout (after)", ""]
     if smoke:
         lines += [f"**Smoke run with B = {args.resamples}, not the targets' B = {FULL_B}: the times are not "
                   "comparable with the targets and the must/goal columns are not evaluated.**", ""]
@@ -334,7 +334,7 @@ def render(args, results: dict, meta: dict, finished: bool) -> str:
               f"- Machine: {meta['machine']}; every run pinned to core {args.core} "
               f"(other users' jobs may share the machine; load average at the start: {meta['load']}, "
               f"at the end: {meta.get('load_end') or '-'})",
-              f"- Before: bcb6719 installed non-editable in `{meta['before'].get('executable', '-')}`: "
+              f"- Before: {args.before_label} installed non-editable in `{meta['before'].get('executable', '-')}`: "
               f"{versions(meta['before'])}",
               f"- After: checkout `{REPO}` at {meta['commit']}, interpreter `{meta['after'].get('executable', '-')}`: "
               f"{versions(meta['after'])}",
@@ -425,9 +425,10 @@ def render(args, results: dict, meta: dict, finished: bool) -> str:
               for (name, v, s), r in sorted(results.items(), key=str) if r and r.get("crash")]
     if notes:
         lines += ["", "## Errors", ""] + notes
-    lines += ["", "## Reproduce", "", "Build the before environment (bcb6719, non-editable, separate venv):", "",
-              "    mkdir -p /tmp/cudbound_bcb6719 && git archive bcb6719 | tar -x -C /tmp/cudbound_bcb6719",
-              "    python -m venv /work/venv_before", "    /work/venv_before/bin/pip install /tmp/cudbound_bcb6719",
+    b = args.before_label
+    lines += ["", "## Reproduce", "", f"Build the before environment ({b}, non-editable, separate venv):", "",
+              f"    mkdir -p /tmp/cudbound_{b} && git archive {b} | tar -x -C /tmp/cudbound_{b}",
+              "    python -m venv /work/venv_before", f"    /work/venv_before/bin/pip install /tmp/cudbound_{b}",
               "", "then, from the checkout to measure (with `CUDBOUND_DATA` pointing at the UCI files):", "",
               f"    {meta['command']}", ""]
     return "\n".join(lines)
@@ -518,7 +519,10 @@ def targets_main(argv) -> int:
     ap.add_argument("--warmup-timeout", type=float, default=900.0,
                     help="cap in seconds on a run's start-up and warm-up (numba compilation; default 900)")
     ap.add_argument("--core", type=int, default=0, help="the core every run is pinned to (default 0)")
-    ap.add_argument("--python-before", default=None, help="interpreter of the bcb6719 environment")
+    ap.add_argument("--python-before", default=None, help="interpreter of the 'before' environment")
+    ap.add_argument("--before-label", default="bcb6719",
+                    help="the commit installed in the --python-before environment, as the report names it "
+                         "(default bcb6719, issue 12's base)")
     ap.add_argument("--python-after", default=sys.executable, help="interpreter for this checkout (default: this one)")
     ap.add_argument("--data-home", default=os.environ.get("CUDBOUND_DATA"),
                     help="directory with the raw UCI files (default $CUDBOUND_DATA)")

@@ -107,10 +107,11 @@ class ChunkDir:
     def existing(self) -> list[Path]:
         return chunk_files(self.path)
 
-    def write_complete(self, store: ResultStore, keys=None) -> list[Path]:
+    def write_complete(self, store: ResultStore, keys=None, done=None) -> list[Path]:
         """Write the chunk of every block (or of ``keys``) whose tasks are all in the store and
-        that has no file yet. Returns the files written."""
-        done = store.finished()
+        that has no file yet. Returns the files written. ``done``: the store's finished tasks,
+        if the caller has them already."""
+        done = store.finished() if done is None else done
         written = []
         for key, tasks in self.blocks().items():
             if keys is not None and key not in keys:
@@ -125,11 +126,12 @@ class ChunkDir:
     def _write(self, store, key, tasks, target: Path) -> None:
         dataset, n, start = key
         reps = {t.rep for t in tasks}
-        task_rows = {r["rep"]: r for r in store._query("SELECT * FROM tasks WHERE dataset = ? AND n = ?", (dataset, n))
-                     if r["rep"] in reps}
+        block = (dataset, n, min(reps), max(reps))
+        task_rows = {r["rep"]: r for r in store._query(
+            "SELECT * FROM tasks WHERE dataset = ? AND n = ? AND rep BETWEEN ? AND ?", block) if r["rep"] in reps}
         order = {m: i for i, m in enumerate(self.config.methods)}
-        rows = [r for r in store._query("SELECT * FROM results WHERE dataset = ? AND n = ?", (dataset, n))
-                if r["rep"] in reps]
+        rows = [r for r in store._query("SELECT * FROM results WHERE dataset = ? AND n = ? AND rep BETWEEN ? AND ?",
+                                        block) if r["rep"] in reps]
         rows.sort(key=lambda r: (r["rep"], order.get(r["method"], len(order)), r["method"]))
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -247,6 +249,7 @@ def export_store(store_path, directory, config: StudyConfig | None = None, size:
         chunk_dir = ChunkDir(directory, config, size)
         done = store.finished()
         report = ExportReport(directory=str(directory), outside=len(done - set(config.tasks())))
+        complete = set()
         for key, tasks in chunk_dir.blocks().items():
             have = sum(t in done for t in tasks)
             if have < len(tasks):
@@ -254,8 +257,10 @@ def export_store(store_path, directory, config: StudyConfig | None = None, size:
                     report.incomplete.append((key[0], key[1], key[2], key[2] + len(tasks) - 1, have))
             elif chunk_dir.file(*key).exists():
                 report.existing.append(chunk_dir.file(*key))
+            else:
+                complete.add(key)
         try:
-            report.written = chunk_dir.write_complete(store)
+            report.written = chunk_dir.write_complete(store, keys=complete, done=done)
         except OSError as exc:
             raise StoreError(f"cannot write a chunk into '{directory}': {exc.strerror or exc} "
                              f"({exc.filename}).") from None

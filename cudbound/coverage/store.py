@@ -33,6 +33,7 @@ still be opened for reading (``readonly=True``, or by default when no configurat
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -450,6 +451,8 @@ class ResultStore:
         """
         out = {"claimed": [], "held": [], "done": [], "rest": []}
         candidates = list(candidates)
+        if gone is not None:
+            gone = functools.lru_cache(maxsize=None)(gone)   # one answer per owner in this transaction
         with self._guard("written (claiming tasks)"):
             self._db.execute("BEGIN IMMEDIATE")
             try:
