@@ -4,8 +4,11 @@
         --resamples 2000 6000 --runs 5 --out benchmarks/RESULTS_pool.md
 
 Each run is the whole command in a fresh process, on the README's example file with a
-degree-2 basis and every replicate solved to the end (``--exact-distribution``), so the time
-is the replicate loop's. "before" runs ``--python-before`` (a virtual environment with the
+degree-2 basis and every replicate solved to the end (``--exact-distribution``). The time
+compared is the interval's own (the ``seconds`` of its JSON result: the fit, the replicate pool's
+start, its searches and its shutdown), not the process's wall time, which also counts the imports
+and differs by about 0.1 s between an installed package and a checkout on ``PYTHONPATH``; the
+wall time is shown beside it. "before" runs ``--python-before`` (a virtual environment with the
 older cudbound installed, non-editable) from a temporary directory; "after" runs this checkout
 (``PYTHONPATH``). Before and after alternate run by run, so both see the same load. Each pair
 of outputs must agree (the interval, its half-width, the search's node and solve counts); the
@@ -42,13 +45,19 @@ def essentials(record) -> tuple:
     return cud["low"], cud["high"], cud["half_width"], search["nodes_total"], search["solves_total"]
 
 
+def seconds(record) -> float:
+    """The interval's own computation time, as it reports it."""
+    return float((record["results"][0] if "results" in record else record)["seconds"])
+
+
 def run(python: str, resamples: int, env: dict, cwd: str) -> tuple:
     start = time.perf_counter()
     proc = subprocess.run(command(python, resamples), capture_output=True, text=True, env=env, cwd=cwd)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{python} failed:\n{proc.stderr}")
-    return wall, essentials(json.loads(proc.stdout))
+    record = json.loads(proc.stdout)
+    return wall, seconds(record), essentials(record)
 
 
 def cpu() -> str:
@@ -76,21 +85,22 @@ def main(argv=None) -> int:
              f"- before: {args.python_before}; after: {ROOT} (PYTHONPATH)",
              f"- {args.runs} timed runs per version and B after one untimed run of each; before and after "
              "alternate; every pair of outputs identical: interval, half-width, nodes, solves (checked)", "",
-             "| B | before: median wall s | after: median wall s | ratio before / after |", "|---|---|---|---|"]
+             "| B | before: median s (interval) | after: median s (interval) | ratio before / after "
+             "| before: median wall s | after: median wall s |", "|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as away:
         for B in args.resamples:
             run(args.python_before, B, before_env, away)      # warm-up: numba's caches, imports
             run(sys.executable, B, after_env, str(ROOT))
             before, after = [], []
             for _ in range(args.runs):
-                tb, rb = run(args.python_before, B, before_env, away)
-                ta, ra = run(sys.executable, B, after_env, str(ROOT))
-                if rb != ra:
+                b = run(args.python_before, B, before_env, away)
+                a = run(sys.executable, B, after_env, str(ROOT))
+                if b[2] != a[2]:
                     raise SystemExit(f"B = {B}: before and after disagree")
-                before.append(tb)
-                after.append(ta)
-            mb, ma = statistics.median(before), statistics.median(after)
-            lines.append(f"| {B} | {mb:.2f} | {ma:.2f} | {mb / ma:.1f}x |")
+                before.append(b[:2])
+                after.append(a[:2])
+            (wb, sb), (wa, sa) = ([statistics.median(x) for x in zip(*v)] for v in (before, after))
+            lines.append(f"| {B} | {sb:.3f} | {sa:.3f} | {sb / sa:.1f}x | {wb:.2f} | {wa:.2f} |")
             print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
     print(text)
