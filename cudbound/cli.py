@@ -27,7 +27,7 @@ import numpy as np
 
 from . import __version__
 from ._validation import encode_labels
-from .registry import intervals, method_names
+from .registry import get_method, intervals, method_names
 from .basis import make_basis
 from .cud import cud_interval
 from .datasets.simulated import DEMO_GENERATOR, demo_data
@@ -44,6 +44,10 @@ EXIT_FAILURE = 1
 
 EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
+
+
+DEFAULT_RESAMPLES = 500
+"""B of the CUD interval when ``--resamples`` is not given."""
 
 
 class CLIError(ValueError):
@@ -228,13 +232,48 @@ def _csv_data(args, X, features, encoding) -> dict:
             "label_column": args.label, "label_mapping": mapping}
 
 
+# the options of the interval commands that not every method takes: flag -> parameter name
+_METHOD_OPTIONS = {"--resamples": "n_resamples", "--alpha-n": "alpha_n", "--jobs": "n_jobs",
+                   "--scheduler": "scheduler", "--exact-distribution": "exact_distribution",
+                   "--max-nodes": "max_nodes", "--time-limit": "time_limit",
+                   "--replicate-time-limit": "replicate_time_limit"}
+
+
+def _given_options(args) -> dict:
+    """The method options the user gave on the command line: {flag: value} (defaults left out)."""
+    given = {}
+    for flag, param in _METHOD_OPTIONS.items():
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is not None and value is not False:
+            given[flag] = value
+    return given
+
+
+def _per_method_options(args, methods) -> dict:
+    """{method: {parameter: value}}: every given option goes to every chosen method that takes
+    it; an option that none of them takes is an error (it would otherwise be ignored)."""
+    per = {m: {} for m in methods}
+    for flag, value in _given_options(args).items():
+        param = _METHOD_OPTIONS[flag]
+        takers = [m for m in methods if param in get_method(m).parameters]
+        if not takers:
+            users = [m for m in method_names() if param in get_method(m).parameters]
+            raise CLIError(f"{flag} is used by {', '.join(users) or 'no method'}, and none of the chosen methods "
+                           f"({', '.join(methods)}) takes it; drop it or add a method that uses it.")
+        for m in takers:
+            per[m][param] = value
+    if "cud" in per:
+        per["cud"].setdefault("n_resamples", DEFAULT_RESAMPLES)
+        per["cud"]["progress"] = _show_progress(args)
+    return per
+
+
 def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
+    per = _per_method_options(args, args.methods)
     results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
                         pos_label=args.pos_label, loss=args.loss,
-                        cud_options={"n_resamples": args.resamples, "alpha_n": args.alpha_n, "n_jobs": args.jobs,
-                                     "scheduler": args.scheduler, "exact_distribution": args.exact_distribution,
-                                     "progress": _show_progress(args)})
+                        **{f"{m}_options": opts for m, opts in per.items() if opts})
     _, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
     w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
@@ -279,12 +318,14 @@ def _show_progress(args) -> bool:
 
 def _compute(X, y, args, *, basis, seed, pos_label=None):
     """cud_interval with the options shared by every command."""
+    resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     if sys.stderr.isatty():
-        print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {args.resamples}) ...", file=sys.stderr)
-    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=args.resamples,
-                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=args.jobs,
+        print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {resamples}) ...", file=sys.stderr)
+    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=resamples,
+                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=1 if args.jobs is None else args.jobs,
                         scheduler=args.scheduler, exact_distribution=args.exact_distribution,
-                        max_nodes=args.max_nodes, time_limit=args.time_limit, progress=_show_progress(args))
+                        max_nodes=args.max_nodes, time_limit=args.time_limit,
+                        replicate_time_limit=args.replicate_time_limit, progress=_show_progress(args))
 
 
 # --------------------------------------------------------------------------- output
@@ -333,6 +374,9 @@ def _format_report(result, context, extra=()) -> str:
                       f"({summary['not_exact'] - summary['solver_failures']} stopped by a budget, "
                       f"{summary['solver_failures']} by solver failures): the interval is valid but may be "
                       f"wider than the exact one."]
+        if result.upper_gap > 0:
+            lines.append(f"  The exact interval's upper end lies in [{min(1.0, high - result.upper_gap):.4f}, "
+                         f"{high:.4f}]" + (" (the time budget ran out)." if summary["out_of_time"] else "."))
     return "\n".join(lines)
 
 
@@ -536,8 +580,9 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--level", type=float, default=0.95, metavar="LEVEL",
                         help="confidence level, strictly between 0 and 1 (default 0.95)")
-    common.add_argument("--resamples", type=int, default=500, metavar="B",
-                        help="number of bootstrap resamples B (default 500)")
+    common.add_argument("--resamples", type=int, default=None, metavar="B",
+                        help=f"number of bootstrap resamples B (default {DEFAULT_RESAMPLES} for CUD; with --methods, "
+                             f"given to every method that resamples: cud, bs1, bs2)")
     common.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
                         help="scale alpha_n of the neighbourhood (default n, the sample size)")
     common.add_argument("--loss", type=_loss_spec, default="squared", metavar="LOSS",
@@ -548,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--plot", default=None, metavar="FILE.png",
                         help="also draw the result to this image file: the replicate distribution behind a CUD "
                              "interval, or a forest plot of several methods (needs matplotlib)")
-    common.add_argument("--jobs", type=_jobs_spec, default=1, metavar="N",
+    common.add_argument("--jobs", type=_jobs_spec, default=None, metavar="N",
                         help="worker processes for the bootstrap replicates (default 1; -1 = all cores); "
                              "the result does not depend on it")
     common.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -560,7 +605,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="node budget of each replicate's search; a replicate cut short keeps a certified "
                              "upper bound and the interval is flagged conservative (default: none)")
     common.add_argument("--time-limit", type=_positive(float, "--time-limit"), default=None, metavar="SECONDS",
-                        help="time budget of each replicate's search, as --max-nodes (default: none)")
+                        help="time budget of the whole CUD interval: spent on the replicates that decide it; when "
+                             "it runs out, a certified (conservative) interval is returned at once, with how far "
+                             "its upper end could still move (default: none)")
+    common.add_argument("--replicate-time-limit", type=_positive(float, "--replicate-time-limit"), default=None,
+                        metavar="SECONDS", help="time budget of each replicate's search, as --max-nodes (default: none)")
     common.add_argument("--no-progress", action="store_true",
                         help="no progress bar (shown by default when stderr is a terminal)")
 
@@ -592,7 +641,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="seed of the bootstrap (default: drawn at random and reported)")
     interval.add_argument("--methods", type=_methods_spec, default=("cud",), metavar="M1,M2,...",
                           help="comma-separated interval methods: " + ", ".join(method_names())
-                               + ", or 'all' (default cud; --resamples sets B for CUD only)")
+                               + ", or 'all' (default cud); every option goes to each chosen method that "
+                                 "takes it, and an option none of them takes is an error")
     interval.set_defaults(handler=_interval)
 
     cov = sub.add_parser("coverage", help="run (or resume) a coverage study into an SQLite store",

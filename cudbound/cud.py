@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import time
 
 import numpy as np
 
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_features, check_n_resamples,
-                          check_rng, encode_labels, feature_names)
+                          check_rng, check_scalar, encode_labels, feature_names)
 from .basis import make_basis
 from .design import check_design, reparametrise
 from .engine import ENGINES, ReplicateEngine
@@ -140,8 +141,8 @@ def _cud_iv(X, y, basis, pos_label, raw=False):
 
 def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_level=0.95, n_resamples=500,
                  alpha_n=None, rng=None, pos_label=None, engine="auto", solver=None,
-                 max_nodes=None, time_limit=None, n_jobs=1, exact_distribution=False, progress=False,
-                 scheduler=None) -> CUDResult:
+                 max_nodes=None, time_limit=None, replicate_time_limit=None, n_jobs=1, exact_distribution=False,
+                 progress=False, scheduler=None) -> CUDResult:
     """CUD confidence set for the generalization error of a linear-in-basis classifier.
 
     Fits beta_hat by minimising ``loss`` on ``basis(X)``, draws ``n_resamples``
@@ -173,8 +174,15 @@ def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_leve
     pos_label : the label value of the positive class (+1), when needed.
     engine : 'auto', 'python' or 'cvxpy'; solver : the cvxpy solver of the generic path (default
         None: ECOS for quadratic losses and losses with derivatives, CLARABEL for the others).
-    max_nodes, time_limit : optional per-replicate budgets; a replicate cut short keeps a
+    max_nodes : optional node budget of each replicate's search; a replicate cut short keeps a
         certified upper bound and the result is flagged ``conservative``.
+    time_limit : optional budget in seconds for the whole interval (fit included). The searches
+        spend it on the replicates whose bounds straddle Q_hat (``cudbound.quantile``); when it
+        runs out, the result is returned at once (a small overhead after ``time_limit``) with the
+        certified upper side of Q_hat: an interval never narrower than the exact one, flagged
+        ``conservative`` unless the bounds had already met, and ``upper_gap`` says how far its
+        upper end could still move in.
+    replicate_time_limit : optional budget in seconds of each replicate's search (as ``max_nodes``).
     n_jobs : int, number of worker processes for the replicates (default 1; -1 = all cores).
         Replicates are handed out one at a time to the next free worker. All count vectors
         are drawn from ``rng`` before any work is shared out, so the result is identical
@@ -207,12 +215,15 @@ def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_leve
     True
     """
     t0 = time.perf_counter()
+    _budgets_iv(max_nodes, time_limit, replicate_time_limit)
+    started = time.time()
     basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
     design, labels, encoding, basis = _cud_iv(X, y, basis, pos_label, raw=mapping is not None)
     res = cud_from_design(design, labels, loss=loss, confidence_level=confidence_level, n_resamples=n_resamples,
                           alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
-                          time_limit=time_limit, n_jobs=n_jobs, exact_distribution=exact_distribution,
-                          progress=progress, scheduler=scheduler)
+                          time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),
+                          replicate_time_limit=replicate_time_limit, n_jobs=n_jobs,
+                          exact_distribution=exact_distribution, progress=progress, scheduler=scheduler)
     res.details.update(basis=repr(basis), label_encoding=encoding)
     names = feature_names(X)
     if names is not None:
@@ -237,8 +248,16 @@ def _fitted_iv(fitted, design, labels, loss):
     return fitted
 
 
-def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
-                   n_jobs):
+def _budgets_iv(max_nodes, time_limit, replicate_time_limit):
+    """The three budgets: positive numbers or None (``time_limit`` may be 0 only internally)."""
+    SearchOptions(max_nodes=max_nodes, time_limit=replicate_time_limit)
+    if time_limit is not None:
+        check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0, include_boundaries="neither",
+                     hint=" (seconds for the whole interval; None: no limit)")
+
+
+def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes,
+                   replicate_time_limit, n_jobs):
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
     option check of ``"cud"`` runs it on a stand-in design)."""
     Phi, labels = _design_iv(design, y)
@@ -248,13 +267,14 @@ def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng,
     gen = check_rng(rng)
     if engine not in ENGINES:
         raise ValueError(f"`engine` must be one of {ENGINES}; got {engine!r}.")
-    options = _search_options(None, max_nodes, time_limit)
+    options = _search_options(None, max_nodes, replicate_time_limit)
     return Phi, labels, loss, alpha, level, B, gen, options, check_n_jobs(n_jobs)
 
 
 def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resamples=500, alpha_n=None,
                     rng=None, fitted=None, engine="auto", solver=None, max_nodes=None, time_limit=None,
-                    n_jobs=1, exact_distribution=False, progress=False, scheduler=None) -> CUDResult:
+                    replicate_time_limit=None, n_jobs=1, exact_distribution=False, progress=False,
+                    scheduler=None) -> CUDResult:
     """The CUD confidence set on a design matrix: :func:`cud_interval` after the basis.
 
     ``design`` is the (n, p) basis matrix Phi (full column rank, intercept column included
@@ -265,8 +285,13 @@ def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resam
     This is the ``"cud"`` entry of the interval registry (:mod:`cudbound.registry`).
     """
     t0 = time.perf_counter()
+    if time_limit is not None:
+        check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0, include_boundaries="left",
+                     hint=" (seconds for the whole interval; None: no limit)")
+    deadline = None if time_limit is None else time.time() + float(time_limit)
     Phi, labels, loss, alpha, level, B, gen, options, jobs = _cud_design_iv(
-        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit, n_jobs)
+        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, replicate_time_limit,
+        n_jobs)
     fit = _fitted_iv(fitted, Phi, labels, loss)
     n = Phi.shape[0]
     centre = fit.train_error
@@ -277,17 +302,34 @@ def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resam
     try:
         with ReplicateRunner(fit.rep.Z, labels, fit.loss_z, counts, fit.gamma, alpha, engine=engine, solver=solver,
                              n_jobs=jobs, scheduler=scheduler) as runner:
-            out = order_statistic(runner, B, k, options, exact_distribution=exact_distribution, progress=bar)
+            out = order_statistic(runner, B, k, options, exact_distribution=exact_distribution, progress=bar,
+                                  deadline=deadline, on_bounds=_show_bounds(bar, centre, deadline))
     finally:
         if bar is not None:
             bar.close()
     q_hat = out.value
     ci = ConfidenceInterval(max(0.0, centre - q_hat), min(1.0, centre + q_hat))
+    stats = SearchStats.from_records(out.records, lower=out.lower, decided=out.decided,
+                                     half_width_lower=out.lower_value, out_of_time=out.out_of_time)
     return CUDResult(confidence_interval=ci, confidence_level=level, centre=centre, half_width=q_hat,
-                     bootstrap_distribution=out.upper, coef=fit.coef, alpha_n=alpha,
-                     stats=SearchStats.from_records(out.records, lower=out.lower, decided=out.decided),
+                     bootstrap_distribution=out.upper, coef=fit.coef, alpha_n=alpha, stats=stats,
                      n_samples=n, seconds=time.perf_counter() - t0,
                      details={"loss": loss.name, "basis": "design", "label_encoding": None})
+
+
+def _show_bounds(bar, centre, deadline):
+    """After each refinement round, the certified interval so far (and the time left) on the bar."""
+    if bar is None:
+        return None
+
+    def show(a, c):
+        text = f"certified [{max(0.0, centre - c):.3f}, {min(1.0, centre + c):.3f}]" if math.isfinite(c) else ""
+        if a < c and math.isfinite(c):
+            text += f", exact upper end >= {min(1.0, centre + a):.3f}"
+        if deadline is not None:
+            text += f", {max(0.0, deadline - time.time()):.0f} s of budget left"
+        bar.set_postfix_str(text, refresh=True)
+    return show
 
 
 def _progress_bar(progress, total):

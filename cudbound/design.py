@@ -37,7 +37,7 @@ import numpy as np
 import scipy.linalg
 
 from ._validation import check_features
-from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides)
+from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides, same_math)
 
 __all__ = ["Reparametrisation", "reparametrise", "check_design", "RankDeficientError", "RANK_RTOL"]
 
@@ -129,7 +129,7 @@ def _is_margin_loss(loss: Loss) -> bool:
     The built-in unpenalised losses, and any user loss written through the pointwise pair
     only (``pointwise`` / ``cvxpy_pointwise`` / ``derivatives``).
     """
-    if type(loss) in _MARGIN_TYPES:
+    if any(same_math(loss, cls) for cls in _MARGIN_TYPES):
         return True
     if isinstance(loss, RidgeLoss):
         return False

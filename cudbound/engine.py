@@ -37,11 +37,12 @@ fallback that another solver resolves leaves the replicate exact; ``status`` is
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
 
-from .losses import HingeLoss
+from .losses import HingeLoss, same_math
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, SearchOptions, SearchOutcome, branch_and_bound
 from .search.core import SearchContext, compiled_replicate
@@ -94,8 +95,9 @@ class ReplicateEngine:
             Zu, group = np.unique(np.asarray(design, dtype=np.float64), axis=0, return_inverse=True)
             self._rows = (np.ascontiguousarray(Zu), np.ascontiguousarray(group.ravel(), dtype=np.int64),
                           np.ascontiguousarray(y, dtype=np.float64))
-        # the plain hinge loss (exact type, as HingeLoss.minimiser): certified compiled simplex, cvxpy fallback
-        self._lp = HingeLPNodeSolver(loss, design, y) if engine != "cvxpy" and type(loss) is HingeLoss else None
+        # the plain hinge loss (whatever its class, if it computes HingeLoss's loss): certified
+        # compiled simplex, cvxpy fallback
+        self._lp = HingeLPNodeSolver(loss, design, y) if engine != "cvxpy" and same_math(loss, HingeLoss) else None
         self._smooth = None
         if engine != "cvxpy" and not loss.is_quadratic and loss.has_derivatives:
             self._smooth = SmoothNodeSolver(loss, design, y)
@@ -141,6 +143,14 @@ class ReplicateEngine:
         """
         t0 = time.perf_counter()
         self._fallbacks = 0
+        if options.deadline is not None:
+            left = options.deadline - time.time()
+            if left <= 0.0:
+                # the interval's budget is spent: the trivial certified bound, no search
+                return SearchOutcome(value=trivial_bound(counts), lower=0.0, status="budget",
+                                     seconds=time.perf_counter() - t0)
+            limit = left if options.time_limit is None else min(options.time_limit, left)
+            options = dataclasses.replace(options, time_limit=limit, deadline=None)
         try:
             out = self._search(counts, beta_hat, alpha_n, options, record_tree)
         except SOLVER_ERRORS:

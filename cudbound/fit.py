@@ -34,7 +34,7 @@ import numpy as np
 import scipy.linalg
 
 from .design import Reparametrisation, reparametrise as _reparametrise
-from .losses import LOSSES, DEFAULT_RIDGE, HingeLoss, Loss, NoMinimiserError, RidgeLoss
+from .losses import LOSSES, DEFAULT_RIDGE, HingeLoss, Loss, NoMinimiserError, RidgeLoss, same_math
 from .optim.smooth import SeparationUnknown, polish_smooth, separation
 from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
 from .optim.qp import polish_hinge, positive_definite
@@ -208,7 +208,7 @@ def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None 
                                f"(are the data nearly separable? a ridge-penalised loss always has one).")
     if status != cp.OPTIMAL:
         raise RuntimeError(f"fitting the {loss.name} loss failed (solver status {status!r}).")
-    if type(getattr(loss, "base", None)) is HingeLoss and hasattr(loss, "penalty_matrix"):
+    if same_math(getattr(loss, "base", None), HingeLoss) and hasattr(loss, "penalty_matrix"):
         # hinge + a positive definite penalty: a QP whose exact minimiser is read off the
         # solver's active set and certified (the interior-point answer is ~1e-5 off)
         exact = polish_hinge(y[:, None] * design, w / n, loss.penalty_matrix(design), beta)

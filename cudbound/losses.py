@@ -54,7 +54,7 @@ import numpy as np
 
 from ._validation import check_scalar
 
-__all__ = ["Loss", "SquaredLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "RidgeLoss", "FunctionLoss",
+__all__ = ["Loss", "same_math", "SquaredLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "RidgeLoss", "FunctionLoss",
            "NoMinimiserError", "get_loss", "LOSSES", "DEFAULT_RIDGE"]
 
 DEFAULT_RIDGE = 0.1
@@ -67,6 +67,24 @@ class NoMinimiserError(ValueError):
 
 def _overrides(obj, name: str) -> bool:
     return getattr(type(obj), name, None) is not getattr(Loss, name, None)
+
+
+_DEFINING = ("pointwise", "cvxpy_pointwise", "value", "expression", "derivatives", "gradient", "hessian",
+             "quadratic_form", "minimiser", "penalty_mask", "penalty_matrix", "unpenalised_directions")
+
+
+def same_math(loss, cls) -> bool:
+    """True when ``loss`` is a ``cls`` whose every loss-defining method is ``cls``'s own.
+
+    The engine chooses its solvers by what a loss is, not by its exact class: a subclass
+    that only renames a loss or adds attributes keeps the fast paths of its parent, while
+    one that redefines the loss itself (its value, derivatives, cvxpy form, penalty, ...)
+    gets the generic ones.
+    """
+    if not isinstance(loss, cls):
+        return False
+    t = type(loss)
+    return all(getattr(t, name, None) is getattr(cls, name, None) for name in _DEFINING)
 
 
 class Loss(abc.ABC):

@@ -35,11 +35,19 @@ restart instead; either way the decisions, and so the interval, are the same.
 A user budget (``max_nodes``, ``time_limit``) still applies to each search; a replicate it
 stops keeps its certified bound, and if such replicates leave Q_hat undecided, the upper
 side k-th(up) is returned (conservative).
+
+A budget for the whole computation (``deadline``, a moment of ``clock``) is spent where it
+moves Q_hat: every round searches only the replicates that still straddle the bracket. The
+deadline goes into every search (``SearchOptions.deadline``: a search running then stops with
+its certified bound, one not yet started returns the trivial bound max|C| / n), and no round
+starts after it. The result is then k-th(up), certified (never below the exact Q_hat), with
+k-th(lo) beside it: the exact Q_hat lies between the two (``QuantileOutcome.lower_value``).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import time
 
 import numpy as np
 
@@ -68,6 +76,8 @@ class QuantileOutcome:
     upper: np.ndarray            # per replicate: a certified bound >= Q^(b)
     records: list                # per replicate: SearchOutcome with nodes etc. summed over rounds
     rounds: int
+    lower_value: float = math.nan  # k-th smallest of ``lower``: the exact Q_hat is in [lower_value, value]
+    out_of_time: bool = False      # the deadline stopped the computation
 
 
 def _merge(old: SearchOutcome | None, new: SearchOutcome) -> SearchOutcome:
@@ -82,15 +92,21 @@ def _merge(old: SearchOutcome | None, new: SearchOutcome) -> SearchOutcome:
 
 
 def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False,
-                    first_budget: int = FIRST_BUDGET, progress=None) -> QuantileOutcome:
+                    first_budget: int = FIRST_BUDGET, progress=None, deadline: float | None = None,
+                    clock=time.time, on_bounds=None) -> QuantileOutcome:
     """The k-th smallest replicate supremum.
 
     ``run(indices, options_list, on_done)`` searches the replicates ``indices`` with the given
     SearchOptions (one per index) and returns their SearchOutcomes in that order, calling
     ``on_done(index, outcome)`` as each finishes (for progress). ``options`` holds the user's
     budgets and switches. ``progress``: an object with ``update(n)`` and ``n``/``refresh()``
-    (a tqdm bar), or None.
+    (a tqdm bar), or None. ``deadline``: the moment of ``clock`` (default ``time.time``) by which
+    to return (module docstring). ``on_bounds(a, c)``: called after every round with the
+    bracket k-th(lo) <= Q_hat <= k-th(up) (for a progress display).
     """
+    if deadline is not None and clock is time.time:
+        # the searches read the same clock (another clock, in tests, times the rounds only)
+        options = dataclasses.replace(options, deadline=float(deadline))
     lo = np.zeros(B)
     up = np.full(B, np.inf)
     records: list = [None] * B
@@ -124,14 +140,24 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
         for i, out in zip(idx, outs):
             final[i] = True
         Q = up.copy()
-        return QuantileOutcome(kth_smallest(Q, k), bool(np.all(lo == up) or kth_smallest(lo, k) >= kth_smallest(up, k)),
-                               lo, up, records, 1)
+        a, c = kth_smallest(lo, k), kth_smallest(up, k)
+        return QuantileOutcome(c, bool(np.all(lo == up) or a >= c), lo, up, records, 1, lower_value=min(a, c),
+                               out_of_time=deadline is not None and clock() >= deadline)
 
     budget = first_budget
     todo = np.arange(B)
     rounds = 0
     saved: dict = {}  # replicate -> SearchState of its budget-stopped search, to be resumed
     while True:
+        if deadline is not None and rounds > 0 and clock() >= deadline:
+            # out of time: the upper side is certified, the exact Q_hat is at least the lower side;
+            # a replicate the refinement's budget cut is "bounded" if it is resolved, else "budget"
+            a, c = state["a"], state["c"]
+            resolved = final | (up < a) | (lo > c)
+            for i in np.flatnonzero(~stopped):
+                if records[i].status in ("budget", "bounded"):
+                    records[i].status = "bounded" if resolved[i] else "budget"
+            return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds, lower_value=min(a, c), out_of_time=True)
         cap = budget if options.max_nodes is None else min(budget, options.max_nodes)
         a, c = state["a"], state["c"]
         opts = dataclasses.replace(options, max_nodes=cap,
@@ -151,6 +177,8 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
                 held += kept.nbytes
         a, c = kth_smallest(lo, k), kth_smallest(up, k)
         state["a"], state["c"] = a, c
+        if on_bounds is not None:
+            on_bounds(a, c)
         resolved = final | (up < a) | (lo > c)
         if progress is not None:
             newly = resolved & ~state["resolved"]
@@ -162,7 +190,8 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
                 if records[i].status == "budget":  # cut by the refinement's own budget, then resolved
                     records[i].status = "bounded"
             # when only user-stopped replicates straddle Q_hat, the upper side is certified
-            return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds)
+            return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds, lower_value=min(a, c),
+                                   out_of_time=deadline is not None and clock() >= deadline and a < c)
         todo = np.flatnonzero(~resolved)
         saved = {i: st for i, st in saved.items() if not resolved[i]}
         budget *= 4

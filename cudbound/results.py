@@ -153,6 +153,8 @@ class SearchStats:
     fallbacks: np.ndarray | None = None
     lower: np.ndarray | None = None
     decided: bool = True
+    half_width_lower: float | None = None   # the exact Q-hat is at least this (k-th smallest of ``lower``)
+    out_of_time: bool = False                # the interval's time budget ran out
 
     def __post_init__(self):
         if self.fallbacks is None:
@@ -161,14 +163,18 @@ class SearchStats:
     _PER_REPLICATE = ("nodes", "solves", "pruned", "realisability_checks", "screened", "seconds", "status")
 
     @classmethod
-    def from_records(cls, records, *, lower=None, decided: bool = True) -> "SearchStats":
+    def from_records(cls, records, *, lower=None, decided: bool = True, half_width_lower=None,
+                     out_of_time: bool = False) -> "SearchStats":
         """Statistics of B search records (``SearchOutcome``), with the per-replicate lower
-        bounds and whether the order statistic was decided (``cudbound.quantile``)."""
+        bounds, whether the order statistic was decided, the lower side of its bracket and
+        whether the time budget ran out (``cudbound.quantile``)."""
         cols = {name: [getattr(rec, name) for rec in records] for name in cls._PER_REPLICATE}
         arrays = {k: np.asarray(v, dtype=object if k == "status" else None) for k, v in cols.items()}
         fallbacks = np.asarray([getattr(rec, "fallbacks", 0) for rec in records], dtype=int)
         low = None if lower is None else np.asarray(lower, dtype=float)
-        return cls(**arrays, fallbacks=fallbacks, lower=low, decided=bool(decided))
+        hwl = None if half_width_lower is None or not np.isfinite(half_width_lower) else float(half_width_lower)
+        return cls(**arrays, fallbacks=fallbacks, lower=low, decided=bool(decided), half_width_lower=hwl,
+                   out_of_time=bool(out_of_time))
 
     @property
     def n_inexact(self) -> int:
@@ -203,6 +209,7 @@ class SearchStats:
             "budget_stops": int(np.sum(self.status == "budget")),
             "fallbacks_total": self.fallbacks_total,
             "replicates_with_fallbacks": int(np.sum(self.fallbacks > 0)),
+            "out_of_time": self.out_of_time,
         }
 
 
@@ -285,6 +292,16 @@ class CUDResult(IntervalResult):
     def fallbacks(self) -> int:
         return self.stats.fallbacks_total
 
+    @property
+    def upper_gap(self) -> float:
+        """How far the upper end could still move in: the certified half-width Q-hat minus the
+        largest value the searches proved the exact Q-hat reaches (0 when Q-hat is exact; more
+        when a budget cut the computation short: the exact interval's upper end then lies in
+        [``high - upper_gap``, ``high``])."""
+        if self.stats.decided or self.stats.half_width_lower is None:
+            return 0.0
+        return float(max(0.0, self.half_width - self.stats.half_width_lower))
+
     def plot(self, ax=None, bins=30):
         """Histogram of the replicate suprema with Q_hat and the interval marked
         (:func:`cudbound.plotting.plot_replicates`); needs matplotlib."""
@@ -306,6 +323,7 @@ class CUDResult(IntervalResult):
             "n_resamples": self.n_resamples,
             "coef": [float(c) for c in self.coef],
             "conservative": self.conservative,
+            "upper_gap": self.upper_gap,
             "fallbacks": self.fallbacks,
             "search": self.stats.summary(),
         })

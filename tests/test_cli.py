@@ -298,7 +298,7 @@ def test_plot_option_writes_an_image_for_one_method_and_for_several(capsys, tmp_
     assert code == 0, err
     assert one.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert re.search(r"\n  plot\s+" + re.escape(str(one)), out)
-    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST,
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1,
                          "--methods", "kohavi,yang", "--plot", many, "--json")
     assert code == 0, err
     assert json.loads(out)["plot"] == str(many) and many.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -356,3 +356,37 @@ def test_a_system_failure_is_one_line_and_exit_status_1(capsys, monkeypatch, err
     code, out, err = run(capsys, "demo")
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and err.startswith("cudbound: error: ") and fragment in err, err
+
+
+def test_several_methods_forward_every_budget(capsys, yes_no_csv):
+    """--max-nodes and --time-limit reach CUD when other methods are chosen too (issue 28): the
+    same conservative interval as CUD alone under the same budget."""
+    base = ("interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 3, "--resamples", 20, "--json")
+    alone = json.loads(run(capsys, *base, "--max-nodes", 1)[1])["results"][0]
+    code, out, err = run(capsys, *base, "--max-nodes", 1, "--methods", "cud,kohavi")
+    assert code == 0, err
+    both = json.loads(out)["results"][0]
+    assert both["conservative"] and alone["conservative"]
+    assert (both["low"], both["high"]) == (alone["low"], alone["high"])
+    spent = json.loads(run(capsys, *base, "--time-limit", 1e-9, "--methods", "cud,kohavi")[1])["results"][0]
+    assert spent["conservative"] and spent["search"]["out_of_time"] and spent["upper_gap"] > 0
+
+
+@pytest.mark.parametrize("flag, value", [("--max-nodes", 5), ("--time-limit", 3), ("--alpha-n", 10),
+                                         ("--replicate-time-limit", 3), ("--exact-distribution", None)])
+def test_an_option_no_chosen_method_takes_is_an_error(capsys, yes_no_csv, flag, value):
+    extra = (flag,) if value is None else (flag, value)
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1,
+                         "--methods", "kohavi,yang", *extra)
+    assert code == 2 and out == "", err
+    assert flag in err and "cud" in err and err.count("\n") == 1, err
+
+
+def test_resamples_reach_every_resampling_method(capsys, yes_no_csv):
+    from cudbound import intervals
+    base = ("interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 4, "--json")
+    got = json.loads(run(capsys, *base, "--resamples", 30, "--methods", "cud,bs1")[1])["results"]
+    X, y, _ = read_csv(yes_no_csv, "outcome")
+    want = intervals(X, y, methods=["cud", "bs1"], rng=4, cud_options={"n_resamples": 30},
+                     bs1_options={"n_resamples": 30})
+    assert [(r["low"], r["high"]) for r in got] == [(r.low, r.high) for r in want]

@@ -131,3 +131,79 @@ def test_resumed_refinement_gives_the_interval_of_restarts_with_fewer_nodes(monk
     restarted = cudbound.cud_interval(X, y, **kw)
     assert resumed.confidence_interval == restarted.confidence_interval == full.confidence_interval
     assert np.sum(resumed.stats.nodes) < np.sum(restarted.stats.nodes)
+
+
+# ------------------------------------------------------------------ a budget for the whole interval
+class _Clock:
+    """A clock that moves only when told: the deadline passes after ``rounds`` refinement rounds."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.mark.parametrize("seed, rounds", [(1, 1), (2, 1), (2, 2), (3, 3)])
+def test_interval_budget_returns_a_certified_bracket(seed, rounds):
+    """Out of time after ``rounds`` rounds (an injected clock: no timing involved), the result is
+    the upper side of the bracket, never below the exact Q_hat, and the lower side never above it."""
+    from cudbound.fit import fit_classifier
+    from cudbound.losses import get_loss
+    from cudbound.resampling import draw_counts
+    from cudbound.workers import ReplicateRunner
+
+    X, y = _noisy(40, 4, seed)
+    design = np.column_stack([np.ones(len(y)), X])
+    fit = fit_classifier(design, y, get_loss("logistic"))
+    B, k = 60, 57
+    counts = draw_counts(len(y), B, np.random.default_rng(seed))
+    clock = _Clock()
+    seen = []
+
+    def after_round(a, c):
+        seen.append((a, c))
+        if len(seen) >= rounds:
+            clock.now = 10.0  # the deadline (1.0) has passed
+
+    with ReplicateRunner(fit.rep.Z, y, fit.loss_z, counts, fit.gamma, float(len(y))) as runner:
+        exact = order_statistic(runner, B, k, SearchOptions(), exact_distribution=True)
+        cut = order_statistic(runner, B, k, SearchOptions(), first_budget=8, deadline=1.0, clock=clock,
+                              on_bounds=after_round)
+    assert exact.decided
+    assert cut.rounds == min(rounds, cut.rounds) and cut.rounds <= rounds
+    assert cut.value >= exact.value - 1e-12
+    assert cut.lower_value <= exact.value + 1e-12
+    assert cut.decided == (cut.lower_value >= cut.value)
+    assert cut.out_of_time or cut.decided
+    if not cut.decided:
+        assert any(r.status == "budget" for r in cut.records)
+
+
+def test_spent_interval_budget_gives_the_trivial_bounds_and_a_wider_interval():
+    """A budget that is spent before the first search (no timing involved: 1 microsecond is over
+    once the fit is done): every replicate keeps max|C| / n, the interval contains the exact one."""
+    from cudbound.engine import trivial_bound
+    from cudbound.resampling import draw_counts
+
+    X, y = _noisy(30, 3, 4)
+    exact = cudbound.cud_interval(X, y, loss="logistic", n_resamples=40, rng=2)
+    cut = cudbound.cud_interval(X, y, loss="logistic", n_resamples=40, rng=2, time_limit=1e-6)
+    counts = draw_counts(30, 40, np.random.default_rng(2))
+    np.testing.assert_allclose(cut.bootstrap_distribution, [trivial_bound(c) for c in counts])
+    assert cut.conservative and cut.stats.out_of_time
+    assert cut.low <= exact.low and cut.high >= exact.high
+    assert cut.upper_gap == pytest.approx(cut.half_width - cut.stats.half_width_lower)
+    assert cut.half_width - cut.upper_gap <= exact.half_width + 1e-12
+    assert exact.upper_gap == 0.0 and not exact.stats.out_of_time
+    assert cut.to_dict()["upper_gap"] == cut.upper_gap
+
+
+def test_replicate_time_limit_is_the_per_replicate_budget():
+    X, y = _noisy(30, 3, 5)
+    res = cudbound.cud_interval(X, y, n_resamples=20, rng=1, replicate_time_limit=60.0)
+    assert not res.conservative
+    with pytest.raises(ValueError, match="time_limit"):
+        cudbound.cud_interval(X, y, n_resamples=20, rng=1, time_limit=-1.0)
+    with pytest.raises(ValueError, match="time_limit"):
+        cudbound.cud_interval(X, y, n_resamples=20, rng=1, replicate_time_limit=0.0)

@@ -73,7 +73,7 @@ from .._validation import check_features, check_rng, check_scalar, encode_labels
 from ..basis import make_basis
 from ..design import check_design, reparametrise
 from ..fit import fit_coefficients, predict_signs
-from ..losses import Loss, SquaredLoss, get_loss
+from ..losses import Loss, SquaredLoss, get_loss, same_math
 from ..resampling import draw_counts, fold_assignments
 
 __all__ = [
@@ -227,7 +227,7 @@ class _Refitter:
     def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss):
         self.design, self.y, self.loss = design, y, loss
         n, p = design.shape
-        if type(loss) is SquaredLoss:
+        if same_math(loss, SquaredLoss):
             self.kind = "squared"
             self._outer = (design[:, :, None] * design[:, None, :]).reshape(n, p * p)
             self._yphi = design * y[:, None]

@@ -691,7 +691,7 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
               np.ascontiguousarray(obj.yo, dtype=np.float64), np.ascontiguousarray(obj.wn, dtype=np.float64),
               np.ascontiguousarray(obj.pen, dtype=np.float64), int(smooth.max_iter))
     else:
-        sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros(p), 0)
+        sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0)
     if lazy is None:
         lazy = kind != KIND_QP
     shape = (P.shape[0], p, int(lp_args[3]), bool(lazy))
@@ -749,7 +749,7 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, max_
     upper, best, status, nodes, solves, pruned, real, fallbacks, undecided, out_state = _search(
         P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, beta_u, L_u, L_u, 0, True, H, Hinv, beta_u, L_u,
         np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_),
-        0, (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros(p), 0), key, max_nodes, time_limit, use_flip,
+        0, (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0), key, max_nodes, time_limit, use_flip,
         branching, floor, stop_above, False, False, False, resume, state)
     return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks, out_state, mf
 

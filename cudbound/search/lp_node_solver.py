@@ -65,7 +65,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..losses import HingeLoss
+from ..losses import HingeLoss, same_math
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["HingeLPNodeSolver", "HingeBasis", "certify"]
@@ -489,7 +489,7 @@ class HingeLPNodeSolver(NodeSolver):
     """
 
     def __init__(self, loss, design, y, *, max_iter=None):
-        if type(loss) is not HingeLoss:
+        if not same_math(loss, HingeLoss):
             raise ValueError("HingeLPNodeSolver solves the plain hinge loss only")
         self.loss = loss
         self.design = np.ascontiguousarray(design, dtype=float)

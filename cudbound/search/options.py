@@ -31,6 +31,10 @@ class SearchOptions:
     - branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
     - screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
     - max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
+    - deadline : a moment (``time.time()``, seconds since the epoch) after which no search goes on:
+      the budget of a whole interval (``cud_interval(..., time_limit=T)``). A search still running
+      then stops as at its time limit; one that would start after it returns at once with the
+      trivial certified bound max|C| / n (``engine.trivial_bound``).
     - floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
       and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
     - stop_above : stop as soon as a value above it is attained (status "bounded").
@@ -48,6 +52,7 @@ class SearchOptions:
     time_limit: float | None = None
     floor: float | None = None
     stop_above: float | None = None
+    deadline: float | None = None
     resume: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):

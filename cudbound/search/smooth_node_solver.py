@@ -74,7 +74,8 @@ import numpy as np
 from numba import njit
 from scipy.optimize import nnls
 
-from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss
+from ..design import _PenalisedLoss
+from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
 from .compiled import _gi
 from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
@@ -251,18 +252,21 @@ def _terms(kind, mrg, yi):
 
 @njit(cache=True)
 def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
-    """L(b) = sum_i wn_i l(y_i, phi_i'b) + sum_j pen_j b_j^2 (l logistic or exponential);
+    """L(b) = sum_i wn_i l(y_i, phi_i'b) + b'Q b (l logistic or exponential; Q = ``pen``, a
+    symmetric positive semidefinite p x p penalty: lam on the diagonal of the penalised
+    coefficients for a ridge loss, M'M in orthonormal coordinates, 0 for no penalty);
     with ``want`` also its gradient and Hessian (written into grad, H)."""
     n, p = D.shape
     f = 0.0
-    if want:
-        for j in range(p):
-            grad[j] = 2.0 * pen[j] * b[j]
-            for k in range(p):
-                H[j, k] = 0.0
-            H[j, j] = 2.0 * pen[j]
     for j in range(p):
-        f += pen[j] * b[j] * b[j]
+        qb = 0.0
+        for k in range(p):
+            qb += pen[j, k] * b[k]
+        f += b[j] * qb
+        if want:
+            grad[j] = 2.0 * qb
+            for k in range(p):
+                H[j, k] = 2.0 * pen[j, k] if k <= j else 0.0
     for i in range(n):
         val, d1, d2 = _terms(kind, _margin(D, yo, b, i), yo[i])
         f += wn[i] * val
@@ -405,7 +409,7 @@ def _no_separation_certificate(D, yo, wn, d1, free, G, act, pen, x, cand, thresh
     C = np.zeros((nact, r))
     cn = np.zeros(nact)
     if nact > 0:
-        g = D.T @ (wn * d1) + 2.0 * pen * x
+        g = D.T @ (wn * d1) + 2.0 * (pen @ x)
         GA = np.empty((p, nact))
         for a in range(nact):
             for i in range(p):
@@ -466,13 +470,15 @@ def _no_separation_certificate(D, yo, wn, d1, free, G, act, pen, x, cand, thresh
 
 # ------------------------------------------------------------------------------ the objective
 def _builtin_kind(loss):
-    """(kind, lam) when the loss is a built-in logistic/exponential loss or its RidgeLoss; else None."""
-    lam = 0.0
-    if type(loss) is RidgeLoss:
-        lam, loss = loss.lam, loss.base
+    """(kind, penalised) when the loss is the built-in logistic or exponential loss, alone or
+    plus a quadratic penalty b'Qb (a :class:`~cudbound.losses.RidgeLoss`, or a ridge loss
+    carried to orthonormal coordinates by ``design``); else None. Decided by what the loss
+    computes (:func:`~cudbound.losses.same_math`), not by its exact class."""
+    penalised = same_math(loss, RidgeLoss) or same_math(loss, _PenalisedLoss)
+    base = loss.base if penalised else loss
     for cls, kind in ((LogisticLoss, KIND_LOGISTIC), (ExponentialLoss, KIND_EXPONENTIAL)):
-        if type(loss) is cls:
-            return kind, lam
+        if same_math(base, cls):
+            return kind, penalised
     return None
 
 
@@ -494,12 +500,11 @@ class _Objective:
         self.wn = weights[on] / n
         self.kind = kind
         if kind is not None:
-            k, lam = kind
+            k, penalised = kind
             self.kind_id = k
-            pen = np.zeros(design.shape[1])
-            if lam > 0:
-                pen = lam * loss.penalty_mask(design).astype(float)
-            self.pen = pen
+            p = design.shape[1]
+            pen = np.asarray(loss.penalty_matrix(design), dtype=float) if penalised else np.zeros((p, p))
+            self.pen = np.ascontiguousarray(0.5 * (pen + pen.T))
         self.pointwise = self.is_pointwise(loss)
 
     @staticmethod
@@ -615,7 +620,7 @@ class SmoothNodeSolver(NodeSolver):
         self._dloss = None
         if self._free is not None:
             if self.kind is not None:
-                self._dloss = loss.base if isinstance(loss, RidgeLoss) else loss
+                self._dloss = loss.base if self.kind[1] else loss
             elif _Objective.is_pointwise(loss):
                 self._dloss = loss
         self._norms = np.sqrt(np.einsum("ij,ij->i", self.design, self.design))
@@ -747,7 +752,7 @@ class SmoothNodeSolver(NodeSolver):
             with np.errstate(over="ignore", invalid="ignore"):
                 d1 = self._dloss.derivatives(obj.yo, obj.D @ x)[0]
             d1 = np.ascontiguousarray(np.broadcast_to(np.asarray(d1, dtype=float), obj.yo.shape))
-            pen = np.zeros(len(x))
+            pen = np.zeros((len(x), len(x)))
         if candidates is None:
             cand, threshold = np.zeros(len(obj.yo), dtype=np.bool_), True
         else:
