@@ -46,6 +46,7 @@ from .losses import HingeLoss, same_math
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, SearchOptions, SearchOutcome, branch_and_bound
 from .search.core import SearchContext, compiled_replicate
+from .search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.node_solvers import SOLVER_ERRORS, _checked, _QuadraticReplicate
 from .search.smooth_node_solver import SmoothNodeSolver
@@ -101,6 +102,11 @@ class ReplicateEngine:
         self._smooth = None
         if engine != "cvxpy" and not loss.is_quadratic and loss.has_derivatives:
             self._smooth = SmoothNodeSolver(loss, design, y)
+        # the hinge loss plus a quadratic penalty (hinge_ridge, SVC, LinearSVC): the compiled
+        # primal active-set method, cvxpy fallback
+        self._hinge_qp = None
+        if engine != "cvxpy" and hinge_qp_parts(loss) is not None:
+            self._hinge_qp = HingeQPNodeSolver(loss, design, y)
 
     def _cvxpy_solver(self):
         if self._cvxpy is None:
@@ -121,7 +127,7 @@ class ReplicateEngine:
             solver = _WithFallback(self._active, self._cvxpy_solver)
             root = NodeSolution(quad.L_u, quad.beta_u, (quad.beta_u, [], []))
             return solver, root, quad
-        fast = self._lp if self._lp is not None else self._smooth
+        fast = next((s for s in (self._lp, self._smooth, self._hinge_qp) if s is not None), None)
         if fast is not None:
             fast.set_weights(self._counts)
             solver = _WithFallback(fast, self._cvxpy_solver)
