@@ -11,7 +11,12 @@ The case is one JSON object (argv[1]):
                (the user-defined loss below, given only pointwise and as a cvxpy expression);
 ``basis``      a basis spec (``"linear"``, ``"poly:2"``);
 ``resamples``  B; ``rng``: the seed of the bootstrap; ``core``: the CPU this process is pinned to;
-``warmup``     optional, default true.
+``warmup``     optional, default true;
+``estimator``  optional: a scikit-learn classifier as a Python expression over ``sklearn.svm`` and
+               ``sklearn.linear_model`` (e.g. ``"LogisticRegression()"``), passed as ``estimator=``
+               instead of ``loss`` and ``basis``;
+``time_limit`` optional: passed as ``time_limit=`` (the whole interval's budget since issue 28);
+``n_jobs``     optional, default 1.
 
 Works with any version of ``cudbound`` that has ``cud_interval`` (bcb6719 or later): it passes
 only keyword arguments bcb6719 accepts, plus ``progress=False`` when the signature has it.
@@ -48,7 +53,7 @@ import numpy as np
 
 # bcb6719's cud_interval keywords; later versions accept at least these.
 BEFORE_KWARGS = ("basis", "loss", "confidence_level", "n_resamples", "alpha_n", "rng", "pos_label", "engine",
-                 "solver", "max_nodes", "time_limit", "n_jobs")
+                 "solver", "max_nodes", "time_limit", "n_jobs", "estimator")
 
 
 def emit(obj) -> None:
@@ -184,8 +189,16 @@ def main(argv=None) -> int:
         warm_seconds, warm_note = warm_up(cudbound, loss, X.shape[1])
     emit({"event": "warm", "seconds": warm_seconds, "note": warm_note, **info})
 
-    kw = call_kwargs(cudbound.cud_interval, basis=case.get("basis", "linear"), loss=loss,
-                     n_resamples=int(case["resamples"]), rng=int(case["rng"]), n_jobs=1)
+    model = {"basis": case.get("basis", "linear"), "loss": loss}
+    if case.get("estimator"):
+        import sklearn.linear_model
+        import sklearn.svm
+        names = {**vars(sklearn.svm), **vars(sklearn.linear_model)}
+        model = {"estimator": eval(case["estimator"], {"__builtins__": {}}, names)}  # noqa: S307 - our own case table
+    if case.get("time_limit") is not None:
+        model["time_limit"] = float(case["time_limit"])
+    kw = call_kwargs(cudbound.cud_interval, **model, n_resamples=int(case["resamples"]), rng=int(case["rng"]),
+                     n_jobs=int(case.get("n_jobs", 1)))
     shown_kw = {k: (v if isinstance(v, (str, int, float, bool, type(None))) else type(v).__name__)
                 for k, v in kw.items()}
     out = {"event": "result", **info, "kwargs": shown_kw, "warmup_seconds": warm_seconds, "error": None,
@@ -206,10 +219,13 @@ def main(argv=None) -> int:
     status = np.asarray(stats.status, dtype=object)
     labels, counts = np.unique(status.astype(str), return_counts=True) if status.size else ([], [])
     extra = {}
-    for name in ("conservative", "n_fallbacks", "fallbacks", "exact_distribution"):
+    for name in ("conservative", "n_fallbacks", "fallbacks", "exact_distribution", "upper_gap"):
         value = getattr(res, name, None)
         if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
             extra[name] = value.item() if hasattr(value, "item") else value
+    solves = np.asarray(getattr(stats, "solves", []), dtype=float)
+    extra["solves_total"] = float(solves.sum()) if solves.size else None
+    extra["loss_name"] = res.details.get("loss")
     out.update(seconds=seconds, cpu_seconds=cpu_seconds, interval=[float(res.low), float(res.high)], half_width=float(res.half_width),
                train_error=float(res.train_error), nodes=nodes, nodes_summary=nodes_summary(nodes),
                status_counts={str(k): int(c) for k, c in zip(labels, counts)}, process_peak_mib=max(out["warmup_peak_mib"], peak_mib(), hwm_mib() or 0.0),

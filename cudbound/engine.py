@@ -206,17 +206,19 @@ class ReplicateEngine:
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and quad.positive_definite else None
-        lp = smooth = None
+        lp = smooth = hinge_qp = None
         fallback = self._cvxpy_solver
         if self.engine == "auto" and isinstance(solver, _WithFallback):
             if solver.primary is self._lp:
                 lp = self._lp  # the compiled simplex runs inside the loop
+            elif solver.primary is self._hinge_qp:
+                hinge_qp = self._hinge_qp  # the compiled active-set method runs inside the loop
             elif (solver.primary is self._smooth and self._smooth.kind is not None
                   and self._smooth._root_sep is None):
                 # nothing separable: the compiled SQP runs inside the loop, the full solver backs it up
                 smooth, fallback = self._smooth, lambda: solver
         out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
-                               extra_lower=seed, lp=lp, smooth=smooth, fallback=fallback,
+                               extra_lower=seed, lp=lp, smooth=smooth, hinge_qp=hinge_qp, fallback=fallback,
                                python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
         return out

@@ -26,6 +26,10 @@ Node solvers are pluggable (``kind``):
   ``smooth_node_solver._sqp_compiled``, warm-started from the parent's minimiser; a node it
   does not certify goes to the full :class:`~cudbound.search.smooth_node_solver.SmoothNodeSolver`
   (polishing, then cvxpy) on the Python side.
+- ``KIND_HINGE_QP`` (4): the hinge loss plus a quadratic penalty (``hinge_ridge``): the compiled
+  primal active-set method of ``hinge_qp_node_solver._hinge_qp_node``, warm-started from the
+  parent's minimiser and working sets (kept in the node pool's ``act``: a point k of the
+  resample as k, a fixed free point j as m + j); a node it does not certify goes to cvxpy.
 
 With ``lazy`` a child whose new constraint the parent's minimiser violates (the "flip
 child") is not solved when made: it enters the queue with its parent's minimum plus the flip
@@ -58,11 +62,12 @@ from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_co
                        _heap_pop, _heap_push, _meets, _objective, _replicate_setup, _value_at, _workspace)
 from .lp_node_solver import OPTIMAL, _solve_node
 from .options import SearchOptions, SearchOutcome
+from .hinge_qp_node_solver import _hinge_qp_node
 from .smooth_node_solver import _sqp_compiled
 
-__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
+__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
 
-KIND_QP, KIND_LP, KIND_EXTERNAL, KIND_SMOOTH = 0, 1, 2, 3
+KIND_QP, KIND_LP, KIND_EXTERNAL, KIND_SMOOTH, KIND_HINGE_QP = 0, 1, 2, 3, 4
 STATES = ("open", "pruned", "expanded", "leaf", "unrealisable", "solver_failure")
 _OPEN, _PRUNED, _EXPANDED, _LEAF, _UNREALISABLE, _FAILED = range(6)
 
@@ -453,7 +458,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             mval[c] = mval[v_id]
             fl[c] = 0.0
             solved[c] = True
-            if kind == 0:
+            if kind == 0 or kind == 4:
                 act[c] = act[v_id]
                 nact[c] = nact[v_id]
                 uu[c] = uu[v_id]
@@ -577,6 +582,54 @@ def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu
         st, f, na_ = _sqp_compiled(sm_kind, D, yo, wn, pen, G, gn, beta[c], maxit, act_s)
         if st == 0:
             return 0, f, f
+    elif kind == 4:
+        _, Ah, ch, _, Qh, maxit = sm
+        mA = Ah.shape[0]
+        mf, p = P.shape
+        k = 0
+        pos = np.full(mf, -1, dtype=np.int64)   # free point -> its row of G
+        for i in range(mf):
+            if sgn[c, i] != 0:
+                pos[i] = k
+                k += 1
+        G = np.empty((k, p))
+        for i in range(mf):
+            if sgn[c, i] != 0:
+                G[pos[i]] = P[i] * sgn[c, i]
+        ne0 = 0
+        nw0 = 0
+        for a in range(nact[c]):
+            if act[c, a] < mA:
+                ne0 += 1
+            elif pos[act[c, a] - mA] >= 0:
+                nw0 += 1
+        E0 = np.empty(ne0, dtype=np.int64)
+        W0 = np.empty(nw0, dtype=np.int64)
+        ne0 = 0
+        nw0 = 0
+        for a in range(nact[c]):
+            v = act[c, a]
+            if v < mA:
+                E0[ne0] = v
+                ne0 += 1
+            elif pos[v - mA] >= 0:
+                W0[nw0] = pos[v - mA]
+                nw0 += 1
+        st, f, its, E1, W1 = _hinge_qp_node(Ah, ch, Qh, G, beta[c], maxit, E0, W0)
+        if st == 0:
+            na = 0
+            for v in E1:
+                act[c, na] = v
+                na += 1
+            for q in W1:
+                for i in range(mf):
+                    if pos[i] == q:
+                        act[c, na] = mA + i
+                        na += 1
+                        break
+            nact[c] = na
+            return 0, f, f
+        nact[c] = 0
     else:
         rows, signs = _fixed(sgn[c], prow)
         ok, m, bv, b, h2, fb = _solve_call(key, wh[c], rows, signs, False)
@@ -652,15 +705,16 @@ class SearchState:
 
 
 def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, root_m, root_bv=None,
-               best0=0.0, kind=KIND_EXTERNAL, quad=None, lp=None, smooth=None, context=None, options=None, lazy=None,
-               record=False, python_realise=False):
+               best0=0.0, kind=KIND_EXTERNAL, quad=None, lp=None, smooth=None, hinge_qp=None, context=None,
+               options=None, lazy=None, record=False, python_realise=False):
     """Run the compiled loop on a prepared replicate (``bnb.branch_and_bound`` and the engine call it).
 
     ``quad``: (H, Hinv, beta_u, L_u) of a positive definite quadratic loss (flip-cost bound
     and branching; required by KIND_QP), else None. ``lp``: a set-up
     :class:`~cudbound.search.lp_node_solver.HingeLPNodeSolver` (KIND_LP). ``smooth``: a set-up
     :class:`~cudbound.search.smooth_node_solver.SmoothNodeSolver` of a built-in loss whose
-    resample nothing separates (KIND_SMOOTH). ``context``: the
+    resample nothing separates (KIND_SMOOTH). ``hinge_qp``: a set-up
+    :class:`~cudbound.search.hinge_qp_node_solver.HingeQPNodeSolver` (KIND_HINGE_QP). ``context``: the
     :class:`SearchContext` (entered) for external solves, fallbacks and the tree.
     ``python_realise``: decide every realisability question on the Python side
     (``realisability.realise``: witness points, the feasibility QP, then an LP) instead of
@@ -685,7 +739,10 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
         lp_args = (lp.cols, lp.norms, lp.c, int(lp.m), int(lp.n), root.basis, root.atup, int(lp._max_iter))
     else:
         lp_args = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, _EMPTY_I, _EMPTY_B, 0)
-    if smooth is not None:
+    if hinge_qp is not None:
+        sm = (0, np.ascontiguousarray(hinge_qp.A, dtype=np.float64), np.ascontiguousarray(hinge_qp.c, dtype=np.float64),
+              np.zeros(0), np.ascontiguousarray(hinge_qp.Q, dtype=np.float64), int(hinge_qp._maxit))
+    elif smooth is not None:
         obj = smooth._objective(smooth.counts)
         sm = (int(obj.kind_id), np.ascontiguousarray(obj.D, dtype=np.float64),
               np.ascontiguousarray(obj.yo, dtype=np.float64), np.ascontiguousarray(obj.wn, dtype=np.float64),

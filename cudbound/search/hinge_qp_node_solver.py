@@ -125,13 +125,26 @@ def _cholesky_solve(M, rhs, rel):
 
 
 @njit(cache=True)
+def _quad(Q, x):
+    """x'Q x, without allocating."""
+    v = 0.0
+    p = x.shape[0]
+    for i in range(p):
+        row = 0.0
+        for j in range(p):
+            row += Q[i, j] * x[j]
+        v += x[i] * row
+    return v
+
+
+@njit(cache=True)
 def _objective(A, c, Q, b):
     f = 0.0
     for i in range(A.shape[0]):
         t = 1.0 - np.dot(A[i], b)
         if t > 0.0:
             f += c[i] * t
-    return f + np.dot(b, Q @ b)
+    return f + _quad(Q, b)
 
 
 @njit(cache=True)
@@ -299,6 +312,9 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
         inW[q] = True
         nw += 1
     N = np.zeros((p, p))
+    g = np.empty(p)
+    tk = np.empty(m)
+    ik = np.empty(m, dtype=np.int64)
     for it in range(maxit):
         r = ne + nw
         for j in range(ne):
@@ -308,17 +324,40 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
         Z, rank = _face_basis(N, r, p)
         if rank < r:
             return 1, _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()  # a dependent working set: degenerate, not handled
-        g = 2.0 * (Q @ b)
+        for j in range(p):
+            v = 0.0
+            for q in range(p):
+                v += Q[j, q] * b[q]
+            g[j] = 2.0 * v
         for i in range(m):
             if side[i] < 0 and not inE[i]:
-                g -= c[i] * A[i]
+                for j in range(p):
+                    g[j] -= c[i] * A[i, j]
         dim = Z.shape[1]
         d = np.zeros(p)
         ray = False
         if dim > 0:
-            Hr = Z.T @ (2.0 * Q) @ Z
-            Hr = 0.5 * (Hr + Hr.T)
-            gr = Z.T @ g
+            # Hr = Z'(2Q)Z and gr = Z'g, by loops (p is small)
+            QZ = np.zeros((p, dim))
+            for i in range(p):
+                for j in range(dim):
+                    v = 0.0
+                    for q in range(p):
+                        v += Q[i, q] * Z[q, j]
+                    QZ[i, j] = v
+            Hr = np.empty((dim, dim))
+            gr = np.empty(dim)
+            for i in range(dim):
+                v = 0.0
+                for q in range(p):
+                    v += Z[q, i] * g[q]
+                gr[i] = v
+                for j in range(i + 1):
+                    v = 0.0
+                    for q in range(p):
+                        v += Z[q, i] * QZ[q, j]
+                    Hr[i, j] = 2.0 * v
+                    Hr[j, i] = 2.0 * v
             # positive definite on the face (the usual case): the Newton step by Cholesky
             pd, ur = _cholesky_solve(Hr, -gr, 1e-10)
             if pd:
@@ -341,7 +380,11 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
                         d = Z @ u
                         ray = True
             if pd:
-                d = Z @ ur
+                for i in range(p):
+                    v = 0.0
+                    for j in range(dim):
+                        v += Z[i, j] * ur[j]
+                    d[i] = v
             elif not ray:
                 ur = np.zeros(dim)
                 for j in range(dim):
@@ -357,7 +400,7 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
         slope = np.dot(d, g)
         # no descent left (to rounding): the face minimiser, whatever d's length
         if dn > 0.0 and -slope > 1e-15 * max(1.0, _objective(A, c, Q, b)):
-            kappa = 2.0 * np.dot(d, Q @ d)
+            kappa = 2.0 * _quad(Q, d)
             t_cone = np.inf
             q_cone = -1
             for q in range(k):
@@ -372,8 +415,6 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
                         t_cone = tq
                         q_cone = q
             nb = 0
-            tk = np.empty(m)
-            ik = np.empty(m, dtype=np.int64)
             for i in range(m):
                 if inE[i]:
                     continue
@@ -388,7 +429,6 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
                         tk[nb] = ti
                         ik[nb] = i
                         nb += 1
-            order = np.argsort(tk[:nb])
             t_prev = 0.0
             cur = slope
             # the slope's round-off scale: a slope within it of 0 is 0 (a kink whose weights
@@ -401,8 +441,15 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
             join = -1
             join_kind = 0
             for o in range(nb):
-                i = ik[order[o]]
-                ti = tk[order[o]]
+                # the next kink (selection: usually only the first few are reached)
+                jmin = o
+                for o2 in range(o + 1, nb):
+                    if tk[o2] < tk[jmin] or (tk[o2] == tk[jmin] and ik[o2] < ik[jmin]):
+                        jmin = o2
+                tk[o], tk[jmin] = tk[jmin], tk[o]
+                ik[o], ik[jmin] = ik[jmin], ik[o]
+                i = ik[o]
+                ti = tk[o]
                 if kappa > 0.0 and cur < 0.0 and t_prev - cur / kappa <= ti:
                     stop_t = t_prev - cur / kappa
                     break
