@@ -161,15 +161,17 @@ def test_a_fitted_estimator_is_not_changed():
 def test_svc_whose_intercept_is_not_determined_agrees_in_the_objective():
     """When the SVM's optimal intercept is an interval (draw 7 below), libsvm picks one point of it
     and cudbound the least-norm minimiser.
-    Both minimise the same objective. Known limit: cudbound's least-norm point is computed within
-    the solver's tolerance (objective to 1e-10), which lets w move by ~1e-4 here."""
+    Both minimise the same objective, and w (penalised, so unique) agrees; which intercept libsvm
+    picks changed between releases (scikit-learn 1.9.1 picks one 0.014 from cudbound's), so only the
+    objective decides there. Known limit: cudbound's least-norm point is computed within the
+    solver's tolerance (objective to 1e-10), which lets w move by ~1e-4 here."""
     X, y = data(7)
     pipe = make_pipeline(StandardScaler(), PCA(2), SVC(kernel="linear", C=1.0, tol=1e-10)).fit(X, y)
     mine, mapping = ours(pipe, X, y)
     design = mapping.basis.fit_transform(X)
     value = lambda beta: mapping.loss.value(design, y.astype(float), np.ones(len(y)), beta)
     assert abs(value(mine) - value(theirs(pipe))) < 1e-9
-    assert np.max(np.abs(mine - theirs(pipe))) < 1e-3
+    assert np.max(np.abs(mine[1:] - theirs(pipe)[1:])) < 1e-3
     other = theirs(pipe) + np.r_[-0.01, 0.0, 0.0]     # another intercept, same w: also a minimiser
     assert abs(value(other) - value(theirs(pipe))) < 1e-9
 

@@ -112,6 +112,12 @@ def _jsonable(value):
     return repr(value)
 
 
+_NOT_IN_PROTOCOL = frozenset({"replicate_time_limit"})
+"""Options added after studies were stored whose default (None: no budget) changes no result:
+left out of a protocol's defaults, so that the stored protocols stay valid (set in a study,
+they are part of its protocol like any option)."""
+
+
 def _defaults(method: str, options: dict) -> dict:
     """The defaults of the method's options that the study leaves unset: part of the protocol, so
     that a release that changes a default (Kohavi's ``form``, say) cannot mix its rows with
@@ -119,7 +125,8 @@ def _defaults(method: str, options: dict) -> dict:
     import inspect
     params = get_method(method).parameters
     return {k: _jsonable(params[k].default) for k in get_method(method).options()
-            if k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty}
+            if k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty
+            and not (k in _NOT_IN_PROTOCOL and params[k].default is None)}
 
 
 @dataclass(frozen=True, order=True)

@@ -220,10 +220,16 @@ def _start_point(A, G, b, E0, W0):
     k = G.shape[0]
     miss = -1
     nmiss = 0
+    bn = math.sqrt(np.dot(b, b))
+    worst = 0.0
     for q in range(k):
-        if np.dot(G[q], b) < 0.0:
-            miss = q
+        # rows the parent held at 0 are met to rounding only: a miss is a clear one
+        v = np.dot(G[q], b) / math.sqrt(np.dot(G[q], G[q]))
+        if v < -1e-9 * max(1.0, bn):
             nmiss += 1
+            if v < worst:
+                worst = v
+                miss = q
     if nmiss > 1:
         return False, E0[:0].copy(), W0[:0].copy()
     W = []
@@ -552,6 +558,7 @@ class HingeQPNodeSolver(NodeSolver):
         self.max_iter = max_iter
         self.stats = {"solves": 0, "iterations": 0, "failures": 0}
         self._token = 0
+        self._root_warm = None
 
     def set_weights(self, counts):
         counts = np.asarray(counts, dtype=float)
@@ -563,6 +570,7 @@ class HingeQPNodeSolver(NodeSolver):
         self.c = np.bincount(inverse.ravel(), weights=counts[on] / n, minlength=self.A.shape[0])
         self._maxit = self.max_iter or 20 * (self.A.shape[0] + self.design.shape[1]) + 50
         self._token += 1
+        self._root_warm = None
 
     def solve(self, rows, signs, warm=None):
         rows = np.asarray(rows, dtype=np.int64)
@@ -571,6 +579,8 @@ class HingeQPNodeSolver(NodeSolver):
         p = self.design.shape[1]
         b = np.zeros(p)
         E0 = W0 = np.zeros(0, dtype=np.int64)
+        if warm is None and len(rows):
+            warm = self._root_warm  # a screening solve: from the root's minimiser
         if warm is not None and warm[1] == self._token:
             b = np.array(warm[0], dtype=float)
             E0 = warm[2]
@@ -584,4 +594,7 @@ class HingeQPNodeSolver(NodeSolver):
             self.stats["failures"] += 1
             raise NodeSolveError(f"hinge QP active set: status {status}")
         active = [(int(rows[q]), float(signs[q])) for q in W]
-        return NodeSolution(float(value), b, (b, self._token, E, active))
+        sol = NodeSolution(float(value), b, (b, self._token, E, active))
+        if len(rows) == 0:
+            self._root_warm = sol.warm
+        return sol

@@ -98,11 +98,17 @@ class ReplicateProblem:
         pts = [np.asarray(b, dtype=float) for b, v in known if b is not None and v < self.L_max]
         level = self.L_max + 1e-9 * max(1.0, abs(self.L_max))  # solver round-off never screens a point
         forced = forced.copy()
-        for k in np.flatnonzero((forced == 0) & (t != 0.0)):
-            side = 1 if t[k] > 0 else -1
-            # a known point with loss below L_max on the closed opposite side: the point can flip
-            if any(side * float(Phi[k] @ b) <= 0.0 for b in pts):
+        todo = np.flatnonzero((forced == 0) & (t != 0.0))
+        sides = np.where(t[todo] > 0, 1, -1)
+        # a known point with loss below L_max on the closed opposite side: the point can flip
+        # (kept up to date as the screening solves find more such points)
+        can_flip = np.zeros(len(todo), dtype=bool)
+        for b in pts:
+            can_flip |= sides * (Phi[todo] @ b) <= 0.0
+        for j, k in enumerate(todo):
+            if can_flip[j]:
                 continue
+            side = int(sides[j])
             try:
                 sol = solve(int(reps[k]), -float(side))
             except NodeSolveError:
@@ -111,7 +117,8 @@ class ReplicateProblem:
             if sol.value >= level:
                 forced[k] = side
             elif sol.beta_value < self.L_max:
-                pts.append(np.asarray(sol.beta, dtype=float))
+                b = np.asarray(sol.beta, dtype=float)
+                can_flip[j + 1:] |= sides[j + 1:] * (Phi[todo[j + 1:]] @ b) <= 0.0
         return forced
 
     def g(self, m: float) -> float:

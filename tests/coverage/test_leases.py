@@ -157,12 +157,42 @@ def _start(config, store, workers="1"):
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True), cmd
 
 
+_WAIT_FOR_A_SECOND_RUN = """
+import sys, time
+import cudbound.coverage.runner as runner
+from cudbound.coverage.store import ResultStore
+real, done = runner.run_task, [0]
+def task(config, t, data_home=None):
+    done[0] += 1
+    if done[0] == 2:   # hold the second task until another run has claimed work (at most 120 s)
+        end = time.monotonic() + 120
+        while time.monotonic() < end:
+            with ResultStore({store!r}) as s:
+                if len({{r["owner"] for r in s.claim_log()}}) >= 2:
+                    break
+            time.sleep(0.05)
+    return real(config, t, data_home)
+runner.run_task = task
+from cudbound.cli import main
+sys.exit(main({argv!r}))
+"""
+
+
+def _start_held(config, store):
+    """:func:`_start`, but the run holds its second task until a second run has claimed a task:
+    the two runs overlap by construction, however loaded the machine (no timing involved)."""
+    argv = ["coverage", "--config", str(config), "--store", str(store), "--workers", "1", "--no-progress"]
+    code = _WAIT_FOR_A_SECOND_RUN.format(store=str(store), argv=argv)
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
 def test_two_runs_at_once_split_the_work_and_give_the_rows_of_one_run(tmp_path):
     config = tmp_path / "fast.toml"
     config.write_text(FAST.format(reps=50))
     run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", workers=1, progress=False)
     store = tmp_path / "shared.sqlite"
-    first, _ = _start(config, store)
+    first = _start_held(config, store)
     try:
         assert wait_for(lambda: count(store, "SELECT COUNT(*) FROM tasks") >= 1, 120), "the first run did not start"
         second, _ = _start(config, store)

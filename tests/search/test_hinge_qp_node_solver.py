@@ -160,3 +160,16 @@ def test_svc_intervals_use_it_and_agree_with_the_cvxpy_engine():
                                  engine="cvxpy", exact_distribution=True)
     assert abs(fast.half_width - slow.half_width) <= 1e-7
     assert not fast.conservative
+
+
+@pytest.mark.parametrize("loss", ["hinge_ridge:0.05", "logistic_ridge:0.05"])
+def test_workers_do_not_change_the_interval(loss):
+    """The compiled solvers of the ridge forms give the same interval on 2 worker processes."""
+    import cudbound
+    from cudbound.datasets import demo_data
+    X, y = demo_data(n=30, seed=8)
+    one = cudbound.cud_interval(X, y, loss=loss, n_resamples=40, rng=2)
+    two = cudbound.cud_interval(X, y, loss=loss, n_resamples=40, rng=2, n_jobs=2)
+    assert one.confidence_interval == two.confidence_interval
+    np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
+    np.testing.assert_array_equal(one.stats.nodes, two.stats.nodes)

@@ -148,8 +148,15 @@ def test_engine_uses_the_lp_for_the_plain_hinge_loss_only():
         assert root.value == pytest.approx(HINGE.value(design, y, counts, root.beta), abs=1e-14)
     assert ReplicateEngine(design, y, HINGE, engine="cvxpy")._lp is None
 
-    class Shifted(HingeLoss):  # a subclass may change the loss: not this LP
+    class Renamed(HingeLoss):  # the same loss under another name: the same LP (issue 28)
+        name = "renamed"
+    assert ReplicateEngine(design, y, Renamed())._lp is not None
+
+    class Shifted(HingeLoss):  # a subclass that changes the loss: not this LP
         name = "shifted"
+
+        def pointwise(self, y, t):
+            return np.maximum(0.0, 2.0 - y * t)
     assert ReplicateEngine(design, y, Shifted())._lp is None
     assert ReplicateEngine(design, y, get_loss("hinge_ridge:0.1"))._lp is None
     with pytest.raises(ValueError, match="plain hinge"):
