@@ -115,9 +115,20 @@ def render(results, meta):
             continue
         mb, tb, nb, sb = summary(b)
         ma, ta, na, sa = summary(a)
+        # the ratio over the seeds both versions finished; where only "after" finished, a lower
+        # bound from the cap
+        done = lambda r: r is not None and "seconds" in r and not r.get("error")  # noqa: E731
+        both = [s for s in seeds if done(results.get(key(name, "before", s))) and done(results.get(key(name, "after", s)))]
+        capped = [s for s in seeds if results.get(key(name, "before", s), {}).get("timeout")
+                  and done(results.get(key(name, "after", s)))]
         ratio = "-"
-        if mb is not None and ma is not None and ma > 0:
-            ratio = f"{mb / ma:.1f}x" if mb != float("inf") else f"> {min(r.get('cap', 0) for r in b if 'timeout' in r) / ma:.0f}x"
+        if both:
+            rb = statistics.median(results[key(name, "before", s)]["seconds"] for s in both)
+            ra = statistics.median(results[key(name, "after", s)]["seconds"] for s in both)
+            ratio = f"{rb / ra:.1f}x (seeds {','.join(map(str, both))})"
+        if capped:
+            lo = min(results[key(name, "before", s)]["cap"] / results[key(name, "after", s)]["seconds"] for s in capped)
+            ratio = (ratio + "; " if both else "") + f"> {lo:.0f}x (seeds {','.join(map(str, capped))}, before capped)"
         same = "-"
         pairs = [(results.get(key(name, "before", s)), results.get(key(name, "after", s))) for s in seeds]
         pairs = [(x, y) for x, y in pairs if x and y and "interval" in x and "interval" in y]
@@ -143,10 +154,30 @@ def main(argv=None):
     ap.add_argument("--versions", default="before,after")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--cap", type=float, default=300.0, help="seconds per timed call (default 300)")
+    ap.add_argument("--seeds", default=None, help="comma-separated seeds, overriding every case's own (e.g. 0)")
     ap.add_argument("--core", type=int, default=None)
     ap.add_argument("--json", default=os.path.join(HERE, "RESULTS_issue28.json"))
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS_issue28.md"))
+    ap.add_argument("--merge", nargs="*", default=None, metavar="JSON",
+                    help="write the report from these result files (e.g. a before and an after run made side "
+                         "by side, each with its own --json) into --json and --out, running nothing")
     args = ap.parse_args(argv)
+    if args.merge is not None:
+        results, meta = {}, {}
+        for path in args.merge:
+            with open(path) as f:
+                stored = json.load(f)
+            results.update(stored["results"])
+            for k, v in stored["meta"].items():
+                if k not in meta or (k == "python_after" and "after" in path) or (k == "after_label" and "after" in path):
+                    meta[k] = v
+        meta["command"] = "; ".join(f"{m.get('command')}" for m in
+                                    (json.load(open(p))["meta"] for p in args.merge))
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "results": results}, f)
+        with open(args.out, "w") as f:
+            f.write(render(results, meta))
+        return 0
     results, meta = {}, {}
     if os.path.exists(args.json):
         with open(args.json) as f:
@@ -164,7 +195,7 @@ def main(argv=None):
         for version in args.versions.split(","):
             if case[8] != "both" and version != case[8]:
                 continue
-            for seed in case[5]:
+            for seed in (case[5] if args.seeds is None else [int(s) for s in args.seeds.split(",")]):
                 k = key(name, version, seed)
                 if k in results:
                     continue

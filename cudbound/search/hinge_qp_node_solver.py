@@ -45,6 +45,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .compiled import _times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["HingeQPNodeSolver", "hinge_qp_parts"]
@@ -345,12 +346,7 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
         if dim > 0:
             # Hr = Z'(2Q)Z and gr = Z'g, by loops (p is small)
             QZ = np.zeros((p, dim))
-            for i in range(p):
-                for j in range(dim):
-                    v = 0.0
-                    for q in range(p):
-                        v += Q[i, q] * Z[q, j]
-                    QZ[i, j] = v
+            _times_cols(Q, Z, QZ, p, dim)
             Hr = np.empty((dim, dim))
             gr = np.empty(dim)
             for i in range(dim):

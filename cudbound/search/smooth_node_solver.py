@@ -254,19 +254,21 @@ def _terms(kind, mrg, yi):
 def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
     """L(b) = sum_i wn_i l(y_i, phi_i'b) + b'Q b (l logistic or exponential; Q = ``pen``, a
     symmetric positive semidefinite p x p penalty: lam on the diagonal of the penalised
-    coefficients for a ridge loss, M'M in orthonormal coordinates, 0 for no penalty);
+    coefficients for a ridge loss, M'M in orthonormal coordinates; a 0 x 0 array for no penalty);
     with ``want`` also its gradient and Hessian (written into grad, H)."""
     n, p = D.shape
     f = 0.0
+    penalised = pen.shape[0] > 0
     for j in range(p):
         qb = 0.0
-        for k in range(p):
-            qb += pen[j, k] * b[k]
-        f += b[j] * qb
+        if penalised:
+            for k in range(p):
+                qb += pen[j, k] * b[k]
+            f += b[j] * qb
         if want:
             grad[j] = 2.0 * qb
             for k in range(p):
-                H[j, k] = 2.0 * pen[j, k] if k <= j else 0.0
+                H[j, k] = 2.0 * pen[j, k] if (penalised and k <= j) else 0.0
     for i in range(n):
         val, d1, d2 = _terms(kind, _margin(D, yo, b, i), yo[i])
         f += wn[i] * val
@@ -409,7 +411,9 @@ def _no_separation_certificate(D, yo, wn, d1, free, G, act, pen, x, cand, thresh
     C = np.zeros((nact, r))
     cn = np.zeros(nact)
     if nact > 0:
-        g = D.T @ (wn * d1) + 2.0 * (pen @ x)
+        g = D.T @ (wn * d1)
+        if pen.shape[0] > 0:
+            g += 2.0 * (pen @ x)
         GA = np.empty((p, nact))
         for a in range(nact):
             for i in range(p):
@@ -503,8 +507,8 @@ class _Objective:
             k, penalised = kind
             self.kind_id = k
             p = design.shape[1]
-            pen = np.asarray(loss.penalty_matrix(design), dtype=float) if penalised else np.zeros((p, p))
-            self.pen = np.ascontiguousarray(0.5 * (pen + pen.T))
+            pen = np.asarray(loss.penalty_matrix(design), dtype=float) if penalised else np.zeros((0, 0))
+            self.pen = np.ascontiguousarray(0.5 * (pen + pen.T))  # 0 x 0: no penalty (skipped)
         self.pointwise = self.is_pointwise(loss)
 
     @staticmethod
@@ -752,7 +756,7 @@ class SmoothNodeSolver(NodeSolver):
             with np.errstate(over="ignore", invalid="ignore"):
                 d1 = self._dloss.derivatives(obj.yo, obj.D @ x)[0]
             d1 = np.ascontiguousarray(np.broadcast_to(np.asarray(d1, dtype=float), obj.yo.shape))
-            pen = np.zeros((len(x), len(x)))
+            pen = np.zeros((0, 0))
         if candidates is None:
             cand, threshold = np.zeros(len(obj.yo), dtype=np.bool_), True
         else:

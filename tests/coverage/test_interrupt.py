@@ -126,7 +126,8 @@ def test_ctrl_c_stops_the_run_cleanly_keeps_its_tasks_and_a_rerun_completes_the_
         _end(proc)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    lines = err.strip().splitlines()
+    # the workers may say they compile (or, on a loaded machine, load slowly) the kernels first
+    lines = [line for line in err.strip().splitlines() if not line.startswith("cudbound: compiling ")]
     assert len(lines) == 1 and lines[0].startswith("cudbound: interrupted: the ") and "resume" in lines[0], err
     assert "run the same command again" in lines[0] and str(store) in lines[0]
     assert "computed now" in out
