@@ -118,6 +118,16 @@ def stop_workers(pool, timeout: float = 5.0) -> None:
             if p.is_alive():
                 p.kill()
                 p.join(1.0)
+    # CPython 3.11 races at exit: its atexit hook may wake this pool's manager thread through a
+    # pipe that thread has just closed (OSError: bad file descriptor, printed as a traceback).
+    # The pool is finished: wait for its manager thread and take it off the hook's list.
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        with contextlib.suppress(Exception):
+            manager.join(max(0.0, deadline - time.monotonic()) + 1.0)
+            if not manager.is_alive():
+                import concurrent.futures.process as _cfp
+                _cfp._threads_wakeups.pop(manager, None)
 
 
 class InFlight:
