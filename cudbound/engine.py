@@ -178,6 +178,22 @@ class ReplicateEngine:
             return sol
         return solve
 
+    def _screen_bound(self, solver, root):
+        """The smooth losses' closed-form screening bound at the root minimiser (None: none)."""
+        if (self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._smooth
+                and self._smooth.kind is not None and self._smooth._root_sep is None and not root.fallback):
+            return lambda Phi: self._smooth.flip_bounds(np.asarray(root.beta, dtype=float), Phi)
+        return None
+
+    def _screen_batch(self, solver, root):
+        """The compiled screening solves of the plain hinge and the smooth losses (None: one
+        Python solve per point)."""
+        if self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._lp:
+            return self._lp.screen_batch
+        if self._screen_bound(solver, root) is not None:
+            return self._smooth.screen_batch
+        return None
+
     def _search(self, counts, beta_hat, alpha_n, options, record_tree):
         if self.engine == "auto" and self.loss.is_quadratic and not record_tree:
             # the whole replicate (set-up and search) in compiled code; a node its QP solver
@@ -202,7 +218,9 @@ class ReplicateEngine:
         problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha_n,
                                    quad=quad, beta_u=root.beta, L_u=root.value, screen=options.screen,
                                    screen_solver=self._screen_solver(solver),
-                                   known_points=[(root.beta, root.beta_value)])
+                                   known_points=[(root.beta, root.beta_value)],
+                                   screen_bound=self._screen_bound(solver, root),
+                                   screen_batch=self._screen_batch(solver, root))
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and quad.positive_definite else None

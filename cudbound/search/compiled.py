@@ -14,7 +14,8 @@ The loop that uses them is :mod:`cudbound.search.core` (the one search of the to
   delta_k = (phi_k'b_m)^2 / (phi_k'H^-1 phi_k) (refined with the gradient in
   :func:`_flip_cost`); a completion that flips a set F of points has loss >= m + max_F
   delta_k. The bound is the largest |C|/n g(alpha_n(L_hat - m - delta)) over the prefixes
-  of the points sorted by delta;
+  of the points sorted by delta. The logistic and exponential losses get the same bound
+  from their self-concordance (:func:`_flip_d` with r > 0);
 - the branching rules (:func:`_branch_point`), the binary heap of open nodes, and the
   set-up of a quadratic replicate (:func:`_replicate_setup`).
 """
@@ -365,15 +366,37 @@ def _flip_cost(t, tu, hn, a):
     return best
 
 
+@njit(cache=True, inline="always")
+def _flip_d(t, hnk, r):
+    """A lower bound on the loss increase that gives a point the other sign, from t = phi'b_m.
+
+    r = 0 (a quadratic loss L = m + grad'd + d'Hd, H half its Hessian): t^2 / hnk with
+    hnk = phi'H^-1 phi. r > 0 (a loss whose terms have |l'''| <= l'': logistic, exponential,
+    plus any quadratic penalty; H the full Hessian of L at b_m, hnk = phi'H^-1 phi and r^2 the
+    largest phi_i'H^-1 phi_i over the points of the loss): along d = b - b_m the second
+    derivative F'' of F(s) = L(b_m + s d) has |F'''| <= M F'' with M = max_i |phi_i'd| <= r q,
+    q = (d'Hd)^(1/2), so F(1) - F(0) - F'(0) >= q^2 psi(r q), psi(u) = (e^-u + u - 1) / u^2
+    (Bach 2010, "Self-concordant analysis for logistic regression", Prop. 1), F'(0) >= 0 on the
+    node's cone, and a flip needs q >= |t| / hnk^(1/2); q^2 psi(r q) grows with q."""
+    if r <= 0.0:
+        return t * t / hnk
+    q = abs(t) / math.sqrt(hnk)
+    u = r * q
+    if u < 1e-3:
+        return q * q * (0.5 - u / 6.0)  # the series of psi alternates: this is below it
+    return (math.expm1(-u) + u) / (r * r) * (1.0 - 1e-12)
+
+
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
-           floor=0.0, tu=np.zeros(0), L_u=0.0):
+           floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
     every completion is known to cost at least ``m + floor`` (a child not yet solved:
     its parent's minimiser and the flip cost of its new point). With ``tu`` (phi_k'b_u for
-    every point) and ``L_u``, the flip costs use the gradient too (:func:`_flip_cost`).
+    every point) and ``L_u``, the flip costs use the gradient too (:func:`_flip_cost`); with
+    sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
     """
     mf = P.shape[0]
     p = beta.shape[0]
@@ -405,7 +428,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         if tu.shape[0] > 0:
             dk = _flip_cost(t, tu[k], hn[k], 4.0 * (m - L_u))
         else:
-            dk = t * t / hn[k]
+            dk = _flip_d(t, hn[k], sc_r)
         if m + max(dk, floor) < L_max and diff != 0.0:  # only points that can flip, and matter, are sorted
             tmp_diff[r] = diff
             tmp_d[r] = dk
@@ -436,14 +459,14 @@ BRANCHING = {"static": 0, "ambiguous": 1, "dearest": 2}
 
 
 @njit(cache=True)
-def _branch_point(P, hn, cplus, cminus, signs, beta, m, L_max, mode):
+def _branch_point(P, hn, cplus, cminus, signs, beta, m, L_max, mode, r=0.0):
     """The unfixed point to branch on.
 
     mode 0 "static": the first unfixed point in the problem's order (largest |cost change|);
     mode 1 "ambiguous": the point cheapest to flip from the node's minimiser;
     mode 2 "dearest" (default): among points that can still flip inside the neighbourhood,
     the one with the largest flip cost times |cost change|, so the flip child's minimum
-    rises most and the other child loses the most |C|.
+    rises most and the other child loses the most |C|. Flip costs as in :func:`_bound`.
     """
     best_j = -1
     best_key = -np.inf
@@ -454,7 +477,7 @@ def _branch_point(P, hn, cplus, cminus, signs, beta, m, L_max, mode):
         if mode == 0:
             return k
         t = np.dot(P[k], beta)
-        dk = t * t / hn[k]
+        dk = _flip_d(t, hn[k], r)
         wk = abs(cplus[k] - cminus[k])
         if mode == 1:
             key = -dk

@@ -6,7 +6,9 @@ Every search of the toolkit runs this loop (numba), whatever the loss. It maximi
 
 over the realisable sign patterns s of the free points. A node fixes the signs of some free
 points; its bound is ``compiled._bound`` (the paper's bound, tightened by the per-point flip
-cost when the loss is a positive definite quadratic). The open node with the largest bound is
+cost when the loss is a positive definite quadratic, or a built-in logistic or exponential
+loss: ``compiled._flip_d``, from the Hessian at the node's minimiser, whose Cholesky factor
+the node pool keeps). The open node with the largest bound is
 expanded first (ties: first pushed, first popped), so the largest bound on the queue is a
 certified upper bound at any moment. A node is pruned when g <= 0 or its bound is at most
 the best value attained (or ``floor``).
@@ -58,12 +60,12 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_compile_notice, _gi_ws, _grow,
+from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_compile_notice, _flip_d, _gi_ws, _grow,
                        _heap_pop, _heap_push, _meets, _objective, _replicate_setup, _value_at, _workspace)
 from .lp_node_solver import OPTIMAL, _solve_node
 from .options import SearchOptions, SearchOutcome
 from .hinge_qp_node_solver import _hinge_qp_node
-from .smooth_node_solver import _sqp_compiled
+from .smooth_node_solver import _pointwise_eval, _sqp_compiled
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
 
@@ -231,14 +233,34 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
     tu = np.zeros(0)
     for k in range(mf):
         norms[k] = math.sqrt(np.dot(P[k], P[k]))
+    sm_flip = False  # flip costs of a logistic or exponential loss, from the Hessian at each node's minimiser
     if quad_ok:
         tu = np.empty(mf)
         for k in range(mf):
             hn[k] = np.dot(P[k], Hinv @ P[k])
             tu[k] = np.dot(P[k], beta_u)
+    elif kind == 3 and use_flip:
+        sm_flip = True
+    elif (kind == 1 or kind == 4) and branching != 0 and mf > 0:
+        # a piecewise linear loss: no flip cost, but a branching order from the points'
+        # geometry, hn_k = phi_k'(P'P)^-1 phi_k (P'P with a small ridge)
+        use_flip = False
+        A = P.T @ P
+        tr = 0.0
+        for i in range(p):
+            tr += A[i, i]
+        for i in range(p):
+            A[i, i] += 1e-8 * tr / p + 1e-300
+        Ai = np.linalg.inv(A)
+        for k in range(mf):
+            hn[k] = max(np.dot(P[k], Ai @ P[k]), 1e-300)
     else:
         use_flip = False
         branching = 0
+    L_branch = L_max if (quad_ok or sm_flip) else np.inf  # _branch_point's "can still flip" test
+    r_node = 0.0  # _flip_d's r at the node whose minimiser ``hn`` belongs to (sm_flip); < 0: no flip cost there
+    zm = np.empty(p)
+    pf = p if sm_flip else 0
     Qinv_loss = 0.5 * Hinv
     ws = _workspace(p)
     Qinv_real = np.eye(p)
@@ -250,6 +272,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
     if resume:
         sgn, depth, Cfix, mval, fl, solved, beta, act, nact, uu = state[:10]
         lb, la, wh, wx, wact, wn, wu, uid, hk, hid, last, free = state[10:22]
+        chol, rr = state[22:24]
         cap = sgn.shape[0]
     else:
         cap = 256
@@ -275,6 +298,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
         hid = np.zeros(cap, dtype=np.int64)
         last = np.zeros(cap, dtype=np.int64)                # the point fixed last at each node
         free = np.zeros(cap, dtype=np.int64)                # slots of finished nodes, reused
+        chol = np.zeros((cap, pf, pf))                      # sm_flip: Cholesky factor of the Hessian at beta
+        rr = np.zeros(cap)                                  # sm_flip: _flip_d's r at beta (< 0: none)
     nfree = 0
     hsize = 0
     best = best0
@@ -294,7 +319,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             t_start = time.perf_counter()
     if resume:
         # a search stopped by its node budget, continued: the queue and the node pool as they were
-        sc = state[22]
+        sc = state[24]
         nfree = int(sc[0])
         hsize = int(sc[1])
         count = int(sc[2])
@@ -313,8 +338,12 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
         v = _value_at(P, norms, cplus, cminus, C_forced, root_beta, root_bv, n, alpha, L_hat, 1e-9)
         if v > best:
             best = v
-        U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, root_beta, root_m, n, alpha, L_hat, L_max, use_flip,
-                   tmp_d, tmp_diff, 0.0, tu, L_u)
+        if sm_flip:
+            r_node = rr[0] = _smooth_factor(sm, root_beta, chol[0], zm)
+            if r_node >= 0.0:
+                _factor_hn(P, sgn[0], chol[0], hn, zm)
+        U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, root_beta, root_m, n, alpha, L_hat, L_max,
+                   use_flip and r_node >= 0.0, tmp_d, tmp_diff, 0.0, tu, L_u, r_node)
         _record(key, record, 0, -1, 0, root_m, U, 0, _OPEN)
         if U > max(best, floor) + _TOL:
             hsize = _heap_push(hk, hid, hsize, U, 0)
@@ -363,8 +392,12 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             v = _value_at(P, norms, cplus, cminus, C_forced, beta[v_id], bv, n, alpha, L_hat, 1e-9)
             if v > best:
                 best = v
+            if sm_flip:
+                r_node = rr[v_id] = _smooth_factor(sm, beta[v_id], chol[v_id], zm)
+                if r_node >= 0.0:
+                    _factor_hn(P, sgn[v_id], chol[v_id], hn, zm)
             Ub = _bound(P, hn, cplus, cminus, sgn[v_id], Cfix[v_id], beta[v_id], m_new, n, alpha, L_hat, L_max,
-                        use_flip, tmp_d, tmp_diff, 0.0, tu, L_u)
+                        use_flip and r_node >= 0.0, tmp_d, tmp_diff, 0.0, tu, L_u, r_node)
             _record(key, record, uid[v_id], -1, d, m_new, Ub, 0, _OPEN)
             if Ub <= 0.0 or Ub <= max(best, floor) + _TOL:
                 pruned += 1
@@ -415,7 +448,12 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             nfree += 1
             continue
         _record(key, record, uid[v_id], -1, d, np.nan, np.nan, 0, _EXPANDED)
-        j = _branch_point(P, hn, cplus, cminus, sgn[v_id], beta[v_id], mval[v_id], L_max, branching)
+        if sm_flip:
+            r_node = rr[v_id]
+            if r_node >= 0.0:
+                _factor_hn(P, sgn[v_id], chol[v_id], hn, zm)
+        j = _branch_point(P, hn, cplus, cminus, sgn[v_id], beta[v_id], mval[v_id], L_branch,
+                          branching if r_node >= 0.0 else 0, r_node)
         side = np.dot(P[j], beta[v_id])
         for s in (1, -1):
             if nfree == 0 and count + 1 >= cap:
@@ -442,6 +480,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
                 hid = _grow(hid, cap)
                 last = _grow(last, cap)
                 free = _grow(free, cap)
+                chol = _grow(chol, cap)
+                rr = _grow(rr, cap)
             if nfree > 0:
                 nfree -= 1
                 c = free[nfree]
@@ -471,13 +511,21 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             wact[c] = wact[v_id]
             wn[c] = wn[v_id]
             wu[c] = wu[v_id]
+            if sm_flip:
+                chol[c] = chol[v_id]
+                rr[c] = rr[v_id]
             uid[c] = next_uid
             next_uid += 1
+            solved_by_parent = True
             if s * side < 0.0:
                 if lazy:
                     solved[c] = False
-                    fl[c] = side * side / hn[j] if quad_ok else 0.0
+                    if quad_ok:
+                        fl[c] = side * side / hn[j]
+                    elif sm_flip and r_node >= 0.0:
+                        fl[c] = _flip_d(side, hn[j], r_node)
                 else:
+                    solved_by_parent = False
                     ok, m_new, bv = _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu,
                                            ws, norms, lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup,
                                            lp_maxit, sm, lb, la, wh, key)
@@ -496,11 +544,15 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
                     solves += 1
                     fallbacks += ok
                     mval[c] = m_new
+                    if sm_flip:
+                        rr[c] = _smooth_factor(sm, beta[c], chol[c], zm)  # for its expansion
                     v = _value_at(P, norms, cplus, cminus, C_forced, beta[c], bv, n, alpha, L_hat, 1e-9)
                     if v > best:
                         best = v
+            # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
+            flip_c = use_flip and r_node >= 0.0 and (solved_by_parent or not sm_flip)
             Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[c], mval[c], n, alpha, L_hat, L_max,
-                        use_flip, tmp_d, tmp_diff, fl[c], tu, L_u)
+                        flip_c, tmp_d, tmp_diff, fl[c], tu, L_u, r_node)
             _record(key, record, uid[c], uid[v_id], d + 1, mval[c], Ub, s, _OPEN)
             if Ub <= 0.0 or Ub <= max(best, floor) + _TOL:
                 pruned += 1
@@ -524,8 +576,82 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             status = 4
     sc_out = np.array([float(nfree), float(hsize), float(count), float(next_uid), best])
     out_state = (sgn, depth, Cfix, mval, fl, solved, beta, act, nact, uu, lb, la, wh, wx, wact, wn, wu, uid, hk, hid,
-                 last, free, sc_out)
+                 last, free, chol, rr, sc_out)
     return upper, best, status, nodes, solves, pruned, real_solves, fallbacks, undecided, out_state
+
+
+@njit(cache=True)
+def _smooth_factor(sm, b, L, z):
+    """The flip-cost metric of a logistic or exponential loss at b (:func:`compiled._flip_d`).
+
+    Writes into L the Cholesky factor (lower) of H, the Hessian of the loss (penalty
+    included) at b, and returns r = (max_i phi_i'H^-1 phi_i)^(1/2) over the points of the
+    loss; -1 when H is not safely positive definite (no flip cost then)."""
+    kind, D, yo, wn, pen, _ = sm
+    p = L.shape[0]
+    for j in range(p):
+        for k in range(j + 1):
+            L[j, k] = 2.0 * pen[j, k] if pen.shape[0] > 0 else 0.0
+    for i in range(D.shape[0]):
+        t = 0.0
+        for j in range(p):
+            t += D[i, j] * b[j]
+        mrg = yo[i] * t
+        if kind == 0:
+            e = math.exp(-abs(mrg))
+            d2 = wn[i] * e / ((1.0 + e) * (1.0 + e))
+        else:
+            d2 = wn[i] * math.exp(-mrg)
+        for j in range(p):
+            cj = d2 * D[i, j]
+            for k in range(j + 1):
+                L[j, k] += cj * D[i, k]
+    scale = 0.0
+    for j in range(p):
+        if L[j, j] > scale:
+            scale = L[j, j]
+    if not (scale > 0.0) or not np.isfinite(scale):
+        return -1.0
+    for j in range(p):                      # Cholesky in place
+        s = L[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not (s > 1e-10 * scale):
+            return -1.0
+        L[j, j] = math.sqrt(s)
+        for i in range(j + 1, p):
+            s = L[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            L[i, j] = s / L[j, j]
+    r2 = 0.0
+    for i in range(D.shape[0]):
+        v = _inv_norm2(L, D[i], z)
+        if v > r2:
+            r2 = v
+    return math.sqrt(r2) * (1.0 + 1e-9)
+
+
+@njit(cache=True, inline="always")
+def _inv_norm2(L, x, z):
+    """x'H^-1 x = |L^-1 x|^2 for H = LL' (z: workspace)."""
+    v = 0.0
+    for j in range(L.shape[0]):
+        s = x[j]
+        for k in range(j):
+            s -= L[j, k] * z[k]
+        z[j] = s / L[j, j]
+        v += z[j] * z[j]
+    return v
+
+
+@njit(cache=True)
+def _factor_hn(P, signs, L, hn, z):
+    """hn_k = phi_k'H^-1 phi_k for the unfixed free points (rows of P), H = LL'."""
+    for k in range(P.shape[0]):
+        if signs[k] == 0:
+            v = _inv_norm2(L, P[k], z)
+            hn[k] = v if v > 0.0 else 1.0  # phi_k = 0: t = 0, no flip cost
 
 
 @njit(cache=True)
@@ -669,7 +795,7 @@ def _no_state(p):
     i1 = np.zeros(0, dtype=np.int64)
     return (np.zeros((0, 0), dtype=np.int8), i1, f1, f1, f1, np.zeros(0, dtype=np.bool_), f2, i2, i1, f2,
             np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0), dtype=np.bool_), i1, f2, i2, i1, f2, i1, f1, i1, i1,
-            i1, np.zeros(5))
+            i1, np.zeros((0, 0, 0)), f1, np.zeros(5))
 
 
 # ------------------------------------------------------------------ Python entry points
@@ -695,8 +821,8 @@ class SearchState:
     @classmethod
     def keep(cls, kind, shape, arrays):
         """The state trimmed to the node slots in use, or None when it is larger than RESUME_MAX_BYTES."""
-        count = int(arrays[22][2])
-        trimmed = tuple(np.ascontiguousarray(a[:count]) for a in arrays[:22]) + (arrays[22].copy(),)
+        count = int(arrays[-1][2])
+        trimmed = tuple(np.ascontiguousarray(a[:count]) for a in arrays[:-1]) + (arrays[-1].copy(),)
         state = cls(kind, shape, trimmed)
         return state if state.nbytes <= RESUME_MAX_BYTES else None
 

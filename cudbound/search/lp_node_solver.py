@@ -458,6 +458,38 @@ class HingeBasis:
         self.basis, self.atup = basis, atup
 
 
+@njit(cache=True)
+def _screen_compiled(cols, norms, c, m, n, rows, sides, can_flip, basis, atup, max_iter, Phi, level, L_max):
+    """The screening solves of ``problem.ReplicateProblem`` for the plain hinge loss in one
+    compiled loop: for each design row ``rows[j]`` not yet known to flip (``can_flip``, updated
+    in place), the node LP with the single constraint -side_j phi_j'b >= 0, from the root's
+    basis. Returns (out, solves) as ``smooth_node_solver._screen_compiled``: out_j = 1 when
+    the least loss is >= level, 0 when not or skipped, -1 when the LP was not certified."""
+    k = rows.shape[0]
+    out = np.zeros(k, dtype=np.int64)
+    solves = 0
+    one = np.zeros(1, dtype=np.int64)
+    sg = np.zeros(1)
+    for j in range(k):
+        if can_flip[j]:
+            continue
+        one[0] = rows[j]
+        sg[0] = -sides[j]
+        status, its, f, gap, b, bs, at = _solve_node(cols, norms, c, m, n, one, sg, basis, atup, basis, atup,
+                                                     max_iter)
+        if status != OPTIMAL:
+            out[j] = -1
+            continue
+        solves += 1
+        if f >= level:
+            out[j] = 1
+        elif f < L_max:
+            for jj in range(j + 1, k):
+                if not can_flip[jj] and sides[jj] * np.dot(Phi[jj], b) <= 0.0:
+                    can_flip[jj] = True
+    return out, solves
+
+
 def _merge(A, c):
     """Identical rows of A merged, their weights added (fewer, non-degenerate columns)."""
     order = np.lexsort(A.T[::-1])
@@ -515,6 +547,17 @@ class HingeLPNodeSolver(NodeSolver):
             self._root = self.solve(np.zeros(0, dtype=int), np.zeros(0)).warm
         except NodeSolveError:
             pass  # every node then starts from the artificial basis (and may fall back alone)
+
+    def screen_batch(self, rows, sides, can_flip, level, L_max):
+        """The screening solves of the design rows (``problem.ReplicateProblem._screen_by_solves``)
+        in compiled code, from the root's basis: (out, solves) of :func:`_screen_compiled`."""
+        out, solves = _screen_compiled(self.cols, self.norms, self.c, self.m, self.n,
+                                       np.ascontiguousarray(rows, dtype=np.int64),
+                                       np.ascontiguousarray(sides, dtype=float), can_flip, self._root.basis,
+                                       self._root.atup, self._max_iter, np.ascontiguousarray(self.design[rows]),
+                                       float(level), float(L_max))
+        self.stats["solves"] += int(solves)
+        return out, solves
 
     def solve(self, rows, signs, warm=None):
         start, root = (warm if isinstance(warm, HingeBasis) else self._root), self._root

@@ -37,11 +37,15 @@ class ReplicateProblem:
     """Points, costs and the neighbourhood of one count vector."""
 
     def __init__(self, design, y, counts, beta_hat, loss, alpha_n, *, quad=None, beta_u=None, L_u=None,
-                 screen=True, screen_solver=None, known_points=()):
+                 screen=True, screen_solver=None, known_points=(), screen_bound=None, screen_batch=None):
         """``screen_solver(row, sign)`` (optional) returns the NodeSolution of the node with
         the single constraint ``sign * phi_row' beta >= 0``: it enables the screening of
         losses without a positive definite quadratic form; ``known_points`` are
-        (beta, loss at beta) pairs that let it skip solves."""
+        (beta, loss at beta) pairs that let it skip solves; ``screen_bound(Phi)`` (optional)
+        returns, for rows phi_k, lower bounds on L(beta) - L_u over the beta that put phi_k'beta
+        on the side of 0 opposite to beta_u's (or None): a point whose bound reaches the level
+        is fixed without a solve; ``screen_batch(rows, sides, can_flip, level, L_max)`` (optional)
+        makes the screening solves of many points at once (``SmoothNodeSolver.screen_batch``)."""
         n = len(y)
         self.n, self.alpha_n, self.design = n, float(alpha_n), design
         self.L_hat = loss.value(design, y, counts, beta_hat)
@@ -60,12 +64,14 @@ class ReplicateProblem:
         # a merged point whose two costs agree never changes C: fix it (its sign is irrelevant)
         forced[(forced == 0) & (cplus == cminus)] = 1
         self.screen_solves = 0
+        self.bound_screened = 0  # points fixed by ``screen_bound`` alone
         if screen and math.isfinite(self.L_max) and beta_u is not None:
             if quad is not None and _is_positive_definite(quad):
                 forced = self._screen_quadratic(quad, reps, forced)
             elif screen_solver is not None:
                 forced = self._screen_by_solves(screen_solver, reps, forced,
-                                                [(beta_hat, self.L_hat), *known_points])
+                                                [(beta_hat, self.L_hat), *known_points], screen_bound,
+                                                screen_batch)
         self.n_screened = int(np.sum(forced != 0))
         self.C_forced = float(np.sum(np.where(forced > 0, cplus, 0.0) + np.where(forced < 0, cminus, 0.0)))
         free = np.flatnonzero(forced == 0)
@@ -90,7 +96,7 @@ class ReplicateProblem:
         forced[miss] = np.where(t[miss] > 0, 1, -1)
         return forced
 
-    def _screen_by_solves(self, solve, reps, forced, known):
+    def _screen_by_solves(self, solve, reps, forced, known, bound=None, batch=None):
         from .node_solvers import NodeSolveError
 
         Phi = self.design[reps]
@@ -99,14 +105,29 @@ class ReplicateProblem:
         level = self.L_max + 1e-9 * max(1.0, abs(self.L_max))  # solver round-off never screens a point
         forced = forced.copy()
         todo = np.flatnonzero((forced == 0) & (t != 0.0))
+        if bound is not None and len(todo):
+            # the closed-form bound first: a point it fixes needs no solve
+            lb = bound(Phi[todo])
+            if lb is not None:
+                sure = self.L_u + lb >= level + 1e-9 * max(1.0, abs(self.L_max))
+                forced[todo[sure]] = np.where(t[todo[sure]] > 0, 1, -1)
+                self.bound_screened = int(np.sum(sure))
+                todo = todo[~sure]
         sides = np.where(t[todo] > 0, 1, -1)
         # a known point with loss below L_max on the closed opposite side: the point can flip
         # (kept up to date as the screening solves find more such points)
         can_flip = np.zeros(len(todo), dtype=bool)
         for b in pts:
             can_flip |= sides * (Phi[todo] @ b) <= 0.0
+        left = np.ones(len(todo), dtype=bool)  # points the loop below decides
+        res = batch(reps[todo], sides, can_flip, level, self.L_max) if batch is not None and len(todo) else None
+        if res is not None:
+            out, solves = res
+            self.screen_solves += int(solves)
+            forced[todo[out == 1]] = sides[out == 1]
+            left = out == -1  # not certified by the compiled solver: the full solver decides
         for j, k in enumerate(todo):
-            if can_flip[j]:
+            if can_flip[j] or not left[j]:
                 continue
             side = int(sides[j])
             try:

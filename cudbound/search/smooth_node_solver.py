@@ -377,6 +377,44 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
 
 
 @njit(cache=True)
+def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L_max, max_iter):
+    """The screening solves of ``problem.ReplicateProblem`` in one compiled loop.
+
+    For each row phi_j of Phi not yet known to flip (``can_flip``, updated in place): the least
+    loss over {b : -side_j phi_j'b >= 0} by :func:`_sqp_compiled` from ``start`` (the root's
+    minimiser). Returns (out, solves): out_j = 1 when that least loss is >= level (the point's
+    sign is side_j for every classifier that matters), 0 when not or skipped, -1 when the
+    solve was not certified (left to the Python solver); a minimiser with loss below L_max
+    marks the later rows it puts on their other side as able to flip."""
+    m, p = Phi.shape
+    out = np.zeros(m, dtype=np.int64)
+    solves = 0
+    G = np.empty((1, p))
+    norms = np.empty(1)
+    act = np.zeros(p, dtype=np.int64)
+    x = np.empty(p)
+    for j in range(m):
+        if can_flip[j]:
+            continue
+        for i in range(p):
+            G[0, i] = -sides[j] * Phi[j, i]
+        norms[0] = math.sqrt(np.dot(G[0], G[0]))
+        x[:] = start
+        st, f, _ = _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act)
+        if st != 0:
+            out[j] = -1
+            continue
+        solves += 1
+        if f >= level:
+            out[j] = 1
+        elif f < L_max:
+            for jj in range(j + 1, m):
+                if not can_flip[jj] and sides[jj] * np.dot(Phi[jj], x) <= 0.0:
+                    can_flip[jj] = True
+    return out, solves
+
+
+@njit(cache=True)
 def _pointwise_d1(kind, D, yo, x):
     """dl/dt at every point (built-in kinds)."""
     n, p = D.shape
@@ -659,6 +697,54 @@ class SmoothNodeSolver(NodeSolver):
             mask, d = self.counts > 0, None  # undecided: every node solves its LP
         if mask.any():
             self._root_sep = (mask, d)
+
+    def screen_batch(self, rows, sides, can_flip, level, L_max):
+        """The screening solves of the rows (``problem.ReplicateProblem._screen_by_solves``) in
+        compiled code, from the root's minimiser: (out, solves) of :func:`_screen_compiled`, or
+        None (not a built-in loss, or no root yet)."""
+        if self.kind is None or self._start is None:
+            return None
+        obj = self._objective(self.counts)
+        Phi = np.ascontiguousarray(self.design[rows])
+        return _screen_compiled(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, Phi,
+                                np.ascontiguousarray(sides, dtype=float), can_flip,
+                                np.ascontiguousarray(self._start, dtype=float), float(level), float(L_max),
+                                self.max_iter)
+
+    def flip_bounds(self, x, Phi):
+        """Lower bounds on L(b) - L(x) over b with phi_k'b on the other side of 0 from
+        phi_k'x, for the rows phi_k of Phi, x (nearly) the unconstrained minimiser at the
+        current weights; None unless the loss is a built-in logistic or exponential one.
+
+        With H the Hessian at x, g the gradient, eps = (g'H^-1 g)^(1/2), q_k = |phi_k'x| /
+        (phi_k'H^-1 phi_k)^(1/2) and r^2 = max_i phi_i'H^-1 phi_i over the weighted points,
+        L(x + d) - L(x) >= g'd + q^2 psi(r q) >= h(q) - eps q with q = (d'Hd)^(1/2) >= q_k
+        and h(q) = (e^-rq + r q - 1) / r^2 (``search.compiled._flip_d``); h - eps q is convex,
+        so the bound is h(q_k) - eps q_k when h'(q_k) = (1 - e^-r q_k) / r >= eps, else 0."""
+        if self.kind is None:
+            return None
+        obj = self._objective(self.counts)
+        p = len(x)
+        g = np.empty(p)
+        H = np.empty((p, p))
+        _pointwise_eval(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, np.ascontiguousarray(x, dtype=float), g, H,
+                        True)
+        try:
+            L = np.linalg.cholesky(H)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(L)) or np.min(np.diag(L)) ** 2 <= 1e-10 * np.max(np.diag(H)):
+            return None
+        solve = lambda A: np.linalg.solve(L, A.T)  # noqa: E731  (L^-1 A')
+        eps = float(np.linalg.norm(solve(g[None, :])))
+        r = math.sqrt(float(np.max(np.sum(solve(obj.D) ** 2, axis=0)))) * (1.0 + 1e-9)
+        hn = np.sum(solve(Phi) ** 2, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.where(hn > 0.0, np.abs(Phi @ x) / np.sqrt(hn), 0.0)
+        u = r * q
+        h = np.where(u < 1e-3, q * q * (0.5 - u / 6.0), (np.expm1(-u) + u) / (r * r) * (1.0 - 1e-12))
+        slope = np.where(u < 1e-3, q * (1.0 - 0.5 * u), -np.expm1(-u) / r)
+        return np.where(slope >= eps, h - eps * q, 0.0)
 
     def _objective(self, weights):
         key = weights.tobytes()
