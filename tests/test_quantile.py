@@ -120,7 +120,9 @@ def test_cli_jobs_progress_and_exact_distribution(capsys):
     assert "--jobs must be a positive integer or -1" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("loss, seed", [("squared", 6), ("hinge", 7), ("logistic", 8)])
+# (hinge: seed 9, since with the branching of issue 28 every replicate of seed 7 is decided in
+# the first round, and there is nothing to resume)
+@pytest.mark.parametrize("loss, seed", [("squared", 6), ("hinge", 9), ("logistic", 8)])
 def test_resumed_refinement_gives_the_interval_of_restarts_with_fewer_nodes(monkeypatch, loss, seed):
     import cudbound.quantile as quantile_mod
     X, y = _noisy(44, 4, seed)

@@ -55,6 +55,15 @@ SIDE_TOL = 1e-10    # a point within this (relative) of the margin counts as on 
 ZERO_EIG = 1e-10    # eigenvalues of the reduced Hessian below this fraction of the largest are zero
 
 
+@njit(cache=True, inline="always")
+def _col_dot(M, j, v):
+    """M[:, j]'v (a column is not contiguous: np.dot on it warns and copies)."""
+    s = 0.0
+    for i in range(v.shape[0]):
+        s += M[i, j] * v[i]
+    return s
+
+
 @njit(cache=True)
 def _face_basis(N, r, p):
     """Orthonormal basis (p x (p - rank)) of {d : N[:r] d = 0}, and the rank of N[:r], by
@@ -82,7 +91,7 @@ def _face_basis(N, r, p):
             for q in range(rank):
                 v -= np.dot(U[q], v) * U[q]
             for q in range(nz):
-                v -= np.dot(Z[:, q], v) * Z[:, q]
+                v -= _col_dot(Z, q, v) * Z[:, q]
         nv = math.sqrt(np.dot(v, v))
         if nv > 1e-6:
             Z[:, nz] = v / nv
@@ -375,7 +384,7 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
                 if pd:
                     break
                 if w[j] <= ZERO_EIG * max(top, 1e-300) or top == 0.0:
-                    slope = np.dot(V[:, j], gr)
+                    slope = _col_dot(V, j, gr)
                     if abs(slope) > 1e-12 * max(1.0, gn) and abs(slope) > abs(best):
                         best = slope
                         u = -np.sign(slope) * V[:, j]
@@ -391,7 +400,7 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
                 ur = np.zeros(dim)
                 for j in range(dim):
                     if w[j] > ZERO_EIG * top and top > 0.0:
-                        ur -= (np.dot(V[:, j], gr) / w[j]) * V[:, j]
+                        ur -= (_col_dot(V, j, gr) / w[j]) * V[:, j]
                 d = Z @ ur
         # exact line search along d: F(b + t d) is convex and piecewise quadratic in t, with a
         # kink where a point's margin crosses 1; walk the kinks in order (crossing a point

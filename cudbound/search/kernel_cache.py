@@ -17,7 +17,8 @@ from pathlib import Path
 __all__ = ["check", "KERNEL_SOURCES"]
 
 HERE = Path(__file__).resolve().parent
-KERNEL_SOURCES = ("compiled.py", "core.py", "lp_node_solver.py", "realisability.py", "smooth_node_solver.py")
+KERNEL_SOURCES = ("compiled.py", "core.py", "hinge_qp_node_solver.py", "lp_node_solver.py", "realisability.py",
+                  "smooth_node_solver.py")
 """The files of this package with ``@njit(cache=True)`` functions."""
 DIGEST_FILE = "cudbound_kernels.sha256"
 

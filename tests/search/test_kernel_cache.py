@@ -31,3 +31,11 @@ def test_an_edit_to_any_kernel_source_clears_the_cached_kernels(tmp_path):
 def test_the_installed_package_is_checked_on_import():
     stamp = kernel_cache.HERE / "__pycache__" / kernel_cache.DIGEST_FILE
     assert not stamp.exists() or stamp.read_text().strip() == kernel_cache.digest()
+
+
+def test_every_kernel_source_of_the_search_is_listed():
+    """A file of cudbound/search with a cached numba kernel that is missing from the list would
+    be inlined into the search loop and loaded stale after an edit (hinge_qp_node_solver.py
+    was missing until issue 28's second session)."""
+    kernels = {p.name for p in kernel_cache.HERE.glob("*.py") if "\n@njit(cache=True" in p.read_text()}
+    assert kernels == set(kernel_cache.KERNEL_SOURCES)

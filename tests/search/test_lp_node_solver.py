@@ -206,7 +206,9 @@ def test_certificate_accepts_optimal_and_rejects_other_bases():
 
 
 def _fail_every(monkeypatch, every):
-    """Make every ``every``-th node solve report a failed certificate."""
+    """Make every ``every``-th node solve called from Python report a failed certificate (the
+    screening solves then run one by one in Python, as without the compiled batch)."""
+    monkeypatch.setattr(lpmod.HingeLPNodeSolver, "screen_batch", lambda self, *args: None)
     real = lpmod._solve_node
     calls = {"n": 0}
 
@@ -259,3 +261,24 @@ def test_identical_points_are_merged_with_their_weights():
         for row, weight in zip(want, np.bincount(inverse.ravel(), weights=c)):
             k = np.flatnonzero(np.all(U == row, axis=1))
             assert len(k) == 1 and abs(w[k[0]] - weight) <= 1e-12
+
+
+def test_screening_solves_the_compiled_batch_leaves_are_solved_in_python(monkeypatch):
+    """The compiled screening loop (``_screen_compiled``) hands a point whose LP it does not
+    certify back to the one-by-one Python solves: with every point handed back, and with the
+    batch off, the replicate has the same value and the same points fixed."""
+    design, y, counts, info = make_loss_problem(SEED0 + 3100, REF, n=16, p=2)
+    beta = fit_coefficients(design, y, HINGE)
+    want = ReplicateEngine(design, y, HINGE).search(counts, beta, 4.0)
+    real = lpmod._screen_compiled
+
+    def none_certified(*args):
+        out, solves = real(*args)
+        return np.where(out == 0, out, -1), 0
+    monkeypatch.setattr(lpmod, "_screen_compiled", none_certified)
+    handed = ReplicateEngine(design, y, HINGE).search(counts, beta, 4.0)
+    monkeypatch.setattr(lpmod.HingeLPNodeSolver, "screen_batch", lambda self, *args: None)
+    python = ReplicateEngine(design, y, HINGE).search(counts, beta, 4.0)
+    assert want.value == handed.value == python.value
+    assert want.screened == handed.screened == python.screened
+    assert want.screened > 0
