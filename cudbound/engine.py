@@ -178,10 +178,14 @@ class ReplicateEngine:
             return sol
         return solve
 
+    def _smooth_in_loop(self, solver, root):
+        """The replicate's nodes go to the compiled SQP of a built-in smooth loss (nothing separable)."""
+        return (self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._smooth
+                and self._smooth.kind is not None and self._smooth._root_sep is None and not root.fallback)
+
     def _screen_bound(self, solver, root):
         """The smooth losses' closed-form screening bound at the root minimiser (None: none)."""
-        if (self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._smooth
-                and self._smooth.kind is not None and self._smooth._root_sep is None and not root.fallback):
+        if self._smooth_in_loop(solver, root):
             return lambda Phi: self._smooth.flip_bounds(np.asarray(root.beta, dtype=float), Phi)
         return None
 
@@ -190,7 +194,7 @@ class ReplicateEngine:
         Python solve per point)."""
         if self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._lp:
             return self._lp.screen_batch
-        if self._screen_bound(solver, root) is not None:
+        if self._smooth_in_loop(solver, root):
             return self._smooth.screen_batch
         return None
 

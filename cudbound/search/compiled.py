@@ -530,6 +530,15 @@ def _heap_pop(hk, hid, size):
 
 
 @njit(cache=True)
+def _mark_can_flip(Phi, sides, can_flip, j, x):
+    """Screening: x has loss below L_max, so every later row j' (> j) that x puts on the side
+    opposite to sides[j'] (closed) can flip; mark it (its solve is skipped)."""
+    for jj in range(j + 1, Phi.shape[0]):
+        if not can_flip[jj] and sides[jj] * np.dot(Phi[jj], x) <= 0.0:
+            can_flip[jj] = True
+
+
+@njit(cache=True)
 def _grow(a, cap):
     shape = (cap,) + a.shape[1:]
     b = np.zeros(shape, dtype=a.dtype)

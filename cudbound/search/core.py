@@ -65,7 +65,7 @@ from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_co
 from .lp_node_solver import OPTIMAL, _solve_node
 from .options import SearchOptions, SearchOutcome
 from .hinge_qp_node_solver import _hinge_qp_node
-from .smooth_node_solver import _pointwise_eval, _sqp_compiled
+from .smooth_node_solver import _factor_hn, _smooth_factor, _sqp_compiled
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
 
@@ -578,80 +578,6 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
     out_state = (sgn, depth, Cfix, mval, fl, solved, beta, act, nact, uu, lb, la, wh, wx, wact, wn, wu, uid, hk, hid,
                  last, free, chol, rr, sc_out)
     return upper, best, status, nodes, solves, pruned, real_solves, fallbacks, undecided, out_state
-
-
-@njit(cache=True)
-def _smooth_factor(sm, b, L, z):
-    """The flip-cost metric of a logistic or exponential loss at b (:func:`compiled._flip_d`).
-
-    Writes into L the Cholesky factor (lower) of H, the Hessian of the loss (penalty
-    included) at b, and returns r = (max_i phi_i'H^-1 phi_i)^(1/2) over the points of the
-    loss; -1 when H is not safely positive definite (no flip cost then)."""
-    kind, D, yo, wn, pen, _ = sm
-    p = L.shape[0]
-    for j in range(p):
-        for k in range(j + 1):
-            L[j, k] = 2.0 * pen[j, k] if pen.shape[0] > 0 else 0.0
-    for i in range(D.shape[0]):
-        t = 0.0
-        for j in range(p):
-            t += D[i, j] * b[j]
-        mrg = yo[i] * t
-        if kind == 0:
-            e = math.exp(-abs(mrg))
-            d2 = wn[i] * e / ((1.0 + e) * (1.0 + e))
-        else:
-            d2 = wn[i] * math.exp(-mrg)
-        for j in range(p):
-            cj = d2 * D[i, j]
-            for k in range(j + 1):
-                L[j, k] += cj * D[i, k]
-    scale = 0.0
-    for j in range(p):
-        if L[j, j] > scale:
-            scale = L[j, j]
-    if not (scale > 0.0) or not np.isfinite(scale):
-        return -1.0
-    for j in range(p):                      # Cholesky in place
-        s = L[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not (s > 1e-10 * scale):
-            return -1.0
-        L[j, j] = math.sqrt(s)
-        for i in range(j + 1, p):
-            s = L[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            L[i, j] = s / L[j, j]
-    r2 = 0.0
-    for i in range(D.shape[0]):
-        v = _inv_norm2(L, D[i], z)
-        if v > r2:
-            r2 = v
-    return math.sqrt(r2) * (1.0 + 1e-9)
-
-
-@njit(cache=True, inline="always")
-def _inv_norm2(L, x, z):
-    """x'H^-1 x = |L^-1 x|^2 for H = LL' (z: workspace)."""
-    v = 0.0
-    for j in range(L.shape[0]):
-        s = x[j]
-        for k in range(j):
-            s -= L[j, k] * z[k]
-        z[j] = s / L[j, j]
-        v += z[j] * z[j]
-    return v
-
-
-@njit(cache=True)
-def _factor_hn(P, signs, L, hn, z):
-    """hn_k = phi_k'H^-1 phi_k for the unfixed free points (rows of P), H = LL'."""
-    for k in range(P.shape[0]):
-        if signs[k] == 0:
-            v = _inv_norm2(L, P[k], z)
-            hn[k] = v if v > 0.0 else 1.0  # phi_k = 0: t = 0, no flip cost
 
 
 @njit(cache=True)

@@ -66,6 +66,7 @@ import numpy as np
 from numba import njit
 
 from ..losses import HingeLoss, same_math
+from .compiled import _mark_can_flip
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["HingeLPNodeSolver", "HingeBasis", "certify"]
@@ -484,9 +485,7 @@ def _screen_compiled(cols, norms, c, m, n, rows, sides, can_flip, basis, atup, m
         if f >= level:
             out[j] = 1
         elif f < L_max:
-            for jj in range(j + 1, k):
-                if not can_flip[jj] and sides[jj] * np.dot(Phi[jj], b) <= 0.0:
-                    can_flip[jj] = True
+            _mark_can_flip(Phi, sides, can_flip, j, b)
     return out, solves
 
 

@@ -64,7 +64,6 @@ class ReplicateProblem:
         # a merged point whose two costs agree never changes C: fix it (its sign is irrelevant)
         forced[(forced == 0) & (cplus == cminus)] = 1
         self.screen_solves = 0
-        self.bound_screened = 0  # points fixed by ``screen_bound`` alone
         if screen and math.isfinite(self.L_max) and beta_u is not None:
             if quad is not None and _is_positive_definite(quad):
                 forced = self._screen_quadratic(quad, reps, forced)
@@ -111,7 +110,6 @@ class ReplicateProblem:
             if lb is not None:
                 sure = self.L_u + lb >= level + 1e-9 * max(1.0, abs(self.L_max))
                 forced[todo[sure]] = np.where(t[todo[sure]] > 0, 1, -1)
-                self.bound_screened = int(np.sum(sure))
                 todo = todo[~sure]
         sides = np.where(t[todo] > 0, 1, -1)
         # a known point with loss below L_max on the closed opposite side: the point can flip

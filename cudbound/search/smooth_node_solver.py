@@ -76,7 +76,7 @@ from scipy.optimize import nnls
 
 from ..design import _PenalisedLoss
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
-from .compiled import _gi
+from .compiled import _flip_d, _gi, _mark_can_flip
 from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
@@ -377,6 +377,109 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
 
 
 @njit(cache=True)
+def _smooth_factor(sm, b, L, z):
+    """The flip-cost metric of a logistic or exponential loss at b (:func:`compiled._flip_d`).
+
+    Writes into L the Cholesky factor (lower) of H, the Hessian of the loss (penalty
+    included) at b, and returns r = (max_i phi_i'H^-1 phi_i)^(1/2) over the points of the
+    loss; -1 when H is not safely positive definite (no flip cost then)."""
+    kind, D, yo, wn, pen, _ = sm
+    p = L.shape[0]
+    for j in range(p):
+        for k in range(j + 1):
+            L[j, k] = 2.0 * pen[j, k] if pen.shape[0] > 0 else 0.0
+    for i in range(D.shape[0]):
+        t = 0.0
+        for j in range(p):
+            t += D[i, j] * b[j]
+        mrg = yo[i] * t
+        if kind == 0:
+            e = math.exp(-abs(mrg))
+            d2 = wn[i] * e / ((1.0 + e) * (1.0 + e))
+        else:
+            d2 = wn[i] * math.exp(-mrg)
+        for j in range(p):
+            cj = d2 * D[i, j]
+            for k in range(j + 1):
+                L[j, k] += cj * D[i, k]
+    scale = 0.0
+    for j in range(p):
+        if L[j, j] > scale:
+            scale = L[j, j]
+    if not (scale > 0.0) or not np.isfinite(scale):
+        return -1.0
+    for j in range(p):                      # Cholesky in place
+        s = L[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not (s > 1e-10 * scale):
+            return -1.0
+        L[j, j] = math.sqrt(s)
+        for i in range(j + 1, p):
+            s = L[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            L[i, j] = s / L[j, j]
+    r2 = 0.0
+    for i in range(D.shape[0]):
+        v = _inv_norm2(L, D[i], z)
+        if v > r2:
+            r2 = v
+    return math.sqrt(r2) * (1.0 + 1e-9)
+
+
+@njit(cache=True, inline="always")
+def _inv_norm2(L, x, z):
+    """x'H^-1 x = |L^-1 x|^2 for H = LL' (z: workspace)."""
+    v = 0.0
+    for j in range(L.shape[0]):
+        s = x[j]
+        for k in range(j):
+            s -= L[j, k] * z[k]
+        z[j] = s / L[j, j]
+        v += z[j] * z[j]
+    return v
+
+
+@njit(cache=True)
+def _factor_hn(P, signs, L, hn, z):
+    """hn_k = phi_k'H^-1 phi_k for the unfixed free points (rows of P), H = LL'."""
+    for k in range(P.shape[0]):
+        if signs[k] == 0:
+            v = _inv_norm2(L, P[k], z)
+            hn[k] = v if v > 0.0 else 1.0  # phi_k = 0: t = 0, no flip cost
+
+
+@njit(cache=True)
+def _flip_bounds(sm, x, Phi):
+    """:meth:`SmoothNodeSolver.flip_bounds` (None when the Hessian at x is not safely positive
+    definite): the metric of :func:`_smooth_factor`, the flip cost of ``compiled._flip_d`` and
+    the gradient's term eps q."""
+    kind, D, yo, wn, pen, _ = sm
+    p = x.shape[0]
+    g = np.empty(p)
+    L = np.empty((p, p))
+    z = np.empty(p)
+    _pointwise_eval(kind, D, yo, wn, pen, x, g, L, True)
+    r = _smooth_factor(sm, x, L, z)
+    if r < 0.0:
+        return None
+    eps = math.sqrt(_inv_norm2(L, g, z))
+    out = np.zeros(Phi.shape[0])
+    for k in range(Phi.shape[0]):
+        hn = _inv_norm2(L, Phi[k], z)
+        if not hn > 0.0:
+            continue
+        t = np.dot(Phi[k], x)
+        q = abs(t) / math.sqrt(hn)
+        u = r * q
+        slope = q * (1.0 - 0.5 * u) if u < 1e-3 else -math.expm1(-u) / r  # h'(q), from below
+        if slope >= eps:
+            out[k] = _flip_d(t, hn, r) - eps * q
+    return out
+
+
+@njit(cache=True)
 def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L_max, max_iter):
     """The screening solves of ``problem.ReplicateProblem`` in one compiled loop.
 
@@ -408,9 +511,7 @@ def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L
         if f >= level:
             out[j] = 1
         elif f < L_max:
-            for jj in range(j + 1, m):
-                if not can_flip[jj] and sides[jj] * np.dot(Phi[jj], x) <= 0.0:
-                    can_flip[jj] = True
+            _mark_can_flip(Phi, sides, can_flip, j, x)
     return out, solves
 
 
@@ -724,27 +825,8 @@ class SmoothNodeSolver(NodeSolver):
         if self.kind is None:
             return None
         obj = self._objective(self.counts)
-        p = len(x)
-        g = np.empty(p)
-        H = np.empty((p, p))
-        _pointwise_eval(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, np.ascontiguousarray(x, dtype=float), g, H,
-                        True)
-        try:
-            L = np.linalg.cholesky(H)
-        except np.linalg.LinAlgError:
-            return None
-        if not np.all(np.isfinite(L)) or np.min(np.diag(L)) ** 2 <= 1e-10 * np.max(np.diag(H)):
-            return None
-        solve = lambda A: np.linalg.solve(L, A.T)  # noqa: E731  (L^-1 A')
-        eps = float(np.linalg.norm(solve(g[None, :])))
-        r = math.sqrt(float(np.max(np.sum(solve(obj.D) ** 2, axis=0)))) * (1.0 + 1e-9)
-        hn = np.sum(solve(Phi) ** 2, axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.where(hn > 0.0, np.abs(Phi @ x) / np.sqrt(hn), 0.0)
-        u = r * q
-        h = np.where(u < 1e-3, q * q * (0.5 - u / 6.0), (np.expm1(-u) + u) / (r * r) * (1.0 - 1e-12))
-        slope = np.where(u < 1e-3, q * (1.0 - 0.5 * u), -np.expm1(-u) / r)
-        return np.where(slope >= eps, h - eps * q, 0.0)
+        return _flip_bounds((obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, 0), np.ascontiguousarray(x, dtype=float),
+                            np.ascontiguousarray(Phi, dtype=float))
 
     def _objective(self, weights):
         key = weights.tobytes()

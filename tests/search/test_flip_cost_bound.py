@@ -16,8 +16,7 @@ import pytest
 
 from cudbound.losses import get_loss
 from cudbound.search.compiled import _flip_d
-from cudbound.search.core import _factor_hn, _smooth_factor
-from cudbound.search.smooth_node_solver import SmoothNodeSolver
+from cudbound.search.smooth_node_solver import SmoothNodeSolver, _factor_hn, _smooth_factor
 from reference_losses import RefLoss, ref_details, ref_fit, separable_points
 
 LAM = 0.1
