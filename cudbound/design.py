@@ -151,7 +151,7 @@ def loss_in_coordinates(loss: Loss, design: np.ndarray, T: np.ndarray) -> Loss:
         return loss
     if isinstance(loss, RidgeLoss) and _is_margin_loss(loss.base):
         mask = loss.penalty_mask(design)
-        return _PenalisedLoss(loss, np.sqrt(loss.lam) * T[mask])
+        return _PenalisedLoss(loss, np.sqrt(loss.lam) * T[mask], design, T)
     return _LossAtTGamma(loss, design, T)
 
 
@@ -164,10 +164,15 @@ def _null_basis(M: np.ndarray, p: int) -> np.ndarray:
 
 
 class _PenalisedLoss(Loss):
-    """base(Z gamma) + |M gamma|^2: a ridge loss carried to orthonormal coordinates."""
+    """base(Z gamma) + |M gamma|^2: a ridge loss carried to orthonormal coordinates.
 
-    def __init__(self, ridge: RidgeLoss, M: np.ndarray):
+    ``Phi`` and ``T`` (the user's design and beta = T gamma) let a fit be computed where the data
+    are exact, on the user's design (``cudbound.fit``, the ``hinge_ridge`` fit).
+    """
+
+    def __init__(self, ridge: RidgeLoss, M: np.ndarray, Phi: np.ndarray | None = None, T: np.ndarray | None = None):
         self.ridge, self.base, self.M = ridge, ridge.base, np.ascontiguousarray(M)
+        self.Phi, self.T = Phi, T
         self.MtM = self.M.T @ self.M
         self.is_quadratic = self.base.is_quadratic
         self.strictly_convex = ridge.strictly_convex

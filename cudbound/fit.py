@@ -13,7 +13,10 @@ Which minimiser (``docs/losses.md``):
   starting point, nor on the units and origins of the features. The hinge loss computes
   it exactly (``HingeLoss.minimiser``: its linear program's optimal set, read off an
   optimal dual, then a least-distance program); a loss may define
-  ``minimiser(design, y, weights)`` the same way. A loss with a Hessian that is positive
+  ``minimiser(design, y, weights)`` the same way. The hinge loss plus a ridge penalty
+  (``hinge_ridge``) is polished from the interior-point answer (``polish_hinge``) and, where
+  that is degenerate, solved and certified in exact rational arithmetic on the user's design
+  (``cudbound.optim.exact_hinge``). A loss with a Hessian that is positive
   definite at the minimiser has a unique one. Otherwise a second solve,
   min |beta|^2 subject to L(beta) <= L* + 1e-10 max(1, L*) (beta = 0 exactly when 0 is
   a minimiser), gives it to within about 1e-9 for a piecewise-linear loss with a
@@ -37,6 +40,7 @@ from .design import Reparametrisation, reparametrise as _reparametrise
 from .losses import LOSSES, DEFAULT_RIDGE, HingeLoss, Loss, NoMinimiserError, RidgeLoss, same_math
 from .optim.smooth import SeparationUnknown, polish_smooth, separation
 from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
+from .optim.exact_hinge import exact_hinge_ridge_minimiser
 from .optim.qp import polish_hinge, positive_definite
 
 __all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
@@ -212,6 +216,8 @@ def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None 
         # hinge + a positive definite penalty: a QP whose exact minimiser is read off the
         # solver's active set and certified (the interior-point answer is ~1e-5 off)
         exact = polish_hinge(y[:, None] * design, w / n, loss.penalty_matrix(design), beta)
+        if exact is None:   # a degenerate minimiser (points on the margin, multipliers at bounds)
+            exact = _exact_hinge_ridge(design, y, w, loss, beta)
         if exact is not None:
             return exact
     if loss.strictly_convex:
@@ -222,6 +228,27 @@ def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None 
         if np.all(np.isfinite(H)) and positive_definite(H, rtol=1e-8):
             return beta
     return _least_norm_minimiser(design, y, loss, w, beta, solver)
+
+
+def _exact_hinge_ridge(design, y, w, loss, beta):
+    """The least-norm minimiser of a hinge loss plus a ridge penalty, certified in rational
+    arithmetic (``cudbound.optim.exact_hinge``), or None.
+
+    In orthonormal coordinates the data are rounded (Z = Phi T), which breaks the exact ties of
+    a discrete design; the problem is solved on the user's design instead, where they hold
+    (penalty lam |beta_pen|^2 exactly, least |Phi beta|, which is least |gamma|), and mapped back.
+    """
+    n = len(y)
+    Phi, T = getattr(loss, "Phi", None), getattr(loss, "T", None)
+    if Phi is not None and T is not None and isinstance(getattr(loss, "ridge", None), RidgeLoss):
+        ridge = loss.ridge
+        b = exact_hinge_ridge_minimiser(y[:, None] * Phi, w, T @ beta, Q=ridge.penalty_matrix(Phi),
+                                        norm_root=Phi, divisor=n)
+        return None if b is None else np.linalg.solve(T, b)
+    if isinstance(loss, RidgeLoss):
+        return exact_hinge_ridge_minimiser(y[:, None] * design, w, beta, Q=loss.penalty_matrix(design),
+                                           norm_root=design, divisor=n)
+    return None
 
 
 def _least_norm_minimiser(design, y, loss, w, beta, solver):

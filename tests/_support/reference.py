@@ -77,6 +77,18 @@ def lp_realisable(rows: np.ndarray, signs: np.ndarray) -> bool:
         return True
     if res.status == 2:
         return False
+    # HiGHS gave up (rows far from their zero, in very different units): the same question on
+    # rows = U S V' asked of U (phi_i'b = U_i'c with c = S V'b ranging over the row space),
+    # each row scaled to unit norm (s_i phi_i'b < 0 is what "<= -1" asks, up to scaling b)
+    U, sv, _ = np.linalg.svd(rows, full_matrices=False)
+    U = U[:, sv > 1e-12 * sv[0]]
+    U = U / np.linalg.norm(U, axis=1, keepdims=True).clip(1e-300)
+    res = linprog(np.zeros(U.shape[1]), A_ub=-(signs[:, None] * U), b_ub=b_ub,
+                  bounds=[(None, None)] * U.shape[1], method="highs")
+    if res.status == 0:
+        return True
+    if res.status == 2:
+        return False
     raise RuntimeError(f"realisability LP ended with status {res.status}: {res.message}")
 
 

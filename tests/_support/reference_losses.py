@@ -26,8 +26,9 @@ with beta_pen every coefficient but those of constant design columns.
     exactly: Newton's method on every subspace {phi_A'beta = 0}, |A| <= p, the least loss
     of the feasible candidates (``_smooth_candidates`` has the argument). When no weighted
     point can be separated at all, no LP is needed for any pattern;
-  - other smooth losses (the squared hinge of the docs): CLARABEL with tolerances 1e-12
-    (the package uses ECOS and Newton polishing).
+  - other smooth losses (the squared hinge of the docs), and the hinge loss plus a ridge
+    penalty (a QP; its beta_hat too): CLARABEL with tolerances 1e-12 (the package uses ECOS
+    and Newton polishing for the former, a compiled active-set method for the latter).
 * Q = max(0, max_s |C(s)| / n * g(alpha_n (L_hat - m(s)))).
 """
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _sigmoid(z):
 @dataclass(frozen=True)
 class RefLoss:
     name: str
-    kind: str                  # "smooth", "hinge" or "quadratic"
+    kind: str                  # "smooth", "hinge", "hinge_qp" (hinge + ridge: a QP) or "quadratic"
     lam: float = 0.0
     tends_to_zero: bool = False
 
@@ -96,6 +97,8 @@ class RefLoss:
             return cp.exp(-m)
         if self.name == "squared_hinge":
             return cp.square(cp.pos(1.0 - m))
+        if self.name == "hinge":
+            return cp.pos(1.0 - m)
         raise ValueError(self.name)
 
 
@@ -246,15 +249,34 @@ def _hinge_fit(design, y):
     return b
 
 
+def _hinge_qp_fit(loss, design, y):
+    """The hinge loss plus its ridge penalty (a QP) by CLARABEL with tight tolerances: a
+    minimiser to about 1e-9 (the stored beta_hat is used by both sides of the comparison)."""
+    import cvxpy as cp
+    n, p = design.shape
+    b = cp.Variable(p)
+    pen = np.flatnonzero(penalised(design))
+    obj = cp.sum(loss.cvxpy(y, design @ b)) / n + loss.lam * cp.sum_squares(b[pen])
+    prob = cp.Problem(cp.Minimize(obj))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    if b.value is None or prob.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+        raise RuntimeError(f"reference hinge_ridge fit failed: {prob.status}")
+    return np.asarray(b.value, dtype=float)
+
+
 def ref_fit(loss, design, y):
     n, p = design.shape
     w = np.ones(n)
     if loss.kind == "hinge":
         return _hinge_fit(design, y)
-    if loss.kind == "quadratic":
-        pen = penalised(design).astype(float)
-        H = design.T @ design / n + loss.lam * np.diag(pen)
-        return np.linalg.solve(H, design.T @ y / n)
+    if loss.kind == "hinge_qp":
+        return _hinge_qp_fit(loss, design, y)
+    if loss.kind == "quadratic":   # least squares on the stacked system (not the normal equations)
+        pen = penalised(design)
+        A = np.vstack([design / np.sqrt(n), np.sqrt(loss.lam) * np.eye(p)[pen]])
+        return np.linalg.lstsq(A, np.r_[y / np.sqrt(n), np.zeros(int(pen.sum()))], rcond=None)[0]
     if loss.tends_to_zero and separable_points(design, y, w, lam=loss.lam).any():
         raise ValueError("separable")
     b = _newton(loss, design, y, w)
@@ -277,12 +299,15 @@ def _hinge_node(design, y, w, G):
     return float(res.fun)
 
 
-def _quadratic_candidates(design, y, w, lam, rows):
+def _quadratic_candidates(design, y, w, lam, rows, penalty_rows=None):
+    """Least squares on every face subspace of ``rows``; the penalty lam |beta_pen|^2, or
+    |penalty_rows beta|^2 when given (the penalty in other coordinates)."""
     n, p = design.shape
     pen = penalised(design)
     sw = np.sqrt(w / n)
-    A = np.vstack([design * sw[:, None], np.sqrt(lam) * np.eye(p)[pen]])
-    t = np.r_[y * sw, np.zeros(int(pen.sum()))]
+    P = np.sqrt(lam) * np.eye(p)[pen] if penalty_rows is None else penalty_rows
+    A = np.vstack([design * sw[:, None], P])
+    t = np.r_[y * sw, np.zeros(P.shape[0])]
     return np.array([np.zeros(p) if N.shape[1] == 0 else N @ np.linalg.lstsq(A @ N, t, rcond=None)[0]
                      for N in _face_subspaces(rows, p)])
 
@@ -403,8 +428,18 @@ def ref_details(loss, design, y, counts, beta_hat=None):
     C = ((w[S] - 1.0)[None, :] * (pats != y[S][None, :])).sum(axis=1)
     m = np.empty(len(pats))
     if loss.kind == "quadratic":
-        cands = _quadratic_candidates(design, y, w, loss.lam, rows)
-        vals = np.array([loss_value(loss, design, y, w, b) for b in cands])
+        # in the coordinates c = R beta (design = Q R, numpy's QR), where the least squares are
+        # well conditioned whatever the features' origins and units (features at 200 +- 0.01
+        # cost the plain normal equations about 1e-9 of Q^(b))
+        Qd, R = np.linalg.qr(design)
+        Rinv = np.linalg.solve(R, np.eye(p))
+        pen = penalised(design)
+        P = np.sqrt(loss.lam) * Rinv[pen]
+        rows_c = Qd[S]
+        cands = _quadratic_candidates(Qd, y, w, loss.lam, rows_c, penalty_rows=P)
+        vals = np.array([float(np.dot(w, (y - Qd @ c) ** 2) / n + np.sum((P @ c) ** 2)) for c in cands])
+        L_hat = float(np.dot(w, (y - Qd @ (R @ beta_hat)) ** 2) / n + np.sum((P @ (R @ beta_hat)) ** 2))
+        rows = rows_c
         proj = rows @ cands.T
         scale = np.linalg.norm(rows, axis=1)[:, None] * np.linalg.norm(cands, axis=1)[None, :]
         feas = np.all(pats[:, :, None] * proj[None] >= -1e-10 * scale[None], axis=1)

@@ -1,14 +1,15 @@
-"""Q^(b) of the engine against brute-force enumeration on 1500 random small problems.
+"""Q^(b) of the engine against brute-force enumeration on 2100 random small problems.
 
 The reference values (``tests/fixtures/bruteforce_q.json.gz``, made by
 ``tests/fixtures/make_bruteforce_fixture.py`` from ``tests/_support/reference_losses.py``
-alone) cover 300 problems for each of logistic, exponential, their ridge forms and hinge, in
-four classes: Gaussian features, discrete features (duplicate rows, ties), features far from
-their zero and in another unit, nearly separable labels; four alpha_n each. Every search
-option that prunes (the self-concordant flip-cost bound and closed-form screening of the
-smooth losses, flip-cost branching of every loss) must leave the value unchanged: checked
-with the default options, and on a quarter of the problems also with every bound and
-screening off.
+alone) cover 300 problems for each of logistic, exponential, their ridge forms, hinge, its
+ridge form (SVC) and squared, in four classes: Gaussian features, discrete features (duplicate
+rows, ties), features far from their zero and in another unit, nearly separable labels; four
+alpha_n each. Every search option that prunes (the self-concordant flip-cost bound and
+closed-form screening of the smooth losses, flip-cost branching of every loss) must leave the
+value unchanged: checked with the default options, and on a quarter of the problems also with
+every bound and screening off; and every third problem again through the scikit-learn
+estimators that fit the loss (``estimator=``).
 """
 import gzip
 import json
@@ -23,7 +24,7 @@ from cudbound.losses import get_loss
 from cudbound.search import SearchOptions
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "bruteforce_q.json.gz")
-TOLS = {"hinge": 1e-6}
+TOLS = {"hinge": 1e-6, "hinge_ridge": 1e-6}   # references: HiGHS (LP), CLARABEL at 1e-12 (QP)
 PLAIN = SearchOptions(flip_cost=False, branching="static", screen=False)
 
 
@@ -66,4 +67,48 @@ def test_every_problem_matches_the_enumeration(loss):
                 plain = eng.search(counts, gamma_hat, a, PLAIN).value
                 if not abs(plain - q) <= tol:
                     bad.append(("plain", prob["index"], prob["kind"], a, plain, q))
+    assert not bad, bad[:5]
+
+
+def _estimators(loss, n):
+    """scikit-learn classifiers whose exact fit on n rows is the fixture's loss (``docs/losses.md``)."""
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier, SGDClassifier
+    from sklearn.svm import SVC
+
+    C = 1.0 / (2.0 * 0.05 * n)      # lam = 1 / (2 C n) = 0.05 (to an ulp)
+    return {"logistic": [LogisticRegression(penalty=None), SGDClassifier(loss="log_loss", penalty=None)],
+            "logistic_ridge:0.05": [LogisticRegression(C=C), SGDClassifier(loss="log_loss", alpha=0.1)],
+            "hinge": [SGDClassifier(loss="hinge", penalty=None)],
+            "hinge_ridge:0.05": [SVC(kernel="linear", C=C), SGDClassifier(loss="hinge", alpha=0.1)],
+            "squared": [RidgeClassifier(alpha=0.0)]}.get(loss, [])
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_through_estimator(loss):
+    """The same problems given as a scikit-learn estimator (``estimator=``): its basis and loss
+    (``cudbound.sklearn_bridge.from_estimator``) reach the same Q^(b), every third problem."""
+    from cudbound.sklearn_bridge import from_estimator
+
+    tol = TOLS.get(loss.split(":")[0], 1e-9)
+    mine = [p for p in PROBLEMS if p["loss"] == loss][::3]
+    if not _estimators(loss, 5):
+        pytest.skip(f"no scikit-learn estimator fits {loss}")
+    bad = []
+    checked = 0
+    for prob in mine:
+        design, y, counts = (np.array(prob[key], dtype=float) for key in ("design", "y", "counts"))
+        for est in _estimators(loss, len(y)):
+            mapping = from_estimator(est, len(y))
+            assert mapping.loss.name.split(":")[0] == loss.split(":")[0]
+            Phi = mapping.basis.fit(design[:, 1:]).transform(design[:, 1:])
+            np.testing.assert_array_equal(Phi, design)
+            rep = reparametrise(Phi)
+            eng = ReplicateEngine(rep.Z, y, rep.loss(mapping.loss))
+            gamma_hat = rep.from_user(np.array(prob["beta_hat"]))
+            for a, q in zip(prob["alphas"], prob["q"]):
+                got = eng.search(counts, gamma_hat, a).value
+                checked += 1
+                if not abs(got - q) <= tol:
+                    bad.append((repr(est), prob["index"], prob["kind"], a, got, q))
+    assert checked >= 4 * 100
     assert not bad, bad[:5]
