@@ -140,7 +140,7 @@ def main(argv=None):
     ap.add_argument("--max-nodes", type=int, default=400, help="nodes per replicate replayed by the slow solvers")
     args = ap.parse_args(argv)
 
-    from cudbound.cud import bootstrap_counts
+    from cudbound.resampling import bootstrap_counts
     from cudbound.datasets import LinearGaussian
     from cudbound.losses import HingeLoss
     from cudbound.search import CvxpyNodeSolver

@@ -3,9 +3,13 @@
 The CUD bound of Laber & Murphy (UAI 2008), computed exactly by branch and bound
 over the sign patterns of a linear-in-basis classifier.
 """
+from . import _kernel_cache
+
+_kernel_cache.install()  # compiled kernels cache outside the installed package (before any is defined)
+
 from .baselines import DegenerateResampleWarning
 from .basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
-from .cud import cud_from_design, cud_interval, replicate_sup, search_replicate
+from .cud import SmallSampleWarning, cud_from_design, cud_interval, replicate_sup, search_replicate
 from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)
@@ -16,7 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "intervals", "method_names",
-    "register", "DegenerateResampleWarning",
+    "register", "DegenerateResampleWarning", "SmallSampleWarning",
     "CUDResult", "IntervalResult", "IntervalResults", "ConfidenceInterval", "SearchStats", "plot_intervals",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",
     "NoMinimiserError", "get_loss",

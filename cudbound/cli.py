@@ -54,6 +54,32 @@ class CLIError(ValueError):
     """Bad input found by the command line itself (file, columns, values)."""
 
 
+# the library's parameter names as the command line spells them (messages speak in flags)
+_FLAGS = {"confidence_level": "--level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
+          "max_nodes": "--max-nodes", "time_limit": "--time-limit", "replicate_time_limit": "--replicate-time-limit",
+          "loss": "--loss", "basis": "--basis", "pos_label": "--pos-label", "k": "--folds", "rng": "--seed",
+          "exact_distribution": "--exact-distribution", "scheduler": "--scheduler"}
+
+
+def in_flags(message: str) -> str:
+    """A library message in command-line words: `` `n_resamples` `` -> ``--resamples``,
+    ``confidence_level=0.95`` -> ``--level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``."""
+    import re
+
+    names = "|".join(sorted(map(re.escape, _FLAGS), key=len, reverse=True))
+    message = re.sub(rf"`({names})`\s*=\s*", lambda m: f"{_FLAGS[m.group(1)]} ", message)
+    message = re.sub(rf"`({names})`", lambda m: _FLAGS[m.group(1)], message)
+    message = re.sub(rf"\b({names})=(['\"]?)([^\s'\",;)]+)\2", lambda m: f"{_FLAGS[m.group(1)]} {m.group(3)}", message)
+    return message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors: the message and where to read more."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {in_flags(message)} (see '{self.prog} --help')\n")
+
+
 # --------------------------------------------------------------------------- CSV input
 
 def read_csv(path, label: str):
@@ -83,8 +109,15 @@ def read_csv(path, label: str):
     ------
     CLIError
         The file cannot be read, has no data rows, lacks the label column, has
-        a ragged row, or a feature value is missing, non-numeric or non-finite;
-        the message names the column and the line.
+        a ragged row or an unnamed column (other than a row index, see below), or a
+        feature value is missing, non-numeric or non-finite; the message names the
+        column and the line.
+
+    Warns
+    -----
+    UserWarning
+        An unnamed first column holding 0, 1, ..., n-1 (the row index pandas writes)
+        is dropped.
     """
     path = Path(path)
     try:
@@ -109,6 +142,7 @@ def read_csv(path, label: str):
     for line, row in body:
         if len(row) != len(header):
             raise CLIError(f"line {line} of '{path}' has {len(row)} fields but the header has {len(header)}.")
+    header, body = _drop_index_column(path, header, body, label)
     features = [name for name in header if name != label]
     if not features:
         raise CLIError(f"data file '{path}' has no feature columns besides the label column {label!r}.")
@@ -117,6 +151,21 @@ def read_csv(path, label: str):
                          for name in features])
     y = _label_column(label, [(line, row[columns[label]]) for line, row in body])
     return X, y, features
+
+
+def _drop_index_column(path, header, body, label):
+    """An unnamed first column holding 0, 1, ..., n-1 is a row index (pandas' ``to_csv`` writes
+    one unless ``index=False``): dropped, with a warning. Any other unnamed column is refused."""
+    unnamed = [j for j, name in enumerate(header) if name == "" and name != label]
+    if not unnamed:
+        return header, body
+    if unnamed == [0] and [row[0] for _, row in body] == [str(i) for i in range(len(body))]:
+        warnings.warn(f"the first column of '{path}' has no name and holds 0, 1, ..., {len(body) - 1}: read as a "
+                      f"row index (as pandas' to_csv writes one) and not used as a feature", UserWarning, stacklevel=3)
+        return header[1:], [(line, row[1:]) for line, row in body]
+    where = "the first column" if unnamed[0] == 0 else f"column {unnamed[0] + 1}"
+    raise CLIError(f"{where} of '{path}' has no name in the header; name it to use it as a feature "
+                   f"(or drop it).")
 
 
 def _feature_column(name: str, cells) -> np.ndarray:
@@ -190,12 +239,11 @@ def _maybe_plot(args, results):
     except ImportError:
         raise CLIError('--plot needs matplotlib: pip install "cudbound[figures]"') from None
     from .plotting import plot_intervals
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
     if isinstance(results, list):
-        plot_intervals(results, ax=ax)
+        ax = plot_intervals(results, data_name=Path(args.data).name if getattr(args, "data", None) else None)
     else:
-        results.plot(ax=ax)
-    fig.tight_layout()
+        ax = results.plot()
+    fig = ax.figure
     try:
         fig.savefig(args.plot, dpi=150)
     except (OSError, ValueError) as exc:
@@ -211,6 +259,7 @@ def _interval(args) -> tuple[dict, str]:
     seed = secrets.randbits(32) if args.seed is None else args.seed
     if args.methods != ("cud",):
         return _interval_methods(args, X, y, features, seed)
+    _per_method_options(args, ("cud",))     # an option CUD does not take (--folds) is an error
     result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
     shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
     context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
@@ -236,14 +285,14 @@ def _csv_data(args, X, features, encoding) -> dict:
 _METHOD_OPTIONS = {"--resamples": "n_resamples", "--alpha-n": "alpha_n", "--jobs": "n_jobs",
                    "--scheduler": "scheduler", "--exact-distribution": "exact_distribution",
                    "--max-nodes": "max_nodes", "--time-limit": "time_limit",
-                   "--replicate-time-limit": "replicate_time_limit"}
+                   "--replicate-time-limit": "replicate_time_limit", "--folds": "k"}
 
 
 def _given_options(args) -> dict:
     """The method options the user gave on the command line: {flag: value} (defaults left out)."""
     given = {}
     for flag, param in _METHOD_OPTIONS.items():
-        value = getattr(args, flag[2:].replace("-", "_"))
+        value = getattr(args, flag[2:].replace("-", "_"), None)
         if value is not None and value is not False:
             given[flag] = value
     return given
@@ -396,7 +445,7 @@ def _jobs_spec(text: str) -> int:
     except ValueError:
         jobs = 0
     if jobs == 0 or jobs < -1:
-        raise argparse.ArgumentTypeError(f"--jobs must be a positive integer or -1 (all cores); got {text!r}.")
+        raise argparse.ArgumentTypeError(f"must be a positive integer or -1 (all cores); got {text!r}.")
     return jobs
 
 
@@ -407,7 +456,7 @@ def _positive(kind, name):
         except ValueError:
             value = 0
         if not value > 0 or (kind is float and not math.isfinite(value)):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive {'integer' if kind is int else 'number'}; "
+            raise argparse.ArgumentTypeError(f"must be a positive {'integer' if kind is int else 'number'}; "
                                              f"got {text!r}.")
         return value
     return parse
@@ -447,7 +496,7 @@ def _coverage(args):
         raise CLIError("--store FILE.sqlite is required to run a study (only --check runs without it).")
     try:
         report = run_study(config, args.store, workers=args.workers, scheduler=args.scheduler,
-                           data_home=args.data_home, progress=not args.no_progress, max_tasks=args.max_tasks,
+                           data_home=args.data_home, progress=_show_progress(args), max_tasks=args.max_tasks,
                            chunks=args.chunks, chunk_size=args.chunk_size)
         interrupted = False
     except RunInterrupted as stop:     # Ctrl-C: the workers are stopped, the finished tasks kept
@@ -613,7 +662,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--no-progress", action="store_true",
                         help="no progress bar (shown by default when stderr is a terminal)")
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="Small-sample confidence intervals for a classifier's generalization error: "
                     "the CUD bound of Laber & Murphy (UAI 2008), computed exactly by branch and bound.",
@@ -643,6 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="comma-separated interval methods: " + ", ".join(method_names())
                                + ", or 'all' (default cud); every option goes to each chosen method that "
                                  "takes it, and an option none of them takes is an error")
+    interval.add_argument("--folds", type=_positive(int, "--folds"), default=None, metavar="K",
+                          help="folds of the methods that cross-validate (yang, wald_cv, nested_cv; each method's "
+                               "default otherwise)")
     interval.set_defaults(handler=_interval)
 
     cov = sub.add_parser("coverage", help="run (or resume) a coverage study into an SQLite store",
@@ -776,7 +828,7 @@ def _xi_alpha(args) -> tuple[dict, str]:
     if not est.stable:
         lines.append("  warning: no free support vector; the bound of Lemma 1 does not apply")
     if args.loo:
-        loo = loo_error(X, labels, progress=not args.no_progress, **kw)
+        loo = loo_error(X, labels, progress=_show_progress(args), **kw)
         results += [result_item("loo", "error", loo.error, n_errors=loo.n_errors, n_refits=loo.n_refits),
                     result_item("loo", "recall", loo.recall), result_item("loo", "precision", loo.precision),
                     result_item("loo", "f1", loo.f1)]
@@ -833,9 +885,13 @@ def main(argv=None) -> int:
     """
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
     except SystemExit as exc:  # --help, --version, or an argparse error (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if unknown:     # named with the subcommand that does not know them
+        prog = " ".join([PROG, args.command] + ([args.store_command] if getattr(args, "store_command", None) else []))
+        print(f"{prog}: error: unrecognized arguments: {' '.join(unknown)} (see '{prog} --help')", file=sys.stderr)
+        return EXIT_USAGE
     seen = []
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -846,7 +902,7 @@ def main(argv=None) -> int:
                 seen = _warning_lines(caught)
     except (ValueError, FileNotFoundError) as exc:
         _print_warnings(seen)
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {in_flags(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -861,15 +917,30 @@ def main(argv=None) -> int:
     _print_warnings(seen)
     if args.json:
         record["warnings"] = [line.removeprefix(f"{PROG}: warning: ") for line in seen]
-    print(json.dumps(record, indent=2, default=_json_default) if args.json else report)
+    try:
+        print(json.dumps(record, indent=2, default=_json_default) if args.json else report)
+        sys.stdout.flush()
+    except BrokenPipeError:     # `cudbound demo | head -1`: the reader has gone; end quietly
+        return _broken_pipe()
     return status[0] if status else 0
+
+
+def _broken_pipe() -> int:
+    """Point stdout at /dev/null (so the interpreter's final flush cannot fail again) and
+    return 141 (128 + SIGPIPE), what a shell reports for a writer killed by the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 def _warning_lines(caught) -> list:
     """One line per distinct warning: its category and message, never a file path or code line."""
     lines = []
     for w in caught:
-        text = " ".join(str(w.message).split())
+        text = in_flags(" ".join(str(w.message).split()))
         line = f"{PROG}: warning: {text} ({w.category.__name__})"
         if line not in lines:
             lines.append(line)

@@ -19,6 +19,7 @@ import dataclasses
 import math
 import numbers
 import time
+import warnings
 
 import numpy as np
 
@@ -36,7 +37,8 @@ from .resampling import draw_counts
 from .search import SearchOptions
 from .workers import ReplicateRunner, check_n_jobs
 
-__all__ = ["replicate_sup", "search_replicate", "cud_interval", "cud_from_design", "conservative_quantile"]
+__all__ = ["replicate_sup", "search_replicate", "cud_interval", "cud_from_design", "conservative_quantile",
+           "SmallSampleWarning"]
 
 
 def _design_iv(design, y):
@@ -295,6 +297,7 @@ def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resam
     fit = _fitted_iv(fitted, Phi, labels, loss)
     n = Phi.shape[0]
     centre = fit.train_error
+    _warn_few_rows(n, Phi.shape[1], centre)
     counts = draw_counts(n, B, gen)
     jobs = min(jobs, B)
     k = max(math.ceil(level * B - 1e-9), 1)
@@ -315,6 +318,25 @@ def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resam
                      bootstrap_distribution=out.upper, coef=fit.coef, alpha_n=alpha, stats=stats,
                      n_samples=n, seconds=time.perf_counter() - t0,
                      details={"loss": loss.name, "basis": "design", "label_encoding": None})
+
+
+class SmallSampleWarning(UserWarning):
+    """n is not comfortably above the number of coefficients of the classifier."""
+
+
+ROWS_PER_COEFFICIENT = 5
+"""Below this many rows per coefficient, :func:`cud_interval` warns (:class:`SmallSampleWarning`)."""
+
+
+def _warn_few_rows(n, p, train_error):
+    if n >= ROWS_PER_COEFFICIENT * p:
+        return
+    text = (f"n = {n} rows for {p} coefficients of the classifier (fewer than {ROWS_PER_COEFFICIENT} per "
+            f"coefficient)")
+    if train_error == 0:
+        text += ("; its training error is 0, as a linear classifier with this many coefficients can fit almost any "
+                 "labels of so few points, and the interval is wide for that reason")
+    warnings.warn(text + ".", SmallSampleWarning, stacklevel=3)
 
 
 def _show_bounds(bar, centre, deadline):

@@ -1,5 +1,5 @@
 """Pictures of results: the bootstrap distribution behind a CUD interval, and a forest plot of
-several intervals on the same data. matplotlib is optional (``pip install "cudbound[figures]"``)
+several intervals on the same data. matplotlib is optional (``pip install "cudbound[examples]"``)
 and imported only here, when a picture is asked for: ``cud_interval(X, y).plot()``,
 ``cudbound.plot_intervals(cudbound.intervals(X, y))`` (tested in ``tests/test_plotting.py``).
 """
@@ -19,45 +19,80 @@ def _pyplot():
     return plt
 
 
-def _axes(ax):
+def _axes(ax, size=(6.4, 3.8)):
+    """The given Axes, or a new figure's with constrained layout (a ``savefig`` keeps every label)."""
     if ax is not None:
         return ax
-    return _pyplot().subplots(figsize=(6.0, 3.6))[1]
+    return _pyplot().subplots(figsize=size, layout="constrained")[1]
 
 
-def plot_replicates(result, ax=None, bins=30):
+def _replicate_edges(values, n, bins):
+    """Histogram edges: one bin per attainable value k/n when the suprema sit on that grid (they
+    do when every g factor is 1: Q^(b) = |C|/n), else ``bins`` (numpy's rule when "auto")."""
+    if n and len(values) and np.all(np.abs(values * n - np.round(values * n)) <= 1e-9 * max(1, n)):
+        k = np.round(values * n)
+        return (np.arange(k.min(), k.max() + 2) - 0.5) / n
+    if np.ptp(values) > 0:
+        return np.histogram_bin_edges(values, bins=bins)
+    return np.linspace(values.min() - 0.5 / len(values), values.max() + 0.5 / len(values), 2)
+
+
+def plot_replicates(result, ax=None, bins="auto", title=None):
     """Histogram of the replicate suprema Q^(b) of a CUD result, with Q_hat and the interval.
 
     Exact replicates are drawn as one histogram; replicates the quantile refinement left with
     bounds (``stats.status == "bounded"``: on one side of Q_hat, the interval is exact all the
-    same) as a second, hatched one at their upper bounds. A vertical line marks Q_hat, the
-    ceil(level B)-th smallest value; the title gives the interval err_D +/- Q_hat.
+    same) as a second, hatched one at their upper bounds. The bins are the attainable values
+    k/n when the suprema lie on that grid (one bar per value), else ``bins``. A vertical line
+    marks Q_hat, the ceil(level B)-th smallest value; the title gives the interval
+    err_D +/- Q_hat, n and B (``title`` replaces it). Labels are typeset (matplotlib's mathtext).
 
     Returns the matplotlib Axes.
     """
     ax = _axes(ax)
     values = np.asarray(result.bootstrap_distribution, dtype=float)
     exact = np.asarray(result.exact_replicates, dtype=bool)
-    edges = np.histogram_bin_edges(values, bins=bins) if np.ptp(values) > 0 else \
-        np.linspace(values.min() - 0.5 / len(values), values.max() + 0.5 / len(values), 2)
-    ax.hist(values[exact], bins=edges, color="C0", alpha=0.8, label=f"Q^(b), exact ({int(exact.sum())})")
+    edges = _replicate_edges(values, getattr(result, "n_samples", None), bins)
+    ax.hist(values[exact], bins=edges, color="C0", alpha=0.8, label=f"$Q^{{(b)}}$, exact ({int(exact.sum())})")
     if (~exact).any():
         ax.hist(values[~exact], bins=edges, color="C7", alpha=0.5, hatch="//",
-                label=f"upper bounds, decided side of Q_hat ({int((~exact).sum())})")
+                label=rf"upper bounds, side of $\hat Q$ decided ({int((~exact).sum())})")
     q = float(result.half_width)
-    ax.axvline(q, color="C3", linewidth=2, label=f"Q_hat = {q:.3f}")
+    ax.axvline(q, color="C3", linewidth=2, label=rf"$\hat Q$ = {q:.3f}")
     low, high = result.confidence_interval
-    ax.set_title(f"{result.confidence_level:.0%} CUD interval [{low:.3f}, {high:.3f}] = "
-                 f"{result.train_error:.3f} +/- {q:.3f}", fontsize=9)
-    ax.set_xlabel("replicate supremum Q^(b)")
+    if title is None:
+        title = (f"{result.confidence_level:.0%} CUD interval [{low:.3f}, {high:.3f}] = "
+                 f"{result.train_error:.3f} $\\pm$ {q:.3f}\n(n = {result.n_samples}, B = {len(values)})")
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel(r"replicate supremum $Q^{(b)}$")
     ax.set_ylabel("replicates")
     ax.legend(fontsize=7)
     return ax
 
 
-def plot_intervals(results, ax=None, labels=None):
-    """Forest plot: one row per interval (low to high, a dot at its centre), top to bottom in
+# what the dot of each row is: the method's centre
+_CUD_CENTRE = "training error (cud)"
+_SHARED_CENTRE = ".632 estimate (the paper's baselines)"
+_OWN_CENTRE = "the method's own estimate"
+
+
+def _centre_kind(result) -> str:
+    if result.method == "cud":
+        return _CUD_CENTRE
+    if result.details.get("centre_source") == ".632" or result.method in ("bs1", "bs2", "kohavi", "yang", "martin",
+                                                                             "langford"):
+        return _SHARED_CENTRE
+    return _OWN_CENTRE
+
+
+def plot_intervals(results, ax=None, labels=None, title=None, full_range=False, data_name=None):
+    """Forest plot: one row per interval (low to high, a marker at its centre), top to bottom in
     the order given; ``labels`` default to each result's method name.
+
+    The x axis fits the intervals (``full_range=True``: all of [0, 1]); the legend says what the
+    marker is for each kind of method (the training error for CUD, the .632 estimate for the
+    paper's baselines, each other method's own estimate); the title gives the level, n and
+    ``data_name`` when known (``title`` replaces it).
 
     Returns the matplotlib Axes.
     """
@@ -67,15 +102,41 @@ def plot_intervals(results, ax=None, labels=None):
     names = [r.method for r in results] if labels is None else [str(x) for x in labels]
     if len(names) != len(results):
         raise ValueError(f"{len(names)} labels for {len(results)} results.")
-    ax = _axes(ax)
+    ax = _axes(ax, size=(6.4, 1.2 + 0.32 * len(results)))
     rows = np.arange(len(results))[::-1]
+    markers = {_CUD_CENTRE: "D", _SHARED_CENTRE: "o", _OWN_CENTRE: "s"}
+    shown = set()
     for y, r in zip(rows, results):
         ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5)
-        ax.plot([r.centre], [y], "o", color="C3", markersize=5)
+        kind = _centre_kind(r)
+        ax.plot([r.centre], [y], markers[kind], color="C3", markersize=5,
+                label=None if kind in shown else f"centre: {kind}")
+        shown.add(kind)
     ax.set_yticks(rows)
     ax.set_yticklabels(names)
-    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.7, len(results) - 0.3)
+    if full_range:
+        ax.set_xlim(-0.02, 1.02)
+    else:
+        lo = min(min(r.low, r.centre) for r in results)
+        hi = max(max(r.high, r.centre) for r in results)
+        pad = max(0.02, 0.06 * (hi - lo))
+        ax.set_xlim(max(-0.02, lo - pad), min(1.02, hi + pad))
     levels = {r.confidence_level for r in results}
-    ax.set_xlabel("generalization error" + (f" ({levels.pop():.0%} intervals)" if len(levels) == 1 else ""))
+    sizes = {getattr(r, "n_samples", None) for r in results} - {None}
+    ax.set_xlabel("generalization error")
+    if title is None:
+        parts = []
+        if len(levels) == 1:
+            parts.append(f"{levels.pop():.0%} confidence intervals")
+        else:
+            parts.append("confidence intervals")
+        if data_name:
+            parts.append(f"for {data_name}")
+        if len(sizes) == 1:
+            parts.append(f"(n = {sizes.pop()})")
+        title = " ".join(parts)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="best")
     ax.grid(axis="x", alpha=0.3)
     return ax

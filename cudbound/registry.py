@@ -482,7 +482,12 @@ def intervals_from_design(design, y, methods=METHODS, *, confidence_level=0.95, 
             kwargs["bootstrap_distribution"] = dist
             shared_seconds += secs
             extra.update({**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"})
-        res = method.function(design, labels, confidence_level=level, rng=method_rng, **kwargs)
+        try:
+            res = method.function(design, labels, confidence_level=level, rng=method_rng, **kwargs)
+        except ValueError as exc:   # say which of several methods refused (e.g. k > n on 5 rows)
+            if len(methods) == 1:
+                raise
+            raise type(exc)(f"interval method {name!r}: {exc}") from exc
         if not isinstance(res, IntervalResult):
             raise TypeError(f"interval method {name!r} returned {type(res).__name__}, not an IntervalResult.")
         res.details.update(extra)

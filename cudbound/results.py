@@ -86,10 +86,10 @@ class IntervalResult:
                 "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
                 "seconds": self.seconds}
 
-    def plot(self, ax=None):
+    def plot(self, ax=None, **options):
         """The interval as a one-row forest plot (:func:`cudbound.plotting.plot_intervals`); needs matplotlib."""
         from .plotting import plot_intervals
-        return plot_intervals([self], ax=ax)
+        return plot_intervals([self], ax=ax, **options)
 
     def to_frame(self):
         """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds."""
@@ -115,10 +115,11 @@ class IntervalResults(list):
     (['kohavi', 'martin'], ['method', 'low', 'high'])
     """
 
-    def plot(self, ax=None):
-        """Forest plot of the intervals (:func:`cudbound.plotting.plot_intervals`); needs matplotlib."""
+    def plot(self, ax=None, **options):
+        """Forest plot of the intervals (:func:`cudbound.plotting.plot_intervals`, which takes
+        ``labels``, ``title``, ``full_range`` and ``data_name``); needs matplotlib."""
         from .plotting import plot_intervals
-        return plot_intervals(self, ax=ax)
+        return plot_intervals(self, ax=ax, **options)
 
     def to_frame(self):
         """A tidy pandas DataFrame, one row per interval (columns as :meth:`IntervalResult.to_frame`)."""
@@ -302,11 +303,11 @@ class CUDResult(IntervalResult):
             return 0.0
         return float(max(0.0, self.half_width - self.stats.half_width_lower))
 
-    def plot(self, ax=None, bins=30):
+    def plot(self, ax=None, bins="auto", title=None):
         """Histogram of the replicate suprema with Q_hat and the interval marked
         (:func:`cudbound.plotting.plot_replicates`); needs matplotlib."""
         from .plotting import plot_replicates
-        return plot_replicates(self, ax=ax, bins=bins)
+        return plot_replicates(self, ax=ax, bins=bins, title=title)
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""

@@ -209,7 +209,7 @@ def test_bad_files_exit_2(capsys, tmp_path, text, fragment):
 
 def test_argument_errors_exit_2(capsys, zero_one_csv):
     code, _, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--basis", "cubic")
-    assert code == 2 and "`basis` must be" in err
+    assert code == 2 and "--basis must be" in err
     code, _, err = run(capsys, "interval", "--label", "label")
     assert code == 2 and "--data" in err
     code, _, err = run(capsys)

@@ -52,7 +52,7 @@ def import_graph() -> nx.DiGraph:
 
 
 LAYERS = (
-    ("_validation", "_docstrings"),        # checks and docstring blocks shared by everything
+    ("_validation", "_docstrings", "_kernel_cache"),  # checks, docstring blocks, numba's cache location
     ("datasets",),                         # data
     ("basis",),                            # phi(x)
     ("losses",),                           # surrogate losses (swappable)

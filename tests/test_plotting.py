@@ -65,3 +65,87 @@ def test_a_missing_matplotlib_gives_a_clear_message(data, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(ImportError, match="pip install"):
         res.plot()
+
+
+# ---- pictures a statistician would put in a paper (issue 29, point 4)
+from cudbound.results import ConfidenceInterval, IntervalResult  # noqa: E402
+
+LONG_NAMES = ["cud", "bs1", "bs2", "kohavi", "yang", "martin", "langford", "wald_cv", "corrected_t",
+              "conservative_z", "nested_cv", "bccv", "e632_delta"]
+
+
+def _fake_results(n=60):
+    rng = np.random.default_rng(5)
+    out = []
+    for name in LONG_NAMES:
+        c = float(rng.uniform(0.05, 0.2))
+        out.append(IntervalResult(method=name, confidence_interval=ConfidenceInterval(max(0, c - 0.08), c + 0.1),
+                                  confidence_level=0.95, centre=c, n_samples=n))
+    return out
+
+
+def _texts_inside_the_saved_figure(fig, tmp_path):
+    """Every text of the figure (titles, axis labels, tick labels, legend) lies inside the image
+    that savefig writes (the issue's clipped 'orrected_t' and x-axis title)."""
+    fig.savefig(tmp_path / "f.png", dpi=100)
+    renderer = fig.canvas.get_renderer()
+    drawn = fig.get_tightbbox(renderer)          # everything drawn (inches), matplotlib's own measure
+    width, height = fig.get_size_inches()
+    slack = 1 / 100                              # one pixel
+    assert drawn.x0 >= -slack and drawn.y0 >= -slack, drawn
+    assert drawn.x1 <= width + slack and drawn.y1 <= height + slack, (drawn, width, height)
+    # and the labels that were cut before are there
+    texts = {t.get_text() for t in fig.findobj(mpl.text.Text) if t.get_visible()}
+    assert any(t for t in texts if t.strip())
+
+
+def test_forest_plot_keeps_every_label_when_saved(tmp_path):
+    ax = cudbound.plot_intervals(_fake_results(), data_name="breast cancer (60 rows)")
+    _texts_inside_the_saved_figure(ax.figure, tmp_path)
+    plt.close("all")
+
+
+def test_replicate_histogram_keeps_every_label_when_saved(tmp_path, data):
+    X, y = data
+    res = cudbound.cud_interval(X, y, n_resamples=40, rng=2)
+    ax = res.plot()
+    _texts_inside_the_saved_figure(ax.figure, tmp_path)
+    plt.close("all")
+
+
+def test_forest_axis_fits_the_intervals_and_can_show_all_of_0_1():
+    results = _fake_results()
+    ax = cudbound.plot_intervals(results)
+    lo, hi = ax.get_xlim()
+    assert lo <= min(r.low for r in results) and hi >= max(r.high for r in results)
+    assert hi - lo < 0.6                                   # fitted, not 0-1 (the intervals span ~0.35)
+    ax = cudbound.plot_intervals(results, full_range=True)
+    assert ax.get_xlim() == pytest.approx((-0.02, 1.02))
+    plt.close("all")
+
+
+def test_forest_title_and_legend_say_what_is_drawn():
+    ax = cudbound.plot_intervals(_fake_results(n=60), data_name="pilot.csv")
+    assert ax.get_title() == "95% confidence intervals for pilot.csv (n = 60)"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["centre: training error (cud)", "centre: .632 estimate (the paper's baselines)",
+                      "centre: the method's own estimate"]
+    assert cudbound.plot_intervals(_fake_results(), title="mine").get_title() == "mine"
+    plt.close("all")
+
+
+def test_histogram_bins_are_the_attainable_values(data):
+    """Q^(b) = |C|/n here (g = 1): one bar per value k/n, centred on it, no gaps between bins."""
+    X, y = data
+    # alpha_n -> 0 makes every g factor 1 (to 1e-12), so Q^(b) = |C| / n
+    res = cudbound.cud_interval(X, y, n_resamples=60, rng=3, exact_distribution=True, alpha_n=1e-12)
+    n = res.n_samples
+    values = np.asarray(res.bootstrap_distribution)
+    assert np.allclose(values * n, np.round(values * n))
+    ax = res.plot()
+    for patch in ax.patches:
+        assert patch.get_width() == pytest.approx(1 / n)
+        assert (patch.get_x() + patch.get_width() / 2) * n == pytest.approx(round((patch.get_x() + 0.5 / n) * n))
+    assert "$" in ax.get_xlabel() and any("$" in t.get_text() for t in ax.get_legend().get_texts())
+    assert f"n = {n}" in ax.get_title()
+    plt.close("all")

@@ -42,6 +42,35 @@ def test_the_install_commands_are_the_ones_ci_runs():
     assert len(DOCS) == 1 and "-m sphinx -W --keep-going" in DOCS[0] and "-m sphinx -W --keep-going" in ci
 
 
+def test_install_lines_use_the_virtual_environment():
+    """Every line that installs or runs Python uses the .venv the first command made (issue 29:
+    the docs line used a bare `pip` and `python`)."""
+    for command in INSTALL + DOCS:
+        for part in command.split("&&"):
+            if part.split()[:3] == ["python", "-m", "venv"]:
+                continue            # the system's Python makes the environment
+            for word in shlex.split(part):
+                assert word not in ("pip", "python", "cudbound"), (word, command)
+
+
+def test_the_first_command_installs_what_the_tour_imports():
+    """The tour's third-party imports are dependencies of the package or of the extras its first
+    command names (issue 29: the tour imported pandas, which `pip install .` did not install)."""
+    import tomllib
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = re.findall(r"\.\[([\w,]+)\]", INSTALL[0])
+    requirements = list(meta["dependencies"]) + [r for group in extras for name in group.split(",")
+                                                 for r in meta["optional-dependencies"][name]]
+    installed = {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].lower().replace("_", "-") for r in requirements}
+    text = README.read_text(encoding="utf-8")
+    imported = set(re.findall(r"^>>> (?:import|from) ([\w]+)", text, flags=re.M))
+    module_to_dist = {"sklearn": "scikit-learn", "cudbound": None}
+    stdlib = set(sys.stdlib_module_names)
+    needed = {module_to_dist.get(m, m) for m in imported if m not in stdlib} - {None}
+    assert needed and needed <= installed, needed - installed
+
+
 def test_every_shell_command_is_covered_here():
     """A new command in the README must be run by this file (or by CI, the installs)."""
     known = INSTALL + DOCS + [c for c in shell_commands() if c.startswith("export ")]

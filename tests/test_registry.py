@@ -81,14 +81,22 @@ def test_registering_or_removing_a_method_changes_no_other_number(xy01, make_rng
         unregister("zzz_probe")
     assert after.pop("probe") is not None
     assert after == before
+    from cudbound import registry
+
+    snapshot = dict(registry._REGISTRY)   # restored exactly afterwards (order, check): no state leaks
     saved = get_method("yang")
     unregister("yang")
     try:
         fewer = _numbers(intervals(X, y, methods=[m for m in METHODS if m != "yang"], rng=make_rng(), **ALL_FAST))
-    finally:
         register("yang", saved.function, saved.summary, label=saved.label, shares_centre=True)
+        assert method_names()[-1] == "yang"   # re-registered at the end: the order does not matter either
+        again = _numbers(intervals(X, y, methods=METHODS, rng=make_rng(), **ALL_FAST))
+    finally:
+        registry._REGISTRY.clear()
+        registry._REGISTRY.update(snapshot)
     assert fewer == {k: v for k, v in before.items() if k != "yang"}
-    assert method_names()[-1] == "yang"   # re-registered at the end: the order does not matter either
+    assert again == before
+    assert get_method("yang") is saved and list(registry._REGISTRY) == list(snapshot)
 
 
 def test_a_method_stream_is_derived_from_its_name(xy01, probe):

@@ -1,7 +1,7 @@
 """The exact search for the replicate supremum Q^(b): problem, node solvers, branch and bound."""
-from . import kernel_cache
+from .. import _kernel_cache
 
-kernel_cache.check()  # before any compiled kernel is loaded (see kernel_cache)
+_kernel_cache.check()  # before any compiled kernel is loaded (see cudbound._kernel_cache)
 
 from .bnb import SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .node_solvers import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver

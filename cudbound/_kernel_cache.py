@@ -1,0 +1,154 @@
+"""Where numba keeps cudbound's compiled kernels, and the check that keeps them fresh.
+
+**Outside the installed package.** numba caches an ``@njit(cache=True)`` function next to its
+source (``__pycache__``) when that folder is writable. For an installed package that is
+``site-packages/cudbound/``: the files outlive ``pip uninstall`` (a folder of cache files left
+there is then imported as an empty namespace package that hides a later editable install), and a
+read-only or shared installation cannot be written at all. :func:`install` puts a locator in
+front of numba's own that sends the kernels of cudbound's files to a per-user cache directory:
+
+- ``$CUDBOUND_CACHE_DIR`` if set, else the platform's user cache directory for "cudbound"
+  (``platformdirs.user_cache_dir``: ``~/.cache/cudbound`` on Linux), under ``numba/``, one
+  folder per source folder (named as numba names them, with a hash of the folder's path, so two
+  installations never share kernels);
+- ``$NUMBA_CACHE_DIR`` if set is honoured instead (numba's own locator then places them);
+- a folder that cannot be created or written is skipped: numba then tries its own locations.
+
+It runs when :mod:`cudbound` is imported, before any kernel is defined (numba picks a function's
+cache location when it is decorated).
+
+**Fresh.** numba checks only the time stamp of a kernel's own file. A kernel that inlines
+functions of another file (the search loop in ``search/core.py`` calls the QP of
+``search/compiled.py``) is therefore loaded stale after that other file changes: in an
+editable install, an edit to ``compiled.py`` would not reach ``core._search``. :func:`check`
+keeps a SHA-256 digest of every kernel source of ``cudbound/search`` next to their cached
+kernels and clears those kernels when the digest changes. It runs once, when
+:mod:`cudbound.search` is imported, before any kernel is loaded, under a file lock (two
+processes starting at once clear and stamp the folder once).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES"]
+
+PACKAGE = Path(__file__).resolve().parent
+SEARCH = PACKAGE / "search"
+ENV = "CUDBOUND_CACHE_DIR"
+KERNEL_SOURCES = ("compiled.py", "core.py", "hinge_qp_node_solver.py", "lp_node_solver.py", "realisability.py",
+                  "smooth_node_solver.py")
+"""The files of ``cudbound/search`` with ``@njit(cache=True)`` functions."""
+DIGEST_FILE = "cudbound_kernels.sha256"
+LOCK_FILE = "cudbound_kernels.lock"
+
+
+def cache_root() -> Path:
+    """``$CUDBOUND_CACHE_DIR``, else the platform's per-user cache directory for cudbound."""
+    env = os.environ.get(ENV)
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("cudbound", appauthor=False))
+
+
+def _subpath(source_dir: Path) -> str:
+    from numba.core.caching import _CacheLocator
+
+    # numba's own naming (the folder's name and a hash of its path), from any file in it
+    return _CacheLocator.get_suitable_cache_subpath(str(Path(source_dir) / "_"))
+
+
+def kernel_dir(source_dir: Path = SEARCH) -> Path:
+    """The folder numba caches the kernels of the files in ``source_dir`` in."""
+    from numba.core import config
+
+    if config.CACHE_DIR:        # NUMBA_CACHE_DIR: numba's own locator, same naming
+        return Path(config.CACHE_DIR) / _subpath(source_dir)
+    return cache_root() / "numba" / _subpath(source_dir)
+
+
+def _inside_package(py_file: str) -> bool:
+    try:
+        Path(py_file).resolve().relative_to(PACKAGE)
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+_LOCATOR = None
+
+
+def install() -> None:
+    """Put the locator in front of numba's (once per process)."""
+    global _LOCATOR
+    from numba.core import caching, config
+
+    if _LOCATOR is not None:
+        return
+
+    class CudboundCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+        """The kernels of cudbound's own files, in :func:`kernel_dir` of their folder."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(kernel_dir(Path(py_file).resolve().parent))
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if config.CACHE_DIR or not _inside_package(py_file):
+                return None     # numba's own locators (NUMBA_CACHE_DIR honoured; other packages untouched)
+            return super().from_function(py_func, py_file)
+
+    caching.CacheImpl._locator_classes.insert(0, CudboundCacheLocator)
+    _LOCATOR = CudboundCacheLocator
+
+
+def digest(folder: Path = SEARCH) -> str:
+    h = hashlib.sha256()
+    for name in KERNEL_SOURCES:
+        h.update(name.encode())
+        h.update((Path(folder) / name).read_bytes())
+    return h.hexdigest()
+
+
+def check(folder: Path = SEARCH, cache: Path | None = None) -> bool:
+    """Clear the cached kernels of ``folder`` if its kernel sources changed since they were cached.
+
+    ``cache``: the folder of those kernels (default :func:`kernel_dir` of ``folder``). Returns
+    True when the cache was cleared. Does nothing (returns False) when the cache folder cannot
+    be written: numba then keeps its cache elsewhere.
+    """
+    from filelock import FileLock, Timeout
+
+    cache = kernel_dir(folder) if cache is None else Path(cache)
+    stamp = cache / DIGEST_FILE
+    now = digest(folder)
+    try:
+        if stamp.read_text(encoding="ascii").strip() == now:
+            return False
+    except OSError:
+        pass
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(cache / LOCK_FILE), timeout=120):
+            try:        # another process may have cleared and stamped it while we waited
+                if stamp.read_text(encoding="ascii").strip() == now:
+                    return False
+            except OSError:
+                pass
+            cleared = False
+            for entry in cache.iterdir():
+                if entry.suffix in (".nbi", ".nbc"):
+                    entry.unlink(missing_ok=True)
+                    cleared = True
+            stamp.write_text(now + "\n", encoding="ascii")
+            return cleared
+    except (OSError, Timeout):
+        return False

@@ -1,0 +1,157 @@
+"""The command line speaks in flags (issue 29, point 5): errors name the flag typed, usage
+errors are one line with where to read more, a closed pipe ends quietly, a note when n is small
+for the number of coefficients, a pandas index column is recognised, --folds reaches every
+method that cross-validates and an error names the method, progress bars only on a terminal."""
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from cudbound import SmallSampleWarning, cud_interval
+from cudbound.cli import in_flags, main
+
+FAST = ["--resamples", "20"]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(40) > 0, 1, 0)
+    path = tmp_path / "d.csv"
+    path.write_text("x1,x2,y\n" + "".join(f"{a:.5f},{b:.5f},{v}\n" for (a, b), v in zip(X, y)))
+    return path
+
+
+@pytest.mark.parametrize("message, want", [
+    ("`confidence_level` must be a number strictly between 0 and 1; got -0.95.",
+     "--level must be a number strictly between 0 and 1; got -0.95."),
+    ("`n_resamples`=3 is too few for confidence_level=0.95: at least 20",
+     "--resamples 3 is too few for --level 0.95: at least 20"),
+    ("use loss='logistic_ridge:0.1', or the hinge loss", "use --loss logistic_ridge:0.1, or the hinge loss"),
+    ("`k` must be an integer between 2 and 5; got 10.", "--folds must be an integer between 2 and 5; got 10."),
+    ("the alpha_nothing and `rng_state` stay", "the alpha_nothing and `rng_state` stay"),
+])
+def test_library_names_become_flags(message, want):
+    assert in_flags(message) == want
+
+
+@pytest.mark.parametrize("flags, names", [
+    (["--level", "-0.95"], ["--level"]),
+    (["--resamples", "3"], ["--resamples", "--level"]),
+])
+def test_validation_errors_name_the_flags(capsys, csv_file, flags, names):
+    code, out, err = run(capsys, "interval", "--data", csv_file, "--label", "y", *flags)
+    assert code == 2 and out == ""
+    assert all(name in err for name in names), err
+    assert "confidence_level" not in err and "n_resamples" not in err
+
+
+@pytest.mark.parametrize("argv, prog, flag", [
+    (["interval", "--data", "{csv}", "--label", "y", "--jobs", "0"], "cudbound interval", "--jobs"),
+    (["interval", "--data", "{csv}", "--label", "y", "--bogus"], "cudbound interval", "--bogus"),
+    (["interval", "--label", "y"], "cudbound interval", "--data"),
+    (["demo", "--n", "many"], "cudbound demo", "--n"),
+    (["store", "check"], "cudbound store check", "FILE.sqlite"),
+    (["nonsense"], "cudbound", "nonsense"),
+])
+def test_usage_errors_are_one_line(capsys, csv_file, argv, prog, flag):
+    code, out, err = run(capsys, *[a.format(csv=csv_file) for a in argv])
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"{prog}: error: ") and flag in lines[0]
+    assert lines[0].endswith(f"(see '{prog} --help')")
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    """`cudbound demo | head -1`: the reader is gone before the report is written (its end of
+    the pipe is closed before the command starts, so the write must fail): no traceback, and
+    the status a shell gives a writer killed by SIGPIPE."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "cudbound", "demo", "--n", "30", *FAST, "--no-progress"],
+                              stdout=w, stderr=subprocess.PIPE, text=True, timeout=600)
+    finally:
+        os.close(w)
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+    assert proc.returncode == 141
+
+
+def test_small_n_for_the_coefficients_warns():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [0.5, 3.0], [3.0, 1.0], [1.0, 1.0]])
+    y = np.array([1, -1, 1, -1, 1, -1])
+    with pytest.warns(SmallSampleWarning, match=r"n = 6 rows for 3 coefficients"):
+        cud_interval(X, y, n_resamples=20, rng=0)
+    Xs = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    ys = np.array([-1, -1, -1, 1, 1, 1])           # separable: training error 0
+    with pytest.warns(SmallSampleWarning, match="training error is 0"):
+        cud_interval(Xs, ys, n_resamples=20, rng=0)
+    rng = np.random.default_rng(0)
+    Xb = rng.standard_normal((15, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SmallSampleWarning)   # 15 rows, 3 coefficients: no warning
+        cud_interval(Xb, np.where(Xb[:, 0] > 0, 1, -1), n_resamples=20, rng=0)
+
+
+def test_pandas_index_column_is_dropped_with_a_note(capsys, tmp_path, csv_file):
+    lines = csv_file.read_text().splitlines()
+    indexed = tmp_path / "indexed.csv"
+    indexed.write_text("," + lines[0] + "\n" + "".join(f"{i},{row}\n" for i, row in enumerate(lines[1:])))
+    code, out, err = run(capsys, "interval", "--data", indexed, "--label", "y", "--seed", 1, *FAST, "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert record["data"]["features"] == ["x1", "x2"]
+    assert "row index" in err
+    _, plain, _ = run(capsys, "interval", "--data", csv_file, "--label", "y", "--seed", 1, *FAST, "--json")
+    same = ("low", "high", "coef", "half_width", "train_error")
+    assert [{k: r[k] for k in same} for r in json.loads(plain)["results"]] == \
+        [{k: r[k] for k in same} for r in record["results"]]
+
+
+def test_other_unnamed_columns_are_refused(capsys, tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_text(",x2,y\n5,1,1\n3,2,0\n4,0,1\n1,1,0\n")
+    code, _, err = run(capsys, "interval", "--data", path, "--label", "y", *FAST)
+    assert code == 2 and "has no name in the header; name it" in err
+
+
+def test_folds_reach_every_method_that_cross_validates(capsys, csv_file):
+    code, out, err = run(capsys, "interval", "--data", csv_file, "--label", "y", "--seed", 2, "--json",
+                         "--methods", "wald_cv,yang,nested_cv", "--folds", 4)
+    assert code == 0, err
+    results = json.loads(out)["results"]
+    assert [r["details"]["k"] for r in results] == [4, 4, 4]
+
+
+def test_folds_for_a_method_without_folds_is_an_error(capsys, csv_file):
+    code, _, err = run(capsys, "interval", "--data", csv_file, "--label", "y", "--folds", 4, *FAST)
+    assert code == 2 and "--folds is used by" in err and "(cud)" in err
+
+
+def test_a_method_that_refuses_the_folds_is_named(capsys, tmp_path):
+    path = tmp_path / "five.csv"
+    path.write_text("x1,x2,y\n0,1,1\n1,0,0\n2,2,1\n0.5,3,0\n3,1,1\n")
+    code, _, err = run(capsys, "interval", "--data", path, "--label", "y", "--methods", "wald_cv", "--folds", 10)
+    assert code == 2 and "--folds must be" in err
+    code, _, err = run(capsys, "interval", "--data", path, "--label", "y", "--methods", "kohavi,wald_cv",
+                       "--folds", 10, "--seed", 0)
+    assert code == 2 and "interval method 'wald_cv'" in err and "--folds" in err
+
+
+def test_progress_bars_only_on_a_terminal(capsys, csv_file):
+    """stderr is captured here (not a terminal): the leave-one-out loop draws no bar."""
+    code, _, err = run(capsys, "xi-alpha", "--data", csv_file, "--label", "y", "--loo")
+    assert code == 0
+    assert "%|" not in err and "it/s" not in err, err
