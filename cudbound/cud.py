@@ -37,8 +37,9 @@ from .resampling import draw_counts
 from .search import SearchOptions
 from .workers import ReplicateRunner, check_n_jobs
 
-__all__ = ["replicate_sup", "search_replicate", "cud_interval", "cud_from_design", "conservative_quantile",
-           "SmallSampleWarning"]
+# the main function first: the API reference lists them in this order
+__all__ = ["cud_interval", "cud_from_design", "SmallSampleWarning", "replicate_sup", "search_replicate",
+           "conservative_quantile"]
 
 
 def _design_iv(design, y):

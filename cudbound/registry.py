@@ -49,8 +49,9 @@ from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
 from .results import IntervalResult, IntervalResults
 
-__all__ = ["IntervalMethod", "register", "unregister", "get_method", "method_names", "METHODS", "stream",
-           "intervals", "intervals_from_design", "MODERN_METHODS", "check_options", "options_check"]
+# the main function first: the API reference lists them in this order
+__all__ = ["intervals", "intervals_from_design", "method_names", "register", "unregister", "get_method",
+           "IntervalMethod", "METHODS", "MODERN_METHODS", "stream", "check_options", "options_check"]
 
 SHARED_STREAMS = ("centre", "bootstrap")
 """Streams of the computations shared between methods; no method may take these names."""

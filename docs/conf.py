@@ -50,8 +50,14 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
+exclude_patterns = ["_build", "_generated", "_ext", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5"]
+
+# -- "Which interval should I use?": its table from the coverage study's table -------------
+sys.path.insert(0, str(DOCS / "_ext"))
+import verdicts  # noqa: E402
+
+verdicts.write(DOCS / "_generated" / "verdicts.md")
 
 # -- Markdown chapters (myst-parser) --------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
@@ -76,11 +82,17 @@ add_module_names = False
 python_display_short_literal_types = True
 
 
+INTERNAL = ("cudbound.cli", "cudbound.lifeline", "cudbound.workers", "cudbound.output")
+"""Modules that serve the package itself (the command's parser, worker processes, the JSON layout):
+documented in their source and in docs/architecture.md, not in the public reference."""
+
+
 def _public_modules() -> list[str]:
-    """cudbound and every submodule whose dotted name has no part starting with an underscore."""
+    """cudbound and every submodule whose dotted name has no part starting with an underscore,
+    except the INTERNAL ones."""
     names = ["cudbound"]
     for info in pkgutil.walk_packages(cudbound.__path__, "cudbound."):
-        if not any(part.startswith("_") for part in info.name.split(".")[1:]):
+        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in INTERNAL:
             names.append(info.name)
     return names
 

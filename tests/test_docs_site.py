@@ -158,3 +158,88 @@ def test_plain_text_bars_are_escaped_and_nothing_else():
     assert out[11:16] == ["===  =======", "a    b", "===  =======", r"x    \|w\|^2", "===  ======="]
     assert out[-1] == r"after \|z\|"
     assert escape(["no bars here", "  indented"]) == ["no bars here", "  indented"]
+
+
+# ---- issue 29, point 3: a site like scipy's or scikit-learn's
+import importlib  # noqa: E402
+import sys  # noqa: E402
+
+
+def _api_task_names() -> list[str]:
+    text = (DOCS / "api" / "index.rst").read_text(encoding="utf-8")
+    head = text.split("\nModules\n")[0]
+    return re.findall(r"^   (cudbound\.[\w.]+)$", head, flags=re.M)
+
+
+def test_api_landing_page_lists_the_public_api_by_task():
+    """Every function and class the package exports appears in a task table, and every name
+    listed there is public in the module that defines it (so the row links to its page)."""
+    import inspect
+
+    import cudbound
+
+    listed = _api_task_names()
+    assert len(set(listed)) >= 60
+    defined = set()
+    for name in listed:
+        module, _, attr = name.rpartition(".")
+        mod = importlib.import_module(module)
+        assert attr in getattr(mod, "__all__", []), name
+        obj = getattr(mod, attr)
+        assert getattr(obj, "__module__", module) == module, (name, obj.__module__)
+        defined.add(id(obj))
+    for attr in cudbound.__all__:
+        obj = getattr(cudbound, attr)
+        if (inspect.isclass(obj) or inspect.isfunction(obj)) and not issubclass_warning(obj):
+            assert id(obj) in defined, f"cudbound.{attr} is in no task table of docs/api/index.rst"
+
+
+def issubclass_warning(obj) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Warning)
+
+
+def test_internal_modules_are_not_in_the_reference():
+    conf = _conf()
+    internal = conf["INTERNAL"]
+    assert {"cudbound.cli", "cudbound.lifeline", "cudbound.workers"} <= set(internal)
+    for name in internal:
+        importlib.import_module(name)            # a real module (a typo would hide nothing)
+    text = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert "info.name not in INTERNAL" in text
+
+
+def test_module_pages_lead_with_their_main_function():
+    import cudbound.cud
+    import cudbound.registry
+
+    assert cudbound.cud.__all__[0] == "cud_interval"
+    assert cudbound.registry.__all__[0] == "intervals"
+
+
+def test_method_page_has_typeset_mathematics():
+    text = (DOCS / "method.md").read_text(encoding="utf-8")
+    assert len(re.findall(r"^\s*\$\$$", text, flags=re.M)) >= 6        # three display equations at least
+    assert r"\sup_\beta" in text and r"\hat Q" in text
+    assert "    |err_D(beta_hat) - tau(beta_hat)| <= sup_beta" not in text   # the ASCII form is gone
+    assert "dollarmath" in _conf()["myst_enable_extensions"]
+
+
+def test_which_interval_page_is_built_from_the_study_table():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import verdicts
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    counts = verdicts.read_counts()
+    from cudbound.registry import method_names
+
+    assert {verdicts.NAMES[m] for m in counts} == set(method_names())
+    keep = sorted(m for m, per_n in counts.items() if verdicts.verdict(per_n) == verdicts.VERDICTS[0])
+    page = (DOCS / "which_interval.md").read_text(encoding="utf-8")
+    assert "{include} _generated/verdicts.md" in page
+    first = page.split("## In short")[1].split("\n- ")[1]
+    # the advice names exactly the methods the table says keep their promise at every n
+    assert keep == ["CUD", "Y"] and "cud_interval" in first and "(`yang`)" in first
+    table = verdicts.verdict_table()
+    assert table.count("\n") == len(counts) + 2
+    assert "which_interval" in _toctree_entries((DOCS / "index.rst").read_text(encoding="utf-8"))
