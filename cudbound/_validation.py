@@ -48,7 +48,7 @@ def _expected(target, min_val, max_val, include_boundaries) -> str:
     return "a finite number"
 
 
-def check_scalar(value, name: str, target_type: type = numbers.Integral, *, min_val=None, max_val=None,
+def check_scalar(value, name: str, target_type: type | str = numbers.Integral, *, min_val=None, max_val=None,
                  include_boundaries: str = "both", hint: str = ""):
     """Check one scalar argument and return it as a Python int or float.
 

@@ -30,10 +30,13 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, Protocol, Self
 
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
@@ -42,11 +45,17 @@ from ._validation import check_features, check_rng, check_scalar, encode_labels
 __all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
 
 
+class _Splitter(Protocol):
+    """A cross-validation splitter (scikit-learn's ``split(X, y, groups)`` -> (train, test) index pairs)."""
+
+    def split(self, X: Any, y: Any = ..., groups: Any = ...) -> Iterable[tuple[np.ndarray, np.ndarray]]: ...
+
+
 class OneClassFoldWarning(UserWarning):
     """A cross-validation fold held out one class only: it has no AUC and was skipped."""
 
 
-def auc_score(y, scores) -> float:
+def auc_score(y: ArrayLike, scores: ArrayLike) -> float:
     """The Wilcoxon-Mann-Whitney AUC of ``scores`` for labels ``y`` (two classes), ties 1/2.
 
     >>> auc_score([1, 1, -1, -1], [0.9, 0.2, 0.2, 0.1])
@@ -85,7 +94,7 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
     [-1, -1, 1, 1]
     """
 
-    def __init__(self, regparam=1.0, kernel="linear", bias=1.0, gamma=1.0):
+    def __init__(self, regparam: float = 1.0, kernel: str = "linear", bias: float = 1.0, gamma: float = 1.0):
         self.regparam = regparam
         self.kernel = kernel
         self.bias = bias
@@ -105,7 +114,7 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
         check_scalar(self.bias, "bias", numbers.Real, min_val=0.0)
         check_scalar(self.gamma, "gamma", numbers.Real, min_val=0.0, include_boundaries="neither")
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         self._check_params()
         X = check_features(X)
         labels, encoding = encode_labels(y, n_rows=X.shape[0])
@@ -116,13 +125,13 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
                                              assume_a="pos")
         return self
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         X = check_features(X)
         if not hasattr(self, "dual_coef_"):
             raise RuntimeError("KernelRLS is not fitted; call fit(X, y) first.")
         return self._kernel(X, self.X_fit_) @ self.dual_coef_
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         return np.where(self.decision_function(X) >= 0.0, self.classes_[1], self.classes_[0])
 
 
@@ -147,7 +156,7 @@ class LPOAUCResult:
     auc: float
     n_pairs: int
     method: str
-    pair_scores: np.ndarray = field(repr=False, default=None)
+    pair_scores: np.ndarray | None = field(repr=False, default=None)
 
 
 def _folds(cv, X, labels, groups, rng):
@@ -178,7 +187,9 @@ def _folds(cv, X, labels, groups, rng):
     return folds.astype(np.int64)
 
 
-def cv_auc(model, X, y, *, cv=5, pooling="averaged", groups=None, rng=None) -> CVAUCResult:
+def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | _Splitter | ArrayLike = 5,
+           pooling: str = "averaged", groups: ArrayLike | None = None,
+           rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> CVAUCResult:
     """Cross-validated AUC, ``pooling="averaged"`` (per fold, then the mean) or ``"pooled"``.
 
     ``cv``: a number of folds (stratified and shuffled with ``rng``; grouped by ``groups``
@@ -232,7 +243,7 @@ def _lpo_closed_form(model, X, labels):
     return np.column_stack([fi, fj])
 
 
-def lpo_auc(model, X, y, *, progress=False) -> LPOAUCResult:
+def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool = False) -> LPOAUCResult:
     """Leave-pair-out AUC: each positive-negative pair scored by a model trained without both.
 
     Exact and without refits for :class:`KernelRLS` (closed form); any other estimator with

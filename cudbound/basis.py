@@ -9,8 +9,11 @@ intercept column first when there is one).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_features, check_scalar
 
@@ -22,7 +25,7 @@ class Basis:
 
     intercept: bool = True
 
-    def fit(self, X) -> "Basis":
+    def fit(self, X: ArrayLike) -> Self:
         X = check_features(X)
         self.n_features_in_ = X.shape[1]
         return self
@@ -36,14 +39,14 @@ class Basis:
             raise ValueError(f"X has {X.shape[1]} features but the basis was fitted on {self.n_features_in_}.")
         return X
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X: ArrayLike) -> np.ndarray:
         X = self._check_fitted_input(X)
         cols = self._columns(X)
         if self.intercept:
             cols = np.column_stack([np.ones(X.shape[0]), cols]) if cols.shape[1] else np.ones((X.shape[0], 1))
         return cols
 
-    def fit_transform(self, X) -> np.ndarray:
+    def fit_transform(self, X: ArrayLike) -> np.ndarray:
         return self.fit(X).transform(X)
 
     def _columns(self, X) -> np.ndarray:  # pragma: no cover - abstract
@@ -69,7 +72,7 @@ class PolynomialBasis(Basis):
     def __init__(self, degree: int = 2, intercept: bool = True):
         self.degree, self.intercept = degree, intercept
 
-    def fit(self, X):
+    def fit(self, X: ArrayLike) -> Self:
         degree = check_scalar(self.degree, "degree", min_val=1)
         super().fit(X)
         d = self.n_features_in_
@@ -97,7 +100,7 @@ class PCABasis(Basis):
     def __init__(self, n_components: int, intercept: bool = True, standardize: bool = False):
         self.n_components, self.intercept, self.standardize = n_components, intercept, standardize
 
-    def fit(self, X):
+    def fit(self, X: ArrayLike) -> Self:
         X = check_features(X)
         k = check_scalar(self.n_components, "n_components", min_val=1, max_val=min(X.shape),
                          hint=" (at most min(n, d))")
@@ -142,7 +145,7 @@ class ComposedBasis(Basis):
     def intercept(self):
         return self.outer.intercept
 
-    def fit(self, X):
+    def fit(self, X: ArrayLike) -> Self:
         X = check_features(X)
         self.n_features_in_ = X.shape[1]
         self.inner.fit(X)
@@ -156,7 +159,7 @@ class ComposedBasis(Basis):
     def _inner_columns(self, X):
         return self.inner.transform(X)[:, self.keep_]
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X: ArrayLike) -> np.ndarray:
         return self.outer.transform(self._inner_columns(self._check_fitted_input(X)))
 
     def __repr__(self):
@@ -168,7 +171,7 @@ class FunctionBasis(Basis):
 
     intercept = False
 
-    def __init__(self, func):
+    def __init__(self, func: Callable[[np.ndarray], ArrayLike]):
         if not callable(func):
             raise TypeError(f"`func` must be callable; got {type(func).__name__}.")
         self.func = func
@@ -183,7 +186,7 @@ class FunctionBasis(Basis):
         return f"FunctionBasis({getattr(self.func, '__name__', self.func)!r})"
 
 
-def make_basis(spec) -> Basis:
+def make_basis(spec: str | Basis | Callable[[np.ndarray], ArrayLike] | None) -> Basis:
     """A Basis from ``"linear"``, ``"poly:D"``, ``"pca:K"``, ``"zpca:K"`` (PCA of the standardised
     features), ``"poly:D(pca:K)"`` or ``"poly:D(zpca:K)"`` (a degree-D polynomial in the first K
     components; any of the plain forms may stand inside the parentheses), a callable or a Basis

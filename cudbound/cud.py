@@ -20,22 +20,29 @@ import math
 import numbers
 import time
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_features, check_n_resamples,
                           check_rng, check_scalar, encode_labels, feature_names)
-from .basis import make_basis
+from .basis import Basis, make_basis
 from .design import check_design, reparametrise
 from .engine import ENGINES, ReplicateEngine
 from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
-from .losses import get_loss
+from .losses import Loss, get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
 from .quantile import order_statistic
 from .resampling import draw_counts
-from .search import SearchOptions
+from .search import SearchOptions, SearchOutcome
 from .workers import ReplicateRunner, check_n_jobs
+
+if TYPE_CHECKING:
+    from distributed import Client
+    from sklearn.base import BaseEstimator
 
 # the main function first: the API reference lists them in this order
 __all__ = ["cud_interval", "cud_from_design", "SmallSampleWarning", "replicate_sup", "search_replicate",
@@ -54,14 +61,16 @@ def _design_iv(design, y):
     return Phi, y_arr
 
 
-def _replicate_iv(design, y, counts, loss, alpha_n):
+def _replicate_iv(design, y, counts, loss, alpha_n) -> tuple[np.ndarray, np.ndarray, np.ndarray, Loss, float]:
     Phi, y_arr = _design_iv(design, y)
     n = Phi.shape[0]
     return Phi, y_arr, check_counts(counts, n), get_loss(loss), check_alpha_n(alpha_n, n)
 
 
-def search_replicate(design, y, counts, *, loss="squared", alpha_n=None, beta_hat=None, engine="auto",
-                     solver=None, max_nodes=None, time_limit=None, record_tree=False, search_options=None):
+def search_replicate(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
+                     alpha_n: float | None = None, beta_hat: ArrayLike | None = None, engine: str = "auto",
+                     solver: str | None = None, max_nodes: int | None = None, time_limit: float | None = None,
+                     record_tree: bool = False, search_options: SearchOptions | None = None) -> SearchOutcome:
     """Branch and bound for one bootstrap count vector, with its statistics.
 
     The search runs in the orthonormal coordinates of :func:`cudbound.design.reparametrise`
@@ -95,7 +104,8 @@ def _search_options(search_options, max_nodes, time_limit) -> SearchOptions:
                                time_limit=time_limit if time_limit is not None else base.time_limit)
 
 
-def replicate_sup(design, y, counts, *, loss="squared", alpha_n=None) -> float:
+def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
+                  alpha_n: float | None = None) -> float:
     """The replicate supremum Q^(b) for one bootstrap count vector, computed exactly.
 
     Q^(b) = sup_beta |err_{D^(b)}(beta) - err_D(beta)| * g(alpha_n (L(D^(b), beta_hat) - L(D^(b), beta)))
@@ -125,7 +135,7 @@ def replicate_sup(design, y, counts, *, loss="squared", alpha_n=None) -> float:
     return search_replicate(design, y, counts, loss=loss, alpha_n=alpha_n).value
 
 
-def conservative_quantile(values, confidence_level: float) -> float:
+def conservative_quantile(values: ArrayLike, confidence_level: float) -> float:
     """The ceil(level * B)-th smallest of B values (never below the level's quantile)."""
     v = np.sort(np.asarray(values, dtype=float))
     k = math.ceil(confidence_level * len(v) - 1e-9)
@@ -142,10 +152,14 @@ def _cud_iv(X, y, basis, pos_label, raw=False):
     return design, labels, encoding, basis
 
 
-def cud_interval(X, y, *, basis=None, loss=None, estimator=None, confidence_level=0.95, n_resamples=500,
-                 alpha_n=None, rng=None, pos_label=None, engine="auto", solver=None,
-                 max_nodes=None, time_limit=None, replicate_time_limit=None, n_jobs=1, exact_distribution=False,
-                 progress=False, scheduler=None) -> CUDResult:
+def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
+                 loss: str | Loss | None = None, estimator: BaseEstimator | None = None,
+                 confidence_level: float = 0.95, n_resamples: int = 500, alpha_n: float | None = None,
+                 rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
+                 engine: str = "auto", solver: str | None = None, max_nodes: int | None = None,
+                 time_limit: float | None = None, replicate_time_limit: float | None = None, n_jobs: int = 1,
+                 exact_distribution: bool = False, progress: bool = False,
+                 scheduler: str | Client | None = None) -> CUDResult:
     """CUD confidence set for the generalization error of a linear-in-basis classifier.
 
     Fits beta_hat by minimising ``loss`` on ``basis(X)``, draws ``n_resamples``
@@ -260,7 +274,8 @@ def _budgets_iv(max_nodes, time_limit, replicate_time_limit):
 
 
 def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes,
-                   replicate_time_limit, n_jobs):
+                   replicate_time_limit, n_jobs) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int,
+                                                          np.random.Generator, SearchOptions, int]:
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
     option check of ``"cud"`` runs it on a stand-in design)."""
     Phi, labels = _design_iv(design, y)
@@ -274,10 +289,13 @@ def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng,
     return Phi, labels, loss, alpha, level, B, gen, options, check_n_jobs(n_jobs)
 
 
-def cud_from_design(design, y, *, loss="squared", confidence_level=0.95, n_resamples=500, alpha_n=None,
-                    rng=None, fitted=None, engine="auto", solver=None, max_nodes=None, time_limit=None,
-                    replicate_time_limit=None, n_jobs=1, exact_distribution=False, progress=False,
-                    scheduler=None) -> CUDResult:
+def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", confidence_level: float = 0.95,
+                    n_resamples: int = 500, alpha_n: float | None = None,
+                    rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+                    fitted: FittedClassifier | None = None, engine: str = "auto", solver: str | None = None,
+                    max_nodes: int | None = None, time_limit: float | None = None,
+                    replicate_time_limit: float | None = None, n_jobs: int = 1, exact_distribution: bool = False,
+                    progress: bool = False, scheduler: str | Client | None = None) -> CUDResult:
     """The CUD confidence set on a design matrix: :func:`cud_interval` after the basis.
 
     ``design`` is the (n, p) basis matrix Phi (full column rank, intercept column included

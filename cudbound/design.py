@@ -30,11 +30,13 @@ gamma, with the penalty lam |J beta|^2 = |sqrt(lam) J T gamma|^2.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from ._validation import check_features
 from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides, same_math)
@@ -74,11 +76,11 @@ class Reparametrisation:
     scales: np.ndarray   # the column scales D
     R: np.ndarray        # Phi D^-1 = Q R
 
-    def to_user(self, gamma) -> np.ndarray:
+    def to_user(self, gamma: ArrayLike) -> np.ndarray:
         """beta = T gamma, the coefficients on the user's design."""
         return self.T @ np.asarray(gamma, dtype=float)
 
-    def from_user(self, beta) -> np.ndarray:
+    def from_user(self, beta: ArrayLike) -> np.ndarray:
         """gamma = T^-1 beta = R D beta / sqrt(n)."""
         n = self.design.shape[0]
         return self.R @ (self.scales * np.asarray(beta, dtype=float)) / np.sqrt(n)
@@ -88,7 +90,7 @@ class Reparametrisation:
         return loss_in_coordinates(loss, self.design, self.T)
 
 
-def reparametrise(design, *, names=None, name: str = "design") -> Reparametrisation:
+def reparametrise(design: ArrayLike, *, names: Sequence[str] | None = None, name: str = "design") -> Reparametrisation:
     """Orthonormal coordinates Z = Phi T of a full-rank design (raises RankDeficientError).
 
     ``names`` (optional, one per column) name the dependent columns in the error.
@@ -256,7 +258,7 @@ class _LossAtTGamma(Loss):
         return f"{self.inner!r} (at beta = T gamma)"
 
 
-def check_design(design, name: str = "design", names=None) -> np.ndarray:
+def check_design(design: ArrayLike, name: str = "design", names: Sequence[str] | None = None) -> np.ndarray:
     """Finite n x p matrix with n >= p and full column rank (beta-hat must be unique).
 
     The rank is decided on the column-scaled design (``cudbound.design.reparametrise``),

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import cvxpy as cp
 import numpy as np
 import scipy.linalg
+from numpy.typing import ArrayLike
 
 from .design import Reparametrisation, reparametrise as _reparametrise
 from .losses import LOSSES, DEFAULT_RIDGE, HingeLoss, Loss, NoMinimiserError, RidgeLoss, same_math
@@ -52,7 +53,7 @@ def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
     return np.where(design @ beta >= 0.0, 1.0, -1.0)
 
 
-def training_error(design, y, beta, weights=None) -> float:
+def training_error(design: np.ndarray, y: np.ndarray, beta: np.ndarray, weights: ArrayLike | None = None) -> float:
     """err_D(beta) = (1/n) sum_i w_i 1{f(x_i; beta) != y_i} (w = 1 for the data itself)."""
     wrong = predict_signs(design, beta) != y
     if weights is None:
@@ -87,7 +88,7 @@ class FittedClassifier:
         return training_error(self.rep.Z, self.y, self.gamma)
 
 
-def fit_classifier(design, y, loss: Loss, *, solver: str | None = None) -> FittedClassifier:
+def fit_classifier(design: ArrayLike, y: ArrayLike, loss: Loss, *, solver: str | None = None) -> FittedClassifier:
     """Fit beta-hat = argmin_beta L(D, beta) once, in the orthonormal coordinates of the design.
 
     ``design`` is an already validated full-rank (n, p) matrix and ``y`` labels in
@@ -108,7 +109,7 @@ def fit_classifier(design, y, loss: Loss, *, solver: str | None = None) -> Fitte
     return FittedClassifier(rep=rep, y=y, loss=loss, loss_z=loss_z, gamma=gamma)
 
 
-def check_minimiser_exists(design, y, loss: Loss, weights=None) -> None:
+def check_minimiser_exists(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None) -> None:
     """Raise NoMinimiserError if ``loss`` (one that tends to 0) has no minimiser on the data."""
     if not loss.tends_to_zero:
         return
@@ -168,8 +169,8 @@ def _solve(problem, beta, loss, solver, *, accept_inaccurate=False):
     raise RuntimeError(f"fitting the {loss.name} loss failed ({'; '.join(errors)}).")
 
 
-def fit_coefficients(design, y, loss: Loss, weights=None, *, solver: str | None = None,
-                     reparametrise: bool = True) -> np.ndarray:
+def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None, *,
+                     solver: str | None = None, reparametrise: bool = True) -> np.ndarray:
     """beta-hat minimising ``loss.value(design, y, weights, .)``; weights default to ones.
 
     The fit is computed in orthonormal coordinates Z = design T (``cudbound.design``) and

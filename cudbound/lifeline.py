@@ -107,6 +107,7 @@ def stop_workers(pool, timeout: float = 5.0) -> None:
     """Cancel what a ProcessPoolExecutor has not started and end its workers now (SIGTERM, then
     SIGKILL after ``timeout`` seconds), without waiting for the tasks they are computing."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)   # shutdown() forgets it: read it first
     pool.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         with contextlib.suppress(Exception):
@@ -120,14 +121,32 @@ def stop_workers(pool, timeout: float = 5.0) -> None:
                 p.join(1.0)
     # CPython 3.11 races at exit: its atexit hook may wake this pool's manager thread through a
     # pipe that thread has just closed (OSError: bad file descriptor, printed as a traceback).
-    # The pool is finished: wait for its manager thread and take it off the hook's list.
-    manager = getattr(pool, "_executor_manager_thread", None)
+    # The pool is finished: wait for its manager thread and take it off the hook's list; if it
+    # is still finishing (a loaded machine), the hook keeps it (it joins it at exit) but wakes it
+    # through a wakeup that ignores a closed pipe. (Until 2026-11-26 the thread was read after
+    # shutdown(), which sets the attribute to None, so none of this ran.)
     if manager is not None:
         with contextlib.suppress(Exception):
             manager.join(max(0.0, deadline - time.monotonic()) + 1.0)
+            import concurrent.futures.process as _cfp
             if not manager.is_alive():
-                import concurrent.futures.process as _cfp
                 _cfp._threads_wakeups.pop(manager, None)
+            elif manager in _cfp._threads_wakeups:
+                _cfp._threads_wakeups[manager] = _QuietWakeup(_cfp._threads_wakeups[manager])
+
+
+class _QuietWakeup:
+    """A pool's wakeup pipe whose ``wakeup()`` ignores a pipe already closed (the exit race above)."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def wakeup(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._inner.wakeup()
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
 
 
 class InFlight:

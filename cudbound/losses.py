@@ -48,9 +48,11 @@ from __future__ import annotations
 import abc
 import math
 import numbers
+from collections.abc import Callable
 
 import cvxpy as cp
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_scalar
 
@@ -73,7 +75,7 @@ _DEFINING = ("pointwise", "cvxpy_pointwise", "value", "expression", "derivatives
              "quadratic_form", "minimiser", "penalty_mask", "penalty_matrix", "unpenalised_directions")
 
 
-def same_math(loss, cls) -> bool:
+def same_math(loss: object, cls: type[Loss]) -> bool:
     """True when ``loss`` is a ``cls`` whose every loss-defining method is ``cls``'s own.
 
     The engine chooses its solvers by what a loss is, not by its exact class: a subclass
@@ -104,12 +106,12 @@ class Loss(abc.ABC):
         """l(y_i, t_i) elementwise as a convex cvxpy expression in ``t``."""
         raise NotImplementedError(f"{type(self).__name__} defines neither cvxpy_pointwise() nor expression()")
 
-    def derivatives(self, y: np.ndarray, t: np.ndarray):
+    def derivatives(self, y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(dl/dt, d2l/dt2) elementwise (optional; smooth losses)."""
         raise NotImplementedError(f"the {self.name} loss gives no derivatives")
 
     # ------------------------------------------------------------------ the weighted mean
-    def value(self, design, y, weights, beta) -> float:
+    def value(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> float:
         """(1/n) sum_i w_i l(y_i, phi_i' beta) (a point of weight 0 counts 0, even where l overflows)."""
         w = np.asarray(weights, dtype=float)
         values = self.pointwise(y, design @ beta)
@@ -117,18 +119,19 @@ class Loss(abc.ABC):
             values = np.where(w != 0, values, 0.0)
         return float(np.dot(w, values) / len(y))
 
-    def expression(self, design, y, weights, beta) -> cp.Expression:
+    def expression(self, design: np.ndarray, y: np.ndarray, weights: np.ndarray | cp.Parameter,
+                   beta: cp.Expression) -> cp.Expression:
         """The cvxpy expression of :meth:`value` (DPP in ``weights``)."""
         return (weights @ self.cvxpy_pointwise(y, design @ beta)) / len(y)
 
-    def gradient(self, design, y, weights, beta) -> np.ndarray:
+    def gradient(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         """Gradient of :meth:`value` in beta (needs :meth:`derivatives`)."""
         w = np.asarray(weights, dtype=float)
         on = w != 0
         d1, _ = self.derivatives(y[on], design[on] @ beta)
         return design[on].T @ (w[on] * d1) / len(y)
 
-    def hessian(self, design, y, weights, beta) -> np.ndarray:
+    def hessian(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         """Hessian of :meth:`value` in beta (needs :meth:`derivatives`)."""
         w = np.asarray(weights, dtype=float)
         on = w != 0
@@ -140,11 +143,12 @@ class Loss(abc.ABC):
         """True when :meth:`gradient` and :meth:`hessian` are available."""
         return _overrides(self, "derivatives") or (_overrides(self, "gradient") and _overrides(self, "hessian"))
 
-    def quadratic_form(self, design, y, weights):
+    def quadratic_form(self, design: np.ndarray, y: np.ndarray,
+                       weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, float]:
         """(H, g, c) with value(beta) = beta'H beta - 2 g'beta + c (quadratic losses only)."""
         raise NotImplementedError(f"the {self.name} loss is not quadratic")
 
-    def unpenalised_directions(self, design) -> np.ndarray:
+    def unpenalised_directions(self, design: np.ndarray) -> np.ndarray:
         """Orthonormal basis (p x r) of the directions the loss's penalty ignores (all: no penalty)."""
         return np.eye(design.shape[1])
 
@@ -163,16 +167,17 @@ class SquaredLoss(Loss):
     is_quadratic = True
     strictly_convex = True
 
-    def pointwise(self, y, t):
+    def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         return (y - t) ** 2
 
-    def cvxpy_pointwise(self, y, t):
+    def cvxpy_pointwise(self, y: np.ndarray, t: cp.Expression) -> cp.Expression:
         return cp.square(y - t)
 
-    def derivatives(self, y, t):
+    def derivatives(self, y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return 2.0 * (t - y), np.full(np.shape(t), 2.0)
 
-    def quadratic_form(self, design, y, weights):
+    def quadratic_form(self, design: np.ndarray, y: np.ndarray,
+                       weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, float]:
         n = len(y)
         w = np.asarray(weights, dtype=float)
         wd = design * w[:, None]
@@ -189,13 +194,13 @@ class HingeLoss(Loss):
 
     name = "hinge"
 
-    def pointwise(self, y, t):
+    def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         return np.maximum(0.0, 1.0 - y * t)
 
-    def cvxpy_pointwise(self, y, t):
+    def cvxpy_pointwise(self, y: np.ndarray, t: cp.Expression) -> cp.Expression:
         return cp.pos(1.0 - cp.multiply(y, t))
 
-    def minimiser(self, design, y, weights):
+    def minimiser(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike) -> np.ndarray | None:
         """The least-norm minimiser of the weighted hinge loss, exactly (None if not certified).
 
         The linear program min sum_i w_i xi_i / n, xi_i >= 1 - a_i'beta, xi >= 0 (a_i = y_i phi_i)
@@ -248,13 +253,13 @@ class LogisticLoss(Loss):
     strictly_convex = True
     tends_to_zero = True
 
-    def pointwise(self, y, t):
+    def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         return np.logaddexp(0.0, -y * t)
 
-    def cvxpy_pointwise(self, y, t):
+    def cvxpy_pointwise(self, y: np.ndarray, t: cp.Expression) -> cp.Expression:
         return cp.logistic(-cp.multiply(y, t))
 
-    def derivatives(self, y, t):
+    def derivatives(self, y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = y * t
         s = 0.5 * (1.0 + np.tanh(-0.5 * m))  # sigma(-m), stable
         return -y * s, s * (1.0 - s)
@@ -270,14 +275,14 @@ class ExponentialLoss(Loss):
     strictly_convex = True
     tends_to_zero = True
 
-    def pointwise(self, y, t):
+    def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.exp(-y * t)
 
-    def cvxpy_pointwise(self, y, t):
+    def cvxpy_pointwise(self, y: np.ndarray, t: cp.Expression) -> cp.Expression:
         return cp.exp(-cp.multiply(y, t))
 
-    def derivatives(self, y, t):
+    def derivatives(self, y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with np.errstate(over="ignore"):
             e = np.exp(-y * t)
         return -y * e, e
@@ -310,11 +315,11 @@ class RidgeLoss(Loss):
         self.tends_to_zero = self.base.tends_to_zero
 
     @property
-    def name(self) -> str:
+    def name(self) -> str:  # type: ignore[override]  # read-only here: it follows lam and the base loss
         prefix = "ridge" if type(self.base) is SquaredLoss else f"{self.base.name}_ridge"
         return f"{prefix}:{self.lam!r}" + (":all" if self.penalize_intercept else "")
 
-    def penalty_mask(self, design) -> np.ndarray:
+    def penalty_mask(self, design: ArrayLike) -> np.ndarray:
         """Boolean (p,): the penalised columns (all but the constant ones, unless penalize_intercept)."""
         design = np.asarray(design)
         if self.penalize_intercept:
@@ -322,15 +327,16 @@ class RidgeLoss(Loss):
         constant = np.all(design == design[:1], axis=0) & (design[0] != 0)
         return ~constant
 
-    def penalty_matrix(self, design) -> np.ndarray:
+    def penalty_matrix(self, design: ArrayLike) -> np.ndarray:
         """Q with lam |beta_pen|^2 = beta'Q beta: lam on the diagonal of the penalised columns."""
         return self.lam * np.diag(self.penalty_mask(design).astype(float))
 
-    def value(self, design, y, weights, beta):
+    def value(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> float:
         b = np.asarray(beta, dtype=float)[self.penalty_mask(design)]
         return self.base.value(design, y, weights, beta) + self.lam * float(b @ b)
 
-    def expression(self, design, y, weights, beta):
+    def expression(self, design: np.ndarray, y: np.ndarray, weights: np.ndarray | cp.Parameter,
+                   beta: cp.Expression) -> cp.Expression:
         idx = np.flatnonzero(self.penalty_mask(design))
         pen = self.lam * cp.sum_squares(beta[idx]) if len(idx) else 0.0
         return self.base.expression(design, y, weights, beta) + pen
@@ -339,19 +345,20 @@ class RidgeLoss(Loss):
     def has_derivatives(self) -> bool:
         return self.base.has_derivatives
 
-    def gradient(self, design, y, weights, beta):
+    def gradient(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         mask = self.penalty_mask(design)
         return self.base.gradient(design, y, weights, beta) + 2.0 * self.lam * np.where(mask, beta, 0.0)
 
-    def hessian(self, design, y, weights, beta):
+    def hessian(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         return self.base.hessian(design, y, weights, beta) + 2.0 * self.lam * np.diag(
             self.penalty_mask(design).astype(float))
 
-    def quadratic_form(self, design, y, weights):
+    def quadratic_form(self, design: np.ndarray, y: np.ndarray,
+                       weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, float]:
         H, g, c = self.base.quadratic_form(design, y, weights)
         return H + self.lam * np.diag(self.penalty_mask(design).astype(float)), g, c
 
-    def unpenalised_directions(self, design):
+    def unpenalised_directions(self, design: np.ndarray) -> np.ndarray:
         return np.eye(design.shape[1])[:, ~self.penalty_mask(design)]
 
     def __repr__(self) -> str:
@@ -368,28 +375,30 @@ class FunctionLoss(Loss):
     ``strictly_convex`` and ``tends_to_zero`` (see :class:`Loss`).
     """
 
-    def __init__(self, name: str, value, expression, *, gradient=None, hessian=None, strictly_convex=False,
-                 tends_to_zero=False):
+    def __init__(self, name: str, value: Callable[..., float], expression: Callable[..., cp.Expression], *,
+                 gradient: Callable[..., ArrayLike] | None = None, hessian: Callable[..., ArrayLike] | None = None,
+                 strictly_convex: bool = False, tends_to_zero: bool = False):
         self.name, self._value, self._expression = str(name), value, expression
         self._gradient, self._hessian = gradient, hessian
         self.strictly_convex, self.tends_to_zero = bool(strictly_convex), bool(tends_to_zero)
 
-    def value(self, design, y, weights, beta):
+    def value(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> float:
         return float(self._value(design, y, weights, beta))
 
-    def expression(self, design, y, weights, beta):
+    def expression(self, design: np.ndarray, y: np.ndarray, weights: np.ndarray | cp.Parameter,
+                   beta: cp.Expression) -> cp.Expression:
         return self._expression(design, y, weights, beta)
 
     @property
     def has_derivatives(self) -> bool:
         return self._gradient is not None and self._hessian is not None
 
-    def gradient(self, design, y, weights, beta):
+    def gradient(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         if self._gradient is None:
             raise NotImplementedError(f"the {self.name} loss gives no gradient")
         return np.asarray(self._gradient(design, y, weights, beta), dtype=float)
 
-    def hessian(self, design, y, weights, beta):
+    def hessian(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         if self._hessian is None:
             raise NotImplementedError(f"the {self.name} loss gives no Hessian")
         return np.asarray(self._hessian(design, y, weights, beta), dtype=float)
@@ -426,7 +435,7 @@ def _parse_lambda(text: str, spec: str) -> float:
     return lam
 
 
-def get_loss(loss) -> Loss:
+def get_loss(loss: str | Loss) -> Loss:
     """Return a :class:`Loss` from a spec string or an instance.
 
     Specs: ``"squared"``, ``"hinge"``, ``"logistic"``, ``"exponential"``, ``"ridge"``

@@ -5,7 +5,16 @@ and imported only here, when a picture is asked for: ``cud_interval(X, y).plot()
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+# The results are typed Any here: cudbound.results imports this module (its plot methods), so
+# naming CUDResult / IntervalResult would be an import cycle (tests/test_import_graph.py).
 
 __all__ = ["plot_replicates", "plot_intervals"]
 
@@ -27,23 +36,27 @@ def _axes(ax, size=(6.4, 3.8)):
 
 
 def _replicate_edges(values, n, bins):
-    """Histogram edges: one bin per attainable value k/n when the suprema sit on that grid (they
-    do when every g factor is 1: Q^(b) = |C|/n), else ``bins`` (numpy's rule when "auto")."""
-    if n and len(values) and np.all(np.abs(values * n - np.round(values * n)) <= 1e-9 * max(1, n)):
+    """Histogram edges: one bin per attainable count k/n (Q^(b) = |C|/n times a factor g in
+    [0, 1]: a value with g < 1 falls in the bin of the nearest k/n), so the bars have neither the
+    gaps nor the spikes of equal bins over discrete values; ``bins`` (numpy's rule when "auto")
+    when n is unknown or the values span more than 200 counts."""
+    if n and len(values):
         k = np.round(values * n)
-        return (np.arange(k.min(), k.max() + 2) - 0.5) / n
+        if k.max() - k.min() <= 200:
+            return (np.arange(k.min(), k.max() + 2) - 0.5) / n
     if np.ptp(values) > 0:
         return np.histogram_bin_edges(values, bins=bins)
     return np.linspace(values.min() - 0.5 / len(values), values.max() + 0.5 / len(values), 2)
 
 
-def plot_replicates(result, ax=None, bins="auto", title=None):
+def plot_replicates(result: Any, ax: Axes | None = None, bins: int | str | Sequence[float] = "auto",
+                    title: str | None = None) -> Axes:
     """Histogram of the replicate suprema Q^(b) of a CUD result, with Q_hat and the interval.
 
     Exact replicates are drawn as one histogram; replicates the quantile refinement left with
     bounds (``stats.status == "bounded"``: on one side of Q_hat, the interval is exact all the
-    same) as a second, hatched one at their upper bounds. The bins are the attainable values
-    k/n when the suprema lie on that grid (one bar per value), else ``bins``. A vertical line
+    same) as a second, hatched one at their upper bounds. The bins are the attainable counts
+    k/n (one bar per count; ``bins`` when n is unknown). A vertical line
     marks Q_hat, the ceil(level B)-th smallest value; the title gives the interval
     err_D +/- Q_hat, n and B (``title`` replaces it). Labels are typeset (matplotlib's mathtext).
 
@@ -85,7 +98,8 @@ def _centre_kind(result) -> str:
     return _OWN_CENTRE
 
 
-def plot_intervals(results, ax=None, labels=None, title=None, full_range=False, data_name=None):
+def plot_intervals(results: Iterable[Any], ax: Axes | None = None, labels: Sequence[str] | None = None,
+                   title: str | None = None, full_range: bool = False, data_name: str | None = None) -> Axes:
     """Forest plot: one row per interval (low to high, a marker at its centre), top to bottom in
     the order given; ``labels`` default to each result's method name.
 
@@ -102,7 +116,8 @@ def plot_intervals(results, ax=None, labels=None, title=None, full_range=False, 
     names = [r.method for r in results] if labels is None else [str(x) for x in labels]
     if len(names) != len(results):
         raise ValueError(f"{len(names)} labels for {len(results)} results.")
-    ax = _axes(ax, size=(6.4, 1.2 + 0.32 * len(results)))
+    own = ax is None
+    ax = _axes(ax, size=(6.4, 1.6 + 0.32 * len(results)))
     rows = np.arange(len(results))[::-1]
     markers = {_CUD_CENTRE: "D", _SHARED_CENTRE: "o", _OWN_CENTRE: "s"}
     shown = set()
@@ -120,8 +135,8 @@ def plot_intervals(results, ax=None, labels=None, title=None, full_range=False, 
     else:
         lo = min(min(r.low, r.centre) for r in results)
         hi = max(max(r.high, r.centre) for r in results)
-        pad = max(0.02, 0.06 * (hi - lo))
-        ax.set_xlim(max(-0.02, lo - pad), min(1.02, hi + pad))
+        pad = max(0.01, 0.05 * (hi - lo))
+        ax.set_xlim(max(-0.005, lo - pad), min(1.005, hi + pad))
     levels = {r.confidence_level for r in results}
     sizes = {getattr(r, "n_samples", None) for r in results} - {None}
     ax.set_xlabel("generalization error")
@@ -137,6 +152,10 @@ def plot_intervals(results, ax=None, labels=None, title=None, full_range=False, 
             parts.append(f"(n = {sizes.pop()})")
         title = " ".join(parts)
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, loc="best")
+    if own:     # our figure: the legend below the axes (constrained layout makes room), never over a row
+        ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1,
+                         fontsize=7, frameon=False)
+    else:       # the caller's Axes: inside it
+        ax.legend(fontsize=7, loc="best")
     ax.grid(axis="x", alpha=0.3)
     return ax

@@ -31,23 +31,28 @@ import hashlib
 import inspect
 import numbers
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels, feature_names
 from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
                                 _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
 from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
                                _wald_cv_iv, bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv)
-from .basis import make_basis
+from .basis import Basis, make_basis
 from .cud import _cud_design_iv, cud_from_design
 from .design import check_design
 from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
 from .results import IntervalResult, IntervalResults
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 # the main function first: the API reference lists them in this order
 __all__ = ["intervals", "intervals_from_design", "method_names", "register", "unregister", "get_method",
@@ -96,8 +101,8 @@ class IntervalMethod:
 _REGISTRY: dict[str, IntervalMethod] = {}
 
 
-def register(name: str, function: Callable, summary: str, *, label: str | None = None, shares_centre=False,
-             shares_distribution=False, uses_fit=False, check: Callable | None = None,
+def register(name: str, function: Callable, summary: str, *, label: str | None = None, shares_centre: bool = False,
+             shares_distribution: bool = False, uses_fit: bool = False, check: Callable | None = None,
              replace: bool = False) -> IntervalMethod:
     """Add an interval method to the registry under ``name`` (lower case, no commas or spaces).
 
@@ -177,7 +182,7 @@ def options_check(function: Callable, iv: Callable, *extra: Callable) -> Callabl
     return check
 
 
-def check_options(name: str, n: int, *, confidence_level=0.95, **options) -> None:
+def check_options(name: str, n: int, *, confidence_level: float = 0.95, **options: Any) -> None:
     """Raise ValueError (or TypeError) if method ``name`` would refuse ``options`` on a training set of
     n points at this level, without computing anything.
 
@@ -323,8 +328,11 @@ def _loss_key(loss):
     return loss.strip().lower() if isinstance(loss, str) else id(loss)
 
 
-def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_level=0.95, rng=None,
-              pos_label=None, **options) -> list[IntervalResult]:
+def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS, *,
+              basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
+              estimator: BaseEstimator | None = None, confidence_level: float = 0.95,
+              rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
+              **options: Any) -> IntervalResults:
     """Run any registered interval methods (CUD and the six baselines by default) on the same data and seed.
 
     Parameters
@@ -416,8 +424,10 @@ def intervals(X, y, methods=METHODS, *, basis=None, estimator=None, confidence_l
 
 
 
-def intervals_from_design(design, y, methods=METHODS, *, confidence_level=0.95, rng=None, fitted=None,
-                          **options) -> list[IntervalResult]:
+def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS, *,
+                          confidence_level: float = 0.95,
+                          rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+                          fitted: FittedClassifier | None = None, **options: Any) -> list[IntervalResult]:
     """:func:`intervals` on a design matrix and labels in {-1, +1} (the basis already applied).
 
     ``fitted`` (optional): the :class:`cudbound.fit.FittedClassifier` of this design and

@@ -14,6 +14,7 @@ random permutation (Kohavi 1995).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_rng, check_scalar, encode_labels
 
@@ -25,7 +26,8 @@ def draw_counts(n: int, n_resamples: int, gen: np.random.Generator) -> np.ndarra
     return gen.multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
 
 
-def bootstrap_counts(n: int, n_resamples: int, rng=None) -> np.ndarray:
+def bootstrap_counts(n: int, n_resamples: int,
+                     rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> np.ndarray:
     """B bootstrap count vectors: row b counts how often each of the n points was drawn.
 
     Row b is Multinomial(n, (1/n, ..., 1/n)): the counts of n draws with replacement
@@ -73,7 +75,8 @@ def _fold_assignments_iv(y, k, repeats, stratified, rng):
     return labels, k, check_scalar(repeats, "repeats", min_val=1), bool(stratified), check_rng(rng)
 
 
-def fold_assignments(y, k: int, repeats: int = 1, *, stratified: bool = True, rng=None) -> np.ndarray:
+def fold_assignments(y: ArrayLike, k: int, repeats: int = 1, *, stratified: bool = True,
+                     rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> np.ndarray:
     """Fold labels for repeated k-fold cross-validation, shape (repeats, n), values 0..k-1.
 
     Unstratified: a random permutation of the points is dealt to the folds in

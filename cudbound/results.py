@@ -1,10 +1,15 @@
 """Result objects, in the style of ``scipy.stats.bootstrap``'s ``BootstrapResult``."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 __all__ = ["ConfidenceInterval", "IntervalResult", "IntervalResults", "SearchStats", "CUDResult"]
 
@@ -86,12 +91,12 @@ class IntervalResult:
                 "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
                 "seconds": self.seconds}
 
-    def plot(self, ax=None, **options):
+    def plot(self, ax: Axes | None = None, **options: Any) -> Axes:
         """The interval as a one-row forest plot (:func:`cudbound.plotting.plot_intervals`); needs matplotlib."""
         from .plotting import plot_intervals
         return plot_intervals([self], ax=ax, **options)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds."""
         return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
 
@@ -115,13 +120,13 @@ class IntervalResults(list):
     (['kohavi', 'martin'], ['method', 'low', 'high'])
     """
 
-    def plot(self, ax=None, **options):
+    def plot(self, ax: Axes | None = None, **options: Any) -> Axes:
         """Forest plot of the intervals (:func:`cudbound.plotting.plot_intervals`, which takes
         ``labels``, ``title``, ``full_range`` and ``data_name``); needs matplotlib."""
         from .plotting import plot_intervals
         return plot_intervals(self, ax=ax, **options)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """A tidy pandas DataFrame, one row per interval (columns as :meth:`IntervalResult.to_frame`)."""
         return _pandas().DataFrame([r._row() for r in self], columns=list(FRAME_COLUMNS))
 
@@ -190,7 +195,7 @@ class SearchStats:
     @property
     def fallbacks_total(self) -> int:
         """Hand-offs to another solver or to a certified bound, summed over the replicates."""
-        return int(np.sum(self.fallbacks))
+        return int(np.sum(self.fallbacks))  # type: ignore[arg-type]  # never None after __post_init__
 
     def summary(self) -> dict:
         """Medians and totals over the replicates, for printing."""
@@ -209,7 +214,7 @@ class SearchStats:
             "solver_failures": int(np.sum(self.status == "solver_failure")),
             "budget_stops": int(np.sum(self.status == "budget")),
             "fallbacks_total": self.fallbacks_total,
-            "replicates_with_fallbacks": int(np.sum(self.fallbacks > 0)),
+            "replicates_with_fallbacks": int(np.sum(self.fallbacks > 0)),  # type: ignore[operator]  # see __post_init__
             "out_of_time": self.out_of_time,
         }
 
@@ -272,7 +277,7 @@ class CUDResult(IntervalResult):
         return int(len(self.bootstrap_distribution))
 
     @property
-    def bootstrap_lower(self) -> np.ndarray:
+    def bootstrap_lower(self) -> np.ndarray | None:
         """Attained values below each Q^(b) (equal to it where exact)."""
         return self.stats.lower
 
@@ -303,7 +308,9 @@ class CUDResult(IntervalResult):
             return 0.0
         return float(max(0.0, self.half_width - self.stats.half_width_lower))
 
-    def plot(self, ax=None, bins="auto", title=None):
+    # [override]: not IntervalResult.plot's options (a CUD result draws its replicates, not a forest plot)
+    def plot(self, ax: Axes | None = None, bins: int | str | Sequence[float] = "auto",  # type: ignore[override]
+             title: str | None = None) -> Axes:
         """Histogram of the replicate suprema with Q_hat and the interval marked
         (:func:`cudbound.plotting.plot_replicates`); needs matplotlib."""
         from .plotting import plot_replicates

@@ -53,12 +53,18 @@ EstimatorBasis(StandardScaler())
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .basis import Basis
 from .losses import Loss, RidgeLoss, get_loss
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = ["from_estimator", "EstimatorMapping", "EstimatorBasis", "SUPPORTED_ESTIMATORS", "resolve_model"]
 
@@ -94,11 +100,12 @@ class EstimatorBasis(Basis):
     intercept, which no cudbound loss expresses: ``fit`` refuses it.
     """
 
-    def __init__(self, transformer=None, intercept: bool = True, penalised_intercept: bool = False):
+    def __init__(self, transformer: BaseEstimator | None = None, intercept: bool = True,
+                 penalised_intercept: bool = False):
         self.transformer, self.intercept = transformer, bool(intercept)
         self.penalised_intercept = bool(penalised_intercept)
 
-    def fit(self, X):
+    def fit(self, X: ArrayLike) -> Self:
         from sklearn.base import clone
         self.n_features_in_ = np.shape(X)[1] if np.ndim(X) == 2 else None
         if self.transformer is None:
@@ -121,7 +128,7 @@ class EstimatorBasis(Basis):
             self.keep_ = ~constant
         return self
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X: ArrayLike) -> np.ndarray:
         if not hasattr(self, "keep_"):
             raise RuntimeError(f"{self!r} is not fitted; call fit(X) first.")
         cols = self._raw(X)[:, self.keep_]
@@ -198,7 +205,7 @@ def _penalty(est) -> tuple:
     return not math.isinf(C), C
 
 
-def from_estimator(estimator, n_samples: int) -> EstimatorMapping:
+def from_estimator(estimator: BaseEstimator, n_samples: int) -> EstimatorMapping:
     """The basis and loss whose exact fit on ``n_samples`` rows is ``estimator``'s (module docstring).
 
     ``estimator`` may be fitted or not: only its parameters are read (a fitted one is not
@@ -300,7 +307,9 @@ def _positive_class(y):
     return values[-1] if len(values) == 2 else None
 
 
-def resolve_model(X, y, basis, loss, estimator, pos_label):
+def resolve_model(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None,
+                  loss: str | Loss | None, estimator: BaseEstimator | None, pos_label: Any
+                  ) -> tuple[str | Basis | Callable[[np.ndarray], ArrayLike], str | Loss, Any, EstimatorMapping | None]:
     """(basis, loss, pos_label, mapping) for the public entry points: the estimator's basis and loss
     when one is given (then ``basis`` and ``loss`` must be left unset), else the given ones with
     their defaults ('linear', 'squared'); mapping is None without an estimator."""

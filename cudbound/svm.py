@@ -42,9 +42,12 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_features, check_scalar, encode_labels
 from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
@@ -80,7 +83,8 @@ class UnstableSVMWarning(UserWarning):
     of Joachims (2000), which assumes a stable SVM, does not guarantee d >= leave-one-out errors."""
 
 
-def kernel_matrix(A, B, kernel="linear", gamma=1.0, degree=3, coef0=0.0):
+def kernel_matrix(A: np.ndarray, B: np.ndarray, kernel: str | Callable[[np.ndarray, np.ndarray], ArrayLike] = "linear",
+                  gamma: float = 1.0, degree: int = 3, coef0: float = 0.0) -> np.ndarray:
     """K(a, b) as in scikit-learn: "linear" <a, b>; "rbf" exp(-gamma |a - b|^2); "poly"
     (gamma <a, b> + coef0)^degree; or a callable K(A, B) -> (len(A), len(B)) matrix.
 
@@ -119,7 +123,8 @@ class SVMSolution:
     kkt_violation: float
 
 
-def fit_svm(K, y, C, *, alpha0=None, active=None, prefer_bias=None, tol=SMO_TOL, max_iter=None) -> SVMSolution:
+def fit_svm(K: ArrayLike, y: np.ndarray, C: float, *, alpha0: ArrayLike | None = None, active: ArrayLike | None = None,
+            prefer_bias: float | None = None, tol: float = SMO_TOL, max_iter: int | None = None) -> SVMSolution:
     """The soft-margin SVM with bias on kernel matrix ``K`` and labels ``y`` in {-1, +1}.
 
     ``alpha0`` (feasible: 0 <= alpha <= C, y' alpha = 0) warm-starts SMO; without a free
@@ -211,7 +216,7 @@ class XiAlphaEstimate:
                 f"rho={self.rho:g})")
 
 
-def centred_kernel(K):
+def centred_kernel(K: np.ndarray) -> np.ndarray:
     """H K H with H = I - 1 1'/n: the kernel of the feature vectors centred at their mean,
     K_ij - m_i - m_j + m (m_i the row means, m the grand mean).
 
@@ -223,7 +228,8 @@ def centred_kernel(K):
     return K - m[:, None] - m[None, :] + m.mean()
 
 
-def _prepare(X, y, C, kernel, gamma, degree, coef0, pos_label):
+def _prepare(X, y, C, kernel, gamma, degree, coef0, pos_label) -> tuple[np.ndarray, np.ndarray, float, np.ndarray,
+                                                                       dict[str, Any], np.ndarray]:
     """Validated inputs and the centred kernel matrix the SVM is solved on."""
     X = check_features(X)
     labels, _ = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
@@ -247,7 +253,7 @@ def _prepare(X, y, C, kernel, gamma, degree, coef0, pos_label):
     return X, labels, C, 0.5 * (Kc + Kc.T), params, raw_means  # exactly symmetric: the solvers stream rows for columns
 
 
-def radius_sq(X, Kc, radius, params) -> float:
+def radius_sq(X: np.ndarray, Kc: np.ndarray, radius: str | float, params: dict[str, Any]) -> float:
     """R^2 for the xi-alpha count.
 
     "theorem": max_i Kc_ii - min_ij Kc_ij on the centred kernel Kc (the least R^2 that
@@ -294,8 +300,10 @@ def _rates(n_pos, n_neg, d_pos, d_neg):
     return error, recall, precision, f1
 
 
-def xi_alpha(X, y, *, C=1.0, kernel="linear", gamma=None, degree=3, coef0=0.0, rho=None, radius="theorem",
-             pos_label=None) -> XiAlphaEstimate:
+def xi_alpha(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
+             kernel: str | Callable[[np.ndarray, np.ndarray], ArrayLike] = "linear", gamma: float | None = None,
+             degree: int = 3, coef0: float = 0.0, rho: float | None = None, radius: str | float = "theorem",
+             pos_label: Any = None) -> XiAlphaEstimate:
     """Joachims' xi-alpha estimates of a soft-margin SVM's error, recall, precision and F1.
 
     Counts d = |{i : rho alpha_i R^2 + xi_i >= 1}| after one training run and returns
@@ -469,8 +477,10 @@ def _refit(K, labels, C, sol, active, t, G_full=None, scale_full=1.0, Minv0=_NO_
     return s.alpha, s.intercept
 
 
-def loo_error(X, y, *, C=1.0, kernel="linear", gamma=None, degree=3, coef0=0.0, pos_label=None,
-              refit_all=False, progress=False) -> LOOResult:
+def loo_error(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
+              kernel: str | Callable[[np.ndarray, np.ndarray], ArrayLike] = "linear", gamma: float | None = None,
+              degree: int = 3, coef0: float = 0.0, pos_label: Any = None, refit_all: bool = False,
+              progress: bool = False) -> LOOResult:
     """The exact leave-one-out error, recall, precision and F1 of the soft-margin SVM.
 
     By Joachims (2000, Lemma 1) only points with 2 alpha_i R^2 + xi_i >= 1 (R^2 as
@@ -513,7 +523,7 @@ def loo_error(X, y, *, C=1.0, kernel="linear", gamma=None, degree=3, coef0=0.0, 
     done = np.zeros(n, dtype=bool)
     unstable = np.zeros(n, dtype=bool)
     class_size = {1.0: int(np.sum(labels > 0)), -1.0: int(np.sum(labels < 0))}
-    queue = list(todo)
+    queue: list[int | np.integer[Any]] = list(todo)
     while queue:
         t = queue.pop(0)
         active = np.ones(n, dtype=bool)

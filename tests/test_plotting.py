@@ -119,6 +119,7 @@ def test_forest_axis_fits_the_intervals_and_can_show_all_of_0_1():
     lo, hi = ax.get_xlim()
     assert lo <= min(r.low for r in results) and hi >= max(r.high for r in results)
     assert hi - lo < 0.6                                   # fitted, not 0-1 (the intervals span ~0.35)
+    assert lo >= -0.005                                    # no negative error rates on the axis
     ax = cudbound.plot_intervals(results, full_range=True)
     assert ax.get_xlim() == pytest.approx((-0.02, 1.02))
     plt.close("all")
@@ -127,10 +128,29 @@ def test_forest_axis_fits_the_intervals_and_can_show_all_of_0_1():
 def test_forest_title_and_legend_say_what_is_drawn():
     ax = cudbound.plot_intervals(_fake_results(n=60), data_name="pilot.csv")
     assert ax.get_title() == "95% confidence intervals for pilot.csv (n = 60)"
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    # our own figure: one legend below the axes (a figure legend), so it never hides a row
+    assert ax.get_legend() is None and len(ax.figure.legends) == 1
+    legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
     assert legend == ["centre: training error (cud)", "centre: .632 estimate (the paper's baselines)",
                       "centre: the method's own estimate"]
+    fig, mine = plt.subplots()
+    cudbound.plot_intervals(_fake_results(), ax=mine)          # the caller's Axes: the legend inside it
+    assert mine.get_legend() is not None and not fig.legends
     assert cudbound.plot_intervals(_fake_results(), title="mine").get_title() == "mine"
+    plt.close("all")
+
+
+def test_histogram_bins_are_the_counts_even_off_the_grid(data):
+    """With g < 1 some suprema fall between the counts k/n: the bins stay one per count (the
+    issue's spikes and gaps came from equal bins over such values), every replicate counted."""
+    X, y = data
+    res = cudbound.cud_interval(X, y, n_resamples=60, rng=3, exact_distribution=True)
+    n = res.n_samples
+    values = np.asarray(res.bootstrap_distribution)
+    assert not np.allclose(values * n, np.round(values * n))  # some off the grid
+    ax = res.plot()
+    assert all(p.get_width() == pytest.approx(1 / n) for p in ax.patches)
+    assert sum(p.get_height() for p in ax.patches) == len(values)
     plt.close("all")
 
 

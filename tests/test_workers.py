@@ -143,3 +143,38 @@ def test_a_broken_pool_ends_the_wait_even_for_a_future_it_never_completes(monkey
         assert runner._pool is None
     finally:
         runner.close()
+
+
+def _square(x):
+    return x * x
+
+
+def test_a_manager_thread_still_finishing_at_exit_is_woken_quietly(monkeypatch):
+    """The exit race behind a traceback after Ctrl-C on a loaded machine (seen once in a full
+    suite run on one busy core): stop_workers could not join the pool's manager thread in time,
+    so CPython's exit hook kept it and woke it through a pipe the thread had closed (OSError:
+    bad file descriptor). Built here by construction: the join is made to return at once with the
+    thread alive, and the pipe is closed before the hook's wakeup is called."""
+    import concurrent.futures.process as cfp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from cudbound.lifeline import stop_workers
+
+    pool = ProcessPoolExecutor(max_workers=1)
+    assert pool.submit(_square, 3).result(timeout=120) == 9
+    manager = pool._executor_manager_thread
+    cls = type(manager)
+    # "still finishing": the join returns at once and the thread reports itself alive
+    monkeypatch.setattr(cls, "join", lambda self, timeout=None: None)
+    monkeypatch.setattr(cls, "is_alive", lambda self: True)
+    try:
+        stop_workers(pool, timeout=5.0)
+        wakeup = cfp._threads_wakeups[manager]
+        assert type(wakeup).__name__ == "_QuietWakeup"
+        wakeup._inner._writer.close()                  # the thread closed its pipe ...
+        wakeup.wakeup()                                # ... and the exit hook's call stays quiet
+    finally:
+        monkeypatch.undo()
+        manager.join(30)
+        cfp._threads_wakeups.pop(manager, None)
+    assert not manager.is_alive()

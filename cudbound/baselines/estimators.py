@@ -64,13 +64,16 @@ References
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._docstrings import fill_doc
 from .._validation import check_features, check_rng, check_scalar, encode_labels
-from ..basis import make_basis
+from ..basis import Basis, make_basis
 from ..design import check_design, reparametrise
 from ..fit import fit_coefficients, predict_signs
 from ..losses import Loss, SquaredLoss, get_loss, same_math
@@ -375,7 +378,8 @@ def _folds_iv(folds, n: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _cross_validation_iv(design, y, loss, k, repeats, stratified, rng, folds):
+def _cross_validation_iv(design, y, loss, k, repeats, stratified, rng, folds) -> tuple[np.ndarray, np.ndarray, Loss,
+                                                                                      np.ndarray]:
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
     if folds is not None:
@@ -464,7 +468,7 @@ def _cv_parts(Phi, y, loss, folds):
 
 # --------------------------------------------------------------------------- public estimators
 
-def resubstitution(design, y, *, loss="squared") -> ErrorEstimate:
+def resubstitution(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared") -> ErrorEstimate:
     """Resubstitution (apparent, training) error of the classifier fitted on all the data.
 
     err = (1/n) sum_i 1{f_D(x_i) != y_i}, f_D(x) = sign(phi(x)'beta_hat), sign(0) = +1,
@@ -506,7 +510,9 @@ def resubstitution(design, y, *, loss="squared") -> ErrorEstimate:
 
 
 @fill_doc(**_DOC)
-def loo_bootstrap(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
+def loo_bootstrap(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n_resamples: int = 200,
+                  rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+                  counts: ArrayLike | None = None) -> ErrorEstimate:
     """Leave-one-out bootstrap error Err(1) (Efron 1983; Efron & Tibshirani 1997).
 
     For B bootstrap samples with counts nu_b (refit beta_b on weights nu_b):
@@ -547,7 +553,9 @@ def loo_bootstrap(design, y, *, loss="squared", n_resamples=200, rng=None, count
 
 
 @fill_doc(**_DOC)
-def e632(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
+def e632(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n_resamples: int = 200,
+         rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+         counts: ArrayLike | None = None) -> ErrorEstimate:
     """The .632 bootstrap estimate (Efron 1983): 0.368 err + 0.632 Err(1).
 
     err is the training error (:func:`resubstitution`) and Err(1) the leave-one-out
@@ -584,7 +592,9 @@ def e632(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -
 
 
 @fill_doc(**_DOC)
-def e632plus(design, y, *, loss="squared", n_resamples=200, rng=None, counts=None) -> ErrorEstimate:
+def e632plus(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n_resamples: int = 200,
+             rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+             counts: ArrayLike | None = None) -> ErrorEstimate:
     """The .632+ bootstrap estimate (Efron & Tibshirani 1997, section 3).
 
     With err the training error, Err(1) the leave-one-out bootstrap error, p1 the
@@ -633,8 +643,10 @@ def e632plus(design, y, *, loss="squared", n_resamples=200, rng=None, counts=Non
 
 
 @fill_doc(**_DOC)
-def cross_validation(design, y, *, k=10, repeats=1, stratified=True, loss="squared", rng=None,
-                     folds=None) -> ErrorEstimate:
+def cross_validation(design: ArrayLike, y: ArrayLike, *, k: int = 10, repeats: int = 1, stratified: bool = True,
+                     loss: str | Loss = "squared",
+                     rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+                     folds: ArrayLike | None = None) -> ErrorEstimate:
     """Repeated (stratified) k-fold cross-validation error.
 
     For each repeat r, the points are split into k folds (:func:`fold_assignments`:
@@ -690,7 +702,7 @@ def cross_validation(design, y, *, k=10, repeats=1, stratified=True, loss="squar
 
 
 @fill_doc(**_DOC)
-def leave_one_out(design, y, *, loss="squared") -> ErrorEstimate:
+def leave_one_out(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared") -> ErrorEstimate:
     """Leave-one-out cross-validation error (k = n; deterministic).
 
     LOO = (1/n) sum_i 1{f_{-i}(x_i) != y_i}, f_{-i} refitted without point i. All n
@@ -747,7 +759,9 @@ def _estimate_error_iv(X, y, method, basis, pos_label):
     return design, labels, encoding, basis, ESTIMATORS[method]
 
 
-def estimate_error(X, y, method="632", *, basis="linear", pos_label=None, **options) -> ErrorEstimate:
+def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
+                   basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = "linear", pos_label: Any = None,
+                   **options: Any) -> ErrorEstimate:
     """Any point estimator by name, on raw features: the basis is applied first.
 
     Parameters

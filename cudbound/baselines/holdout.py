@@ -134,7 +134,7 @@ def _lower(k: int, m: int, delta: float) -> float:
 
 
 @fill_doc(**_DOC)
-def binomial_upper(k, m, delta) -> float:
+def binomial_upper(k: int, m: int, delta: float) -> float:
     """Binomial tail inversion upper bound on the true risk (Langford 2005; Shah 2008, Theorem 1).
 
     B_u = max{p : Bin(m, k, p) >= delta}, where Bin(m, k, p) = P_p(X <= k) for
@@ -172,7 +172,7 @@ def binomial_upper(k, m, delta) -> float:
 
 
 @fill_doc(**_DOC)
-def binomial_lower(k, m, delta) -> float:
+def binomial_lower(k: int, m: int, delta: float) -> float:
     """Binomial tail inversion lower bound on the true risk (Shah 2008, Theorem 2, corrected).
 
     B_l = min{p : P_p(X >= k) >= delta} = min{p : 1 - Bin(m, k - 1, p) >= delta}.
@@ -213,7 +213,7 @@ def binomial_lower(k, m, delta) -> float:
 
 
 @fill_doc(**_DOC)
-def binomial_interval(k, m, confidence_level=0.95, sides=2) -> ConfidenceInterval:
+def binomial_interval(k: int, m: int, confidence_level: float = 0.95, sides: int | str = 2) -> ConfidenceInterval:
     """Exact binomial (Clopper-Pearson) interval from the two tail inversions.
 
     With delta = 1 - confidence_level:
@@ -260,7 +260,8 @@ def binomial_interval(k, m, confidence_level=0.95, sides=2) -> ConfidenceInterva
 
 
 @fill_doc(**_DOC)
-def gaussian_interval(k, m, confidence_level=0.95, *, spread="standard_error") -> ConfidenceInterval:
+def gaussian_interval(k: int, m: int, confidence_level: float = 0.95, *,
+                      spread: str = "standard_error") -> ConfidenceInterval:
     """The Gaussian ("traditional") interval that Shah (2008) compares with, NOT clipped.
 
     With t = k / m and z = Phi^{-1}(1 - delta / 2), delta = 1 - confidence_level:

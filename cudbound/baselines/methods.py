@@ -47,12 +47,15 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar
+from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import draw_counts, draw_folds, tally as _tally
 from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
@@ -142,7 +145,7 @@ def _beta_interval_iv(t, m, confidence_level, prior):
     return _rate(t, "t"), _positive(m, "m"), check_confidence_level(confidence_level), _prior_iv(prior)
 
 
-def percentile_interval(bootstrap_values, confidence_level=0.95) -> ConfidenceInterval:
+def percentile_interval(bootstrap_values: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Percentile bootstrap interval [q_{delta/2}, q_{1-delta/2}] of the bootstrap values.
 
     q_a is the a-quantile of the B values with linear interpolation between order
@@ -170,7 +173,7 @@ def percentile_interval(bootstrap_values, confidence_level=0.95) -> ConfidenceIn
     return ConfidenceInterval(float(low), float(high))
 
 
-def basic_interval(theta_hat, bootstrap_values, confidence_level=0.95) -> ConfidenceInterval:
+def basic_interval(theta_hat: float, bootstrap_values: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Basic ("reverse percentile", "corrected") bootstrap interval.
 
     [2 theta_hat - q_{1-delta/2}, 2 theta_hat - q_{delta/2}], with q as in
@@ -200,7 +203,7 @@ def basic_interval(theta_hat, bootstrap_values, confidence_level=0.95) -> Confid
     return ConfidenceInterval(float(2.0 * theta - high), float(2.0 * theta - low))
 
 
-def normal_interval(t, n_eff, confidence_level=0.95) -> ConfidenceInterval:
+def normal_interval(t: float, n_eff: float, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Normal approximation to a binomial proportion: t +/- z sqrt(t (1 - t) / n_eff). Not clipped.
 
     z = Phi^{-1}(1 - delta / 2). The width is zero when t is 0 or 1.
@@ -228,7 +231,7 @@ def normal_interval(t, n_eff, confidence_level=0.95) -> ConfidenceInterval:
     return ConfidenceInterval(t - half, t + half)
 
 
-def wilson_interval(t, n_eff, confidence_level=0.95) -> ConfidenceInterval:
+def wilson_interval(t: float, n_eff: float, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Wilson score interval: the normal approximation to a binomial proportion, inverted.
 
     The p with |t - p| <= z sqrt(p (1 - p) / n_eff), i.e.
@@ -250,7 +253,8 @@ def wilson_interval(t, n_eff, confidence_level=0.95) -> ConfidenceInterval:
     return ConfidenceInterval(max(0.0, (centre - half) / den), min(1.0, (centre + half) / den))
 
 
-def beta_interval(t, m, confidence_level=0.95, prior=(1.0, 1.0)) -> ConfidenceInterval:
+def beta_interval(t: float, m: float, confidence_level: float = 0.95,
+                  prior: tuple[float, float] = (1.0, 1.0)) -> ConfidenceInterval:
     """Equal-tailed credible interval of the Beta(a + t m, b + (1 - t) m) posterior.
 
     The posterior of an error rate after t m errors in m trials under a Beta(a, b)
@@ -335,7 +339,9 @@ def _bs632_distribution(Phi, y, loss, B, J, gen):
     return values, log
 
 
-def bootstrap_632_distribution(design, y, *, n_resamples=1000, n_inner=50, loss="squared", rng=None) -> np.ndarray:
+def bootstrap_632_distribution(design: ArrayLike, y: ArrayLike, *, n_resamples: int = 1000, n_inner: int = 50,
+                               loss: str | Loss = "squared",
+                               rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> np.ndarray:
     """The bootstrap distribution of the .632 estimate (the values behind BS1 and BS2).
 
     Draw B outer bootstrap samples D*_1..D*_B of the n rows; on each, recompute the
@@ -467,8 +473,10 @@ def _variant(dist, t, distribution, details):
 # --------------------------------------------------------------------------- the six intervals
 
 @fill_doc(**_DOC)
-def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
-        centre="632", rng=None, bootstrap_distribution=None, distribution="literal") -> IntervalResult:
+def bs1(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 1000, n_inner: int = 50,
+        n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
+        rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+        bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal") -> IntervalResult:
     """BS1: percentile bootstrap interval of the .632 estimate (Efron & Tibshirani 1993, ch. 13).
 
     [q_{delta/2}, q_{1-delta/2}], q the quantiles (:func:`percentile_interval`) of the
@@ -534,8 +542,10 @@ def bs1(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boo
 
 
 @fill_doc(**_DOC)
-def bs2(design, y, *, confidence_level=0.95, n_resamples=1000, n_inner=50, n_boot=200, loss="squared",
-        centre="632", rng=None, bootstrap_distribution=None, distribution="literal") -> IntervalResult:
+def bs2(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 1000, n_inner: int = 50,
+        n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
+        rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+        bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal") -> IntervalResult:
     """BS2: basic ("corrected") bootstrap interval of the .632 estimate.
 
     [2 t - q_{1-delta/2}, 2 t - q_{delta/2}] (:func:`basic_interval`), with t the .632
@@ -592,8 +602,9 @@ def _kohavi_iv(design, y, confidence_level, n_eff, form, n_boot, loss, centre, r
 
 
 @fill_doc(**_DOC)
-def kohavi(design, y, *, confidence_level=0.95, n_eff=None, form="wilson", n_boot=200, loss="squared",
-           centre="632", rng=None) -> IntervalResult:
+def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_eff: float | None = None,
+           form: str = "wilson", n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
+           rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """K: Kohavi's normal approximation around the .632 estimate, inverted (Wilson).
 
     The error estimate t is treated as a binomial proportion over n_eff test cases and its
@@ -657,8 +668,10 @@ def _yang_iv(design, y, confidence_level, k, repeats, stratified, n_eff, n_boot,
 
 
 @fill_doc(**_DOC)
-def yang(design, y, *, confidence_level=0.95, k=2, repeats=10, stratified=True, n_eff=None, n_boot=200,
-         loss="squared", centre="632", rng=None) -> IntervalResult:
+def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: int = 2, repeats: int = 10,
+         stratified: bool = True, n_eff: float | None = None, n_boot: int = 200, loss: str | Loss = "squared",
+         centre: str | float = "632",
+         rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Y: Yang's cross-validation normal approximation.
 
     t +/- z sqrt(t (1 - t) / n_eff), clipped to [0, 1]. Yang (2006) evaluates a
@@ -716,6 +729,7 @@ def yang(design, y, *, confidence_level=0.95, k=2, repeats=10, stratified=True, 
     per_repeat, log = _cv_parts(Phi, labels, loss, folds)
     log.warn("yang (cross-validation)")
     cv = float(per_repeat.mean())
+    details: dict[str, Any]
     if centre == "cv":
         t, details = cv, {"centre_source": "cv"}
     else:
@@ -733,8 +747,10 @@ def _martin_iv(design, y, confidence_level, m, prior, n_boot, loss, centre, rng)
 
 
 @fill_doc(**_DOC)
-def martin(design, y, *, confidence_level=0.95, m=None, prior=(1.0, 1.0), n_boot=200, loss="squared",
-           centre="632", rng=None) -> IntervalResult:
+def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m: float | None = None,
+           prior: tuple[float, float] = (1.0, 1.0), n_boot: int = 200, loss: str | Loss = "squared",
+           centre: str | float = "632",
+           rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """M: Martin & Hirschberg's Beta-posterior interval around the .632 estimate.
 
     The error rate after e errors in m trials has, under a Beta(a, b) prior, the
@@ -791,8 +807,10 @@ def _langford_iv(design, y, confidence_level, m, sides, n_boot, loss, centre, rn
 
 
 @fill_doc(**_DOC)
-def langford(design, y, *, confidence_level=0.95, m=None, sides="two-sided", n_boot=200, loss="squared",
-             centre="632", rng=None) -> IntervalResult:
+def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m: int | None = None,
+             sides: int | str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",
+             centre: str | float = "632",
+             rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
 
     "Acting as if we had a test set" (Laber & Murphy 2008, footnote 3): k = round(t m)

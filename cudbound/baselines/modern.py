@@ -45,10 +45,12 @@ import numbers
 import time
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar
+from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import draw_counts, draw_folds
 from .estimators import _design_iv, _e632plus_parts, _e632_value, _full_fit, _Refitter
@@ -108,7 +110,8 @@ def _finish(name, ci, level, centre, n, t0, details, log):
 
 # --------------------------------------------------------------------------- building blocks
 
-def wald_interval(losses, folds, confidence_level=0.95, variance="all-pairs") -> ConfidenceInterval:
+def wald_interval(losses: ArrayLike, folds: ArrayLike, confidence_level: float = 0.95,
+                  variance: str = "all-pairs") -> ConfidenceInterval:
     """Bayle et al.'s (2020) CV Wald interval R +/- z sigma / sqrt(n) from per-point held-out losses.
 
     R = (1/n) sum_i h_i. ``variance="all-pairs"`` (default; the authors' code reports it as
@@ -138,7 +141,8 @@ def wald_interval(losses, folds, confidence_level=0.95, variance="all-pairs") ->
     return ConfidenceInterval(R - half, R + half)
 
 
-def corrected_t_interval(split_errors, n_train, n_test, confidence_level=0.95) -> ConfidenceInterval:
+def corrected_t_interval(split_errors: ArrayLike, n_train: int, n_test: int,
+                         confidence_level: float = 0.95) -> ConfidenceInterval:
     """Nadeau & Bengio's (2003) corrected resampled t interval.
 
     mu +/- t_{J-1, 1-delta/2} sqrt((1/J + n2/n1) s^2), mu and s^2 (divisor J - 1) the mean and
@@ -158,7 +162,8 @@ def corrected_t_interval(split_errors, n_train, n_test, confidence_level=0.95) -
     return ConfidenceInterval(m - half, m + half)
 
 
-def conservative_z_interval(estimate, half_errors, confidence_level=0.95) -> ConfidenceInterval:
+def conservative_z_interval(estimate: float, half_errors: ArrayLike,
+                            confidence_level: float = 0.95) -> ConfidenceInterval:
     """Nadeau & Bengio's (2003) conservative Z interval mu +/- z sigma.
 
     sigma^2 = (1/(2M)) sum_m (mu_m - mu_m^c)^2 over the M pairs (mu_m, mu_m^c) of estimates on
@@ -176,7 +181,7 @@ def conservative_z_interval(estimate, half_errors, confidence_level=0.95) -> Con
     return ConfidenceInterval(mu - _z(level) * sigma, mu + _z(level) * sigma)
 
 
-def delta_method_se(wrong, counts) -> tuple:
+def delta_method_se(wrong: ArrayLike, counts: ArrayLike) -> tuple[float, float, np.ndarray]:
     """Efron & Tibshirani's (1997, eq. 40) delta-method standard error of Err(1).
 
     With N_i^b the bootstrap counts, I_i^b = 1{N_i^b = 0}, Q_i^b the mistake of refit b at point
@@ -223,8 +228,9 @@ def _wald_cv_iv(design, y, confidence_level, k, variance, stratified, loss, rng)
 
 
 @fill_doc(**_DOC)
-def wald_cv(design, y, *, confidence_level=0.95, k=10, variance="all-pairs", stratified=True, loss="squared",
-            rng=None) -> IntervalResult:
+def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: int = 10,
+            variance: str = "all-pairs", stratified: bool = True, loss: str | Loss = "squared",
+            rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Wald interval from K-fold cross-validation (Bayle, Bayle, Janson & Mackey 2020).
 
     One K-fold split; h_i the held-out 0-1 loss of point i (the classifier refitted without
@@ -293,8 +299,9 @@ def _corrected_t_iv(design, y, confidence_level, n_splits, test_fraction, loss, 
 
 
 @fill_doc(**_DOC)
-def corrected_t(design, y, *, confidence_level=0.95, n_splits=15, test_fraction=0.1, loss="squared",
-                rng=None) -> IntervalResult:
+def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_splits: int = 15,
+                test_fraction: float = 0.1, loss: str | Loss = "squared",
+                rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Corrected resampled t interval (Nadeau & Bengio 2003).
 
     J random splits of the n points into n1 training and n2 = round(test_fraction n) test
@@ -348,8 +355,9 @@ def _conservative_z_iv(design, y, confidence_level, n_splits, n_halves, test_fra
 
 
 @fill_doc(**_DOC)
-def conservative_z(design, y, *, confidence_level=0.95, n_splits=15, n_halves=10, test_fraction=0.1,
-                   loss="squared", rng=None) -> IntervalResult:
+def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_splits: int = 15,
+                   n_halves: int = 10, test_fraction: float = 0.1, loss: str | Loss = "squared",
+                   rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Conservative Z interval (Nadeau & Bengio 2003).
 
     The estimate mu is that of :func:`corrected_t` on all the data (J splits, n1 training, n2
@@ -394,7 +402,7 @@ def conservative_z(design, y, *, confidence_level=0.95, n_splits=15, n_halves=10
             tr, te = _random_splits(n, n2, J, gen, pool=part)
             trains.append(tr)
             tests.append(te)
-    trains, tests = np.concatenate(trains), np.concatenate(tests)
+    trains, tests = np.concatenate(trains), np.concatenate(tests)  # type: ignore[assignment]  # the lists, joined
     wrong, log = _heldout_wrong(Phi, labels, loss, trains, tests)
     mu_split = wrong.sum(axis=1) / n2
     mu = float(mu_split[:J].mean())
@@ -406,7 +414,8 @@ def conservative_z(design, y, *, confidence_level=0.95, n_splits=15, n_halves=10
                     "train_masks": trains, "test_masks": tests}, log)
 
 
-def _nested_cv_iv(design, y, confidence_level, k, repeats, bias_repeats, loss, rng):
+def _nested_cv_iv(design, y, confidence_level, k, repeats, bias_repeats, loss, rng) -> tuple[
+        np.ndarray, np.ndarray, Loss, float, int, int, int, np.random.Generator]:
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
     k = check_scalar(k, "k", min_val=3)
@@ -438,8 +447,9 @@ def _all_folds(n, k, gen):
 
 
 @fill_doc(**_DOC)
-def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeats=None, loss="squared",
-              rng=None) -> IntervalResult:
+def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: int = 10, repeats: int = 50,
+              bias_repeats: int | None = None, loss: str | Loss = "squared",
+              rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Nested cross-validation interval (Bates, Hastie & Tibshirani 2023, Algorithm 1).
 
     Following the authors' R package ``nestedcv`` (R/core.R). Each of R repetitions splits
@@ -490,6 +500,7 @@ def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeat
                                                             bias_repeats, loss, rng)
     n = Phi.shape[0]
     pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
+    tests: list[np.ndarray]
     trains, tests, layouts = [], [], []
     for _ in range(R):
         folds = _equal_folds(n, K, gen)
@@ -521,11 +532,11 @@ def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeat
             a_terms.append(e_in.mean() - e_out.mean())
             b_terms.append(np.var(e_out, ddof=1) / folds.shape[1])
             inner.append(e_in)
-    inner = np.concatenate(inner)
+    inner = np.concatenate(inner)  # type: ignore[assignment]  # the list, joined
     base = R * per_rep
     err_cv = float(np.mean([wrong[base + j * K + a, labels_cv == a].mean()
                             for j, labels_cv in enumerate(cv_layouts) for a in range(K)]))
-    err_ncv = float(inner.mean())
+    err_ncv = float(inner.mean())  # type: ignore[attr-defined]  # an array since joined
     mse = max(0.0, float(np.mean(np.square(a_terms)) - np.mean(b_terms)))
     sd = float(np.std(inner, ddof=1))
     if sd > 0.0:
@@ -543,7 +554,8 @@ def nested_cv(design, y, *, confidence_level=0.95, k=10, repeats=50, bias_repeat
                     "cv_layouts": np.asarray(cv_layouts)}, log)
 
 
-def _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng):
+def _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng) -> tuple[
+        np.ndarray, np.ndarray, Loss, float, int, bool, np.random.Generator]:
     Phi, labels, loss = _design_iv(design, y, loss)
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
     if not isinstance(bias_correction, (bool, np.bool_)):
@@ -565,8 +577,9 @@ def _loo_case_weights(counts):
 
 
 @fill_doc(**_DOC)
-def bccv(design, y, *, confidence_level=0.95, n_resamples=200, bias_correction=True, loss="squared",
-         rng=None) -> IntervalResult:
+def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
+         bias_correction: bool = True, loss: str | Loss = "squared",
+         rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Bootstrap case cross-validation interval (Jiang, Varma & Simon 2008).
 
     B bootstrap samples of the n cases (counts N^b); on each, leave-one-case-out
@@ -623,7 +636,8 @@ def bccv(design, y, *, confidence_level=0.95, n_resamples=200, bias_correction=T
                     "counts": counts}, log)
 
 
-def _e632_delta_iv(design, y, confidence_level, n_resamples, estimator, loss, rng):
+def _e632_delta_iv(design, y, confidence_level, n_resamples, estimator, loss, rng) -> tuple[
+        np.ndarray, np.ndarray, Loss, float, int, str, np.random.Generator]:
     Phi, labels, loss = _design_iv(design, y, loss)
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
     key = estimator.strip().lower().lstrip(".") if isinstance(estimator, str) else None
@@ -633,8 +647,9 @@ def _e632_delta_iv(design, y, confidence_level, n_resamples, estimator, loss, rn
 
 
 @fill_doc(**_DOC)
-def e632_delta(design, y, *, confidence_level=0.95, n_resamples=200, estimator=".632+", loss="squared",
-               rng=None) -> IntervalResult:
+def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
+               estimator: str = ".632+", loss: str | Loss = "squared",
+               rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Normal interval around the .632+ estimate with Efron & Tibshirani's delta-method SE.
 
     SE_del of the leave-one-out bootstrap Err(1) by the delta method (Efron & Tibshirani

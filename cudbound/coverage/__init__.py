@@ -14,6 +14,8 @@
 Command line: ``cudbound coverage --config experiments/paper.toml --store results/paper.sqlite``;
 ``cudbound store check FILE`` and ``cudbound store export FILE DIR``.
 """
+from __future__ import annotations
+
 from .check import StoreCheck, check_store
 from .chunks import ChunkDir, ExportReport, export_store, load_chunks
 from .config import ConfigError, DatasetSpec, StudyConfig, Task, load_config, parse_config

@@ -20,6 +20,7 @@ seconds. A file that is not a store raises :class:`~cudbound.coverage.store.Stor
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -138,7 +139,7 @@ def _damaged(path) -> StoreCheck:
     return StoreCheck(path=str(path), schema="?", tasks=0, results=0, methods=[], items=items)
 
 
-def check_store(path) -> StoreCheck:
+def check_store(path: str | os.PathLike[str]) -> StoreCheck:
     """Check the store at ``path`` (module docstring); never writes to it.
 
     Returns

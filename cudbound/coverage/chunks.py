@@ -25,6 +25,7 @@ import io
 import json
 import os
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,7 +70,7 @@ class ChunkDir:
         Repetitions per chunk.
     """
 
-    def __init__(self, path, config: StudyConfig, size: int = 50):
+    def __init__(self, path: str | os.PathLike[str], config: StudyConfig, size: int = 50):
         self.path, self.config, self.size = Path(path), config, int(size)
         if self.size < 1:
             raise ValueError(f"`size` (repetitions per chunk) must be at least 1; got {size!r}.")
@@ -107,7 +108,8 @@ class ChunkDir:
     def existing(self) -> list[Path]:
         return chunk_files(self.path)
 
-    def write_complete(self, store: ResultStore, keys=None, done=None) -> list[Path]:
+    def write_complete(self, store: ResultStore, keys: Collection[tuple[str, int, int]] | None = None,
+                       done: Collection[Task] | None = None) -> list[Path]:
         """Write the chunk of every block (or of ``keys``) whose tasks are all in the store and
         that has no file yet. Returns the files written. ``done``: the store's finished tasks,
         if the caller has them already."""
@@ -153,7 +155,7 @@ class ChunkDir:
     def block_of(self, task: Task) -> tuple:
         return task.dataset, task.n, task.rep - task.rep % self.size
 
-    def write_if_complete(self, store: ResultStore, task: Task):
+    def write_if_complete(self, store: ResultStore, task: Task) -> Path | None:
         """After ``task`` was stored: write its block's chunk if the block is now complete."""
         dataset, n, start = key = self.block_of(task)
         stop = min(start + self.size, self.config.repetitions_for(n))
@@ -222,7 +224,8 @@ class ExportReport:
     outside: int = 0                                    # stored tasks that are not tasks of the configuration
 
 
-def export_store(store_path, directory, config: StudyConfig | None = None, size: int = 50) -> ExportReport:
+def export_store(store_path: str | os.PathLike[str], directory: str | os.PathLike[str],
+                 config: StudyConfig | None = None, size: int = 50) -> ExportReport:
     """Write the chunks of every complete block of the store at ``store_path`` into ``directory``.
 
     The files are those a run with ``--chunks directory --chunk-size size`` writes (the same
@@ -267,7 +270,8 @@ def export_store(store_path, directory, config: StudyConfig | None = None, size:
     return report
 
 
-def load_chunks(directory, config: StudyConfig, store_path, size: int = 50) -> int:
+def load_chunks(directory: str | os.PathLike[str], config: StudyConfig, store_path: str | os.PathLike[str],
+                size: int = 50) -> int:
     """Load every committed chunk of the study into the store at ``store_path`` (created if
     absent), for the tables and figures. Returns the number of tasks added."""
     with ResultStore(store_path, config) as store:

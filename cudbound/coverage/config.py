@@ -50,9 +50,11 @@ import hashlib
 import json
 import math
 import numbers
+import os
 import re
 import tomllib
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,7 +86,7 @@ class ConfigError(ValueError):
     """A study configuration that cannot be run; the message names the file and, for each problem,
     the offending key. ``errors``: the problems, one message each."""
 
-    def __init__(self, message: str, errors=None):
+    def __init__(self, message: str, errors: Iterable[str] | None = None):
         super().__init__(message)
         self.errors = list(errors) if errors is not None else [message]
 
@@ -225,7 +227,7 @@ class StudyConfig:
         return opts
 
 
-def alpha_value(rule, n: int) -> float:
+def alpha_value(rule: str | float, n: int) -> float:
     """alpha_n for a number or one of the rules "1", "sqrt(n)", "n", "n^2"."""
     if isinstance(rule, str):
         key = rule.replace(" ", "").lower()
@@ -246,6 +248,7 @@ class _Problems:
     """Every problem found in one configuration, raised together as one :class:`ConfigError`."""
 
     def __init__(self, source: str):
+        self.items: list[str]
         self.source, self.items = source, []
 
     def add(self, message: str) -> None:
@@ -276,7 +279,7 @@ class _Problems:
             raise ConfigError(f"{self.source} has {len(self.items)} errors:\n{listed}", self.items)
 
 
-def load_config(path, *, data_home=None) -> StudyConfig:
+def load_config(path: str | os.PathLike[str], *, data_home: str | os.PathLike[str] | None = None) -> StudyConfig:
     """Read and validate a study configuration from a TOML file (:func:`parse_config`).
 
     ``data_home``: the data directory the study will read its real data sets from; when given,
@@ -291,7 +294,8 @@ def load_config(path, *, data_home=None) -> StudyConfig:
     return parse_config(text, source=str(path), data_home=data_home)
 
 
-def parse_config(text: str, source: str = "<string>", *, data_home=None) -> StudyConfig:
+def parse_config(text: str, source: str = "<string>", *,
+                 data_home: str | os.PathLike[str] | None = None) -> StudyConfig:
     """Validate a study configuration (TOML text) completely, before anything is computed or stored.
 
     Every problem is collected and raised at once in one :class:`ConfigError` (``errors``
@@ -524,7 +528,7 @@ def _check_method_options(labels, method_of, opts, datasets, sizes, level, loss,
         if label not in method_of:
             continue
         where = f"[options.{label}]" + (f" (method {method_of[label]!r})" if label != method_of[label] else "")
-        failed = {}                    # message -> the sizes it occurs at
+        failed: dict[str, list[int]] = {}    # message -> the sizes it occurs at
         for n in used:
             options = dict(opts[label], loss=loss)
             try:
@@ -548,7 +552,7 @@ def _check_files(datasets, sizes, data_home, problems) -> None:
     """The files of the real data sets, in the data directory the run will read, and each real
     data set's rows: a training size must leave rows for the test set. Each file is read once,
     and a problem with it is reported under the first label that uses it."""
-    rows = {}
+    rows: dict[str, int | None] = {}
     for spec in datasets:
         source = get_dataset(spec.name)
         fetch = f"python -c \"import cudbound.datasets as d; d.load('{spec.name}', '{data_home}')\" (docs/datasets.md)"
@@ -560,7 +564,8 @@ def _check_files(datasets, sizes, data_home, problems) -> None:
             continue
         if spec.name not in rows:
             try:
-                rows[spec.name] = int(source.load(data_home)[0].shape[0])
+                # kind "real" is a RealData, which has load(): hence the ignore
+                rows[spec.name] = int(source.load(data_home)[0].shape[0])  # type: ignore[attr-defined]
             except ChecksumError:
                 names = ", ".join(f"'{Path(f).name}'" for f in source.files(data_home))
                 problems.add(f"data set {spec.label!r}: its file {names} in '{data_home}' is not the UCI original "

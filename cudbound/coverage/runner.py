@@ -55,7 +55,7 @@ class RunInterrupted(KeyboardInterrupt):
     """The run was interrupted (Ctrl-C); its workers are stopped, its finished tasks are in the
     store at ``store`` and ``report`` says what it did. Rerunning the same command resumes."""
 
-    def __init__(self, report: RunReport, store):
+    def __init__(self, report: RunReport, store: str | os.PathLike[str]):
         super().__init__(f"interrupted after {report.computed} task(s); {report.remaining} remain")
         self.report, self.store = report, store
 
@@ -74,8 +74,10 @@ def _safe_task(config, task, data_home):
         return {"failed": True, "task": task, "message": f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"}
 
 
-def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, data_home=None, progress=True,
-              max_tasks=None, chunks=None, chunk_size=50) -> RunReport:
+def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, workers: int | None = None,
+              scheduler: str | None = None, data_home: str | os.PathLike[str] | None = None, progress: bool = True,
+              max_tasks: int | None = None, chunks: str | os.PathLike[str] | None = None,
+              chunk_size: int = 50) -> RunReport:
     """Compute every task of ``config`` not yet in the store at ``store_path``.
 
     Parameters
@@ -89,7 +91,7 @@ def run_study(config: StudyConfig, store_path, *, workers=None, scheduler=None, 
         Address of a Dask distributed scheduler (e.g. ``"tcp://10.0.0.5:8786"``); the
         tasks then run on its workers, which need cudbound installed and the data
         directory (``data_home`` or ``CUDBOUND_DATA``) at the same path.
-    data_home : str, optional
+    data_home : str or path-like, optional
         Directory of the real data files (default: ``CUDBOUND_DATA``).
     progress : bool
         Show a progress bar with ETA (tqdm, on stderr).

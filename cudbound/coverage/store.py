@@ -40,6 +40,7 @@ import os
 import socket
 import sqlite3
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -181,7 +182,8 @@ class ResultStore:
         :class:`StoreVersionError` and :class:`StoreMismatchError` are the special cases.
     """
 
-    def __init__(self, path, config: StudyConfig | None = None, *, readonly: bool | None = None):
+    def __init__(self, path: str | os.PathLike[str], config: StudyConfig | None = None, *,
+                 readonly: bool | None = None):
         self.path = Path(path)
         if readonly and config is not None:
             raise ValueError("a configuration binds a store for writing; open it with readonly=False.")
@@ -189,7 +191,7 @@ class ResultStore:
             readonly = config is None and self.path.is_file() and not self._writable()[0]
         self.readonly = bool(readonly)
         self.schema = SCHEMA_VERSION
-        self._db = None
+        self._db: sqlite3.Connection = None  # type: ignore[assignment]  # connected by _open() below
         new = self._open(create=config is not None)
         try:
             if not self.readonly:
@@ -336,7 +338,7 @@ class ResultStore:
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
-            self._db = None
+            self._db = None  # type: ignore[assignment]  # closed: no method may be called any more
 
     def __enter__(self):
         return self
@@ -439,7 +441,8 @@ class ResultStore:
                 raise
 
     # ---------------------------------------------------------------- leases
-    def claim(self, candidates, owner: str, lease: float, limit: int, gone=None) -> dict:
+    def claim(self, candidates: Iterable[Task], owner: str, lease: float, limit: int,
+              gone: Callable[[str], bool] | None = None) -> dict:
         """Claim up to ``limit`` of ``candidates`` (Tasks, in order) for ``owner`` in one transaction.
 
         A candidate is claimed when it is not finished and not held by a live lease of another
@@ -449,7 +452,7 @@ class ResultStore:
         "done": [...], "rest": [...]}``: the tasks claimed, those held by others, those
         finished, and those not examined because ``limit`` was reached.
         """
-        out = {"claimed": [], "held": [], "done": [], "rest": []}
+        out: dict[str, list[Task]] = {"claimed": [], "held": [], "done": [], "rest": []}
         candidates = list(candidates)
         if gone is not None:
             gone = functools.lru_cache(maxsize=None)(gone)   # one answer per owner in this transaction
@@ -517,7 +520,7 @@ class ResultStore:
         """Every stored task row, ordered by (dataset, n, rep)."""
         return self._query("SELECT * FROM tasks ORDER BY dataset, n, rep")
 
-    def results(self, *, method=None) -> list[dict]:
+    def results(self, *, method: str | None = None) -> list[dict]:
         """Every stored result row (joined with its task's true error), ordered by key."""
         sql = ("SELECT r.*, t.true_error, t.train_error FROM results r JOIN tasks t USING (dataset, n, rep)"
                + (" WHERE r.method = ?" if method else "") + " ORDER BY r.dataset, r.n, r.rep, r.method")

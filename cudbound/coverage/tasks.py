@@ -19,12 +19,13 @@ replacements is recorded (``redraws``): the study is conditional on a fit existi
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 
 import numpy as np
 
-from ..basis import make_basis
+from ..basis import Basis, make_basis
 from ..datasets import get_dataset
 from ..fit import check_minimiser_exists, fit_classifier, predict_signs
 from ..registry import intervals_from_design
@@ -62,7 +63,9 @@ def _usable(basis_spec, Xtr, ytr, loss=None):
     return basis, design
 
 
-def draw_split(config: StudyConfig, task: Task, rng, data_home=None):
+def draw_split(config: StudyConfig, task: Task, rng: np.random.Generator,
+               data_home: str | os.PathLike[str] | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Basis, np.ndarray, int]:
     """Training and test sets of ``task`` (redrawn while degenerate), with the fitted basis.
 
     Returns (Xtr, ytr, Xte, yte, basis, design, redraws).
@@ -96,7 +99,7 @@ def _row(label, res, true_err):
     return row
 
 
-def run_task(config: StudyConfig, task: Task, data_home=None) -> dict:
+def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] | None = None) -> dict:
     """Run one task and return its rows (plain Python, ready for the store).
 
     The basis is fitted once (on the training set, by :func:`draw_split`) and beta-hat
@@ -118,6 +121,8 @@ def run_task(config: StudyConfig, task: Task, data_home=None) -> dict:
     true_err = float(np.mean(predict_signs(basis.transform(Xte), fitted.coef) != yte))
     plain = [m for m in config.methods if config.method_of[m] == m]
     calls = ([plain] if plain else []) + [[m] for m in config.methods if m not in plain]
+    rows: dict[str, dict]
+    seen: set[str]
     rows, seen = {}, set()
     for labels in calls:
         methods = [config.method_of[m] for m in labels]

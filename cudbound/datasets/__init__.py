@@ -7,6 +7,8 @@
 * :mod:`~cudbound.datasets.paper_simulated`: the paper's four simulated designs.
 * :mod:`~cudbound.datasets.simulated`: ``LinearGaussian`` (the demo's data).
 """
+from __future__ import annotations
+
 from .base import REAL_BASIS, DataSource, LabelNoise, RealData, Simulator
 from .paper_simulated import SIMULATED, ChiSquareSmall, Donut, Outlier, ThreePoints
 from .registry import UCIData, dataset_names, get_dataset, register, unregister

@@ -11,8 +11,10 @@ section 5).
 from __future__ import annotations
 
 import abc
+import os
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_scalar
 
@@ -33,15 +35,16 @@ class DataSource(abc.ABC):
     kind: str
 
     @abc.abstractmethod
-    def draw(self, n: int, test_size: int, rng: np.random.Generator, data_home=None):
+    def draw(self, n: int, test_size: int, rng: np.random.Generator, data_home: str | os.PathLike[str] | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(X_train, y_train, X_test, y_test), labels in {-1, +1}."""
 
-    def files(self, data_home=None) -> list:
+    def files(self, data_home: str | os.PathLike[str] | None = None) -> list:
         """The files :meth:`draw` reads from the data directory ``data_home`` (a study checks that
         they exist before it starts): none for a simulator, and none known by default."""
         return []
 
-    def true_error(self, beta) -> float | None:
+    def true_error(self, beta: ArrayLike) -> float | None:
         """The exact generalization error of sign(phi(x)'beta) on the data set's basis, where
         known (a simulator with ``error_rate``); None otherwise."""
         rate = getattr(self, "error_rate", None)
@@ -54,7 +57,8 @@ class Simulator(DataSource):
     kind = "simulated"
 
     @abc.abstractmethod
-    def sample(self, n: int, rng=None):
+    def sample(self, n: int, rng: np.random.Generator | np.random.SeedSequence | int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """Draw ``n`` independent observations.
 
         Parameters
@@ -70,7 +74,8 @@ class Simulator(DataSource):
         y : ndarray of shape (n,), integer labels in {-1, +1}
         """
 
-    def draw(self, n, test_size, rng, data_home=None):
+    def draw(self, n: int, test_size: int, rng: np.random.Generator, data_home: str | os.PathLike[str] | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """n training points, then ``test_size`` test points, from the same generator."""
         X, y = self.sample(n, rng)
         X_test, y_test = self.sample(test_size, rng)
@@ -96,10 +101,11 @@ class RealData(DataSource):
     basis = REAL_BASIS
 
     @abc.abstractmethod
-    def load(self, data_home=None):
+    def load(self, data_home: str | os.PathLike[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(X, y) of every row, labels in {-1, +1}."""
 
-    def draw(self, n, test_size, rng, data_home=None):
+    def draw(self, n: int, test_size: int, rng: np.random.Generator, data_home: str | os.PathLike[str] | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """n rows drawn without replacement; the other rows are the test set (``test_size`` unused)."""
         X, y = self.load(data_home)
         n = check_scalar(n, "n", min_val=1)

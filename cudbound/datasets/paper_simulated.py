@@ -33,6 +33,7 @@ import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_scalar
@@ -57,7 +58,7 @@ def _check_n(n):
     return check_scalar(n, "n", min_val=1)
 
 
-def _check_X(X, d):
+def _check_X(X: ArrayLike, d: int) -> np.ndarray:
     """X as a float (m, d) array (a 1-D array is one feature when d = 1)."""
     X = np.asarray(X, dtype=float)
     if X.ndim == 1 and d == 1:
@@ -136,12 +137,13 @@ class Donut(LabelNoise):
         """P(y = +1) = 1/2 (the inner disc has half the area; flips are symmetric)."""
         return 0.5
 
-    def bayes_classifier(self, X) -> np.ndarray:
+    def bayes_classifier(self, X: ArrayLike) -> np.ndarray:
         """s(x) = +1 if ||x||^2 <= rho^2 / 2, else -1."""
         X = _check_X(X, 2)
         return _signs(self.radius ** 2 / 2.0 - np.sum(X * X, axis=1))
 
-    def sample(self, n: int, rng=None):
+    def sample(self, n: int, rng: np.random.Generator | np.random.SeedSequence | int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
@@ -254,11 +256,12 @@ class Outlier(LabelNoise):
         a = 1.0 - 2.0 * self.flip_probability
         return 0.5 + 0.5 * a * (1.0 - 2.0 * self._x1_cdf(0.0))
 
-    def bayes_classifier(self, X) -> np.ndarray:
+    def bayes_classifier(self, X: ArrayLike) -> np.ndarray:
         """sign(x1), with sign(0) = +1."""
         return _signs(_check_X(X, 2)[:, 0])
 
-    def sample(self, n: int, rng=None):
+    def sample(self, n: int, rng: np.random.Generator | np.random.SeedSequence | int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
@@ -382,12 +385,13 @@ class ChiSquareSmall(LabelNoise):
         """P(y = +1) = 1/2."""
         return 0.5
 
-    def bayes_classifier(self, X) -> np.ndarray:
+    def bayes_classifier(self, X: ArrayLike) -> np.ndarray:
         """s(x) = +1 if ||x||^2 <= m_d, else -1."""
         X = _check_X(X, self.n_features)
         return _signs(self.threshold - np.sum(X * X, axis=1))
 
-    def sample(self, n: int, rng=None):
+    def sample(self, n: int, rng: np.random.Generator | np.random.SeedSequence | int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
@@ -466,8 +470,8 @@ class ThreePoints(Simulator):
     basis = "linear"
     n_features = 1
 
-    def __init__(self, points=(0.0, 1.0, 3.0), probabilities=(0.45, 0.35, 0.2),
-                 positive_probabilities=(0.05, 0.95, 0.5)):
+    def __init__(self, points: ArrayLike = (0.0, 1.0, 3.0), probabilities: ArrayLike = (0.45, 0.35, 0.2),
+                 positive_probabilities: ArrayLike = (0.05, 0.95, 0.5)):
         pts = self._vector(points, "points")
         if len(np.unique(pts)) != 3:
             raise ValueError(f"`points` must be three distinct values; got {points!r}.")
@@ -514,11 +518,12 @@ class ThreePoints(Simulator):
         eta = self.positive_probabilities
         return float(self.probabilities @ np.minimum(eta, 1.0 - eta))
 
-    def bayes_classifier(self, X) -> np.ndarray:
+    def bayes_classifier(self, X: ArrayLike) -> np.ndarray:
         """+1 where eta_k >= 1/2, else -1 (X may only take the three values)."""
         return np.where(self.positive_probabilities >= 0.5, 1, -1)[self._index(X)]
 
-    def sample(self, n: int, rng=None):
+    def sample(self, n: int, rng: np.random.Generator | np.random.SeedSequence | int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = _check_n(n)
         rng = np.random.default_rng(rng)
@@ -546,7 +551,7 @@ class ThreePoints(Simulator):
         b1 = (p @ (x * m) - ex * ey) / (p @ (x * x) - ex * ex)
         return np.array([ey - b1 * ex, b1])
 
-    def error_rate(self, beta) -> float:
+    def error_rate(self, beta: ArrayLike) -> float:
         """Exact generalization error of sign(b_0 + b_1 x) (sign(0) = +1).
 
         Parameters

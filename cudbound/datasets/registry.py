@@ -12,6 +12,9 @@ A data set of your own is one call: ``register(source)`` with a
 from __future__ import annotations
 
 import functools
+import os
+
+import numpy as np
 
 from .base import DataSource, RealData
 from .paper_simulated import SIMULATED
@@ -30,10 +33,10 @@ class UCIData(RealData):
     def __repr__(self) -> str:
         return f"UCIData({self.name!r})"
 
-    def load(self, data_home=None):
+    def load(self, data_home: str | os.PathLike[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         return _load_xy(self.name, str(get_data_home(data_home)))
 
-    def files(self, data_home=None) -> list:
+    def files(self, data_home: str | os.PathLike[str] | None = None) -> list:
         """The raw UCI file, in the data directory (:func:`cudbound.datasets.uci.get_data_home`)."""
         return [get_data_home(data_home) / FILENAMES[self.name]]
 

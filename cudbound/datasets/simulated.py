@@ -11,6 +11,7 @@ import math
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate, stats
 
 from .._validation import check_scalar
@@ -75,7 +76,7 @@ class LinearGaussian(LabelNoise):
     name = "linear_gaussian"
     basis = "linear"
 
-    def __init__(self, n_features: int = 2, flip_probability: float = 0.2, coef=None):
+    def __init__(self, n_features: int = 2, flip_probability: float = 0.2, coef: ArrayLike | None = None):
         n_features = check_scalar(n_features, "n_features", min_val=1)
         check_scalar(flip_probability, "flip_probability", numbers.Real, min_val=0.0, max_val=0.5,
                      include_boundaries="left")
@@ -93,7 +94,8 @@ class LinearGaussian(LabelNoise):
     def __repr__(self) -> str:
         return f"LinearGaussian(n_features={self.n_features}, flip_probability={self.flip_probability})"
 
-    def sample(self, n: int, rng=None):
+    def sample(self, n: int, rng: np.random.Generator | np.random.SeedSequence | int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
         """n independent observations (:meth:`Simulator.sample <cudbound.datasets.base.Simulator.sample>`)."""
         n = check_scalar(n, "n", min_val=1)
         rng = np.random.default_rng(rng)
@@ -119,7 +121,7 @@ class LinearGaussian(LabelNoise):
         slope = (1.0 - 2.0 * self.flip_probability) * math.sqrt(2.0 / math.pi) * unit
         return np.concatenate([[0.0], slope])
 
-    def error_rate(self, beta) -> float:
+    def error_rate(self, beta: ArrayLike) -> float:
         """Exact generalization error of the linear classifier sign(b_0 + b' x).
 
         Parameters
@@ -174,7 +176,7 @@ DEMO_GENERATOR = LinearGaussian(n_features=2, flip_probability=0.2)
 """The generator behind :func:`demo_data`."""
 
 
-def demo_data(n: int = 50, seed=0):
+def demo_data(n: int = 50, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
     """The simulated data set of ``cudbound demo --n N --seed SEED``.
 
     Two Gaussian features (p = 3 coefficients with the intercept) and a Bayes

@@ -424,7 +424,7 @@ change them (tests do); ``base_url`` / ``CUDBOUND_DATA_URL`` take precedence."""
 
 # --------------------------------------------------------------------------- public functions
 
-def get_data_home(data_home=None) -> Path:
+def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     """The data directory: ``data_home``, else ``$CUDBOUND_DATA``, else the user cache.
 
     The default is ``$XDG_CACHE_HOME/cudbound/uci`` when ``XDG_CACHE_HOME`` is
@@ -434,14 +434,14 @@ def get_data_home(data_home=None) -> Path:
     return _data_home(data_home)[0]
 
 
-def available(data_home=None) -> tuple:
+def available(data_home: str | os.PathLike[str] | None = None) -> tuple:
     """Names of the data sets whose raw file is present in the data directory (not verified)."""
     home = get_data_home(data_home)
     return tuple(name for name, s in _SPECS.items() if (home / s.filename).is_file())
 
 
-def load(name: str, data_home=None, *, download: bool = True, verify: bool = True, missing: str = "keep",
-         base_url: str | None = None, timeout: float = TIMEOUT) -> Dataset:
+def load(name: str, data_home: str | os.PathLike[str] | None = None, *, download: bool = True, verify: bool = True,
+         missing: str = "keep", base_url: str | None = None, timeout: float = TIMEOUT) -> Dataset:
     """Load one UCI data set as a binary problem with labels in {-1, +1}.
 
     Rules (rows, features, +1 / -1 counts with the files of the manifest):
