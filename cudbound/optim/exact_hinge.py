@@ -122,11 +122,36 @@ def _null_space(M, p):
     return basis
 
 
+def _symmetric_psd(Q) -> bool:
+    """Q == Q' and positive semidefinite, decided exactly (symmetric Gaussian elimination: every
+    pivot >= 0, and a zero pivot only with a zero row below it). A float matrix that is PSD to
+    rounding can be exactly indefinite; the certificate's gradient 2Px needs the exact property."""
+    p = len(Q)
+    if any(Q[i][j] != Q[j][i] for i in range(p) for j in range(i)):
+        return False
+    S = [list(row) for row in Q]
+    for k in range(p):
+        piv = S[k][k]
+        if piv < 0:
+            return False
+        if piv == 0:
+            if any(S[k][j] != 0 for j in range(k + 1, p)):
+                return False
+            continue
+        for i in range(k + 1, p):
+            if S[i][k]:
+                f = S[i][k] / piv
+                for j in range(k + 1, p):
+                    S[i][j] -= f * S[k][j]
+    return True
+
+
 class _Problem:
     """The data of F in rationals; identical rows merged into one term whose weight is the exact
     sum of theirs (the same function)."""
 
     def __init__(self, A, c, M=None, Q=None, norm_root=None, divisor=1):
+        self.valid = True
         A = np.asarray(A, dtype=float)
         c = np.asarray(c, dtype=float)
         on = c > 0
@@ -144,9 +169,10 @@ class _Problem:
         if M is not None:   # the penalty |M x|^2: P = M'M and its null space exactly from M
             Mr = [[_fr(v) for v in row] for row in np.asarray(M, dtype=float).reshape(-1, p)]
             self.P = [[sum((row[i] * row[j] for row in Mr), Fraction(0)) for j in range(p)] for i in range(p)]
-        else:               # the penalty x'Qx
+        else:               # the penalty x'Qx: only an exactly symmetric positive semidefinite Q
             Mr = [[_fr(v) for v in row] for row in np.asarray(Q, dtype=float).reshape(p, p)]
             self.P = Mr
+            self.valid = _symmetric_psd(Mr)
         null = _null_space(Mr, p)
         self.null_dim = len(null)
         self.n = null[0] if len(null) == 1 else None
@@ -159,6 +185,8 @@ class _Problem:
                 Rn = [_dot(row, self.n) for row in R]
                 self.Wn = [sum((R[k][j] * Rn[k] for k in range(len(R)) if Rn[k]), Fraction(0)) for j in range(p)]
             self.nWn = _dot(self.n, self.Wn)
+            if self.nWn == 0:       # R does not see n: no least norm to speak of
+                self.valid = False
 
     def margins(self, x):
         return [_dot(a, x) for a in self.A]
@@ -325,10 +353,14 @@ def exact_hinge_ridge_minimiser(A, c, x0, *, M=None, Q=None, norm_root=None, div
     pen = M if M is not None else Q
     if pen is None:
         raise ValueError("give the penalty as M or Q.")
+    if np.any(np.asarray(c, dtype=float) < 0) or not divisor > 0:
+        raise ValueError("the weights c must be non-negative and the divisor positive.")
+    if norm_root is not None and not np.all(np.isfinite(norm_root)):
+        return None
     if not all(np.all(np.isfinite(v)) for v in (x0, A, c, pen)):
         return None
     prob = _Problem(A, c, M=M, Q=Q, norm_root=norm_root, divisor=divisor)
-    if prob.null_dim > 1 or prob.m == 0:
+    if not prob.valid or prob.null_dim > 1 or prob.m == 0:
         return None
     norms = np.sqrt(np.einsum("ij,ij->i", prob.Af, prob.Af))
     gap = (prob.Af @ x0 - 1.0) / np.maximum(norms, 1e-300) / max(1.0, float(np.linalg.norm(x0)))

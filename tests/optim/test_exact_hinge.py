@@ -182,3 +182,36 @@ def test_intercept_at_a_breakpoint():
     y = np.array([1.0, 1.0, -1.0, 1.0, 1.0, -1.0])
     for lam in LAMS:
         np.testing.assert_array_equal(_fit(Phi, y, None, lam), [1.0, 0.0])
+
+
+def test_a_penalty_that_is_not_exactly_psd_is_declined():
+    """The certificate's gradient 2Px needs P symmetric and positive semidefinite exactly (a
+    review's reproductions: a non-symmetric Q gave a stationary point of 2Qx, an indefinite one a
+    point of an unbounded F; both were returned as certified)."""
+    assert exact_hinge_ridge_minimiser(np.array([[1.0, 0.0]]), np.ones(1), np.zeros(2),
+                                       Q=np.array([[1.0, 2.0], [0.0, 1.0]])) is None
+    assert exact_hinge_ridge_minimiser(np.eye(2), np.ones(2), np.array([0.5, -2.0]),
+                                       Q=np.diag([1.0, -0.25])) is None
+    v = np.array([0.12573022, -0.13210486])
+    G = np.outer(v, v)               # PSD to rounding, exactly indefinite or not: decided exactly
+    from fractions import Fraction
+
+    from cudbound.optim.exact_hinge import _symmetric_psd
+    exact = [[Fraction(float(x)) for x in row] for row in G]
+    det = exact[0][0] * exact[1][1] - exact[0][1] * exact[1][0]
+    assert _symmetric_psd(exact) == (det >= 0)
+    # a valid penalty still certifies: F = max(0, 1 - x0 - x1) + max(0, 1 + x0 - x1) + x1^2 / 2
+    # has its one minimiser at (0, 1) (from a start near it)
+    got = exact_hinge_ridge_minimiser(np.array([[1.0, 1.0], [-1.0, 1.0]]), np.ones(2), np.array([1e-9, 0.999999]),
+                                      Q=np.diag([0.0, 0.5]))
+    np.testing.assert_array_equal(got, [0.0, 1.0])
+
+
+def test_bad_weights_and_norms():
+    with pytest.raises(ValueError, match="non-negative"):
+        exact_hinge_ridge_minimiser(np.eye(2), np.array([1.0, -1.0]), np.zeros(2), Q=np.diag([0.0, 1.0]))
+    with pytest.raises(ValueError, match="divisor"):
+        exact_hinge_ridge_minimiser(np.eye(2), np.ones(2), np.zeros(2), Q=np.diag([0.0, 1.0]), divisor=0)
+    # a norm that does not see the free direction: declined, not a ZeroDivisionError
+    assert exact_hinge_ridge_minimiser(np.array([[1.0, 1.0], [-1.0, 1.0]]), np.ones(2), np.array([1e-9, 0.999999]),
+                                       Q=np.diag([0.0, 0.5]), norm_root=np.array([[0.0, 1.0]])) is None
