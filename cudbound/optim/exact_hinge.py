@@ -40,6 +40,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .qp import margin_faces
+
 __all__ = ["exact_hinge_ridge_minimiser"]
 
 ACTIVE_TOLS = (1e-6, 1e-8, 1e-4, 1e-10, 1e-3)
@@ -362,16 +364,8 @@ def exact_hinge_ridge_minimiser(A, c, x0, *, M=None, Q=None, norm_root=None, div
     prob = _Problem(A, c, M=M, Q=Q, norm_root=norm_root, divisor=divisor)
     if not prob.valid or prob.null_dim > 1 or prob.m == 0:
         return None
-    norms = np.sqrt(np.einsum("ij,ij->i", prob.Af, prob.Af))
-    gap = (prob.Af @ x0 - 1.0) / np.maximum(norms, 1e-300) / max(1.0, float(np.linalg.norm(x0)))
-    tried = set()
-    for tol in active_tols:
-        on_mask = np.abs(gap) <= tol
-        key = tuple(np.flatnonzero(on_mask))
-        if key in tried:
-            continue
-        tried.add(key)
-        below = [int(i) for i in np.flatnonzero((gap < 0) & ~on_mask)]
+    for on_mask, below_mask in margin_faces(prob.Af, x0, active_tols):
+        below = [int(i) for i in np.flatnonzero(below_mask)]
         on = [int(i) for i in np.flatnonzero(on_mask)]
         x = prob.snap(below, on, x0)
         if x is None:

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.linalg
 from scipy.optimize import lsq_linear, nnls
 
-__all__ = ["polish_kkt", "polish_hinge", "positive_definite", "cone_residual"]
+__all__ = ["polish_kkt", "polish_hinge", "margin_faces", "positive_definite", "cone_residual"]
 
 
 def positive_definite(H, rtol: float = 1e-10) -> bool:
@@ -175,6 +175,22 @@ def _polish_set(H, g, G, x0, act, scale, xs, check_tol):
     return None, tuple(int(i) for j, i in enumerate(act) if j != drop)
 
 
+def margin_faces(A, x0, active_tols):
+    """The distinct splits of the rows a_i into (on the margin, below it) read off an approximate
+    point x0, one per threshold of ``active_tols`` (a row is on the margin when
+    |a_i'x0 - 1| <= tol |a_i| max(1, |x0|)); yields boolean masks (on, below), each split once."""
+    norms = np.sqrt(np.einsum("ij,ij->i", A, A))
+    gap = (A @ x0 - 1.0) / np.maximum(norms, 1e-300) / max(1.0, float(np.linalg.norm(x0)))
+    tried = set()
+    for tol in active_tols:
+        on = np.abs(gap) <= tol
+        key = tuple(np.flatnonzero(on))
+        if key in tried:
+            continue
+        tried.add(key)
+        yield on, (gap < 0) & ~on
+
+
 def polish_hinge(A, c, Q, x0, *, active_tols=(1e-6, 1e-8, 1e-4, 1e-10), check_tol=1e-9, strict_tol=1e-7):
     """Exact minimiser of  F(x) = sum_i c_i max(0, 1 - a_i'x) + x'Qx  (c >= 0, Q positive
     semidefinite) from an approximate one ``x0``, or None.
@@ -210,16 +226,7 @@ def polish_hinge(A, c, Q, x0, *, active_tols=(1e-6, 1e-8, 1e-4, 1e-10), check_to
     A, inverse = np.unique(A[on], axis=0, return_inverse=True)
     c = np.bincount(inverse.ravel(), weights=c[on], minlength=A.shape[0])
     norms = np.sqrt(np.einsum("ij,ij->i", A, A))
-    xs = max(1.0, float(np.linalg.norm(x0)))
-    gap = (A @ x0 - 1.0) / np.maximum(norms, 1e-300) / xs
-    tried = set()
-    for tol in active_tols:
-        act = np.abs(gap) <= tol
-        key = tuple(np.flatnonzero(act))
-        if key in tried:
-            continue
-        tried.add(key)
-        below = (gap < 0) & ~act
+    for act, below in margin_faces(A, x0, active_tols):
         Aa = A[act]
         # the face is fixed by a maximal independent subset of the active rows (more than p
         # points can sit on the margin when features are discrete)
