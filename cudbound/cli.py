@@ -17,6 +17,7 @@ import csv
 import json
 import math
 import os
+import re
 import secrets
 import sys
 import warnings
@@ -61,16 +62,18 @@ _FLAGS = {"confidence_level": "--level", "n_resamples": "--resamples", "alpha_n"
           "exact_distribution": "--exact-distribution", "scheduler": "--scheduler"}
 
 
+_NAMES = "|".join(sorted(map(re.escape, _FLAGS), key=len, reverse=True))
+_TICKED_VALUE = re.compile(rf"`({_NAMES})`\s*=\s*")
+_TICKED = re.compile(rf"`({_NAMES})`")
+_ASSIGNED = re.compile(rf"\b({_NAMES})=(['\"]?)([^\s'\",;)]+)\2")
+
+
 def in_flags(message: str) -> str:
     """A library message in command-line words: `` `n_resamples` `` -> ``--resamples``,
     ``confidence_level=0.95`` -> ``--level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``."""
-    import re
-
-    names = "|".join(sorted(map(re.escape, _FLAGS), key=len, reverse=True))
-    message = re.sub(rf"`({names})`\s*=\s*", lambda m: f"{_FLAGS[m.group(1)]} ", message)
-    message = re.sub(rf"`({names})`", lambda m: _FLAGS[m.group(1)], message)
-    message = re.sub(rf"\b({names})=(['\"]?)([^\s'\",;)]+)\2", lambda m: f"{_FLAGS[m.group(1)]} {m.group(3)}", message)
-    return message
+    message = _TICKED_VALUE.sub(lambda m: f"{_FLAGS[m.group(1)]} ", message)
+    message = _TICKED.sub(lambda m: _FLAGS[m.group(1)], message)
+    return _ASSIGNED.sub(lambda m: f"{_FLAGS[m.group(1)]} {m.group(3)}", message)
 
 
 class _Parser(argparse.ArgumentParser):
