@@ -181,6 +181,10 @@ class _PenalisedLoss(Loss):
         self.tends_to_zero = self.base.tends_to_zero
         self.name = ridge.name
 
+    @property
+    def kind(self) -> str:
+        return self.ridge.kind
+
     def penalty_matrix(self, design) -> np.ndarray:
         """Q with |M gamma|^2 = gamma'Q gamma."""
         return self.MtM
@@ -224,6 +228,10 @@ class _LossAtTGamma(Loss):
         self.strictly_convex = loss.strictly_convex
         self.tends_to_zero = loss.tends_to_zero
         self.name = loss.name
+
+    @property
+    def kind(self) -> str:
+        return self.inner.kind
 
     def value(self, design, y, weights, beta):
         return self.inner.value(self.Phi, y, weights, self.T @ np.asarray(beta, dtype=float))

@@ -33,6 +33,17 @@ Optional extras, each unlocking a faster or more accurate path:
 
 Attributes describing the loss (class attributes, defaults in :class:`Loss`):
 
+``kind``
+    what the loss is, which chooses its solvers: ``"quadratic"`` (a QP per node),
+    ``"piecewise_linear"`` (an LP per node; the hinge loss), ``"smooth"`` (Newton's method
+    per node; logistic, exponential) or ``"generic"`` (cvxpy). The built-in losses declare
+    theirs; for any other loss it follows from the methods given (``is_quadratic``:
+    quadratic; ``derivatives``: smooth; else generic). A subclass of a built-in loss keeps
+    the built-in's compiled solver only if it declares the same kind and computes the same
+    loss (:func:`same_math`); a subclass that redefines the loss (its ``pointwise`` or
+    ``value``) must also redefine every method of its parent that computes the parent's loss
+    (``cvxpy_pointwise``, ``derivatives``, ``quadratic_form``, ...) and declare its ``kind``,
+    or :func:`get_loss` refuses it (it would be solved as the parent's loss).
 ``strictly_convex``
     the minimiser is unique whenever the design has full column rank; otherwise the
     fit returns the minimiser of least Euclidean norm (a second solve);
@@ -56,7 +67,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import check_scalar
 
-__all__ = ["Loss", "same_math", "SquaredLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "RidgeLoss", "FunctionLoss",
+__all__ = ["Loss", "KINDS", "same_math", "SquaredLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "RidgeLoss", "FunctionLoss",
            "NoMinimiserError", "get_loss", "LOSSES", "DEFAULT_RIDGE"]
 
 DEFAULT_RIDGE = 0.1
@@ -75,18 +86,55 @@ _DEFINING = ("pointwise", "cvxpy_pointwise", "value", "expression", "derivatives
              "quadratic_form", "minimiser", "penalty_mask", "penalty_matrix", "unpenalised_directions")
 
 
+KINDS = ("quadratic", "piecewise_linear", "smooth", "generic")
+"""The kinds of loss the engine tells apart (:attr:`Loss.kind`)."""
+
+
+def _kind_of(cls: type, loss: object) -> str:
+    """The kind ``cls`` declares, for the instance ``loss`` (a property is evaluated on it)."""
+    declared = getattr(cls, "kind", None)
+    return declared.fget(loss) if isinstance(declared, property) else declared
+
+
 def same_math(loss: object, cls: type[Loss]) -> bool:
-    """True when ``loss`` is a ``cls`` whose every loss-defining method is ``cls``'s own.
+    """True when ``loss`` is a ``cls`` that declares ``cls``'s kind and whose every
+    loss-defining method is ``cls``'s own.
 
     The engine chooses its solvers by what a loss is, not by its exact class: a subclass
     that only renames a loss or adds attributes keeps the fast paths of its parent, while
     one that redefines the loss itself (its value, derivatives, cvxpy form, penalty, ...)
-    gets the generic ones.
+    or declares another :attr:`~Loss.kind` gets the generic ones.
     """
     if not isinstance(loss, cls):
         return False
     t = type(loss)
+    if _kind_of(t, loss) != _kind_of(cls, loss):
+        return False
     return all(getattr(t, name, None) is getattr(cls, name, None) for name in _DEFINING)
+
+
+def _definer(t: type, name: str) -> int:
+    """Position in ``t``'s MRO of the class that defines ``name`` (len(mro) if none does)."""
+    for i, c in enumerate(t.__mro__):
+        if name in vars(c):
+            return i
+    return len(t.__mro__)
+
+
+# methods that compute the loss a class's ``pointwise`` / ``value`` define: a subclass that
+# redefines the loss and inherits one of these from a built-in would be solved as the built-in
+# (``HingeLoss.minimiser`` checks for itself that the loss is still the hinge loss)
+_DEPENDENT = ("cvxpy_pointwise", "expression", "derivatives", "gradient", "hessian", "quadratic_form", "kind")
+
+
+def _stale_methods(loss: Loss) -> list[str]:
+    """The methods (and ``kind``) ``loss`` inherits from a built-in loss above the class that
+    defines its values."""
+    t = type(loss)
+    values = min(_definer(t, "pointwise"), _definer(t, "value"))
+    base = t.__mro__.index(Loss)
+    return [name for name in _DEPENDENT if values < (i := _definer(t, name)) < base
+            and t.__mro__[i].__module__.startswith("cudbound.")]
 
 
 class Loss(abc.ABC):
@@ -96,6 +144,17 @@ class Loss(abc.ABC):
     is_quadratic: bool = False
     strictly_convex: bool = False
     tends_to_zero: bool = False
+
+    @property
+    def kind(self) -> str:
+        """What the loss is (module docstring): one of :data:`KINDS`.
+
+        Derived for a loss that does not declare it: ``"quadratic"`` when ``is_quadratic``,
+        ``"smooth"`` when it gives derivatives, else ``"generic"``.
+        """
+        if self.is_quadratic:
+            return "quadratic"
+        return "smooth" if self.has_derivatives else "generic"
 
     # ------------------------------------------------------------------ pointwise form
     def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -164,6 +223,7 @@ class SquaredLoss(Loss):
     """
 
     name = "squared"
+    kind = "quadratic"
     is_quadratic = True
     strictly_convex = True
 
@@ -193,6 +253,7 @@ class HingeLoss(Loss):
     """
 
     name = "hinge"
+    kind = "piecewise_linear"
 
     def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         return np.maximum(0.0, 1.0 - y * t)
@@ -250,6 +311,7 @@ class LogisticLoss(Loss):
     """
 
     name = "logistic"
+    kind = "smooth"
     strictly_convex = True
     tends_to_zero = True
 
@@ -272,6 +334,7 @@ class ExponentialLoss(Loss):
     """
 
     name = "exponential"
+    kind = "smooth"
     strictly_convex = True
     tends_to_zero = True
 
@@ -315,8 +378,13 @@ class RidgeLoss(Loss):
         self.tends_to_zero = self.base.tends_to_zero
 
     @property
+    def kind(self) -> str:
+        """The base loss's kind (a quadratic penalty does not change how a node is solved)."""
+        return self.base.kind
+
+    @property
     def name(self) -> str:  # type: ignore[override]  # read-only here: it follows lam and the base loss
-        prefix = "ridge" if type(self.base) is SquaredLoss else f"{self.base.name}_ridge"
+        prefix = "ridge" if same_math(self.base, SquaredLoss) and self.base.name == "squared" else f"{self.base.name}_ridge"
         return f"{prefix}:{self.lam!r}" + (":all" if self.penalize_intercept else "")
 
     def penalty_mask(self, design: ArrayLike) -> np.ndarray:
@@ -362,7 +430,7 @@ class RidgeLoss(Loss):
         return np.eye(design.shape[1])[:, ~self.penalty_mask(design)]
 
     def __repr__(self) -> str:
-        base = "" if type(self.base) is SquaredLoss else f", base={self.base!r}"
+        base = "" if same_math(self.base, SquaredLoss) and self.base.name == "squared" else f", base={self.base!r}"
         extra = ", penalize_intercept=True" if self.penalize_intercept else ""
         return f"RidgeLoss(lam={self.lam!r}{base}{extra})"
 
@@ -422,6 +490,18 @@ def _check_instance(loss: Loss) -> Loss:
                         f"or value() and expression(); see docs/losses.md.")
     if loss.is_quadratic and not _overrides(loss, "quadratic_form"):
         raise TypeError(f"{type(loss).__name__} sets is_quadratic but defines no quadratic_form().")
+    stale = _stale_methods(loss)
+    if stale:
+        t = type(loss)
+        parents = sorted({t.__mro__[_definer(t, name)].__name__ for name in stale})
+        methods = ", ".join(f"{name}()" if name != "kind" else "kind" for name in stale)
+        raise TypeError(f"{t.__name__} redefines its loss but inherits {methods} from {' and '.join(parents)}, "
+                        f"which compute {parents[0]}'s loss: it would be solved as that loss. Define them for "
+                        f"the new loss (kind: one of {', '.join(map(repr, KINDS))}), or derive from "
+                        f"cudbound.losses.Loss; see docs/losses.md.")
+    if loss.kind not in KINDS:
+        raise TypeError(f"{type(loss).__name__}.kind must be one of {', '.join(map(repr, KINDS))}; "
+                        f"got {loss.kind!r}.")
     return loss
 
 

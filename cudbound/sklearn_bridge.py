@@ -183,6 +183,30 @@ def _split(estimator):
     return None, estimator
 
 
+def _supported_class(est) -> str:
+    """The name of the supported scikit-learn class whose fit ``est`` runs.
+
+    Decided by what the estimator computes, not by its exact class: an instance of a supported
+    class whose subclasses between it and that class define no method but ``__init__`` (a
+    renamed class, other defaults, extra attributes) maps like that class; a subclass that
+    redefines a method (its fit, decision function, ...) is refused, as it may fit something else.
+    """
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier, SGDClassifier
+    from sklearn.svm import SVC, LinearSVC
+
+    t = type(est)
+    for cls in (LogisticRegression, RidgeClassifier, SVC, LinearSVC, SGDClassifier):
+        if isinstance(est, cls):
+            below = t.__mro__[:t.__mro__.index(cls)]
+            changed = sorted({name for c in below for name, attr in vars(c).items()
+                              if callable(attr) and name != "__init__" and not name.startswith("__")})
+            if changed:
+                raise _unsupported(f"{t.__name__} redefines {', '.join(changed)} of {cls.__name__}, so its fit "
+                                   f"may not be {cls.__name__}'s")
+            return cls.__name__
+    raise _unsupported(f"{t.__name__} is not a supported scikit-learn classifier")
+
+
 def _no_class_weight(est, name):
     if getattr(est, "class_weight", None) is not None:
         raise _unsupported(f"{name} with class_weight={est.class_weight!r} weights the loss by class")
@@ -215,10 +239,7 @@ def from_estimator(estimator: BaseEstimator, n_samples: int) -> EstimatorMapping
     if n < 1:
         raise ValueError(f"`n_samples` must be positive; got {n_samples!r}.")
     head, est = _split(estimator)
-    name = type(est).__name__
-    module = type(est).__module__
-    if not module.startswith("sklearn."):
-        raise _unsupported(f"{name} is not a scikit-learn classifier")
+    name = _supported_class(est)
     if hasattr(est, "_validate_params"):   # scikit-learn's own parameter checks (its fit would raise)
         from sklearn.base import clone
         clone(est)._validate_params()
@@ -293,8 +314,8 @@ def from_estimator(estimator: BaseEstimator, n_samples: int) -> EstimatorMapping
             loss = get_loss(f"{base}_ridge:{alpha / 2.0!r}{every}")
             objective = f"(1/n) sum {base} loss + alpha |w|^2 / 2 with alpha = {alpha!r}: {loss.name}"
         objective += " (its exact minimiser, not the stochastic iterate coef_)"
-    else:
-        raise _unsupported(f"{name} is not supported")
+    else:  # pragma: no cover - _supported_class names one of the classes above
+        raise AssertionError(name)
     if not fit_intercept and isinstance(loss, RidgeLoss):
         objective += " (no intercept: every coefficient penalised)"
     basis = EstimatorBasis(head, intercept=fit_intercept, penalised_intercept=penalised_intercept)

@@ -11,6 +11,7 @@ import math
 import re
 from pathlib import Path
 
+import cvxpy as cp
 import numpy as np
 import pytest
 
@@ -21,7 +22,7 @@ from cudbound.datasets import demo_data
 from cudbound.engine import ReplicateEngine
 from cudbound.fit import check_minimiser_exists, fit_coefficients, training_error
 from cudbound.losses import (DEFAULT_RIDGE, ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss,
-                             NoMinimiserError, RidgeLoss, SquaredLoss, get_loss)
+                             NoMinimiserError, RidgeLoss, SquaredLoss, get_loss, same_math)
 from cudbound.search import SearchOptions
 from cudbound.optim.smooth import separation
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details, ref_fit, separable_points
@@ -442,3 +443,70 @@ def test_cli_interval_loss_and_bad_loss(capsys, tmp_path):
         code = main(["interval", "--data", str(path), "--label", "label", "--loss", bad])
         _, err = capsys.readouterr()
         assert code == 2 and "--loss" in err
+
+
+# ---------------------------------------------------------------- what a loss is (issue 30, point 4)
+def _redefine(parent, pointwise):
+    """A subclass of ``parent`` that redefines its loss through ``pointwise`` only."""
+    return type(f"Half{parent.__name__}", (parent,), {"name": "half", "pointwise": lambda self, y, t: pointwise(y, t)})
+
+
+def _complete(cls, cvx, kind):
+    """``cls`` completed: the cvxpy form of its new loss and its kind, and no inherited derivatives."""
+    extra = {"cvxpy_pointwise": lambda self, y, t: cvx(y, t), "kind": kind}
+    for name in ("derivatives", "quadratic_form"):
+        if name in dir(cls) and getattr(cls, name) is not getattr(Loss, name):
+            extra[name] = getattr(Loss, name)     # the parent's would differentiate the parent's loss
+    extra["is_quadratic"] = False
+    return type(f"Whole{cls.__name__}", (cls,), extra)
+
+
+_NEW_LOSS = (lambda y, t: np.maximum(0.0, 1.0 - y * t) ** 2,            # squared hinge
+             lambda y, t: cp.square(cp.pos(1.0 - cp.multiply(y, t))))
+
+
+@pytest.mark.parametrize("parent", [SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss])
+def test_a_subclass_that_redefines_the_loss_is_not_solved_as_its_parent(parent):
+    """The class of inputs: a subclass of a built-in loss that changes its ``pointwise`` and
+    inherits the parent's cvxpy form, derivatives or quadratic form. Before issue 30 it was
+    fitted and searched as the parent's loss without a word (squared hinge under HingeLoss: a
+    fit whose mean loss was 1.0 against a minimum of 0.911). Now it is refused, naming what it
+    inherits; completed (its own cvxpy form and kind), it is fitted as the new loss."""
+    pointwise, cvx = _NEW_LOSS
+    half = _redefine(parent, pointwise)
+    with pytest.raises(TypeError, match=r"inherits .*kind") as info:
+        get_loss(half())
+    assert "kind" in str(info.value) and parent.__name__ in str(info.value)
+    whole = _complete(half, cvx, "generic")()
+    assert get_loss(whole).kind == "generic" and not same_math(whole, parent)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(25, 2))
+    y = np.where(X[:, 0] + rng.normal(size=25) > 0, 1.0, -1.0)
+    design = np.column_stack([np.ones(25), X])
+    beta = fit_coefficients(design, y, whole)
+    b = cp.Variable(3)
+    best = cp.Problem(cp.Minimize(cp.sum(cvx(y, design @ b)) / 25)).solve(solver="CLARABEL")
+    assert np.mean(pointwise(y, design @ beta)) == pytest.approx(best, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("spec, kind", [("squared", "quadratic"), ("ridge", "quadratic"), ("hinge", "piecewise_linear"),
+                                        ("hinge_ridge", "piecewise_linear"), ("logistic", "smooth"),
+                                        ("logistic_ridge", "smooth"), ("exponential", "smooth")])
+def test_builtin_kinds_and_a_subclass_that_declares_another_kind_loses_the_fast_path(spec, kind):
+    loss = get_loss(spec)
+    assert loss.kind == kind
+    cls = type(loss)
+    renamed = type("Renamed", (cls,), {})
+    other = type("OtherKind", (cls,), {"kind": "generic"})
+    args = (loss.lam, loss.base) if isinstance(loss, RidgeLoss) else ()
+    assert same_math(renamed(*args), cls)                 # the same loss under another name: the same solvers
+    assert not same_math(other(*args), cls)               # declares another kind: the generic ones
+    with pytest.raises(TypeError, match="kind must be one of"):
+        get_loss(type("Bad", (cls,), {"kind": "linear"})(*args))
+
+
+def test_a_users_own_loss_reports_the_kind_its_methods_give():
+    sq = FunctionLoss("f", lambda D, y, w, b: 0.0, lambda D, y, w, b: 0.0)
+    assert sq.kind == "generic"
+    assert FunctionLoss("g", lambda D, y, w, b: 0.0, lambda D, y, w, b: 0.0, gradient=lambda *a: 0,
+                        hessian=lambda *a: 0).kind == "smooth"

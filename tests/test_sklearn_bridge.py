@@ -101,7 +101,7 @@ def test_sgd_maps_to_the_exact_minimiser_of_its_objective(loss, reference):
     (LogisticRegression(class_weight="balanced"), "class_weight"),
     (SGDClassifier(loss="modified_huber"), "modified_huber"),
     (RidgeClassifier(positive=True), "positive"),
-    (KNeighborsClassifier(), "KNeighborsClassifier is not supported"),
+    (KNeighborsClassifier(), "KNeighborsClassifier is not a supported"),
     (LinearSVC(loss="hinge", intercept_scaling=10.0), "intercept_scaling"),
 ])
 def test_unsupported_estimators_are_refused_with_the_supported_list(estimator, message):
@@ -233,3 +233,33 @@ def test_a_supervised_step_is_refused_with_a_clear_message():
     X, y = data(1, n=30)
     with pytest.raises(ValueError, match="must be unsupervised"):
         cudbound.cud_interval(X, y, estimator=make_pipeline(SelectKBest(k=2), LogisticRegression()), n_resamples=20)
+
+
+class _RenamedSVC(SVC):
+    """A renamed SVC with other defaults: it fits what SVC fits."""
+
+    def __init__(self, C=0.7, kernel="linear", tol=1e-10):
+        super().__init__(C=C, kernel=kernel, tol=tol)
+
+
+class _SVCWithOtherFit(SVC):
+    def fit(self, X, y, sample_weight=None):
+        return super().fit(X, y, sample_weight=None if sample_weight is None else 2 * sample_weight)
+
+
+def test_a_subclass_maps_by_what_it_fits_not_by_its_name():
+    """Capabilities, not exact classes (issue 30): a renamed subclass maps like its parent (it
+    used to be refused for its name); one that redefines a method is refused, naming it; and so
+    is scikit-learn's own LogisticRegressionCV, a LogisticRegression whose fit chooses C."""
+    from sklearn.linear_model import LogisticRegressionCV
+
+    X, y = data(5)
+    mine, parent = from_estimator(_RenamedSVC(), 40), from_estimator(SVC(C=0.7, kernel="linear"), 40)
+    assert mine.loss.name == parent.loss.name and mine.objective == parent.objective
+    coef, _ = ours(_RenamedSVC(), X, y)
+    assert np.array_equal(coef, ours(SVC(C=0.7, kernel="linear"), X, y)[0])
+    np.testing.assert_allclose(coef, theirs(_RenamedSVC().fit(X, y)), atol=1e-5)  # libsvm's tolerance
+    with pytest.raises(ValueError, match="_SVCWithOtherFit redefines fit of SVC"):
+        from_estimator(_SVCWithOtherFit(kernel="linear"), 40)
+    with pytest.raises(ValueError, match="LogisticRegressionCV redefines .*fit.* of LogisticRegression"):
+        from_estimator(LogisticRegressionCV(), 40)

@@ -139,6 +139,8 @@ def test_solver_is_chosen_for_the_hinge_ridge_forms_only():
         assert hinge_qp_parts(get_loss(spec)) is None
 
     class Shifted(HingeLoss):  # another loss: max(0, 2 - y t)
+        kind = "piecewise_linear"
+
         def pointwise(self, y, t):
             return np.maximum(0.0, 2.0 - y * t)
 
