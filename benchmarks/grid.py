@@ -2,7 +2,7 @@
 
 (The grid and ablation of ``benchmarks/run.py`` before issue 12's targets; run it as
 ``python benchmarks/run.py grid ...`` or ``python benchmarks/grid.py ...``. Its last results,
-measured on the code of bcb6719's time, are in ``benchmarks/GRID_RESULTS.md``.)
+measured on the code of bcb6719's time, are the 2026-11-22 section of ``benchmarks/RESULTS.md``.)
 
 Grid: n in {30, 50, 100, 200}, p in {3, 5, 8} (p counts the intercept), a low-noise and a
 noisy setting (LinearGaussian with label-flip probability 0.1 and 0.3, i.e. Bayes error
@@ -14,7 +14,7 @@ over all replicates of nodes and node solves per replicate.
 
 An ablation section measures each exact bound's effect on nodes per replicate.
 
-    python benchmarks/run.py grid                     # full grid, writes benchmarks/GRID_RESULTS.md
+    python benchmarks/run.py grid                     # full grid, writes benchmarks/raw/DATE_COMMIT_grid.md
     python benchmarks/run.py grid --n 50 --p 5 --noise 0.3 --repeats 1 --out -   # one cell, to stdout
 """
 from __future__ import annotations
@@ -119,7 +119,9 @@ def main(argv=None) -> int:
                     help="stop a run after this many seconds and report it as stopped")
     ap.add_argument("--ablation-n", type=int, nargs="*", default=[50, 100, 200])
     ap.add_argument("--ablation-resamples", type=int, default=100)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "GRID_RESULTS.md"))
+    ap.add_argument("--out", default=None,
+                    help="Markdown report, '-' for stdout (default: benchmarks/raw/DATE_COMMIT_grid.md, the day of "
+                         "the run and this checkout's head; never benchmarks/RESULTS.md, which is edited by hand)")
     # internal: one cell
     ap.add_argument("--core", type=int, default=0, help="the core each cell is pinned to (default 0)")
     ap.add_argument("--cell", action="store_true", help=argparse.SUPPRESS)
@@ -134,6 +136,13 @@ def main(argv=None) -> int:
         args.n, args.p, args.noise = args.n[0], args.p[0], args.noise[0]
         print(json.dumps(_cell(args)))
         return 0
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import rawname  # benchmarks/rawname.py: default output names in benchmarks/raw/
+    rawname.refuse_results_md(args.out, ap.error)
+    if args.out is None:
+        args.out = rawname.stem("grid", rawname.head_commit(), rawname.cudbound_dirty(), exts=("md",)) + ".md"
+    if args.out != "-":
+        rawname.ensure_dir(args.out)
 
     command = "python benchmarks/run.py grid " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     lines = [f"# Benchmark results ({datetime.date.today().isoformat()})", "",

@@ -1,8 +1,8 @@
 """Issue 28's target cases: the scikit-learn models and the non-quadratic losses, before and after.
 
     python benchmarks/issue28.py --python-before /work/venv_before/bin/python \
-        --python-after /work/venv_after/bin/python --json benchmarks/RESULTS_issue28.json \
-        --out benchmarks/RESULTS.md [--versions before,after] [--cases a,b] [--core 1]
+        --python-after /work/venv_after/bin/python --after-label COMMIT \
+        [--versions before,after] [--cases a,b] [--core 1] [--json FILE] [--out FILE]
 
 Every case runs ``case.py`` in a fresh process pinned to one core (warm-up untimed: imports and
 numba's cache), on the issue's data: ``LinearGaussian(n_features=4, flip_probability=0.2)``
@@ -10,7 +10,11 @@ numba's cache), on the issue's data: ``LinearGaussian(n_features=4, flip_probabi
 for the data and ``rng=seed`` for the bootstrap. Results are appended to ``--json`` as they come
 (a run can be stopped and resumed: done runs are skipped), and the Markdown report is rewritten
 from the JSON after every run: medians over the seeds, ratios before / after per case, nodes and
-exact solves per replicate, peak memory, the machine, the command and the date.
+exact solves per replicate, peak memory, the machine, the command and the date. By default both
+go into ``benchmarks/raw/``: ``DATE_COMMIT_issue28.json`` and ``.md`` beside it (DATE the day the
+run starts, COMMIT the "after" side's label when it is a commit, else this checkout's head); a
+run stopped and started again the same day resumes from that file (another day: pass its
+``--json``). ``benchmarks/RESULTS.md`` is edited by hand (``benchmarks/README.md``).
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from run import loadavg, machine, run_case  # noqa: E402  (benchmarks/run.py: one subprocess of case.py)
+import rawname  # noqa: E402  (benchmarks/rawname.py: default output names in benchmarks/raw/)
 
 # name: (description, loss spec (warm-up, and the model without an estimator), estimator, n, B, seeds,
 #        time_limit, n_jobs, versions)
@@ -159,20 +164,42 @@ def main(argv=None):
     ap.add_argument("--cap", type=float, default=300.0, help="seconds per timed call (default 300)")
     ap.add_argument("--seeds", default=None, help="comma-separated seeds, overriding every case's own (e.g. 0)")
     ap.add_argument("--core", type=int, default=None)
-    ap.add_argument("--json", default=os.path.join(HERE, "RESULTS_issue28.json"))
-    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS_issue28.md"))
+    ap.add_argument("--json", default=None,
+                    help="results, appended as they come and resumed from (default: "
+                         "benchmarks/raw/DATE_COMMIT_issue28.json)")
+    ap.add_argument("--out", default=None,
+                    help="Markdown report, rewritten after every run (default: beside the JSON, same name with "
+                         ".md; never benchmarks/RESULTS.md, which is edited by hand)")
     ap.add_argument("--merge", nargs="*", default=None, metavar="JSON",
                     help="write the report from these result files (e.g. a before and an after run made side "
                          "by side, each with its own --json) into --json and --out, running nothing")
     args = ap.parse_args(argv)
+    rawname.refuse_results_md(args.out, ap.error)
+    rawname.refuse_results_md(args.json, ap.error)
+    if args.json is None:
+        label = args.after_label if "after" in args.versions.split(",") else args.before_label
+        date = None
+        if args.merge:  # named after the "after" file's label and date (the run's, not the merge's)
+            for path in args.merge:
+                with open(path) as f:
+                    stored = json.load(f)
+                if "after" in path or any("|after|" in k for k in stored["results"]):
+                    label, date = stored["meta"].get("after_label", label), stored["meta"].get("date")
+        args.json = rawname.stem("issue28", rawname.commit_of(label), date=date, fresh=False) + ".json"
+    if args.out is None:
+        args.out = (args.json[:-len(".json")] if args.json.endswith(".json") else args.json) + ".md"
+    for path in (args.json, args.out):
+        rawname.ensure_dir(path)
     if args.merge is not None:
         results, meta = {}, {}
         for path in args.merge:
             with open(path) as f:
                 stored = json.load(f)
             results.update(stored["results"])
+            # the "after" file (by its name, or, as the default names in raw/ do not say, by its runs)
+            after_file = "after" in path or any("|after|" in k for k in stored["results"])
             for k, v in stored["meta"].items():
-                if k not in meta or (k == "python_after" and "after" in path) or (k == "after_label" and "after" in path):
+                if k not in meta or (k == "python_after" and after_file) or (k == "after_label" and after_file):
                     meta[k] = v
         meta["command"] = "; ".join(f"{m.get('command')}" for m in
                                     (json.load(open(p))["meta"] for p in args.merge))

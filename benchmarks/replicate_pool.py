@@ -1,7 +1,7 @@
 """The replicate pool (``cudbound interval --jobs 2``): wall time before and after a change.
 
     python benchmarks/replicate_pool.py --python-before /work/venv_before_e1/bin/python \\
-        --resamples 2000 6000 --runs 5 --out benchmarks/RESULTS_pool.md
+        --resamples 2000 6000 --runs 5
 
 Each run is the whole command in a fresh process, on the README's example file with a
 degree-2 basis and every replicate solved to the end (``--exact-distribution``). The time
@@ -13,7 +13,10 @@ older cudbound installed, non-editable) from a temporary directory; "after" runs
 (``PYTHONPATH``). Before and after alternate run by run, so both see the same load. Each pair
 of outputs must agree (the interval, its half-width, the search's node and solve counts); the
 driver stops otherwise.
-Prints the machine, the command and the median wall time per B.
+Prints the machine, the command and the median wall time per B, and writes the same Markdown to
+``--out``: by default ``benchmarks/raw/DATE_COMMIT_replicate_pool.md`` (the day of the run, this
+checkout's head), ``--out -`` for stdout only. ``benchmarks/RESULTS.md`` is edited by hand
+(``benchmarks/README.md``).
 """
 from __future__ import annotations
 
@@ -73,8 +76,19 @@ def main(argv=None) -> int:
     parser.add_argument("--python-before", required=True, help="interpreter of the environment with the older cudbound")
     parser.add_argument("--resamples", type=int, nargs="+", default=[2000, 6000])
     parser.add_argument("--runs", type=int, default=5, help="timed runs per version and B (default 5)")
-    parser.add_argument("--out", default="-", help="markdown file for the results (default: stdout only)")
+    parser.add_argument("--out", default=None,
+                        help="markdown file for the results, '-' for stdout only (default: "
+                             "benchmarks/raw/DATE_COMMIT_replicate_pool.md; never benchmarks/RESULTS.md, which is "
+                             "edited by hand)")
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import rawname  # benchmarks/rawname.py: default output names in benchmarks/raw/
+    rawname.refuse_results_md(args.out, parser.error)
+    if args.out is None:
+        args.out = rawname.stem("replicate_pool", rawname.head_commit(), rawname.cudbound_dirty(),
+                                exts=("md",)) + ".md"
+    if args.out != "-":
+        rawname.ensure_dir(args.out)
     after_env = {**os.environ, "PYTHONPATH": str(ROOT)}
     before_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     lines = [f"# Replicate pool, before and after ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})", "",
@@ -106,6 +120,7 @@ def main(argv=None) -> int:
     print(text)
     if args.out != "-":
         Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
     return 0
 
 

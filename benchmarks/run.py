@@ -15,7 +15,9 @@ Build the "before" environment (once):
     python -m venv /work/venv_before
     /work/venv_before/bin/pip install /tmp/cudbound_bcb6719
 
-Full benchmark (writes benchmarks/RESULTS.md and benchmarks/RESULTS.json):
+Full benchmark (writes ``benchmarks/raw/DATE_COMMIT_run_vs_bcb6719.json`` and the report beside it,
+``.md``: the day of the run, this checkout's head; ``benchmarks/RESULTS.md`` is edited by hand,
+see ``benchmarks/README.md``):
 
     python benchmarks/run.py --python-before /work/venv_before/bin/python --core 1
 
@@ -31,7 +33,7 @@ Pima file. The data are generated once by this driver and written to an ``.npz``
 both versions read, and each run reports a hash of what it read.
 
 The older grid and ablation benchmark is ``python benchmarks/run.py grid ...``
-(``benchmarks/grid.py``, results in ``benchmarks/GRID_RESULTS.md``).
+(``benchmarks/grid.py``; its results are the 2026-11-22 section of ``benchmarks/RESULTS.md``).
 """
 from __future__ import annotations
 
@@ -54,6 +56,9 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import rawname  # noqa: E402  (benchmarks/rawname.py: default output names in benchmarks/raw/)
+
 REPO = os.path.dirname(HERE)
 CASE_PY = os.path.join(HERE, "case.py")
 FULL_B = 500
@@ -315,7 +320,7 @@ def ratio_text(tb: float | None, ta: float | None, cap: float) -> tuple[str, flo
 
 
 def render(args, results: dict, meta: dict, finished: bool) -> str:
-    """RESULTS.md from the results so far (``results[(case, version, seed)] = run``)."""
+    """The Markdown report from the results so far (``results[(case, version, seed)] = run``)."""
     smoke = args.resamples != FULL_B
     cap = args.cell_timeout
     lines = [f"# Issue 12 targets: {args.before_label} (before) and this checkout (after)", ""]
@@ -352,7 +357,7 @@ def render(args, results: dict, meta: dict, finished: bool) -> str:
               "quantile stop early, so their counts are smaller by design). Peak MiB: the largest peak RSS "
               "of a run's process during the timed call (VmHWM, reset through /proc/self/clear_refs after the "
               "warm-up; it includes what the process already held: interpreter, numpy, scipy, cvxpy, numba); "
-              "the process's peak including the warm-up and numba compilation is in RESULTS.json "
+              "the process's peak including the warm-up and numba compilation is in the raw JSON "
               "(`process_peak_mib`). Ratio = before / after median "
               "time, measured in this run. 'same interval': both ends equal to 1e-9 on every seed both "
               "finished.", "",
@@ -528,12 +533,19 @@ def targets_main(argv) -> int:
                     help="directory with the raw UCI files (default $CUDBOUND_DATA)")
     ap.add_argument("--pima-features", default=",".join(PIMA_FEATURES),
                     help="the Pima features of the poly:2 case (default glucose,bmi,age,diabetes_pedigree)")
-    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"), help="Markdown output, '-' for stdout")
-    ap.add_argument("--json", default=os.path.join(HERE, "RESULTS.json"),
-                    help="raw results of every run (JSON), '-' for none")
+    ap.add_argument("--out", default=None,
+                    help="Markdown report, rewritten after every run, '-' for stdout (default: beside the JSON, "
+                         "same name with .md; never benchmarks/RESULTS.md, which is edited by hand)")
+    ap.add_argument("--json", default=None,
+                    help="raw results of every run (JSON), '-' for none (default: "
+                         "benchmarks/raw/DATE_COMMIT_run_vs_BEFORE.json, DATE the day the run starts, COMMIT "
+                         "this checkout's head)")
     ap.add_argument("--resume", action="store_true",
-                    help="keep the runs already in --json (same B and cap) and run only the missing ones")
+                    help="keep the runs already in --json (same B and cap) and run only the missing ones "
+                         "(default --json: today's file for this commit)")
     args = ap.parse_args(argv)
+    rawname.refuse_results_md(args.out, ap.error)
+    rawname.refuse_results_md(args.json, ap.error)
     args.versions = [v.strip() for v in args.versions.split(",") if v.strip()]
     args.pima_features = tuple(f.strip() for f in args.pima_features.split(","))
     if len(args.pima_features) != 4:
@@ -551,6 +563,20 @@ def targets_main(argv) -> int:
         ap.error(f"--core {args.core} is not available to this process: {sorted(os.sched_getaffinity(0))}")
     if "pima_poly2" in cases and not args.data_home:
         ap.error("the Pima case needs the raw UCI files: set CUDBOUND_DATA or pass --data-home")
+    if args.json is None or args.out is None:
+        if "after" in args.versions:
+            commit, dirty = rawname.head_commit(), rawname.cudbound_dirty()
+        else:
+            commit, dirty = rawname.commit_of(args.before_label), False
+        what = f"run_vs_{args.before_label}" if "before" in args.versions else "run_after_only"
+        if args.json is None:
+            args.json = rawname.stem(what, commit, dirty, fresh=not args.resume) + ".json"
+        if args.out is None:
+            args.out = (args.json[:-len(".json")] if args.json.endswith(".json")
+                        else rawname.stem(what, commit, dirty)) + ".md"
+    for path in (args.out, args.json):
+        if path != "-":
+            rawname.ensure_dir(path)
     override = parse_seeds(args.seeds) if args.seeds else None
     seeds = {c: ([0] if c == "pima_poly2" else override if override is not None else list(CASES[c][5]))
              for c in cases}
@@ -634,8 +660,9 @@ def targets_main(argv) -> int:
             save(finished, final=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        if args.out != "-":
-            log(f"wrote {args.out}")
+        for path in (args.out, args.json):
+            if path != "-":
+                log(f"wrote {path}")
     return 0
 
 

@@ -3,6 +3,9 @@ against one fit, lpo_auc with KernelRLS at n = 1000 (time and peak memory).
 
     python benchmarks/svm_auc.py [--repeats 3] [--inner 5] [--data-home DIR] [--json OUT] [--only xi|loo|lpo]
 
+The raw results go to ``--json``, by default ``benchmarks/raw/DATE_COMMIT_svm_auc.json`` (the day
+of the run, this checkout's head; ``--json -`` for none).
+
 Each case runs in a fresh process (so peak memory is that case's), after one warm-up call
 in the same process (numba compiles the solver once per installation and loads it from its
 cache in each process). The leave-one-out cases time one fit and the leave-one-out each
@@ -91,11 +94,17 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--data-home", default=os.environ.get("CUDBOUND_DATA"))
-    ap.add_argument("--json")
+    ap.add_argument("--json", default=None,
+                    help="raw results (default: benchmarks/raw/DATE_COMMIT_svm_auc.json; '-' for none)")
     ap.add_argument("--only", choices=("xi", "loo", "lpo"), help="run the cases of one kind only")
     ap.add_argument("--inner", type=int, default=5,
                     help="timings per process of the loo cases' fit and leave-one-out (their median is kept)")
     args = ap.parse_args(argv)
+    if args.json is None:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import rawname  # benchmarks/rawname.py: default output names in benchmarks/raw/
+        args.json = rawname.stem("svm_auc", rawname.head_commit(), rawname.cudbound_dirty()) + ".json"
+        rawname.ensure_dir(args.json)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
     print("command:", " ".join([os.path.basename(sys.executable)] + sys.argv))
     rows = []
@@ -108,9 +117,10 @@ def main(argv=None):
         med = {k: statistics.median(r[k] for r in reps) for k in keys}
         rows.append(dict(kind=kind, data=name, n=n, C=C, median=med, runs=reps))
         print(f"{kind:4s} {name:9s} n={n:5d} " + " ".join(f"{k}={v:.3g}" for k, v in med.items()), flush=True)
-    if args.json:
+    if args.json != "-":
         with open(args.json, "w") as f:
             json.dump(dict(machine=platform.processor(), rows=rows), f, indent=1)
+        print("wrote", args.json)
 
 
 if __name__ == "__main__":
