@@ -93,7 +93,9 @@ KINDS = ("quadratic", "piecewise_linear", "smooth", "generic")
 def _kind_of(cls: type, loss: object) -> str:
     """The kind ``cls`` declares, for the instance ``loss`` (a property is evaluated on it)."""
     declared = getattr(cls, "kind", None)
-    return declared.fget(loss) if isinstance(declared, property) else declared
+    if isinstance(declared, property) and declared.fget is not None:
+        return str(declared.fget(loss))
+    return str(declared)
 
 
 def same_math(loss: object, cls: type[Loss]) -> bool:
