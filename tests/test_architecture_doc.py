@@ -22,21 +22,3 @@ def test_every_module_is_in_the_table_and_every_row_is_a_module():
 def test_every_row_says_what_the_module_does():
     for path, job in _documented():
         assert len(job.split()) >= 3, path
-
-
-def _examples():
-    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    return re.findall(r"<!-- executed by tests/test_architecture_doc.py -->\n```python\n(.*?)```", text, flags=re.S)
-
-
-def test_the_worked_examples_run():
-    """The extension examples (a loss, a basis, an interval method, a data set), in order, in one
-    namespace; each ends with assertions of its own."""
-    blocks = _examples()
-    assert len(blocks) == 4
-    namespace = {"__name__": "architecture_examples"}
-    for block in blocks:
-        exec(compile(block, "docs/architecture.md", "exec"), namespace)
-    from cudbound.datasets import dataset_names
-    from cudbound.registry import method_names
-    assert "wald" not in method_names() and "blobs" not in dataset_names()

@@ -8,8 +8,6 @@ prints the seed and the problem so that it can be re-run alone.
 import functools
 import json
 import math
-import re
-from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
@@ -25,6 +23,7 @@ from cudbound.losses import (DEFAULT_RIDGE, ExponentialLoss, FunctionLoss, Hinge
                              NoMinimiserError, RidgeLoss, SquaredLoss, get_loss, same_math)
 from cudbound.search import SearchOptions
 from cudbound.optim.smooth import separation
+from doc_pages import example_class, python_blocks
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details, ref_fit, separable_points
 
 TOL = 1e-6
@@ -40,7 +39,7 @@ N_PER_LOSS = {"hinge": N_RANDOM, "logistic": N_RANDOM, "exponential": N_RANDOM, 
 SEED0 = {"hinge": 6_100_000, "logistic": 6_200_000, "exponential": 6_300_000, "ridge": 6_400_000,
          "logistic_ridge": 6_800_000, "exponential_ridge": 6_900_000}
 CASES = [(name, i) for name in sorted(SPECS) for i in range(N_PER_LOSS[name])]
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "losses.md"
+TESTED = "<!-- tested: tests/test_losses.py runs this block verbatim -->"
 
 
 @functools.lru_cache(maxsize=None)
@@ -157,16 +156,11 @@ def test_tree_export_and_budget_for_a_non_quadratic_loss():
 
 # ------------------------------------------------------------------- the docs example
 def _docs_example_source():
-    text = DOCS.read_text()
-    start = text.index("<!-- tested:")
-    block = re.search(r"```python\n(.*?)```", text[start:], re.S)
-    return block.group(1)
+    return python_blocks("losses.md", marker=TESTED)[0]
 
 
 def _docs_loss():
-    namespace = {}
-    exec(compile(_docs_example_source(), str(DOCS), "exec"), namespace)  # noqa: S102 - our own docs
-    return namespace["SquaredHingeLoss"]
+    return example_class("losses.md", TESTED, "SquaredHingeLoss")
 
 
 def test_docs_example_is_short_and_a_loss():

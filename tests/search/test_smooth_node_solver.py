@@ -4,8 +4,6 @@ node solver, the cvxpy engine and the brute-force reference.
 Each random problem is drawn from its own seed; a failure names it.
 """
 import math
-import re
-from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
@@ -18,9 +16,9 @@ from cudbound.losses import FunctionLoss, Loss, NoMinimiserError, RidgeLoss, get
 from cudbound.optim.smooth import separation
 from cudbound.search.node_solvers import CvxpyNodeSolver, NodeSolveError
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
+from doc_pages import example_class
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "losses.md"
 REL = 1e-8
 
 
@@ -43,11 +41,8 @@ class UserLogistic(Loss):
 
 
 def _docs_squared_hinge():
-    text = DOCS.read_text()
-    block = re.search(r"```python\n(.*?)```", text[text.index("<!-- tested:"):], re.S).group(1)
-    namespace = {}
-    exec(compile(block, str(DOCS), "exec"), namespace)  # noqa: S102 - our own docs
-    return namespace["SquaredHingeLoss"]()
+    return example_class("losses.md", "<!-- tested: tests/test_losses.py runs this block verbatim -->",
+                         "SquaredHingeLoss")()
 
 
 def _function_logistic():
