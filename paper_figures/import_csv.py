@@ -42,8 +42,7 @@ def main(argv=None) -> int:
         rows[(r["dataset"], r["n"], r["rep"])].append({k: r[k] for k in ("method",) + RESULT_COLUMNS if k in r})
     tasks = _read(prefix.with_name(prefix.name + "_tasks.csv.gz"))
     with ResultStore(store_path, load_config(args.config)) as store:
-        for t in tasks:
-            store.write({**t, "host": "csv", "rows": rows[(t["dataset"], t["n"], t["rep"])]})
+        store.write_many({**t, "host": "csv", "rows": rows[(t["dataset"], t["n"], t["rep"])]} for t in tasks)
     print(f"wrote {len(tasks)} tasks and {sum(map(len, rows.values()))} result rows to {store_path}")
     return 0
 

@@ -180,8 +180,7 @@ class ChunkDir:
                 raise ValueError(f"the chunk file '{path}' is damaged ({type(exc).__name__}: {exc}); restore it "
                                  f"from version control (git checkout -- '{path}') or move it away to recompute "
                                  f"its tasks.") from None
-            for task in tasks:
-                added += bool(store.write(task))
+            added += store.write_many(tasks)   # a chunk in one transaction: one flush, not one per task
         return added
 
 

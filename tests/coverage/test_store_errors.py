@@ -456,3 +456,40 @@ def test_export_reports_incomplete_blocks_and_tasks_outside_the_configuration(tm
     one_error_line(err, "another protocol", "seed: store has 12345, configuration has 1")
     with pytest.raises(StoreMismatchError):
         export_store(store, tmp_path / "b", small_config(5), size=3)     # the directory has chunks of size 2
+
+
+def test_write_many_is_one_transaction_all_or_nothing(tmp_path):
+    """Several tasks in one transaction (issue 30: the README's study command loaded its 30,000
+    committed tasks one synchronous commit each): the new ones are counted, a stored one is left
+    alone, claims are dropped, and a malformed result leaves nothing of the batch behind."""
+    config = small_config(4)
+    tasks = config.tasks()
+    with ResultStore(tmp_path / "s.sqlite", config) as store:
+        store.claim(tasks[:3], "me", lease=60.0, limit=3)
+        assert store.write(fake_result(config, tasks[0])) is True
+        commits = []
+        store._db.set_trace_callback(lambda sql: commits.append(sql) if sql.strip().upper() == "COMMIT" else None)
+        assert store.write_many(fake_result(config, t) for t in tasks[:4]) == 3   # tasks[0] was stored
+        assert len(commits) == 1
+        assert store.finished() == set(tasks[:4]) and store.claims() == []
+        bad = [fake_result(config, tasks[4]), {**fake_result(config, tasks[5]), "rows": [{"no": "method"}]}]
+        with pytest.raises(KeyError):
+            store.write_many(bad)
+        assert store.finished() == set(tasks[:4])                                 # neither of the batch
+        assert store.write_many([]) == 0
+
+
+def test_chunks_load_one_transaction_per_chunk(tmp_path):
+    from cudbound.coverage import ChunkDir
+    config = small_config(4)
+    with ResultStore(tmp_path / "a.sqlite", config) as store:
+        store.write_many(fake_result(config, t) for t in config.tasks())
+        ChunkDir(tmp_path / "chunks", config, size=2).write_complete(store)
+    written = sorted((tmp_path / "chunks").glob("*/n*/*.csv.gz"))
+    assert len(written) == len(config.tasks()) // 2
+    with ResultStore(tmp_path / "b.sqlite", config) as store:
+        commits = []
+        store._db.set_trace_callback(lambda sql: commits.append(sql) if sql.strip().upper() == "COMMIT" else None)
+        assert ChunkDir(tmp_path / "chunks", config, size=2).load_into(store) == len(config.tasks())
+        assert len(commits) == len(written)
+        assert store.finished() == set(config.tasks())
