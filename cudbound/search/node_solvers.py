@@ -17,11 +17,11 @@ failure of a node or replicate (never programming errors such as TypeError).
   is DPP and a node only sets values and re-solves: no re-canonicalisation. A failed
   solve is retried with the ``fallbacks``. For quadratic losses the interior-point
   answer is polished to an exact KKT point (``qp.polish_kkt``); for a loss with a
-  gradient and Hessian, by Newton's method on the active set (``convex.polish_smooth``);
+  gradient and Hessian, by Newton's method on the active set (``optim.smooth.polish_smooth``);
   any other loss keeps the solver's answer, solved with tight tolerances (about 1e-10).
   For a loss that tends to zero (logistic, exponential) on a bootstrap sample that a
   direction can separate, the points the node's cone separates are dropped first
-  (``convex.separation``): the infimum is then attained, and the solution's point is
+  (``optim.smooth.separation``): the infimum is then attained, and the solution's point is
   pushed along the separating direction until its loss is within rounding of it.
 - :class:`ActiveSetNodeSolver`: quadratic losses with a positive definite bootstrap
   Hessian; exact dual active-set pivots (the compiled search's routine) warm-started

@@ -19,7 +19,7 @@ search on L itself, which needs no merit function because the iterates stay feas
 The iteration stops when -g'd is below what L can resolve (1e-15 max(1, |L|)) and takes
 that last full step.
 
-The answer is then certified as ``convex.polish_smooth`` certifies an interior-point
+The answer is then certified as ``optim.smooth.polish_smooth`` certifies an interior-point
 answer: the cone's constraints hold (to 1e-7 relative) and grad L = G_A' lambda with
 lambda >= 0, to 1e-7 max(1, |grad L|), for rows A active at x. First with A the active
 set of the last QP (each row active at x to 1e-10 relative; least squares, a negative
@@ -27,7 +27,7 @@ multiplier counting |lambda_k| |G_k| towards the residual, which bounds the non-
 least-squares residual from above); if that fails, with A every row within 1e-10 of
 active, by non-negative least squares (two opposite rows, of which the QP keeps one,
 need this). If both fail, or the line search stalls before the predicted decrease
-reaches 1e-12, the point is handed to ``convex.polish_smooth`` (Newton's method on the
+reaches 1e-12, the point is handed to ``optim.smooth.polish_smooth`` (Newton's method on the
 face read off the point, the same certificate), as the cvxpy path polishes its answers.
 A node that still fails (no convergence, a non-finite loss or derivative, no certificate)
 raises :class:`NodeSolveError`; the engine then hands it to the cvxpy solver.
@@ -53,8 +53,8 @@ the same compiled QP step and certificate.
 
 Infima at infinity (``Loss.tends_to_zero``) are handled as in
 :class:`~cudbound.search.node_solvers.CvxpyNodeSolver`: the points the node's cone
-separates (I+) are dropped (``convex.separation``), the rest is minimised, and the
-reported point is pushed along the separating direction d* (``convex.push_to_infimum``).
+separates (I+) are dropped (``optim.smooth.separation``), the rest is minimised, and the
+reported point is pushed along the separating direction d* (``optim.smooth.push_to_infimum``).
 A child's cone lies in its parent's, so its I+ is a subset of the parent's: when the
 parent's I+ is empty, so is the child's, and when the parent's d* lies in the child's
 cone (every row G_k d* >= -1e-10 |G_k| |d*|), d* separates all of the parent's I+ there,
@@ -83,7 +83,7 @@ from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 __all__ = ["SmoothNodeSolver"]
 
 EIG_FLOOR = 1e-8    # eigenvalues of the model Hessian raised to at least this fraction of the largest
-CHECK_TOL = 1e-7     # KKT certificate (as convex.polish_smooth)
+CHECK_TOL = 1e-7     # KKT certificate (as optim.smooth.polish_smooth)
 ACTIVE_TOL = 1e-10   # rows this close to active (relative) join the certificate's second try
 ARMIJO = 1e-4
 RESOLUTION = 1e-15   # a predicted decrease below RESOLUTION max(1, |L|) is round-off: stop
@@ -852,7 +852,7 @@ class SmoothNodeSolver(NodeSolver):
             raise NodeSolveError(f"smooth solver: {exc}") from None
         if status in (3, 5) and np.all(np.isfinite(x)):
             # a stalled line search or a failed certificate: the certificate with every row
-            # active at x, else Newton's method on the face read off x (convex.polish_smooth)
+            # active at x, else Newton's method on the face read off x (optim.smooth.polish_smooth)
             if status == 5 and self._kkt_all_active(obj, G, rows, x):
                 status = 0
             else:
@@ -866,7 +866,7 @@ class SmoothNodeSolver(NodeSolver):
         return status, float(value), np.array(act[:nact])
 
     def _polish(self, weights, G, x):
-        """``convex.polish_smooth`` from x: the polished, KKT-certified point or None."""
+        """``optim.smooth.polish_smooth`` from x: the polished, KKT-certified point or None."""
         loss, design, y = self.loss, self.design, self.y
         with np.errstate(over="ignore", invalid="ignore"):
             return polish_smooth(lambda b: loss.value(design, y, weights, b),
