@@ -20,11 +20,13 @@ cache location when it is decorated).
 **Fresh.** numba checks only the time stamp of a kernel's own file. A kernel that inlines
 functions of another file (the search loop in ``search/core.py`` calls the QP of
 ``search/compiled.py``) is therefore loaded stale after that other file changes: in an
-editable install, an edit to ``compiled.py`` would not reach ``core._search``. :func:`check`
-keeps a SHA-256 digest of every kernel source of ``cudbound/search`` next to their cached
-kernels and clears those kernels when the digest changes. It runs once, when
-:mod:`cudbound.search` is imported, before any kernel is loaded, under a file lock (two
-processes starting at once clear and stamp the folder once).
+editable install, an edit to ``compiled.py`` would not reach ``core._search``. The same holds
+for the SVM dual's solvers in ``optim/svm_dual`` (the decremental path calls a step of the
+active-set file, which calls the gradient of the SMO file). :func:`check` keeps a SHA-256
+digest of every kernel source of one such folder next to their cached kernels and clears
+those kernels when the digest changes. It runs once per folder, when :mod:`cudbound.search`
+or :mod:`cudbound.optim.svm_dual` is imported, before any kernel is loaded, under a file lock
+(two processes starting at once clear and stamp the folder once).
 """
 from __future__ import annotations
 
@@ -32,14 +34,17 @@ import hashlib
 import os
 from pathlib import Path
 
-__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES"]
+__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES", "SVM_DUAL_SOURCES"]
 
 PACKAGE = Path(__file__).resolve().parent
 SEARCH = PACKAGE / "search"
+SVM_DUAL = PACKAGE / "optim" / "svm_dual"
 ENV = "CUDBOUND_CACHE_DIR"
 KERNEL_SOURCES = ("compiled.py", "core.py", "hinge_qp_node_solver.py", "lp_node_solver.py", "realisability.py",
                   "smooth_node_solver.py")
 """The files of ``cudbound/search`` with ``@njit(cache=True)`` functions."""
+SVM_DUAL_SOURCES = ("active_set_solver.py", "decremental.py", "kkt.py", "smo_solver.py")
+"""The files of ``cudbound/optim/svm_dual`` with ``@njit(cache=True)`` functions."""
 DIGEST_FILE = "cudbound_kernels.sha256"
 LOCK_FILE = "cudbound_kernels.lock"
 
@@ -110,16 +115,17 @@ def install() -> None:
     _LOCATOR = CudboundCacheLocator
 
 
-def digest(folder: Path = SEARCH) -> str:
+def digest(folder: Path = SEARCH, sources: tuple[str, ...] = KERNEL_SOURCES) -> str:
+    """SHA-256 of the kernel ``sources`` of ``folder`` (names and contents, in the order given)."""
     h = hashlib.sha256()
-    for name in KERNEL_SOURCES:
+    for name in sources:
         h.update(name.encode())
         h.update((Path(folder) / name).read_bytes())
     return h.hexdigest()
 
 
-def check(folder: Path = SEARCH, cache: Path | None = None) -> bool:
-    """Clear the cached kernels of ``folder`` if its kernel sources changed since they were cached.
+def check(folder: Path = SEARCH, cache: Path | None = None, sources: tuple[str, ...] = KERNEL_SOURCES) -> bool:
+    """Clear the cached kernels of ``folder`` if its kernel ``sources`` changed since they were cached.
 
     ``cache``: the folder of those kernels (default :func:`kernel_dir` of ``folder``). Returns
     True when the cache was cleared. Does nothing (returns False) when the cache folder cannot
@@ -129,7 +135,7 @@ def check(folder: Path = SEARCH, cache: Path | None = None) -> bool:
 
     cache = kernel_dir(folder) if cache is None else Path(cache)
     stamp = cache / DIGEST_FILE
-    now = digest(folder)
+    now = digest(folder, sources)
     try:
         if stamp.read_text(encoding="ascii").strip() == now:
             return False

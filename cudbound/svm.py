@@ -130,7 +130,7 @@ def fit_svm(K: ArrayLike, y: np.ndarray, C: float, *, alpha0: ArrayLike | None =
     ``alpha0`` (feasible: 0 <= alpha <= C, y' alpha = 0) warm-starts SMO; without a free
     multiplier the bias is the optimal one nearest ``prefer_bias`` (default: the middle); ``active`` (boolean)
     leaves points out of the training set. Polished when the free set allows (see
-    :mod:`cudbound.optim.svm_dual`).
+    :func:`~cudbound.optim.svm_dual.kkt.polish`).
     """
     n = len(y)
     y = np.asarray(y, dtype=float)
@@ -441,11 +441,11 @@ def _refit_start(K, labels, C, sol):
 
 def _refit(K, labels, C, sol, active, t, G_full=None, scale_full=1.0, Minv0=_NO_INVERSE):
     """The SVM without point t: the solution path from the full solution as alpha_t falls to 0
-    (:func:`~cudbound.optim.svm_dual.decrement`), finished if need be by active-set steps, and
+    (:func:`~cudbound.optim.svm_dual.decremental.decrement`), finished if need be by active-set steps, and
     accepted when a KKT check passes (1e-9 relative); otherwise :func:`fit_svm` from a
     feasible warm start, with its fallbacks. ``G_full`` (the full solution's gradient) saves
     recomputing it: the result differs from the full solution in a few multipliers only; ``Minv0``
-    (:func:`~cudbound.optim.svm_dual.kkt_inverse` of its free set) saves inverting the KKT matrix."""
+    (:func:`~cudbound.optim.svm_dual.decremental.kkt_inverse` of its free set) saves inverting the KKT matrix."""
     n = len(labels)
     trial = sol.alpha.copy()
     G = gradient(K, labels, trial, np.ones(n, dtype=bool)) if G_full is None else G_full.copy()
@@ -483,19 +483,19 @@ def loo_error(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
               progress: bool = False) -> LOOResult:
     """The exact leave-one-out error, recall, precision and F1 of the soft-margin SVM.
 
-    By Joachims (2000, Lemma 1) only points with 2 alpha_i R^2 + xi_i >= 1 (R^2 as
-    ``radius="theorem"``) can be leave-one-out errors, so only they are refitted (``n_refits``),
-    each by following the solution path from the full SVM as alpha_i falls to 0
-    (:func:`~cudbound.optim.svm_dual.decrement`; about one step per change of a point's status). ``refit_all=True`` refits every point
-    (for checking). Lemma 1 assumes stable SVMs (a free multiplier, 0 < alpha_i < C, so a unique
-    bias) on the full set and on every leave-one-out set: when the full SVM or a refitted
-    leave-one-out SVM is unstable, every point is refitted (an :class:`UnstableSVMWarning`
-    says so for the full SVM). A point not refitted whose own leave-one-out SVM is unstable
-    is not covered by the lemma and cannot be detected without refitting it; the bias of
-    such an SVM is taken as the optimal one nearest the full SVM's, the choice under which
-    the shortcut agreed with refitting every point on all 1500 problems of the stress test
-    (``CUDBOUND_SVM_STRESS_SEEDS=300 pytest tests/test_svm.py``; with the middle of the
-    interval instead, 9 disagreed).
+    By Joachims (2000, Lemma 1) only points with 2 alpha_i R^2 + xi_i >= 1 (R^2 as ``radius="theorem"``)
+    can be leave-one-out errors, so only they are refitted (``n_refits``), each by following the
+    solution path from the full SVM as alpha_i falls to 0
+    (:func:`~cudbound.optim.svm_dual.decremental.decrement`; about one step per change of a point's
+    status). ``refit_all=True`` refits every point (for checking). Lemma 1 assumes stable SVMs (a free
+    multiplier, 0 < alpha_i < C, so a unique bias) on the full set and on every leave-one-out set: when
+    the full SVM or a refitted leave-one-out SVM is unstable, every point is refitted (an
+    :class:`UnstableSVMWarning` says so for the full SVM). A point not refitted whose own leave-one-out
+    SVM is unstable is not covered by the lemma and cannot be detected without refitting it; the bias of
+    such an SVM is taken as the optimal one nearest the full SVM's, the choice under which the shortcut
+    agreed with refitting every point on all 1500 problems of the stress test
+    (``CUDBOUND_SVM_STRESS_SEEDS=300 pytest tests/test_svm.py``; with the middle of the interval
+    instead, 9 disagreed).
     ``refit_all=True`` needs no premise.
 
     Training errors (xi_i > 1) are leave-one-out errors without a refit, whatever the

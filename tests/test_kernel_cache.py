@@ -1,7 +1,7 @@
 """numba's cache of cudbound's kernels: outside the installed package (issue 29: a cache written
 into site-packages/cudbound outlived `pip uninstall` and then hid an editable install as an empty
 namespace package; a read-only installation could not be written), and cleared when any kernel
-source of the search changes (numba checks only the caller's file)."""
+source of the search, or of the SVM dual's solvers, changes (numba checks only the caller's file)."""
 import os
 import shutil
 import subprocess
@@ -39,6 +39,23 @@ def test_an_edit_to_any_kernel_source_clears_the_cached_kernels(tmp_path):
     assert not (cache / "core._search-1.py311.nbi").exists()
 
 
+def test_an_edit_to_any_kernel_source_of_the_svm_dual_clears_its_cached_kernels(tmp_path):
+    """The decremental path calls the eigen-step of active_set_solver.py: an edit there must reach it."""
+    for name in kc.SVM_DUAL_SOURCES:
+        shutil.copy(kc.SVM_DUAL / name, tmp_path / name)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    assert kc.check(tmp_path, cache, kc.SVM_DUAL_SOURCES) is False     # nothing to clear: the digest is written
+    assert (cache / kc.DIGEST_FILE).read_text().strip() == kc.digest(tmp_path, kc.SVM_DUAL_SOURCES)
+    (cache / "decremental.decrement-1.py311.nbi").write_text("index")
+    assert kc.check(tmp_path, cache, kc.SVM_DUAL_SOURCES) is False     # sources unchanged: the cache stays
+    assert (cache / "decremental.decrement-1.py311.nbi").exists()
+    with open(tmp_path / "active_set_solver.py", "a") as fh:
+        fh.write("\n# edited\n")
+    assert kc.check(tmp_path, cache, kc.SVM_DUAL_SOURCES) is True
+    assert not (cache / "decremental.decrement-1.py311.nbi").exists()
+
+
 def test_an_unwritable_cache_is_left_alone(tmp_path):
     _copy(tmp_path)
     blocker = tmp_path / "file"
@@ -49,6 +66,19 @@ def test_an_unwritable_cache_is_left_alone(tmp_path):
 def test_the_package_is_checked_on_import():
     stamp = kc.kernel_dir() / kc.DIGEST_FILE
     assert not stamp.exists() or stamp.read_text().strip() == kc.digest()
+
+
+def test_the_svm_dual_is_checked_on_import():
+    import cudbound.optim.svm_dual  # noqa: F401
+
+    stamp = kc.kernel_dir(kc.SVM_DUAL) / kc.DIGEST_FILE
+    assert not stamp.exists() or stamp.read_text().strip() == kc.digest(kc.SVM_DUAL, kc.SVM_DUAL_SOURCES)
+
+
+def test_every_kernel_source_of_the_svm_dual_is_listed():
+    """Its kernels call each other across files (active_set -> gradient, decrement -> _eigen_step)."""
+    kernels = {p.name for p in kc.SVM_DUAL.glob("*.py") if "\n@njit(cache=True" in p.read_text()}
+    assert kernels == set(kc.SVM_DUAL_SOURCES)
 
 
 def test_every_kernel_source_of_the_search_is_listed():
@@ -63,10 +93,11 @@ def test_kernels_are_cached_outside_the_package():
     """Every cached kernel of the package (search and optim) is located in the per-user cache,
     not beside its source."""
     from cudbound.optim import svm_dual
+    from cudbound.optim.svm_dual import active_set_solver, decremental, kkt, smo_solver
     from cudbound.search import compiled, core
 
     checked = 0
-    for module in (compiled, core, svm_dual):
+    for module in (compiled, core, svm_dual, active_set_solver, decremental, kkt, smo_solver):
         for obj in vars(module).values():
             cache = getattr(obj, "_cache", None)
             path = getattr(cache, "_cache_path", None)
