@@ -34,6 +34,7 @@ def solve_conic(K, y, C, active):
     if a.value is None:
         return None
     alpha[idx] = np.clip(a.value, 0.0, C)
-    # the multiplier of y' a = 0 is the bias up to sign convention: f = K (alpha y) + b
-    b = float(-eq.dual_value) if eq.dual_value is not None else 0.0
+    # the multiplier of y'a = 0 is the bias: stationarity at a free i, (Q a)_i - 1 + nu y_i = 0, is
+    # y_i f_i = 1 with f = K (alpha y) + nu (cvxpy's dual of an equality has this sign)
+    b = float(eq.dual_value) if eq.dual_value is not None else 0.0
     return alpha, b

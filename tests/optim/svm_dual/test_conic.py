@@ -26,3 +26,16 @@ def test_the_conic_solution_polishes_to_the_smo_solution(seed, rank):
     np.testing.assert_allclose(a_pol, alpha, atol=1e-9)
     assert b_pol == pytest.approx(b, abs=1e-9)
     assert kkt_violation(K, y, C, a_pol, b_pol, active) < 1e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_conic_bias_is_the_bias_of_its_free_multipliers(seed):
+    """The raw bias, before any polish: y_i f_i = 1 at every free multiplier, f = K (alpha y) + b
+    (it came out as -b, hidden by the polish whenever some multiplier is free)."""
+    K, y = svm_problem(seed)
+    C = 2.0
+    alpha, b = solve_conic(K, y, C, np.ones(30, dtype=bool))
+    free = (alpha > 1e-6 * C) & (alpha < C * (1 - 1e-6))
+    assert free.any()
+    f = K @ (alpha * y) + b
+    np.testing.assert_allclose(y[free] * f[free], 1.0, atol=1e-6)
