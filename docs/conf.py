@@ -83,16 +83,19 @@ python_display_short_literal_types = True
 
 
 INTERNAL = ("cudbound.cli", "cudbound.lifeline", "cudbound.workers", "cudbound.output")
-"""Modules that serve the package itself (the command's parser, worker processes, the JSON layout):
-documented in their source and in docs/architecture.md, not in the public reference."""
+"""Modules that serve the package itself (the command line, worker processes, the JSON layout):
+documented in their source and in docs/architecture.md, not in the public reference. An internal
+package's modules (``cudbound.cli.main``, ...) are internal too."""
 
 
 def _public_modules() -> list[str]:
     """cudbound and every submodule whose dotted name has no part starting with an underscore,
-    except the INTERNAL ones."""
+    except the INTERNAL ones and their submodules."""
     names = ["cudbound"]
     for info in pkgutil.walk_packages(cudbound.__path__, "cudbound."):
-        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in INTERNAL:
+        inside = info.name.startswith(tuple(f"{name}." for name in INTERNAL))
+        if not any(part.startswith("_") for part in info.name.split(".")[1:]) and info.name not in INTERNAL \
+                and not inside:
             names.append(info.name)
     return names
 

@@ -208,6 +208,21 @@ def test_internal_modules_are_not_in_the_reference():
     assert "info.name not in INTERNAL" in text
 
 
+def test_the_modules_of_an_internal_package_are_internal_too():
+    """conf.py's _public_modules, run on its own: no module of cudbound.cli in the reference."""
+    import pkgutil
+
+    import cudbound
+
+    tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
+    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "_public_modules")
+    namespace = {"cudbound": cudbound, "pkgutil": pkgutil, "INTERNAL": _conf()["INTERNAL"]}
+    exec(compile(ast.Module(body=[function], type_ignores=[]), "docs/conf.py", "exec"), namespace)
+    modules = namespace["_public_modules"]()
+    assert "cudbound.cud" in modules and "cudbound.coverage.store" in modules
+    assert not [m for m in modules if m == "cudbound.cli" or m.startswith("cudbound.cli.")], modules
+
+
 def test_module_pages_lead_with_their_main_function():
     import cudbound.cud
     import cudbound.registry

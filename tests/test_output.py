@@ -12,6 +12,7 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema")
 
 from cudbound import cli  # noqa: E402
+from cudbound.cli import interval as cli_interval  # noqa: E402
 from cudbound.output import OUTPUT_SCHEMA, SCHEMA_VERSION  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,13 +101,13 @@ def test_coverage_cells_carry_the_exact_binomial_interval(tmp_path, capsys):
 
 
 def test_warnings_reach_the_json_output_one_line_each(monkeypatch, capsys):
-    original = cli._demo
+    original = cli_interval._demo
 
     def noisy(args):
         warnings.warn("something to know\n  on two lines", RuntimeWarning)
         return original(args)
 
-    monkeypatch.setattr(cli, "_demo", noisy)
+    monkeypatch.setattr(cli_interval, "_demo", noisy)
     assert cli.main(["demo", "--n", "30", "--resamples", "20", "--json"]) == 0
     out, err = capsys.readouterr()
     record = json.loads(out)

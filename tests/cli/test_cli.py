@@ -308,18 +308,20 @@ def test_plot_option_writes_an_image_for_one_method_and_for_several(capsys, tmp_
 
 
 def test_warnings_are_one_line_each_without_paths(capsys, monkeypatch, zero_one_csv):
+    import importlib
     import warnings as _warnings
-    from cudbound import cli
+    from cudbound.cli import interval
 
-    real = cli._interval
+    cli_main = importlib.import_module("cudbound.cli.main")   # the module (cudbound.cli.main is the function)
+    real = interval._interval
 
     def noisy(args):
         for _ in range(3):
             _warnings.warn("a refit was singular;\n   the least-norm solution was used", RuntimeWarning)
         return real(args)
-    monkeypatch.setattr(cli, "_interval", noisy)
+    monkeypatch.setattr(interval, "_interval", noisy)
     parser_args = ["interval", "--data", zero_one_csv, "--label", "label", "--seed", 1, *FAST]
-    monkeypatch.setattr(cli, "build_parser", _rebind(cli.build_parser, noisy))
+    monkeypatch.setattr(cli_main, "build_parser", _rebind(cli_main.build_parser, noisy))
     code, out, err = run(capsys, *parser_args)
     assert code == 0
     lines = [l for l in err.splitlines() if "warning" in l]
@@ -345,14 +347,15 @@ def _rebind(build, handler):
 ])
 def test_a_system_failure_is_one_line_and_exit_status_1(capsys, monkeypatch, error, fragment):
     """Found in review: an OSError or a dead worker pool escaped main() as a traceback."""
-    import cudbound.cli as cli
     from concurrent.futures.process import BrokenProcessPool
+
+    from cudbound.cli import interval
 
     def fail(args):
         raise BrokenProcessPool("A process in the process pool was terminated abruptly") if error == "broken" \
             else error
 
-    monkeypatch.setattr(cli, "_demo", fail)
+    monkeypatch.setattr(interval, "_demo", fail)
     code, out, err = run(capsys, "demo")
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and err.startswith("cudbound: error: ") and fragment in err, err

@@ -1,0 +1,142 @@
+"""CSV input of the commands that read a data file: ``read_csv`` and the label check."""
+from __future__ import annotations
+
+import csv
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .._validation import encode_labels
+from .shared import CLIError
+
+
+def read_csv(path, label: str):
+    """Read a CSV file with a header row into features and raw labels.
+
+    Every column except ``label`` is a feature and must be numeric and finite.
+    Blank lines are skipped.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file, comma-separated, UTF-8 (a byte-order mark is allowed).
+    label : str
+        Name of the label column in the header.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        The feature columns, in file order.
+    y : ndarray of shape (n,)
+        The labels: integers if every label is a whole number, floats if every
+        label is a finite number, else the stripped strings.
+    features : list of str
+        The feature column names.
+
+    Raises
+    ------
+    CLIError
+        The file cannot be read, has no data rows, lacks the label column, has
+        a ragged row or an unnamed column (other than a row index, see below), or a
+        feature value is missing, non-numeric or non-finite; the message names the
+        column and the line.
+
+    Warns
+    -----
+    UserWarning
+        An unnamed first column holding 0, 1, ..., n-1 (the row index pandas writes)
+        is dropped.
+    """
+    path = Path(path)
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle)
+            rows = [(reader.line_num, [cell.strip() for cell in row]) for row in reader if any(c.strip() for c in row)]
+    except FileNotFoundError:
+        raise CLIError(f"data file '{path}' not found.") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise CLIError(f"cannot read data file '{path}' as CSV: {exc}") from None
+    if not rows:
+        raise CLIError(f"data file '{path}' is empty; expected a header row and data rows.")
+    header = rows[0][1]
+    if len(set(header)) != len(header):
+        dup = next(name for name in header if header.count(name) > 1)
+        raise CLIError(f"column name {dup!r} appears more than once in the header of '{path}'.")
+    if label not in header:
+        raise CLIError(f"label column {label!r} is not in the header of '{path}'; the columns are: {', '.join(header)}.")
+    body = rows[1:]
+    if not body:
+        raise CLIError(f"data file '{path}' has a header but no data rows.")
+    for line, row in body:
+        if len(row) != len(header):
+            raise CLIError(f"line {line} of '{path}' has {len(row)} fields but the header has {len(header)}.")
+    header, body = _drop_index_column(path, header, body, label)
+    features = [name for name in header if name != label]
+    if not features:
+        raise CLIError(f"data file '{path}' has no feature columns besides the label column {label!r}.")
+    columns = {name: j for j, name in enumerate(header)}
+    X = np.column_stack([_feature_column(name, [(line, row[columns[name]]) for line, row in body])
+                         for name in features])
+    y = _label_column(label, [(line, row[columns[label]]) for line, row in body])
+    return X, y, features
+
+
+def _drop_index_column(path, header, body, label):
+    """An unnamed first column holding 0, 1, ..., n-1 is a row index (pandas' ``to_csv`` writes
+    one unless ``index=False``): dropped, with a warning. Any other unnamed column is refused."""
+    unnamed = [j for j, name in enumerate(header) if name == "" and name != label]
+    if not unnamed:
+        return header, body
+    if unnamed == [0] and [row[0] for _, row in body] == [str(i) for i in range(len(body))]:
+        warnings.warn(f"the first column of '{path}' has no name and holds 0, 1, ..., {len(body) - 1}: read as a "
+                      f"row index (as pandas' to_csv writes one) and not used as a feature", UserWarning, stacklevel=3)
+        return header[1:], [(line, row[1:]) for line, row in body]
+    where = "the first column" if unnamed[0] == 0 else f"column {unnamed[0] + 1}"
+    raise CLIError(f"{where} of '{path}' has no name in the header; name it to use it as a feature "
+                   f"(or drop it).")
+
+
+def _feature_column(name: str, cells) -> np.ndarray:
+    """Floats from ``(line, cell)`` pairs; a missing, non-numeric or non-finite cell is an error."""
+    out = np.empty(len(cells))
+    for i, (line, cell) in enumerate(cells):
+        if not cell:
+            raise CLIError(f"feature column {name!r} has a missing value at line {line}; remove or impute it first.")
+        try:
+            out[i] = float(cell)
+        except ValueError:
+            raise CLIError(
+                f"feature column {name!r} is not numeric: line {line} holds {cell!r}. "
+                f"Encode it as numbers or drop the column."
+            ) from None
+        if not math.isfinite(out[i]):
+            raise CLIError(f"feature column {name!r} has a non-finite value {cell!r} at line {line}; "
+                           f"remove or impute it first.")
+    return out
+
+
+def _label_column(name: str, cells) -> np.ndarray:
+    """Labels from ``(line, cell)`` pairs: integers, floats or strings (see :func:`read_csv`)."""
+    for line, cell in cells:
+        if not cell:
+            raise CLIError(f"label column {name!r} has a missing value at line {line}.")
+    values = [cell for _, cell in cells]
+    try:
+        as_float = np.array([float(v) for v in values])
+    except ValueError:
+        return np.array(values)
+    if not np.all(np.isfinite(as_float)):
+        return np.array(values)
+    if np.all(as_float == np.round(as_float)):
+        return as_float.astype(np.int64)
+    return as_float
+
+
+def _check_labels(y, column: str, pos_label) -> None:
+    """Fail early, naming the column and the option, if the labels cannot be mapped to -1/+1."""
+    try:
+        encode_labels(y, pos_label=pos_label, name=column)
+    except ValueError as exc:
+        raise CLIError(str(exc).replace("`pos_label=`", "--pos-label").replace("`pos_label`", "--pos-label")) from None

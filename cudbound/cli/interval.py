@@ -1,0 +1,187 @@
+"""``cudbound demo`` and ``cudbound interval``: the CUD interval on simulated data or a CSV
+file, and several interval methods on a CSV file (``--methods``)."""
+from __future__ import annotations
+
+import secrets
+import sys
+from pathlib import Path
+
+from .._validation import encode_labels
+from ..cud import cud_interval
+from ..datasets.simulated import DEMO_GENERATOR, demo_data
+from ..output import envelope
+from ..registry import get_method, intervals, method_names
+from .csv_input import _check_labels, read_csv
+from .output import _csv_data, _format_report
+from .shared import DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress
+
+
+def add_parser(subparsers, common) -> None:
+    """The ``demo`` and ``interval`` subcommands, with the options they share (``common``)."""
+    demo = subparsers.add_parser("demo", parents=[common], help="CUD interval on a simulated data set",
+                                 description="Compute the CUD interval on simulated data: two Gaussian features, "
+                                             "a linear Bayes boundary and 20%% label noise (Bayes error 0.2).")
+    demo.add_argument("--n", type=int, default=50, help="number of observations (default 50)")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the data and the bootstrap (default 0)")
+    demo.set_defaults(handler=_demo)
+
+    interval = subparsers.add_parser("interval", parents=[common], help="CUD interval for a CSV file",
+                                     description="Compute the CUD interval for a CSV file with a header row. "
+                                                 "Every column except the label column is a numeric feature.")
+    interval.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
+    interval.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
+    interval.add_argument("--pos-label", default=None, metavar="VALUE",
+                          help="label value of the positive class (needed unless labels are -1/1, 0/1, true/false, yes/no)")
+    interval.add_argument("--basis", type=_basis_spec, default="linear", metavar="linear|poly:D|pca:K|zpca:K|poly:D(zpca:K)",
+                          help="basis of the linear classifier (default linear: intercept plus features)")
+    interval.add_argument("--seed", type=int, default=None,
+                          help="seed of the bootstrap (default: drawn at random and reported)")
+    interval.add_argument("--methods", type=_methods_spec, default=("cud",), metavar="M1,M2,...",
+                          help="comma-separated interval methods: " + ", ".join(method_names())
+                               + ", or 'all' (default cud); every option goes to each chosen method that "
+                                 "takes it, and an option none of them takes is an error")
+    interval.add_argument("--folds", type=_positive(int, "--folds"), default=None, metavar="K",
+                          help="folds of the methods that cross-validate (yang, wald_cv, nested_cv; each method's "
+                               "default otherwise)")
+    interval.set_defaults(handler=_interval)
+
+
+def _demo(args) -> tuple[dict, str]:
+    """``cudbound demo``: the CUD interval on simulated data, against the model's exact error."""
+    X, y = demo_data(args.n, args.seed)
+    result = _compute(X, y, args, basis="linear", seed=args.seed)
+    true_error = DEMO_GENERATOR.error_rate(result.coef)
+    low, high = result.confidence_interval
+    source = f"simulated {DEMO_GENERATOR!r}, n = {args.n}, seed {args.seed}"
+    covered = bool(low <= true_error <= high)
+    context = [("data", source)]
+    plotted = _maybe_plot(args, result)
+    if plotted:
+        context.append(("plot", plotted))
+    record = envelope("demo", data={"source": source, "n": args.n, "features": ["x1", "x2"], "label_mapping": None},
+                      seed=args.seed, results=[result.to_dict()], plot=plotted,
+                      details={"true_error": true_error, "bayes_error": DEMO_GENERATOR.bayes_error,
+                               "covered": covered})
+    truth = [("true error", f"{true_error:.4f} (exact for the simulated model; "
+                            f"{'inside' if covered else 'OUTSIDE'} the interval; "
+                            f"Bayes error {DEMO_GENERATOR.bayes_error:g})")]
+    return record, _format_report(result, context, truth)
+
+
+def _maybe_plot(args, results):
+    """Draw the result(s) to ``--plot FILE`` (None without the option): one CUD result as its
+    replicate distribution, several as a forest plot. Returns the file name written."""
+    if not getattr(args, "plot", None):
+        return None
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CLIError('--plot needs matplotlib: pip install "cudbound[figures]"') from None
+    from ..plotting import plot_intervals
+    if isinstance(results, list):
+        ax = plot_intervals(results, data_name=Path(args.data).name if getattr(args, "data", None) else None)
+    else:
+        ax = results.plot()
+    fig = ax.figure
+    try:
+        fig.savefig(args.plot, dpi=150)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"--plot: cannot write {args.plot!r}: {exc}") from None
+    finally:
+        plt.close(fig)
+    return str(args.plot)
+
+
+def _interval(args) -> tuple[dict, str]:
+    """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
+    X, y, features = read_csv(args.data, args.label)
+    _check_labels(y, args.label, args.pos_label)
+    seed = secrets.randbits(32) if args.seed is None else args.seed
+    if args.methods != ("cud",):
+        return _interval_methods(args, X, y, features, seed)
+    _per_method_options(args, ("cud",))     # an option CUD does not take (--folds) is an error
+    result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
+    shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
+    context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
+                        f"{'s' if len(features) != 1 else ''}: {shown})"),
+               ("label column", args.label),
+               ("seed", f"{seed}" + (" (drawn at random; pass --seed to repeat)" if args.seed is None else ""))]
+    plotted = _maybe_plot(args, result)
+    if plotted:
+        context.append(("plot", plotted))
+    record = envelope("interval", data=_csv_data(args, X, features, result.label_encoding), seed=seed,
+                      results=[result.to_dict()], plot=plotted)
+    return record, _format_report(result, context)
+
+
+# the options of the interval commands that not every method takes: flag -> parameter name
+_METHOD_OPTIONS = {"--resamples": "n_resamples", "--alpha-n": "alpha_n", "--jobs": "n_jobs",
+                   "--scheduler": "scheduler", "--exact-distribution": "exact_distribution",
+                   "--max-nodes": "max_nodes", "--time-limit": "time_limit",
+                   "--replicate-time-limit": "replicate_time_limit", "--folds": "k"}
+
+
+def _given_options(args) -> dict:
+    """The method options the user gave on the command line: {flag: value} (defaults left out)."""
+    given = {}
+    for flag, param in _METHOD_OPTIONS.items():
+        value = getattr(args, flag[2:].replace("-", "_"), None)
+        if value is not None and value is not False:
+            given[flag] = value
+    return given
+
+
+def _per_method_options(args, methods) -> dict:
+    """{method: {parameter: value}}: every given option goes to every chosen method that takes
+    it; an option that none of them takes is an error (it would otherwise be ignored)."""
+    per = {m: {} for m in methods}
+    for flag, value in _given_options(args).items():
+        param = _METHOD_OPTIONS[flag]
+        takers = [m for m in methods if param in get_method(m).parameters]
+        if not takers:
+            users = [m for m in method_names() if param in get_method(m).parameters]
+            raise CLIError(f"{flag} is used by {', '.join(users) or 'no method'}, and none of the chosen methods "
+                           f"({', '.join(methods)}) takes it; drop it or add a method that uses it.")
+        for m in takers:
+            per[m][param] = value
+    if "cud" in per:
+        per["cud"].setdefault("n_resamples", DEFAULT_RESAMPLES)
+        per["cud"]["progress"] = _show_progress(args)
+    return per
+
+
+def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
+    """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
+    per = _per_method_options(args, args.methods)
+    results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
+                        pos_label=args.pos_label, loss=args.loss,
+                        **{f"{m}_options": opts for m, opts in per.items() if opts})
+    _, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
+    w = max(10, 2 + max(len(r.method) for r in results))
+    lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
+             f"seed {seed})", f"labels: {encoding!r}", "",
+             f"  {'method':<{w}}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
+    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
+              f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
+    lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
+                  "2008), each method's own estimate for the others."]
+    plotted = _maybe_plot(args, list(results))
+    if plotted:
+        lines.append(f"  plot: {plotted}")
+    record = envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed,
+                      results=[r.to_dict() for r in results], plot=plotted)
+    return record, "\n".join(lines)
+
+
+def _compute(X, y, args, *, basis, seed, pos_label=None):
+    """cud_interval with the options shared by every command."""
+    resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
+    if sys.stderr.isatty():
+        print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {resamples}) ...", file=sys.stderr)
+    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=resamples,
+                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=1 if args.jobs is None else args.jobs,
+                        scheduler=args.scheduler, exact_distribution=args.exact_distribution,
+                        max_nodes=args.max_nodes, time_limit=args.time_limit,
+                        replicate_time_limit=args.replicate_time_limit, progress=_show_progress(args))

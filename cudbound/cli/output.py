@@ -1,0 +1,91 @@
+"""What the commands print: the CUD report, the ``data`` member of a CSV command's JSON,
+the JSON encoder's fallback, and the warnings as one line each."""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .shared import PROG, in_flags
+
+_SEARCH_ROWS = [  # (label, median key, total key, scale of the median) in SearchStats.summary()
+    ("nodes", "nodes_median", "nodes_total", 1),
+    ("solves", "solves_median", "solves_total", 1),
+    ("pruned", None, "pruned_total", 1),
+    ("realisability checks", None, "realisability_checks_total", 1),
+    ("screened points", "screened_median", None, 1),
+    ("milliseconds", "seconds_median", None, 1000),
+]
+
+
+def _format_report(result, context, extra=()) -> str:
+    """The readable table: context rows, the interval, then the search statistics."""
+    low, high = result.confidence_interval
+    rows = [
+        *context,
+        ("labels", repr(result.label_encoding) if result.label_encoding is not None else "as given"),
+        ("model", f"{result.details['basis']}, {result.details['loss']} loss, alpha_n = {result.alpha_n:g}"),
+        ("coefficients", " ".join(f"{c:+.4f}" for c in result.coef)),
+        ("level", f"{result.confidence_level:g} (B = {result.n_resamples} bootstrap resamples)"),
+        ("interval", f"[{low:.4f}, {high:.4f}]" + ("  (conservative)" if result.conservative else "")),
+        ("training error", f"{result.train_error:.4f}"),
+        ("half-width", f"{result.half_width:.4f} (before clipping to [0, 1])"),
+        *extra,
+        ("time", f"{result.seconds:.2f} s"),
+    ]
+    summary = result.stats.summary()
+    table = [("  " + name, "-" if med is None else f"{scale * summary[med]:,.4g}",
+              "-" if tot is None else f"{summary[tot]:,}")
+             for name, med, tot, scale in _SEARCH_ROWS]
+    table.append(("  replicates bounded (one side of Q-hat)", "", f"{summary['bounded']} of {summary['replicates']}"))
+    table.append(("  replicates cut short", "", f"{summary['not_exact']} of {summary['replicates']}"))
+    table.append(("  solver fallbacks (nodes handed on)", "", f"{summary['fallbacks_total']}"))
+    heading = (f"search ({summary['replicates']} replicates)", "median", "total")
+
+    width = max(len(name) for name, *_ in [*rows, *table, heading]) + 2
+    lines = ["CUD confidence interval for the generalization error (Laber & Murphy, 2008)", ""]
+    lines += [f"  {name:<{width}}{value}" for name, value in rows]
+    lines.append("")
+    lines += [f"  {name:<{width}}{med:>10}{tot:>14}" for name, med, tot in [heading, *table]]
+    if result.conservative:
+        lines += ["", f"  {summary['not_exact']} replicate(s) hold only a certified upper bound "
+                      f"({summary['not_exact'] - summary['solver_failures']} stopped by a budget, "
+                      f"{summary['solver_failures']} by solver failures): the interval is valid but may be "
+                      f"wider than the exact one."]
+        if result.upper_gap > 0:
+            lines.append(f"  The exact interval's upper end lies in [{min(1.0, high - result.upper_gap):.4f}, "
+                         f"{high:.4f}]" + (" (the time budget ran out)." if summary["out_of_time"] else "."))
+    return "\n".join(lines)
+
+
+def _json_default(obj):
+    """What ``json.dumps`` cannot encode: NumPy scalars and arrays as Python's, anything else by its repr."""
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return repr(obj)
+
+
+def _csv_data(args, X, features, encoding) -> dict:
+    """The ``data`` member of the JSON output for a command that read a CSV file."""
+    mapping = None if encoding is None else {"positive": encoding.positive, "negative": encoding.negative}
+    return {"source": str(args.data), "n": int(X.shape[0]), "features": list(features),
+            "label_column": args.label, "label_mapping": mapping}
+
+
+def _warning_lines(caught) -> list:
+    """One line per distinct warning: its category and message, never a file path or code line."""
+    lines = []
+    for w in caught:
+        text = in_flags(" ".join(str(w.message).split()))
+        line = f"{PROG}: warning: {text} ({w.category.__name__})"
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+def _print_warnings(lines) -> None:
+    """The warning lines on stderr."""
+    for line in lines:
+        print(line, file=sys.stderr)
