@@ -85,7 +85,7 @@ python_display_short_literal_types = True
 INTERNAL = ("cudbound.cli", "cudbound.lifeline", "cudbound.workers", "cudbound.output")
 """Modules that serve the package itself (the command line, worker processes, the JSON layout):
 documented in their source and in docs/architecture.md, not in the public reference. An internal
-package's modules (``cudbound.cli.main``, ...) are internal too."""
+package's modules (``cudbound.cli.app``, ...) are internal too."""
 
 
 def _public_modules() -> list[str]:

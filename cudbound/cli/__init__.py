@@ -13,12 +13,12 @@ and exits with status 2; an interrupted coverage run exits with status 130.
 One module per job: ``shared`` (program name, exit statuses, errors, flags, argument types),
 ``csv_input`` (``read_csv``), ``output`` (the printed report, warnings), one module per command
 (``interval`` with ``demo``, ``coverage`` with ``store``, ``auc``, ``xi_alpha``), each adding its
-own sub-parser, and ``main`` (the parser and ``main``).
+own sub-parser, and ``app`` (the parser and ``main``).
 """
 from __future__ import annotations
 
 from .csv_input import read_csv
-from .main import build_parser, main
+from .app import build_parser, main
 from .shared import (DEFAULT_RESAMPLES, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE, PROG,  # noqa: F401 (re-exported)
                      CLIError, in_flags)
 

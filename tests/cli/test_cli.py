@@ -308,11 +308,10 @@ def test_plot_option_writes_an_image_for_one_method_and_for_several(capsys, tmp_
 
 
 def test_warnings_are_one_line_each_without_paths(capsys, monkeypatch, zero_one_csv):
-    import importlib
     import warnings as _warnings
     from cudbound.cli import interval
 
-    cli_main = importlib.import_module("cudbound.cli.main")   # the module (cudbound.cli.main is the function)
+    from cudbound.cli import app as cli_main
     real = interval._interval
 
     def noisy(args):
