@@ -154,7 +154,8 @@ def test_committed_chunks_were_made_under_the_shipped_protocol(name):
     assert json.loads(stamp.read_text())["protocol"] == json.loads(json.dumps(config.protocol()))
 
 
-@pytest.mark.parametrize("damage", [b"not gzip at all", gzip.compress(b"dataset,n\nx,notanumber\n")])
+@pytest.mark.parametrize("damage", [b"not gzip at all", gzip.compress(b"dataset,n\nx,notanumber\n", mtime=0)],
+                         ids=["not gzip", "gzip of a bad table"])   # ids stable across processes (pytest-xdist)
 def test_a_damaged_chunk_is_named_in_one_error(tmp_path, capsys, damage):
     """Found in review: a damaged chunk file escaped the command line as a traceback."""
     from cudbound.cli import main
