@@ -9,8 +9,7 @@ import numpy as np
 
 __all__ = [
     "check_scalar", "check_features", "encode_labels", "check_counts", "check_confidence_level",
-    "check_n_resamples", "check_alpha_n", "check_rng", "LabelEncoding",
-]
+    "check_n_resamples", "check_alpha_n", "check_rng", "LabelEncoding", "redefined_methods"]
 
 
 def _fmt(v) -> str:
@@ -262,3 +261,14 @@ def check_rng(rng) -> np.random.Generator:
     if int(rng) < 0:
         raise ValueError(f"`rng` must be a non-negative int seed; got {rng!r}.")
     return np.random.default_rng(int(rng))
+
+
+def redefined_methods(obj, cls: type) -> list[str]:
+    """The methods that the classes between ``type(obj)`` and ``cls`` (an ancestor) define anew,
+    ``__init__`` and dunders aside: empty when ``obj`` computes what a ``cls`` computes (a renamed
+    class, other defaults, extra attributes). Lets a fast path be chosen by what a model does
+    rather than by its exact class."""
+    t = type(obj)
+    below = t.__mro__[:t.__mro__.index(cls)]
+    return sorted({name for c in below for name, attr in vars(c).items()
+                   if callable(attr) and not name.startswith("__")})

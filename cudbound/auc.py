@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from ._validation import check_features, check_rng, check_scalar, encode_labels
+from ._validation import check_features, check_rng, check_scalar, encode_labels, redefined_methods
 
 __all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
 
@@ -251,7 +251,7 @@ def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool 
     """
     X = check_features(X)
     labels, _ = encode_labels(y, n_rows=X.shape[0])
-    if type(model) is KernelRLS:  # a subclass may change the fit: it is refitted
+    if isinstance(model, KernelRLS) and not redefined_methods(model, KernelRLS):  # a subclass that changes the fit: refitted
         pair = _lpo_closed_form(model, X, labels)
         method = "closed form"
     else:

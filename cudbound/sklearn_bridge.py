@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._validation import redefined_methods
 from .basis import Basis
 from .losses import Loss, RidgeLoss, get_loss
 
@@ -197,9 +198,7 @@ def _supported_class(est) -> str:
     t = type(est)
     for cls in (LogisticRegression, RidgeClassifier, SVC, LinearSVC, SGDClassifier):
         if isinstance(est, cls):
-            below = t.__mro__[:t.__mro__.index(cls)]
-            changed = sorted({name for c in below for name, attr in vars(c).items()
-                              if callable(attr) and name != "__init__" and not name.startswith("__")})
+            changed = redefined_methods(est, cls)
             if changed:
                 raise _unsupported(f"{t.__name__} redefines {', '.join(changed)} of {cls.__name__}, so its fit "
                                    f"may not be {cls.__name__}'s")
