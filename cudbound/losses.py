@@ -385,8 +385,13 @@ class RidgeLoss(Loss):
         return self.base.kind
 
     @property
+    def _squared_base(self) -> bool:
+        """The base is the built-in squared loss under its own name (``"ridge:LAM"``)."""
+        return same_math(self.base, SquaredLoss) and self.base.name == "squared"
+
+    @property
     def name(self) -> str:  # type: ignore[override]  # read-only here: it follows lam and the base loss
-        prefix = "ridge" if same_math(self.base, SquaredLoss) and self.base.name == "squared" else f"{self.base.name}_ridge"
+        prefix = "ridge" if self._squared_base else f"{self.base.name}_ridge"
         return f"{prefix}:{self.lam!r}" + (":all" if self.penalize_intercept else "")
 
     def penalty_mask(self, design: ArrayLike) -> np.ndarray:
@@ -432,7 +437,7 @@ class RidgeLoss(Loss):
         return np.eye(design.shape[1])[:, ~self.penalty_mask(design)]
 
     def __repr__(self) -> str:
-        base = "" if same_math(self.base, SquaredLoss) and self.base.name == "squared" else f", base={self.base!r}"
+        base = "" if self._squared_base else f", base={self.base!r}"
         extra = ", penalize_intercept=True" if self.penalize_intercept else ""
         return f"RidgeLoss(lam={self.lam!r}{base}{extra})"
 
