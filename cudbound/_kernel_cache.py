@@ -19,8 +19,8 @@ cache location when it is decorated).
 
 **Fresh.** numba checks only the time stamp of a kernel's own file. A kernel that inlines
 functions of another file (the search loop in ``search/core.py`` calls the QP of
-``search/compiled.py``) is therefore loaded stale after that other file changes: in an
-editable install, an edit to ``compiled.py`` would not reach ``core._search``. The same holds
+``search/node_qp.py``) is therefore loaded stale after that other file changes: in an
+editable install, an edit to ``node_qp.py`` would not reach ``core._search``. The same holds
 for the SVM dual's solvers in ``optim/svm_dual`` (the decremental path calls a step of the
 active-set file, which calls the gradient of the SMO file). :func:`check` keeps a SHA-256
 digest of every kernel source of one such folder next to their cached kernels and clears
@@ -40,8 +40,9 @@ PACKAGE = Path(__file__).resolve().parent
 SEARCH = PACKAGE / "search"
 SVM_DUAL = PACKAGE / "optim" / "svm_dual"
 ENV = "CUDBOUND_CACHE_DIR"
-KERNEL_SOURCES = ("compiled.py", "core.py", "hinge_qp_node_solver.py", "lp_node_solver.py", "realisability.py",
-                  "smooth_node_solver.py")
+KERNEL_SOURCES = ("bounds.py", "branching.py", "context.py", "core.py", "heap.py", "hinge_qp_node_solver.py",
+                  "linear_solve.py", "lp_node_solver.py", "node_pool.py", "node_qp.py", "node_solve.py",
+                  "realisability.py", "replicate_setup.py", "smooth_node_solver.py")
 """The files of ``cudbound/search`` with ``@njit(cache=True)`` functions."""
 SVM_DUAL_SOURCES = ("active_set_solver.py", "decremental.py", "kkt.py", "smo_solver.py")
 """The files of ``cudbound/optim/svm_dual`` with ``@njit(cache=True)`` functions."""

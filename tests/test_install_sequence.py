@@ -23,8 +23,8 @@ pytestmark = pytest.mark.skipif(os.environ.get("CUDBOUND_INSTALL_TEST") != "1",
                                 reason="slow (installs into a fresh virtual environment): set CUDBOUND_INSTALL_TEST=1")
 
 REPO = Path(__file__).resolve().parents[1]
-KERNEL = ("import cudbound; from cudbound.search import compiled; "
-          "assert compiled._flip_d(1.0, 4.0, 0.0) == 0.25; print(cudbound.__file__)")
+KERNEL = ("import cudbound; from cudbound.search import bounds; "
+          "assert bounds._flip_d(1.0, 4.0, 0.0) == 0.25; print(cudbound.__file__)")
 
 
 def _sh(args, **kw):

@@ -33,7 +33,7 @@ def test_an_edit_to_any_kernel_source_clears_the_cached_kernels(tmp_path):
     (cache / "core._search-1.py311.nbi").write_text("index")
     assert kc.check(tmp_path, cache) is False           # sources unchanged: the cache stays
     assert (cache / "core._search-1.py311.nbi").exists()
-    with open(tmp_path / "compiled.py", "a") as fh:     # an edit to another file than core.py
+    with open(tmp_path / "node_qp.py", "a") as fh:      # an edit to another file than core.py
         fh.write("\n# edited\n")
     assert kc.check(tmp_path, cache) is True
     assert not (cache / "core._search-1.py311.nbi").exists()
@@ -94,10 +94,10 @@ def test_kernels_are_cached_outside_the_package():
     not beside its source."""
     from cudbound.optim import svm_dual
     from cudbound.optim.svm_dual import active_set_solver, decremental, kkt, smo_solver
-    from cudbound.search import compiled, core
+    from cudbound.search import bounds, core, node_pool, node_qp
 
     checked = 0
-    for module in (compiled, core, svm_dual, active_set_solver, decremental, kkt, smo_solver):
+    for module in (bounds, core, node_pool, node_qp, svm_dual, active_set_solver, decremental, kkt, smo_solver):
         for obj in vars(module).values():
             cache = getattr(obj, "_cache", None)
             path = getattr(cache, "_cache_path", None)
@@ -113,9 +113,9 @@ SCRIPT = textwrap.dedent("""
     import sys
     import numpy as np
     import cudbound
-    from cudbound.search import compiled
+    from cudbound.search import bounds
     # a small cached kernel: compiled (or loaded) and run
-    assert compiled._flip_d(1.0, 4.0, 0.0) == 0.25
+    assert bounds._flip_d(1.0, 4.0, 0.0) == 0.25
     print(cudbound.__file__)
 """)
 

@@ -4,5 +4,5 @@ soft-margin SVM dual of :mod:`cudbound.svm` (:mod:`~cudbound.optim.svm_dual`: SM
 decremental path, the KKT polish and checks, one module each).
 
 The compiled dual active-set QP of the search lives with the other compiled kernels in
-:mod:`cudbound.search.compiled`.
+:mod:`cudbound.search.node_qp`.
 """

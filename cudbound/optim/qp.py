@@ -6,7 +6,7 @@ A node of the search minimises a convex quadratic over a polyhedral cone,
 
 with G the signed basis rows s_k phi_k' fixed so far. With H positive definite it is
 solved exactly by the dual active-set method of Goldfarb & Idnani (1983) in
-``compiled._gi``. ``polish_kkt`` turns an approximate (interior-point) solution
+``search.node_qp._gi``. ``polish_kkt`` turns an approximate (interior-point) solution
 into an exact one for any positive semidefinite H, by solving the equality
 problem on the detected active set and checking the KKT conditions.
 """

@@ -5,19 +5,28 @@ Every search of the toolkit runs this loop (numba), whatever the loss. It maximi
     |C(s)| / n * g(alpha_n (L_hat - inf_{M(s)} L))
 
 over the realisable sign patterns s of the free points. A node fixes the signs of some free
-points; its bound is ``compiled._bound`` (the paper's bound, tightened by the per-point flip
+points; its bound is ``bounds._bound`` (the paper's bound, tightened by the per-point flip
 cost when the loss is a positive definite quadratic, or a built-in logistic or exponential
-loss: ``compiled._flip_d``, from the Hessian at the node's minimiser, whose Cholesky factor
+loss: ``bounds._flip_d``, from the Hessian at the node's minimiser, whose Cholesky factor
 the node pool keeps). The open node with the largest bound is
 expanded first (ties: first pushed, first popped), so the largest bound on the queue is a
-certified upper bound at any moment. A node is pruned when g <= 0 or its bound is at most
-the best value attained (or ``floor``).
+certified upper bound at any moment. One rule prunes (:func:`_prunes`): a node whose bound
+is not positive (g <= 0) or at most the best value attained (or ``floor``), to
+``Tolerances.prune``.
+
+The loop is in parts: :func:`_open_root`, then, for each node popped from the queue
+(:mod:`cudbound.search.heap`), :func:`_stop_reason`, :func:`_solve_lazy_child`,
+:func:`_unrealisable`, a leaf, or :func:`_expand`; :func:`_finish` turns what is left into the
+certified value. A node is a slot of the node pool (:mod:`cudbound.search.node_pool`); its
+solve is :func:`cudbound.search.node_solve._solve`, by the solver its kind names; what runs in
+Python is reached through :mod:`cudbound.search.context`. The codes (kinds, statuses, node
+states) are named in :mod:`cudbound.search.codes`.
 
 Node solvers are pluggable (``kind``):
 
 - ``KIND_QP`` (0): a positive definite quadratic loss; the node QP by the dual active-set
   method of Goldfarb & Idnani, allocation-free, warm-started from the parent's active set
-  (``compiled._gi_ws``), solved eagerly when a child is made;
+  (``node_qp._gi_ws``), solved eagerly when a child is made;
 - ``KIND_LP`` (1): the plain hinge loss; the node LP by the certified simplex of
   ``lp_node_solver._solve_node``, warm-started from the parent's basis;
 - ``KIND_EXTERNAL`` (2): any :class:`~cudbound.search.node_solvers.NodeSolver` object
@@ -52,198 +61,99 @@ upper bound, with status "solver_failure". Each hand-off counts as a fallback.
 """
 from __future__ import annotations
 
-import itertools
 import math
-import threading
 import time
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, objmode
 
-from .compiled import (BRANCHING, STATUS, _TOL, _bound, _branch_point, _first_compile_notice, _flip_d, _gi_ws, _grow,
-                       _heap_pop, _heap_push, _meets, _objective, _replicate_setup, _value_at, _workspace)
-from .lp_node_solver import OPTIMAL, _solve_node
-from .options import SearchOptions, SearchOutcome
-from .hinge_qp_node_solver import _hinge_qp_node
-from .smooth_node_solver import _factor_hn, _smooth_factor, _sqp_compiled
+from .bounds import _bound, _flip_d, _objective, _value_at
+from .branching import _branch_point
+from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP,
+                    KIND_QP, KIND_SMOOTH, LEAF, NOT_REALISABLE, OPEN, PRUNED, QP_FAILED, QP_INFEASIBLE, REALISABLE,
+                    SOLVER_FAILURE, STATES, STATIC, STATUS, STOPPED_ABOVE, UNREALISABLE)
+from .compile_notice import _first_compile_notice
+from .context import SearchContext, _realise_call, _record
+from .heap import _heap_pop, _heap_push
+from .node_pool import _grow_pool, _inherit, _new_pool, trimmed
+from .node_qp import _gi_ws, _meets, _workspace
+from .node_solve import NodeSolve, _solve
+from .options import SearchOptions, SearchOutcome, Tolerances
+from .replicate_setup import _replicate_setup
+from .smooth_node_solver import _factor_hn, _smooth_factor
 
-__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "SearchState", "run_search", "compiled_replicate", "SearchContext"]
+__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "STATES", "SearchState", "run_search",
+           "compiled_replicate", "SearchContext"]
 
-KIND_QP, KIND_LP, KIND_EXTERNAL, KIND_SMOOTH, KIND_HINGE_QP = 0, 1, 2, 3, 4
-STATES = ("open", "pruned", "expanded", "leaf", "unrealisable", "solver_failure")
-_OPEN, _PRUNED, _EXPANDED, _LEAF, _UNREALISABLE, _FAILED = range(6)
+# ------------------------------------------------------------------ what the loop is given
+Replicate = namedtuple("Replicate", [
+    "P",          # (mf, p): the free points' design rows (one per distinct row)
+    "prow",       # a design row of the problem for each free point (for the Python side)
+    "norms",      # |phi_k|
+    "cplus",      # the cost change of each free point on the + side ...
+    "cminus",     # ... and on the - side
+    "C_forced",   # C of the forced (screened, singleton) points
+    "n",          # the sample size
+    "alpha",      # alpha_n
+    "L_hat",      # the training loss
+    "L_max",      # L_hat + 1 / alpha_n: g > 0 only below it
+])
+"""The replicate the loop searches: maximise |C(s)| / n * g(alpha_n (L_hat - inf_{M(s)} L))."""
 
-# ------------------------------------------------------------------ the Python side of the loop
-_CONTEXTS: dict = {}
-_KEYS = itertools.count(1)
-_LOCK = threading.Lock()
+LoopOptions = namedtuple("LoopOptions", [
+    "max_nodes", "time_limit",     # budgets (0: none)
+    "use_flip",                    # flip-cost bounds where the loss allows them
+    "branching",                   # codes.BRANCHING
+    "floor", "stop_above",         # SearchOptions.floor (-1: none), .stop_above (inf: none)
+    "lazy",                        # flip children solved only when they lead the queue
+    "record",                      # record the search tree on the Python side
+    "python_realise",              # decide realisability on the Python side
+    "prune",                       # Tolerances.prune
+    "margin",                      # Tolerances.margin
+])
+"""The options of one search, as the compiled loop takes them (built from SearchOptions)."""
 
+Bounding = namedtuple("Bounding", [
+    "hn",          # phi_k'H^-1 phi_k (the flip costs' metric; a smooth loss: at the node expanded)
+    "tu",          # phi_k'beta_u (a quadratic loss), else empty
+    "L_u",         # the unconstrained minimum (a quadratic loss)
+    "quad",        # a positive definite quadratic loss: flip costs from H
+    "use_flip",    # flip-cost bounds
+    "smooth_flip", # ... from the Hessian at each node's minimiser (logistic, exponential)
+    "branching",   # the branching rule in use
+    "L_branch",    # _branch_point's "can still flip" threshold
+    "tmp_d", "tmp_diff", "zm",  # scratch
+    "eye", "zero",  # the feasibility QP's metric and centre
+])
+"""What bounds and branching need, set up once per search (:func:`_bounding`)."""
 
-class SearchContext:
-    """What the compiled loop asks of Python: node solves by a NodeSolver (with warm starts
-    kept here by handle), the fallback solver, the LP decision of realisability, and the
-    search tree. Registered under an integer key for the duration of one search."""
-
-    def __init__(self, solver=None, fallback=None, root_warm=None, tree=None):
-        self.solver, self.fallback, self.tree = solver, fallback, tree
-        self.warms = {0: root_warm}
-        self._next = 1
-        self.undecided = False
-
-    def __enter__(self):
-        with _LOCK:
-            self.key = next(_KEYS)
-            _CONTEXTS[self.key] = self
-        return self
-
-    def __exit__(self, *exc):
-        _CONTEXTS.pop(self.key, None)
-        return False
-
-    def solve(self, handle, rows, signs, use_fallback):
-        """(ok, m, loss at beta, beta, new handle, fallback): ok 0 solved, 1 failed."""
-        from .node_solvers import SOLVER_ERRORS, _checked
-        p = None
-        try:
-            if use_fallback:
-                if self.fallback is None:
-                    return 1, math.nan, math.nan, np.zeros(0), -1, 0
-                sol = _checked(self.fallback().solve(rows, signs, None))
-                fb = 1
-            else:
-                sol = _checked(self.solver.solve(rows, signs, self.warms.get(handle)))
-                fb = int(getattr(sol, "fallback", False))
-        except SOLVER_ERRORS:
-            return 1, math.nan, math.nan, np.zeros(0), -1, 0
-        h = -1
-        if sol.warm is not None:
-            h = self._next
-            self._next += 1
-            self.warms[h] = sol.warm
-        p = np.ascontiguousarray(sol.beta, dtype=np.float64)
-        return 0, float(sol.value), float(sol.beta_value), p, h, fb
-
-    def realise(self, P, signs):
-        """1 realisable, 0 not, 2 undecided (the LP of ``realisability.realise`` failed)."""
-        from .realisability import RealisabilityUnknown, realise
-        fixed = np.flatnonzero(signs)
-        try:
-            point = realise(P[fixed], signs[fixed].astype(float), ())
-        except (RealisabilityUnknown, ValueError, ArithmeticError):
-            self.undecided = True
-            return 2
-        return 0 if point is None else 1
-
-    def record(self, uid, parent, depth, m, bound, sign, state):
-        t = self.tree
-        if t is None:
-            return
-        if uid not in t:
-            t.add_node(uid, depth=int(depth), m=float(m), bound=float(bound), sign=int(sign), state=STATES[state])
-            if parent >= 0:
-                t.add_edge(int(parent), uid)
-            return
-        node = t.nodes[uid]
-        node["state"] = STATES[state]
-        if not math.isnan(m):
-            node["m"] = float(m)
-        if not math.isnan(bound):
-            node["bound"] = float(bound)
+# counts of a search (the int64 array ``cnt``) and its values (the float64 array ``val``)
+NODES, SOLVES, PRUNED_N, REALISABILITY, FALLBACKS, STATUS_CODE, UNDECIDED_N, NFREE, HSIZE, COUNT, NEXT_UID = range(11)
+BEST, UNSOLVED = 0, 1
+_N_COUNTS, _N_VALUES = 11, 2
+_KEPT = (NFREE, HSIZE, COUNT, NEXT_UID)  # the counts a resumed search continues from
 
 
-def _ext_solve(key, handle, rows, signs, use_fallback):
-    ctx = _CONTEXTS.get(key)
-    if ctx is None:  # no Python side (a kernel called directly): the node stays unsolved
-        return 1, math.nan, math.nan, np.zeros(0), -1, 0
-    return ctx.solve(handle, rows, signs, use_fallback)
-
-
-def _ext_realise(key, P, signs):
-    ctx = _CONTEXTS.get(key)
-    if ctx is None:
-        return 2
-    return ctx.realise(P, signs)
-
-
-def _ext_record(key, uid, parent, depth, m, bound, sign, state):
-    _CONTEXTS[key].record(uid, parent, depth, m, bound, sign, state)
-
-
-# ------------------------------------------------------------------ the compiled loop
+# ------------------------------------------------------------------ the loop in parts
 @njit(cache=True)
-def _fixed(sgn_row, prow):
-    """Design rows and signs (+-1.0) of a node's fixed points."""
-    k = 0
-    for i in range(sgn_row.shape[0]):
-        if sgn_row[i] != 0:
-            k += 1
-    rows = np.empty(k, dtype=np.int64)
-    signs = np.empty(k)
-    k = 0
-    for i in range(sgn_row.shape[0]):
-        if sgn_row[i] != 0:
-            rows[k] = prow[i]
-            signs[k] = 1.0 if sgn_row[i] > 0 else -1.0
-            k += 1
-    return rows, signs
-
-
-@njit(cache=True)
-def _record_call(key, uid, parent, depth, m, bound, sign, state):
-    with objmode():
-        _ext_record(key, uid, parent, depth, m, bound, sign, state)
-
-
-@njit(cache=True)
-def _record(key, record, uid, parent, depth, m, bound, sign, state):
-    if record:
-        _record_call(key, uid, parent, depth, m, bound, sign, state)
-
-
-@njit(cache=True)
-def _solve_call(key, handle, rows, signs, use_fallback):
-    """A node solve on the Python side: (ok, m, loss at b, b, new handle, fallback)."""
-    with objmode(ok="int64", m="float64", bv="float64", b="float64[::1]", h2="int64", fb="int64"):
-        ok, m, bv, b, h2, fb = _ext_solve(key, handle, rows, signs, use_fallback)
-    return ok, m, bv, b, h2, fb
-
-
-@njit(cache=True)
-def _realise_call(key, P, signs):
-    with objmode(res="int64"):
-        res = _ext_realise(key, P, signs)
-    return res
-
-
-@njit(cache=True)
-def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta, root_m, root_bv,
-            kind, quad_ok, H, Hinv, beta_u, L_u,
-            lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit, sm,
-            key, max_nodes, time_limit, use_flip, branching, floor, stop_above, lazy, record, python_realise,
-            resume, state):
-    """The loop. Returns (value, lower, status, nodes, solves, pruned, realisability solves,
-    fallbacks, undecided, state); status indexes ``compiled.STATUS``. With ``resume``, the search
-    continues from ``state`` (the last output of a search of the same replicate stopped by its
-    node budget; ``floor`` may only have risen and ``stop_above`` fallen since); the counts are
-    then those of this call."""
+def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching):
+    """Flip-cost and branching data: ``hn`` from H^-1 (a quadratic loss), from the Hessian at
+    each node (a smooth loss, filled per node), or from the points' geometry (a piecewise
+    linear loss: phi_k'(P'P)^-1 phi_k, P'P with a small ridge, for the branching order only)."""
+    P = rep.P
     mf, p = P.shape
-    L_max = L_hat + 1.0 / alpha if alpha > 0.0 else np.inf
-    norms = np.empty(mf)
     hn = np.ones(mf)
     tu = np.zeros(0)
-    for k in range(mf):
-        norms[k] = math.sqrt(np.dot(P[k], P[k]))
-    sm_flip = False  # flip costs of a logistic or exponential loss, from the Hessian at each node's minimiser
+    smooth_flip = False
     if quad_ok:
         tu = np.empty(mf)
         for k in range(mf):
             hn[k] = np.dot(P[k], Hinv @ P[k])
-            tu[k] = np.dot(P[k], beta_u)
-    elif kind == 3 and use_flip:
-        sm_flip = True
-    elif (kind == 1 or kind == 4) and branching != 0 and mf > 0:
-        # a piecewise linear loss: no flip cost, but a branching order from the points'
-        # geometry, hn_k = phi_k'(P'P)^-1 phi_k (P'P with a small ridge)
+            tu[k] = np.dot(P[k], slv.beta_u)
+    elif kind == KIND_SMOOTH and use_flip:
+        smooth_flip = True
+    elif (kind == KIND_LP or kind == KIND_HINGE_QP) and branching != STATIC and mf > 0:
         use_flip = False
         A = P.T @ P
         tr = 0.0
@@ -256,449 +166,311 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, root_beta,
             hn[k] = max(np.dot(P[k], Ai @ P[k]), 1e-300)
     else:
         use_flip = False
-        branching = 0
-    L_branch = L_max if (quad_ok or sm_flip) else np.inf  # _branch_point's "can still flip" test
-    r_node = 0.0  # _flip_d's r at the node whose minimiser ``hn`` belongs to (sm_flip); < 0: no flip cost there
-    zm = np.empty(p)
-    pf = p if sm_flip else 0
-    Qinv_loss = 0.5 * Hinv
-    ws = _workspace(p)
-    Qinv_real = np.eye(p)
-    zero_p = np.zeros(p)
-    tmp_d = np.empty(mf)
-    tmp_diff = np.empty(mf)
-    nb = lp_basis.shape[0]
-    na = lp_atup.shape[0]
-    if resume:
-        sgn, depth, Cfix, mval, fl, solved, beta, act, nact, uu = state[:10]
-        lb, la, wh, wx, wact, wn, wu, uid, hk, hid, last, free = state[10:22]
-        chol, rr = state[22:24]
-        cap = sgn.shape[0]
+        branching = STATIC
+    L_branch = rep.L_max if (quad_ok or smooth_flip) else np.inf
+    return Bounding(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf), np.empty(mf),
+                    np.empty(p), np.eye(p), np.zeros(p))
+
+
+@njit(cache=True)
+def _prunes(U, best, opt):
+    """The one prune rule: a node whose bound U is not positive (g <= 0 on all of it) or at
+    most the best value attained (or the floor), to ``Tolerances.prune``, is not searched."""
+    return U <= 0.0 or U <= max(best, opt.floor) + opt.prune
+
+
+@njit(cache=True)
+def _release(pool, cnt, c):
+    """Slot c is finished: onto the free list."""
+    pool.free[cnt[NFREE]] = c
+    cnt[NFREE] += 1
+
+
+@njit(cache=True)
+def _take_slot(pool, cnt):
+    """A slot for a new node: a freed one, else the next (the pool doubles when full)."""
+    if cnt[NFREE] == 0 and cnt[COUNT] + 1 >= pool.depth.shape[0]:
+        pool = _grow_pool(pool, 2 * pool.depth.shape[0])
+    if cnt[NFREE] > 0:
+        cnt[NFREE] -= 1
+        return pool, pool.free[cnt[NFREE]]
+    c = cnt[COUNT]
+    cnt[COUNT] += 1
+    return pool, c
+
+
+@njit(cache=True)
+def _attained(val, v):
+    if v > val[BEST]:
+        val[BEST] = v
+
+
+@njit(cache=True)
+def _offer(pool, cnt, val, opt, key, c, U, parent, depth, sign):
+    """Node c with bound U goes on the queue, or is pruned (:func:`_prunes`) and its slot freed."""
+    _record(key, opt.record, pool.uid[c], parent, depth, pool.minimum[c], U, sign, OPEN)
+    if _prunes(U, val[BEST], opt):
+        cnt[PRUNED_N] += 1
+        _record(key, opt.record, pool.uid[c], parent, depth, np.nan, np.nan, sign, PRUNED)
+        _release(pool, cnt, c)
     else:
-        cap = 256
-        sgn = np.zeros((cap, mf), dtype=np.int8)
-        depth = np.zeros(cap, dtype=np.int64)
-        Cfix = np.zeros(cap)
-        mval = np.zeros(cap)
-        fl = np.zeros(cap)                                  # a lazy child's minimum is >= mval + fl
-        solved = np.ones(cap, dtype=np.bool_)
-        beta = np.zeros((cap, p))
-        act = np.zeros((cap, p), dtype=np.int64)            # KIND_QP warm start
-        nact = np.zeros(cap, dtype=np.int64)
-        uu = np.zeros((cap, p))
-        lb = np.zeros((cap, nb), dtype=np.int64)            # KIND_LP warm start
-        la = np.zeros((cap, na), dtype=np.bool_)
-        wh = np.zeros(cap, dtype=np.int64)                  # KIND_EXTERNAL warm start handle
-        wx = np.zeros((cap, p))                             # realisability witness and its warm start
-        wact = np.zeros((cap, p), dtype=np.int64)
-        wn = np.zeros(cap, dtype=np.int64)
-        wu = np.zeros((cap, p))
-        uid = np.zeros(cap, dtype=np.int64)
-        hk = np.zeros(cap)
-        hid = np.zeros(cap, dtype=np.int64)
-        last = np.zeros(cap, dtype=np.int64)                # the point fixed last at each node
-        free = np.zeros(cap, dtype=np.int64)                # slots of finished nodes, reused
-        chol = np.zeros((cap, pf, pf))                      # sm_flip: Cholesky factor of the Hessian at beta
-        rr = np.zeros(cap)                                  # sm_flip: _flip_d's r at beta (< 0: none)
-    nfree = 0
-    hsize = 0
-    best = best0
-    nodes = 1
-    count = 1
-    next_uid = 1
-    solves = 0
-    pruned = 0
-    real_solves = 0
-    fallbacks = 0
-    undecided = False
-    status = 0
-    unsolved = -1.0
+        cnt[HSIZE] = _heap_push(pool.heap_keys, pool.heap_ids, cnt[HSIZE], U, c)
+
+
+@njit(cache=True)
+def _node_factor(rep, slv, bd, pool, c, fresh):
+    """A smooth loss's flip-cost metric at node c's minimiser: ``bd.hn`` from the Cholesky
+    factor of the Hessian there (computed afresh when ``fresh``, else the pool's). Returns r
+    (< 0: no flip cost at this node; 0 when the loss has no smooth flip cost)."""
+    if not bd.smooth_flip:
+        return 0.0
+    if fresh:
+        pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)
+    r = pool.flip_r[c]
+    if r >= 0.0:
+        _factor_hn(rep.P, pool.signs[c], pool.chol[c], bd.hn, bd.zm)
+    return r
+
+
+@njit(cache=True)
+def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r):
+    """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``."""
+    return _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
+                  rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r)
+
+
+@njit(cache=True)
+def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
+    """The root (no point fixed): its minimiser is the unconstrained one; queue it or prune it."""
+    pool.fixed_cost[0] = rep.C_forced
+    pool.minimum[0] = root_m
+    pool.beta[0] = root_beta
+    pool.lp_basis[0] = slv.lp[5]
+    pool.lp_at_upper[0] = slv.lp[6]
+    pool.witness[0, :] = 1.0
+    _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, root_beta, root_bv, rep.n,
+                             rep.alpha, rep.L_hat, opt.margin))
+    r = _node_factor(rep, slv, bd, pool, 0, True)
+    U = _node_bound(rep, bd, pool, 0, root_beta, root_m, bd.use_flip and r >= 0.0, 0.0, r)
+    _offer(pool, cnt, val, opt, slv.key, 0, U, -1, 0, 0)
+
+
+@njit(cache=True)
+def _stop_reason(pool, cnt, val, opt, t_start, pops):
+    """Why the loop stops before its next pop: -1 it goes on, EXACT every open node is pruned
+    (status unchanged), else the status code (a value above stop_above, a budget)."""
+    if _prunes(pool.heap_keys[0], val[BEST], opt):
+        return EXACT
+    if val[BEST] > opt.stop_above:
+        return STOPPED_ABOVE
+    if opt.max_nodes > 0 and cnt[NODES] >= opt.max_nodes:
+        return BUDGET
+    if opt.time_limit > 0 and pops % 64 == 0:
+        with objmode(now="float64"):
+            now = time.perf_counter()
+        if now - t_start > opt.time_limit:
+            return BUDGET
+    return -1
+
+
+@njit(cache=True)
+def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
+    """A lazy flip child leads the queue: solve it, and put it back with its exact bound (or
+    prune it). A child nobody solves is dropped; its bound U (from the parent) covers it."""
+    d = pool.depth[v]
+    ok, m_new, bv = _solve(v, rep, slv, pool)
+    if ok < 0:
+        cnt[STATUS_CODE] = SOLVER_FAILURE
+        cnt[FALLBACKS] += 1
+        if U > val[UNSOLVED]:
+            val[UNSOLVED] = U
+        _record(slv.key, opt.record, pool.uid[v], -1, d, np.nan, np.nan, 0, FAILED)
+        _release(pool, cnt, v)
+        return
+    cnt[SOLVES] += 1
+    cnt[FALLBACKS] += ok
+    pool.minimum[v] = m_new
+    pool.flip_gap[v] = 0.0
+    pool.solved[v] = True
+    _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[v], bv, rep.n,
+                             rep.alpha, rep.L_hat, opt.margin))
+    r = _node_factor(rep, slv, bd, pool, v, True)
+    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r)
+    _offer(pool, cnt, val, opt, slv.key, v, Ub, -1, d, 0)
+
+
+@njit(cache=True)
+def _unrealisable(rep, slv, bd, opt, pool, cnt, v):
+    """Is node v's open region empty? Decided only when the parent's witness misses the new
+    constraint: the warm-started feasibility QP, else (numerical failure) the LP on the Python
+    side. A node no method decides is kept (an unrealisable pattern can only raise the value)."""
+    d = pool.depth[v]
+    j = pool.last[v]
+    if d == 0 or not (opt.python_realise or not _meets(rep.P, rep.norms, j, pool.signs[v, j], pool.witness[v])):
+        return False
+    cnt[REALISABILITY] += 1
+    ok = QP_FAILED
+    if not opt.python_realise:
+        ok, nw = _gi_ws(bd.eye, rep.P, rep.norms, pool.signs[v], 1.0, bd.zero, pool.witness[v], pool.witness_active[v],
+                        pool.witness_dual[v], pool.witness_n[v], slv.ws)
+        pool.witness_n[v] = nw
+        if ok == QP_FAILED:  # the warm start restarts from 0
+            cnt[FALLBACKS] += 1
+            pool.witness[v] = 0.0
+            pool.witness_n[v] = 0
+    if ok == QP_FAILED:
+        res = _realise_call(slv.key, rep.P, pool.signs[v].copy())
+        if res == NOT_REALISABLE:
+            ok = QP_INFEASIBLE
+        elif res == REALISABLE:
+            ok = 0
+        else:
+            ok = 0  # undecided: kept
+            cnt[UNDECIDED_N] = 1
+            cnt[STATUS_CODE] = SOLVER_FAILURE
+            if opt.python_realise:
+                cnt[FALLBACKS] += 1
+    return ok == QP_INFEASIBLE
+
+
+@njit(cache=True)
+def _expand(rep, slv, bd, opt, pool, cnt, val, v):
+    """Branch node v on one free point (:func:`branching._branch_point`): two children, each
+    inheriting v's minimiser when it meets the child's constraint, else solved now or (lazy)
+    queued with v's minimum plus the flip cost; each bounded, then queued or pruned. Returns
+    the pool (grown when full)."""
+    P = rep.P
+    d = pool.depth[v]
+    r = _node_factor(rep, slv, bd, pool, v, False)
+    j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
+                      bd.branching if r >= 0.0 else STATIC, r)
+    side = np.dot(P[j], pool.beta[v])
+    for s in (1, -1):
+        pool, c = _take_slot(pool, cnt)
+        cnt[NODES] += 1
+        _inherit(pool, c, v, j, s, rep.cplus[j] if s > 0 else rep.cminus[j], slv.kind, bd.smooth_flip)
+        pool.uid[c] = cnt[NEXT_UID]
+        cnt[NEXT_UID] += 1
+        solved_by_parent = True
+        if s * side < 0.0:
+            if opt.lazy:
+                pool.solved[c] = False
+                if bd.quad:
+                    pool.flip_gap[c] = side * side / bd.hn[j]
+                elif bd.smooth_flip and r >= 0.0:
+                    pool.flip_gap[c] = _flip_d(side, bd.hn[j], r)
+            else:
+                solved_by_parent = False
+                ok, m_new, bv = _solve(c, rep, slv, pool)
+                if ok < 0:  # certified: the child's minimum is at least the parent's
+                    cnt[STATUS_CODE] = SOLVER_FAILURE
+                    cnt[FALLBACKS] += 1
+                    Ub = _node_bound(rep, bd, pool, c, pool.beta[v], pool.minimum[v], False, 0.0, 0.0)
+                    if Ub > val[UNSOLVED]:
+                        val[UNSOLVED] = Ub
+                    _record(slv.key, opt.record, pool.uid[c], pool.uid[v], d + 1, pool.minimum[c], Ub, s, FAILED)
+                    _release(pool, cnt, c)
+                    continue
+                cnt[SOLVES] += 1
+                cnt[FALLBACKS] += ok
+                pool.minimum[c] = m_new
+                if bd.smooth_flip:
+                    pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)  # for its expansion
+                _attained(val, _value_at(P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[c], bv, rep.n,
+                                         rep.alpha, rep.L_hat, opt.margin))
+        # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
+        flip_c = bd.use_flip and r >= 0.0 and (solved_by_parent or not bd.smooth_flip)
+        Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r)
+        _offer(pool, cnt, val, opt, slv.key, c, Ub, pool.uid[v], d + 1, s)
+    _release(pool, cnt, v)
+    return pool
+
+
+@njit(cache=True)
+def _finish(pool, cnt, val, opt):
+    """The search's value (certified upper bound) and final status, from the best value
+    attained, the queue left by a budget, the nodes nobody solved and the floor."""
+    upper = val[BEST]
+    status = cnt[STATUS_CODE]
+    if (status == BUDGET or status == STOPPED_ABOVE) and cnt[HSIZE] > 0 and pool.heap_keys[0] > upper:
+        upper = pool.heap_keys[0]
+    if val[UNSOLVED] > upper:
+        upper = val[UNSOLVED]
+    elif status == SOLVER_FAILURE and cnt[UNDECIDED_N] == 0:
+        status = EXACT  # every unsolved node was dominated by an attained value
+    if opt.floor + opt.prune > upper:
+        upper = opt.floor + opt.prune  # nodes with bounds up to floor + prune were pruned unexplored
+        if status == EXACT:
+            status = BELOW_FLOOR
+    return upper, status
+
+
+@njit(cache=True)
+def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, slv, quad_ok, Hinv, opt, resume, state):
+    """The loop: best-first branch and bound over the realisable sign patterns of the free points.
+
+    ``root``: (minimiser, minimum, loss at the minimiser, a value attained already). Returns
+    (value, lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided,
+    state); status indexes ``codes.STATUS``; ``state`` = (pool, counts, values) for a resume.
+    With ``resume``, the search continues from ``state`` (the last output of a search of the
+    same replicate stopped by its node budget; ``floor`` may only have risen and ``stop_above``
+    fallen since); the counts are then those of this call."""
+    mf, p = P.shape
+    norms = np.empty(mf)
+    for k in range(mf):
+        norms[k] = math.sqrt(np.dot(P[k], P[k]))
+    rep = Replicate(P, prow, norms, cplus, cminus, C_forced, n, alpha, L_hat,
+                    L_hat + 1.0 / alpha if alpha > 0.0 else np.inf)
+    bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
+    opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
+                      opt.record, opt.python_realise, opt.prune, opt.margin)
+    root_beta, root_m, root_bv, best0 = root
+    cnt = np.zeros(_N_COUNTS, dtype=np.int64)
+    val = np.zeros(_N_VALUES)
+    val[BEST] = best0
+    val[UNSOLVED] = -1.0
     t_start = 0.0
-    if time_limit > 0:
+    if opt.time_limit > 0:
         with objmode(t_start="float64"):
             t_start = time.perf_counter()
-    if resume:
-        # a search stopped by its node budget, continued: the queue and the node pool as they were
-        sc = state[24]
-        nfree = int(sc[0])
-        hsize = int(sc[1])
-        count = int(sc[2])
-        next_uid = int(sc[3])
-        if sc[4] > best:
-            best = sc[4]
-        nodes = 0
+    if resume:  # a search stopped by its node budget, continued: the queue and the node pool as they were
+        pool, kept_cnt, kept_val = state
+        for i in _KEPT:
+            cnt[i] = kept_cnt[i]
+        if kept_val[BEST] > val[BEST]:
+            val[BEST] = kept_val[BEST]
     else:
-        # root
-        Cfix[0] = C_forced
-        mval[0] = root_m
-        beta[0] = root_beta
-        lb[0] = lp_basis
-        la[0] = lp_atup
-        wx[0, :] = 1.0
-        v = _value_at(P, norms, cplus, cminus, C_forced, root_beta, root_bv, n, alpha, L_hat, 1e-9)
-        if v > best:
-            best = v
-        if sm_flip:
-            r_node = rr[0] = _smooth_factor(sm, root_beta, chol[0], zm)
-            if r_node >= 0.0:
-                _factor_hn(P, sgn[0], chol[0], hn, zm)
-        U = _bound(P, hn, cplus, cminus, sgn[0], C_forced, root_beta, root_m, n, alpha, L_hat, L_max,
-                   use_flip and r_node >= 0.0, tmp_d, tmp_diff, 0.0, tu, L_u, r_node)
-        _record(key, record, 0, -1, 0, root_m, U, 0, _OPEN)
-        if U > max(best, floor) + _TOL:
-            hsize = _heap_push(hk, hid, hsize, U, 0)
-        else:
-            pruned += 1
-            _record(key, record, 0, -1, 0, np.nan, np.nan, 0, _PRUNED)
+        pool = _new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0)
+        cnt[NODES] = 1
+        cnt[COUNT] = 1
+        cnt[NEXT_UID] = 1
+        _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv)
     pops = 0
-    while hsize > 0:
-        U = hk[0]
-        if U <= max(best, floor) + _TOL:
+    while cnt[HSIZE] > 0:
+        stop = _stop_reason(pool, cnt, val, opt, t_start, pops)
+        if stop >= 0:
+            if stop != EXACT:
+                cnt[STATUS_CODE] = stop
             break
-        if best > stop_above:
-            status = 3
-            break
-        if max_nodes > 0 and nodes >= max_nodes:
-            status = 1
-            break
-        if time_limit > 0 and pops % 64 == 0:
-            with objmode(now="float64"):
-                now = time.perf_counter()
-            if now - t_start > time_limit:
-                status = 1
-                break
-        U, v_id, hsize = _heap_pop(hk, hid, hsize)
+        U, v, hsize = _heap_pop(pool.heap_keys, pool.heap_ids, cnt[HSIZE])
+        cnt[HSIZE] = hsize
         pops += 1
-        d = depth[v_id]
-        if not solved[v_id]:
-            # a lazy flip child leads the queue: solve it, and put it back with its exact bound
-            ok, m_new, bv = _solve(v_id, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu, ws,
-                                   norms, lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit,
-                                   sm, lb, la, wh, key)
-            if ok < 0:
-                status = 2
-                fallbacks += 1
-                if U > unsolved:
-                    unsolved = U
-                _record(key, record, uid[v_id], -1, d, np.nan, np.nan, 0, _FAILED)
-                free[nfree] = v_id
-                nfree += 1
-                continue
-            solves += 1
-            fallbacks += ok
-            mval[v_id] = m_new
-            fl[v_id] = 0.0
-            solved[v_id] = True
-            v = _value_at(P, norms, cplus, cminus, C_forced, beta[v_id], bv, n, alpha, L_hat, 1e-9)
-            if v > best:
-                best = v
-            if sm_flip:
-                r_node = rr[v_id] = _smooth_factor(sm, beta[v_id], chol[v_id], zm)
-                if r_node >= 0.0:
-                    _factor_hn(P, sgn[v_id], chol[v_id], hn, zm)
-            Ub = _bound(P, hn, cplus, cminus, sgn[v_id], Cfix[v_id], beta[v_id], m_new, n, alpha, L_hat, L_max,
-                        use_flip and r_node >= 0.0, tmp_d, tmp_diff, 0.0, tu, L_u, r_node)
-            _record(key, record, uid[v_id], -1, d, m_new, Ub, 0, _OPEN)
-            if Ub <= 0.0 or Ub <= max(best, floor) + _TOL:
-                pruned += 1
-                _record(key, record, uid[v_id], -1, d, np.nan, np.nan, 0, _PRUNED)
-                free[nfree] = v_id
-                nfree += 1
-            else:
-                hsize = _heap_push(hk, hid, hsize, Ub, v_id)
-            continue
-        jl = last[v_id]
-        if d > 0 and (python_realise or not _meets(P, norms, jl, sgn[v_id, jl], wx[v_id])):
-            # realisability: warm-started min-norm feasibility QP (only when the parent's point
-            # misses the new constraint; otherwise that point is still a witness for the child)
-            real_solves += 1
-            ok = 2
-            if not python_realise:
-                ok, nw = _gi_ws(Qinv_real, P, norms, sgn[v_id], 1.0, zero_p, wx[v_id], wact[v_id], wu[v_id],
-                                wn[v_id], ws)
-                wn[v_id] = nw
-                if ok == 2:
-                    # numerical failure: decided on the Python side; the warm start restarts from 0
-                    fallbacks += 1
-                    wx[v_id] = 0.0
-                    wn[v_id] = 0
-            if ok == 2:
-                res = _realise_call(key, P, sgn[v_id].copy())
-                if res == 0:
-                    ok = 1
-                elif res == 1:
-                    ok = 0
-                else:
-                    ok = 0  # undecided: kept (an unrealisable pattern can only raise the value)
-                    undecided = True
-                    status = 2
-                    if python_realise:
-                        fallbacks += 1
-            if ok == 1:
-                _record(key, record, uid[v_id], -1, d, np.nan, np.nan, 0, _UNREALISABLE)
-                free[nfree] = v_id
-                nfree += 1
-                continue
-        if d == mf:
-            v = _objective(Cfix[v_id], mval[v_id], n, alpha, L_hat)
-            if v > best:
-                best = v
-            _record(key, record, uid[v_id], -1, d, np.nan, np.nan, 0, _LEAF)
-            free[nfree] = v_id
-            nfree += 1
-            continue
-        _record(key, record, uid[v_id], -1, d, np.nan, np.nan, 0, _EXPANDED)
-        if sm_flip:
-            r_node = rr[v_id]
-            if r_node >= 0.0:
-                _factor_hn(P, sgn[v_id], chol[v_id], hn, zm)
-        j = _branch_point(P, hn, cplus, cminus, sgn[v_id], beta[v_id], mval[v_id], L_branch,
-                          branching if r_node >= 0.0 else 0, r_node)
-        side = np.dot(P[j], beta[v_id])
-        for s in (1, -1):
-            if nfree == 0 and count + 1 >= cap:
-                cap *= 2
-                sgn = _grow(sgn, cap)
-                depth = _grow(depth, cap)
-                Cfix = _grow(Cfix, cap)
-                mval = _grow(mval, cap)
-                fl = _grow(fl, cap)
-                solved = _grow(solved, cap)
-                beta = _grow(beta, cap)
-                act = _grow(act, cap)
-                nact = _grow(nact, cap)
-                uu = _grow(uu, cap)
-                lb = _grow(lb, cap)
-                la = _grow(la, cap)
-                wh = _grow(wh, cap)
-                wx = _grow(wx, cap)
-                wact = _grow(wact, cap)
-                wn = _grow(wn, cap)
-                wu = _grow(wu, cap)
-                uid = _grow(uid, cap)
-                hk = _grow(hk, cap)
-                hid = _grow(hid, cap)
-                last = _grow(last, cap)
-                free = _grow(free, cap)
-                chol = _grow(chol, cap)
-                rr = _grow(rr, cap)
-            if nfree > 0:
-                nfree -= 1
-                c = free[nfree]
-            else:
-                c = count
-                count += 1
-            nodes += 1
-            sgn[c] = sgn[v_id]
-            sgn[c, j] = s
-            last[c] = j
-            depth[c] = d + 1
-            Cfix[c] = Cfix[v_id] + (cplus[j] if s > 0 else cminus[j])
-            beta[c] = beta[v_id]
-            mval[c] = mval[v_id]
-            fl[c] = 0.0
-            solved[c] = True
-            if kind == 0 or kind == 4:
-                act[c] = act[v_id]
-                nact[c] = nact[v_id]
-                uu[c] = uu[v_id]
-            elif kind == 1:
-                lb[c] = lb[v_id]
-                la[c] = la[v_id]
-            else:
-                wh[c] = wh[v_id]
-            wx[c] = wx[v_id]
-            wact[c] = wact[v_id]
-            wn[c] = wn[v_id]
-            wu[c] = wu[v_id]
-            if sm_flip:
-                chol[c] = chol[v_id]
-                rr[c] = rr[v_id]
-            uid[c] = next_uid
-            next_uid += 1
-            solved_by_parent = True
-            if s * side < 0.0:
-                if lazy:
-                    solved[c] = False
-                    if quad_ok:
-                        fl[c] = side * side / hn[j]
-                    elif sm_flip and r_node >= 0.0:
-                        fl[c] = _flip_d(side, hn[j], r_node)
-                else:
-                    solved_by_parent = False
-                    ok, m_new, bv = _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu,
-                                           ws, norms, lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup,
-                                           lp_maxit, sm, lb, la, wh, key)
-                    if ok < 0:
-                        # certified: the child's minimum is at least the parent's
-                        status = 2
-                        fallbacks += 1
-                        Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[v_id], mval[v_id], n, alpha,
-                                    L_hat, L_max, False, tmp_d, tmp_diff, 0.0, tu, L_u)
-                        if Ub > unsolved:
-                            unsolved = Ub
-                        _record(key, record, uid[c], uid[v_id], d + 1, mval[c], Ub, s, _FAILED)
-                        free[nfree] = c
-                        nfree += 1
-                        continue
-                    solves += 1
-                    fallbacks += ok
-                    mval[c] = m_new
-                    if sm_flip:
-                        rr[c] = _smooth_factor(sm, beta[c], chol[c], zm)  # for its expansion
-                    v = _value_at(P, norms, cplus, cminus, C_forced, beta[c], bv, n, alpha, L_hat, 1e-9)
-                    if v > best:
-                        best = v
-            # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
-            flip_c = use_flip and r_node >= 0.0 and (solved_by_parent or not sm_flip)
-            Ub = _bound(P, hn, cplus, cminus, sgn[c], Cfix[c], beta[c], mval[c], n, alpha, L_hat, L_max,
-                        flip_c, tmp_d, tmp_diff, fl[c], tu, L_u, r_node)
-            _record(key, record, uid[c], uid[v_id], d + 1, mval[c], Ub, s, _OPEN)
-            if Ub <= 0.0 or Ub <= max(best, floor) + _TOL:
-                pruned += 1
-                _record(key, record, uid[c], uid[v_id], d + 1, np.nan, np.nan, s, _PRUNED)
-                free[nfree] = c
-                nfree += 1
-                continue
-            hsize = _heap_push(hk, hid, hsize, Ub, c)
-        free[nfree] = v_id
-        nfree += 1
-    upper = best
-    if (status == 1 or status == 3) and hsize > 0 and hk[0] > upper:
-        upper = hk[0]
-    if unsolved > upper:
-        upper = unsolved
-    elif status == 2 and not undecided:
-        status = 0  # every unsolved node was dominated by an attained value
-    if floor + _TOL > upper:
-        upper = floor + _TOL  # nodes with bounds up to floor + _TOL were pruned unexplored
-        if status == 0:
-            status = 4
-    sc_out = np.array([float(nfree), float(hsize), float(count), float(next_uid), best])
-    out_state = (sgn, depth, Cfix, mval, fl, solved, beta, act, nact, uu, lb, la, wh, wx, wact, wn, wu, uid, hk, hid,
-                 last, free, chol, rr, sc_out)
-    return upper, best, status, nodes, solves, pruned, real_solves, fallbacks, undecided, out_state
-
-
-@njit(cache=True)
-def _quad_form(H, x, x0):
-    """(x - x0)'H(x - x0), without allocating."""
-    v = 0.0
-    p = x.shape[0]
-    for i in range(p):
-        di = x[i] - x0[i]
-        row = 0.0
-        for j in range(p):
-            row += H[i, j] * (x[j] - x0[j])
-        v += di * row
-    return v
-
-
-@njit(cache=True)
-def _solve(c, P, prow, sgn, beta, kind, H, Qinv_loss, beta_u, L_u, act, nact, uu, ws, norms,
-           lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit, sm, lb, la, wh, key):
-    """Solve node c in place (beta[c] and its warm start). Returns (ok, m, loss at beta[c]):
-    ok 0 solved, 1 solved by the fallback solver, -1 not solved."""
-    if kind == 0:
-        if nact[c] == 0:
-            beta[c] = beta_u  # an empty active set is dual feasible only at the unconstrained minimiser
-        st, na_ = _gi_ws(Qinv_loss, P, norms, sgn[c], 0.0, beta_u, beta[c], act[c], uu[c], nact[c], ws)
-        nact[c] = na_
-        if st == 0:
-            m = L_u + _quad_form(H, beta[c], beta_u)
-            return 0, m, m
-    elif kind == 1:
-        rows, signs = _fixed(sgn[c], prow)
-        st, its, f, gap, b, basis, atup = _solve_node(lp_cols, lp_norms, lp_c, lp_m, lp_n, rows, signs, lb[c], la[c],
-                                                      lp_basis, lp_atup, lp_maxit)
-        if st == OPTIMAL:
-            beta[c] = b
-            lb[c] = basis
-            la[c] = atup
-            return 0, f, f
-    elif kind == 3:
-        sm_kind, D, yo, wn, pen, maxit = sm
-        k = 0
-        for i in range(sgn.shape[1]):
-            if sgn[c, i] != 0:
-                k += 1
-        G = np.empty((k, P.shape[1]))
-        gn = np.empty(k)
-        k = 0
-        for i in range(sgn.shape[1]):
-            if sgn[c, i] != 0:
-                G[k] = P[i] * sgn[c, i]
-                gn[k] = norms[i]
-                k += 1
-        act_s = np.zeros(P.shape[1], dtype=np.int64)
-        st, f, na_ = _sqp_compiled(sm_kind, D, yo, wn, pen, G, gn, beta[c], maxit, act_s)
-        if st == 0:
-            return 0, f, f
-    elif kind == 4:
-        _, Ah, ch, _, Qh, maxit = sm
-        mA = Ah.shape[0]
-        mf, p = P.shape
-        k = 0
-        pos = np.full(mf, -1, dtype=np.int64)   # free point -> its row of G
-        for i in range(mf):
-            if sgn[c, i] != 0:
-                pos[i] = k
-                k += 1
-        G = np.empty((k, p))
-        for i in range(mf):
-            if sgn[c, i] != 0:
-                G[pos[i]] = P[i] * sgn[c, i]
-        ne0 = 0
-        nw0 = 0
-        for a in range(nact[c]):
-            if act[c, a] < mA:
-                ne0 += 1
-            elif pos[act[c, a] - mA] >= 0:
-                nw0 += 1
-        E0 = np.empty(ne0, dtype=np.int64)
-        W0 = np.empty(nw0, dtype=np.int64)
-        ne0 = 0
-        nw0 = 0
-        for a in range(nact[c]):
-            v = act[c, a]
-            if v < mA:
-                E0[ne0] = v
-                ne0 += 1
-            elif pos[v - mA] >= 0:
-                W0[nw0] = pos[v - mA]
-                nw0 += 1
-        st, f, its, E1, W1 = _hinge_qp_node(Ah, ch, Qh, G, beta[c], maxit, E0, W0)
-        if st == 0:
-            na = 0
-            for v in E1:
-                act[c, na] = v
-                na += 1
-            for q in W1:
-                for i in range(mf):
-                    if pos[i] == q:
-                        act[c, na] = mA + i
-                        na += 1
-                        break
-            nact[c] = na
-            return 0, f, f
-        nact[c] = 0
-    else:
-        rows, signs = _fixed(sgn[c], prow)
-        ok, m, bv, b, h2, fb = _solve_call(key, wh[c], rows, signs, False)
-        if ok == 0:
-            beta[c] = b
-            wh[c] = h2
-            return fb, m, bv
-        return -1, 0.0, 0.0
-    # a compiled solve failed: the fallback solver on the Python side
-    rows, signs = _fixed(sgn[c], prow)
-    ok, m, bv, b, h2, fb = _solve_call(key, -1, rows, signs, True)
-    if ok == 0:
-        beta[c] = b
-        if kind == 0:
-            nact[c] = 0  # no active set goes with this point: the children's QPs start cold
-        return 1, m, bv
-    return -1, 0.0, 0.0
+        d = pool.depth[v]
+        if not pool.solved[v]:
+            _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U)
+        elif _unrealisable(rep, slv, bd, opt, pool, cnt, v):
+            _record(slv.key, opt.record, pool.uid[v], -1, d, np.nan, np.nan, 0, UNREALISABLE)
+            _release(pool, cnt, v)
+        elif d == mf:
+            _attained(val, _objective(pool.fixed_cost[v], pool.minimum[v], n, alpha, L_hat))
+            _record(slv.key, opt.record, pool.uid[v], -1, d, np.nan, np.nan, 0, LEAF)
+            _release(pool, cnt, v)
+        else:
+            _record(slv.key, opt.record, pool.uid[v], -1, d, np.nan, np.nan, 0, EXPANDED)
+            pool = _expand(rep, slv, bd, opt, pool, cnt, val, v)
+    upper, status = _finish(pool, cnt, val, opt)
+    return (upper, val[BEST], status, cnt[NODES], cnt[SOLVES], cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS],
+            cnt[UNDECIDED_N] != 0, (pool, cnt, val))
 
 
 _NO_STATE: dict = {}
@@ -715,13 +487,7 @@ def _placeholder_state(p):
 @njit(cache=True)
 def _no_state(p):
     """A placeholder of the type of a search state (for a search that starts afresh)."""
-    f2 = np.zeros((0, p))
-    i2 = np.zeros((0, p), dtype=np.int64)
-    f1 = np.zeros(0)
-    i1 = np.zeros(0, dtype=np.int64)
-    return (np.zeros((0, 0), dtype=np.int8), i1, f1, f1, f1, np.zeros(0, dtype=np.bool_), f2, i2, i1, f2,
-            np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0), dtype=np.bool_), i1, f2, i2, i1, f2, i1, f1, i1, i1,
-            i1, np.zeros((0, 0, 0)), f1, np.zeros(5))
+    return _new_pool(0, 0, p, 0, 0, 0), np.zeros(_N_COUNTS, dtype=np.int64), np.zeros(_N_VALUES)
 
 
 # ------------------------------------------------------------------ Python entry points
@@ -733,7 +499,10 @@ RESUME_MAX_BYTES = 8 << 20
 
 class SearchState:
     """The open nodes of a search stopped by its node budget (queue, node pool, best value), to be
-    resumed by the next search of the same replicate with the same set-up (``SearchOptions.resume``)."""
+    resumed by the next search of the same replicate with the same set-up (``SearchOptions.resume``).
+
+    ``arrays``: (a :class:`~cudbound.search.node_pool.NodePool` cut to the slots in use, the
+    counts, the values) as the compiled loop hands them back."""
 
     __slots__ = ("kind", "shape", "arrays")
 
@@ -742,23 +511,31 @@ class SearchState:
 
     @property
     def nbytes(self) -> int:
-        return int(sum(a.nbytes for a in self.arrays))
+        pool, cnt, val = self.arrays
+        return int(sum(a.nbytes for a in pool) + cnt.nbytes + val.nbytes)
 
     @classmethod
     def keep(cls, kind, shape, arrays):
         """The state trimmed to the node slots in use, or None when it is larger than RESUME_MAX_BYTES."""
-        count = int(arrays[-1][2])
-        trimmed = tuple(np.ascontiguousarray(a[:count]) for a in arrays[:-1]) + (arrays[-1].copy(),)
-        state = cls(kind, shape, trimmed)
+        pool, cnt, val = arrays
+        state = cls(kind, shape, (trimmed(pool, int(cnt[COUNT])), cnt.copy(), val.copy()))
         return state if state.nbytes <= RESUME_MAX_BYTES else None
 
     def matches(self, kind, shape) -> bool:
         return self.kind == kind and self.shape == shape
 
 
+def _loop_options(options, tol, lazy, record, python_realise):
+    """The compiled loop's :data:`LoopOptions` from a SearchOptions and Tolerances."""
+    return LoopOptions(int(options.max_nodes or 0), float(options.time_limit or 0.0), bool(options.flip_cost),
+                       BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
+                       math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
+                       bool(record), bool(python_realise), float(tol.prune), float(tol.margin))
+
+
 def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, root_m, root_bv=None,
                best0=0.0, kind=KIND_EXTERNAL, quad=None, lp=None, smooth=None, hinge_qp=None, context=None,
-               options=None, lazy=None, record=False, python_realise=False):
+               options=None, tol=None, lazy=None, record=False, python_realise=False):
     """Run the compiled loop on a prepared replicate (``bnb.branch_and_bound`` and the engine call it).
 
     ``quad``: (H, Hinv, beta_u, L_u) of a positive definite quadratic loss (flip-cost bound
@@ -768,6 +545,7 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     resample nothing separates (KIND_SMOOTH). ``hinge_qp``: a set-up
     :class:`~cudbound.search.hinge_qp_node_solver.HingeQPNodeSolver` (KIND_HINGE_QP). ``context``: the
     :class:`SearchContext` (entered) for external solves, fallbacks and the tree.
+    ``tol``: the :class:`~cudbound.search.options.Tolerances` (default: the defaults).
     ``python_realise``: decide every realisability question on the Python side
     (``realisability.realise``: witness points, the feasibility QP, then an LP) instead of
     the warm-started compiled QP (an independent check; the ``python`` and ``cvxpy`` engines).
@@ -778,6 +556,7 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     ``seconds`` and ``tree`` are the caller's to fill).
     """
     options = options if options is not None else SearchOptions()
+    tol = tol if tol is not None else Tolerances()
     P = np.ascontiguousarray(P, dtype=np.float64)
     p = P.shape[1]
     if quad is not None:
@@ -808,20 +587,19 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     resumable = kind != KIND_EXTERNAL and not record
     if not (resumable and isinstance(resume, SearchState) and resume.matches(kind, shape)):
         resume = None
+    slv = NodeSolve(int(kind), H, 0.5 * Hinv, beta_u, L_u, lp_args, sm, int(context.key if context is not None else 0),
+                    _workspace(p))
+    root = (np.ascontiguousarray(root_beta, dtype=np.float64), float(root_m),
+            float(root_m if root_bv is None else root_bv), float(best0))
     with _first_compile_notice(_search):
         out = _search(P, np.ascontiguousarray(prow, dtype=np.int64), np.ascontiguousarray(cplus, dtype=np.float64),
                       np.ascontiguousarray(cminus, dtype=np.float64), float(C_forced), float(n), float(alpha),
-                      float(L_hat), float(best0), np.ascontiguousarray(root_beta, dtype=np.float64), float(root_m),
-                      float(root_m if root_bv is None else root_bv), int(kind), quad is not None, H, Hinv, beta_u,
-                      L_u, *lp_args, sm, int(context.key if context is not None else 0),
-                      int(options.max_nodes or 0), float(options.time_limit or 0.0), bool(options.flip_cost),
-                      BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
-                      math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
-                      bool(record), bool(python_realise), resume is not None,
+                      float(L_hat), root, slv, quad is not None, Hinv,
+                      _loop_options(options, tol, lazy, record, python_realise), resume is not None,
                       resume.arrays if resume is not None else _placeholder_state(p))
     value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
     state = None
-    if resumable and status == 1 and options.max_nodes and nodes >= options.max_nodes:
+    if resumable and status == BUDGET and options.max_nodes and nodes >= options.max_nodes:
         state = SearchState.keep(kind, shape, arrays)
     return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
                          solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
@@ -829,16 +607,15 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
 
 
 @njit(cache=True)
-def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, max_nodes, time_limit, use_flip,
-               branching, floor, stop_above, resume, state):
-    """Set-up (``compiled._replicate_setup``) and search of one replicate of a positive
+def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, opt, resume, state):
+    """Set-up (``replicate_setup._replicate_setup``) and search of one replicate of a positive
     definite quadratic loss, all in compiled code.
 
     Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened, fallbacks, state, mf)."""
     ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat, uidx = _replicate_setup(
         Zu, group, y, counts, H, g, c, beta_hat, alpha, screen)
     if not ok:
-        return False, 0.0, 0.0, 2, 0, 0, 0, 0, 0, 0, _no_state(H.shape[0]), 0
+        return False, 0.0, 0.0, SOLVER_FAILURE, 0, 0, 0, 0, 0, 0, _no_state(H.shape[0]), 0
     rep = np.full(Zu.shape[0], -1, dtype=np.int64)  # a design row of each distinct row
     for i in range(group.shape[0]):
         if rep[group[i]] < 0:
@@ -849,21 +626,22 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, max_
     norms = np.empty(mf)
     for k in range(mf):
         norms[k] = math.sqrt(np.dot(P[k], P[k]))
-    best0 = _value_at(P, norms, cplus, cminus, C_forced, beta_hat, L_hat, n, alpha, L_hat, 1e-9)
+    best0 = _value_at(P, norms, cplus, cminus, C_forced, beta_hat, L_hat, n, alpha, L_hat, opt.margin)
     prow = np.empty(mf, dtype=np.int64)
     for f in range(mf):
         prow[f] = rep[uidx[f]]
-    if resume and state[0].shape[1] != mf:
+    if resume and state[0].signs.shape[1] != mf:
         resume = False
+    lp = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_), 0)
+    sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0)
+    slv = NodeSolve(KIND_QP, H, 0.5 * Hinv, beta_u, L_u, lp, sm, key, _workspace(p))
     upper, best, status, nodes, solves, pruned, real, fallbacks, undecided, out_state = _search(
-        P, prow, cplus, cminus, C_forced, n, alpha, L_hat, best0, beta_u, L_u, L_u, 0, True, H, Hinv, beta_u, L_u,
-        np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_),
-        0, (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0), key, max_nodes, time_limit, use_flip,
-        branching, floor, stop_above, False, False, False, resume, state)
+        P, prow, cplus, cminus, C_forced, n, alpha, L_hat, (beta_u, L_u, L_u, best0), slv, True, Hinv, opt, resume,
+        state)
     return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks, out_state, mf
 
 
-def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, context=None):
+def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, context=None, tol=None):
     """Run :func:`_replicate` with a SearchOptions; None when H is not positive definite.
 
     ``context``: an entered :class:`SearchContext` whose ``fallback`` solves a node the
@@ -875,20 +653,17 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
     shape = ("replicate", p)
     resume = options.resume if isinstance(options.resume, SearchState) and options.resume.matches(KIND_QP, shape) \
         else None
+    opt = _loop_options(options, tol if tol is not None else Tolerances(), False, False, False)
     with _first_compile_notice(_replicate):
         out = _replicate(Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
                          np.ascontiguousarray(g, dtype=np.float64), float(c), beta_hat, float(alpha),
-                         bool(options.screen), int(context.key if context is not None else 0),
-                         int(options.max_nodes or 0), float(options.time_limit or 0.0),
-                         bool(options.flip_cost), BRANCHING[options.branching],
-                         -1.0 if options.floor is None else float(options.floor),
-                         math.inf if options.stop_above is None else float(options.stop_above),
+                         bool(options.screen), int(context.key if context is not None else 0), opt,
                          resume is not None, resume.arrays if resume is not None else _placeholder_state(p))
     ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, arrays, mf = out
     if not ok:
         return None
     state = None
-    if status == 1 and options.max_nodes and nodes >= options.max_nodes:
+    if status == BUDGET and options.max_nodes and nodes >= options.max_nodes:
         state = SearchState.keep(KIND_QP, shape, arrays)
     return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
                          solves=int(solves), pruned=int(pruned), realisability_checks=int(real),

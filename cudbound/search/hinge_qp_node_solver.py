@@ -45,7 +45,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .compiled import _times_cols
+from .node_qp import _times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["HingeQPNodeSolver", "hinge_qp_parts"]

@@ -66,7 +66,7 @@ import numpy as np
 from numba import njit
 
 from ..losses import HingeLoss, same_math
-from .compiled import _mark_can_flip
+from .replicate_setup import _mark_can_flip
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["HingeLPNodeSolver", "HingeBasis", "certify"]

@@ -36,7 +36,7 @@ import cvxpy as cp
 import numpy as np
 from cvxpy.settings import SOLUTION_PRESENT
 
-from .compiled import _gi
+from .node_qp import _gi
 from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from ..optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
 from ..optim.qp import polish_kkt, positive_definite
@@ -264,7 +264,7 @@ class ActiveSetNodeSolver(NodeSolver):
     """Exact node solver for quadratic losses (positive definite bootstrap Hessian).
 
     Runs the compiled dual active-set routine of the compiled search
-    (``compiled._gi``), warm-started from the parent's active set.
+    (``node_qp._gi``), warm-started from the parent's active set.
     """
 
     def __init__(self, loss, design, y):

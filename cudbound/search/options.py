@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numbers
 
 from .._validation import check_scalar
-from .compiled import BRANCHING
+from .codes import BRANCHING
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome"]
 
@@ -28,7 +28,7 @@ class SearchOptions:
     """Switches of the search; none changes Q^(b), only the work done (or the budget).
 
     - flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
-    - branching : "dearest" (default), "ambiguous" or "static" (see ``compiled._branch_point``).
+    - branching : "dearest" (default), "ambiguous" or "static" (see ``branching._branch_point``).
     - screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
     - max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
     - deadline : a moment (``time.time()``, seconds since the epoch) after which no search goes on:

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linprog
 
-from .compiled import _gi
+from .node_qp import _gi
 
 __all__ = ["is_witness", "find_witness", "realisable_by_lp", "realise", "RealisabilityUnknown"]
 

@@ -7,7 +7,7 @@ minimises the quadratic model of L over the cone,
 
     z = argmin_{G z >= 0}  g'(z - x) + (z - x)'H(z - x) / 2,   g, H = grad L(x), hess L(x),
 
-exactly, by the dual active-set method of Goldfarb & Idnani (1983) (``compiled._gi``,
+exactly, by the dual active-set method of Goldfarb & Idnani (1983) (``node_qp._gi``,
 given H^-1 and the Newton point x - H^-1 g), then moves to x + t (z - x) with the largest
 t in {1, 1/2, ...} that decreases L by at least 1e-4 t |g'(z - x)| (Armijo). x and z lie
 in the convex cone, so every iterate does; d = z - x is a descent direction with
@@ -76,7 +76,9 @@ from scipy.optimize import nnls
 
 from ..design import _PenalisedLoss
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
-from .compiled import _flip_d, _gi, _mark_can_flip
+from .bounds import _flip_d
+from .node_qp import _gi
+from .replicate_setup import _mark_can_flip
 from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
@@ -378,7 +380,7 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
 
 @njit(cache=True)
 def _smooth_factor(sm, b, L, z):
-    """The flip-cost metric of a logistic or exponential loss at b (:func:`compiled._flip_d`).
+    """The flip-cost metric of a logistic or exponential loss at b (:func:`bounds._flip_d`).
 
     Writes into L the Cholesky factor (lower) of H, the Hessian of the loss (penalty
     included) at b, and returns r = (max_i phi_i'H^-1 phi_i)^(1/2) over the points of the
@@ -453,7 +455,7 @@ def _factor_hn(P, signs, L, hn, z):
 @njit(cache=True)
 def _flip_bounds(sm, x, Phi):
     """:meth:`SmoothNodeSolver.flip_bounds` (None when the Hessian at x is not safely positive
-    definite): the metric of :func:`_smooth_factor`, the flip cost of ``compiled._flip_d`` and
+    definite): the metric of :func:`_smooth_factor`, the flip cost of ``bounds._flip_d`` and
     the gradient's term eps q."""
     kind, D, yo, wn, pen, _ = sm
     p = x.shape[0]
@@ -820,7 +822,7 @@ class SmoothNodeSolver(NodeSolver):
         With H the Hessian at x, g the gradient, eps = (g'H^-1 g)^(1/2), q_k = |phi_k'x| /
         (phi_k'H^-1 phi_k)^(1/2) and r^2 = max_i phi_i'H^-1 phi_i over the weighted points,
         L(x + d) - L(x) >= g'd + q^2 psi(r q) >= h(q) - eps q with q = (d'Hd)^(1/2) >= q_k
-        and h(q) = (e^-rq + r q - 1) / r^2 (``search.compiled._flip_d``); h - eps q is convex,
+        and h(q) = (e^-rq + r q - 1) / r^2 (``search.bounds._flip_d``); h - eps q is convex,
         so the bound is h(q_k) - eps q_k when h'(q_k) = (1 - e^-r q_k) / r >= eps, else 0."""
         if self.kind is None:
             return None

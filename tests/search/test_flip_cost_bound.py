@@ -1,4 +1,4 @@
-"""The flip-cost bound of the logistic and exponential losses (``compiled._flip_d`` with r > 0).
+"""The flip-cost bound of the logistic and exponential losses (``bounds._flip_d`` with r > 0).
 
 At a node with minimiser b_m, every classifier of the node's cone that gives a free point k
 the other sign has loss >= m + delta_k, delta_k = q^2 psi(r q) with q = |phi_k'b_m| /
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from cudbound.losses import get_loss
-from cudbound.search.compiled import _flip_d
+from cudbound.search.bounds import _flip_d
 from cudbound.search.smooth_node_solver import SmoothNodeSolver, _factor_hn, _smooth_factor
 from reference_losses import RefLoss, ref_details, ref_fit, separable_points
 

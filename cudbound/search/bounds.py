@@ -1,0 +1,181 @@
+"""The objective of the replicate supremum and the node bounds of the search (Laber & Murphy 2008, sec. 4).
+
+- :func:`_objective`: |C| / n * g(alpha_n (L_hat - m)), g(x) = min(1, 1 + x), at a node's minimum m;
+- :func:`_value_at`: the objective attained by a classifier whose signs on the free points are clear;
+- :func:`_bound`: a node's upper bound, optionally tightened by the per-point flip cost: at a
+  node with minimiser b_m, every b in the node's cone has L(b) >= m + (b - b_m)'H(b - b_m)
+  (first-order optimality of b_m), so giving point k the other sign costs at least
+  delta_k = (phi_k'b_m)^2 / (phi_k'H^-1 phi_k) (refined with the gradient in
+  :func:`_flip_cost`); a completion that flips a set F of points has loss >= m + max_F
+  delta_k. The bound is the largest |C|/n g(alpha_n(L_hat - m - delta)) over the prefixes
+  of the points sorted by delta. The logistic and exponential losses get the same bound
+  from their self-concordance (:func:`_flip_d` with r > 0).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__: list[str] = []
+
+
+@njit(cache=True)
+def _objective(C, m, n, alpha, L_hat):
+    if alpha == 0.0:
+        return abs(C) / n
+    g = 1.0 + alpha * (L_hat - m)
+    if g > 1.0:
+        g = 1.0
+    return abs(C) / n * g
+
+
+@njit(cache=True)
+def _gval(m, alpha, L_hat):
+    if alpha == 0.0:
+        return 1.0
+    g = 1.0 + alpha * (L_hat - m)
+    return 1.0 if g > 1.0 else g
+
+
+@njit(cache=True)
+def _value_at(P, rnorms, cplus, cminus, C_forced, x, m, n, alpha, L_hat, margin):
+    """Objective at classifier x when all its signs on the free points are clear, else 0."""
+    if _gval(m, alpha, L_hat) <= 0.0:
+        return 0.0
+    xn = 0.0
+    for i in range(x.shape[0]):
+        xn += x[i] * x[i]
+    xn = math.sqrt(xn)
+    C = C_forced
+    for k in range(P.shape[0]):
+        t = 0.0
+        for i in range(x.shape[0]):
+            t += P[k, i] * x[i]
+        if abs(t) <= margin * xn * rnorms[k]:
+            return 0.0
+        C += cplus[k] if t >= 0.0 else cminus[k]
+    return _objective(C, m, n, alpha, L_hat)
+
+
+@njit(cache=True)
+def _flip_cost(t, tu, hn, a):
+    """A lower bound on the loss increase L(b) - m that puts a point on the other side.
+
+    At the node's minimiser b_m (t = phi'b_m, tu = phi'b_u, hn = phi'H^-1 phi,
+    a = 4 (m - L_u) = |grad L(b_m)|^2 in the H^-1 metric), with d = b - b_m, every b of
+    the node's cone has L(b) - m = grad'd + d'Hd and grad'd >= 0 (first-order optimality).
+    Flipping needs f'd >= r with f = -sign(t) phi, r = |t|. Weak duality for
+    min grad'd + d'Hd  s.t.  f'd >= r, grad'd >= 0, with multipliers mu >= 0 and 1 - tau >= 0:
+    phi(mu, tau) = mu r - |tau grad - mu f|^2_{H^-1} / 4 <= the minimum, for every tau <= 1.
+    With c = grad'H^-1 f = -2 sign(t) (t - tu) and b = hn: tau = 0 gives delta = r^2 / b
+    (the plain flip cost), tau = 1 gives (r + c/2)^2 / b - a/4, and the interior optimum
+    tau = mu c / a (when <= 1) gives r^2 a / (a b - c^2). The largest of them is returned.
+    """
+    r = abs(t)
+    best = r * r / hn
+    if a <= 0.0:
+        return best
+    c = -2.0 * (t - tu) if t >= 0.0 else 2.0 * (t - tu)
+    v = r + 0.5 * c
+    if v > 0.0:
+        val = v * v / hn - 0.25 * a
+        if val > best:
+            best = val
+    den = a * hn - c * c
+    if den > 0.0 and (c <= 0.0 or 2.0 * r * c <= den):
+        val = r * r * a / den
+        if val > best:
+            best = val
+    return best
+
+
+@njit(cache=True, inline="always")
+def _flip_d(t, hnk, r):
+    """A lower bound on the loss increase that gives a point the other sign, from t = phi'b_m.
+
+    r = 0 (a quadratic loss L = m + grad'd + d'Hd, H half its Hessian): t^2 / hnk with
+    hnk = phi'H^-1 phi. r > 0 (a loss whose terms have |l'''| <= l'': logistic, exponential,
+    plus any quadratic penalty; H the full Hessian of L at b_m, hnk = phi'H^-1 phi and r^2 the
+    largest phi_i'H^-1 phi_i over the points of the loss): along d = b - b_m the second
+    derivative F'' of F(s) = L(b_m + s d) has |F'''| <= M F'' with M = max_i |phi_i'd| <= r q,
+    q = (d'Hd)^(1/2), so F(1) - F(0) - F'(0) >= q^2 psi(r q), psi(u) = (e^-u + u - 1) / u^2
+    (Bach 2010, "Self-concordant analysis for logistic regression", Prop. 1), F'(0) >= 0 on the
+    node's cone, and a flip needs q >= |t| / hnk^(1/2); q^2 psi(r q) grows with q."""
+    if r <= 0.0:
+        return t * t / hnk
+    q = abs(t) / math.sqrt(hnk)
+    u = r * q
+    if u < 1e-3:
+        return q * q * (0.5 - u / 6.0)  # the series of psi alternates: this is below it
+    return (math.expm1(-u) + u) / (r * r) * (1.0 - 1e-12)
+
+
+@njit(cache=True)
+def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
+           floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0):
+    """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
+
+    ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
+    every completion is known to cost at least ``m + floor`` (a child not yet solved:
+    its parent's minimiser and the flip cost of its new point). With ``tu`` (phi_k'b_u for
+    every point) and ``L_u``, the flip costs use the gradient too (:func:`_flip_cost`); with
+    sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
+    """
+    mf = P.shape[0]
+    p = beta.shape[0]
+    g0 = _gval(m + floor, alpha, L_hat)
+    if g0 <= 0.0:
+        return -1.0
+    if not use_flip:
+        hi = Cfix
+        lo = Cfix
+        for k in range(mf):
+            if signs[k] == 0:
+                hi += max(cplus[k], cminus[k])
+                lo += min(cplus[k], cminus[k])
+        return max(abs(hi), abs(lo)) / n * g0
+    C0 = Cfix
+    r = 0
+    for k in range(mf):
+        if signs[k] != 0:
+            continue
+        t = 0.0
+        for i in range(p):
+            t += P[k, i] * beta[i]
+        if t >= 0.0:
+            C0 += cplus[k]
+            diff = cminus[k] - cplus[k]
+        else:
+            C0 += cminus[k]
+            diff = cplus[k] - cminus[k]
+        if tu.shape[0] > 0:
+            dk = _flip_cost(t, tu[k], hn[k], 4.0 * (m - L_u))
+        else:
+            dk = _flip_d(t, hn[k], sc_r)
+        if m + max(dk, floor) < L_max and diff != 0.0:  # only points that can flip, and matter, are sorted
+            tmp_diff[r] = diff
+            tmp_d[r] = dk
+            r += 1
+    best = abs(C0) / n * g0
+    if r == 0:
+        return best
+    order = np.argsort(tmp_d[:r])
+    hi = C0
+    lo = C0
+    for idx in range(r):
+        j = order[idx]
+        mm = m + max(tmp_d[j], floor)
+        if mm >= L_max:
+            break
+        d = tmp_diff[j]
+        if d > 0:
+            hi += d
+        else:
+            lo += d
+        v = max(abs(hi), abs(lo)) / n * _gval(mm, alpha, L_hat)
+        if v > best:
+            best = v
+    return best
+

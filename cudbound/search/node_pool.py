@@ -1,0 +1,116 @@
+"""The node pool of the search: one record of arrays, a slot per node, grown by doubling.
+
+A node of the branch and bound (:mod:`cudbound.search.core`) is a slot ``c`` of every array
+of a :class:`NodePool`; a finished node's slot goes on the ``free`` list and is reused. The
+queue of open nodes (:mod:`cudbound.search.heap`) lives in the same record, so one growth
+grows everything. A search stopped by its node budget hands back its pool with its counts
+(``core.SearchState``) and a later search of the same replicate resumes from it.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP
+
+__all__ = ["NodePool"]
+
+NodePool = namedtuple("NodePool", [
+    "signs",           # int8 (cap, mf): the sign fixed at each free point (0: not fixed)
+    "depth",           # number of fixed points
+    "fixed_cost",      # C of the forced and the fixed points
+    "minimum",         # the node's minimum m (a lazy child: its parent's, see flip_gap)
+    "flip_gap",        # a lazy child's minimum is at least minimum + flip_gap
+    "solved",          # False for a lazy child not yet solved
+    "beta",            # (cap, p): the node's minimiser (a lazy child: its parent's)
+    "active",          # KIND_QP, KIND_HINGE_QP warm start: the active set ...
+    "n_active",        # ... its size ...
+    "dual",            # ... and its multipliers (KIND_QP)
+    "lp_basis",        # KIND_LP warm start: the simplex basis ...
+    "lp_at_upper",     # ... and the variables at their upper bound
+    "handle",          # KIND_EXTERNAL warm start: a handle of the Python side
+    "witness",         # (cap, p): a point of the node's open region (realisability) ...
+    "witness_active",  # ... and the warm start of its feasibility QP
+    "witness_n",
+    "witness_dual",
+    "uid",             # the node's number in the recorded tree
+    "last",            # the free point fixed last
+    "chol",            # (cap, p, p) for a smooth loss's flip cost: Cholesky factor of the Hessian at beta
+    "flip_r",          # _flip_d's r at beta (< 0: no flip cost there)
+    "free",            # slots of finished nodes, free[:nfree]
+    "heap_keys",       # the queue (heap.py): bounds ...
+    "heap_ids",        # ... and slots
+])
+
+
+@njit(cache=True)
+def _grow(a, cap):
+    shape = (cap,) + a.shape[1:]
+    b = np.zeros(shape, dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def _new_pool(cap, mf, p, nb, na, pf):
+    """An empty pool of ``cap`` slots: mf free points, p unknowns, an LP basis of nb and na
+    columns, Cholesky factors of order pf (0 unless a smooth loss uses flip costs)."""
+    i1 = np.zeros(cap, dtype=np.int64)
+    return NodePool(np.zeros((cap, mf), dtype=np.int8), i1, np.zeros(cap), np.zeros(cap), np.zeros(cap),
+                    np.ones(cap, dtype=np.bool_), np.zeros((cap, p)), np.zeros((cap, p), dtype=np.int64),
+                    i1.copy(), np.zeros((cap, p)), np.zeros((cap, nb), dtype=np.int64),
+                    np.zeros((cap, na), dtype=np.bool_), i1.copy(), np.zeros((cap, p)),
+                    np.zeros((cap, p), dtype=np.int64), i1.copy(), np.zeros((cap, p)), i1.copy(), i1.copy(),
+                    np.zeros((cap, pf, pf)), np.zeros(cap), i1.copy(), np.zeros(cap), i1.copy())
+
+
+@njit(cache=True)
+def _grow_pool(pool, cap):
+    """The pool with every array grown to ``cap`` slots (contents kept)."""
+    return NodePool(_grow(pool.signs, cap), _grow(pool.depth, cap), _grow(pool.fixed_cost, cap),
+                    _grow(pool.minimum, cap), _grow(pool.flip_gap, cap), _grow(pool.solved, cap),
+                    _grow(pool.beta, cap), _grow(pool.active, cap), _grow(pool.n_active, cap),
+                    _grow(pool.dual, cap), _grow(pool.lp_basis, cap), _grow(pool.lp_at_upper, cap),
+                    _grow(pool.handle, cap), _grow(pool.witness, cap), _grow(pool.witness_active, cap),
+                    _grow(pool.witness_n, cap), _grow(pool.witness_dual, cap), _grow(pool.uid, cap),
+                    _grow(pool.last, cap), _grow(pool.chol, cap), _grow(pool.flip_r, cap), _grow(pool.free, cap),
+                    _grow(pool.heap_keys, cap), _grow(pool.heap_ids, cap))
+
+
+@njit(cache=True)
+def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
+    """Slot c becomes the child of node v that fixes free point j to sign s (cost ``cost_j``):
+    the parent's signs, minimiser, minimum and warm starts, solved (the caller changes that
+    for a child whose new constraint the parent's minimiser violates)."""
+    pool.signs[c] = pool.signs[v]
+    pool.signs[c, j] = s
+    pool.last[c] = j
+    pool.depth[c] = pool.depth[v] + 1
+    pool.fixed_cost[c] = pool.fixed_cost[v] + cost_j
+    pool.beta[c] = pool.beta[v]
+    pool.minimum[c] = pool.minimum[v]
+    pool.flip_gap[c] = 0.0
+    pool.solved[c] = True
+    if kind == KIND_QP or kind == KIND_HINGE_QP:
+        pool.active[c] = pool.active[v]
+        pool.n_active[c] = pool.n_active[v]
+        pool.dual[c] = pool.dual[v]
+    elif kind == KIND_LP:
+        pool.lp_basis[c] = pool.lp_basis[v]
+        pool.lp_at_upper[c] = pool.lp_at_upper[v]
+    else:
+        pool.handle[c] = pool.handle[v]
+    pool.witness[c] = pool.witness[v]
+    pool.witness_active[c] = pool.witness_active[v]
+    pool.witness_n[c] = pool.witness_n[v]
+    pool.witness_dual[c] = pool.witness_dual[v]
+    if smooth_flip:
+        pool.chol[c] = pool.chol[v]
+        pool.flip_r[c] = pool.flip_r[v]
+
+
+def trimmed(pool, count):
+    """The pool cut to its first ``count`` slots (the ones a search has used), contiguous."""
+    return NodePool(*(np.ascontiguousarray(a[:count]) for a in pool))

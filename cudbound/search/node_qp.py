@@ -1,0 +1,238 @@
+"""The node QP and the feasibility QP of the search, by the dual active-set method of Goldfarb & Idnani (1983).
+
+- the node QP  min (b - b_u)'H(b - b_u)  s.t.  s_k phi_k'b >= 0  (a positive definite quadratic
+  loss), warm-started from the parent's active set (:func:`_gi_ws`);
+- realisability of a node's open region by the same method on the feasibility QP
+  min ||b||^2  s.t.  phi_k'b >= 0 (s_k = +1), phi_k'b <= -1 (s_k = -1), whose infeasibility the
+  dual method detects exactly (cones scale, method.md); :func:`_meets` asks whether a witness
+  still meets a new row.
+
+Allocation-free: the scratch arrays are a :func:`_workspace` made once per search.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .linear_solve import _solve_ws
+
+__all__: list[str] = []
+
+_TOL = 1e-12  # a row violated by less than this (relative to |x|, row norm 1) is met
+_FEAS = 1e-9  # a violation this small (relative to |x|, row norm 1) is round-off
+
+
+@njit(cache=True, inline="always")
+def _times_cols(Qinv, N, QN, p, nact):
+    """QN[:, :nact] = Qinv N[:, :nact] (no allocation)."""
+    for i in range(p):
+        for a in range(nact):
+            v = 0.0
+            for j in range(p):
+                v += Qinv[i, j] * N[j, a]
+            QN[i, a] = v
+
+
+@njit(cache=True)
+def _workspace(p):
+    """Scratch arrays of :func:`_gi_ws` for a problem with p unknowns (allocated once per search)."""
+    return (np.empty(p), np.empty(p), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p),
+            np.empty(p), np.empty(p), np.empty(p), np.empty(p))
+
+
+@njit(cache=True)
+def _gi(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact):
+    """:func:`_gi_ws` with a fresh workspace (for callers outside the compiled search)."""
+    return _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, _workspace(x.shape[0]))
+
+
+@njit(cache=True)
+def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
+    """Goldfarb-Idnani on  s_k P_k x >= h_k  (h_k = rhs_neg when s_k = -1, else 0).
+
+    x0 is the unconstrained minimiser; (x, act[:nact], u[:nact]) is a dual-feasible
+    start and is updated in place. After each constraint is added, x is recomputed
+    as the exact minimiser on the active set, x0 + Qinv N (N'Qinv N)^-1 (h_A - N'x0),
+    so round-off does not build up along the pivots. ``ws`` is a :func:`_workspace`:
+    the routine allocates nothing.
+    Returns (status, nact): status 0 optimal, 1 infeasible, 2 numerical failure.
+    """
+    nq, Qn, N, QN, M, r, z, rhs, hA, tmp = ws
+    p = x.shape[0]
+    m = P.shape[0]
+    maxit = 20 * (m + p) + 50
+    for _ in range(maxit):
+        xs = 1.0
+        for i in range(p):
+            if abs(x[i]) > xs:
+                xs = abs(x[i])
+        q = -1
+        worst = -_TOL * xs
+        for k in range(m):
+            s = signs[k]
+            if s == 0:
+                continue
+            v = 0.0
+            for i in range(p):
+                v += P[k, i] * x[i]
+            v = s * v
+            if s < 0:
+                v -= rhs_neg
+            v /= norms[k]
+            if v < worst:
+                worst = v
+                q = k
+        if q < 0:
+            if rhs_neg > 0.0 and xs > 1.0 / _FEAS:
+                # the relative tolerance above is then loose against the right-hand side itself:
+                # accept x only if every row with h_k = rhs_neg meets it to _FEAS * rhs_neg
+                for k in range(m):
+                    if signs[k] < 0:
+                        v = 0.0
+                        for i in range(p):
+                            v += P[k, i] * x[i]
+                        if -v - rhs_neg < -_FEAS * rhs_neg:
+                            return 2, nact
+            return 0, nact
+        sq = signs[q]
+        for i in range(p):
+            nq[i] = sq * P[q, i]
+        hq = rhs_neg if sq < 0 else 0.0
+        u_plus = 0.0
+        done = False
+        for _inner in range(maxit):
+            for i in range(p):
+                v = 0.0
+                for j in range(p):
+                    v += Qinv[i, j] * nq[j]
+                Qn[i] = v
+            if nact > 0:
+                # N = the active normals (p x nact), QN = Qinv N, M = N'QN, solve M r = N'Qn
+                for a in range(nact):
+                    k = act[a]
+                    sk = signs[k]
+                    for i in range(p):
+                        N[i, a] = sk * P[k, i]
+                _times_cols(Qinv, N, QN, p, nact)
+                for a in range(nact):
+                    v = 0.0
+                    for i in range(p):
+                        v += N[i, a] * Qn[i]
+                    rhs[a] = v
+                    for b2 in range(nact):
+                        v = 0.0
+                        for i in range(p):
+                            v += N[i, a] * QN[i, b2]
+                        M[a, b2] = v
+                if not _solve_ws(M, rhs, r, nact):  # dependent active rows (exactly, in floating point)
+                    return 2, nact
+                for i in range(p):
+                    v = Qn[i]
+                    for a in range(nact):
+                        v -= QN[i, a] * r[a]
+                    z[i] = v
+            else:
+                for i in range(p):
+                    z[i] = Qn[i]
+            t1 = np.inf
+            drop = -1
+            for a in range(nact):
+                if r[a] > 1e-14 and u[a] / r[a] < t1:
+                    t1 = u[a] / r[a]
+                    drop = a
+            zn = 0.0
+            nQn = 0.0
+            for i in range(p):
+                zn += z[i] * nq[i]
+                nQn += nq[i] * Qn[i]
+            if nact >= p or zn <= 1e-15 * nQn:
+                if drop < 0:
+                    # n_q depends on the active normals with no dual step left: the system is
+                    # infeasible, unless q is violated only by round-off (q is the most
+                    # violated row, so x then meets every constraint to that tolerance)
+                    sl = 0.0
+                    for i in range(p):
+                        sl += nq[i] * x[i]
+                    if (hq - sl) / norms[q] <= _FEAS * xs:
+                        return 0, nact
+                    return 1, nact
+                for a in range(nact):
+                    u[a] -= t1 * r[a]
+                u_plus += t1
+                for a in range(drop, nact - 1):
+                    act[a] = act[a + 1]
+                    u[a] = u[a + 1]
+                nact -= 1
+                continue
+            sl = 0.0
+            for i in range(p):
+                sl += nq[i] * x[i]
+            t2 = -(sl - hq) / zn
+            t = t2 if t2 <= t1 else t1
+            for i in range(p):
+                x[i] += t * z[i]
+            for a in range(nact):
+                u[a] -= t * r[a]
+            u_plus += t
+            if t2 <= t1:
+                if nact >= p:
+                    return 2, nact
+                act[nact] = q
+                u[nact] = u_plus
+                nact += 1
+                for a in range(nact):
+                    k = act[a]
+                    hA[a] = rhs_neg if signs[k] < 0 else 0.0
+                    for i in range(p):
+                        N[i, a] = signs[k] * P[k, i]
+                if nact == p:  # a vertex: x is fixed by the active rows alone
+                    for a in range(nact):
+                        for i in range(p):
+                            M[a, i] = N[i, a]
+                    if not _solve_ws(M, hA, tmp, nact):
+                        return 2, nact
+                    for i in range(p):
+                        x[i] = tmp[i]
+                else:
+                    _times_cols(Qinv, N, QN, p, nact)
+                    for a in range(nact):
+                        v = hA[a]
+                        for i in range(p):
+                            v -= N[i, a] * x0[i]
+                        rhs[a] = v
+                        for b2 in range(nact):
+                            w = 0.0
+                            for i in range(p):
+                                w += N[i, a] * QN[i, b2]
+                            M[a, b2] = w
+                    if not _solve_ws(M, rhs, tmp, nact):
+                        return 2, nact
+                    for i in range(p):
+                        v = x0[i]
+                        for a in range(nact):
+                            v += QN[i, a] * tmp[a]
+                        x[i] = v
+                done = True
+                break
+            for a in range(drop, nact - 1):
+                act[a] = act[a + 1]
+                u[a] = u[a + 1]
+            nact -= 1
+        if not done:
+            return 2, nact
+    return 2, nact
+
+
+@njit(cache=True)
+def _meets(P, norms, k, s, x):
+    """Does x meet the feasibility-QP row of point k (s phi_k'x >= 0, or >= 1 when s = -1)?"""
+    v = 0.0
+    for i in range(x.shape[0]):
+        v += P[k, i] * x[i]
+    v = s * v - (1.0 if s < 0 else 0.0)
+    xs = 1.0
+    for i in range(x.shape[0]):
+        if abs(x[i]) > xs:
+            xs = abs(x[i])
+    return v / norms[k] >= -_TOL * xs
+

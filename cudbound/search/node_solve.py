@@ -1,0 +1,219 @@
+"""The solve of one node of the search, by the solver its kind names (compiled dispatch).
+
+A node fixes the signs s_j of some free points; its minimum is min L(b) s.t. s_j phi_j'b >= 0
+over those points (the cone of the node). :func:`_solve` solves node ``c`` of the node pool in
+place (its minimiser ``beta[c]`` and its warm start) with:
+
+- ``KIND_QP``: the dual active-set QP of :mod:`cudbound.search.node_qp`, warm-started from the
+  parent's active set;
+- ``KIND_LP``: the certified simplex of :mod:`cudbound.search.lp_node_solver`, warm-started from
+  the parent's basis;
+- ``KIND_SMOOTH``: the compiled SQP of :mod:`cudbound.search.smooth_node_solver`, from the
+  parent's minimiser;
+- ``KIND_HINGE_QP``: the primal active-set method of :mod:`cudbound.search.hinge_qp_node_solver`,
+  from the parent's minimiser and working sets;
+- ``KIND_EXTERNAL``: a NodeSolver object on the Python side (:mod:`cudbound.search.context`).
+
+A compiled solve that fails goes to the fallback solver on the Python side (cvxpy).
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP, KIND_SMOOTH, QP_OPTIMAL
+from .context import _solve_call
+from .hinge_qp_node_solver import _hinge_qp_node
+from .lp_node_solver import OPTIMAL, _solve_node
+from .node_qp import _gi_ws
+from .smooth_node_solver import _sqp_compiled
+
+__all__ = ["NodeSolve"]
+
+NodeSolve = namedtuple("NodeSolve", [
+    "kind",       # KIND_*
+    "H",          # KIND_QP: L(b) = L_u + (b - beta_u)'H(b - beta_u) ...
+    "Qinv_loss",  # ... H^-1 / 2 ...
+    "beta_u",     # ... the unconstrained minimiser ...
+    "L_u",        # ... and its loss
+    "lp",         # KIND_LP: (columns, their norms, c, m, n, root basis, root at-upper, max iterations)
+    "sm",         # KIND_SMOOTH: (loss id, D, yo, wn, penalty, max iterations); KIND_HINGE_QP: (0, A, c, -, Q, max it.)
+    "key",        # the SearchContext of the Python side
+    "ws",         # node_qp._workspace (shared with the realisability QP)
+])
+"""What the node solvers of one search need, besides the replicate and the node pool."""
+
+
+@njit(cache=True)
+def _fixed(sgn_row, prow):
+    """Design rows and signs (+-1.0) of a node's fixed points."""
+    k = 0
+    for i in range(sgn_row.shape[0]):
+        if sgn_row[i] != 0:
+            k += 1
+    rows = np.empty(k, dtype=np.int64)
+    signs = np.empty(k)
+    k = 0
+    for i in range(sgn_row.shape[0]):
+        if sgn_row[i] != 0:
+            rows[k] = prow[i]
+            signs[k] = 1.0 if sgn_row[i] > 0 else -1.0
+            k += 1
+    return rows, signs
+
+
+@njit(cache=True)
+def _quad_form(H, x, x0):
+    """(x - x0)'H(x - x0), without allocating."""
+    v = 0.0
+    p = x.shape[0]
+    for i in range(p):
+        di = x[i] - x0[i]
+        row = 0.0
+        for j in range(p):
+            row += H[i, j] * (x[j] - x0[j])
+        v += di * row
+    return v
+
+
+@njit(cache=True)
+def _solve(c, rep, slv, pool):
+    """Solve node c in place (``pool.beta[c]`` and its warm start). Returns (ok, m, loss at
+    beta[c]): ok 0 solved, 1 solved by the fallback solver, -1 not solved."""
+    kind = slv.kind
+    if kind == KIND_QP:
+        ok, m = _solve_qp(c, rep, slv, pool)
+    elif kind == KIND_LP:
+        ok, m = _solve_lp(c, rep, slv, pool)
+    elif kind == KIND_SMOOTH:
+        ok, m = _solve_smooth(c, rep, slv, pool)
+    elif kind == KIND_HINGE_QP:
+        ok, m = _solve_hinge_qp(c, rep, slv, pool)
+    else:
+        rows, signs = _fixed(pool.signs[c], rep.prow)
+        ok, m, bv, b, h2, fb = _solve_call(slv.key, pool.handle[c], rows, signs, False)
+        if ok == 0:
+            pool.beta[c] = b
+            pool.handle[c] = h2
+            return fb, m, bv
+        return -1, 0.0, 0.0
+    if ok:
+        return 0, m, m
+    # a compiled solve failed: the fallback solver on the Python side
+    rows, signs = _fixed(pool.signs[c], rep.prow)
+    ok, m, bv, b, h2, fb = _solve_call(slv.key, -1, rows, signs, True)
+    if ok == 0:
+        pool.beta[c] = b
+        if kind == KIND_QP:
+            pool.n_active[c] = 0  # no active set goes with this point: the children's QPs start cold
+        return 1, m, bv
+    return -1, 0.0, 0.0
+
+
+@njit(cache=True)
+def _solve_qp(c, rep, slv, pool):
+    """KIND_QP: (solved, minimum)."""
+    if pool.n_active[c] == 0:
+        pool.beta[c] = slv.beta_u  # an empty active set is dual feasible only at the unconstrained minimiser
+    st, na_ = _gi_ws(slv.Qinv_loss, rep.P, rep.norms, pool.signs[c], 0.0, slv.beta_u, pool.beta[c], pool.active[c],
+                     pool.dual[c], pool.n_active[c], slv.ws)
+    pool.n_active[c] = na_
+    if st == QP_OPTIMAL:
+        return True, slv.L_u + _quad_form(slv.H, pool.beta[c], slv.beta_u)
+    return False, 0.0
+
+
+@njit(cache=True)
+def _solve_lp(c, rep, slv, pool):
+    """KIND_LP: (solved, minimum)."""
+    lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit = slv.lp
+    rows, signs = _fixed(pool.signs[c], rep.prow)
+    st, its, f, gap, b, basis, atup = _solve_node(lp_cols, lp_norms, lp_c, lp_m, lp_n, rows, signs, pool.lp_basis[c],
+                                                  pool.lp_at_upper[c], lp_basis, lp_atup, lp_maxit)
+    if st == OPTIMAL:
+        pool.beta[c] = b
+        pool.lp_basis[c] = basis
+        pool.lp_at_upper[c] = atup
+        return True, f
+    return False, 0.0
+
+
+@njit(cache=True)
+def _solve_smooth(c, rep, slv, pool):
+    """KIND_SMOOTH: (solved, minimum)."""
+    sm_kind, D, yo, wn, pen, maxit = slv.sm
+    P = rep.P
+    sgn = pool.signs
+    k = 0
+    for i in range(sgn.shape[1]):
+        if sgn[c, i] != 0:
+            k += 1
+    G = np.empty((k, P.shape[1]))
+    gn = np.empty(k)
+    k = 0
+    for i in range(sgn.shape[1]):
+        if sgn[c, i] != 0:
+            G[k] = P[i] * sgn[c, i]
+            gn[k] = rep.norms[i]
+            k += 1
+    act_s = np.zeros(P.shape[1], dtype=np.int64)
+    st, f, na_ = _sqp_compiled(sm_kind, D, yo, wn, pen, G, gn, pool.beta[c], maxit, act_s)
+    return st == 0, f
+
+
+@njit(cache=True)
+def _solve_hinge_qp(c, rep, slv, pool):
+    """KIND_HINGE_QP: (solved, minimum). The warm start ``active[c, :n_active[c]]`` holds a
+    point k of the resample as k and a fixed free point j as mA + j."""
+    _, Ah, ch, _, Qh, maxit = slv.sm
+    P = rep.P
+    act = pool.active
+    mA = Ah.shape[0]
+    mf, p = P.shape
+    k = 0
+    pos = np.full(mf, -1, dtype=np.int64)   # free point -> its row of G
+    for i in range(mf):
+        if pool.signs[c, i] != 0:
+            pos[i] = k
+            k += 1
+    G = np.empty((k, p))
+    for i in range(mf):
+        if pool.signs[c, i] != 0:
+            G[pos[i]] = P[i] * pool.signs[c, i]
+    ne0 = 0
+    nw0 = 0
+    for a in range(pool.n_active[c]):
+        if act[c, a] < mA:
+            ne0 += 1
+        elif pos[act[c, a] - mA] >= 0:
+            nw0 += 1
+    E0 = np.empty(ne0, dtype=np.int64)
+    W0 = np.empty(nw0, dtype=np.int64)
+    ne0 = 0
+    nw0 = 0
+    for a in range(pool.n_active[c]):
+        v = act[c, a]
+        if v < mA:
+            E0[ne0] = v
+            ne0 += 1
+        elif pos[v - mA] >= 0:
+            W0[nw0] = pos[v - mA]
+            nw0 += 1
+    st, f, its, E1, W1 = _hinge_qp_node(Ah, ch, Qh, G, pool.beta[c], maxit, E0, W0)
+    if st == 0:
+        na = 0
+        for v in E1:
+            act[c, na] = v
+            na += 1
+        for q in W1:
+            for i in range(mf):
+                if pos[i] == q:
+                    act[c, na] = mA + i
+                    na += 1
+                    break
+        pool.n_active[c] = na
+        return True, f
+    pool.n_active[c] = 0
+    return False, 0.0
