@@ -71,7 +71,8 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
         out = run_search(
             P, problem.rows, problem.cost_plus, problem.cost_minus, problem.C_forced, problem.n, problem.alpha_n,
             problem.L_hat, root_beta=root.beta, root_m=root.value, root_bv=root.beta_value, best0=best, kind=kind,
-            quad=q, lp=lp, smooth=smooth, hinge_qp=hinge_qp, context=ctx, options=options, record=record_tree,
+            quad=q, lp=lp, smooth=smooth, hinge_qp=hinge_qp, context=ctx, options=options, tol=tol,
+            record=record_tree,
             python_realise=python_realise)
     out.screened, out.seconds, out.tree = problem.n_screened, time.perf_counter() - t0, tree
     return out

@@ -17,10 +17,17 @@ __all__ = ["Tolerances", "SearchOptions", "SearchOutcome"]
 
 @dataclass(frozen=True)
 class Tolerances:
-    """All tolerances of the search in one place."""
+    """The tolerances of the search loop (``core._prunes`` and ``bounds._value_at``).
 
-    prune: float = 1e-12      # prune when U <= best + prune
+    The node solvers' own tolerances (certificates, pivots) are constants of their modules.
+    """
+
+    prune: float = 1e-12      # prune when U <= max(best, floor) + prune
     margin: float = 1e-9      # a sign counts as clear when |phi'beta| > margin |phi| |beta|
+
+    def __post_init__(self):
+        for name in ("prune", "margin"):
+            check_scalar(getattr(self, name), name, numbers.Real, min_val=0.0, max_val=1.0)
 
 
 @dataclass(frozen=True)

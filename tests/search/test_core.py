@@ -11,7 +11,7 @@ from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
-from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, branch_and_bound
+from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, Tolerances, branch_and_bound
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
 from search_setup import squared_replicate
@@ -141,6 +141,33 @@ def test_budget_and_floor_hold_for_the_external_kind():
     cut = search_replicate(design, y, counts, loss="logistic", engine="python", max_nodes=3)
     assert cut.status == "budget" and cut.lower <= exact.value + 1e-12 and cut.value >= exact.value - 1e-12
     assert math.isfinite(cut.value)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_loop_reads_its_tolerances(seed):
+    """Tolerances.prune is the prune rule's slack, Tolerances.margin the test of a clear sign."""
+    design, y, counts = _medium(seed, n=30)
+    problem, root, quad, beta_hat = squared_replicate(design, y, counts)
+    solver = ActiveSetNodeSolver(SquaredLoss(), design, y)
+    solver.set_weights(counts)
+    exact = branch_and_bound(problem, solver, root, quad=quad)
+    assert exact.status == "exact" and exact.nodes > 1
+    # every bound is at most 1 <= best + 1: the root is pruned at once
+    loose = branch_and_bound(problem, solver, root, quad=quad, tol=Tolerances(prune=1.0))
+    assert loose.nodes == 1 and loose.pruned == 1
+    # stopped after the root: the value attained at the root's minimiser counts only when its
+    # signs are clear, which no sign is with margin 1
+    first = branch_and_bound(problem, solver, root, quad=quad, options=SearchOptions(max_nodes=1))
+    blind = branch_and_bound(problem, solver, root, quad=quad, options=SearchOptions(max_nodes=1),
+                             tol=Tolerances(margin=1.0))
+    assert first.status == blind.status == "budget"
+    assert first.lower > 0.0 and blind.lower == 0.0
+
+
+@pytest.mark.parametrize("bad", [dict(prune=-1e-12), dict(margin=float("nan")), dict(margin=2.0)])
+def test_tolerances_are_checked(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        Tolerances(**bad)
 
 
 # ------------------------------------------------------------------ resuming a stopped search
