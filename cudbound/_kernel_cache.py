@@ -22,7 +22,8 @@ functions of another file (the search loop in ``search/core.py`` calls the QP of
 ``search/node_qp.py``) is therefore loaded stale after that other file changes: in an
 editable install, an edit to ``node_qp.py`` would not reach ``core._search``. The same holds
 for the SVM dual's solvers in ``optim/svm_dual`` (the decremental path calls a step of the
-active-set file, which calls the gradient of the SMO file). :func:`check` keeps a SHA-256
+active-set file, which calls the gradient of the SMO file), and for the one Gaussian elimination
+of ``optim/linear_solve.py`` that both folders call. :func:`check` keeps a SHA-256
 digest of every kernel source of one such folder next to their cached kernels and clears
 those kernels when the digest changes. It runs once per folder, when :mod:`cudbound.search`
 or :mod:`cudbound.optim.svm_dual` is imported, before any kernel is loaded, under a file lock
@@ -34,18 +35,21 @@ import hashlib
 import os
 from pathlib import Path
 
-__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES", "SVM_DUAL_SOURCES"]
+__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES", "SVM_DUAL_SOURCES", "SHARED_SOURCES"]
 
 PACKAGE = Path(__file__).resolve().parent
 SEARCH = PACKAGE / "search"
 SVM_DUAL = PACKAGE / "optim" / "svm_dual"
 ENV = "CUDBOUND_CACHE_DIR"
 KERNEL_SOURCES = ("bounds.py", "branching.py", "context.py", "core.py", "heap.py", "hinge_qp_node_solver.py",
-                  "linear_solve.py", "lp_node_solver.py", "node_pool.py", "node_qp.py", "node_solve.py",
+                  "lp_node_solver.py", "node_pool.py", "node_qp.py", "node_solve.py",
                   "realisability.py", "replicate_setup.py", "smooth_node_solver.py")
 """The files of ``cudbound/search`` with ``@njit(cache=True)`` functions."""
 SVM_DUAL_SOURCES = ("active_set_solver.py", "decremental.py", "kkt.py", "smo_solver.py")
 """The files of ``cudbound/optim/svm_dual`` with ``@njit(cache=True)`` functions."""
+SHARED_SOURCES = ("optim/linear_solve.py",)
+"""Kernel files (relative to the package) whose functions the kernels of both folders call:
+part of every folder's digest, so that an edit to them clears both."""
 DIGEST_FILE = "cudbound_kernels.sha256"
 LOCK_FILE = "cudbound_kernels.lock"
 
@@ -117,11 +121,15 @@ def install() -> None:
 
 
 def digest(folder: Path = SEARCH, sources: tuple[str, ...] = KERNEL_SOURCES) -> str:
-    """SHA-256 of the kernel ``sources`` of ``folder`` (names and contents, in the order given)."""
+    """SHA-256 of the kernel ``sources`` of ``folder`` (names and contents, in the order given),
+    and of the package's :data:`SHARED_SOURCES`."""
     h = hashlib.sha256()
     for name in sources:
         h.update(name.encode())
         h.update((Path(folder) / name).read_bytes())
+    for name in SHARED_SOURCES:
+        h.update(name.encode())
+        h.update((PACKAGE / name).read_bytes())
     return h.hexdigest()
 
 

@@ -89,6 +89,28 @@ def test_every_kernel_source_of_the_search_is_listed():
     assert kernels == set(kc.KERNEL_SOURCES)
 
 
+def test_every_other_kernel_file_is_a_shared_source_of_both_digests(tmp_path):
+    """A kernel file outside the two folders (the one Gaussian elimination) is inlined into
+    kernels of both: it is listed, and an edit to it changes both folders' digests."""
+    others = {str(p.relative_to(kc.PACKAGE)) for p in kc.PACKAGE.rglob("*.py")
+              if "\n@njit(cache=True" in p.read_text() and p.parent not in (kc.SEARCH, kc.SVM_DUAL)}
+    assert others == set(kc.SHARED_SOURCES)
+    package = tmp_path / "cudbound"
+    shutil.copytree(kc.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = (kc.digest(package / "search"), kc.digest(package / "optim" / "svm_dual", kc.SVM_DUAL_SOURCES))
+    real = kc.PACKAGE
+    try:
+        kc.PACKAGE = package
+        unchanged = (kc.digest(package / "search"), kc.digest(package / "optim" / "svm_dual", kc.SVM_DUAL_SOURCES))
+        with open(package / kc.SHARED_SOURCES[0], "a") as fh:
+            fh.write("\n# edited\n")
+        after = (kc.digest(package / "search"), kc.digest(package / "optim" / "svm_dual", kc.SVM_DUAL_SOURCES))
+    finally:
+        kc.PACKAGE = real
+    assert unchanged == before
+    assert after[0] != before[0] and after[1] != before[1]
+
+
 def test_kernels_are_cached_outside_the_package():
     """Every cached kernel of the package (search and optim) is located in the per-user cache,
     not beside its source."""

@@ -299,6 +299,11 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
     """The active-set iteration from a point b of the closed cone (overwritten by the answer),
     with working sets E0 (points on the margin at b) and W0 (rows of G at 0 at b), independent.
 
+    Each step minimises F over the face the working sets fix (:func:`_face_direction`), walks
+    along that direction with an exact line search (:func:`_line_search`) that may add a point
+    to E or a cone row to W, and at the face's minimiser drops the working row whose multiplier
+    has the wrong sign (:func:`_leaving_row`), or certifies b.
+
     Returns (status, F(b), iterations, E, W): status 0 certified, 1 not certified, 2 iteration
     cap, 3 unbounded ray (cannot happen for c > 0; a numerical failure); E and W the final
     working sets."""
@@ -349,143 +354,15 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
             if side[i] < 0 and not inE[i]:
                 for j in range(p):
                     g[j] -= c[i] * A[i, j]
-        dim = Z.shape[1]
-        d = np.zeros(p)
-        ray = False
-        if dim > 0:
-            # Hr = Z'(2Q)Z and gr = Z'g, by loops (p is small)
-            QZ = np.zeros((p, dim))
-            _times_cols(Q, Z, QZ, p, dim)
-            Hr = np.empty((dim, dim))
-            gr = np.empty(dim)
-            for i in range(dim):
-                v = 0.0
-                for q in range(p):
-                    v += Z[q, i] * g[q]
-                gr[i] = v
-                for j in range(i + 1):
-                    v = 0.0
-                    for q in range(p):
-                        v += Z[q, i] * QZ[q, j]
-                    Hr[i, j] = 2.0 * v
-                    Hr[j, i] = 2.0 * v
-            # positive definite on the face (the usual case): the Newton step by Cholesky
-            pd, ur = _cholesky_solve(Hr, -gr, 1e-10)
-            if pd:
-                w = np.ones(dim)
-                V = np.eye(dim)
-            else:
-                w, V = np.linalg.eigh(Hr)
-            top = max(w[dim - 1], 0.0)
-            gn = math.sqrt(np.dot(g, g))
-            # a direction of zero curvature with a slope: the ray
-            best = 0.0
-            for j in range(dim):
-                if pd:
-                    break
-                if w[j] <= ZERO_EIG * max(top, 1e-300) or top == 0.0:
-                    slope = _col_dot(V, j, gr)
-                    if abs(slope) > 1e-12 * max(1.0, gn) and abs(slope) > abs(best):
-                        best = slope
-                        u = -np.sign(slope) * V[:, j]
-                        d = Z @ u
-                        ray = True
-            if pd:
-                for i in range(p):
-                    v = 0.0
-                    for j in range(dim):
-                        v += Z[i, j] * ur[j]
-                    d[i] = v
-            elif not ray:
-                ur = np.zeros(dim)
-                for j in range(dim):
-                    if w[j] > ZERO_EIG * top and top > 0.0:
-                        ur -= (_col_dot(V, j, gr) / w[j]) * V[:, j]
-                d = Z @ ur
-        # exact line search along d: F(b + t d) is convex and piecewise quadratic in t, with a
-        # kink where a point's margin crosses 1; walk the kinks in order (crossing a point
-        # switches its side), stop at the minimum, at a kink that holds it (the point joins E)
-        # or at the first cone row that reaches 0 (it joins W)
+        d, ray = _face_direction(Q, Z, g)
         dn = math.sqrt(np.dot(d, d))
         moved = False
         slope = np.dot(d, g)
         # no descent left (to rounding): the face minimiser, whatever d's length
         if dn > 0.0 and -slope > 1e-15 * max(1.0, _objective(A, c, Q, b)):
-            kappa = 2.0 * _quad(Q, d)
-            t_cone = np.inf
-            q_cone = -1
-            for q in range(k):
-                if inW[q]:
-                    continue
-                sq = np.dot(G[q], d)
-                if sq < -1e-13 * gn_[q] * dn:
-                    tq = -np.dot(G[q], b) / sq
-                    if tq < 0.0:
-                        tq = 0.0
-                    if tq < t_cone:
-                        t_cone = tq
-                        q_cone = q
-            nb = 0
-            for i in range(m):
-                if inE[i]:
-                    continue
-                si = np.dot(A[i], d)
-                if abs(si) <= 1e-13 * an_[i] * dn:
-                    continue
-                if (side[i] < 0 and si > 0.0) or (side[i] > 0 and si < 0.0):
-                    ti = (1.0 - np.dot(A[i], b)) / si
-                    if ti < 0.0:
-                        ti = 0.0
-                    if ti <= t_cone:
-                        tk[nb] = ti
-                        ik[nb] = i
-                        nb += 1
-            t_prev = 0.0
-            cur = slope
-            # the slope's round-off scale: a slope within it of 0 is 0 (a kink whose weights
-            # cancel the slope exactly must hold the point, not be crossed)
-            sscale = abs(slope)
-            for o in range(nb):
-                sscale += c[ik[o]] * abs(np.dot(A[ik[o]], d))
-            sscale *= 1e-12
-            stop_t = -1.0
-            join = -1
-            join_kind = 0
-            for o in range(nb):
-                # the next kink (selection: usually only the first few are reached)
-                jmin = o
-                for o2 in range(o + 1, nb):
-                    if tk[o2] < tk[jmin] or (tk[o2] == tk[jmin] and ik[o2] < ik[jmin]):
-                        jmin = o2
-                tk[o], tk[jmin] = tk[jmin], tk[o]
-                ik[o], ik[jmin] = ik[jmin], ik[o]
-                i = ik[o]
-                ti = tk[o]
-                if kappa > 0.0 and cur < 0.0 and t_prev - cur / kappa <= ti:
-                    stop_t = t_prev - cur / kappa
-                    break
-                left = cur + kappa * (ti - t_prev)
-                right = left + c[i] * abs(np.dot(A[i], d))
-                if right >= -sscale:
-                    stop_t = ti
-                    join = i
-                    join_kind = 1
-                    break
-                side[i] = -side[i]
-                cur = right
-                t_prev = ti
-                moved = True
+            stop_t, join, join_kind, moved = _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik)
             if stop_t < 0.0:
-                if kappa > 0.0 and cur < 0.0 and t_prev - cur / kappa <= t_cone:
-                    stop_t = t_prev - cur / kappa
-                elif cur >= -sscale:
-                    stop_t = t_prev
-                elif q_cone >= 0:
-                    stop_t = t_cone
-                    join = q_cone
-                    join_kind = 2
-                else:
-                    return 3, _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()
+                return 3, _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()
             b += stop_t * d
             if join >= 0:
                 if ne + nw >= p:
@@ -502,27 +379,13 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
             if moved or ray:
                 continue
         # the face minimiser: check the multipliers
-        beta, mu, res, gs = _multipliers(A, G, Q, c, side, b, E, ne, W, nw)
-        worst = CHECK_TOL * gs
-        out = -1
-        out_kind = 0
-        for j in range(ne):
-            v = -beta[j] if -beta[j] > beta[j] - c[E[j]] else beta[j] - c[E[j]]
-            if v > worst:
-                worst = v
-                out = j
-                out_kind = 1
-        for j in range(nw):
-            if -mu[j] > worst:
-                worst = -mu[j]
-                out = j
-                out_kind = 2
+        out, out_kind, leave_above = _leaving_row(A, G, Q, c, side, b, E, ne, W, nw)
         if out < 0:
             ok = _certified(A, G, Q, c, side, b, E, ne, W, nw)
             return (0 if ok else 1), _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()
         if out_kind == 1:
             i = E[out]
-            side[i] = -1 if beta[out] > c[i] else 1
+            side[i] = 1 if leave_above else -1
             inE[i] = False
             for j in range(out, ne - 1):
                 E[j] = E[j + 1]
@@ -533,6 +396,167 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
                 W[j] = W[j + 1]
             nw -= 1
     return 2, _objective(A, c, Q, b), maxit, E[:ne].copy(), W[:nw].copy()
+
+
+@njit(cache=True)
+def _face_direction(Q, Z, g):
+    """The step to the minimiser of F on the face spanned by Z's columns, from the gradient g:
+    the Newton step Z (Z'2QZ)^-1 Z'(-g) when Z'2QZ is positive definite (Cholesky), else from
+    its eigendecomposition: a ray (``ray`` True) along a direction of zero curvature with a
+    slope, or the least-norm step on the positive eigenvalues."""
+    p = g.shape[0]
+    dim = Z.shape[1]
+    d = np.zeros(p)
+    ray = False
+    if dim == 0:
+        return d, ray
+    # Hr = Z'(2Q)Z and gr = Z'g, by loops (p is small)
+    QZ = np.zeros((p, dim))
+    _times_cols(Q, Z, QZ, p, dim)
+    Hr = np.empty((dim, dim))
+    gr = np.empty(dim)
+    for i in range(dim):
+        v = 0.0
+        for q in range(p):
+            v += Z[q, i] * g[q]
+        gr[i] = v
+        for j in range(i + 1):
+            v = 0.0
+            for q in range(p):
+                v += Z[q, i] * QZ[q, j]
+            Hr[i, j] = 2.0 * v
+            Hr[j, i] = 2.0 * v
+    # positive definite on the face (the usual case): the Newton step by Cholesky
+    pd, ur = _cholesky_solve(Hr, -gr, 1e-10)
+    if pd:
+        for i in range(p):
+            v = 0.0
+            for j in range(dim):
+                v += Z[i, j] * ur[j]
+            d[i] = v
+        return d, ray
+    w, V = np.linalg.eigh(Hr)
+    top = max(w[dim - 1], 0.0)
+    gn = math.sqrt(np.dot(g, g))
+    # a direction of zero curvature with a slope: the ray
+    best = 0.0
+    for j in range(dim):
+        if w[j] <= ZERO_EIG * max(top, 1e-300) or top == 0.0:
+            slope = _col_dot(V, j, gr)
+            if abs(slope) > 1e-12 * max(1.0, gn) and abs(slope) > abs(best):
+                best = slope
+                u = -np.sign(slope) * V[:, j]
+                d = Z @ u
+                ray = True
+    if not ray:
+        ur = np.zeros(dim)
+        for j in range(dim):
+            if w[j] > ZERO_EIG * top and top > 0.0:
+                ur -= (_col_dot(V, j, gr) / w[j]) * V[:, j]
+        d = Z @ ur
+    return d, ray
+
+
+@njit(cache=True)
+def _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik):
+    """Exact line search along d from b: F(b + t d) is convex and piecewise quadratic in t,
+    with a kink where a point's margin crosses 1; walk the kinks in order (crossing a point
+    switches its ``side``), stop at the minimum, at a kink that holds it (the point joins E:
+    join_kind 1) or at the first cone row that reaches 0 (it joins W: join_kind 2).
+
+    Returns (t, join, join_kind, moved): t < 0 when F falls without end along d (a ray);
+    ``moved`` when a kink was crossed."""
+    m = A.shape[0]
+    k = G.shape[0]
+    kappa = 2.0 * _quad(Q, d)
+    t_cone = np.inf
+    q_cone = -1
+    for q in range(k):
+        if inW[q]:
+            continue
+        sq = np.dot(G[q], d)
+        if sq < -1e-13 * gn_[q] * dn:
+            tq = -np.dot(G[q], b) / sq
+            if tq < 0.0:
+                tq = 0.0
+            if tq < t_cone:
+                t_cone = tq
+                q_cone = q
+    nb = 0
+    for i in range(m):
+        if inE[i]:
+            continue
+        si = np.dot(A[i], d)
+        if abs(si) <= 1e-13 * an_[i] * dn:
+            continue
+        if (side[i] < 0 and si > 0.0) or (side[i] > 0 and si < 0.0):
+            ti = (1.0 - np.dot(A[i], b)) / si
+            if ti < 0.0:
+                ti = 0.0
+            if ti <= t_cone:
+                tk[nb] = ti
+                ik[nb] = i
+                nb += 1
+    t_prev = 0.0
+    cur = slope
+    moved = False
+    # the slope's round-off scale: a slope within it of 0 is 0 (a kink whose weights
+    # cancel the slope exactly must hold the point, not be crossed)
+    sscale = abs(slope)
+    for o in range(nb):
+        sscale += c[ik[o]] * abs(np.dot(A[ik[o]], d))
+    sscale *= 1e-12
+    for o in range(nb):
+        # the next kink (selection: usually only the first few are reached)
+        jmin = o
+        for o2 in range(o + 1, nb):
+            if tk[o2] < tk[jmin] or (tk[o2] == tk[jmin] and ik[o2] < ik[jmin]):
+                jmin = o2
+        tk[o], tk[jmin] = tk[jmin], tk[o]
+        ik[o], ik[jmin] = ik[jmin], ik[o]
+        i = ik[o]
+        ti = tk[o]
+        if kappa > 0.0 and cur < 0.0 and t_prev - cur / kappa <= ti:
+            return t_prev - cur / kappa, -1, 0, moved
+        left = cur + kappa * (ti - t_prev)
+        right = left + c[i] * abs(np.dot(A[i], d))
+        if right >= -sscale:
+            return ti, i, 1, moved
+        side[i] = -side[i]
+        cur = right
+        t_prev = ti
+        moved = True
+    if kappa > 0.0 and cur < 0.0 and t_prev - cur / kappa <= t_cone:
+        return t_prev - cur / kappa, -1, 0, moved
+    if cur >= -sscale:
+        return t_prev, -1, 0, moved
+    if q_cone >= 0:
+        return t_cone, q_cone, 2, moved
+    return -1.0, -1, 0, moved
+
+
+@njit(cache=True)
+def _leaving_row(A, G, Q, c, side, b, E, ne, W, nw):
+    """At the face's minimiser, the working row whose multiplier is most out of its range
+    (beyond CHECK_TOL): (its position in E or W, 1 for E / 2 for W, whether a point of E
+    leaves above its margin); position -1 when every multiplier is in range."""
+    beta, mu, res, gs = _multipliers(A, G, Q, c, side, b, E, ne, W, nw)
+    worst = CHECK_TOL * gs
+    out = -1
+    out_kind = 0
+    for j in range(ne):
+        v = -beta[j] if -beta[j] > beta[j] - c[E[j]] else beta[j] - c[E[j]]
+        if v > worst:
+            worst = v
+            out = j
+            out_kind = 1
+    for j in range(nw):
+        if -mu[j] > worst:
+            worst = -mu[j]
+            out = j
+            out_kind = 2
+    leave_above = out_kind == 1 and not beta[out] > c[E[out]]
+    return out, out_kind, leave_above
 
 
 def hinge_qp_parts(loss):

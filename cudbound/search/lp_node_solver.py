@@ -66,6 +66,7 @@ import numpy as np
 from numba import njit
 
 from ..losses import HingeLoss, same_math
+from ..optim.linear_solve import _lu_factor, _lu_solve, _lu_solve_t
 from .replicate_setup import _mark_can_flip
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
@@ -82,76 +83,7 @@ _FEAS_P = 1e-11    # certificate: g_k'b >= -_FEAS_P |g_k||b|
 _GAP = 1e-12       # certificate: duality gap, relative to max(1, f(b)) ...
 _EPS = 1e-14       # ... plus this times sum_i c_i (1 + |a_i'b|) (the round-off of f(b) at a large b)
 _DEGENERATE = 5    # consecutive degenerate pivots before Bland's rule
-
-
-# ---------------------------------------------------------------- dense linear algebra
-@njit(cache=True)
-def _lu(B, LU, perm):
-    """LU factorisation with partial pivoting, PB = LU, in place; False if singular."""
-    p = B.shape[0]
-    scale = 0.0
-    for i in range(p):
-        for j in range(p):
-            LU[i, j] = B[i, j]
-            scale = max(scale, abs(B[i, j]))
-        perm[i] = i
-    if scale == 0.0 or not np.isfinite(scale):
-        return False
-    for c in range(p):
-        piv = c
-        for r in range(c + 1, p):
-            if abs(LU[r, c]) > abs(LU[piv, c]):
-                piv = r
-        if abs(LU[piv, c]) <= 1e-14 * scale:
-            return False
-        if piv != c:
-            for j in range(p):
-                LU[c, j], LU[piv, j] = LU[piv, j], LU[c, j]
-            perm[c], perm[piv] = perm[piv], perm[c]
-        for r in range(c + 1, p):
-            f = LU[r, c] / LU[c, c]
-            LU[r, c] = f
-            if f != 0.0:
-                for j in range(c + 1, p):
-                    LU[r, j] -= f * LU[c, j]
-    return True
-
-
-@njit(cache=True)
-def _lu_solve(LU, perm, rhs, out):
-    """out = B^-1 rhs from the factors of PB = LU."""
-    p = LU.shape[0]
-    for i in range(p):
-        out[i] = rhs[perm[i]]
-    for i in range(p):
-        s = out[i]
-        for j in range(i):
-            s -= LU[i, j] * out[j]
-        out[i] = s
-    for i in range(p - 1, -1, -1):
-        s = out[i]
-        for j in range(i + 1, p):
-            s -= LU[i, j] * out[j]
-        out[i] = s / LU[i, i]
-
-
-@njit(cache=True)
-def _lu_solve_t(LU, perm, rhs, out):
-    """out = B^-T rhs from the factors of PB = LU (B' = U'L'P)."""
-    p = LU.shape[0]
-    z = np.empty(p)
-    for i in range(p):           # U'z = rhs
-        s = rhs[i]
-        for j in range(i):
-            s -= LU[j, i] * z[j]
-        z[i] = s / LU[i, i]
-    for i in range(p - 1, -1, -1):  # L'w = z
-        s = z[i]
-        for j in range(i + 1, p):
-            s -= LU[j, i] * z[j]
-        z[i] = s
-    for i in range(p):           # out = P'w
-        out[perm[i]] = z[i]
+_LU_PIVOT = 1e-14  # the basis is singular when an LU pivot is at most this times its largest entry
 
 
 # ---------------------------------------------------------------- columns of (D)
@@ -175,7 +107,7 @@ def _factor_basis(cols, sgn, m, n, basis, B, LU, perm, col):
         _column(cols, sgn, m, n, basis[r], col)
         for i in range(p):
             B[i, r] = col[i]
-    return _lu(B, LU, perm)
+    return _lu_factor(B, LU, perm, p, _LU_PIVOT)
 
 
 @njit(cache=True)
@@ -187,7 +119,7 @@ def _basic_values(cols, c, m, LU, perm, atup, xB):
         if atup[j]:
             for i in range(p):
                 rhs[i] -= c[j] * cols[j, i]
-    _lu_solve(LU, perm, rhs, xB)
+    _lu_solve(LU, perm, rhs, xB, p)
 
 
 @njit(cache=True)
@@ -198,7 +130,7 @@ def _multipliers(m, basis, LU, perm, y):
     for r in range(p):
         if basis[r] < m:
             cB[r] = 1.0
-    _lu_solve_t(LU, perm, cB, y)
+    _lu_solve_t(LU, perm, cB, y, np.empty(p), p)
 
 
 @njit(cache=True)
@@ -276,7 +208,7 @@ def _simplex(cols, norms, c, m, n, sgn, basis, atup, max_iter):
         if q < 0:
             return OPTIMAL, it
         _column(cols, sgn, m, n, q, col)
-        _lu_solve(LU, perm, col, dx)     # x_B changes by -direction * t * dx
+        _lu_solve(LU, perm, col, dx, LU.shape[0])     # x_B changes by -direction * t * dx
         big = 0.0
         for i in range(p):
             big = max(big, abs(dx[i]))

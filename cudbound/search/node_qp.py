@@ -14,12 +14,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .linear_solve import _solve_ws
+from ..optim.linear_solve import _solve_in_place
+from .codes import QP_FAILED, QP_INFEASIBLE, QP_OPTIMAL
 
 __all__: list[str] = []
 
 _TOL = 1e-12  # a row violated by less than this (relative to |x|, row norm 1) is met
 _FEAS = 1e-9  # a violation this small (relative to |x|, row norm 1) is round-off
+_PIVOT = 1e-13  # N'Qinv N is singular when an LU pivot is at most this times its largest entry
 
 
 @njit(cache=True, inline="always")
@@ -37,7 +39,7 @@ def _times_cols(Qinv, N, QN, p, nact):
 def _workspace(p):
     """Scratch arrays of :func:`_gi_ws` for a problem with p unknowns (allocated once per search)."""
     return (np.empty(p), np.empty(p), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p),
-            np.empty(p), np.empty(p), np.empty(p), np.empty(p))
+            np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -51,13 +53,15 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
     """Goldfarb-Idnani on  s_k P_k x >= h_k  (h_k = rhs_neg when s_k = -1, else 0).
 
     x0 is the unconstrained minimiser; (x, act[:nact], u[:nact]) is a dual-feasible
-    start and is updated in place. After each constraint is added, x is recomputed
-    as the exact minimiser on the active set, x0 + Qinv N (N'Qinv N)^-1 (h_A - N'x0),
-    so round-off does not build up along the pivots. ``ws`` is a :func:`_workspace`:
-    the routine allocates nothing.
-    Returns (status, nact): status 0 optimal, 1 infeasible, 2 numerical failure.
+    start and is updated in place. Each outer step adds the most violated row q
+    (:func:`_most_violated`); the inner steps move along the primal and dual directions of q
+    (:func:`_directions`), dropping an active row whose multiplier reaches 0, until q is met.
+    After each row is added, x is recomputed as the exact minimiser on the active set
+    (:func:`_active_minimiser`), so round-off does not build up along the pivots. ``ws`` is a
+    :func:`_workspace`: the routine allocates nothing.
+    Returns (status, nact): QP_OPTIMAL, QP_INFEASIBLE or QP_FAILED (numerical failure).
     """
-    nq, Qn, N, QN, M, r, z, rhs, hA, tmp = ws
+    nq, Qn, N, QN, M, r, z, rhs, hA, tmp, perm = ws
     p = x.shape[0]
     m = P.shape[0]
     maxit = 20 * (m + p) + 50
@@ -66,75 +70,21 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
         for i in range(p):
             if abs(x[i]) > xs:
                 xs = abs(x[i])
-        q = -1
-        worst = -_TOL * xs
-        for k in range(m):
-            s = signs[k]
-            if s == 0:
-                continue
-            v = 0.0
-            for i in range(p):
-                v += P[k, i] * x[i]
-            v = s * v
-            if s < 0:
-                v -= rhs_neg
-            v /= norms[k]
-            if v < worst:
-                worst = v
-                q = k
+        q = _most_violated(P, norms, signs, rhs_neg, x, xs)
         if q < 0:
-            if rhs_neg > 0.0 and xs > 1.0 / _FEAS:
-                # the relative tolerance above is then loose against the right-hand side itself:
-                # accept x only if every row with h_k = rhs_neg meets it to _FEAS * rhs_neg
-                for k in range(m):
-                    if signs[k] < 0:
-                        v = 0.0
-                        for i in range(p):
-                            v += P[k, i] * x[i]
-                        if -v - rhs_neg < -_FEAS * rhs_neg:
-                            return 2, nact
-            return 0, nact
+            if rhs_neg > 0.0 and xs > 1.0 / _FEAS and not _meets_rhs(P, signs, rhs_neg, x):
+                return QP_FAILED, nact
+            return QP_OPTIMAL, nact
         sq = signs[q]
         for i in range(p):
             nq[i] = sq * P[q, i]
         hq = rhs_neg if sq < 0 else 0.0
         u_plus = 0.0
-        done = False
+        added = False
         for _inner in range(maxit):
-            for i in range(p):
-                v = 0.0
-                for j in range(p):
-                    v += Qinv[i, j] * nq[j]
-                Qn[i] = v
-            if nact > 0:
-                # N = the active normals (p x nact), QN = Qinv N, M = N'QN, solve M r = N'Qn
-                for a in range(nact):
-                    k = act[a]
-                    sk = signs[k]
-                    for i in range(p):
-                        N[i, a] = sk * P[k, i]
-                _times_cols(Qinv, N, QN, p, nact)
-                for a in range(nact):
-                    v = 0.0
-                    for i in range(p):
-                        v += N[i, a] * Qn[i]
-                    rhs[a] = v
-                    for b2 in range(nact):
-                        v = 0.0
-                        for i in range(p):
-                            v += N[i, a] * QN[i, b2]
-                        M[a, b2] = v
-                if not _solve_ws(M, rhs, r, nact):  # dependent active rows (exactly, in floating point)
-                    return 2, nact
-                for i in range(p):
-                    v = Qn[i]
-                    for a in range(nact):
-                        v -= QN[i, a] * r[a]
-                    z[i] = v
-            else:
-                for i in range(p):
-                    z[i] = Qn[i]
-            t1 = np.inf
+            if not _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
+                return QP_FAILED, nact  # dependent active rows (exactly, in floating point)
+            t1 = np.inf  # the dual step length: the first active multiplier to reach 0
             drop = -1
             for a in range(nact):
                 if r[a] > 1e-14 and u[a] / r[a] < t1:
@@ -146,28 +96,26 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
                 zn += z[i] * nq[i]
                 nQn += nq[i] * Qn[i]
             if nact >= p or zn <= 1e-15 * nQn:
+                # no primal step: n_q depends on the active normals
                 if drop < 0:
-                    # n_q depends on the active normals with no dual step left: the system is
-                    # infeasible, unless q is violated only by round-off (q is the most
-                    # violated row, so x then meets every constraint to that tolerance)
+                    # no dual step left: the system is infeasible, unless q is violated only by
+                    # round-off (q is the most violated row, so x then meets every constraint to
+                    # that tolerance)
                     sl = 0.0
                     for i in range(p):
                         sl += nq[i] * x[i]
                     if (hq - sl) / norms[q] <= _FEAS * xs:
-                        return 0, nact
-                    return 1, nact
+                        return QP_OPTIMAL, nact
+                    return QP_INFEASIBLE, nact
                 for a in range(nact):
                     u[a] -= t1 * r[a]
                 u_plus += t1
-                for a in range(drop, nact - 1):
-                    act[a] = act[a + 1]
-                    u[a] = u[a + 1]
-                nact -= 1
+                nact = _drop(act, u, drop, nact)
                 continue
             sl = 0.0
             for i in range(p):
                 sl += nq[i] * x[i]
-            t2 = -(sl - hq) / zn
+            t2 = -(sl - hq) / zn  # the primal step length: q met
             t = t2 if t2 <= t1 else t1
             for i in range(p):
                 x[i] += t * z[i]
@@ -176,51 +124,145 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
             u_plus += t
             if t2 <= t1:
                 if nact >= p:
-                    return 2, nact
+                    return QP_FAILED, nact
                 act[nact] = q
                 u[nact] = u_plus
                 nact += 1
-                for a in range(nact):
-                    k = act[a]
-                    hA[a] = rhs_neg if signs[k] < 0 else 0.0
-                    for i in range(p):
-                        N[i, a] = signs[k] * P[k, i]
-                if nact == p:  # a vertex: x is fixed by the active rows alone
-                    for a in range(nact):
-                        for i in range(p):
-                            M[a, i] = N[i, a]
-                    if not _solve_ws(M, hA, tmp, nact):
-                        return 2, nact
-                    for i in range(p):
-                        x[i] = tmp[i]
-                else:
-                    _times_cols(Qinv, N, QN, p, nact)
-                    for a in range(nact):
-                        v = hA[a]
-                        for i in range(p):
-                            v -= N[i, a] * x0[i]
-                        rhs[a] = v
-                        for b2 in range(nact):
-                            w = 0.0
-                            for i in range(p):
-                                w += N[i, a] * QN[i, b2]
-                            M[a, b2] = w
-                    if not _solve_ws(M, rhs, tmp, nact):
-                        return 2, nact
-                    for i in range(p):
-                        v = x0[i]
-                        for a in range(nact):
-                            v += QN[i, a] * tmp[a]
-                        x[i] = v
-                done = True
+                if not _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, hA, tmp, perm):
+                    return QP_FAILED, nact
+                added = True
                 break
-            for a in range(drop, nact - 1):
-                act[a] = act[a + 1]
-                u[a] = u[a + 1]
-            nact -= 1
-        if not done:
-            return 2, nact
-    return 2, nact
+            nact = _drop(act, u, drop, nact)
+        if not added:
+            return QP_FAILED, nact
+    return QP_FAILED, nact
+
+
+@njit(cache=True)
+def _most_violated(P, norms, signs, rhs_neg, x, xs):
+    """The row most violated at x, relative to its norm, beyond _TOL * xs; -1 if none."""
+    p = x.shape[0]
+    q = -1
+    worst = -_TOL * xs
+    for k in range(P.shape[0]):
+        s = signs[k]
+        if s == 0:
+            continue
+        v = 0.0
+        for i in range(p):
+            v += P[k, i] * x[i]
+        v = s * v
+        if s < 0:
+            v -= rhs_neg
+        v /= norms[k]
+        if v < worst:
+            worst = v
+            q = k
+    return q
+
+
+@njit(cache=True)
+def _meets_rhs(P, signs, rhs_neg, x):
+    """At a large x the relative tolerance of :func:`_most_violated` is loose against the
+    right-hand side itself: does every row with h_k = rhs_neg meet x to _FEAS * rhs_neg?"""
+    for k in range(P.shape[0]):
+        if signs[k] < 0:
+            v = 0.0
+            for i in range(x.shape[0]):
+                v += P[k, i] * x[i]
+            if -v - rhs_neg < -_FEAS * rhs_neg:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
+    """The step directions of adding row n_q: the dual r = (N'Qinv N)^-1 N'Qinv n_q and the
+    primal z = Qinv n_q - Qinv N r (N the active normals, p x nact). False when N'Qinv N is
+    singular in all but round-off."""
+    p = nq.shape[0]
+    for i in range(p):
+        v = 0.0
+        for j in range(p):
+            v += Qinv[i, j] * nq[j]
+        Qn[i] = v
+    if nact == 0:
+        for i in range(p):
+            z[i] = Qn[i]
+        return True
+    for a in range(nact):
+        k = act[a]
+        sk = signs[k]
+        for i in range(p):
+            N[i, a] = sk * P[k, i]
+    _times_cols(Qinv, N, QN, p, nact)
+    for a in range(nact):
+        v = 0.0
+        for i in range(p):
+            v += N[i, a] * Qn[i]
+        rhs[a] = v
+        for b2 in range(nact):
+            v = 0.0
+            for i in range(p):
+                v += N[i, a] * QN[i, b2]
+            M[a, b2] = v
+    if not _solve_in_place(M, rhs, r, nact, perm, _PIVOT):
+        return False
+    for i in range(p):
+        v = Qn[i]
+        for a in range(nact):
+            v -= QN[i, a] * r[a]
+        z[i] = v
+    return True
+
+
+@njit(cache=True)
+def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, hA, tmp, perm):
+    """x = the exact minimiser with the active rows at equality: the vertex they fix when
+    there are p of them, else x0 + Qinv N (N'Qinv N)^-1 (h_A - N'x0). False when singular."""
+    p = x.shape[0]
+    for a in range(nact):
+        k = act[a]
+        hA[a] = rhs_neg if signs[k] < 0 else 0.0
+        for i in range(p):
+            N[i, a] = signs[k] * P[k, i]
+    if nact == p:  # a vertex: x is fixed by the active rows alone
+        for a in range(nact):
+            for i in range(p):
+                M[a, i] = N[i, a]
+        if not _solve_in_place(M, hA, tmp, nact, perm, _PIVOT):
+            return False
+        for i in range(p):
+            x[i] = tmp[i]
+        return True
+    _times_cols(Qinv, N, QN, p, nact)
+    for a in range(nact):
+        v = hA[a]
+        for i in range(p):
+            v -= N[i, a] * x0[i]
+        rhs[a] = v
+        for b2 in range(nact):
+            w = 0.0
+            for i in range(p):
+                w += N[i, a] * QN[i, b2]
+            M[a, b2] = w
+    if not _solve_in_place(M, rhs, tmp, nact, perm, _PIVOT):
+        return False
+    for i in range(p):
+        v = x0[i]
+        for a in range(nact):
+            v += QN[i, a] * tmp[a]
+        x[i] = v
+    return True
+
+
+@njit(cache=True)
+def _drop(act, u, a0, nact):
+    """Remove active row a0 (and its multiplier); the new size."""
+    for a in range(a0, nact - 1):
+        act[a] = act[a + 1]
+        u[a] = u[a + 1]
+    return nact - 1
 
 
 @njit(cache=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..linear_solve import _solve_in_place
 from .smo_solver import gradient
 
 __all__ = ["active_set"]
@@ -18,40 +19,13 @@ __all__ = ["active_set"]
 
 @njit(cache=True)
 def _lu_solve(M, r):  # pragma: no cover - compiled
-    """Solve M z = r by Gaussian elimination with partial pivoting (M is not changed); ok is
-    False when a pivot is below 1e-13 of the largest entry (numerically singular)."""
+    """Solve M z = r by Gaussian elimination with partial pivoting (``optim.linear_solve``; M and
+    r are not changed); ok is False when a pivot is below 1e-13 of the largest entry
+    (numerically singular) or z is not finite."""
     m = M.shape[0]
-    A = M.copy()
-    z = r.copy()
-    big = 0.0
-    for a in range(m):
-        for c in range(m):
-            big = max(big, abs(A[a, c]))
-    if big == 0.0:
-        return z, False
-    for c in range(m):
-        piv = c
-        for a in range(c + 1, m):
-            if abs(A[a, c]) > abs(A[piv, c]):
-                piv = a
-        if abs(A[piv, c]) <= 1e-13 * big:
-            return z, False
-        if piv != c:
-            for q in range(m):
-                A[c, q], A[piv, q] = A[piv, q], A[c, q]
-            z[c], z[piv] = z[piv], z[c]
-        for a in range(c + 1, m):
-            f = A[a, c] / A[c, c]
-            if f != 0.0:
-                for q in range(c, m):
-                    A[a, q] -= f * A[c, q]
-                z[a] -= f * z[c]
-    for c in range(m - 1, -1, -1):
-        acc = z[c]
-        for q in range(c + 1, m):
-            acc -= A[c, q] * z[q]
-        z[c] = acc / A[c, c]
-    return z, True
+    z = np.zeros(m)
+    ok = _solve_in_place(M.copy(), r.copy(), z, m, np.empty(m, dtype=np.int64), 1e-13)
+    return z, ok
 
 
 @njit(cache=True)

@@ -1,0 +1,102 @@
+"""The one Gaussian elimination of the compiled kernels: LU with partial pivoting, no allocation.
+
+PB = LU of a square matrix B (L unit lower triangular, U upper triangular, P a row
+permutation), then solves with B or B' from the factors. Used by the node QP of the search
+(:mod:`cudbound.search.node_qp`), the certified simplex of the hinge nodes
+(:mod:`cudbound.search.lp_node_solver`, which keeps the factors of its basis) and the SVM dual's
+active-set method (:mod:`cudbound.optim.svm_dual.active_set_solver`). Each caller passes the
+pivot threshold that suits its matrices: a pivot at most ``pivot_tol`` times the largest entry
+of B is a dependent row in all but round-off (exactly dependent rows, as discrete features
+make, leave a pivot of order 1e-16 that is zero or not depending on the processor's rounding),
+and the caller then reports a numerical failure and hands the question to an exact fallback.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__: list[str] = []
+
+
+@njit(cache=True)
+def _lu_factor(B, LU, perm, n, pivot_tol):
+    """PB = LU of B[:n, :n], into LU[:n, :n] (the multipliers of L below the diagonal) and
+    perm[:n]; LU may be B itself. False when B has a non-finite entry, is zero, or has a pivot
+    at most ``pivot_tol`` times its largest entry."""
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            a = B[i, j]
+            if not np.isfinite(a):
+                return False
+            LU[i, j] = a
+            if abs(a) > scale:
+                scale = abs(a)
+        perm[i] = i
+    if scale == 0.0:
+        return False
+    for c in range(n):
+        piv = c
+        for r in range(c + 1, n):
+            if abs(LU[r, c]) > abs(LU[piv, c]):
+                piv = r
+        if not np.isfinite(LU[piv, c]) or abs(LU[piv, c]) <= pivot_tol * scale:
+            return False
+        if piv != c:
+            for j in range(n):
+                LU[c, j], LU[piv, j] = LU[piv, j], LU[c, j]
+            perm[c], perm[piv] = perm[piv], perm[c]
+        for r in range(c + 1, n):
+            f = LU[r, c] / LU[c, c]
+            LU[r, c] = f
+            if f != 0.0:
+                for j in range(c + 1, n):
+                    LU[r, j] -= f * LU[c, j]
+    return True
+
+
+@njit(cache=True)
+def _lu_solve(LU, perm, rhs, out, n):
+    """out[:n] = B^-1 rhs[:n] from the factors of PB = LU (forward, then back substitution)."""
+    for i in range(n):
+        out[i] = rhs[perm[i]]
+    for i in range(n):
+        s = out[i]
+        for j in range(i):
+            s -= LU[i, j] * out[j]
+        out[i] = s
+    for i in range(n - 1, -1, -1):
+        s = out[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * out[j]
+        out[i] = s / LU[i, i]
+
+
+@njit(cache=True)
+def _lu_solve_t(LU, perm, rhs, out, z, n):
+    """out[:n] = B^-T rhs[:n] from the factors of PB = LU (B' = U'L'P); z is scratch of length n."""
+    for i in range(n):           # U'z = rhs
+        s = rhs[i]
+        for j in range(i):
+            s -= LU[j, i] * z[j]
+        z[i] = s / LU[i, i]
+    for i in range(n - 1, -1, -1):  # L'w = z
+        s = z[i]
+        for j in range(i + 1, n):
+            s -= LU[j, i] * z[j]
+        z[i] = s
+    for i in range(n):           # out = P'w
+        out[perm[i]] = z[i]
+
+
+@njit(cache=True)
+def _solve_in_place(M, b, x, n, perm, pivot_tol):
+    """Solve M[:n, :n] x[:n] = b[:n], factoring M in place (perm: scratch of length n). False
+    when :func:`_lu_factor` fails or the answer is not finite."""
+    if not _lu_factor(M, M, perm, n, pivot_tol):
+        return False
+    _lu_solve(M, perm, b, x, n)
+    for i in range(n):
+        if not np.isfinite(x[i]):
+            return False
+    return True
