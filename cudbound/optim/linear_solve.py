@@ -1,4 +1,5 @@
-"""The one Gaussian elimination of the compiled kernels: LU with partial pivoting, no allocation.
+"""The dense factorisations of the compiled kernels: one LU (Gaussian elimination with partial
+pivoting) and one Cholesky, no allocation.
 
 PB = LU of a square matrix B (L unit lower triangular, U upper triangular, P a row
 permutation), then solves with B or B' from the factors. Used by the node QP of the search
@@ -9,8 +10,12 @@ pivot threshold that suits its matrices: a pivot at most ``pivot_tol`` times the
 of B is a dependent row in all but round-off (exactly dependent rows, as discrete features
 make, leave a pivot of order 1e-16 that is zero or not depending on the processor's rounding),
 and the caller then reports a numerical failure and hands the question to an exact fallback.
+:func:`_cholesky` factors a symmetric positive definite matrix (the reduced Hessian of the hinge
+nodes' active-set method, the Hessian of a smooth loss's flip-cost metric).
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -99,4 +104,24 @@ def _solve_in_place(M, b, x, n, perm, pivot_tol):
     for i in range(n):
         if not np.isfinite(x[i]):
             return False
+    return True
+
+
+@njit(cache=True)
+def _cholesky(M, L, n, min_pivot):
+    """M = LL' for the symmetric M[:n, :n] (its lower triangle is read), into the lower triangle
+    of L (L may be M itself). False when a pivot (before its square root) is not above
+    ``min_pivot``: M is not safely positive definite."""
+    for j in range(n):
+        s = M[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not (s > min_pivot):
+            return False
+        L[j, j] = math.sqrt(s)
+        for i in range(j + 1, n):
+            s = M[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            L[i, j] = s / L[j, j]
     return True

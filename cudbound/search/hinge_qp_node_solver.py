@@ -45,6 +45,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..optim.linear_solve import _cholesky
 from .node_qp import _times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
@@ -108,20 +109,8 @@ def _cholesky_solve(M, rhs, rel):
     dmax = 0.0
     for i in range(n):
         dmax = max(dmax, M[i, i])
-    if not dmax > 0.0:
+    if not dmax > 0.0 or not _cholesky(M, L, n, rel * dmax):
         return False, rhs.copy()
-    for j in range(n):
-        s = M[j, j]
-        for q in range(j):
-            s -= L[j, q] * L[j, q]
-        if not s > rel * dmax:
-            return False, rhs.copy()
-        L[j, j] = math.sqrt(s)
-        for i in range(j + 1, n):
-            t = M[i, j]
-            for q in range(j):
-                t -= L[i, q] * L[j, q]
-            L[i, j] = t / L[j, j]
     x = rhs.copy()
     for i in range(n):
         for q in range(i):
@@ -412,7 +401,7 @@ def _face_direction(Q, Z, g):
         return d, ray
     # Hr = Z'(2Q)Z and gr = Z'g, by loops (p is small)
     QZ = np.zeros((p, dim))
-    _times_cols(Q, Z, QZ, p, dim)
+    _times_cols(Q, Z, QZ, p, dim, p)
     Hr = np.empty((dim, dim))
     gr = np.empty(dim)
     for i in range(dim):

@@ -67,7 +67,7 @@ from numba import njit
 
 from ..losses import HingeLoss, same_math
 from ..optim.linear_solve import _lu_factor, _lu_solve, _lu_solve_t
-from .replicate_setup import _mark_can_flip
+from .replicate_setup import _screen_point
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
 __all__ = ["HingeLPNodeSolver", "HingeBasis", "certify"]
@@ -414,10 +414,7 @@ def _screen_compiled(cols, norms, c, m, n, rows, sides, can_flip, basis, atup, m
             out[j] = -1
             continue
         solves += 1
-        if f >= level:
-            out[j] = 1
-        elif f < L_max:
-            _mark_can_flip(Phi, sides, can_flip, j, b)
+        _screen_point(out, j, f, level, L_max, Phi, sides, can_flip, b)
     return out, solves
 
 

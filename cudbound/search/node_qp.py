@@ -25,14 +25,14 @@ _PIVOT = 1e-13  # N'Qinv N is singular when an LU pivot is at most this times it
 
 
 @njit(cache=True, inline="always")
-def _times_cols(Qinv, N, QN, p, nact):
-    """QN[:, :nact] = Qinv N[:, :nact] (no allocation)."""
-    for i in range(p):
-        for a in range(nact):
+def _times_cols(A, B, out, rows, cols, inner):
+    """out[:rows, :cols] = A[:rows, :inner] B[:inner, :cols] (no allocation)."""
+    for i in range(rows):
+        for a in range(cols):
             v = 0.0
-            for j in range(p):
-                v += Qinv[i, j] * N[j, a]
-            QN[i, a] = v
+            for j in range(inner):
+                v += A[i, j] * B[j, a]
+            out[i, a] = v
 
 
 @njit(cache=True)
@@ -195,24 +195,15 @@ def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
         sk = signs[k]
         for i in range(p):
             N[i, a] = sk * P[k, i]
-    _times_cols(Qinv, N, QN, p, nact)
+    _normal_matrix(Qinv, N, QN, M, p, nact)
     for a in range(nact):
         v = 0.0
         for i in range(p):
             v += N[i, a] * Qn[i]
         rhs[a] = v
-        for b2 in range(nact):
-            v = 0.0
-            for i in range(p):
-                v += N[i, a] * QN[i, b2]
-            M[a, b2] = v
     if not _solve_in_place(M, rhs, r, nact, perm, _PIVOT):
         return False
-    for i in range(p):
-        v = Qn[i]
-        for a in range(nact):
-            v -= QN[i, a] * r[a]
-        z[i] = v
+    _add_columns(Qn, QN, r, -1.0, nact, z)
     return True
 
 
@@ -235,25 +226,33 @@ def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, 
         for i in range(p):
             x[i] = tmp[i]
         return True
-    _times_cols(Qinv, N, QN, p, nact)
+    _normal_matrix(Qinv, N, QN, M, p, nact)
     for a in range(nact):
         v = hA[a]
         for i in range(p):
             v -= N[i, a] * x0[i]
         rhs[a] = v
-        for b2 in range(nact):
-            w = 0.0
-            for i in range(p):
-                w += N[i, a] * QN[i, b2]
-            M[a, b2] = w
     if not _solve_in_place(M, rhs, tmp, nact, perm, _PIVOT):
         return False
-    for i in range(p):
-        v = x0[i]
-        for a in range(nact):
-            v += QN[i, a] * tmp[a]
-        x[i] = v
+    _add_columns(x0, QN, tmp, 1.0, nact, x)
     return True
+
+
+@njit(cache=True)
+def _normal_matrix(Qinv, N, QN, M, p, nact):
+    """QN = Qinv N and M = N'Qinv N for the nact active normals (the columns of N)."""
+    _times_cols(Qinv, N, QN, p, nact, p)
+    _times_cols(N.T, QN, M, nact, nact, p)
+
+
+@njit(cache=True, inline="always")
+def _add_columns(base, QN, coef, sign, nact, out):
+    """out = base + sign QN[:, :nact] coef[:nact] (sign +-1), summed column by column."""
+    for i in range(out.shape[0]):
+        v = base[i]
+        for a in range(nact):
+            v += sign * QN[i, a] * coef[a]
+        out[i] = v
 
 
 @njit(cache=True)

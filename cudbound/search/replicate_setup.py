@@ -23,6 +23,17 @@ def _mark_can_flip(Phi, sides, can_flip, j, x):
 
 
 @njit(cache=True)
+def _screen_point(out, j, f, level, L_max, Phi, sides, can_flip, x):
+    """Point j's screening solve reached minimum f at x (the loss with j on its other side):
+    fixed when f >= level (out[j] = 1); else if x has loss below L_max, every later point it
+    puts on the other side can flip (:func:`_mark_can_flip`)."""
+    if f >= level:
+        out[j] = 1
+    elif f < L_max:
+        _mark_can_flip(Phi, sides, can_flip, j, x)
+
+
+@njit(cache=True)
 def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
     """The compiled twin of :class:`~cudbound.search.problem.ReplicateProblem` for a
     quadratic loss L(b) = b'Hb - 2g'b + c with H positive definite: the free points of S =

@@ -76,9 +76,10 @@ from scipy.optimize import nnls
 
 from ..design import _PenalisedLoss
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
+from ..optim.linear_solve import _cholesky
 from .bounds import _flip_d
 from .node_qp import _gi
-from .replicate_setup import _mark_can_flip
+from .replicate_setup import _screen_point
 from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
@@ -410,18 +411,8 @@ def _smooth_factor(sm, b, L, z):
             scale = L[j, j]
     if not (scale > 0.0) or not np.isfinite(scale):
         return -1.0
-    for j in range(p):                      # Cholesky in place
-        s = L[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not (s > 1e-10 * scale):
-            return -1.0
-        L[j, j] = math.sqrt(s)
-        for i in range(j + 1, p):
-            s = L[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            L[i, j] = s / L[j, j]
+    if not _cholesky(L, L, p, 1e-10 * scale):  # in place
+        return -1.0
     r2 = 0.0
     for i in range(D.shape[0]):
         v = _inv_norm2(L, D[i], z)
@@ -510,10 +501,7 @@ def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L
             out[j] = -1
             continue
         solves += 1
-        if f >= level:
-            out[j] = 1
-        elif f < L_max:
-            _mark_can_flip(Phi, sides, can_flip, j, x)
+        _screen_point(out, j, f, level, L_max, Phi, sides, can_flip, x)
     return out, solves
 
 

@@ -29,6 +29,18 @@ def _lu_solve(M, r):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _residual_max(M, z, r, n):  # pragma: no cover - compiled
+    """max_a |(M z - r)_a| over the first n rows."""
+    res = 0.0
+    for a in range(n):
+        acc = -r[a]
+        for c in range(n):
+            acc += M[a, c] * z[c]
+        res = max(res, abs(acc))
+    return res
+
+
+@njit(cache=True)
 def _kkt_solve(M, r, k):  # pragma: no cover - compiled
     """Solve the (k+1)-square KKT system M z = r: hand LU below 64 unknowns (LAPACK's call
     overhead dominates there), LAPACK above; ``solved`` is False when M is numerically singular
@@ -51,12 +63,7 @@ def _kkt_solve(M, r, k):  # pragma: no cover - compiled
             if not np.isfinite(z[a]):
                 return z, False
             zmax = max(zmax, abs(z[a]))
-        resmax = 0.0
-        for a in range(k + 1):
-            acc = -r[a]
-            for c in range(k + 1):
-                acc += M[a, c] * z[c]
-            resmax = max(resmax, abs(acc))
+        resmax = _residual_max(M, z, r, k + 1)
         solved = resmax <= 1e-9 * (1.0 + rmax) and zmax < 1e12
     return z, solved
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .active_set_solver import _eigen_step, _kkt_matrix
+from .active_set_solver import _eigen_step, _kkt_matrix, _residual_max
 
 __all__ = ["decrement", "kkt_inverse", "independent_free_set"]
 
@@ -256,12 +256,7 @@ def _least_norm_solve(K, y, F, k, r, rmax, z):  # pragma: no cover - compiled
         rr[a] = r[a + 1]
     rr[k] = r[0]
     _, zz, _ = _eigen_step(M, rr, k)
-    res = 0.0
-    for a in range(k + 1):
-        acc = -rr[a]
-        for c in range(k + 1):
-            acc += M[a, c] * zz[c]
-        res = max(res, abs(acc))
+    res = _residual_max(M, zz, rr, k + 1)
     if not res <= 1e-9 * (1.0 + rmax):
         return False
     z[0] = zz[k]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .smo_solver import support_vectors
+
 __all__ = ["bias_from_gradient", "kkt_violation", "polish", "kkt_check", "kkt_check_near"]
 
 
@@ -102,25 +104,42 @@ def polish(K, y, C, alpha, b, tol=1e-9, snap=1e-12, active=None, prefer=None):
     return a, b
 
 
+@njit(cache=True, inline="always")
+def _margin_violation(a, C, m):  # pragma: no cover - compiled
+    """How far a point with multiplier a and margin m = y_i f(x_i) is from its KKT condition:
+    m >= 1 at a = 0, m <= 1 at a = C, m = 1 in between."""
+    if a <= 0.0:
+        return 1.0 - m
+    if a >= C:
+        return m - 1.0
+    return abs(m - 1.0)
+
+
+@njit(cache=True)
+def _violation(y, C, alpha, active, margins):  # pragma: no cover - compiled
+    """max(the largest :func:`_margin_violation` over the active points, |sum_i y_i alpha_i| / max(1, C))."""
+    worst = 0.0
+    ya = 0.0
+    for i in range(y.shape[0]):
+        if not active[i]:
+            continue
+        ya += y[i] * alpha[i]
+        worst = max(worst, _margin_violation(alpha[i], C, margins[i]))
+    return max(worst, abs(ya) / max(1.0, C))
+
+
 @njit(cache=True)
 def kkt_check(K, y, C, alpha, active, b):  # pragma: no cover - compiled
     """The KKT violation of (alpha, b) computed afresh (as
     :func:`~cudbound.optim.svm_dual.kkt.kkt_violation`), and the size of the terms summed into a
     margin, max_i sum_j alpha_j |K_ij| (at least 1); O(n x #SV)."""
     n = y.shape[0]
-    sv = np.empty(n, dtype=np.int64)
-    nsv = 0
-    for j in range(n):
-        if active[j] and alpha[j] != 0.0:
-            sv[nsv] = j
-            nsv += 1
-    worst = 0.0
+    sv, nsv = support_vectors(alpha, active)
     scale = 1.0
-    ya = 0.0
+    margins = np.zeros(n)
     for i in range(n):
         if not active[i]:
             continue
-        ya += y[i] * alpha[i]
         s = 0.0
         mag = 0.0
         for q in range(nsv):
@@ -128,15 +147,8 @@ def kkt_check(K, y, C, alpha, active, b):  # pragma: no cover - compiled
             s += y[j] * alpha[j] * K[i, j]
             mag += alpha[j] * abs(K[i, j])
         scale = max(scale, mag)
-        m = y[i] * (s + b)
-        if alpha[i] <= 0.0:
-            v = 1.0 - m
-        elif alpha[i] >= C:
-            v = m - 1.0
-        else:
-            v = abs(m - 1.0)
-        worst = max(worst, v)
-    return max(worst, abs(ya) / max(1.0, C)), scale
+        margins[i] = y[i] * (s + b)
+    return _violation(y, C, alpha, active, margins), scale
 
 
 @njit(cache=True)
@@ -154,18 +166,6 @@ def kkt_check_near(K, y, C, alpha, active, b, alpha_ref, G_ref):  # pragma: no c
             w = d * y[j]
             for i in range(n):
                 G[i] += Kj[i] * w * y[i]
-    worst = 0.0
-    ya = 0.0
     for i in range(n):
-        if not active[i]:
-            continue
-        ya += y[i] * alpha[i]
-        m = G[i] + 1.0 + y[i] * b
-        if alpha[i] <= 0.0:
-            v = 1.0 - m
-        elif alpha[i] >= C:
-            v = m - 1.0
-        else:
-            v = abs(m - 1.0)
-        worst = max(worst, v)
-    return max(worst, abs(ya) / max(1.0, C))
+        G[i] = G[i] + 1.0 + y[i] * b   # the margin y_i f(x_i)
+    return _violation(y, C, alpha, active, G)

@@ -25,16 +25,24 @@ _TAU = 1e-12  # curvature used when two points coincide in feature space
 
 
 @njit(cache=True)
-def gradient(K, y, alpha, active):  # pragma: no cover - compiled
-    """G_i = y_i sum_j alpha_j y_j K_ij - 1 on the active points (0 elsewhere), summing over the
-    support vectors only: O(n x #SV)."""
-    n = y.shape[0]
+def support_vectors(alpha, active):  # pragma: no cover - compiled
+    """(sv, m): the active points with alpha_j != 0 in sv[:m], in order."""
+    n = alpha.shape[0]
     sv = np.empty(n, dtype=np.int64)
     m = 0
     for j in range(n):
         if active[j] and alpha[j] != 0.0:
             sv[m] = j
             m += 1
+    return sv, m
+
+
+@njit(cache=True)
+def gradient(K, y, alpha, active):  # pragma: no cover - compiled
+    """G_i = y_i sum_j alpha_j y_j K_ij - 1 on the active points (0 elsewhere), summing over the
+    support vectors only: O(n x #SV)."""
+    n = y.shape[0]
+    sv, m = support_vectors(alpha, active)
     G = np.zeros(n)
     for i in range(n):
         if active[i]:
