@@ -26,12 +26,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_features, check_n_resamples,
-                          check_rng, check_scalar, encode_labels, feature_names)
-from .basis import Basis, make_basis
-from .design import check_design, reparametrise
+from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_resamples, check_rng,
+                          check_scalar)
+from .basis import Basis
+from .design import _prepare, check_labelled_design, reparametrise
 from .engine import ENGINES, ReplicateEngine
-from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import Loss, get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
@@ -49,20 +48,8 @@ __all__ = ["cud_interval", "cud_from_design", "SmallSampleWarning", "replicate_s
            "conservative_quantile"]
 
 
-def _design_iv(design, y):
-    """A validated full-rank design and its labels, which must already be -1.0 / +1.0."""
-    Phi = check_design(design)
-    n = Phi.shape[0]
-    y_arr = np.asarray(y, dtype=float).ravel() if np.asarray(y).dtype.kind in "biuf" else None
-    if y_arr is None or y_arr.shape[0] != n or not np.all(np.isin(y_arr, (-1.0, 1.0))):
-        bad = None if y_arr is None else np.setdiff1d(np.unique(y_arr), [-1.0, 1.0])
-        raise ValueError(f"`y` must hold {n} labels in {{-1, +1}}; found other values {bad!r}."
-                         if bad is not None and bad.size else f"`y` must be a numeric array of {n} labels in {{-1, +1}}.")
-    return Phi, y_arr
-
-
 def _replicate_iv(design, y, counts, loss, alpha_n) -> tuple[np.ndarray, np.ndarray, np.ndarray, Loss, float]:
-    Phi, y_arr = _design_iv(design, y)
+    Phi, y_arr = check_labelled_design(design, y)
     n = Phi.shape[0]
     return Phi, y_arr, check_counts(counts, n), get_loss(loss), check_alpha_n(alpha_n, n)
 
@@ -140,16 +127,6 @@ def conservative_quantile(values: ArrayLike, confidence_level: float) -> float:
     v = np.sort(np.asarray(values, dtype=float))
     k = math.ceil(confidence_level * len(v) - 1e-9)
     return float(v[max(k, 1) - 1])
-
-
-def _cud_iv(X, y, basis, pos_label, raw=False):
-    # raw: X goes to the basis as given (a scikit-learn pipeline's steps read DataFrames)
-    if not raw:
-        X = check_features(X)
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0])
-    basis = make_basis(basis)
-    design = check_design(basis.fit_transform(X), name="design (basis applied to X)")
-    return design, labels, encoding, basis
 
 
 def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
@@ -234,19 +211,13 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     t0 = time.perf_counter()
     _budgets_iv(max_nodes, time_limit, replicate_time_limit)
     started = time.time()
-    basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
-    design, labels, encoding, basis = _cud_iv(X, y, basis, pos_label, raw=mapping is not None)
-    res = cud_from_design(design, labels, loss=loss, confidence_level=confidence_level, n_resamples=n_resamples,
+    data = _prepare(X, y, basis, estimator, pos_label, loss)
+    res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level, n_resamples=n_resamples,
                           alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
                           time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),
                           replicate_time_limit=replicate_time_limit, n_jobs=n_jobs,
                           exact_distribution=exact_distribution, progress=progress, scheduler=scheduler)
-    res.details.update(basis=repr(basis), label_encoding=encoding)
-    names = feature_names(X)
-    if names is not None:
-        res.details["feature_names"] = names
-    if mapping is not None:
-        res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
+    res.details.update(data.details())
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -278,7 +249,7 @@ def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng,
                                                           np.random.Generator, SearchOptions, int]:
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
     option check of ``"cud"`` runs it on a stand-in design)."""
-    Phi, labels = _design_iv(design, y)
+    Phi, labels = check_labelled_design(design, y)
     loss, alpha = get_loss(loss), check_alpha_n(alpha_n, Phi.shape[0])
     level = check_confidence_level(confidence_level)
     B = check_n_resamples(n_resamples, level)

@@ -38,15 +38,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels, feature_names
+from ._validation import check_confidence_level, check_rng, check_scalar
 from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
                                 _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
 from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
                                _wald_cv_iv, bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv)
-from .basis import Basis, make_basis
+from .basis import Basis
 from .cud import _cud_design_iv, cud_from_design
-from .design import check_design
-from .sklearn_bridge import resolve_model
+from .design import _prepare, check_labelled_design
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
 from .results import IntervalResult, IntervalResults
@@ -400,26 +399,14 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     1
     """
     methods = _methods_iv(methods)
-    X_given = X
     user_loss = options.pop("loss", None)
-    basis, loss, pos_label, mapping = resolve_model(X, y, basis, user_loss, estimator, pos_label)
-    if mapping is None:
-        X = check_features(X)     # a scikit-learn pipeline reads X as given (e.g. a DataFrame)
-    if mapping is not None or user_loss is not None:
-        options["loss"] = loss
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0])
+    data = _prepare(X, y, basis, estimator, pos_label, user_loss)
+    if data.mapping is not None or user_loss is not None:
+        options["loss"] = data.loss
     level = check_confidence_level(confidence_level)
-    basis_obj = make_basis(basis)
-    design = check_design(basis_obj.fit_transform(X), name="design (basis applied to X)")
-    results = intervals_from_design(design, labels, methods, confidence_level=level, rng=rng, **options)
-    names = feature_names(X_given)
+    results = intervals_from_design(data.design, data.labels, methods, confidence_level=level, rng=rng, **options)
     for res in results:
-        res.details["basis"] = repr(basis_obj)
-        res.details["label_encoding"] = encoding if res.method == "cud" else repr(encoding)
-        if names is not None:
-            res.details["feature_names"] = names
-        if mapping is not None:
-            res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
+        res.details.update(data.details())
     return IntervalResults(results)
 
 
@@ -435,8 +422,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
     fitted beta-hat does not fit it again. Without it, beta-hat is fitted here, once.
     """
     methods = _methods_iv(methods)
-    design = check_design(design)
-    labels, _ = encode_labels(y, n_rows=design.shape[0])
+    design, labels = check_labelled_design(design, y)
     level = check_confidence_level(confidence_level)
     shared, per = _options_iv(methods, options)
     if fitted is not None and not isinstance(fitted, FittedClassifier):

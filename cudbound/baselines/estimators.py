@@ -72,9 +72,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._docstrings import fill_doc
-from .._validation import check_features, check_rng, check_scalar, encode_labels
-from ..basis import Basis, make_basis
-from ..design import check_design, reparametrise
+from .._validation import check_rng, check_scalar
+from ..basis import Basis
+from ..design import _prepare, check_design, check_labelled_design, reparametrise
 from ..fit import fit_coefficients, predict_signs
 from ..losses import Loss, SquaredLoss, get_loss, same_math
 from ..resampling import draw_counts, fold_assignments
@@ -304,8 +304,7 @@ class _Refitter:
 def _design_iv(design, y, loss):
     """The design in orthonormal coordinates (``cudbound.design``: predictions, and so every
     estimate, do not depend on the units or origins of the features), labels and loss."""
-    Phi = check_design(design)
-    labels, _ = encode_labels(y, n_rows=Phi.shape[0])
+    Phi, labels = check_labelled_design(design, y)
     rep = reparametrise(Phi)
     return rep.Z, labels, rep.loss(get_loss(loss))
 
@@ -752,11 +751,7 @@ ESTIMATORS = {
 def _estimate_error_iv(X, y, method, basis, pos_label):
     if not isinstance(method, str) or method not in ESTIMATORS:
         raise ValueError(f"`method` must be one of {list(ESTIMATORS)}; got {method!r}.")
-    X = check_features(X)
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
-    basis = make_basis(basis)
-    design = check_design(basis.fit_transform(X), name="design (basis applied to X)")
-    return design, labels, encoding, basis, ESTIMATORS[method]
+    return _prepare(X, y, basis, None, pos_label), ESTIMATORS[method]
 
 
 def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
@@ -788,7 +783,7 @@ def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
     >>> 0.0 <= estimate_error(X, y, "cv", k=5, rng=0).estimate <= 1.0
     True
     """
-    design, labels, encoding, basis, func = _estimate_error_iv(X, y, method, basis, pos_label)
-    result = func(design, labels, **options)
-    result.details.update({"basis": repr(basis), "label_encoding": repr(encoding)})
+    data, func = _estimate_error_iv(X, y, method, basis, pos_label)
+    result = func(data.design, data.labels, **options)
+    result.details.update(data.details())
     return result
