@@ -34,7 +34,7 @@ from .engine import ENGINES, ReplicateEngine
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import Loss, get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
-from .quantile import order_statistic
+from .quantile import kth_smallest, order_index, order_statistic
 from .resampling import draw_counts
 from .search import SearchOptions, SearchOutcome
 from .workers import ReplicateRunner, check_n_jobs
@@ -123,10 +123,10 @@ def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: s
 
 
 def conservative_quantile(values: ArrayLike, confidence_level: float) -> float:
-    """The ceil(level * B)-th smallest of B values (never below the level's quantile)."""
-    v = np.sort(np.asarray(values, dtype=float))
-    k = math.ceil(confidence_level * len(v) - 1e-9)
-    return float(v[max(k, 1) - 1])
+    """The ceil(level * B)-th smallest of B values (never below the level's quantile):
+    ``cudbound.quantile.order_index`` and ``kth_smallest``, as the CUD interval takes Q_hat."""
+    v = np.asarray(values, dtype=float)
+    return kth_smallest(v, order_index(confidence_level, len(v)))
 
 
 def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
@@ -290,7 +290,7 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     _warn_few_rows(n, Phi.shape[1], centre)
     counts = draw_counts(n, B, gen)
     jobs = min(jobs, B)
-    k = max(math.ceil(level * B - 1e-9), 1)
+    k = order_index(level, B)
     bar = _progress_bar(progress, B)
     try:
         with ReplicateRunner(fit.rep.Z, labels, fit.loss_z, counts, fit.gamma, alpha, engine=engine, solver=solver,
