@@ -268,6 +268,9 @@ def _generator(root, name) -> np.random.Generator:
 
 
 def _methods_iv(methods) -> tuple:
+    """The one parser of a list of methods (:func:`intervals`, and ``--methods`` on the command
+    line): registered names as a sequence or a comma-separated string (spaces and case ignored),
+    or ``"all"`` for every registered method; an unknown, missing or repeated name is refused."""
     if isinstance(methods, str) and methods.strip().lower() == "all":
         return tuple(_REGISTRY)
     if isinstance(methods, str):
@@ -278,10 +281,11 @@ def _methods_iv(methods) -> tuple:
         raise ValueError(f"`methods` must be a sequence of method names from {list(_REGISTRY)}; "
                          f"got {methods!r}.") from None
     if not methods:
-        raise ValueError(f"`methods` is empty; choose from {list(_REGISTRY)}.")
+        raise ValueError(f"`methods` is empty; choose from {list(_REGISTRY)} or 'all'.")
     unknown = [m for m in methods if m not in _REGISTRY]
     if unknown:
-        raise ValueError(f"unknown method(s) {unknown} in `methods`; valid methods are {list(_REGISTRY)}.")
+        raise ValueError(f"unknown method(s) {', '.join(map(str, unknown))} in `methods`; valid methods are "
+                         f"{list(_REGISTRY)} or 'all'.")
     dup = sorted({m for m in methods if methods.count(m) > 1})
     if dup:
         raise ValueError(f"`methods` lists {dup} more than once.")
