@@ -78,17 +78,29 @@ def search_replicate(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss
         gamma_hat = fit_coefficients(rep.Z, y, loss_z, reparametrise=False)
     else:
         gamma_hat = rep.from_user(np.asarray(beta_hat, dtype=float))
-    options = _search_options(search_options, max_nodes, time_limit)
+    options, _ = _budgets(max_nodes, time_limit, base=search_options)   # time_limit: this replicate's
     eng = ReplicateEngine(rep.Z, y, loss_z, engine=engine, solver=solver)
     return eng.search(counts, gamma_hat, alpha, options, record_tree=record_tree)
 
 
-def _search_options(search_options, max_nodes, time_limit) -> SearchOptions:
-    base = search_options if search_options is not None else SearchOptions()
+def _budgets(max_nodes, replicate_time_limit, time_limit=None, *, base=None,
+             zero_time=True) -> tuple[SearchOptions, float | None]:
+    """Every budget, one way: the per-replicate ones (``max_nodes`` and the replicate's time limit)
+    in a :class:`cudbound.search.SearchOptions` on top of ``base`` (which checks them: positive or
+    None), and the whole interval's ``time_limit`` checked (seconds or None; 0 only where
+    ``zero_time``: :func:`cud_interval` hands what is left of it to :func:`cud_from_design`).
+    Returns ``(options, time_limit)``."""
+    base = base if base is not None else SearchOptions()
     if not isinstance(base, SearchOptions):
         raise TypeError(f"`search_options` must be a cudbound.search.SearchOptions; got {type(base).__name__}.")
-    return dataclasses.replace(base, max_nodes=max_nodes if max_nodes is not None else base.max_nodes,
-                               time_limit=time_limit if time_limit is not None else base.time_limit)
+    options = dataclasses.replace(base, max_nodes=max_nodes if max_nodes is not None else base.max_nodes,
+                                  time_limit=replicate_time_limit if replicate_time_limit is not None
+                                  else base.time_limit)
+    if time_limit is not None:
+        time_limit = check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0,
+                                  include_boundaries="left" if zero_time else "neither",
+                                  hint=" (seconds for the whole interval; None: no limit)")
+    return options, time_limit
 
 
 def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
@@ -209,11 +221,11 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     True
     """
     t0 = time.perf_counter()
-    _budgets_iv(max_nodes, time_limit, replicate_time_limit)
+    _budgets(max_nodes, replicate_time_limit, time_limit, zero_time=False)
     started = time.time()
     data = _prepare(X, y, basis, estimator, pos_label, loss)
-    res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level, n_resamples=n_resamples,
-                          alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
+    res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level,
+                          n_resamples=n_resamples, alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
                           time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),
                           replicate_time_limit=replicate_time_limit, n_jobs=n_jobs,
                           exact_distribution=exact_distribution, progress=progress, scheduler=scheduler)
@@ -236,17 +248,9 @@ def _fitted_iv(fitted, design, labels, loss):
     return fitted
 
 
-def _budgets_iv(max_nodes, time_limit, replicate_time_limit):
-    """The three budgets: positive numbers or None (``time_limit`` may be 0 only internally)."""
-    SearchOptions(max_nodes=max_nodes, time_limit=replicate_time_limit)
-    if time_limit is not None:
-        check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0, include_boundaries="neither",
-                     hint=" (seconds for the whole interval; None: no limit)")
-
-
-def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes,
+def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
                    replicate_time_limit, n_jobs) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int,
-                                                          np.random.Generator, SearchOptions, int]:
+                                                          np.random.Generator, SearchOptions, float | None, int]:
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
     option check of ``"cud"`` runs it on a stand-in design)."""
     Phi, labels = check_labelled_design(design, y)
@@ -256,8 +260,8 @@ def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng,
     gen = check_rng(rng)
     if engine not in ENGINES:
         raise ValueError(f"`engine` must be one of {ENGINES}; got {engine!r}.")
-    options = _search_options(None, max_nodes, replicate_time_limit)
-    return Phi, labels, loss, alpha, level, B, gen, options, check_n_jobs(n_jobs)
+    options, time_limit = _budgets(max_nodes, replicate_time_limit, time_limit)
+    return Phi, labels, loss, alpha, level, B, gen, options, time_limit, check_n_jobs(n_jobs)
 
 
 def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", confidence_level: float = 0.95,
@@ -277,13 +281,11 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     This is the ``"cud"`` entry of the interval registry (:mod:`cudbound.registry`).
     """
     t0 = time.perf_counter()
-    if time_limit is not None:
-        check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0, include_boundaries="left",
-                     hint=" (seconds for the whole interval; None: no limit)")
-    deadline = None if time_limit is None else time.time() + float(time_limit)
-    Phi, labels, loss, alpha, level, B, gen, options, jobs = _cud_design_iv(
-        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, replicate_time_limit,
-        n_jobs)
+    started = time.time()
+    Phi, labels, loss, alpha, level, B, gen, options, time_limit, jobs = _cud_design_iv(
+        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
+        replicate_time_limit, n_jobs)
+    deadline = None if time_limit is None else started + time_limit
     fit = _fitted_iv(fitted, Phi, labels, loss)
     n = Phi.shape[0]
     centre = fit.train_error
