@@ -204,49 +204,48 @@ def _distribution_check(values):
     _distribution_iv(values["distribution"])
 
 
-register("cud", cud_from_design, "CUD confidence set (Laber & Murphy 2008)", label="CUD", uses_fit=True,
-         check=options_check(cud_from_design, _cud_design_iv))
-register("bs1", bs1, "percentile interval of bootstrapped .632 estimates", label="BS1", shares_centre=True,
-         shares_distribution=True,
-         check=options_check(bs1, _bs_iv, _distribution_check))
-register("bs2", bs2, "basic (corrected) interval of bootstrapped .632 estimates", label="BS2", shares_centre=True,
-         shares_distribution=True,
-         check=options_check(bs2, _bs_iv, _distribution_check))
-register("kohavi", kohavi, "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)", label="K",
-         shares_centre=True,
-         check=options_check(kohavi, _kohavi_iv))
-register("yang", yang, "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", label="Y",
-         shares_centre=True,
-         check=options_check(yang, _yang_iv))
-register("martin", martin, "Beta posterior interval (Martin & Hirschberg 1996)", label="M", shares_centre=True,
-         check=options_check(martin, _martin_iv))
-register("langford", langford, "Clopper-Pearson interval of the .632 estimate (Langford 2005)", label="L",
-         shares_centre=True,
-         check=options_check(langford, _langford_iv))
+_PAPER, _MODERN = "paper", "modern"
+_BUILT_IN: tuple[tuple[str, Callable, tuple[Callable, ...], str, str, dict[str, bool], str], ...] = (
+    # name, function, its input validation (and extra checks), summary, label, what it shares, family
+    ("cud", cud_from_design, (_cud_design_iv,), "CUD confidence set (Laber & Murphy 2008)", "CUD",
+     {"uses_fit": True}, _PAPER),
+    ("bs1", bs1, (_bs_iv, _distribution_check), "percentile interval of bootstrapped .632 estimates", "BS1",
+     {"shares_centre": True, "shares_distribution": True}, _PAPER),
+    ("bs2", bs2, (_bs_iv, _distribution_check), "basic (corrected) interval of bootstrapped .632 estimates", "BS2",
+     {"shares_centre": True, "shares_distribution": True}, _PAPER),
+    ("kohavi", kohavi, (_kohavi_iv,), "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)",
+     "K", {"shares_centre": True}, _PAPER),
+    ("yang", yang, (_yang_iv,), "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", "Y",
+     {"shares_centre": True}, _PAPER),
+    ("martin", martin, (_martin_iv,), "Beta posterior interval (Martin & Hirschberg 1996)", "M",
+     {"shares_centre": True}, _PAPER),
+    ("langford", langford, (_langford_iv,), "Clopper-Pearson interval of the .632 estimate (Langford 2005)", "L",
+     {"shares_centre": True}, _PAPER),
+    ("wald_cv", wald_cv, (_wald_cv_iv,), "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", "WCV",
+     {}, _MODERN),
+    ("corrected_t", corrected_t, (_corrected_t_iv,),
+     "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)", "CT", {}, _MODERN),
+    ("conservative_z", conservative_z, (_conservative_z_iv,),
+     "conservative Z from 10 random halvings (Nadeau & Bengio 2003)", "CZ", {}, _MODERN),
+    ("nested_cv", nested_cv, (_nested_cv_iv,),
+     "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)", "NCV", {}, _MODERN),
+    ("bccv", bccv, (_bccv_iv,),
+     "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)", "BCCV", {}, _MODERN),
+    ("e632_delta", e632_delta, (_e632_delta_iv,),
+     ".632+ with the delta-method standard error (Efron & Tibshirani 1997)", "D632", {}, _MODERN),
+)
+"""The built-in methods, in the order they are registered: the paper's seven in the column order of
+its tables, then the intervals in use today. Each one's option check is its own input validation
+(:func:`options_check`)."""
 
-METHODS = method_names()
+for _name, _function, _checks, _summary, _label, _shares, _family in _BUILT_IN:
+    register(_name, _function, _summary, label=_label, check=options_check(_function, *_checks), **_shares)
+
+METHODS = tuple(entry[0] for entry in _BUILT_IN if entry[-1] == _PAPER)
 """The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
 :func:`intervals`)."""
 
-register("wald_cv", wald_cv, "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", label="WCV",
-         check=options_check(wald_cv, _wald_cv_iv))
-register("corrected_t", corrected_t, "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)",
-         label="CT",
-         check=options_check(corrected_t, _corrected_t_iv))
-register("conservative_z", conservative_z, "conservative Z from 10 random halvings (Nadeau & Bengio 2003)",
-         label="CZ",
-         check=options_check(conservative_z, _conservative_z_iv))
-register("nested_cv", nested_cv, "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)",
-         label="NCV",
-         check=options_check(nested_cv, _nested_cv_iv))
-register("bccv", bccv, "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)",
-         label="BCCV",
-         check=options_check(bccv, _bccv_iv))
-register("e632_delta", e632_delta, ".632+ with the delta-method standard error (Efron & Tibshirani 1997)",
-         label="D632",
-         check=options_check(e632_delta, _e632_delta_iv))
-
-MODERN_METHODS = method_names()[len(METHODS):]
+MODERN_METHODS = tuple(entry[0] for entry in _BUILT_IN if entry[-1] == _MODERN)
 """The intervals in use today, registered after the paper's seven."""
 
 
