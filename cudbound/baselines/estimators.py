@@ -96,18 +96,22 @@ _DOC = {
     rng : None, int, SeedSequence or Generator
     counts : (B, n) array, optional
         Explicit bootstrap counts.""",
-    "warns_refs": """Warns
+    "warns": """Warns
     -----
     DegenerateResampleWarning
-        When some bootstrap sample has one class only or a singular normal matrix.
-
-    References
+        When some bootstrap sample has one class only or a singular normal matrix.""",
+    "refs": """References
     ----------
     Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
     cross-validation. JASA 78(382), 316-331. Efron, B. and Tibshirani, R. (1997).
     Improvements on cross-validation: the .632+ bootstrap method. JASA 92(438), 548-560.""",
 }
 """Parameter descriptions shared by the estimators (:func:`cudbound._docstrings.fill_doc`)."""
+_DOC["warns_refs"] = _DOC["warns"] + "\n\n    " + _DOC["refs"]
+_DOC["bootstrap_parameters"] = f"""Parameters
+    ----------
+    {_DOC["data"]}
+    {_DOC["bootstrap"]}"""
 
 SINGULAR_RTOL = 1e-10
 """Equilibrated normal matrices with eigenvalue ratio at most this are treated as singular."""
@@ -561,10 +565,7 @@ def e632(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n_res
     bootstrap error (:func:`loo_bootstrap`) on the same B bootstrap samples. This is
     the centre of the baseline intervals of Laber & Murphy (2008).
 
-    Parameters
-    ----------
-    %(data)s
-    %(bootstrap)s
+    %(bootstrap_parameters)s
 
     Returns
     -------
@@ -612,10 +613,7 @@ def e632plus(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n
     w = 0.632 / (1 - 0.368 R'), which runs from 0.632 (R' = 0) to 1 (R' = 1). When
     Err(1) > gamma (so R' = 1) it is 0.632 Err(1) + 0.368 gamma.
 
-    Parameters
-    ----------
-    %(data)s
-    %(bootstrap)s
+    %(bootstrap_parameters)s
 
     Returns
     -------
@@ -623,10 +621,7 @@ def e632plus(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n
         ``method="632+"``; ``details`` has train_error, err1, gamma, p1, q1,
         err1_prime, relative_overfitting_rate (R') and weight (w).
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        When some bootstrap sample has one class only or a singular normal matrix.
+    %(warns)s
 
     References
     ----------
