@@ -113,7 +113,8 @@ def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: s
     ----------
     design : (n, p) array
         The basis matrix Phi (include the intercept column when wanted); full column rank.
-    y : (n,) array of -1.0 / +1.0
+    y : (n,) labels, two classes: {-1, +1}, {0, 1}, booleans or the text pairs
+        (``cudbound.design.check_labelled_design``).
     counts : (n,) array
         Bootstrap multiplicities nu_i: whole numbers (any numeric dtype) summing to n.
     loss : str or Loss
@@ -274,7 +275,9 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     """The CUD confidence set on a design matrix: :func:`cud_interval` after the basis.
 
     ``design`` is the (n, p) basis matrix Phi (full column rank, intercept column included
-    when wanted) and ``y`` labels in {-1, +1}. ``fitted`` (optional) is the
+    when wanted) and ``y`` its labels, two classes: {-1, +1}, {0, 1}, booleans or the text pairs
+    (``cudbound.design.check_labelled_design``; any other pair is mapped by :func:`cud_interval`'s
+    ``pos_label``). ``fitted`` (optional) is the
     :func:`cudbound.fit.fit_classifier` of this design, labels and loss, so that a caller
     that already fitted beta-hat (a coverage task) does not fit it again; the result is the
     same as without it. The other parameters are those of :func:`cud_interval`.

@@ -418,7 +418,10 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
                           confidence_level: float = 0.95,
                           rng: np.random.Generator | np.random.SeedSequence | int | None = None,
                           fitted: FittedClassifier | None = None, **options: Any) -> list[IntervalResult]:
-    """:func:`intervals` on a design matrix and labels in {-1, +1} (the basis already applied).
+    """:func:`intervals` on a design matrix and its labels (the basis already applied).
+
+    The labels as ``cudbound.design.check_labelled_design`` takes them: {-1, +1}, {0, 1}, booleans
+    or the text pairs.
 
     ``fitted`` (optional): the :class:`cudbound.fit.FittedClassifier` of this design and
     the methods' loss, given to the methods that use a fit (CUD), so that a caller that has
