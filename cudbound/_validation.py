@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 
 __all__ = [
-    "check_scalar", "check_features", "encode_labels", "check_counts", "check_confidence_level",
+    "check_scalar", "check_features", "encode_labels", "check_data", "check_counts", "check_confidence_level",
     "check_n_resamples", "check_alpha_n", "check_rng", "LabelEncoding", "redefined_methods"]
 
 
@@ -126,26 +127,50 @@ def feature_names(X):
     return None if columns is None else [str(c) for c in columns]
 
 
-class LabelEncoding:
-    """How the user's two label values were mapped to -1 and +1."""
+class LabelEncoding(str):
+    """How the user's two label values were mapped to -1 and +1.
 
-    def __init__(self, negative, positive):
+    ``negative`` and ``positive`` are the two values as given. The object is also its own
+    text, ``"'no' -> -1, 'yes' -> +1"`` (a ``str``), so that a result's ``details`` keep one
+    representation that is both readable as an object and written as is to JSON.
+
+    >>> enc = LabelEncoding("no", "yes")
+    >>> enc.positive, enc, "yes" in enc
+    ('yes', 'no' -> -1, 'yes' -> +1, True)
+    """
+
+    negative: Any
+    positive: Any
+
+    def __new__(cls, negative, positive):
+        self = super().__new__(cls, f"{negative!r} -> -1, {positive!r} -> +1")
         self.negative, self.positive = negative, positive
+        return self
 
     def __repr__(self) -> str:
-        return f"{self.negative!r} -> -1, {self.positive!r} -> +1"
+        return str.__str__(self)
+
+    def __reduce__(self):
+        return type(self), (self.negative, self.positive)
 
 
 _TEXT_PAIRS = (frozenset({"true", "false"}), frozenset({"yes", "no"}), frozenset({"1", "0"}))
 _TEXT_POSITIVE = ("true", "yes", "1")
 
 
-def encode_labels(y, *, pos_label=None, n_rows: int | None = None, name: str = "y"):
-    """Map labels with exactly two distinct values to {-1, +1}.
+def encode_labels(y, *, pos_label=None, n_rows: int | None = None, name: str = "y", rows_of: str = "X",
+                  takes_pos_label: bool = True):
+    """Map labels with exactly two distinct values to {-1, +1}: the labels' contract.
 
-    {-1, 1}, {0, 1} and {False, True} are recognised, and so are the text pairs a CSV file
-    gives, in any case: "true"/"false", "yes"/"no", "1"/"0" (positive: true, yes, 1). Any
-    other pair needs ``pos_label``. Returns ``(labels, LabelEncoding)``.
+    Every public function that takes labels applies it (:func:`check_data` for features and
+    labels, ``cudbound.design.check_labelled_design`` for a design and labels,
+    ``cudbound.design.PreparedData`` behind the functions that apply a basis): ``y`` is 1-D (or an
+    (n, 1) column) with one label per row of ``rows_of`` (``n_rows``), none of them missing
+    (NaN, None), and exactly two distinct values. {-1, 1}, {0, 1} and {False, True} are
+    recognised, and so are the text pairs a CSV file gives, in any case: "true"/"false",
+    "yes"/"no", "1"/"0" (positive: 1, True, true, yes, 1). Any other pair needs ``pos_label``
+    (where the function takes one: ``takes_pos_label``). Returns ``(labels, LabelEncoding)``,
+    the labels as float -1.0 / +1.0.
 
     >>> encode_labels(["yes", "No", "yes"])[1]
     'No' -> -1, 'yes' -> +1
@@ -156,12 +181,15 @@ def encode_labels(y, *, pos_label=None, n_rows: int | None = None, name: str = "
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D; got shape {arr.shape}.")
     if n_rows is not None and arr.shape[0] != n_rows:
-        raise ValueError(f"X has {n_rows} rows but `{name}` has {arr.shape[0]} labels.")
+        raise ValueError(f"{rows_of} has {n_rows} rows but `{name}` has {arr.shape[0]} labels; "
+                         f"give {n_rows} labels, one per row.")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         i = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(f"`{name}` has a non-finite label at position {i} ({arr[i]!r}).")
-    if arr.dtype.kind == "O" and any(v is None for v in arr):
-        raise ValueError(f"`{name}` has a missing label (None) at position {[v is None for v in arr].index(True)}.")
+    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not math.isfinite(v)) for v in arr):
+        i = [v is None or (isinstance(v, float) and not math.isfinite(v)) for v in arr].index(True)
+        what = "(None)" if arr[i] is None else f"({arr[i]!r})"
+        raise ValueError(f"`{name}` has a missing label {what} at position {i}.")
     values = list(np.unique(arr))
     if len(values) != 2:
         shown = ", ".join(repr(_py(v)) for v in values[:6]) + (", ..." if len(values) > 6 else "")
@@ -183,7 +211,9 @@ def encode_labels(y, *, pos_label=None, n_rows: int | None = None, name: str = "
     else:
         raise ValueError(
             f"`{name}` has labels {values}; only {{-1, 1}}, {{0, 1}}, booleans and the text pairs true/false, "
-            f"yes/no, 1/0 are mapped automatically. Pass `pos_label=` to say which value is the positive class."
+            f"yes/no, 1/0 are mapped automatically. "
+            + ("Pass `pos_label=` to say which value is the positive class." if takes_pos_label else
+               "Map them to -1/+1 first, or use a function that takes `pos_label=` (cud_interval, intervals).")
         )
     out = np.where(_eq(arr, pos), 1.0, -1.0)
     return out, LabelEncoding(neg, pos)
@@ -198,6 +228,16 @@ def _eq(arr, value):
         return arr == value if arr.dtype.kind != "O" else np.array([a == value for a in arr])
     except TypeError:
         return np.array([a == value for a in arr])
+
+
+def check_data(X, y, *, pos_label=None, takes_pos_label: bool = True) -> tuple[np.ndarray, np.ndarray, LabelEncoding]:
+    """Features and labels, checked together: ``(X, labels, encoding)``.
+
+    ``X`` as :func:`check_features` returns it, and the labels by the one contract of
+    :func:`encode_labels` (one per row of ``X``)."""
+    X = check_features(X)
+    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0], takes_pos_label=takes_pos_label)
+    return X, labels, encoding
 
 
 def check_counts(counts, n: int, name: str = "counts") -> np.ndarray:

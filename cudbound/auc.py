@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from ._validation import check_features, check_rng, check_scalar, encode_labels, redefined_methods
+from ._validation import check_data, check_features, check_rng, check_scalar, encode_labels, redefined_methods
 
 __all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
 
@@ -61,7 +61,7 @@ def auc_score(y: ArrayLike, scores: ArrayLike) -> float:
     >>> auc_score([1, 1, -1, -1], [0.9, 0.2, 0.2, 0.1])
     0.875
     """
-    labels, _ = encode_labels(y)
+    labels, _ = encode_labels(y, takes_pos_label=False)
     s = np.asarray(scores, dtype=float).ravel()
     if s.shape != labels.shape or not np.all(np.isfinite(s)):
         raise ValueError(f"`scores` must hold {labels.shape[0]} finite numbers, one per label.")
@@ -116,8 +116,7 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         self._check_params()
-        X = check_features(X)
-        labels, encoding = encode_labels(y, n_rows=X.shape[0])
+        X, labels, encoding = check_data(X, y, takes_pos_label=False)
         self.X_fit_ = X
         self.classes_ = np.array([encoding.negative, encoding.positive])
         K = self._kernel(X, X)
@@ -199,8 +198,7 @@ def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | _Split
     """
     if pooling not in ("averaged", "pooled"):
         raise ValueError(f"`pooling` must be 'averaged' or 'pooled'; got {pooling!r}.")
-    X = check_features(X)
-    labels, _ = encode_labels(y, n_rows=X.shape[0])
+    X, labels, _ = check_data(X, y, takes_pos_label=False)
     folds = _folds(cv, X, labels, groups, rng)
     scores = np.empty(X.shape[0])
     for f in np.unique(folds):
@@ -249,8 +247,7 @@ def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool 
     Exact and without refits for :class:`KernelRLS` (closed form); any other estimator with
     ``decision_function`` is refitted once per pair (n+ n- fits; ``progress`` shows a bar).
     """
-    X = check_features(X)
-    labels, _ = encode_labels(y, n_rows=X.shape[0])
+    X, labels, _ = check_data(X, y, takes_pos_label=False)
     if isinstance(model, KernelRLS) and not redefined_methods(model, KernelRLS):  # a subclass that changes the fit: refitted
         pair = _lpo_closed_form(model, X, labels)
         method = "closed form"

@@ -26,16 +26,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_features, check_n_resamples,
-                          check_rng, check_scalar, encode_labels, feature_names)
-from .basis import Basis, make_basis
-from .design import check_design, reparametrise
+from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_resamples, check_rng,
+                          check_scalar)
+from .basis import Basis
+from .design import _prepare, check_labelled_design, reparametrise
 from .engine import ENGINES, ReplicateEngine
-from .sklearn_bridge import resolve_model
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import Loss, get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
-from .quantile import order_statistic
+from .quantile import kth_smallest, order_index, order_statistic
 from .resampling import draw_counts
 from .search import SearchOptions, SearchOutcome
 from .workers import ReplicateRunner, check_n_jobs
@@ -49,20 +48,8 @@ __all__ = ["cud_interval", "cud_from_design", "SmallSampleWarning", "replicate_s
            "conservative_quantile"]
 
 
-def _design_iv(design, y):
-    """A validated full-rank design and its labels, which must already be -1.0 / +1.0."""
-    Phi = check_design(design)
-    n = Phi.shape[0]
-    y_arr = np.asarray(y, dtype=float).ravel() if np.asarray(y).dtype.kind in "biuf" else None
-    if y_arr is None or y_arr.shape[0] != n or not np.all(np.isin(y_arr, (-1.0, 1.0))):
-        bad = None if y_arr is None else np.setdiff1d(np.unique(y_arr), [-1.0, 1.0])
-        raise ValueError(f"`y` must hold {n} labels in {{-1, +1}}; found other values {bad!r}."
-                         if bad is not None and bad.size else f"`y` must be a numeric array of {n} labels in {{-1, +1}}.")
-    return Phi, y_arr
-
-
 def _replicate_iv(design, y, counts, loss, alpha_n) -> tuple[np.ndarray, np.ndarray, np.ndarray, Loss, float]:
-    Phi, y_arr = _design_iv(design, y)
+    Phi, y_arr = check_labelled_design(design, y)
     n = Phi.shape[0]
     return Phi, y_arr, check_counts(counts, n), get_loss(loss), check_alpha_n(alpha_n, n)
 
@@ -91,17 +78,29 @@ def search_replicate(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss
         gamma_hat = fit_coefficients(rep.Z, y, loss_z, reparametrise=False)
     else:
         gamma_hat = rep.from_user(np.asarray(beta_hat, dtype=float))
-    options = _search_options(search_options, max_nodes, time_limit)
+    options, _ = _budgets(max_nodes, time_limit, base=search_options)   # time_limit: this replicate's
     eng = ReplicateEngine(rep.Z, y, loss_z, engine=engine, solver=solver)
     return eng.search(counts, gamma_hat, alpha, options, record_tree=record_tree)
 
 
-def _search_options(search_options, max_nodes, time_limit) -> SearchOptions:
-    base = search_options if search_options is not None else SearchOptions()
+def _budgets(max_nodes, replicate_time_limit, time_limit=None, *, base=None,
+             zero_time=True) -> tuple[SearchOptions, float | None]:
+    """Every budget, one way: the per-replicate ones (``max_nodes`` and the replicate's time limit)
+    in a :class:`cudbound.search.SearchOptions` on top of ``base`` (which checks them: positive or
+    None), and the whole interval's ``time_limit`` checked (seconds or None; 0 only where
+    ``zero_time``: :func:`cud_interval` hands what is left of it to :func:`cud_from_design`).
+    Returns ``(options, time_limit)``."""
+    base = base if base is not None else SearchOptions()
     if not isinstance(base, SearchOptions):
         raise TypeError(f"`search_options` must be a cudbound.search.SearchOptions; got {type(base).__name__}.")
-    return dataclasses.replace(base, max_nodes=max_nodes if max_nodes is not None else base.max_nodes,
-                               time_limit=time_limit if time_limit is not None else base.time_limit)
+    options = dataclasses.replace(base, max_nodes=max_nodes if max_nodes is not None else base.max_nodes,
+                                  time_limit=replicate_time_limit if replicate_time_limit is not None
+                                  else base.time_limit)
+    if time_limit is not None:
+        time_limit = check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0,
+                                  include_boundaries="left" if zero_time else "neither",
+                                  hint=" (seconds for the whole interval; None: no limit)")
+    return options, time_limit
 
 
 def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
@@ -114,7 +113,8 @@ def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: s
     ----------
     design : (n, p) array
         The basis matrix Phi (include the intercept column when wanted); full column rank.
-    y : (n,) array of -1.0 / +1.0
+    y : (n,) labels, two classes: {-1, +1}, {0, 1}, booleans or the text pairs
+        (``cudbound.design.check_labelled_design``).
     counts : (n,) array
         Bootstrap multiplicities nu_i: whole numbers (any numeric dtype) summing to n.
     loss : str or Loss
@@ -136,20 +136,10 @@ def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: s
 
 
 def conservative_quantile(values: ArrayLike, confidence_level: float) -> float:
-    """The ceil(level * B)-th smallest of B values (never below the level's quantile)."""
-    v = np.sort(np.asarray(values, dtype=float))
-    k = math.ceil(confidence_level * len(v) - 1e-9)
-    return float(v[max(k, 1) - 1])
-
-
-def _cud_iv(X, y, basis, pos_label, raw=False):
-    # raw: X goes to the basis as given (a scikit-learn pipeline's steps read DataFrames)
-    if not raw:
-        X = check_features(X)
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0])
-    basis = make_basis(basis)
-    design = check_design(basis.fit_transform(X), name="design (basis applied to X)")
-    return design, labels, encoding, basis
+    """The ceil(level * B)-th smallest of B values (never below the level's quantile):
+    ``cudbound.quantile.order_index`` and ``kth_smallest``, as the CUD interval takes Q_hat."""
+    v = np.asarray(values, dtype=float)
+    return kth_smallest(v, order_index(confidence_level, len(v)))
 
 
 def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
@@ -232,21 +222,15 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     True
     """
     t0 = time.perf_counter()
-    _budgets_iv(max_nodes, time_limit, replicate_time_limit)
+    _budgets(max_nodes, replicate_time_limit, time_limit, zero_time=False)
     started = time.time()
-    basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
-    design, labels, encoding, basis = _cud_iv(X, y, basis, pos_label, raw=mapping is not None)
-    res = cud_from_design(design, labels, loss=loss, confidence_level=confidence_level, n_resamples=n_resamples,
-                          alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
+    data = _prepare(X, y, basis, estimator, pos_label, loss)
+    res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level,
+                          n_resamples=n_resamples, alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
                           time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),
                           replicate_time_limit=replicate_time_limit, n_jobs=n_jobs,
                           exact_distribution=exact_distribution, progress=progress, scheduler=scheduler)
-    res.details.update(basis=repr(basis), label_encoding=encoding)
-    names = feature_names(X)
-    if names is not None:
-        res.details["feature_names"] = names
-    if mapping is not None:
-        res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
+    res.details.update(data.details())
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -265,28 +249,20 @@ def _fitted_iv(fitted, design, labels, loss):
     return fitted
 
 
-def _budgets_iv(max_nodes, time_limit, replicate_time_limit):
-    """The three budgets: positive numbers or None (``time_limit`` may be 0 only internally)."""
-    SearchOptions(max_nodes=max_nodes, time_limit=replicate_time_limit)
-    if time_limit is not None:
-        check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0, include_boundaries="neither",
-                     hint=" (seconds for the whole interval; None: no limit)")
-
-
-def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes,
+def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
                    replicate_time_limit, n_jobs) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int,
-                                                          np.random.Generator, SearchOptions, int]:
+                                                          np.random.Generator, SearchOptions, float | None, int]:
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
     option check of ``"cud"`` runs it on a stand-in design)."""
-    Phi, labels = _design_iv(design, y)
+    Phi, labels = check_labelled_design(design, y)
     loss, alpha = get_loss(loss), check_alpha_n(alpha_n, Phi.shape[0])
     level = check_confidence_level(confidence_level)
     B = check_n_resamples(n_resamples, level)
     gen = check_rng(rng)
     if engine not in ENGINES:
         raise ValueError(f"`engine` must be one of {ENGINES}; got {engine!r}.")
-    options = _search_options(None, max_nodes, replicate_time_limit)
-    return Phi, labels, loss, alpha, level, B, gen, options, check_n_jobs(n_jobs)
+    options, time_limit = _budgets(max_nodes, replicate_time_limit, time_limit)
+    return Phi, labels, loss, alpha, level, B, gen, options, time_limit, check_n_jobs(n_jobs)
 
 
 def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", confidence_level: float = 0.95,
@@ -299,27 +275,27 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     """The CUD confidence set on a design matrix: :func:`cud_interval` after the basis.
 
     ``design`` is the (n, p) basis matrix Phi (full column rank, intercept column included
-    when wanted) and ``y`` labels in {-1, +1}. ``fitted`` (optional) is the
+    when wanted) and ``y`` its labels, two classes: {-1, +1}, {0, 1}, booleans or the text pairs
+    (``cudbound.design.check_labelled_design``; any other pair is mapped by :func:`cud_interval`'s
+    ``pos_label``). ``fitted`` (optional) is the
     :func:`cudbound.fit.fit_classifier` of this design, labels and loss, so that a caller
     that already fitted beta-hat (a coverage task) does not fit it again; the result is the
     same as without it. The other parameters are those of :func:`cud_interval`.
     This is the ``"cud"`` entry of the interval registry (:mod:`cudbound.registry`).
     """
     t0 = time.perf_counter()
-    if time_limit is not None:
-        check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0, include_boundaries="left",
-                     hint=" (seconds for the whole interval; None: no limit)")
-    deadline = None if time_limit is None else time.time() + float(time_limit)
-    Phi, labels, loss, alpha, level, B, gen, options, jobs = _cud_design_iv(
-        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, replicate_time_limit,
-        n_jobs)
+    started = time.time()
+    Phi, labels, loss, alpha, level, B, gen, options, time_limit, jobs = _cud_design_iv(
+        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
+        replicate_time_limit, n_jobs)
+    deadline = None if time_limit is None else started + time_limit
     fit = _fitted_iv(fitted, Phi, labels, loss)
     n = Phi.shape[0]
     centre = fit.train_error
     _warn_few_rows(n, Phi.shape[1], centre)
     counts = draw_counts(n, B, gen)
     jobs = min(jobs, B)
-    k = max(math.ceil(level * B - 1e-9), 1)
+    k = order_index(level, B)
     bar = _progress_bar(progress, B)
     try:
         with ReplicateRunner(fit.rep.Z, labels, fit.loss_z, counts, fit.gamma, alpha, engine=engine, solver=solver,

@@ -30,18 +30,25 @@ gamma, with the penalty lam |J beta|^2 = |sqrt(lam) J T gamma|^2.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import cvxpy as cp
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._validation import check_features
+from ._validation import LabelEncoding, check_features, encode_labels, feature_names
+from .basis import Basis, make_basis
 from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides, same_math)
+from .sklearn_bridge import EstimatorMapping, resolve_model
 
-__all__ = ["Reparametrisation", "reparametrise", "check_design", "RankDeficientError", "RANK_RTOL"]
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
+__all__ = ["Reparametrisation", "reparametrise", "check_design", "check_labelled_design", "RankDeficientError",
+           "RANK_RTOL"]
 
 RANK_RTOL = 1e-10
 """A column-scaled design is rank-deficient when a pivot of its QR factorisation is below
@@ -279,3 +286,76 @@ def check_design(design: ArrayLike, name: str = "design", names: Sequence[str] |
         raise ValueError(f"`{name}` has {n} rows but {p} basis columns; the fit needs at least as many rows as columns.")
     reparametrise(Phi, names=names, name=name)
     return Phi
+
+
+def check_labelled_design(design: ArrayLike, y: ArrayLike, name: str = "design") -> tuple[np.ndarray, np.ndarray]:
+    """A design (:func:`check_design`) and its labels, by the labels' one contract
+    (``cudbound._validation.encode_labels``: two classes, {-1, +1}, {0, 1}, booleans or the
+    text pairs; a design-level function takes no ``pos_label``). Returns ``(Phi, labels)``,
+    the labels as float -1.0 / +1.0."""
+    Phi = check_design(design, name)
+    labels, _ = encode_labels(y, n_rows=Phi.shape[0], rows_of=f"`{name}`", takes_pos_label=False)
+    return Phi, labels
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    """Features and labels as every function that applies a basis receives them (:func:`_prepare`).
+
+    The one contract of the data, whatever the entry point (``cud_interval``, ``intervals``,
+    ``estimate_error``; the design-level functions apply the same rules to a design and labels,
+    :func:`check_labelled_design`):
+
+    * ``X``: a 2-D array or DataFrame of finite numbers, one row per observation (a 1-D array is
+      one feature); NaN, infinite, complex or non-numeric entries are refused, naming the first.
+    * ``y``: one label per row (1-D, or an (n, 1) column), none missing (NaN, None), with exactly
+      two distinct values. {-1, +1}, {0, 1}, {False, True} and the text pairs true/false, yes/no,
+      1/0 (any case) are mapped automatically (positive: +1, 1, True, true, yes, "1"); any other
+      pair of classes (two strings, two other numbers) needs ``pos_label``, the positive class,
+      as in scikit-learn. With a scikit-learn ``estimator`` and no ``pos_label`` the positive
+      class is scikit-learn's (the larger label).
+    * the design Phi = basis(X) has full column rank and at least as many rows as columns.
+
+    Attributes
+    ----------
+    design : (n, p) array, the basis applied to the features, checked.
+    labels : (n,) array of -1.0 / +1.0.
+    label_encoding : cudbound._validation.LabelEncoding, which value became -1 and which +1.
+    feature_names : the column names of a DataFrame ``X``, else None.
+    basis : the fitted Basis.
+    loss : the loss to fit: the estimator's, the one given, or "squared".
+    mapping : the estimator's basis and loss (``cudbound.sklearn_bridge.EstimatorMapping``), or None.
+    """
+
+    design: np.ndarray
+    labels: np.ndarray
+    label_encoding: LabelEncoding
+    feature_names: list[str] | None
+    basis: Basis
+    loss: str | Loss
+    mapping: EstimatorMapping | None = field(default=None)
+
+    def details(self) -> dict[str, Any]:
+        """What a result's ``details`` say about the data: basis, label encoding, feature names
+        (a DataFrame's) and the estimator (when one was given)."""
+        out: dict[str, Any] = {"basis": repr(self.basis), "label_encoding": self.label_encoding}
+        if self.feature_names is not None:
+            out["feature_names"] = self.feature_names
+        if self.mapping is not None:
+            out.update(estimator=self.mapping.estimator, estimator_objective=self.mapping.objective)
+        return out
+
+
+def _prepare(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None,
+             estimator: BaseEstimator | None, pos_label: Any, loss: str | Loss | None = None) -> PreparedData:
+    """The one front door from features and labels to a design (:class:`PreparedData` states the
+    contract): the estimator's basis and loss, or the ones given (``cudbound.sklearn_bridge``); the
+    features checked (a scikit-learn pipeline reads them as given, e.g. a DataFrame); the labels
+    encoded; the basis fitted and the design checked."""
+    basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
+    data = X if mapping is not None else check_features(X)
+    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(data)[0])
+    basis_obj = make_basis(basis)
+    design = check_design(basis_obj.fit_transform(data), name="design (basis applied to X)")
+    return PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=feature_names(X),
+                        basis=basis_obj, loss=loss, mapping=mapping)

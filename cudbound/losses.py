@@ -306,16 +306,20 @@ class HingeLoss(Loss):
         return beta
 
 
-class LogisticLoss(Loss):
-    """Logistic loss l(y, t) = log(1 + exp(-y t)) (natural log; logistic regression).
+class _VanishingMarginLoss(Loss):
+    """A margin loss that tends to 0 as y t -> infinity and is strictly convex (``tends_to_zero``,
+    ``strictly_convex``; the module docstring): the logistic and exponential losses. It has no
+    minimiser on linearly separable data: its ridge form (``"<name>_ridge"``) has one."""
 
-    Has no minimiser on linearly separable data: use ``"logistic_ridge"`` there.
-    """
+    strictly_convex = True
+    tends_to_zero = True
+
+
+class LogisticLoss(_VanishingMarginLoss):
+    """Logistic loss l(y, t) = log(1 + exp(-y t)): no minimiser on separable data, use ``"logistic_ridge"``."""
 
     name = "logistic"
     kind = "smooth"
-    strictly_convex = True
-    tends_to_zero = True
 
     def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         return np.logaddexp(0.0, -y * t)
@@ -329,16 +333,11 @@ class LogisticLoss(Loss):
         return -y * s, s * (1.0 - s)
 
 
-class ExponentialLoss(Loss):
-    """Exponential loss l(y, t) = exp(-y t) (AdaBoost).
-
-    Has no minimiser on linearly separable data: use ``"exponential_ridge"`` there.
-    """
+class ExponentialLoss(_VanishingMarginLoss):
+    """Exponential loss l(y, t) = exp(-y t) (AdaBoost): no minimiser on separable data, use ``"exponential_ridge"``."""
 
     name = "exponential"
     kind = "smooth"
-    strictly_convex = True
-    tends_to_zero = True
 
     def pointwise(self, y: np.ndarray, t: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):

@@ -53,7 +53,7 @@ import numpy as np
 
 from .search import SearchOptions, SearchOutcome
 
-__all__ = ["order_statistic", "QuantileOutcome", "FIRST_BUDGET"]
+__all__ = ["order_statistic", "order_index", "kth_smallest", "QuantileOutcome", "FIRST_BUDGET"]
 
 FIRST_BUDGET = 256
 """Node budget of the first pass over all replicates (each later round multiplies it by 4)."""
@@ -64,7 +64,15 @@ RESUME_TOTAL_BYTES = 256 << 20
 """At most this much memory holds the states of searches waiting to be resumed."""
 
 
+def order_index(confidence_level: float, B: int) -> int:
+    """k = ceil(level * B), at least 1: the rank of Q_hat among the B replicate values, the one
+    order statistic of the CUD interval. (1e-9 absorbs the rounding of level * B: 0.95 * 20 is
+    19.000000000000004 in floating point, and k is 19.)"""
+    return max(math.ceil(confidence_level * B - 1e-9), 1)
+
+
 def kth_smallest(values: np.ndarray, k: int) -> float:
+    """The k-th smallest of ``values`` (k from 1)."""
     return float(np.partition(np.asarray(values, dtype=float), k - 1)[k - 1])
 
 

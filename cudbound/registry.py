@@ -38,15 +38,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_confidence_level, check_features, check_rng, check_scalar, encode_labels, feature_names
+from ._validation import check_confidence_level, check_rng, check_scalar
 from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
                                 _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
 from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
                                _wald_cv_iv, bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv)
-from .basis import Basis, make_basis
+from .basis import Basis
 from .cud import _cud_design_iv, cud_from_design
-from .design import check_design
-from .sklearn_bridge import resolve_model
+from .design import _prepare, check_labelled_design
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
 from .results import IntervalResult, IntervalResults
@@ -205,49 +204,48 @@ def _distribution_check(values):
     _distribution_iv(values["distribution"])
 
 
-register("cud", cud_from_design, "CUD confidence set (Laber & Murphy 2008)", label="CUD", uses_fit=True,
-         check=options_check(cud_from_design, _cud_design_iv))
-register("bs1", bs1, "percentile interval of bootstrapped .632 estimates", label="BS1", shares_centre=True,
-         shares_distribution=True,
-         check=options_check(bs1, _bs_iv, _distribution_check))
-register("bs2", bs2, "basic (corrected) interval of bootstrapped .632 estimates", label="BS2", shares_centre=True,
-         shares_distribution=True,
-         check=options_check(bs2, _bs_iv, _distribution_check))
-register("kohavi", kohavi, "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)", label="K",
-         shares_centre=True,
-         check=options_check(kohavi, _kohavi_iv))
-register("yang", yang, "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", label="Y",
-         shares_centre=True,
-         check=options_check(yang, _yang_iv))
-register("martin", martin, "Beta posterior interval (Martin & Hirschberg 1996)", label="M", shares_centre=True,
-         check=options_check(martin, _martin_iv))
-register("langford", langford, "Clopper-Pearson interval of the .632 estimate (Langford 2005)", label="L",
-         shares_centre=True,
-         check=options_check(langford, _langford_iv))
+_PAPER, _MODERN = "paper", "modern"
+_BUILT_IN: tuple[tuple[str, Callable, tuple[Callable, ...], str, str, dict[str, bool], str], ...] = (
+    # name, function, its input validation (and extra checks), summary, label, what it shares, family
+    ("cud", cud_from_design, (_cud_design_iv,), "CUD confidence set (Laber & Murphy 2008)", "CUD",
+     {"uses_fit": True}, _PAPER),
+    ("bs1", bs1, (_bs_iv, _distribution_check), "percentile interval of bootstrapped .632 estimates", "BS1",
+     {"shares_centre": True, "shares_distribution": True}, _PAPER),
+    ("bs2", bs2, (_bs_iv, _distribution_check), "basic (corrected) interval of bootstrapped .632 estimates", "BS2",
+     {"shares_centre": True, "shares_distribution": True}, _PAPER),
+    ("kohavi", kohavi, (_kohavi_iv,), "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)",
+     "K", {"shares_centre": True}, _PAPER),
+    ("yang", yang, (_yang_iv,), "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", "Y",
+     {"shares_centre": True}, _PAPER),
+    ("martin", martin, (_martin_iv,), "Beta posterior interval (Martin & Hirschberg 1996)", "M",
+     {"shares_centre": True}, _PAPER),
+    ("langford", langford, (_langford_iv,), "Clopper-Pearson interval of the .632 estimate (Langford 2005)", "L",
+     {"shares_centre": True}, _PAPER),
+    ("wald_cv", wald_cv, (_wald_cv_iv,), "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", "WCV",
+     {}, _MODERN),
+    ("corrected_t", corrected_t, (_corrected_t_iv,),
+     "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)", "CT", {}, _MODERN),
+    ("conservative_z", conservative_z, (_conservative_z_iv,),
+     "conservative Z from 10 random halvings (Nadeau & Bengio 2003)", "CZ", {}, _MODERN),
+    ("nested_cv", nested_cv, (_nested_cv_iv,),
+     "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)", "NCV", {}, _MODERN),
+    ("bccv", bccv, (_bccv_iv,),
+     "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)", "BCCV", {}, _MODERN),
+    ("e632_delta", e632_delta, (_e632_delta_iv,),
+     ".632+ with the delta-method standard error (Efron & Tibshirani 1997)", "D632", {}, _MODERN),
+)
+"""The built-in methods, in the order they are registered: the paper's seven in the column order of
+its tables, then the intervals in use today. Each one's option check is its own input validation
+(:func:`options_check`)."""
 
-METHODS = method_names()
+for _name, _function, _checks, _summary, _label, _shares, _family in _BUILT_IN:
+    register(_name, _function, _summary, label=_label, check=options_check(_function, *_checks), **_shares)
+
+METHODS = tuple(entry[0] for entry in _BUILT_IN if entry[-1] == _PAPER)
 """The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
 :func:`intervals`)."""
 
-register("wald_cv", wald_cv, "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", label="WCV",
-         check=options_check(wald_cv, _wald_cv_iv))
-register("corrected_t", corrected_t, "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)",
-         label="CT",
-         check=options_check(corrected_t, _corrected_t_iv))
-register("conservative_z", conservative_z, "conservative Z from 10 random halvings (Nadeau & Bengio 2003)",
-         label="CZ",
-         check=options_check(conservative_z, _conservative_z_iv))
-register("nested_cv", nested_cv, "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)",
-         label="NCV",
-         check=options_check(nested_cv, _nested_cv_iv))
-register("bccv", bccv, "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)",
-         label="BCCV",
-         check=options_check(bccv, _bccv_iv))
-register("e632_delta", e632_delta, ".632+ with the delta-method standard error (Efron & Tibshirani 1997)",
-         label="D632",
-         check=options_check(e632_delta, _e632_delta_iv))
-
-MODERN_METHODS = method_names()[len(METHODS):]
+MODERN_METHODS = tuple(entry[0] for entry in _BUILT_IN if entry[-1] == _MODERN)
 """The intervals in use today, registered after the paper's seven."""
 
 
@@ -269,6 +267,9 @@ def _generator(root, name) -> np.random.Generator:
 
 
 def _methods_iv(methods) -> tuple:
+    """The one parser of a list of methods (:func:`intervals`, and ``--methods`` on the command
+    line): registered names as a sequence or a comma-separated string (spaces and case ignored),
+    or ``"all"`` for every registered method; an unknown, missing or repeated name is refused."""
     if isinstance(methods, str) and methods.strip().lower() == "all":
         return tuple(_REGISTRY)
     if isinstance(methods, str):
@@ -279,10 +280,11 @@ def _methods_iv(methods) -> tuple:
         raise ValueError(f"`methods` must be a sequence of method names from {list(_REGISTRY)}; "
                          f"got {methods!r}.") from None
     if not methods:
-        raise ValueError(f"`methods` is empty; choose from {list(_REGISTRY)}.")
+        raise ValueError(f"`methods` is empty; choose from {list(_REGISTRY)} or 'all'.")
     unknown = [m for m in methods if m not in _REGISTRY]
     if unknown:
-        raise ValueError(f"unknown method(s) {unknown} in `methods`; valid methods are {list(_REGISTRY)}.")
+        raise ValueError(f"unknown method(s) {', '.join(map(str, unknown))} in `methods`; valid methods are "
+                         f"{list(_REGISTRY)} or 'all'.")
     dup = sorted({m for m in methods if methods.count(m) > 1})
     if dup:
         raise ValueError(f"`methods` lists {dup} more than once.")
@@ -400,26 +402,14 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     1
     """
     methods = _methods_iv(methods)
-    X_given = X
     user_loss = options.pop("loss", None)
-    basis, loss, pos_label, mapping = resolve_model(X, y, basis, user_loss, estimator, pos_label)
-    if mapping is None:
-        X = check_features(X)     # a scikit-learn pipeline reads X as given (e.g. a DataFrame)
-    if mapping is not None or user_loss is not None:
-        options["loss"] = loss
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0])
+    data = _prepare(X, y, basis, estimator, pos_label, user_loss)
+    if data.mapping is not None or user_loss is not None:
+        options["loss"] = data.loss
     level = check_confidence_level(confidence_level)
-    basis_obj = make_basis(basis)
-    design = check_design(basis_obj.fit_transform(X), name="design (basis applied to X)")
-    results = intervals_from_design(design, labels, methods, confidence_level=level, rng=rng, **options)
-    names = feature_names(X_given)
+    results = intervals_from_design(data.design, data.labels, methods, confidence_level=level, rng=rng, **options)
     for res in results:
-        res.details["basis"] = repr(basis_obj)
-        res.details["label_encoding"] = encoding if res.method == "cud" else repr(encoding)
-        if names is not None:
-            res.details["feature_names"] = names
-        if mapping is not None:
-            res.details.update(estimator=mapping.estimator, estimator_objective=mapping.objective)
+        res.details.update(data.details())
     return IntervalResults(results)
 
 
@@ -428,15 +418,17 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
                           confidence_level: float = 0.95,
                           rng: np.random.Generator | np.random.SeedSequence | int | None = None,
                           fitted: FittedClassifier | None = None, **options: Any) -> list[IntervalResult]:
-    """:func:`intervals` on a design matrix and labels in {-1, +1} (the basis already applied).
+    """:func:`intervals` on a design matrix and its labels (the basis already applied).
+
+    The labels as ``cudbound.design.check_labelled_design`` takes them: {-1, +1}, {0, 1}, booleans
+    or the text pairs.
 
     ``fitted`` (optional): the :class:`cudbound.fit.FittedClassifier` of this design and
     the methods' loss, given to the methods that use a fit (CUD), so that a caller that has
     fitted beta-hat does not fit it again. Without it, beta-hat is fitted here, once.
     """
     methods = _methods_iv(methods)
-    design = check_design(design)
-    labels, _ = encode_labels(y, n_rows=design.shape[0])
+    design, labels = check_labelled_design(design, y)
     level = check_confidence_level(confidence_level)
     shared, per = _options_iv(methods, options)
     if fitted is not None and not isinstance(fitted, FittedClassifier):

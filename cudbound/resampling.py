@@ -65,7 +65,7 @@ def tally(idx: np.ndarray, n: int) -> np.ndarray:
 
 
 def _fold_assignments_iv(y, k, repeats, stratified, rng):
-    labels, _ = encode_labels(y)
+    labels, _ = encode_labels(y, takes_pos_label=False)
     n = labels.shape[0]
     k = check_scalar(k, "k", min_val=2)
     if k > n:

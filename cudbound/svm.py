@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_features, check_scalar, encode_labels
+from ._validation import check_data, check_scalar
 from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
                               kkt_check_near, kkt_inverse, kkt_violation, polish, smo, solve_conic)
 
@@ -231,8 +231,7 @@ def centred_kernel(K: np.ndarray) -> np.ndarray:
 def _prepare(X, y, C, kernel, gamma, degree, coef0, pos_label) -> tuple[np.ndarray, np.ndarray, float, np.ndarray,
                                                                        dict[str, Any], np.ndarray]:
     """Validated inputs and the centred kernel matrix the SVM is solved on."""
-    X = check_features(X)
-    labels, _ = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
+    X, labels, _ = check_data(X, y, pos_label=pos_label)
     C = check_scalar(C, "C", numbers.Real, min_val=0.0, include_boundaries="neither")
     if not (callable(kernel) or kernel in ("linear", "rbf", "poly")):
         raise ValueError(f"`kernel` must be 'linear', 'rbf', 'poly' or a callable; got {kernel!r}.")

@@ -209,3 +209,15 @@ def test_replicate_time_limit_is_the_per_replicate_budget():
         cudbound.cud_interval(X, y, n_resamples=20, rng=1, time_limit=-1.0)
     with pytest.raises(ValueError, match="time_limit"):
         cudbound.cud_interval(X, y, n_resamples=20, rng=1, replicate_time_limit=0.0)
+
+
+@pytest.mark.parametrize("budget", [{"time_limit": -1.0}, {"time_limit": "1"}, {"max_nodes": 0},
+                                    {"replicate_time_limit": 0.0}])
+def test_budgets_are_checked_one_way(budget):
+    """Issue 30: every budget goes through one function (``cud._budgets``), so the registry's option
+    check of "cud" (a coverage study's configuration) refuses what cud_from_design refuses; it did
+    not check ``time_limit``."""
+    from cudbound.registry import check_options
+    with pytest.raises(ValueError, match="`(max_nodes|time_limit)`"):
+        check_options("cud", 30, **budget)
+    check_options("cud", 30, time_limit=0.0)   # cud_from_design takes 0 s: what cud_interval has left

@@ -279,8 +279,10 @@ def test_replicate_sup_labels(design):
     Phi, y = design
     with pytest.raises(ValueError, match=f"{N} labels"):
         replicate_sup(Phi, y[:-1], np.ones(N))
-    with pytest.raises(ValueError, match=r"labels in \{-1, \+1\}"):
-        replicate_sup(Phi, (y + 1) / 2, np.ones(N))
+    # labels 0/1 map as everywhere else (issue 30: one contract; they were refused here)
+    assert replicate_sup(Phi, (y + 1) / 2, np.ones(N)) == replicate_sup(Phi, y, np.ones(N))
+    with pytest.raises(ValueError, match=r"labels \[1.0, 2.0\].*Map them to -1/\+1 first"):
+        replicate_sup(Phi, np.where(y > 0, 2.0, 1.0), np.ones(N))
 
 
 @pytest.mark.parametrize("alpha_n", [-0.5, float("inf")])

@@ -72,9 +72,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._docstrings import fill_doc
-from .._validation import check_features, check_rng, check_scalar, encode_labels
-from ..basis import Basis, make_basis
-from ..design import check_design, reparametrise
+from .._validation import check_rng, check_scalar
+from ..basis import Basis
+from ..design import _prepare, check_design, check_labelled_design, reparametrise
 from ..fit import fit_coefficients, predict_signs
 from ..losses import Loss, SquaredLoss, get_loss, same_math
 from ..resampling import draw_counts, fold_assignments
@@ -96,18 +96,22 @@ _DOC = {
     rng : None, int, SeedSequence or Generator
     counts : (B, n) array, optional
         Explicit bootstrap counts.""",
-    "warns_refs": """Warns
+    "warns": """Warns
     -----
     DegenerateResampleWarning
-        When some bootstrap sample has one class only or a singular normal matrix.
-
-    References
+        When some bootstrap sample has one class only or a singular normal matrix.""",
+    "refs": """References
     ----------
     Efron, B. (1983). Estimating the error rate of a prediction rule: improvement on
     cross-validation. JASA 78(382), 316-331. Efron, B. and Tibshirani, R. (1997).
     Improvements on cross-validation: the .632+ bootstrap method. JASA 92(438), 548-560.""",
 }
 """Parameter descriptions shared by the estimators (:func:`cudbound._docstrings.fill_doc`)."""
+_DOC["warns_refs"] = _DOC["warns"] + "\n\n    " + _DOC["refs"]
+_DOC["bootstrap_parameters"] = f"""Parameters
+    ----------
+    {_DOC["data"]}
+    {_DOC["bootstrap"]}"""
 
 SINGULAR_RTOL = 1e-10
 """Equilibrated normal matrices with eigenvalue ratio at most this are treated as singular."""
@@ -304,8 +308,7 @@ class _Refitter:
 def _design_iv(design, y, loss):
     """The design in orthonormal coordinates (``cudbound.design``: predictions, and so every
     estimate, do not depend on the units or origins of the features), labels and loss."""
-    Phi = check_design(design)
-    labels, _ = encode_labels(y, n_rows=Phi.shape[0])
+    Phi, labels = check_labelled_design(design, y)
     rep = reparametrise(Phi)
     return rep.Z, labels, rep.loss(get_loss(loss))
 
@@ -562,10 +565,7 @@ def e632(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n_res
     bootstrap error (:func:`loo_bootstrap`) on the same B bootstrap samples. This is
     the centre of the baseline intervals of Laber & Murphy (2008).
 
-    Parameters
-    ----------
-    %(data)s
-    %(bootstrap)s
+    %(bootstrap_parameters)s
 
     Returns
     -------
@@ -613,10 +613,7 @@ def e632plus(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n
     w = 0.632 / (1 - 0.368 R'), which runs from 0.632 (R' = 0) to 1 (R' = 1). When
     Err(1) > gamma (so R' = 1) it is 0.632 Err(1) + 0.368 gamma.
 
-    Parameters
-    ----------
-    %(data)s
-    %(bootstrap)s
+    %(bootstrap_parameters)s
 
     Returns
     -------
@@ -624,10 +621,7 @@ def e632plus(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n
         ``method="632+"``; ``details`` has train_error, err1, gamma, p1, q1,
         err1_prime, relative_overfitting_rate (R') and weight (w).
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        When some bootstrap sample has one class only or a singular normal matrix.
+    %(warns)s
 
     References
     ----------
@@ -752,11 +746,7 @@ ESTIMATORS = {
 def _estimate_error_iv(X, y, method, basis, pos_label):
     if not isinstance(method, str) or method not in ESTIMATORS:
         raise ValueError(f"`method` must be one of {list(ESTIMATORS)}; got {method!r}.")
-    X = check_features(X)
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0])
-    basis = make_basis(basis)
-    design = check_design(basis.fit_transform(X), name="design (basis applied to X)")
-    return design, labels, encoding, basis, ESTIMATORS[method]
+    return _prepare(X, y, basis, None, pos_label), ESTIMATORS[method]
 
 
 def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
@@ -788,7 +778,7 @@ def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
     >>> 0.0 <= estimate_error(X, y, "cv", k=5, rng=0).estimate <= 1.0
     True
     """
-    design, labels, encoding, basis, func = _estimate_error_iv(X, y, method, basis, pos_label)
-    result = func(design, labels, **options)
-    result.details.update({"basis": repr(basis), "label_encoding": repr(encoding)})
+    data, func = _estimate_error_iv(X, y, method, basis, pos_label)
+    result = func(data.design, data.labels, **options)
+    result.details.update(data.details())
     return result

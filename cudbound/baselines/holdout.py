@@ -59,6 +59,10 @@ _DOC = {
         One-sided error probability.""",
 }
 """Parameter descriptions shared by the bounds (:func:`cudbound._docstrings.fill_doc`)."""
+_DOC["bound_parameters"] = f"""Parameters
+    ----------
+    {_DOC["km"]}
+    {_DOC["delta"]}"""
 
 _SIDES = {2: "two-sided", "two-sided": "two-sided", "upper": "upper", "lower": "lower"}
 _SPREADS = ("standard_error", "deviation")
@@ -145,10 +149,7 @@ def binomial_upper(k: int, m: int, delta: float) -> float:
 
     computed with the inverse regularised incomplete beta function.
 
-    Parameters
-    ----------
-    %(km)s
-    %(delta)s
+    %(bound_parameters)s
 
     Returns
     -------
@@ -184,10 +185,7 @@ def binomial_lower(k: int, m: int, delta: float) -> float:
 
         B_l = F^{-1}_{Beta(k, m - k + 1)}(delta).
 
-    Parameters
-    ----------
-    %(km)s
-    %(delta)s
+    %(bound_parameters)s
 
     Returns
     -------

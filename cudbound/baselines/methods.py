@@ -82,8 +82,20 @@ _DOC = {
     centre : '632' or float, default '632'
         The centre to report; a number is used as given.
     rng : None, int, SeedSequence or Generator""",
+    "returns_ci": """Returns
+    -------
+    ConfidenceInterval""",
+    "warns_nested": """Warns
+    -----
+    DegenerateResampleWarning
+        When some outer or inner sample has one class only or a singular normal matrix.""",
+    "warns_centre": """Warns
+    -----
+    DegenerateResampleWarning
+        From the bootstrap behind t.""",
 }
-"""Parameter descriptions shared by the six intervals (:func:`cudbound._docstrings.fill_doc`)."""
+"""Parameter descriptions and sections shared by the six intervals and their building blocks
+(:func:`cudbound._docstrings.fill_doc`)."""
 
 _CHUNK_REFITS = 8192
 """Inner refits per batch in :func:`bootstrap_632_distribution` (fixed: results do not depend on it)."""
@@ -145,6 +157,7 @@ def _beta_interval_iv(t, m, confidence_level, prior):
     return _rate(t, "t"), _positive(m, "m"), check_confidence_level(confidence_level), _prior_iv(prior)
 
 
+@fill_doc(**_DOC)
 def percentile_interval(bootstrap_values: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Percentile bootstrap interval [q_{delta/2}, q_{1-delta/2}] of the bootstrap values.
 
@@ -159,9 +172,7 @@ def percentile_interval(bootstrap_values: ArrayLike, confidence_level: float = 0
         The statistic recomputed on each bootstrap sample.
     confidence_level : float in (0, 1)
 
-    Returns
-    -------
-    ConfidenceInterval
+    %(returns_ci)s
 
     References
     ----------
@@ -173,6 +184,7 @@ def percentile_interval(bootstrap_values: ArrayLike, confidence_level: float = 0
     return ConfidenceInterval(float(low), float(high))
 
 
+@fill_doc(**_DOC)
 def basic_interval(theta_hat: float, bootstrap_values: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Basic ("reverse percentile", "corrected") bootstrap interval.
 
@@ -187,9 +199,7 @@ def basic_interval(theta_hat: float, bootstrap_values: ArrayLike, confidence_lev
     bootstrap_values : (B,) array, B >= 2
     confidence_level : float in (0, 1)
 
-    Returns
-    -------
-    ConfidenceInterval
+    %(returns_ci)s
 
     References
     ----------
@@ -203,6 +213,7 @@ def basic_interval(theta_hat: float, bootstrap_values: ArrayLike, confidence_lev
     return ConfidenceInterval(float(2.0 * theta - high), float(2.0 * theta - low))
 
 
+@fill_doc(**_DOC)
 def normal_interval(t: float, n_eff: float, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Normal approximation to a binomial proportion: t +/- z sqrt(t (1 - t) / n_eff). Not clipped.
 
@@ -216,9 +227,7 @@ def normal_interval(t: float, n_eff: float, confidence_level: float = 0.95) -> C
         The effective sample size.
     confidence_level : float in (0, 1)
 
-    Returns
-    -------
-    ConfidenceInterval
+    %(returns_ci)s
 
     References
     ----------
@@ -253,6 +262,7 @@ def wilson_interval(t: float, n_eff: float, confidence_level: float = 0.95) -> C
     return ConfidenceInterval(max(0.0, (centre - half) / den), min(1.0, (centre + half) / den))
 
 
+@fill_doc(**_DOC)
 def beta_interval(t: float, m: float, confidence_level: float = 0.95,
                   prior: tuple[float, float] = (1.0, 1.0)) -> ConfidenceInterval:
     """Equal-tailed credible interval of the Beta(a + t m, b + (1 - t) m) posterior.
@@ -269,9 +279,7 @@ def beta_interval(t: float, m: float, confidence_level: float = 0.95,
     confidence_level : float in (0, 1)
     prior : (a, b), default (1, 1), the uniform prior
 
-    Returns
-    -------
-    ConfidenceInterval
+    %(returns_ci)s
         Within [0, 1].
 
     References
@@ -339,6 +347,7 @@ def _bs632_distribution(Phi, y, loss, B, J, gen):
     return values, log
 
 
+@fill_doc(**_DOC)
 def bootstrap_632_distribution(design: ArrayLike, y: ArrayLike, *, n_resamples: int = 1000, n_inner: int = 50,
                                loss: str | Loss = "squared",
                                rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> np.ndarray:
@@ -372,10 +381,7 @@ def bootstrap_632_distribution(design: ArrayLike, y: ArrayLike, *, n_resamples: 
     -------
     ndarray of shape (B,)
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        When some outer or inner sample has one class only or a singular normal matrix.
+    %(warns_nested)s
 
     References
     ----------
@@ -512,10 +518,7 @@ def bs1(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
         ``method="bs1"``; ``details`` has the bootstrap distribution, B, J and the
         unclipped ends.
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        When some outer or inner sample has one class only or a singular normal matrix.
+    %(warns_nested)s
 
     References
     ----------
@@ -634,10 +637,7 @@ def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n
     IntervalResult
         ``method="kohavi"``; ``details`` has n_eff and form.
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        From the bootstrap behind t.
+    %(warns_centre)s
 
     References
     ----------
@@ -777,10 +777,7 @@ def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m
     IntervalResult
         ``method="martin"``; ``details`` has m, a, b and the posterior parameters.
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        From the bootstrap behind t.
+    %(warns_centre)s
 
     References
     ----------
@@ -838,10 +835,7 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     IntervalResult
         ``method="langford"``; ``details`` has k, m and sides.
 
-    Warns
-    -----
-    DegenerateResampleWarning
-        From the bootstrap behind t.
+    %(warns_centre)s
 
     References
     ----------

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import encode_labels
 from ..output import envelope, result_item
-from .csv_input import _check_labels, read_csv
+from .csv_input import read_labelled_csv
 from .output import _csv_data
 from .shared import _positive
 
@@ -37,9 +36,7 @@ def _auc(args) -> tuple[dict, str]:
     """``cudbound auc``: one of the three cross-validated AUCs of cudbound.auc."""
     from ..auc import KernelRLS, cv_auc, lpo_auc
 
-    X, y, features = read_csv(args.data, args.label)
-    _check_labels(y, args.label, args.pos_label)
-    labels, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
+    X, _, features, labels, encoding = read_labelled_csv(args)
     model = KernelRLS(regparam=args.regparam, kernel=args.kernel, gamma=args.gamma)
     seed = None
     if args.method == "lpo":

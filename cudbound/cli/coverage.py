@@ -46,24 +46,34 @@ def add_parser(subparsers, common) -> None:
                                               "complete blocks as the chunk files --chunks would. Both only read the "
                                               "store.")
     store_sub = store.add_subparsers(dest="store_command", required=True, metavar="ACTION")
-    check = store_sub.add_parser("check", help="verify a store; exit 0 if sound, 1 if problems are found",
-                                 description="Verify a coverage store: exit status 0 if every check passes, 1 if "
-                                             "problems are found (listed), 2 if the file is not a store.")
-    check.add_argument("file", metavar="FILE.sqlite", help="the result store")
-    check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.set_defaults(handler=_store_check)
-    export = store_sub.add_parser("export", help="write a store's complete blocks as result chunks",
-                                  description="Write the gzipped CSV chunk of every complete block of repetitions "
-                                              "of the store into DIR, the files `cudbound coverage --chunks DIR` "
-                                              "writes. Chunks already in DIR are not rewritten.")
-    export.add_argument("file", metavar="FILE.sqlite", help="the result store")
+    _store_action(store_sub, "check", _store_check)
+    export = _store_action(store_sub, "export", _store_export)
     export.add_argument("dir", metavar="DIR", help="the chunk directory (created if absent)")
     export.add_argument("--config", default=None, metavar="FILE.toml",
                         help="the study's configuration (default: the one kept in the store, with the "
                              "repetitions it was created with)")
     export.add_argument("--chunk-size", type=int, default=50, metavar="N", help="repetitions per chunk (default 50)")
-    export.add_argument("--json", action="store_true", help="print the report as JSON")
-    export.set_defaults(handler=_store_export)
+
+
+_STORE_ACTIONS = {
+    "check": ("verify a store; exit 0 if sound, 1 if problems are found",
+              "Verify a coverage store: exit status 0 if every check passes, 1 if problems are found (listed), 2 if "
+              "the file is not a store."),
+    "export": ("write a store's complete blocks as result chunks",
+               "Write the gzipped CSV chunk of every complete block of repetitions of the store into DIR, the files "
+               "`cudbound coverage --chunks DIR` writes. Chunks already in DIR are not rewritten."),
+}
+"""The actions of ``cudbound store``: (summary, description)."""
+
+
+def _store_action(store_sub, name, handler):
+    """A ``cudbound store`` action: it reads one store (``FILE.sqlite``) and can report as JSON."""
+    summary, description = _STORE_ACTIONS[name]
+    action = store_sub.add_parser(name, help=summary, description=description)
+    action.add_argument("file", metavar="FILE.sqlite", help="the result store")
+    action.add_argument("--json", action="store_true", help="print the report as JSON")
+    action.set_defaults(handler=handler)
+    return action
 
 
 def _coverage(args):

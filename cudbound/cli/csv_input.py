@@ -1,4 +1,5 @@
-"""CSV input of the commands that read a data file: ``read_csv`` and the label check."""
+"""CSV input of the commands that read a data file: ``read_csv``, the label check, and both at once
+(``read_labelled_csv``)."""
 from __future__ import annotations
 
 import csv
@@ -134,9 +135,19 @@ def _label_column(name: str, cells) -> np.ndarray:
     return as_float
 
 
-def _check_labels(y, column: str, pos_label) -> None:
-    """Fail early, naming the column and the option, if the labels cannot be mapped to -1/+1."""
+def _check_labels(y, column: str, pos_label):
+    """The labels mapped to -1/+1 and their encoding (``cudbound._validation.encode_labels``); a
+    CLIError naming the column and the option if they cannot be."""
     try:
-        encode_labels(y, pos_label=pos_label, name=column)
+        return encode_labels(y, pos_label=pos_label, name=column)
     except ValueError as exc:
         raise CLIError(str(exc).replace("`pos_label=`", "--pos-label").replace("`pos_label`", "--pos-label")) from None
+
+
+def read_labelled_csv(args):
+    """``--data``, ``--label`` and ``--pos-label`` of a command read and checked: the one path of
+    every command that reads a CSV file. Returns ``(X, y, features, labels, encoding)``: the
+    features, the raw labels, the feature names, the labels as -1/+1 and their encoding."""
+    X, y, features = read_csv(args.data, args.label)
+    labels, encoding = _check_labels(y, args.label, args.pos_label)
+    return X, y, features, labels, encoding

@@ -6,12 +6,11 @@ import secrets
 import sys
 from pathlib import Path
 
-from .._validation import encode_labels
 from ..cud import cud_interval
 from ..datasets.simulated import DEMO_GENERATOR, demo_data
 from ..output import envelope
 from ..registry import get_method, intervals, method_names
-from .csv_input import _check_labels, read_csv
+from .csv_input import read_labelled_csv
 from .output import _csv_data, _format_report
 from .shared import DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress
 
@@ -96,11 +95,10 @@ def _maybe_plot(args, results):
 
 def _interval(args) -> tuple[dict, str]:
     """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
-    X, y, features = read_csv(args.data, args.label)
-    _check_labels(y, args.label, args.pos_label)
+    X, y, features, _, encoding = read_labelled_csv(args)
     seed = secrets.randbits(32) if args.seed is None else args.seed
     if args.methods != ("cud",):
-        return _interval_methods(args, X, y, features, seed)
+        return _interval_methods(args, X, y, features, encoding, seed)
     _per_method_options(args, ("cud",))     # an option CUD does not take (--folds) is an error
     result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
     shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
@@ -152,13 +150,12 @@ def _per_method_options(args, methods) -> dict:
     return per
 
 
-def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
+def _interval_methods(args, X, y, features, encoding, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     per = _per_method_options(args, args.methods)
     results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
                         pos_label=args.pos_label, loss=args.loss,
                         **{f"{m}_options": opts for m, opts in per.items() if opts})
-    _, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
     w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",

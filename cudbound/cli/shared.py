@@ -9,7 +9,7 @@ import sys
 
 from ..basis import make_basis
 from ..losses import get_loss
-from ..registry import method_names
+from ..registry import _methods_iv
 
 PROG = "cudbound"
 EXIT_USAGE = 2
@@ -33,7 +33,7 @@ class CLIError(ValueError):
 _FLAGS = {"confidence_level": "--level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
           "max_nodes": "--max-nodes", "time_limit": "--time-limit", "replicate_time_limit": "--replicate-time-limit",
           "loss": "--loss", "basis": "--basis", "pos_label": "--pos-label", "k": "--folds", "rng": "--seed",
-          "exact_distribution": "--exact-distribution", "scheduler": "--scheduler"}
+          "exact_distribution": "--exact-distribution", "scheduler": "--scheduler", "methods": "--methods"}
 
 
 _NAMES = "|".join(sorted(map(re.escape, _FLAGS), key=len, reverse=True))
@@ -108,16 +108,12 @@ def _loss_spec(text: str) -> str:
 
 
 def _methods_spec(text: str) -> tuple:
-    """``--methods``: registered method names, comma-separated, or 'all'."""
-    names = [m.strip().lower() for m in text.split(",") if m.strip()]
-    known = method_names()
-    if names == ["all"]:
-        return known
-    bad = [m for m in names if m not in known]
-    if not names or bad:
-        raise argparse.ArgumentTypeError(
-            f"unknown method(s) {', '.join(bad) or '(none)'}; choose from {', '.join(known)} or 'all'.")
-    return tuple(dict.fromkeys(names))
+    """``--methods``: registered method names, comma-separated, or 'all' (the library's parser,
+    ``cudbound.registry``'s, so the command refuses what :func:`cudbound.intervals` refuses)."""
+    try:
+        return _methods_iv(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(in_flags(str(exc))) from None
 
 
 def _radius_arg(text):

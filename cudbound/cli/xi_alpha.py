@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import encode_labels
 from ..output import envelope, result_item
-from .csv_input import _check_labels, read_csv
+from .csv_input import read_labelled_csv
 from .output import _csv_data
 from .shared import _positive, _radius_arg, _show_progress
 
@@ -41,9 +40,7 @@ def _xi_alpha(args) -> tuple[dict, str]:
     """``cudbound xi-alpha``: cudbound.svm.xi_alpha, and with --loo cudbound.svm.loo_error."""
     from ..svm import loo_error, xi_alpha
 
-    X, y, features = read_csv(args.data, args.label)
-    _check_labels(y, args.label, args.pos_label)
-    labels, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
+    X, _, features, labels, encoding = read_labelled_csv(args)
     kw = dict(C=args.C, kernel=args.kernel, gamma=args.gamma, degree=args.degree, coef0=args.coef0)
     est = xi_alpha(X, labels, rho=args.rho, radius=_radius_arg(args.radius), **kw)
     results = [result_item("xi_alpha", "error", est.error, n_errors=est.n_errors),

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from cudbound import cud_interval
+from cudbound import cud_interval, intervals
 from cudbound.cli import main, read_csv
 from cudbound.datasets import LinearGaussian, demo_data
 
@@ -267,6 +267,15 @@ def test_interval_unknown_method_exits_2(capsys, zero_one_csv):
     code, _, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--methods", "cud,bogus")
     assert code == 2
     assert "unknown method(s) bogus" in err
+
+
+def test_interval_methods_are_parsed_as_intervals_parses_them(capsys, zero_one_csv):
+    """One parser (issue 30): a repeated method is refused on the command line as by intervals()."""
+    code, _, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--methods", "cud,kohavi,cud")
+    assert code == 2
+    assert "--methods lists ['cud'] more than once" in err
+    with pytest.raises(ValueError, match=r"`methods` lists \['cud'\] more than once"):
+        intervals(np.zeros((4, 1)), [0, 1, 0, 1], methods="cud,kohavi,cud")
 
 
 def test_cud_interval_does_not_depend_on_the_other_methods(capsys, zero_one_csv):
