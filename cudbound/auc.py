@@ -40,7 +40,9 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
+from ._deprecation import renamed_fields
 from ._validation import check_features, check_rng, check_scalar, encode_labels, redefined_methods
+from .results import PointEstimateResult
 
 __all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
 
@@ -135,28 +137,61 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
         return np.where(self.decision_function(X) >= 0.0, self.classes_[1], self.classes_[0])
 
 
-@dataclass
-class CVAUCResult:
-    """``auc``: the pooled or averaged AUC; ``fold_auc``: each fold's AUC (NaN when skipped);
-    ``folds``: the fold label of every row; ``scores``: every row's held-out score."""
+@renamed_fields(auc="estimate")
+@dataclass(repr=False)
+class CVAUCResult(PointEstimateResult):
+    """What :func:`cv_auc` returns, a :class:`~cudbound.results.Result` without an interval.
 
-    auc: float
+    ``estimate``: the pooled or averaged AUC (``auc`` is its old name, deprecated);
+    ``fold_auc``: each fold's AUC (NaN when skipped); ``folds``: the fold label of every row;
+    ``scores``: every row's held-out score.
+    """
+
+    quantity = "auc"
+    method_name = "cv_auc"
+    no_interval_reason = ("the cross-validated AUC is a point estimate: its folds share training points, so the "
+                          "spread of the fold AUCs (fold_auc) is no standard error, and no interval is computed")
+
+    estimate: float
     pooling: str
     fold_auc: np.ndarray
     folds: np.ndarray
     scores: np.ndarray
     n_skipped_folds: int = 0
 
+    def _repr_fields(self) -> dict:
+        return {"estimate": self.estimate, "pooling": self.pooling, "n_folds": int(self.fold_auc.size),
+                "n_skipped_folds": self.n_skipped_folds}
 
-@dataclass
-class LPOAUCResult:
-    """``auc``: the leave-pair-out AUC over ``n_pairs`` positive-negative pairs; ``method``:
-    "closed form" (KernelRLS) or "refits"."""
+    def _extra_dict(self) -> dict:
+        return {"pooling": self.pooling, "n_folds": int(self.fold_auc.size), "n_skipped_folds": self.n_skipped_folds}
 
-    auc: float
+
+@renamed_fields(auc="estimate")
+@dataclass(repr=False)
+class LPOAUCResult(PointEstimateResult):
+    """What :func:`lpo_auc` returns, a :class:`~cudbound.results.Result` without an interval.
+
+    ``estimate``: the leave-pair-out AUC over ``n_pairs`` positive-negative pairs (``auc`` is
+    its old name, deprecated); ``method``: how the held-out scores were computed, "closed form"
+    (KernelRLS) or "refits" (``computation`` in :meth:`to_dict`).
+    """
+
+    quantity = "auc"
+    method_name = "lpo_auc"
+    no_interval_reason = ("the leave-pair-out AUC is a point estimate: its pairs share points, and no interval "
+                          "is computed")
+
+    estimate: float
     n_pairs: int
     method: str
     pair_scores: np.ndarray | None = field(repr=False, default=None)
+
+    def _repr_fields(self) -> dict:
+        return {"estimate": self.estimate, "n_pairs": self.n_pairs, "method": self.method}
+
+    def _extra_dict(self) -> dict:
+        return {"n_pairs": self.n_pairs, "computation": self.method}
 
 
 def _folds(cv, X, labels, groups, rng):
@@ -222,7 +257,7 @@ def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | _Split
             warnings.warn(f"{skipped} of {fold_auc.size} folds held out one class only and were skipped in the "
                           f"averaged AUC.", OneClassFoldWarning, stacklevel=2)
         value = float(np.nanmean(fold_auc))
-    return CVAUCResult(auc=value, pooling=pooling, fold_auc=fold_auc, folds=folds, scores=scores,
+    return CVAUCResult(estimate=value, pooling=pooling, fold_auc=fold_auc, folds=folds, scores=scores,
                        n_skipped_folds=skipped)
 
 
@@ -278,4 +313,4 @@ def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool 
         raise ValueError("the leave-pair-out AUC needs both classes.")
     d = pair[:, 0] - pair[:, 1]
     auc = float(np.mean(np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))))
-    return LPOAUCResult(auc=auc, n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)
+    return LPOAUCResult(estimate=auc, n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)

@@ -396,7 +396,7 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     >>> res = intervals(X, y, methods=["kohavi", "martin", "langford"], rng=1)
     >>> [r.method for r in res]
     ['kohavi', 'martin', 'langford']
-    >>> len({r.centre for r in res})   # one shared .632 centre
+    >>> len({r.estimate for r in res})   # one shared .632 centre
     1
     """
     methods = _methods_iv(methods)

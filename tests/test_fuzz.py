@@ -83,7 +83,7 @@ def one_of(draw, clean, good, bad):
 
 def check_interval(res):
     assert 0.0 <= res.low <= res.high <= 1.0
-    assert math.isfinite(res.centre)
+    assert math.isfinite(res.estimate)
 
 
 def call(f, *args, **kwargs):

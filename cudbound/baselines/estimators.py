@@ -78,6 +78,7 @@ from ..design import check_design, reparametrise
 from ..fit import fit_coefficients, predict_signs
 from ..losses import Loss, SquaredLoss, get_loss, same_math
 from ..resampling import draw_counts, fold_assignments
+from ..results import PointEstimateResult
 
 __all__ = [
     "ErrorEstimate", "DegenerateResampleWarning", "resubstitution", "loo_bootstrap", "e632",
@@ -120,9 +121,10 @@ class DegenerateResampleWarning(RuntimeWarning):
     a singular normal matrix, or a failed solve); the documented fallback was used."""
 
 
-@dataclass(kw_only=True)
-class ErrorEstimate:
-    """A point estimate of the generalization error.
+@dataclass(kw_only=True, repr=False)
+class ErrorEstimate(PointEstimateResult):
+    """A point estimate of the generalization error: a :class:`~cudbound.results.Result`
+    without an interval (:func:`cudbound.intervals` builds intervals around these estimates).
 
     Attributes
     ----------
@@ -136,6 +138,9 @@ class ErrorEstimate:
         numbers of resamples and of degenerate refits.
     """
 
+    no_interval_reason = ("it is a point estimate; cudbound.intervals builds intervals around it (the paper's "
+                          "baselines around .632, wald_cv around cross-validation)")
+
     method: str
     estimate: float
     n_samples: int
@@ -143,6 +148,15 @@ class ErrorEstimate:
 
     def __float__(self) -> float:
         return float(self.estimate)
+
+    def _method(self) -> str:
+        return self.method
+
+    def _repr_fields(self) -> dict:
+        return {"method": self.method, "estimate": self.estimate, "n_samples": self.n_samples}
+
+    def _extra_dict(self) -> dict:
+        return {"n_samples": self.n_samples}
 
 
 # --------------------------------------------------------------------------- refits

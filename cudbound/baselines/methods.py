@@ -414,7 +414,7 @@ def _result(method, ci, level, t, n, t0, details) -> IntervalResult:
     low, high = float(ci.low), float(ci.high)
     details = {**details, "unclipped_low": low, "unclipped_high": high}
     clipped = ConfidenceInterval(min(1.0, max(0.0, low)), min(1.0, max(0.0, high)))
-    return IntervalResult(method=method, confidence_interval=clipped, confidence_level=level, centre=float(t),
+    return IntervalResult(method=method, confidence_interval=clipped, confidence_level=level, estimate=float(t),
                           n_samples=int(n), seconds=time.perf_counter() - t0, details=details)
 
 

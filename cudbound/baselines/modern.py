@@ -266,7 +266,7 @@ def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 2)); y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
     >>> res = wald_cv(np.column_stack([np.ones(40), X]), y, rng=1)
-    >>> res.low <= res.centre <= res.high
+    >>> res.low <= res.estimate <= res.high
     True
     """
     t0 = time.perf_counter()

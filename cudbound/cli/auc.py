@@ -54,8 +54,8 @@ def _auc(args) -> tuple[dict, str]:
         how = f"{args.method} over {args.folds} stratified folds (seed {args.seed})" + (
             f", {res.n_skipped_folds} one-class folds skipped" if res.n_skipped_folds else "")
     record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=seed,
-                      results=[result_item(args.method, "auc", res.auc, **extra)], details={"model": repr(model)})
-    report = "\n".join([f"AUC {res.auc:.4f}: {how}",
+                      results=[result_item(args.method, "auc", res.estimate, **extra)], details={"model": repr(model)})
+    report = "\n".join([f"AUC {res.estimate:.4f}: {how}",
                         f"  model   {model!r} (kernel ridge on -1/+1 labels)",
                         f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
     return record, report

@@ -163,7 +163,7 @@ def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
     lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
              f"  {'method':<{w}}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
-    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
+    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.estimate:>8.4f}{r.width:>8.4f}"
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
     lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
                   "2008), each method's own estimate for the others."]
