@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self
+from typing import Self
 
 import numpy as np
 import scipy.linalg
@@ -42,15 +41,10 @@ from sklearn.model_selection import GroupKFold, StratifiedKFold
 
 from ._deprecation import renamed_fields
 from ._validation import check_features, check_rng, check_scalar, encode_labels, redefined_methods
+from .resampling import Splitter
 from .results import PointEstimateResult
 
 __all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
-
-
-class _Splitter(Protocol):
-    """A cross-validation splitter (scikit-learn's ``split(X, y, groups)`` -> (train, test) index pairs)."""
-
-    def split(self, X: Any, y: Any = ..., groups: Any = ...) -> Iterable[tuple[np.ndarray, np.ndarray]]: ...
 
 
 class OneClassFoldWarning(UserWarning):
@@ -222,7 +216,7 @@ def _folds(cv, X, labels, groups, rng):
     return folds.astype(np.int64)
 
 
-def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | _Splitter | ArrayLike = 5,
+def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Splitter | ArrayLike = 5,
            pooling: str = "averaged", groups: ArrayLike | None = None,
            rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> CVAUCResult:
     """Cross-validated AUC, ``pooling="averaged"`` (per fold, then the mean) or ``"pooled"``.

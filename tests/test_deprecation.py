@@ -228,6 +228,21 @@ ALIASES = {
     "LPOAUCResult.auc": ("auc", "estimate", _attribute(_lpo_auc, "auc", "estimate")),
     "XiAlphaEstimate.error": ("error", "estimate", _attribute(_xi, "error", "estimate")),
     "LOOResult.error": ("error", "estimate", _attribute(_loo, "error", "estimate")),
+    "cross_validation(k=)": ("k", "cv", _keyword(_import(_B, "cross_validation"), _design, {"k": 3}, {"cv": 3},
+                                                 repeats=2, rng=0)),
+    "fold_assignments(k=)": ("k", "cv", _keyword(_import("cudbound.resampling", "fold_assignments"), _labels,
+                                                 {"k": 4}, {"cv": 4}, repeats=2, rng=0)),
+    "estimate_error(k=)": ("k", "cv", _keyword(_import(_B, "estimate_error"), _features, {"k": 5}, {"cv": 5},
+                                               method="cv", rng=0)),
+    "yang(k=)": ("k", "cv", _keyword(_import(_B, "yang"), _design, {"k": 3}, {"cv": 3}, repeats=2, rng=0)),
+    "wald_cv(k=)": ("k", "cv", _keyword(_import(_B, "wald_cv"), _design, {"k": 4}, {"cv": 4}, rng=0)),
+    "nested_cv(k=)": ("k", "cv", _keyword(_import(_B, "nested_cv"), _design, {"k": 3}, {"cv": 3}, repeats=2,
+                                          rng=0)),
+    "intervals(k=)": ("k", "cv", _keyword(cudbound.intervals, _features, {"k": 3}, {"cv": 3},
+                                          methods=["yang", "wald_cv"], rng=0)),
+    "intervals(yang_options={k})": ("k", "cv", _keyword(cudbound.intervals, _features, {"yang_options": {"k": 3}},
+                                                        {"yang_options": {"cv": 3}}, methods=["yang"], rng=0)),
+    "study [options] k = 3": ("k", "cv", _study("[options.yang]\nk = 3\n", "[options.yang]\ncv = 3\n")),
 }
 
 

@@ -53,11 +53,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar
 from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
-from ..resampling import draw_counts, draw_folds, tally as _tally
+from ..resampling import Splitter, deal_folds, draw_counts, folds_or_count, tally as _tally
 from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
 from .holdout import _sides_iv, binomial_interval
 
@@ -653,22 +654,28 @@ def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n
     return _result("kohavi", ci, level, t, Phi.shape[0], t0, details)
 
 
-def _yang_iv(design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng):
+def _yang_iv(design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng):
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
-    k = _positive_int(k, "k", 2)
-    if k > n:
-        raise ValueError(f"`k` must be at most n = {n}; got {k}.")
+
+    def check_count(k):
+        k = _positive_int(k, "cv", 2)
+        if k > n:
+            raise ValueError(f"`cv` must be at most n = {n}; got {k}.")
+        return k
+    cv = folds_or_count(cv, labels, Phi, check_count)
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
+    k = cv if not isinstance(cv, np.ndarray) else int(cv[0].max()) + 1
     n_eff = n / k if n_eff is None else _positive(n_eff, "n_eff")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), k, _positive_int(repeats, "repeats"),
+    return (Phi, labels, loss, check_confidence_level(confidence_level), cv, _positive_int(repeats, "repeats"),
             bool(stratified), n_eff, _positive_int(n_boot, "n_boot"), _centre_iv(centre, ("632", "cv")),
             check_rng(rng))
 
 
+@renamed(k="cv")
 @fill_doc(**_DOC)
-def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: int = 2, repeats: int = 10,
+def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int | Splitter = 2, repeats: int = 10,
          stratified: bool = True, n_eff: float | None = None, n_boot: int = 200, loss: str | Loss = "squared",
          centre: str | float = "632",
          rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
@@ -680,7 +687,7 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: 
     then asymptotically normal with variance of order t (1 - t) / n_2, the size of
     one *test* set, not n (the splits re-use the same points).
 
-    Fold scheme (default): k = 2, i.e. half/half splits (n_1 = n_2 = n / 2, Yang's
+    Fold scheme (default): ``cv`` = k = 2, i.e. half/half splits (n_1 = n_2 = n / 2, Yang's
     balanced case), stratified by class, repeated 10 times with independent random
     splits (:func:`cudbound.baselines.cross_validation`). n_eff defaults to n / k,
     the mean test-set size (n / 2). The widths of Y in Laber & Murphy's Table 3
@@ -693,8 +700,11 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: 
     Parameters
     ----------
     %(data)s
-    k : int, default 2
-        Folds per cross-validation run (2 <= k <= n).
+    cv : int or scikit-learn splitter, default 2
+        Folds per cross-validation run, k (2 <= k <= n; ``k`` is its old name, deprecated), or a
+        splitter whose test sets are the folds (``RepeatedStratifiedKFold(n_splits=2, n_repeats=10)``;
+        :func:`cudbound.resampling.splitter_folds`: ``repeats`` and ``stratified`` are then the
+        splitter's, and k its number of folds).
     repeats : int, default 10
         Independent fold assignments averaged over.
     stratified : bool, default True
@@ -723,18 +733,19 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: 
     16(2), 635-657. Laber, E. B. and Murphy, S. A. (2008). UAI 2008.
     """
     t0 = time.perf_counter()
-    (Phi, labels, loss, level, k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
-        design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng)
-    folds = draw_folds(labels, k, repeats, stratified, gen)
+    (Phi, labels, loss, level, folds_or_k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
+        design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng)
+    folds = deal_folds(folds_or_k, labels, repeats, stratified, gen)
+    k, repeats = int(folds[0].max()) + 1, int(folds.shape[0])
     per_repeat, log = _cv_parts(Phi, labels, loss, folds)
     log.warn("yang (cross-validation)")
-    cv = float(per_repeat.mean())
+    cv_estimate = float(per_repeat.mean())
     details: dict[str, Any]
     if centre == "cv":
-        t, details = cv, {"centre_source": "cv"}
+        t, details = cv_estimate, {"centre_source": "cv"}
     else:
         t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "yang")
-    details.update({"n_eff": n_eff, "k": k, "repeats": repeats, "stratified": stratified, "cv_estimate": cv,
+    details.update({"n_eff": n_eff, "k": k, "repeats": repeats, "stratified": stratified, "cv_estimate": cv_estimate,
                     "cv_degenerate_refits": log.degenerate})
     return _result("yang", normal_interval(t, n_eff, level), level, t, Phi.shape[0], t0, details)
 

@@ -13,7 +13,8 @@ from ..output import envelope
 from ..registry import get_method, intervals, method_names
 from .csv_input import _check_labels, read_csv
 from .output import _csv_data, _format_report
-from .shared import DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress
+from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress,
+                     add_renamed_flag, renamed_flag)
 
 
 def add_parser(subparsers, common) -> None:
@@ -40,9 +41,10 @@ def add_parser(subparsers, common) -> None:
                           help="comma-separated interval methods: " + ", ".join(method_names())
                                + ", or 'all' (default cud); every option goes to each chosen method that "
                                  "takes it, and an option none of them takes is an error")
-    interval.add_argument("--folds", type=_positive(int, "--folds"), default=None, metavar="K",
+    interval.add_argument("--cv", type=_positive(int, "--cv"), default=None, metavar="K",
                           help="folds of the methods that cross-validate (yang, wald_cv, nested_cv; each method's "
                                "default otherwise)")
+    add_renamed_flag(interval, "--folds", "--cv", type=_positive(int, "--folds"), metavar="K")
     interval.set_defaults(handler=_interval)
 
 
@@ -96,12 +98,13 @@ def _maybe_plot(args, results):
 
 def _interval(args) -> tuple[dict, str]:
     """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
+    args.cv = renamed_flag(args, "--folds", "--cv")
     X, y, features = read_csv(args.data, args.label)
     _check_labels(y, args.label, args.pos_label)
     seed = secrets.randbits(32) if args.seed is None else args.seed
     if args.methods != ("cud",):
         return _interval_methods(args, X, y, features, seed)
-    _per_method_options(args, ("cud",))     # an option CUD does not take (--folds) is an error
+    _per_method_options(args, ("cud",))     # an option CUD does not take (--cv) is an error
     result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
     shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
     context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
@@ -120,7 +123,7 @@ def _interval(args) -> tuple[dict, str]:
 _METHOD_OPTIONS = {"--resamples": "n_resamples", "--alpha-n": "alpha_n", "--jobs": "n_jobs",
                    "--scheduler": "scheduler", "--exact-distribution": "exact_distribution",
                    "--max-nodes": "max_nodes", "--time-limit": "time_limit",
-                   "--replicate-time-limit": "replicate_time_limit", "--folds": "k"}
+                   "--replicate-time-limit": "replicate_time_limit", "--cv": "cv"}
 
 
 def _given_options(args) -> dict:

@@ -111,9 +111,9 @@ def test_kohavi_default_is_the_wilson_interval_of_statsmodels(t, n, level):
 def test_yang_cv_centre_is_the_cross_validation_estimate():
     Phi, y = make_data(30, 2, 4)
     res = yang(Phi, y, centre="cv", rng=7)
-    assert res.estimate == cross_validation(Phi, y, k=2, repeats=10, rng=7).estimate
+    assert res.estimate == cross_validation(Phi, y, cv=2, repeats=10, rng=7).estimate
     assert res.details["cv_estimate"] == res.estimate
-    res5 = yang(Phi, y, k=5, repeats=2, rng=7)
+    res5 = yang(Phi, y, cv=5, repeats=2, rng=7)
     assert res5.details["n_eff"] == 6 and res5.details["centre_source"] == ".632"
 
 
@@ -212,7 +212,7 @@ def test_degenerate_data_warn_and_give_finite_intervals(method):
 def test_yang_with_more_folds_than_class_members():
     Phi, y = _one_positive(10)
     with pytest.warns(DegenerateResampleWarning, match="only one class"):
-        res = yang(Phi, y, k=5, centre="cv", rng=1)
+        res = yang(Phi, y, cv=5, centre="cv", rng=1)
     assert np.isfinite(res.estimate) and res.details["cv_degenerate_refits"] > 0
 
 
@@ -228,7 +228,7 @@ def test_yang_with_more_folds_than_class_members():
     (lambda P, y: kohavi(P, y, n_eff=0), "`n_eff`"),
     (lambda P, y: kohavi(P, y, centre=1.5), "`centre`"),
     (lambda P, y: kohavi(P, y, confidence_level=95), "`confidence_level`"),
-    (lambda P, y: yang(P, y, k=1), "`k`"),
+    (lambda P, y: yang(P, y, cv=1), "`cv`"),
     (lambda P, y: yang(P, y, centre="bogus"), "`centre`"),
     (lambda P, y: martin(P, y, prior=(0, 1)), "`prior"),
     (lambda P, y: martin(P, y, prior=3), "`prior`"),

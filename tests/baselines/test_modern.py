@@ -68,7 +68,7 @@ def test_delta_method_influences_sum_to_zero():
 @pytest.mark.parametrize("seed", range(3))
 def test_wald_cv_matches_reference(seed, variance):
     Phi, y = make_data(n=24, seed=seed)
-    res = wald_cv(Phi, y, k=4, variance=variance, rng=seed, confidence_level=0.9)
+    res = wald_cv(Phi, y, cv=4, variance=variance, rng=seed, confidence_level=0.9)
     h, (lo, hi) = ref_wald(Phi, y, res.details["folds"], 0.9, variance)
     np.testing.assert_array_equal(res.details["losses"], h)
     assert res.estimate == pytest.approx(h.mean(), abs=1e-15)
@@ -118,7 +118,7 @@ def test_conservative_z_matches_reference(seed):
 @pytest.mark.parametrize("n,k,seed", [(20, 4, 0), (23, 5, 1), (30, 3, 2)])
 def test_nested_cv_matches_the_authors_procedure(n, k, seed):
     Phi, y = make_data(n=n, seed=seed)
-    res = nested_cv(Phi, y, k=k, repeats=3, rng=seed)
+    res = nested_cv(Phi, y, cv=k, repeats=3, rng=seed)
     d = res.details
     layouts, cv_layouts = d["fold_layouts"], d["cv_layouts"]
     assert layouts.shape == (3, k, n // k) and cv_layouts.shape == (1, n)   # ceil(3 / 5) = 1
@@ -208,15 +208,15 @@ def test_one_positive_warns_and_gives_an_interval(method):
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda P, y: wald_cv(P, y, k=1), "`k`"),
-    (lambda P, y: wald_cv(P, y, k=31), "`k`"),
+    (lambda P, y: wald_cv(P, y, cv=1), "`cv`"),
+    (lambda P, y: wald_cv(P, y, cv=31), "`cv`"),
     (lambda P, y: wald_cv(P, y, variance="pooled"), "variance"),
-    (lambda P, y: wald_cv(P, y, k=20, variance="within-fold"), "2 points per fold"),
+    (lambda P, y: wald_cv(P, y, cv=20, variance="within-fold"), "2 points per fold"),
     (lambda P, y: corrected_t(P, y, n_splits=1), "n_splits"),
     (lambda P, y: corrected_t(P, y, test_fraction=1.0), "test_fraction"),
     (lambda P, y: conservative_z(P, y, test_fraction=0.6), "n2 < n / 2"),
-    (lambda P, y: nested_cv(P, y, k=2), "`k`"),
-    (lambda P, y: nested_cv(P, y, k=16), "2 points per fold"),
+    (lambda P, y: nested_cv(P, y, cv=2), "`cv`"),
+    (lambda P, y: nested_cv(P, y, cv=16), "2 points per fold"),
     (lambda P, y: nested_cv(P, y, repeats=0), "repeats"),
     (lambda P, y: bccv(P, y, n_resamples=1), "n_resamples"),
     (lambda P, y: bccv(P, y, bias_correction="yes"), "bias_correction"),
@@ -233,7 +233,7 @@ def test_bad_input_names_the_argument(call, match):
 def test_a_refit_matches_the_reference_fit():
     """The held-out losses rest on refits: one of them, against the reference least squares."""
     Phi, y = make_data(n=20, seed=4)
-    res = wald_cv(Phi, y, k=5, rng=0)
+    res = wald_cv(Phi, y, cv=5, rng=0)
     folds = res.details["folds"]
     pred = ref_fit_predict(Phi, y, np.flatnonzero(folds != 0))
     np.testing.assert_array_equal(res.details["losses"][folds == 0], (pred != y)[folds == 0])
