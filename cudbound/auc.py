@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from ._deprecation import renamed_fields
+from ._deprecation import renamed, renamed_fields
 from ._validation import check_features, check_rng, check_scalar, encode_labels, redefined_methods
 from .resampling import Splitter
 from .results import PointEstimateResult
@@ -216,15 +216,22 @@ def _folds(cv, X, labels, groups, rng):
     return folds.astype(np.int64)
 
 
-def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Splitter | ArrayLike = 5,
+@renamed(model="estimator")
+def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Splitter | ArrayLike = 5,
            pooling: str = "averaged", groups: ArrayLike | None = None,
            rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> CVAUCResult:
     """Cross-validated AUC, ``pooling="averaged"`` (per fold, then the mean) or ``"pooled"``.
 
     ``cv``: a number of folds (stratified and shuffled with ``rng``; grouped by ``groups``
     when given, so that related rows stay in one fold), a scikit-learn splitter, or a fold
-    label per row. ``model`` is any estimator with ``fit`` and ``decision_function``; it is
-    cloned and refitted on each training part.
+    label per row. ``estimator`` is any scikit-learn estimator with ``fit`` and
+    ``decision_function`` (``model`` is its old name, deprecated); it is cloned and refitted on each
+    training part.
+
+    >>> import numpy as np
+    >>> X = np.arange(12.0)[:, None]; y = np.where(X[:, 0] > 5.5, 1, -1)
+    >>> cv_auc(KernelRLS(), X, y, cv=3, rng=0)
+    CVAUCResult(estimate=1, pooling='averaged', n_folds=3, n_skipped_folds=0)
     """
     if pooling not in ("averaged", "pooled"):
         raise ValueError(f"`pooling` must be 'averaged' or 'pooled'; got {pooling!r}.")
@@ -234,7 +241,7 @@ def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Splitt
     scores = np.empty(X.shape[0])
     for f in np.unique(folds):
         test = folds == f
-        fitted = clone(model).fit(X[~test], labels[~test])
+        fitted = clone(estimator).fit(X[~test], labels[~test])
         scores[test] = fitted.decision_function(X[test])
     fold_auc = np.full(int(folds.max()) + 1, np.nan)
     for f in range(fold_auc.size):
@@ -272,16 +279,18 @@ def _lpo_closed_form(model, X, labels):
     return np.column_stack([fi, fj])
 
 
-def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool = False) -> LPOAUCResult:
+@renamed(model="estimator")
+def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool = False) -> LPOAUCResult:
     """Leave-pair-out AUC: each positive-negative pair scored by a model trained without both.
 
-    Exact and without refits for :class:`KernelRLS` (closed form); any other estimator with
-    ``decision_function`` is refitted once per pair (n+ n- fits; ``progress`` shows a bar).
+    Exact and without refits for :class:`KernelRLS` (closed form); any other scikit-learn
+    ``estimator`` with ``decision_function`` is refitted once per pair (n+ n- fits; ``progress``
+    shows a bar). ``model`` is the old name of ``estimator``, deprecated.
     """
     X = check_features(X)
     labels, _ = encode_labels(y, n_rows=X.shape[0])
-    if isinstance(model, KernelRLS) and not redefined_methods(model, KernelRLS):  # a subclass that changes the fit: refitted
-        pair = _lpo_closed_form(model, X, labels)
+    if isinstance(estimator, KernelRLS) and not redefined_methods(estimator, KernelRLS):  # a subclass that changes the fit: refitted
+        pair = _lpo_closed_form(estimator, X, labels)
         method = "closed form"
     else:
         pos, neg = np.flatnonzero(labels > 0), np.flatnonzero(labels < 0)
@@ -295,7 +304,7 @@ def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool 
             for r, (i, j) in enumerate(pairs):
                 keep = np.ones(X.shape[0], dtype=bool)
                 keep[[i, j]] = False
-                fitted = clone(model).fit(X[keep], labels[keep])
+                fitted = clone(estimator).fit(X[keep], labels[keep])
                 pair[r] = fitted.decision_function(X[[i, j]])
                 if bar is not None:
                     bar.update()

@@ -242,7 +242,33 @@ ALIASES = {
                                           methods=["yang", "wald_cv"], rng=0)),
     "intervals(yang_options={k})": ("k", "cv", _keyword(cudbound.intervals, _features, {"yang_options": {"k": 3}},
                                                         {"yang_options": {"cv": 3}}, methods=["yang"], rng=0)),
-    "study [options] k = 3": ("k", "cv", _study("[options.yang]\nk = 3\n", "[options.yang]\ncv = 3\n")),
+    "langford(sides=upper)": ("sides", "alternative", _keyword(_import(_B, "langford"), _design,
+                                                               {"sides": "upper"}, {"alternative": "less"}, rng=0)),
+    "langford(sides=2)": ("sides", "alternative", _keyword(_import(_B, "langford"), _design, {"sides": 2},
+                                                           {"alternative": "two-sided"}, rng=0)),
+    "binomial_interval(sides=lower)": ("sides", "alternative", _keyword(_import(_B, "binomial_interval"), _binomial,
+                                                                        {"sides": "lower"}, {"alternative": "greater"})),
+    "binomial_interval(..., 'upper')": ("sides", "alternative", _positional_sides("upper", "less")),
+    "binomial_interval(..., 2)": ("sides", "alternative", _positional_sides(2, "two-sided")),
+    "e632_delta(estimator=)": ("estimator", "point_estimate", _keyword(_import(_B, "e632_delta"), _design,
+                                                                       {"estimator": ".632"},
+                                                                       {"point_estimate": ".632"}, n_resamples=30,
+                                                                       rng=0)),
+    "cv_auc(model=)": ("model", "estimator", _keyword(lambda X, y, **kw: _import("cudbound.auc", "cv_auc")(
+        X=X, y=y, **kw), _features,
+                                                      {"model": _import("cudbound.auc", "KernelRLS")()},
+                                                      {"estimator": _import("cudbound.auc", "KernelRLS")()},
+                                                      cv=4, rng=0)),
+    "lpo_auc(model=)": ("model", "estimator", _keyword(lambda X, y, **kw: _import("cudbound.auc", "lpo_auc")(
+        X=X, y=y, **kw), _features, {"model": _import("cudbound.auc", "KernelRLS")()},
+        {"estimator": _import("cudbound.auc", "KernelRLS")()})),
+    "coverage_interval(level=)": ("level", "confidence_level", _keyword(_import("cudbound.coverage.store",
+                                                                                 "coverage_interval"), _binomial_km,
+                                                                         {"level": 0.9}, {"confidence_level": 0.9})),
+    "study [options] k = 3": ("k", "cv", _study("[options.yang]\nk = 3\n[options.langford]\nsides = 'upper'\n"
+                                                "[options.e632_delta]\nestimator = '.632'\n",
+                                                "[options.yang]\ncv = 3\n[options.langford]\nalternative = 'less'\n"
+                                                "[options.e632_delta]\npoint_estimate = '.632'\n")),
 }
 
 

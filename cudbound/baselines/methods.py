@@ -60,7 +60,7 @@ from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import Splitter, deal_folds, draw_counts, folds_or_count, tally as _tally
 from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
-from .holdout import _sides_iv, binomial_interval
+from .holdout import _alternative_iv, _clopper_pearson, sides_to_alternative
 
 __all__ = [
     "bs1", "bs2", "kohavi", "yang", "martin", "langford",
@@ -807,19 +807,20 @@ def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m
     return _result("martin", beta_interval(t, m, level, (a, b)), level, t, Phi.shape[0], t0, details)
 
 
-def _langford_iv(design, y, confidence_level, m, sides, n_boot, loss, centre, rng):
+def _langford_iv(design, y, confidence_level, m, alternative, n_boot, loss, centre, rng):
     Phi, labels, loss = _design_iv(design, y, loss)
     if m is None:
         m = Phi.shape[0]
     else:
         m = check_scalar(m, "m", min_val=1, hint=" (a number of test cases)")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _sides_iv(sides),
+    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _alternative_iv(alternative),
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
+@renamed(sides=("alternative", sides_to_alternative))
 @fill_doc(**_DOC)
 def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m: int | None = None,
-             sides: int | str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",
+             alternative: str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",
              centre: str | float = "632",
              rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
@@ -830,8 +831,8 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
 
     * two-sided (default): [B_l(delta / 2), B_u(delta / 2)], the exact Clopper-Pearson
       interval, B_u = max{p : P_p(X <= k) >= delta/2}, B_l = min{p : P_p(X >= k) >= delta/2};
-    * ``sides="upper"``: [0, B_u(delta)], Langford's one-sided test set bound;
-    * ``sides="lower"``: [B_l(delta), 1].
+    * ``alternative="less"``: [0, B_u(delta)], Langford's one-sided test set bound;
+    * ``alternative="greater"``: [B_l(delta), 1].
 
     Default m = n (L's widths in Laber & Murphy's Table 3, 0.32-0.37 at n = 30, are
     the Clopper-Pearson widths for 30 trials).
@@ -841,13 +842,14 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     %(data)s
     m : int, optional
         Effective number of test cases, default n.
-    sides : 2, 'two-sided', 'upper' or 'lower'
+    alternative : 'two-sided' (default), 'less' or 'greater'
+        As in ``scipy.stats.binomtest`` (``sides``, 2, 'upper' or 'lower', is its old name, deprecated).
     %(centre)s
 
     Returns
     -------
     IntervalResult
-        ``method="langford"``; ``details`` has k, m and sides.
+        ``method="langford"``; ``details`` has k, m and sides (the bound: 'two-sided', 'upper' or 'lower').
 
     Warns
     -----
@@ -861,11 +863,11 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m, sides,
-                                                                           n_boot, loss, centre, rng)
+    Phi, labels, loss, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m,
+                                                                           alternative, n_boot, loss, centre, rng)
     t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "langford")
     k = min(m, max(0, math.floor(t * m + 0.5)))
     details.update({"k": k, "m": m, "sides": sides})
-    return _result("langford", binomial_interval(k, m, level, sides), level, t, Phi.shape[0], t0, details)
+    return _result("langford", _clopper_pearson(k, m, level, sides), level, t, Phi.shape[0], t0, details)
 
 

@@ -653,26 +653,27 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
                     "counts": counts}, log)
 
 
-def _e632_delta_iv(design, y, confidence_level, n_resamples, estimator, loss, rng) -> tuple[
+def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng) -> tuple[
         np.ndarray, np.ndarray, Loss, float, int, str, np.random.Generator]:
     Phi, labels, loss = _design_iv(design, y, loss)
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
-    key = estimator.strip().lower().lstrip(".") if isinstance(estimator, str) else None
+    key = point_estimate.strip().lower().lstrip(".") if isinstance(point_estimate, str) else None
     if key not in ("632", "632+", "err1"):
-        raise ValueError(f"`estimator` must be '.632+', '.632' or 'err1'; got {estimator!r}.")
+        raise ValueError(f"`point_estimate` must be '.632+', '.632' or 'err1'; got {point_estimate!r}.")
     return Phi, labels, loss, check_confidence_level(confidence_level), B, key, check_rng(rng)
 
 
+@renamed(estimator="point_estimate")
 @fill_doc(**_DOC)
 def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
-               estimator: str = ".632+", loss: str | Loss = "squared",
+               point_estimate: str = ".632+", loss: str | Loss = "squared",
                rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Normal interval around the .632+ estimate with Efron & Tibshirani's delta-method SE.
 
     SE_del of the leave-one-out bootstrap Err(1) by the delta method (Efron & Tibshirani
     1997, section 3, eq. 40; :func:`delta_method_se`), rescaled proportionally for the
     estimate reported, SE = SE_del Err / Err(1) (as the authors suggest for .632+, and as the
-    nestedcv and oosse R packages do), and Err +/- z SE. ``estimator``: '.632+' (default),
+    nestedcv and oosse R packages do), and Err +/- z SE. ``point_estimate``: '.632+' (default),
     '.632' or 'err1' (Err(1) itself, SE = SE_del). Default B = 200 bootstrap samples (the
     authors' simulations use 50 for the estimate; the SE needs more).
 
@@ -681,7 +682,9 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     %(data)s
     n_resamples : int, default 200
         B.
-    estimator : '.632+' (default), '.632' or 'err1'
+    point_estimate : '.632+' (default), '.632' or 'err1'
+        The estimate the interval is centred on (``estimator`` is its old name, deprecated:
+        ``estimator`` means a scikit-learn model everywhere else).
     %(tail)s
 
     Returns
@@ -696,8 +699,8 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     errors and influence functions. JRSS B 54, 83-127.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples, estimator,
-                                                           loss, rng)
+    Phi, labels, loss, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples,
+                                                           point_estimate, loss, rng)
     n = Phi.shape[0]
     counts = draw_counts(n, B, gen)
     _, full_preds = _full_fit(Phi, labels, loss)

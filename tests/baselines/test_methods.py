@@ -123,8 +123,8 @@ def test_langford_rounds_and_inverts_the_binomial(t, m, k):
     res = langford(Phi, y, centre=t, m=m)
     assert res.details["k"] == k
     assert tuple(res.confidence_interval) == pytest.approx(tuple(binomial_interval(k, m, 0.95)))
-    up = langford(Phi, y, centre=t, m=m, sides="upper")
-    assert tuple(up.confidence_interval) == pytest.approx(tuple(binomial_interval(k, m, 0.95, sides="upper")))
+    up = langford(Phi, y, centre=t, m=m, alternative="less")
+    assert tuple(up.confidence_interval) == pytest.approx(tuple(binomial_interval(k, m, 0.95, alternative="less")))
 
 
 # ---------------------------------------------------------------- BS1 distribution vs the reference
@@ -233,7 +233,7 @@ def test_yang_with_more_folds_than_class_members():
     (lambda P, y: martin(P, y, prior=(0, 1)), "`prior"),
     (lambda P, y: martin(P, y, prior=3), "`prior`"),
     (lambda P, y: langford(P, y, m=2.5), "`m`"),
-    (lambda P, y: langford(P, y, sides="left"), "`sides`"),
+    (lambda P, y: langford(P, y, alternative="left"), "`alternative`"),
     (lambda P, y: percentile_interval([0.1], 0.9), "`bootstrap_values`"),
 ])
 def test_bad_input_names_the_argument(call, match):

@@ -149,7 +149,7 @@ def test_bccv_matches_reference(seed, corrected):
 @pytest.mark.parametrize("seed", range(2))
 def test_e632_delta_matches_reference(seed, estimator):
     Phi, y = make_data(n=15, seed=seed)
-    res = e632_delta(Phi, y, n_resamples=40, estimator=estimator, rng=seed)
+    res = e632_delta(Phi, y, n_resamples=40, point_estimate=estimator, rng=seed)
     counts = res.details["counts"]
     err1, se_del, D = ref_delta_se(Phi, y, counts)
     assert res.details["err1"] == pytest.approx(err1, abs=1e-15)
@@ -220,7 +220,7 @@ def test_one_positive_warns_and_gives_an_interval(method):
     (lambda P, y: nested_cv(P, y, repeats=0), "repeats"),
     (lambda P, y: bccv(P, y, n_resamples=1), "n_resamples"),
     (lambda P, y: bccv(P, y, bias_correction="yes"), "bias_correction"),
-    (lambda P, y: e632_delta(P, y, estimator="cv"), "estimator"),
+    (lambda P, y: e632_delta(P, y, point_estimate="cv"), "point_estimate"),
     (lambda P, y: wald_interval([0, 1], [0]), "folds"),
     (lambda P, y: conservative_z_interval(0.1, [0.1, 0.2]), "half_errors"),
 ])

@@ -123,13 +123,13 @@ OPTION_ERRORS = [
     ("kohavi", 'form = "exact"', "`form` must be 'wilson'"),
     ("yang", "cv = 31", "`cv` must be at most n = 30"),
     ("martin", "prior = [0, 1]", "`prior[0]` must be a number > 0"),
-    ("langford", 'sides = "both"', "`sides` must be 2 (or 'two-sided')"),
+    ("langford", 'alternative = "both"', "`alternative` must be 'two-sided', 'less' or 'greater'"),
     ("wald_cv", "cv = 1", "`cv` must be an integer between 2 and 30"),
     ("corrected_t", "test_fraction = 1.5", "`test_fraction` must be a number strictly between 0 and 1"),
     ("conservative_z", "n_halves = 0", "`n_halves` must be a positive integer"),
     ("nested_cv", "cv = 20", "nested cross-validation needs at least 2 points per fold"),
     ("bccv", 'bias_correction = "yes"', "`bias_correction` must be True or False"),
-    ("e632_delta", 'estimator = "loo"', "`estimator` must be '.632+', '.632' or 'err1'"),
+    ("e632_delta", 'point_estimate = "loo"', "`point_estimate` must be '.632+', '.632' or 'err1'"),
 ]
 
 
