@@ -199,7 +199,7 @@ def check_options(name: str, n: int, *, confidence_level: float = 0.95, **option
 
     The option names are checked against the method's signature; their values by the method's
     ``check`` (:class:`IntervalMethod`), which for the built-in methods is their own input
-    validation (:func:`options_check`): e.g. B below 1 / (1 - level) for CUD, ``k`` above n
+    validation (:func:`options_check`): e.g. B below 1 / (1 - level) for CUD, ``cv`` above n
     for cross-validation. ``n`` must be at least 2.
     """
     method = get_method(name)

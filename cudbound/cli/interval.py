@@ -50,6 +50,7 @@ def add_parser(subparsers, common) -> None:
 
 def _demo(args) -> tuple[dict, str]:
     """``cudbound demo``: the CUD interval on simulated data, against the model's exact error."""
+    args.confidence_level = renamed_flag(args, "--level", "--confidence-level", default=0.95)
     X, y = demo_data(args.n, args.seed)
     result = _compute(X, y, args, basis="linear", seed=args.seed)
     true_error = DEMO_GENERATOR.error_rate(result.coef)
@@ -99,6 +100,7 @@ def _maybe_plot(args, results):
 def _interval(args) -> tuple[dict, str]:
     """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
     args.cv = renamed_flag(args, "--folds", "--cv")
+    args.confidence_level = renamed_flag(args, "--level", "--confidence-level", default=0.95)
     X, y, features = read_csv(args.data, args.label)
     _check_labels(y, args.label, args.pos_label)
     seed = secrets.randbits(32) if args.seed is None else args.seed
@@ -158,12 +160,12 @@ def _per_method_options(args, methods) -> dict:
 def _interval_methods(args, X, y, features, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     per = _per_method_options(args, args.methods)
-    results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
-                        pos_label=args.pos_label, loss=args.loss,
+    results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.confidence_level,
+                        rng=seed, pos_label=args.pos_label, loss=args.loss,
                         **{f"{m}_options": opts for m, opts in per.items() if opts})
     _, encoding = encode_labels(y, pos_label=args.pos_label, name=args.label)
     w = max(10, 2 + max(len(r.method) for r in results))
-    lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
+    lines = [f"Confidence intervals for the generalization error (level {args.confidence_level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
              f"  {'method':<{w}}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
     lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.estimate:>8.4f}{r.width:>8.4f}"
@@ -183,8 +185,8 @@ def _compute(X, y, args, *, basis, seed, pos_label=None):
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     if sys.stderr.isatty():
         print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {resamples}) ...", file=sys.stderr)
-    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=resamples,
-                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=1 if args.jobs is None else args.jobs,
-                        scheduler=args.scheduler, exact_distribution=args.exact_distribution,
-                        max_nodes=args.max_nodes, time_limit=args.time_limit,
+    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.confidence_level,
+                        n_resamples=resamples, alpha_n=args.alpha_n, rng=seed, pos_label=pos_label,
+                        n_jobs=1 if args.jobs is None else args.jobs, scheduler=args.scheduler,
+                        exact_distribution=args.exact_distribution, max_nodes=args.max_nodes, time_limit=args.time_limit,
                         replicate_time_limit=args.replicate_time_limit, progress=_show_progress(args))

@@ -31,7 +31,7 @@ class CLIError(ValueError):
 
 
 # the library's parameter names as the command line spells them (messages speak in flags)
-_FLAGS = {"confidence_level": "--level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
+_FLAGS = {"confidence_level": "--confidence-level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
           "max_nodes": "--max-nodes", "time_limit": "--time-limit", "replicate_time_limit": "--replicate-time-limit",
           "loss": "--loss", "basis": "--basis", "pos_label": "--pos-label", "cv": "--cv", "rng": "--seed",
           "exact_distribution": "--exact-distribution", "scheduler": "--scheduler"}
@@ -45,7 +45,7 @@ _ASSIGNED = re.compile(rf"\b({_NAMES})=(['\"]?)([^\s'\",;)]+)\2")
 
 def in_flags(message: str) -> str:
     """A library message in command-line words: `` `n_resamples` `` -> ``--resamples``,
-    ``confidence_level=0.95`` -> ``--level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``."""
+    ``confidence_level=0.95`` -> ``--confidence-level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``."""
     message = _TICKED_VALUE.sub(lambda m: f"{_FLAGS[m.group(1)]} ", message)
     message = _TICKED.sub(lambda m: _FLAGS[m.group(1)], message)
     return _ASSIGNED.sub(lambda m: f"{_FLAGS[m.group(1)]} {m.group(3)}", message)

@@ -35,9 +35,9 @@ def csv_file(tmp_path):
 
 @pytest.mark.parametrize("message, want", [
     ("`confidence_level` must be a number strictly between 0 and 1; got -0.95.",
-     "--level must be a number strictly between 0 and 1; got -0.95."),
+     "--confidence-level must be a number strictly between 0 and 1; got -0.95."),
     ("`n_resamples`=3 is too few for confidence_level=0.95: at least 20",
-     "--resamples 3 is too few for --level 0.95: at least 20"),
+     "--resamples 3 is too few for --confidence-level 0.95: at least 20"),
     ("use loss='logistic_ridge:0.1', or the hinge loss", "use --loss logistic_ridge:0.1, or the hinge loss"),
     ("`cv` must be an integer between 2 and 5; got 10.", "--cv must be an integer between 2 and 5; got 10."),
     ("the alpha_nothing and `rng_state` stay", "the alpha_nothing and `rng_state` stay"),
@@ -47,8 +47,8 @@ def test_library_names_become_flags(message, want):
 
 
 @pytest.mark.parametrize("flags, names", [
-    (["--level", "-0.95"], ["--level"]),
-    (["--resamples", "3"], ["--resamples", "--level"]),
+    (["--confidence-level", "-0.95"], ["--confidence-level"]),
+    (["--resamples", "3"], ["--resamples", "--confidence-level"]),
 ])
 def test_validation_errors_name_the_flags(capsys, csv_file, flags, names):
     code, out, err = run(capsys, "interval", "--data", csv_file, "--label", "y", *flags)
@@ -178,3 +178,21 @@ def test_the_old_folds_flag_works_for_one_release_with_a_warning_naming_cv(capsy
     assert old == new
     code, _, err = run(capsys, *base, "--cv", 4, "--folds", 4)
     assert code == 2 and "--folds is the old name of --cv; give --cv only" in err
+
+
+def test_the_old_level_flag_works_for_one_release_with_a_warning(capsys):
+    """--level is --confidence-level's old name: the same interval, one warning line; both at once refused."""
+    argv = ["demo", "--n", 30, "--resamples", 20, "--json", "--no-progress"]
+    code, new, err = run(capsys, *argv, "--confidence-level", 0.9)
+    assert code == 0 and "warning" not in err, err
+    code, old, err = run(capsys, *argv, "--level", 0.9)
+    line = "--level is deprecated and will be removed in the next release; use --confidence-level instead."
+    assert code == 0 and f"cudbound: warning: {line}" in err
+    new, old = json.loads(new), json.loads(old)
+    assert old.pop("warnings") == [line + " (DeprecationWarning)"] and new.pop("warnings") == []
+    for record in (new, old):
+        for r in record["results"]:
+            r.pop("seconds"), r["search"].pop("seconds_median")
+    assert old == new and new["results"][0]["confidence_level"] == 0.9
+    code, _, err = run(capsys, *argv, "--level", 0.9, "--confidence-level", 0.9)
+    assert code == 2 and "--level is the old name of --confidence-level; give --confidence-level only" in err
