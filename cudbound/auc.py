@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self
+from typing import Self
 
 import numpy as np
 import scipy.linalg
@@ -40,15 +39,12 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
+from ._deprecation import renamed, renamed_fields
 from ._validation import check_data, check_features, check_rng, check_scalar, encode_labels, redefined_methods
+from .resampling import Splitter
+from .results import PointEstimateResult
 
 __all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
-
-
-class _Splitter(Protocol):
-    """A cross-validation splitter (scikit-learn's ``split(X, y, groups)`` -> (train, test) index pairs)."""
-
-    def split(self, X: Any, y: Any = ..., groups: Any = ...) -> Iterable[tuple[np.ndarray, np.ndarray]]: ...
 
 
 class OneClassFoldWarning(UserWarning):
@@ -134,28 +130,61 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
         return np.where(self.decision_function(X) >= 0.0, self.classes_[1], self.classes_[0])
 
 
-@dataclass
-class CVAUCResult:
-    """``auc``: the pooled or averaged AUC; ``fold_auc``: each fold's AUC (NaN when skipped);
-    ``folds``: the fold label of every row; ``scores``: every row's held-out score."""
+@renamed_fields(auc="estimate")
+@dataclass(repr=False)
+class CVAUCResult(PointEstimateResult):
+    """What :func:`cv_auc` returns, a :class:`~cudbound.results.Result` without an interval.
 
-    auc: float
+    ``estimate``: the pooled or averaged AUC (``auc`` is its old name, deprecated);
+    ``fold_auc``: each fold's AUC (NaN when skipped); ``folds``: the fold label of every row;
+    ``scores``: every row's held-out score.
+    """
+
+    quantity = "auc"
+    method_name = "cv_auc"
+    no_interval_reason = ("the cross-validated AUC is a point estimate: its folds share training points, so the "
+                          "spread of the fold AUCs (fold_auc) is no standard error, and no interval is computed")
+
+    estimate: float
     pooling: str
     fold_auc: np.ndarray
     folds: np.ndarray
     scores: np.ndarray
     n_skipped_folds: int = 0
 
+    def _repr_fields(self) -> dict:
+        return {"estimate": self.estimate, "pooling": self.pooling, "n_folds": int(self.fold_auc.size),
+                "n_skipped_folds": self.n_skipped_folds}
 
-@dataclass
-class LPOAUCResult:
-    """``auc``: the leave-pair-out AUC over ``n_pairs`` positive-negative pairs; ``method``:
-    "closed form" (KernelRLS) or "refits"."""
+    def _extra_dict(self) -> dict:
+        return {"pooling": self.pooling, "n_folds": int(self.fold_auc.size), "n_skipped_folds": self.n_skipped_folds}
 
-    auc: float
+
+@renamed_fields(auc="estimate")
+@dataclass(repr=False)
+class LPOAUCResult(PointEstimateResult):
+    """What :func:`lpo_auc` returns, a :class:`~cudbound.results.Result` without an interval.
+
+    ``estimate``: the leave-pair-out AUC over ``n_pairs`` positive-negative pairs (``auc`` is
+    its old name, deprecated); ``method``: how the held-out scores were computed, "closed form"
+    (KernelRLS) or "refits" (``computation`` in :meth:`to_dict`).
+    """
+
+    quantity = "auc"
+    method_name = "lpo_auc"
+    no_interval_reason = ("the leave-pair-out AUC is a point estimate: its pairs share points, and no interval "
+                          "is computed")
+
+    estimate: float
     n_pairs: int
     method: str
     pair_scores: np.ndarray | None = field(repr=False, default=None)
+
+    def _repr_fields(self) -> dict:
+        return {"estimate": self.estimate, "n_pairs": self.n_pairs, "method": self.method}
+
+    def _extra_dict(self) -> dict:
+        return {"n_pairs": self.n_pairs, "computation": self.method}
 
 
 def _folds(cv, X, labels, groups, rng):
@@ -186,15 +215,22 @@ def _folds(cv, X, labels, groups, rng):
     return folds.astype(np.int64)
 
 
-def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | _Splitter | ArrayLike = 5,
+@renamed(model="estimator")
+def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Splitter | ArrayLike = 5,
            pooling: str = "averaged", groups: ArrayLike | None = None,
            rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> CVAUCResult:
     """Cross-validated AUC, ``pooling="averaged"`` (per fold, then the mean) or ``"pooled"``.
 
     ``cv``: a number of folds (stratified and shuffled with ``rng``; grouped by ``groups``
     when given, so that related rows stay in one fold), a scikit-learn splitter, or a fold
-    label per row. ``model`` is any estimator with ``fit`` and ``decision_function``; it is
-    cloned and refitted on each training part.
+    label per row. ``estimator`` is any scikit-learn estimator with ``fit`` and
+    ``decision_function`` (``model`` is its old name, deprecated); it is cloned and refitted on each
+    training part.
+
+    >>> import numpy as np
+    >>> X = np.arange(12.0)[:, None]; y = np.where(X[:, 0] > 5.5, 1, -1)
+    >>> cv_auc(KernelRLS(), X, y, cv=3, rng=0)
+    CVAUCResult(estimate=1, pooling='averaged', n_folds=3, n_skipped_folds=0)
     """
     if pooling not in ("averaged", "pooled"):
         raise ValueError(f"`pooling` must be 'averaged' or 'pooled'; got {pooling!r}.")
@@ -203,7 +239,7 @@ def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | _Split
     scores = np.empty(X.shape[0])
     for f in np.unique(folds):
         test = folds == f
-        fitted = clone(model).fit(X[~test], labels[~test])
+        fitted = clone(estimator).fit(X[~test], labels[~test])
         scores[test] = fitted.decision_function(X[test])
     fold_auc = np.full(int(folds.max()) + 1, np.nan)
     for f in range(fold_auc.size):
@@ -220,7 +256,7 @@ def cv_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | _Split
             warnings.warn(f"{skipped} of {fold_auc.size} folds held out one class only and were skipped in the "
                           f"averaged AUC.", OneClassFoldWarning, stacklevel=2)
         value = float(np.nanmean(fold_auc))
-    return CVAUCResult(auc=value, pooling=pooling, fold_auc=fold_auc, folds=folds, scores=scores,
+    return CVAUCResult(estimate=value, pooling=pooling, fold_auc=fold_auc, folds=folds, scores=scores,
                        n_skipped_folds=skipped)
 
 
@@ -241,15 +277,17 @@ def _lpo_closed_form(model, X, labels):
     return np.column_stack([fi, fj])
 
 
-def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool = False) -> LPOAUCResult:
+@renamed(model="estimator")
+def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool = False) -> LPOAUCResult:
     """Leave-pair-out AUC: each positive-negative pair scored by a model trained without both.
 
-    Exact and without refits for :class:`KernelRLS` (closed form); any other estimator with
-    ``decision_function`` is refitted once per pair (n+ n- fits; ``progress`` shows a bar).
+    Exact and without refits for :class:`KernelRLS` (closed form); any other scikit-learn
+    ``estimator`` with ``decision_function`` is refitted once per pair (n+ n- fits; ``progress``
+    shows a bar). ``model`` is the old name of ``estimator``, deprecated.
     """
     X, labels, _ = check_data(X, y, takes_pos_label=False)
-    if isinstance(model, KernelRLS) and not redefined_methods(model, KernelRLS):  # a subclass that changes the fit: refitted
-        pair = _lpo_closed_form(model, X, labels)
+    if isinstance(estimator, KernelRLS) and not redefined_methods(estimator, KernelRLS):  # a subclass that changes the fit: refitted
+        pair = _lpo_closed_form(estimator, X, labels)
         method = "closed form"
     else:
         pos, neg = np.flatnonzero(labels > 0), np.flatnonzero(labels < 0)
@@ -263,7 +301,7 @@ def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool 
             for r, (i, j) in enumerate(pairs):
                 keep = np.ones(X.shape[0], dtype=bool)
                 keep[[i, j]] = False
-                fitted = clone(model).fit(X[keep], labels[keep])
+                fitted = clone(estimator).fit(X[keep], labels[keep])
                 pair[r] = fitted.decision_function(X[[i, j]])
                 if bar is not None:
                     bar.update()
@@ -275,4 +313,4 @@ def lpo_auc(model: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool 
         raise ValueError("the leave-pair-out AUC needs both classes.")
     d = pair[:, 0] - pair[:, 1]
     auc = float(np.mean(np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))))
-    return LPOAUCResult(auc=auc, n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)
+    return LPOAUCResult(estimate=auc, n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)

@@ -309,7 +309,7 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     ci = ConfidenceInterval(max(0.0, centre - q_hat), min(1.0, centre + q_hat))
     stats = SearchStats.from_records(out.records, lower=out.lower, decided=out.decided,
                                      half_width_lower=out.lower_value, out_of_time=out.out_of_time)
-    return CUDResult(confidence_interval=ci, confidence_level=level, centre=centre, half_width=q_hat,
+    return CUDResult(confidence_interval=ci, confidence_level=level, estimate=centre, half_width=q_hat,
                      bootstrap_distribution=out.upper, coef=fit.coef, alpha_n=alpha, stats=stats,
                      n_samples=n, seconds=time.perf_counter() - t0,
                      details={"loss": loss.name, "basis": "design", "label_encoding": None})

@@ -124,7 +124,7 @@ def plot_intervals(results: Iterable[Any], ax: Axes | None = None, labels: Seque
     for y, r in zip(rows, results):
         ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5)
         kind = _centre_kind(r)
-        ax.plot([r.centre], [y], markers[kind], color="C3", markersize=5,
+        ax.plot([r.estimate], [y], markers[kind], color="C3", markersize=5,
                 label=None if kind in shown else f"centre: {kind}")
         shown.add(kind)
     ax.set_yticks(rows)
@@ -133,8 +133,8 @@ def plot_intervals(results: Iterable[Any], ax: Axes | None = None, labels: Seque
     if full_range:
         ax.set_xlim(-0.02, 1.02)
     else:
-        lo = min(min(r.low, r.centre) for r in results)
-        hi = max(max(r.high, r.centre) for r in results)
+        lo = min(min(r.low, r.estimate) for r in results)
+        hi = max(max(r.high, r.estimate) for r in results)
         pad = max(0.01, 0.05 * (hi - lo))
         ax.set_xlim(max(-0.005, lo - pad), min(1.005, hi + pad))
     levels = {r.confidence_level for r in results}

@@ -147,7 +147,6 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
         outs = run(idx, [options] * B, note)
         for i, out in zip(idx, outs):
             final[i] = True
-        Q = up.copy()
         a, c = kth_smallest(lo, k), kth_smallest(up, k)
         return QuantileOutcome(c, bool(np.all(lo == up) or a >= c), lo, up, records, 1, lower_value=min(a, c),
                                out_of_time=deadline is not None and clock() >= deadline)

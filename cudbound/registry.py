@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._deprecation import apply_renames, renames_of
 from ._validation import check_confidence_level, check_rng, check_scalar
 from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
                                 _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
@@ -92,9 +93,18 @@ class IntervalMethod:
     def parameters(self) -> Mapping[str, inspect.Parameter]:
         return inspect.signature(self.function).parameters
 
+    @property
+    def renamed(self) -> dict:
+        """The method's deprecated option names (old name -> new), still accepted for one release."""
+        return renames_of(self.function)
+
     def options(self) -> list:
-        """The option names a user may set for this method."""
+        """The option names a user may set for this method (deprecated ones excluded)."""
         return sorted(k for k in self.parameters if k not in _RESERVED + ("design", "y"))
+
+    def accepts(self, option: str) -> bool:
+        """Whether ``option`` is one of :meth:`options`, or a deprecated name of one."""
+        return option in self.options() or option in self.renamed
 
 
 _REGISTRY: dict[str, IntervalMethod] = {}
@@ -173,6 +183,7 @@ def options_check(function: Callable, iv: Callable, *extra: Callable) -> Callabl
 
     def check(n, *, confidence_level=0.95, **options):
         design, y = _stand_in(n)
+        options = apply_renames(f"{function.__name__}()", renames_of(function), options)
         values = {**defaults, **options, "design": design, "y": y, "confidence_level": confidence_level,
                   "rng": None}
         iv(**{k: values[k] for k in names})
@@ -187,13 +198,13 @@ def check_options(name: str, n: int, *, confidence_level: float = 0.95, **option
 
     The option names are checked against the method's signature; their values by the method's
     ``check`` (:class:`IntervalMethod`), which for the built-in methods is their own input
-    validation (:func:`options_check`): e.g. B below 1 / (1 - level) for CUD, ``k`` above n
+    validation (:func:`options_check`): e.g. B below 1 / (1 - level) for CUD, ``cv`` above n
     for cross-validation. ``n`` must be at least 2.
     """
     method = get_method(name)
     n = check_scalar(n, "n", min_val=2)
     valid = method.options()
-    unknown = sorted(k for k in options if k not in valid)
+    unknown = sorted(k for k in options if not method.accepts(k))
     if unknown:
         raise ValueError(f"method {name!r} takes no option(s) {unknown}; its options are {valid}.")
     if method.check is not None:
@@ -310,12 +321,12 @@ def _options_iv(methods, options):
         for key in opts:
             if key in _RESERVED:
                 raise ValueError(f"`{method}_options` may not set `{key}`: it is set by intervals() for every method.")
-            if key not in valid:
+            if not get_method(method).accepts(key):
                 raise ValueError(f"`{method}_options` has an unknown option {key!r}; valid options of "
                                  f"{method!r} are {valid}.")
     accepted = {k for m in methods for k in get_method(m).options()}
     for key in shared:
-        if key not in accepted:
+        if not any(get_method(m).accepts(key) for m in methods):
             raise ValueError(f"unknown option {key!r} for methods {list(methods)}; options they accept: "
                              f"{sorted(accepted)} (or per-method dicts: "
                              f"{', '.join(m + '_options' for m in _REGISTRY)}).")
@@ -398,7 +409,7 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     >>> res = intervals(X, y, methods=["kohavi", "martin", "langford"], rng=1)
     >>> [r.method for r in res]
     ['kohavi', 'martin', 'langford']
-    >>> len({r.centre for r in res})   # one shared .632 centre
+    >>> len({r.estimate for r in res})   # one shared .632 centre
     1
     """
     methods = _methods_iv(methods)
@@ -441,7 +452,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
     for name in methods:
         method = get_method(name)
         params = method.parameters
-        kwargs = {k: v for k, v in shared.items() if k in params}
+        kwargs = {k: v for k, v in shared.items() if k in params or k in method.renamed}
         kwargs.update(per.get(name, {}))
         if name == "cud" and _is_seed(rng):
             method_rng = rng   # cud_interval(X, y, rng=seed) gives the same interval

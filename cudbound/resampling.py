@@ -9,16 +9,81 @@ in one call from the caller's numpy Generator, so that the same seed gives the s
 resamples whichever method asks. The nested bootstrap of BS1/BS2 draws positions inside
 an outer resample and needs the indices themselves; :func:`tally` turns them into counts.
 Folds of (repeated, optionally stratified) k-fold cross-validation are dealt from a
-random permutation (Kohavi 1995).
+random permutation (Kohavi 1995); every function that cross-validates takes them as ``cv``,
+a number of folds (dealt here) or a scikit-learn splitter (:func:`cv_splitter`,
+:func:`splitter_folds`).
 """
 from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._deprecation import renamed
 from ._validation import check_rng, check_scalar, encode_labels
 
-__all__ = ["bootstrap_counts", "fold_assignments", "tally", "draw_counts", "draw_folds"]
+__all__ = ["bootstrap_counts", "fold_assignments", "tally", "draw_counts", "draw_folds", "cv_splitter",
+           "splitter_folds", "folds_or_count", "deal_folds"]
+
+
+class Splitter(Protocol):
+    """A cross-validation splitter (scikit-learn's ``split(X, y, groups)`` -> (train, test) index pairs)."""
+
+    def split(self, X: Any, y: Any = ..., groups: Any = ...) -> Iterable[tuple[np.ndarray, np.ndarray]]: ...
+
+
+def cv_splitter(cv: Any, name: str = "cv") -> Splitter | None:
+    """None when ``cv`` is a number of folds (the caller checks it and deals the folds itself, so
+    an integer gives the folds it always gave); otherwise ``cv`` as a scikit-learn splitter, through
+    ``sklearn.model_selection.check_cv`` (a splitter, or an iterable of (train, test) index pairs).
+
+    >>> from sklearn.model_selection import KFold
+    >>> cv_splitter(5) is None, type(cv_splitter(KFold(3))).__name__
+    (True, 'KFold')
+    """
+    if isinstance(cv, (numbers.Real, np.number)):
+        return None
+    if not isinstance(cv, (str, bytes, dict)) and (hasattr(cv, "split") or isinstance(cv, Iterable)):
+        from sklearn.model_selection import check_cv
+        return check_cv(cv)
+    raise ValueError(f"`{name}` must be a number of folds or a scikit-learn splitter (e.g. StratifiedKFold(5)); "
+                     f"got {cv!r}.")
+
+
+def splitter_folds(splitter: Splitter, y: np.ndarray, X: ArrayLike | None = None, *, name: str = "cv",
+                   min_folds: int = 2) -> np.ndarray:
+    """The fold labels of a splitter's test sets, shape (repeats, n): a repetition ends where a test
+    set holds a row already tested, and every repetition must test every row once (KFold,
+    StratifiedKFold, RepeatedStratifiedKFold, LeaveOneOut, ...; not ShuffleSplit).
+
+    >>> from sklearn.model_selection import RepeatedKFold
+    >>> splitter_folds(RepeatedKFold(n_splits=2, n_repeats=3, random_state=0), np.array([1, -1, 1, -1])).shape
+    (3, 4)
+    """
+    n = y.shape[0]
+    X = np.zeros((n, 1)) if X is None else X
+    if not hasattr(splitter, "split"):          # (train, test) pairs
+        splitter = cv_splitter(splitter, name)  # type: ignore[assignment]
+    rows, current, f = [], np.full(n, -1, dtype=np.int64), 0
+    for _, test in splitter.split(X, y):
+        test = np.asarray(test, dtype=np.int64)
+        if test.size and np.any(current[test] >= 0):       # a row tested again: the next repetition
+            rows.append(current)
+            current, f = np.full(n, -1, dtype=np.int64), 0
+        current[test] = f
+        f += 1
+    rows.append(current)
+    folds = np.asarray(rows)
+    if np.any(folds < 0):
+        raise ValueError(f"the splitter `{name}` leaves some rows in no test fold (or tests a row twice in one "
+                         f"repetition); each repetition must test every row once, as KFold does.")
+    if np.any(folds.max(axis=1) + 1 < min_folds):
+        raise ValueError(f"the splitter `{name}` must make at least {min_folds} folds; "
+                         f"got {folds.max(axis=1).min() + 1}.")
+    return folds
 
 
 def draw_counts(n: int, n_resamples: int, gen: np.random.Generator) -> np.ndarray:
@@ -64,20 +129,47 @@ def tally(idx: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=rows * n).reshape(*lead, n)
 
 
-def _fold_assignments_iv(y, k, repeats, stratified, rng):
+def folds_or_count(cv: Any, y: np.ndarray, X: ArrayLike | None, check_count: Callable[[Any], int], *,
+                   name: str = "cv", min_folds: int = 2) -> int | np.ndarray:
+    """What a function's input validation makes of its ``cv``: a number of folds, checked by
+    ``check_count`` (the folds are dealt later from the caller's stream, by :func:`deal_folds`), or
+    a splitter's fold labels (:func:`splitter_folds`), shape (repeats, n)."""
+    splitter = cv_splitter(cv, name)
+    if splitter is None:
+        return check_count(cv)
+    return splitter_folds(splitter, y, X, name=name, min_folds=min_folds)
+
+
+def deal_folds(cv: int | np.ndarray, y: np.ndarray, repeats: int, stratified: bool,
+               gen: np.random.Generator) -> np.ndarray:
+    """The (repeats, n) fold labels of :func:`folds_or_count`'s answer: dealt by :func:`draw_folds`
+    for a number of folds (as they always were), a splitter's as they are."""
+    return cv if isinstance(cv, np.ndarray) else draw_folds(y, cv, repeats, stratified, gen)
+
+
+def _fold_assignments_iv(y, cv, repeats, stratified, rng):
     labels, _ = encode_labels(y, takes_pos_label=False)
     n = labels.shape[0]
-    k = check_scalar(k, "k", min_val=2)
-    if k > n:
-        raise ValueError(f"`k` must be at most n = {n} (k = n is leave-one-out); got {k}.")
+
+    def check_count(k):
+        k = check_scalar(k, "cv", min_val=2)
+        if k > n:
+            raise ValueError(f"`cv` must be at most n = {n} (cv = n is leave-one-out); got {k}.")
+        return k
+    cv = folds_or_count(cv, labels, None, check_count)
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
-    return labels, k, check_scalar(repeats, "repeats", min_val=1), bool(stratified), check_rng(rng)
+    return labels, cv, check_scalar(repeats, "repeats", min_val=1), bool(stratified), check_rng(rng)
 
 
-def fold_assignments(y: ArrayLike, k: int, repeats: int = 1, *, stratified: bool = True,
+@renamed(k="cv")
+def fold_assignments(y: ArrayLike, cv: int | Splitter, repeats: int = 1, *, stratified: bool = True,
                      rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> np.ndarray:
     """Fold labels for repeated k-fold cross-validation, shape (repeats, n), values 0..k-1.
+
+    ``cv`` is the number of folds k (``k`` is its old name, deprecated), or a scikit-learn
+    splitter, whose test sets give the folds (:func:`splitter_folds`; ``repeats``, ``stratified``
+    and ``rng`` are then the splitter's business and not used).
 
     Unstratified: a random permutation of the points is dealt to the folds in
     turn (point at position j of the permutation goes to fold j mod k), so fold
@@ -90,7 +182,7 @@ def fold_assignments(y: ArrayLike, k: int, repeats: int = 1, *, stratified: bool
     Parameters
     ----------
     y : (n,) labels with two classes ({-1, 1}, {0, 1} or booleans)
-    k : int, 2 <= k <= n
+    cv : int, 2 <= k <= n, or a scikit-learn splitter
     repeats : int, default 1
     stratified : bool, default True
     rng : None, int, SeedSequence or Generator
@@ -103,8 +195,8 @@ def fold_assignments(y: ArrayLike, k: int, repeats: int = 1, *, stratified: bool
     ----------
     Kohavi, R. (1995). IJCAI 1995 (stratified cross-validation).
     """
-    labels, k, repeats, stratified, gen = _fold_assignments_iv(y, k, repeats, stratified, rng)
-    return draw_folds(labels, k, repeats, stratified, gen)
+    labels, folds_or_k, repeats, stratified, gen = _fold_assignments_iv(y, cv, repeats, stratified, rng)
+    return deal_folds(folds_or_k, labels, repeats, stratified, gen)
 
 
 def draw_folds(y: np.ndarray, k: int, repeats: int, stratified: bool, gen: np.random.Generator) -> np.ndarray:

@@ -3,18 +3,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
+
+from ._deprecation import renamed_fields
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["ConfidenceInterval", "IntervalResult", "IntervalResults", "SearchStats", "CUDResult"]
+__all__ = ["ConfidenceInterval", "Result", "PointEstimateResult", "NoConfidenceIntervalError", "IntervalResult",
+           "IntervalResults", "SearchStats", "CUDResult"]
 
 FRAME_COLUMNS = ("method", "low", "high", "centre", "width", "level", "n_samples", "seconds")
 """The columns of :meth:`IntervalResult.to_frame`, one row per interval."""
+
+
+class _Shown(str):
+    """A value already formatted for a repr (shown as is, without quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _pandas():
@@ -33,12 +43,112 @@ class ConfidenceInterval(NamedTuple):
 
 
 def _short(v) -> str:
-    return f"{v:.4g}" if isinstance(v, float) else repr(v)
+    if isinstance(v, ConfidenceInterval):
+        return f"ConfidenceInterval(low={v.low:.4g}, high={v.high:.4g})"
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.4g}"
+    return repr(v)
 
 
+def _scalar(v) -> bool:
+    return isinstance(v, (int, float, str, bool, type(None), np.integer, np.floating, np.bool_))
+
+
+def _plain(v):
+    """A NumPy scalar as the Python one (JSON-serialisable)."""
+    return v.item() if isinstance(v, (np.integer, np.floating, np.bool_)) else v
+
+
+class NoConfidenceIntervalError(AttributeError):
+    """The result is a point estimate: it has no confidence interval (the message says why).
+
+    An ``AttributeError``, so ``hasattr(result, "confidence_interval")`` is False for such a result.
+    """
+
+
+class Result:
+    """The vocabulary every result of the package speaks (after ``scipy.stats``' ``BootstrapResult``).
+
+    * ``estimate``: the point estimate (an error rate, or an AUC);
+    * ``confidence_interval``: a :class:`ConfidenceInterval` ``(low, high)``; a point estimate
+      has none, and reading it raises :class:`NoConfidenceIntervalError` saying why;
+    * ``confidence_level``: the level of the interval (None for a point estimate);
+    * ``to_dict()``: plain Python (JSON-serialisable): ``method``, ``quantity`` (``"error"`` or
+      ``"auc"``), ``estimate``, ``low``, ``high`` (None without an interval),
+      ``confidence_level``, then the result's own scalar fields;
+    * ``to_frame()``: a one-row pandas DataFrame (pandas is optional: an ImportError says how
+      to install it when it is missing);
+    * a short repr: the class name and a few fields, numbers to 4 significant digits.
+
+    A result class sets ``quantity`` and ``method_name`` (the function that made it) and lists
+    the fields of its repr in ``_repr_fields``.
+    """
+
+    quantity: ClassVar[str] = "error"
+    method_name: ClassVar[str] = ""
+    no_interval_reason: ClassVar[str | None] = None
+    """Why this kind of result has no confidence interval (None: it has one)."""
+
+    estimate: float
+    confidence_interval: ConfidenceInterval
+    confidence_level: float | None
+
+    @property
+    def has_confidence_interval(self) -> bool:
+        return self.no_interval_reason is None
+
+    def _method(self) -> str:
+        return self.method_name
+
+    def _repr_fields(self) -> dict:
+        return {"estimate": self.estimate}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={_short(v)}' for k, v in self._repr_fields().items())})"
+
+    def _extra_dict(self) -> dict:
+        """The result's own scalar fields, after the common ones in :meth:`to_dict`."""
+        return {}
+
+    def to_dict(self) -> dict:
+        """Plain-Python summary (JSON-serialisable): the common keys, then the result's own."""
+        ci = self.confidence_interval if self.has_confidence_interval else None
+        level = self.confidence_level
+        out = {"method": self._method(), "quantity": self.quantity, "estimate": float(self.estimate),
+               "low": None if ci is None else float(ci.low), "high": None if ci is None else float(ci.high),
+               "confidence_level": None if level is None else float(level)}
+        out.update({k: _plain(v) for k, v in self._extra_dict().items() if _scalar(v)})
+        return out
+
+    def _row(self) -> dict:
+        return self.to_dict()
+
+    def to_frame(self) -> pd.DataFrame:
+        """A one-row tidy pandas DataFrame (the columns of :meth:`to_dict`, for an interval
+        :data:`FRAME_COLUMNS`); needs pandas."""
+        return _pandas().DataFrame([self._row()])
+
+
+class PointEstimateResult(Result):
+    """A :class:`Result` without a confidence interval: ``confidence_level`` is None and reading
+    ``confidence_interval`` raises :class:`NoConfidenceIntervalError` with ``no_interval_reason``."""
+
+    no_interval_reason: ClassVar[str | None] = "it is a point estimate"
+
+    @property
+    def confidence_interval(self) -> ConfidenceInterval:  # type: ignore[override]  # read-only: there is none
+        raise NoConfidenceIntervalError(f"{type(self).__name__} has no confidence interval: "
+                                        f"{self.no_interval_reason}.")
+
+    @property
+    def confidence_level(self) -> None:  # type: ignore[override]
+        return None
+
+
+@renamed_fields(centre="estimate")
 @dataclass(kw_only=True, repr=False)
-class IntervalResult:
-    """What every interval method returns (CUD and the baselines alike).
+class IntervalResult(Result):
+    """What every interval method returns (CUD and the baselines alike): a :class:`Result`.
 
     Attributes
     ----------
@@ -47,9 +157,9 @@ class IntervalResult:
     confidence_interval : ConfidenceInterval
         (low, high), within [0, 1].
     confidence_level : float
-    centre : float
+    estimate : float
         The point estimate the interval is built around (training error for CUD, the
-        .632 estimate for the baselines).
+        .632 estimate for the baselines). ``centre`` is its old name (deprecated).
     n_samples : int
     seconds : float
         Wall time of the computation.
@@ -60,7 +170,7 @@ class IntervalResult:
     method: str
     confidence_interval: ConfidenceInterval
     confidence_level: float
-    centre: float
+    estimate: float
     n_samples: int = 0
     seconds: float = 0.0
     details: dict = field(default_factory=dict)
@@ -77,17 +187,18 @@ class IntervalResult:
     def width(self) -> float:
         return self.high - self.low
 
-    def _repr_fields(self) -> dict:
-        return {"centre": float(self.centre), "n_samples": self.n_samples}
+    def _method(self) -> str:
+        return self.method
 
-    def __repr__(self) -> str:
-        ci = f"ConfidenceInterval(low={self.low:.4g}, high={self.high:.4g})"
-        extra = ", ".join(f"{k}={_short(v)}" for k, v in self._repr_fields().items())
-        return (f"{type(self).__name__}(method={self.method!r}, confidence_interval={ci}, "
-                f"confidence_level={self.confidence_level:g}, {extra})")
+    def _repr_fields(self) -> dict:
+        return {"method": self.method, "confidence_interval": self.confidence_interval,
+                "confidence_level": _Shown(f"{self.confidence_level:g}"), **self._own_repr_fields()}
+
+    def _own_repr_fields(self) -> dict:
+        return {"estimate": float(self.estimate), "n_samples": self.n_samples}
 
     def _row(self) -> dict:
-        return {"method": self.method, "low": self.low, "high": self.high, "centre": float(self.centre),
+        return {"method": self.method, "low": self.low, "high": self.high, "centre": float(self.estimate),
                 "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
                 "seconds": self.seconds}
 
@@ -97,15 +208,15 @@ class IntervalResult:
         return plot_intervals([self], ax=ax, **options)
 
     def to_frame(self) -> pd.DataFrame:
-        """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds."""
+        """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds
+        (:data:`FRAME_COLUMNS`; ``centre`` is the estimate)."""
         return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable): one entry of the ``results`` list of the ``--json``
-        output (:mod:`cudbound.output`); ``estimate`` is the centre."""
-        return {"method": self.method, "quantity": "error", "estimate": float(self.centre), "low": self.low,
-                "high": self.high, "confidence_level": self.confidence_level, "centre": float(self.centre),
-                "n_samples": self.n_samples, "seconds": self.seconds,
+        output (:mod:`cudbound.output`); ``centre`` repeats the estimate."""
+        return {**super().to_dict(), "centre": float(self.estimate), "n_samples": self.n_samples,
+                "seconds": self.seconds,
                 "details": {k: v for k, v in self.details.items() if isinstance(v, (int, float, str, bool, type(None)))}}
 
 
@@ -219,11 +330,12 @@ class SearchStats:
         }
 
 
+@renamed_fields(centre="estimate")
 @dataclass(kw_only=True, repr=False)
 class CUDResult(IntervalResult):
     """The CUD confidence set for the generalization error of beta-hat.
 
-    Besides the :class:`IntervalResult` fields (``method="cud"``; ``centre`` is the
+    Besides the :class:`IntervalResult` fields (``method="cud"``; ``estimate`` is the
     training error err_D(beta-hat), also readable as ``train_error``):
 
     Attributes
@@ -242,7 +354,7 @@ class CUDResult(IntervalResult):
         ``loss`` and ``basis`` (their names) and ``label_encoding`` (how the labels were
         mapped to -1/+1, a ``LabelEncoding``; None when given as -1/+1 to the design-level entry).
 
-    Derived: ``train_error`` (= ``centre``), ``n_resamples`` (B), ``bootstrap_lower``
+    Derived: ``train_error`` (= ``estimate``), ``n_resamples`` (B), ``bootstrap_lower``
     (``stats.lower``), ``conservative`` (True when budgets or solver failures left Q-hat
     undecided: the interval is then wider than the exact one, never narrower) and
     ``fallbacks`` (solver hand-offs over all replicates; those another solver resolved
@@ -263,14 +375,14 @@ class CUDResult(IntervalResult):
     alpha_n: float
     stats: SearchStats
 
-    def _repr_fields(self) -> dict:
-        return {"train_error": float(self.centre), "half_width": float(self.half_width),
+    def _own_repr_fields(self) -> dict:
+        return {"train_error": float(self.estimate), "half_width": float(self.half_width),
                 "n_resamples": self.n_resamples, "alpha_n": self.alpha_n, "conservative": self.conservative}
 
     @property
     def train_error(self) -> float:
-        """err_D(beta-hat), the centre of the set."""
-        return float(self.centre)
+        """err_D(beta-hat), the centre of the set (the estimate)."""
+        return float(self.estimate)
 
     @property
     def n_resamples(self) -> int:

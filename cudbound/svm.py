@@ -49,9 +49,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._deprecation import renamed_fields
 from ._validation import check_data, check_scalar
 from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
                               kkt_check_near, kkt_inverse, kkt_violation, polish, smo, solve_conic)
+from .results import PointEstimateResult
 
 __all__ = ["xi_alpha", "loo_error", "fit_svm", "kernel_matrix", "XiAlphaEstimate", "LOOResult", "SVMSolution",
            "SVMConvergenceWarning", "UnstableSVMWarning", "centred_kernel", "radius_sq"]
@@ -189,11 +191,19 @@ def fit_svm(K: ArrayLike, y: np.ndarray, C: float, *, alpha0: ArrayLike | None =
     return SVMSolution(alpha, float(b), decision, polished, int(n_iter), violation)
 
 
-@dataclass
-class XiAlphaEstimate:
-    """Joachims' xi-alpha estimates and what they were made from (``n_errors`` is d)."""
+@renamed_fields(error="estimate")
+@dataclass(repr=False)
+class XiAlphaEstimate(PointEstimateResult):
+    """Joachims' xi-alpha estimates and what they were made from (``n_errors`` is d): a
+    :class:`~cudbound.results.Result` without an interval. ``estimate`` is the error estimate
+    d / n (``error`` is its old name, deprecated)."""
 
-    error: float
+    method_name = "xi_alpha"
+    no_interval_reason = ("Joachims' xi-alpha error is a point estimate: with rho = 2 it bounds this training "
+                          "set's leave-one-out error count from above (Lemma 1), which is no interval for the "
+                          "true error")
+
+    estimate: float
     recall: float
     precision: float
     f1: float
@@ -210,10 +220,13 @@ class XiAlphaEstimate:
     polished: bool
     stable: bool
 
-    def __repr__(self):
-        return (f"XiAlphaEstimate(error={self.error:.4f}, recall={self.recall:.4f}, precision={self.precision:.4f}, "
-                f"f1={self.f1:.4f}, n_errors={self.n_errors}, n={self.n}, radius_sq={self.radius_sq:.4g}, "
-                f"rho={self.rho:g})")
+    def _repr_fields(self) -> dict:
+        return {"estimate": self.estimate, "recall": self.recall, "precision": self.precision, "f1": self.f1,
+                "n_errors": self.n_errors, "n": self.n, "radius_sq": self.radius_sq, "rho": self.rho}
+
+    def _extra_dict(self) -> dict:
+        return {**self._repr_fields(), "n_pos_errors": self.n_pos_errors, "n_neg_errors": self.n_neg_errors,
+                "n_pos": self.n_pos, "intercept": self.intercept, "polished": self.polished, "stable": self.stable}
 
 
 def centred_kernel(K: np.ndarray) -> np.ndarray:
@@ -340,7 +353,7 @@ def xi_alpha(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     Returns
     -------
     XiAlphaEstimate
-        ``error``, ``recall``, ``precision``, ``f1``; the counts ``n_errors`` (d),
+        ``estimate`` (the error), ``recall``, ``precision``, ``f1``; the counts ``n_errors`` (d),
         ``n_pos_errors``, ``n_neg_errors``; ``radius_sq``, ``rho``, ``alpha``, ``slack``,
         ``intercept``: the SVM is f(x) = sum_i alpha_i y_i K(x_i, x) + intercept, with the kernel
         and the features as given.
@@ -356,7 +369,7 @@ def xi_alpha(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     >>> X = rng.normal(size=(60, 2)); y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1, -1)
     >>> est = xi_alpha(X, y, C=1.0)
     >>> loo = loo_error(X, y, C=1.0)
-    >>> est.n_errors >= round(loo.error * 60)
+    >>> est.n_errors >= round(loo.estimate * 60)
     True
     """
     X, labels, C, K, params, raw_means = _prepare(X, y, C, kernel, gamma, degree, coef0, pos_label)
@@ -370,18 +383,24 @@ def xi_alpha(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     pos = labels > 0
     d_pos, d_neg = int(np.sum(counted & pos)), int(np.sum(counted & ~pos))
     error, recall, precision, f1 = _rates(int(pos.sum()), int((~pos).sum()), d_pos, d_neg)
-    return XiAlphaEstimate(error=error, recall=recall, precision=precision, f1=f1, n_errors=d_pos + d_neg,
+    return XiAlphaEstimate(estimate=error, recall=recall, precision=precision, f1=f1, n_errors=d_pos + d_neg,
                            n_pos_errors=d_pos, n_neg_errors=d_neg, n_pos=int(pos.sum()), n=len(labels),
                            radius_sq=R2, rho=rho, alpha=sol.alpha, slack=slack,
                            intercept=sol.intercept - float((sol.alpha * labels) @ raw_means),
                            polished=sol.polished, stable=stable)
 
 
-@dataclass
-class LOOResult:
-    """Exact leave-one-out of the SVM: ``errors`` marks each point's leave-one-out mistake."""
+@renamed_fields(error="estimate")
+@dataclass(repr=False)
+class LOOResult(PointEstimateResult):
+    """Exact leave-one-out of the SVM: ``errors`` marks each point's leave-one-out mistake; a
+    :class:`~cudbound.results.Result` without an interval. ``estimate`` is the leave-one-out
+    error (``error`` is its old name, deprecated)."""
 
-    error: float
+    method_name = "loo_error"
+    no_interval_reason = "the leave-one-out error is a point estimate (computed exactly), not an interval"
+
+    estimate: float
     recall: float
     precision: float
     f1: float
@@ -391,9 +410,12 @@ class LOOResult:
     unstable: np.ndarray
     """Refitted points whose leave-one-out SVM had no free multiplier (Lemma 1's premise fails)."""
 
-    def __repr__(self):
-        return (f"LOOResult(error={self.error:.4f}, recall={self.recall:.4f}, precision={self.precision:.4f}, "
-                f"f1={self.f1:.4f}, n_errors={self.n_errors}, n_refits={self.n_refits})")
+    def _repr_fields(self) -> dict:
+        return {"estimate": self.estimate, "recall": self.recall, "precision": self.precision, "f1": self.f1,
+                "n_errors": self.n_errors, "n_refits": self.n_refits}
+
+    def _extra_dict(self) -> dict:
+        return {**self._repr_fields(), "n": int(self.errors.size)}
 
 
 def _warm_start(alpha, labels, C, Kt, t):
@@ -550,5 +572,5 @@ def loo_error(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     pos = labels > 0
     d_pos, d_neg = int(np.sum(errors & pos)), int(np.sum(errors & ~pos))
     error, recall, precision, f1 = _rates(int(pos.sum()), int((~pos).sum()), d_pos, d_neg)
-    return LOOResult(error=error, recall=recall, precision=precision, f1=f1, n_errors=d_pos + d_neg, errors=errors,
+    return LOOResult(estimate=error, recall=recall, precision=precision, f1=f1, n_errors=d_pos + d_neg, errors=errors,
                      n_refits=int(done.sum()), unstable=unstable)

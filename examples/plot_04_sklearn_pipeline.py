@@ -44,7 +44,7 @@ others = cudbound.intervals(X, y, methods=["kohavi", "langford", "wald_cv", "cor
                             estimator=pipeline, rng=0, n_boot=50)
 results = [res, *others]
 for r in results:
-    print(f"{r.method:<12} [{r.low:.3f}, {r.high:.3f}]  centre {r.centre:.3f}")
+    print(f"{r.method:<12} [{r.low:.3f}, {r.high:.3f}]  estimate {r.estimate:.3f}")
 
 ax = cudbound.plot_intervals(results)
 ax.figure.tight_layout()  # room for the axis labels in the saved image

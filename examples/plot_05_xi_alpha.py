@@ -23,7 +23,7 @@ est = xi_alpha(X, y, C=1.0)
 loo = loo_error(X, y, C=1.0)
 print(est)
 print(loo)
-print(f"xi-alpha error {est.error:.3f} >= leave-one-out error {loo.error:.3f}: {est.n_errors >= loo.n_errors}")
+print(f"xi-alpha error {est.estimate:.3f} >= leave-one-out error {loo.estimate:.3f}: {est.n_errors >= loo.n_errors}")
 print(f"{loo.n_refits} of {len(y)} points refitted for the exact leave-one-out")
 
 # %%
@@ -34,7 +34,7 @@ for C in [0.1, 1.0, 10.0]:
     theorem = xi_alpha(X, y, C=C, kernel="rbf")
     light = xi_alpha(X, y, C=C, kernel="rbf", radius="svmlight")
     exact = loo_error(X, y, C=C, kernel="rbf")
-    print(f"C = {C:>4}: xi-alpha {theorem.error:.3f}, SVM-light {light.error:.3f}, leave-one-out {exact.error:.3f}")
+    print(f"C = {C:>4}: xi-alpha {theorem.estimate:.3f}, SVM-light {light.estimate:.3f}, leave-one-out {exact.estimate:.3f}")
 
 # %%
 # Which points the estimate counts: rho alpha_i R^2 + xi_i against 1, per training point.

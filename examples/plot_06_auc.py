@@ -23,9 +23,9 @@ model = KernelRLS(regparam=1.0)
 lpo = lpo_auc(model, X, y)
 averaged = cv_auc(model, X, y, cv=5, pooling="averaged", rng=0)
 pooled = cv_auc(model, X, y, cv=5, pooling="pooled", rng=0)
-print(f"leave-pair-out {lpo.auc:.3f} ({lpo.method}, {lpo.n_pairs} pairs)")
-print(f"5-fold, averaged {averaged.auc:.3f}; per fold {np.round(averaged.fold_auc, 3)}")
-print(f"5-fold, pooled   {pooled.auc:.3f}")
+print(f"leave-pair-out {lpo.estimate:.3f} ({lpo.method}, {lpo.n_pairs} pairs)")
+print(f"5-fold, averaged {averaged.estimate:.3f}; per fold {np.round(averaged.fold_auc, 3)}")
+print(f"5-fold, pooled   {pooled.estimate:.3f}")
 
 # %%
 # Any scikit-learn estimator with ``decision_function`` works too; leave-pair-out then
@@ -35,8 +35,8 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 small_X, small_y = X[:20], y[:20]
 refitted = lpo_auc(LogisticRegression(), small_X, small_y)
-print(f"logistic regression: leave-pair-out {refitted.auc:.3f} ({refitted.method}, {refitted.n_pairs} fits), "
-      f"averaged {cv_auc(LogisticRegression(), small_X, small_y, cv=5, rng=0).auc:.3f}")
+print(f"logistic regression: leave-pair-out {refitted.estimate:.3f} ({refitted.method}, {refitted.n_pairs} fits), "
+      f"averaged {cv_auc(LogisticRegression(), small_X, small_y, cv=5, rng=0).estimate:.3f}")
 
 # %%
 # The pooling bias, shown: on data sets with no signal at all (labels independent of X) the
@@ -47,8 +47,8 @@ for seed in range(20):
     r = np.random.default_rng(seed)
     Xn = r.normal(size=(30, 3))
     yn = np.where(np.arange(30) < 15, 1, -1)
-    pooled_loo.append(cv_auc(model, Xn, yn, cv=np.arange(30), pooling="pooled").auc)
-    lpo_null.append(lpo_auc(model, Xn, yn).auc)
+    pooled_loo.append(cv_auc(model, Xn, yn, cv=np.arange(30), pooling="pooled").estimate)
+    lpo_null.append(lpo_auc(model, Xn, yn).estimate)
 print(f"no signal: pooled leave-one-out {np.mean(pooled_loo):.3f}, leave-pair-out {np.mean(lpo_null):.3f}")
 
 fig, ax = plt.subplots(figsize=(5, 3))

@@ -67,7 +67,7 @@ def one_draw(X, y, size, split, seq, C):
     # the trained SVM's held-out predictions: f(x) = sum alpha_i y_i <x_i, x> + b (linear kernel)
     f = X[te] @ (X[tr].T @ (xa1.alpha * y[tr])) + xa1.intercept
     test = rates(y[te], np.where(f >= 0, 1, -1))
-    return dict(size=size, split=split, xa1_error=xa1.error, xa2_error=xa2.error, loo_error=loo.error,
+    return dict(size=size, split=split, xa1_error=xa1.estimate, xa2_error=xa2.estimate, loo_error=loo.estimate,
                 test_error=test[0], xa1_recall=xa1.recall, xa1_precision=xa1.precision, xa1_f1=xa1.f1,
                 test_recall=test[1], test_precision=test[2], test_f1=test[3], n_refits=loo.n_refits,
                 seconds=time.perf_counter() - t)

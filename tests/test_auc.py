@@ -126,7 +126,7 @@ def test_command_line(tmp_path, capsys):
     assert (res["method"], res["quantity"]) == ("lpo", "auc") and rec["data"]["label_mapping"]["positive"] == "sick"
     assert res["estimate"] == lpo_auc(KernelRLS(), X, y).auc and res["n_pairs"] == int(np.sum(y > 0) * np.sum(y < 0))
     assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--method", "pooled",
-                 "--folds", "4", "--seed", "3"]) == 0
+                 "--cv", "4", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     want = cv_auc(KernelRLS(), X, y, cv=4, pooling="pooled", rng=3).auc
     assert out.startswith(f"AUC {want:.4f}: pooled over 4 stratified folds (seed 3)")

@@ -168,7 +168,7 @@ def test_interval_is_training_error_plus_minus_quantile():
     X = rng.normal(size=(30, 2))
     y = np.where(X[:, 1] + 0.5 * rng.normal(size=30) > 0, 1, 0)
     res = cudbound.cud_interval(X, y, n_resamples=40, rng=2, confidence_level=0.9)
-    assert res.method == "cud" and res.centre == res.train_error
+    assert res.method == "cud" and res.estimate == res.train_error
     assert len(res.bootstrap_distribution) == 40 and len(res.stats.nodes) == 40
     assert res.half_width == conservative_quantile(res.bootstrap_distribution, 0.9)
     assert res.confidence_interval.low == max(0.0, res.train_error - res.half_width)

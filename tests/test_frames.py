@@ -33,7 +33,7 @@ def test_to_frame_is_one_tidy_row_per_method(frame):
     assert list(table.columns) == ["method", "low", "high", "centre", "width", "level", "n_samples", "seconds"]
     assert list(table["method"]) == ["cud", "kohavi", "martin"]
     for (_, row), r in zip(table.iterrows(), res):
-        assert (row["low"], row["high"], row["centre"]) == (r.low, r.high, r.centre)
+        assert (row["low"], row["high"], row["centre"]) == (r.low, r.high, r.estimate)
         assert row["width"] == pytest.approx(r.high - r.low) and row["level"] == 0.95 and row["n_samples"] == 30
     one = res[0].to_frame()
     assert len(one) == 1 and one.loc[0, "method"] == "cud"

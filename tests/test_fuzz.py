@@ -83,7 +83,7 @@ def one_of(draw, clean, good, bad):
 
 def check_interval(res):
     assert 0.0 <= res.low <= res.high <= 1.0
-    assert math.isfinite(res.centre)
+    assert math.isfinite(res.estimate)
 
 
 def call(f, *args, **kwargs):
@@ -255,7 +255,7 @@ def test_demo_command(data):
         (["0.95", "0.9", "0.5"], ["1", "nan", "0"]), (["20", "40"], ["3", "-1"])))
     capture = _Capture()
     with capture:
-        code = main(["demo", "--n", n, "--seed", seed, "--level", level, "--resamples", resamples, "--no-progress",
+        code = main(["demo", "--n", n, "--seed", seed, "--confidence-level", level, "--resamples", resamples, "--no-progress",
                      "--max-nodes", "2000"])
     event(f"exit {code}")
     assert code in (0, 2), capture.err
@@ -294,7 +294,7 @@ def csv_files(draw):
 
 @SETTINGS
 @given(content=csv_files(), command=st.sampled_from(["interval", "auc", "xi-alpha"]),
-       extra=st.lists(st.sampled_from([["--level", "0.9"], ["--level", "1"], ["--resamples", "5"],
+       extra=st.lists(st.sampled_from([["--confidence-level", "0.9"], ["--confidence-level", "1"], ["--resamples", "5"],
                                        ["--alpha-n", "-1"], ["--basis", "poly:2"], ["--basis", "pca:9"],
                                        ["--loss", "hinge"], ["--pos-label", "sick"], ["--methods", "kohavi,yang"],
                                        ["--seed", "3"], ["--json"]]), max_size=3))

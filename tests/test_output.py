@@ -59,7 +59,7 @@ def commands(data_csv, tmp_path):
         "coverage": ["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "s.sqlite"), "--workers", "1",
                      "--no-progress", "--max-tasks", "1"],
         "auc lpo": ["auc", *base],
-        "auc pooled": ["auc", *base, "--method", "pooled", "--folds", "3", "--seed", "1"],
+        "auc pooled": ["auc", *base, "--method", "pooled", "--cv", "3", "--seed", "1"],
         "xi-alpha": ["xi-alpha", *base, "--loo", "--no-progress"],
     }
 

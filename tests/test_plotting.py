@@ -80,7 +80,7 @@ def _fake_results(n=60):
     for name in LONG_NAMES:
         c = float(rng.uniform(0.05, 0.2))
         out.append(IntervalResult(method=name, confidence_interval=ConfidenceInterval(max(0, c - 0.08), c + 0.1),
-                                  confidence_level=0.95, centre=c, n_samples=n))
+                                  confidence_level=0.95, estimate=c, n_samples=n))
     return out
 
 

@@ -26,7 +26,7 @@ def test_runs_every_baseline_with_one_shared_centre(xy01):
     res = intervals(X, y, methods=BASELINES, rng=1, bs1_options=FAST, bs2_options=FAST)
     assert [r.method for r in res] == BASELINES
     assert all(isinstance(r, IntervalResult) and 0.0 <= r.low <= r.high <= 1.0 for r in res)
-    assert len({r.centre for r in res}) == 1
+    assert len({r.estimate for r in res}) == 1
     assert all(r.details["centre_shared"] for r in res)
     by = _by_method(res)
     np.testing.assert_array_equal(by["bs1"].details["bootstrap_distribution"],
@@ -38,7 +38,7 @@ def _numbers(results):
     """Every number a result reports, by method (interval, centre, method-specific floats)."""
     out = {}
     for r in results:
-        nums = {"low": r.low, "high": r.high, "centre": r.centre}
+        nums = {"low": r.low, "high": r.high, "centre": r.estimate}
         nums.update({k: v for k, v in r.details.items() if isinstance(v, float) and k != "shared_seconds"})
         if isinstance(r, CUDResult):
             nums["dist"] = tuple(r.bootstrap_distribution)
@@ -50,7 +50,7 @@ def _first_draw(design, y, *, confidence_level=0.95, rng=None, draws=3):
     """A registered probe: its interval is made of the first uniforms of its stream."""
     u = np.sort(rng.random(draws))
     return IntervalResult(method="probe", confidence_interval=ConfidenceInterval(float(u[0]), float(u[-1])),
-                          confidence_level=confidence_level, centre=float(u[1]), n_samples=len(y))
+                          confidence_level=confidence_level, estimate=float(u[1]), n_samples=len(y))
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ def test_a_method_stream_is_derived_from_its_name(xy01, probe):
     root = np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
     key = int.from_bytes(hashlib.sha256(b"probe").digest()[:4], "little")
     u = np.sort(np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=(key,))).random(3))
-    assert (res.low, res.centre, res.high) == (u[0], u[1], u[2])
+    assert (res.low, res.estimate, res.high) == (u[0], u[1], u[2])
     assert stream(root, probe).spawn_key == (key,)
 
 
@@ -152,7 +152,7 @@ def test_same_seed_same_results_and_generators_advance(xy01):
     gen = np.random.default_rng(3)
     c = intervals(X, y, methods=["kohavi"], rng=gen)
     d = intervals(X, y, methods=["kohavi"], rng=gen)
-    assert c[0].centre != d[0].centre or c[0].details["err1"] != d[0].details["err1"]
+    assert c[0].estimate != d[0].estimate or c[0].details["err1"] != d[0].details["err1"]
 
 
 def test_shared_and_per_method_options(xy01):
@@ -160,10 +160,10 @@ def test_shared_and_per_method_options(xy01):
     res = _by_method(intervals(X, y, methods=["kohavi", "martin"], rng=2, n_boot=50,
                                kohavi_options={"n_eff": 10}, martin_options={"centre": 0.4}))
     assert res["kohavi"].details["n_eff"] == 10 and res["kohavi"].details["n_boot"] == 50
-    assert res["martin"].centre == 0.4 and "centre_shared" not in res["martin"].details
+    assert res["martin"].estimate == 0.4 and "centre_shared" not in res["martin"].details
     # a per-method option equal to the direct call with the shared centre
     design = np.column_stack([np.ones(30), X])
-    direct = kohavi(design, np.where(y == 1, 1, -1), n_eff=10, centre=res["kohavi"].centre)
+    direct = kohavi(design, np.where(y == 1, 1, -1), n_eff=10, centre=res["kohavi"].estimate)
     assert direct.confidence_interval == res["kohavi"].confidence_interval
 
 

@@ -71,13 +71,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._deprecation import apply_renames, renamed, renames_of
 from .._docstrings import fill_doc
 from .._validation import check_rng, check_scalar
 from ..basis import Basis
 from ..design import _prepare, check_design, check_labelled_design, reparametrise
 from ..fit import fit_coefficients, predict_signs
 from ..losses import Loss, SquaredLoss, get_loss, same_math
-from ..resampling import draw_counts, fold_assignments
+from ..resampling import Splitter, draw_counts, fold_assignments
+from ..results import PointEstimateResult
 
 __all__ = [
     "ErrorEstimate", "DegenerateResampleWarning", "resubstitution", "loo_bootstrap", "e632",
@@ -124,9 +126,10 @@ class DegenerateResampleWarning(RuntimeWarning):
     a singular normal matrix, or a failed solve); the documented fallback was used."""
 
 
-@dataclass(kw_only=True)
-class ErrorEstimate:
-    """A point estimate of the generalization error.
+@dataclass(kw_only=True, repr=False)
+class ErrorEstimate(PointEstimateResult):
+    """A point estimate of the generalization error: a :class:`~cudbound.results.Result`
+    without an interval (:func:`cudbound.intervals` builds intervals around these estimates).
 
     Attributes
     ----------
@@ -140,6 +143,9 @@ class ErrorEstimate:
         numbers of resamples and of degenerate refits.
     """
 
+    no_interval_reason = ("it is a point estimate; cudbound.intervals builds intervals around it (the paper's "
+                          "baselines around .632, wald_cv around cross-validation)")
+
     method: str
     estimate: float
     n_samples: int
@@ -147,6 +153,15 @@ class ErrorEstimate:
 
     def __float__(self) -> float:
         return float(self.estimate)
+
+    def _method(self) -> str:
+        return self.method
+
+    def _repr_fields(self) -> dict:
+        return {"method": self.method, "estimate": self.estimate, "n_samples": self.n_samples}
+
+    def _extra_dict(self) -> dict:
+        return {"n_samples": self.n_samples}
 
 
 # --------------------------------------------------------------------------- refits
@@ -381,13 +396,13 @@ def _folds_iv(folds, n: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _cross_validation_iv(design, y, loss, k, repeats, stratified, rng, folds) -> tuple[np.ndarray, np.ndarray, Loss,
-                                                                                      np.ndarray]:
+def _cross_validation_iv(design, y, loss, cv, repeats, stratified, rng, folds) -> tuple[np.ndarray, np.ndarray, Loss,
+                                                                                       np.ndarray]:
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
     if folds is not None:
         return Phi, labels, loss, _folds_iv(folds, n)
-    return Phi, labels, loss, fold_assignments(labels, k, repeats, stratified=stratified, rng=rng)
+    return Phi, labels, loss, fold_assignments(labels, cv, repeats, stratified=stratified, rng=rng)
 
 
 def _leave_one_out_iv(design, y, loss):
@@ -636,8 +651,10 @@ def e632plus(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n
     return ErrorEstimate(method="632+", estimate=value, n_samples=Phi.shape[0], details=details)
 
 
+@renamed(k="cv")
 @fill_doc(**_DOC)
-def cross_validation(design: ArrayLike, y: ArrayLike, *, k: int = 10, repeats: int = 1, stratified: bool = True,
+def cross_validation(design: ArrayLike, y: ArrayLike, *, cv: int | Splitter = 10, repeats: int = 1,
+                     stratified: bool = True,
                      loss: str | Loss = "squared",
                      rng: np.random.Generator | np.random.SeedSequence | int | None = None,
                      folds: ArrayLike | None = None) -> ErrorEstimate:
@@ -657,8 +674,11 @@ def cross_validation(design: ArrayLike, y: ArrayLike, *, k: int = 10, repeats: i
     Parameters
     ----------
     %(data)s
-    k : int, default 10
-        Number of folds, 2 <= k <= n.
+    cv : int or scikit-learn splitter, default 10
+        The number of folds k, 2 <= k <= n (``k`` is its old name, deprecated), or a splitter
+        (``StratifiedKFold(5)``, ``RepeatedKFold(...)``, ...) whose test sets are the folds
+        (:func:`cudbound.resampling.splitter_folds`; ``repeats``, ``stratified`` and ``rng`` are
+        then not used).
     repeats : int, default 1
         Number of independent fold assignments R averaged over.
     stratified : bool, default True
@@ -686,7 +706,7 @@ def cross_validation(design: ArrayLike, y: ArrayLike, *, k: int = 10, repeats: i
     Stone, M. (1974). Cross-validatory choice and assessment of statistical predictions.
     JRSS B 36, 111-147. Kohavi, R. (1995). IJCAI 1995 (stratified, repeated k-fold CV).
     """
-    Phi, labels, loss, folds = _cross_validation_iv(design, y, loss, k, repeats, stratified, rng, folds)
+    Phi, labels, loss, folds = _cross_validation_iv(design, y, loss, cv, repeats, stratified, rng, folds)
     per_repeat, log = _cv_parts(Phi, labels, loss, folds)
     log.warn("cross_validation")
     k_used = int(np.unique(folds[0]).size)
@@ -762,7 +782,7 @@ def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
     basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
     pos_label : the label value of the positive class (+1), when not {-1, 1}/{0, 1}/booleans.
     **options
-        Passed to the estimator (``loss``, ``n_resamples``, ``rng``, ``k``, ``repeats``, ...).
+        Passed to the estimator (``loss``, ``n_resamples``, ``rng``, ``cv``, ``repeats``, ...).
 
     Returns
     -------
@@ -775,10 +795,10 @@ def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
     >>> from cudbound.baselines import estimate_error
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
-    >>> 0.0 <= estimate_error(X, y, "cv", k=5, rng=0).estimate <= 1.0
+    >>> 0.0 <= estimate_error(X, y, "cv", cv=5, rng=0).estimate <= 1.0
     True
     """
     data, func = _estimate_error_iv(X, y, method, basis, pos_label)
-    result = func(data.design, data.labels, **options)
+    result = func(data.design, data.labels, **apply_renames(f"{func.__name__}()", renames_of(func), options))
     result.details.update(data.details())
     return result

@@ -41,9 +41,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 from scipy import special, stats
 
+from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_scalar
 from ..results import ConfidenceInterval
@@ -64,7 +66,10 @@ _DOC["bound_parameters"] = f"""Parameters
     {_DOC["km"]}
     {_DOC["delta"]}"""
 
-_SIDES = {2: "two-sided", "two-sided": "two-sided", "upper": "upper", "lower": "lower"}
+_ALTERNATIVES = {"two-sided": "two-sided", "less": "upper", "greater": "lower"}
+"""``alternative`` (scipy's words) -> the bound it asks for: both ends, [0, B_u] or [B_l, 1]."""
+_OLD_SIDES = {2: "two-sided", "upper": "less", "lower": "greater"}
+"""The values of ``sides``, deprecated, as ``alternative`` values."""
 _SPREADS = ("standard_error", "deviation")
 
 
@@ -97,18 +102,33 @@ def _binomial_lower_iv(k, m, delta):
     return (*_km_iv(k, m), _delta_iv(delta))
 
 
-def _binomial_interval_iv(k, m, confidence_level, sides):
+def _binomial_interval_iv(k, m, confidence_level, alternative):
     k, m = _km_iv(k, m)
-    return k, m, _level_iv(confidence_level), _sides_iv(sides)
+    return k, m, _level_iv(confidence_level), _alternative_iv(alternative)
 
 
-def _sides_iv(sides) -> str:
-    """'two-sided' (also 2), 'upper' or 'lower'."""
+def sides_to_alternative(sides):
+    """The ``alternative`` of a value of ``sides`` (deprecated): 2 -> 'two-sided', 'upper' -> 'less',
+    'lower' -> 'greater'; anything else unchanged (``alternative``'s check then refuses it)."""
     key = sides.strip().lower() if isinstance(sides, str) else sides
-    if isinstance(key, bool) or key not in _SIDES:
-        hint = " (one-sided: say which side, 'upper' or 'lower')" if key == 1 else ""
-        raise ValueError(f"`sides` must be 2 (or 'two-sided'), 'upper' or 'lower'; got {sides!r}{hint}.")
-    return _SIDES[key]
+    if isinstance(key, bool) or not isinstance(key, (str, numbers.Integral)):
+        return sides
+    return _OLD_SIDES.get(key, sides)
+
+
+def _alternative_iv(alternative) -> str:
+    """'two-sided', 'less' or 'greater' (scipy's words; the old values of ``sides``, 2, 'upper' and
+    'lower', with a DeprecationWarning) -> the bound asked for: 'two-sided', 'upper' or 'lower'."""
+    new = sides_to_alternative(alternative)
+    if new is not alternative and new != alternative:
+        warnings.warn(f"`alternative`={alternative!r}: {alternative!r} is a value of `sides`, which is deprecated and "
+                      f"will be removed in the next release; use `alternative`={new!r} instead.", DeprecationWarning,
+                      stacklevel=5)
+    key = new.strip().lower() if isinstance(new, str) else new
+    if not isinstance(key, str) or key not in _ALTERNATIVES:
+        hint = " (one-sided: say which side, 'less' or 'greater')" if key == 1 else ""
+        raise ValueError(f"`alternative` must be 'two-sided', 'less' or 'greater'; got {alternative!r}{hint}.")
+    return _ALTERNATIVES[key]
 
 
 def _gaussian_interval_iv(k, m, confidence_level, spread):
@@ -210,17 +230,22 @@ def binomial_lower(k: int, m: int, delta: float) -> float:
     return _lower(k, m, delta)
 
 
+@renamed(sides=("alternative", sides_to_alternative))
 @fill_doc(**_DOC)
-def binomial_interval(k: int, m: int, confidence_level: float = 0.95, sides: int | str = 2) -> ConfidenceInterval:
+def binomial_interval(k: int, m: int, confidence_level: float = 0.95,
+                      alternative: str = "two-sided") -> ConfidenceInterval:
     """Exact binomial (Clopper-Pearson) interval from the two tail inversions.
 
-    With delta = 1 - confidence_level:
+    With delta = 1 - confidence_level, and ``alternative`` as in ``scipy.stats.binomtest``:
 
-    * ``sides=2`` (or ``"two-sided"``): [B_l(delta / 2), B_u(delta / 2)], each tail
+    * ``alternative="two-sided"`` (default): [B_l(delta / 2), B_u(delta / 2)], each tail
       at delta / 2 as in Shah's Table 2 (delta = 0.025 per side for 95 %). This is
       ``scipy.stats.binomtest(k, m).proportion_ci(confidence_level, method="exact")``.
-    * ``sides="upper"``: [0, B_u(delta)], the one-sided upper bound (Langford's test set bound).
-    * ``sides="lower"``: [B_l(delta), 1].
+    * ``alternative="less"``: [0, B_u(delta)], the one-sided upper bound (Langford's test set bound).
+    * ``alternative="greater"``: [B_l(delta), 1].
+
+    ``sides`` (2, 'upper', 'lower') is the old name of ``alternative`` ('two-sided', 'less',
+    'greater'), deprecated.
 
     See :func:`binomial_upper` and :func:`binomial_lower` for B_u and B_l.
 
@@ -228,7 +253,7 @@ def binomial_interval(k: int, m: int, confidence_level: float = 0.95, sides: int
     ----------
     %(km)s
     confidence_level : float in (0, 1)
-    sides : 2, 'two-sided', 'upper' or 'lower'
+    alternative : 'two-sided', 'less' or 'greater'
 
     Returns
     -------
@@ -248,11 +273,16 @@ def binomial_interval(k: int, m: int, confidence_level: float = 0.95, sides: int
     >>> round(low, 4), round(high, 4)
     (0.1473, 0.494)
     """
-    k, m, level, sides = _binomial_interval_iv(k, m, confidence_level, sides)
+    k, m, level, bound = _binomial_interval_iv(k, m, confidence_level, alternative)
+    return _clopper_pearson(k, m, level, bound)
+
+
+def _clopper_pearson(k: int, m: int, level: float, bound: str) -> ConfidenceInterval:
+    """:func:`binomial_interval` on checked arguments; ``bound`` 'two-sided', 'upper' or 'lower'."""
     delta = 1.0 - level
-    if sides == "upper":
+    if bound == "upper":
         return ConfidenceInterval(0.0, _upper(k, m, delta))
-    if sides == "lower":
+    if bound == "lower":
         return ConfidenceInterval(_lower(k, m, delta), 1.0)
     return ConfidenceInterval(_lower(k, m, delta / 2.0), _upper(k, m, delta / 2.0))
 

@@ -53,13 +53,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar
 from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
-from ..resampling import draw_counts, draw_folds, tally as _tally
+from ..resampling import Splitter, deal_folds, draw_counts, folds_or_count, tally as _tally
 from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
-from .holdout import _sides_iv, binomial_interval
+from .holdout import _alternative_iv, _clopper_pearson, sides_to_alternative
 
 __all__ = [
     "bs1", "bs2", "kohavi", "yang", "martin", "langford",
@@ -420,7 +421,7 @@ def _result(method, ci, level, t, n, t0, details) -> IntervalResult:
     low, high = float(ci.low), float(ci.high)
     details = {**details, "unclipped_low": low, "unclipped_high": high}
     clipped = ConfidenceInterval(min(1.0, max(0.0, low)), min(1.0, max(0.0, high)))
-    return IntervalResult(method=method, confidence_interval=clipped, confidence_level=level, centre=float(t),
+    return IntervalResult(method=method, confidence_interval=clipped, confidence_level=level, estimate=float(t),
                           n_samples=int(n), seconds=time.perf_counter() - t0, details=details)
 
 
@@ -653,22 +654,28 @@ def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n
     return _result("kohavi", ci, level, t, Phi.shape[0], t0, details)
 
 
-def _yang_iv(design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng):
+def _yang_iv(design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng):
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
-    k = _positive_int(k, "k", 2)
-    if k > n:
-        raise ValueError(f"`k` must be at most n = {n}; got {k}.")
+
+    def check_count(k):
+        k = _positive_int(k, "cv", 2)
+        if k > n:
+            raise ValueError(f"`cv` must be at most n = {n}; got {k}.")
+        return k
+    cv = folds_or_count(cv, labels, Phi, check_count)
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
+    k = cv if not isinstance(cv, np.ndarray) else int(cv[0].max()) + 1
     n_eff = n / k if n_eff is None else _positive(n_eff, "n_eff")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), k, _positive_int(repeats, "repeats"),
+    return (Phi, labels, loss, check_confidence_level(confidence_level), cv, _positive_int(repeats, "repeats"),
             bool(stratified), n_eff, _positive_int(n_boot, "n_boot"), _centre_iv(centre, ("632", "cv")),
             check_rng(rng))
 
 
+@renamed(k="cv")
 @fill_doc(**_DOC)
-def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: int = 2, repeats: int = 10,
+def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int | Splitter = 2, repeats: int = 10,
          stratified: bool = True, n_eff: float | None = None, n_boot: int = 200, loss: str | Loss = "squared",
          centre: str | float = "632",
          rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
@@ -680,7 +687,7 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: 
     then asymptotically normal with variance of order t (1 - t) / n_2, the size of
     one *test* set, not n (the splits re-use the same points).
 
-    Fold scheme (default): k = 2, i.e. half/half splits (n_1 = n_2 = n / 2, Yang's
+    Fold scheme (default): ``cv`` = k = 2, i.e. half/half splits (n_1 = n_2 = n / 2, Yang's
     balanced case), stratified by class, repeated 10 times with independent random
     splits (:func:`cudbound.baselines.cross_validation`). n_eff defaults to n / k,
     the mean test-set size (n / 2). The widths of Y in Laber & Murphy's Table 3
@@ -693,8 +700,11 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: 
     Parameters
     ----------
     %(data)s
-    k : int, default 2
-        Folds per cross-validation run (2 <= k <= n).
+    cv : int or scikit-learn splitter, default 2
+        Folds per cross-validation run, k (2 <= k <= n; ``k`` is its old name, deprecated), or a
+        splitter whose test sets are the folds (``RepeatedStratifiedKFold(n_splits=2, n_repeats=10)``;
+        :func:`cudbound.resampling.splitter_folds`: ``repeats`` and ``stratified`` are then the
+        splitter's, and k its number of folds).
     repeats : int, default 10
         Independent fold assignments averaged over.
     stratified : bool, default True
@@ -723,18 +733,19 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: 
     16(2), 635-657. Laber, E. B. and Murphy, S. A. (2008). UAI 2008.
     """
     t0 = time.perf_counter()
-    (Phi, labels, loss, level, k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
-        design, y, confidence_level, k, repeats, stratified, n_eff, n_boot, loss, centre, rng)
-    folds = draw_folds(labels, k, repeats, stratified, gen)
+    (Phi, labels, loss, level, folds_or_k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
+        design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng)
+    folds = deal_folds(folds_or_k, labels, repeats, stratified, gen)
+    k, repeats = int(folds[0].max()) + 1, int(folds.shape[0])
     per_repeat, log = _cv_parts(Phi, labels, loss, folds)
     log.warn("yang (cross-validation)")
-    cv = float(per_repeat.mean())
+    cv_estimate = float(per_repeat.mean())
     details: dict[str, Any]
     if centre == "cv":
-        t, details = cv, {"centre_source": "cv"}
+        t, details = cv_estimate, {"centre_source": "cv"}
     else:
         t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "yang")
-    details.update({"n_eff": n_eff, "k": k, "repeats": repeats, "stratified": stratified, "cv_estimate": cv,
+    details.update({"n_eff": n_eff, "k": k, "repeats": repeats, "stratified": stratified, "cv_estimate": cv_estimate,
                     "cv_degenerate_refits": log.degenerate})
     return _result("yang", normal_interval(t, n_eff, level), level, t, Phi.shape[0], t0, details)
 
@@ -793,19 +804,20 @@ def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m
     return _result("martin", beta_interval(t, m, level, (a, b)), level, t, Phi.shape[0], t0, details)
 
 
-def _langford_iv(design, y, confidence_level, m, sides, n_boot, loss, centre, rng):
+def _langford_iv(design, y, confidence_level, m, alternative, n_boot, loss, centre, rng):
     Phi, labels, loss = _design_iv(design, y, loss)
     if m is None:
         m = Phi.shape[0]
     else:
         m = check_scalar(m, "m", min_val=1, hint=" (a number of test cases)")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _sides_iv(sides),
+    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _alternative_iv(alternative),
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
+@renamed(sides=("alternative", sides_to_alternative))
 @fill_doc(**_DOC)
 def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m: int | None = None,
-             sides: int | str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",
+             alternative: str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",
              centre: str | float = "632",
              rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
@@ -816,8 +828,8 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
 
     * two-sided (default): [B_l(delta / 2), B_u(delta / 2)], the exact Clopper-Pearson
       interval, B_u = max{p : P_p(X <= k) >= delta/2}, B_l = min{p : P_p(X >= k) >= delta/2};
-    * ``sides="upper"``: [0, B_u(delta)], Langford's one-sided test set bound;
-    * ``sides="lower"``: [B_l(delta), 1].
+    * ``alternative="less"``: [0, B_u(delta)], Langford's one-sided test set bound;
+    * ``alternative="greater"``: [B_l(delta), 1].
 
     Default m = n (L's widths in Laber & Murphy's Table 3, 0.32-0.37 at n = 30, are
     the Clopper-Pearson widths for 30 trials).
@@ -827,13 +839,14 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     %(data)s
     m : int, optional
         Effective number of test cases, default n.
-    sides : 2, 'two-sided', 'upper' or 'lower'
+    alternative : 'two-sided' (default), 'less' or 'greater'
+        As in ``scipy.stats.binomtest`` (``sides``, 2, 'upper' or 'lower', is its old name, deprecated).
     %(centre)s
 
     Returns
     -------
     IntervalResult
-        ``method="langford"``; ``details`` has k, m and sides.
+        ``method="langford"``; ``details`` has k, m and sides (the bound: 'two-sided', 'upper' or 'lower').
 
     %(warns_centre)s
 
@@ -844,11 +857,11 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m, sides,
-                                                                           n_boot, loss, centre, rng)
+    Phi, labels, loss, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m,
+                                                                           alternative, n_boot, loss, centre, rng)
     t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "langford")
     k = min(m, max(0, math.floor(t * m + 0.5)))
     details.update({"k": k, "m": m, "sides": sides})
-    return _result("langford", binomial_interval(k, m, level, sides), level, t, Phi.shape[0], t0, details)
+    return _result("langford", _clopper_pearson(k, m, level, sides), level, t, Phi.shape[0], t0, details)
 
 

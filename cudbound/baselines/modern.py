@@ -48,11 +48,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar
 from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
-from ..resampling import draw_counts, draw_folds
+from ..resampling import Splitter, cv_splitter, deal_folds, draw_counts, folds_or_count
 from .estimators import _design_iv, _e632plus_parts, _e632_value, _full_fit, _Refitter
 from .methods import _result
 
@@ -214,21 +215,28 @@ def delta_method_se(wrong: ArrayLike, counts: ArrayLike) -> tuple[float, float, 
 
 # --------------------------------------------------------------------------- the intervals
 
-def _wald_cv_iv(design, y, confidence_level, k, variance, stratified, loss, rng):
+def _wald_cv_iv(design, y, confidence_level, cv, variance, stratified, loss, rng):
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
-    k = check_scalar(k, "k", min_val=2, max_val=n)
+    cv = folds_or_count(cv, labels, Phi, lambda k: check_scalar(k, "cv", min_val=2, max_val=n))
+    if isinstance(cv, np.ndarray) and cv.shape[0] != 1:
+        raise ValueError(f"wald_cv takes one K-fold split; the splitter `cv` made {cv.shape[0]} repetitions.")
     if variance not in ("all-pairs", "within-fold"):
         raise ValueError(f"`variance` must be 'all-pairs' or 'within-fold'; got {variance!r}.")
-    if variance == "within-fold" and n // k < 2:
-        raise ValueError(f"the within-fold variance needs at least 2 points per fold: k = {k} > n / 2 = {n / 2:g}.")
+    if variance == "within-fold":
+        smallest = n // cv if not isinstance(cv, np.ndarray) else int(np.bincount(cv[0]).min())
+        if smallest < 2:
+            raise ValueError("the within-fold variance needs at least 2 points per fold: "
+                             + (f"cv = {cv} > n / 2 = {n / 2:g}." if not isinstance(cv, np.ndarray)
+                                else "the splitter `cv` made a fold of 1 point."))
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
-    return Phi, labels, loss, check_confidence_level(confidence_level), k, bool(stratified), check_rng(rng)
+    return Phi, labels, loss, check_confidence_level(confidence_level), cv, bool(stratified), check_rng(rng)
 
 
+@renamed(k="cv")
 @fill_doc(**_DOC)
-def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: int = 10,
+def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int | Splitter = 10,
             variance: str = "all-pairs", stratified: bool = True, loss: str | Loss = "squared",
             rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Wald interval from K-fold cross-validation (Bayle, Bayle, Janson & Mackey 2020).
@@ -244,7 +252,10 @@ def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, 
     Parameters
     ----------
     %(data)s
-    k : int, default 10
+    cv : int or scikit-learn splitter, default 10
+        K, the number of folds (``k`` is its old name, deprecated), or a splitter making one
+        K-fold split (``StratifiedKFold(10, shuffle=True, random_state=0)``;
+        :func:`cudbound.resampling.splitter_folds`; ``stratified`` is then the splitter's).
     variance : 'all-pairs' (default) or 'within-fold'
     stratified : bool, default True
     %(tail)s
@@ -266,13 +277,14 @@ def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 2)); y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
     >>> res = wald_cv(np.column_stack([np.ones(40), X]), y, rng=1)
-    >>> res.low <= res.centre <= res.high
+    >>> res.low <= res.estimate <= res.high
     True
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, k, stratified, gen = _wald_cv_iv(design, y, confidence_level, k, variance,
-                                                               stratified, loss, rng)
-    folds = draw_folds(labels, k, 1, stratified, gen)[0]
+    Phi, labels, loss, level, folds_or_k, stratified, gen = _wald_cv_iv(design, y, confidence_level, cv, variance,
+                                                                        stratified, loss, rng)
+    folds = deal_folds(folds_or_k, labels, 1, stratified, gen)[0]
+    k = int(folds.max()) + 1
     test = folds[None, :] == np.arange(k)[:, None]
     wrong, log = _heldout_wrong(Phi, labels, loss, ~test, test)
     h = wrong.any(axis=0).astype(float)
@@ -414,13 +426,16 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
                     "train_masks": trains, "test_masks": tests}, log)
 
 
-def _nested_cv_iv(design, y, confidence_level, k, repeats, bias_repeats, loss, rng) -> tuple[
+def _nested_cv_iv(design, y, confidence_level, cv, repeats, bias_repeats, loss, rng) -> tuple[
         np.ndarray, np.ndarray, Loss, float, int, int, int, np.random.Generator]:
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
-    k = check_scalar(k, "k", min_val=3)
+    if cv_splitter(cv) is not None:
+        raise ValueError(f"nested_cv needs `cv` as a number of folds (its algorithm draws its own random K-fold "
+                         f"splits, and fresh ones for the bias); got {cv!r}.")
+    k = check_scalar(cv, "cv", min_val=3)
     if n // k < 2:
-        raise ValueError(f"nested cross-validation needs at least 2 points per fold: k = {k} > n / 2 = {n / 2:g}.")
+        raise ValueError(f"nested cross-validation needs at least 2 points per fold: cv = {k} > n / 2 = {n / 2:g}.")
     R = check_scalar(repeats, "repeats", min_val=1)
     Rb = math.ceil(R / 5) if bias_repeats is None else check_scalar(bias_repeats, "bias_repeats", min_val=1)
     return Phi, labels, loss, check_confidence_level(confidence_level), k, R, Rb, check_rng(rng)
@@ -446,8 +461,9 @@ def _all_folds(n, k, gen):
     return labels
 
 
+@renamed(k="cv")
 @fill_doc(**_DOC)
-def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, k: int = 10, repeats: int = 50,
+def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int = 10, repeats: int = 50,
               bias_repeats: int | None = None, loss: str | Loss = "squared",
               rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Nested cross-validation interval (Bates, Hastie & Tibshirani 2023, Algorithm 1).
@@ -477,8 +493,9 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     Parameters
     ----------
     %(data)s
-    k : int, default 10
-        K, at least 3 and at most n / 2.
+    cv : int, default 10
+        K, the number of folds, at least 3 and at most n / 2 (``k`` is its old name, deprecated;
+        not a splitter: the algorithm draws its own splits).
     repeats : int, default 50
     bias_repeats : int, optional
         Plain CV runs for Err_CV, default ceil(repeats / 5).
@@ -496,7 +513,7 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     and how well does it do it? JASA 119, 1434-1445 (code: stephenbates19/nestedcv).
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, K, R, Rb, gen = _nested_cv_iv(design, y, confidence_level, k, repeats,
+    Phi, labels, loss, level, K, R, Rb, gen = _nested_cv_iv(design, y, confidence_level, cv, repeats,
                                                             bias_repeats, loss, rng)
     n = Phi.shape[0]
     pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
@@ -636,26 +653,27 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
                     "counts": counts}, log)
 
 
-def _e632_delta_iv(design, y, confidence_level, n_resamples, estimator, loss, rng) -> tuple[
+def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng) -> tuple[
         np.ndarray, np.ndarray, Loss, float, int, str, np.random.Generator]:
     Phi, labels, loss = _design_iv(design, y, loss)
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
-    key = estimator.strip().lower().lstrip(".") if isinstance(estimator, str) else None
+    key = point_estimate.strip().lower().lstrip(".") if isinstance(point_estimate, str) else None
     if key not in ("632", "632+", "err1"):
-        raise ValueError(f"`estimator` must be '.632+', '.632' or 'err1'; got {estimator!r}.")
+        raise ValueError(f"`point_estimate` must be '.632+', '.632' or 'err1'; got {point_estimate!r}.")
     return Phi, labels, loss, check_confidence_level(confidence_level), B, key, check_rng(rng)
 
 
+@renamed(estimator="point_estimate")
 @fill_doc(**_DOC)
 def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
-               estimator: str = ".632+", loss: str | Loss = "squared",
+               point_estimate: str = ".632+", loss: str | Loss = "squared",
                rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
     """Normal interval around the .632+ estimate with Efron & Tibshirani's delta-method SE.
 
     SE_del of the leave-one-out bootstrap Err(1) by the delta method (Efron & Tibshirani
     1997, section 3, eq. 40; :func:`delta_method_se`), rescaled proportionally for the
     estimate reported, SE = SE_del Err / Err(1) (as the authors suggest for .632+, and as the
-    nestedcv and oosse R packages do), and Err +/- z SE. ``estimator``: '.632+' (default),
+    nestedcv and oosse R packages do), and Err +/- z SE. ``point_estimate``: '.632+' (default),
     '.632' or 'err1' (Err(1) itself, SE = SE_del). Default B = 200 bootstrap samples (the
     authors' simulations use 50 for the estimate; the SE needs more).
 
@@ -664,7 +682,9 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     %(data)s
     n_resamples : int, default 200
         B.
-    estimator : '.632+' (default), '.632' or 'err1'
+    point_estimate : '.632+' (default), '.632' or 'err1'
+        The estimate the interval is centred on (``estimator`` is its old name, deprecated:
+        ``estimator`` means a scikit-learn model everywhere else).
     %(tail)s
 
     Returns
@@ -679,8 +699,8 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     errors and influence functions. JRSS B 54, 83-127.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples, estimator,
-                                                           loss, rng)
+    Phi, labels, loss, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples,
+                                                           point_estimate, loss, rng)
     n = Phi.shape[0]
     counts = draw_counts(n, B, gen)
     _, full_preds = _full_fit(Phi, labels, loss)

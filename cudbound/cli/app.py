@@ -13,7 +13,7 @@ from .. import __version__
 from . import auc, coverage, interval, xi_alpha
 from .output import _json_default, _print_warnings, _warning_lines
 from .shared import (DEFAULT_RESAMPLES, EXIT_FAILURE, EXIT_USAGE, PROG, _jobs_spec, _loss_spec, _Parser, _positive,
-                     in_flags)
+                     add_renamed_flag, in_flags)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,8 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _common_options() -> argparse.ArgumentParser:
     """The options of the interval commands (``demo``, ``interval``), a parent parser."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--level", type=float, default=0.95, metavar="LEVEL",
+    common.add_argument("--confidence-level", type=float, default=None, metavar="LEVEL",
                         help="confidence level, strictly between 0 and 1 (default 0.95)")
+    add_renamed_flag(common, "--level", "--confidence-level", type=float, metavar="LEVEL")
     common.add_argument("--resamples", type=int, default=None, metavar="B",
                         help=f"number of bootstrap resamples B (default {DEFAULT_RESAMPLES} for CUD; with --methods, "
                              f"given to every method that resamples: cud, bs1, bs2)")

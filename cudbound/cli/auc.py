@@ -6,7 +6,7 @@ import numpy as np
 from ..output import envelope, result_item
 from .csv_input import read_labelled_csv
 from .output import _csv_data
-from .shared import _positive
+from .shared import _positive, add_renamed_flag, renamed_flag
 
 
 def add_parser(subparsers, common) -> None:
@@ -21,8 +21,9 @@ def add_parser(subparsers, common) -> None:
     auc.add_argument("--pos-label", default=None, metavar="VALUE", help="label value of the positive class")
     auc.add_argument("--method", choices=("lpo", "pooled", "averaged"), default="lpo",
                      help="leave-pair-out (default), pooled or averaged cross-validation")
-    auc.add_argument("--folds", type=_positive(int, "--folds"), default=5, metavar="K",
+    auc.add_argument("--cv", type=_positive(int, "--cv"), default=None, metavar="K",
                      help="folds of pooled/averaged cross-validation (default 5, stratified)")
+    add_renamed_flag(auc, "--folds", "--cv", type=_positive(int, "--folds"), metavar="K")
     auc.add_argument("--regparam", type=_positive(float, "--regparam"), default=1.0, metavar="LAMBDA",
                      help="regularization parameter of the RLS (default 1)")
     auc.add_argument("--kernel", choices=("linear", "gaussian"), default="linear", help="kernel (default linear)")
@@ -36,6 +37,7 @@ def _auc(args) -> tuple[dict, str]:
     """``cudbound auc``: one of the three cross-validated AUCs of cudbound.auc."""
     from ..auc import KernelRLS, cv_auc, lpo_auc
 
+    folds = renamed_flag(args, "--folds", "--cv", default=5)
     X, _, features, labels, encoding = read_labelled_csv(args)
     model = KernelRLS(regparam=args.regparam, kernel=args.kernel, gamma=args.gamma)
     seed = None
@@ -44,15 +46,15 @@ def _auc(args) -> tuple[dict, str]:
         extra = {"n_pairs": res.n_pairs, "method_detail": res.method}
         how = f"leave-pair-out over {res.n_pairs} positive-negative pairs ({res.method})"
     else:
-        res = cv_auc(model, X, labels, cv=args.folds, pooling=args.method, rng=args.seed)
-        extra = {"folds": args.folds, "fold_auc": [None if np.isnan(v) else float(v) for v in res.fold_auc],
+        res = cv_auc(model, X, labels, cv=folds, pooling=args.method, rng=args.seed)
+        extra = {"folds": folds, "fold_auc": [None if np.isnan(v) else float(v) for v in res.fold_auc],
                  "n_skipped_folds": res.n_skipped_folds}
         seed = args.seed
-        how = f"{args.method} over {args.folds} stratified folds (seed {args.seed})" + (
+        how = f"{args.method} over {folds} stratified folds (seed {args.seed})" + (
             f", {res.n_skipped_folds} one-class folds skipped" if res.n_skipped_folds else "")
     record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=seed,
-                      results=[result_item(args.method, "auc", res.auc, **extra)], details={"model": repr(model)})
-    report = "\n".join([f"AUC {res.auc:.4f}: {how}",
+                      results=[result_item(args.method, "auc", res.estimate, **extra)], details={"model": repr(model)})
+    report = "\n".join([f"AUC {res.estimate:.4f}: {how}",
                         f"  model   {model!r} (kernel ridge on -1/+1 labels)",
                         f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
     return record, report

@@ -12,7 +12,8 @@ from ..output import envelope
 from ..registry import get_method, intervals, method_names
 from .csv_input import read_labelled_csv
 from .output import _csv_data, _format_report
-from .shared import DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress
+from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress,
+                     add_renamed_flag, renamed_flag)
 
 
 def add_parser(subparsers, common) -> None:
@@ -39,14 +40,16 @@ def add_parser(subparsers, common) -> None:
                           help="comma-separated interval methods: " + ", ".join(method_names())
                                + ", or 'all' (default cud); every option goes to each chosen method that "
                                  "takes it, and an option none of them takes is an error")
-    interval.add_argument("--folds", type=_positive(int, "--folds"), default=None, metavar="K",
+    interval.add_argument("--cv", type=_positive(int, "--cv"), default=None, metavar="K",
                           help="folds of the methods that cross-validate (yang, wald_cv, nested_cv; each method's "
                                "default otherwise)")
+    add_renamed_flag(interval, "--folds", "--cv", type=_positive(int, "--folds"), metavar="K")
     interval.set_defaults(handler=_interval)
 
 
 def _demo(args) -> tuple[dict, str]:
     """``cudbound demo``: the CUD interval on simulated data, against the model's exact error."""
+    args.confidence_level = renamed_flag(args, "--level", "--confidence-level", default=0.95)
     X, y = demo_data(args.n, args.seed)
     result = _compute(X, y, args, basis="linear", seed=args.seed)
     true_error = DEMO_GENERATOR.error_rate(result.coef)
@@ -95,11 +98,13 @@ def _maybe_plot(args, results):
 
 def _interval(args) -> tuple[dict, str]:
     """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
+    args.cv = renamed_flag(args, "--folds", "--cv")
+    args.confidence_level = renamed_flag(args, "--level", "--confidence-level", default=0.95)
     X, y, features, _, encoding = read_labelled_csv(args)
     seed = secrets.randbits(32) if args.seed is None else args.seed
     if args.methods != ("cud",):
         return _interval_methods(args, X, y, features, encoding, seed)
-    _per_method_options(args, ("cud",))     # an option CUD does not take (--folds) is an error
+    _per_method_options(args, ("cud",))     # an option CUD does not take (--cv) is an error
     result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
     shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
     context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
@@ -118,7 +123,7 @@ def _interval(args) -> tuple[dict, str]:
 _METHOD_OPTIONS = {"--resamples": "n_resamples", "--alpha-n": "alpha_n", "--jobs": "n_jobs",
                    "--scheduler": "scheduler", "--exact-distribution": "exact_distribution",
                    "--max-nodes": "max_nodes", "--time-limit": "time_limit",
-                   "--replicate-time-limit": "replicate_time_limit", "--folds": "k"}
+                   "--replicate-time-limit": "replicate_time_limit", "--cv": "cv"}
 
 
 def _given_options(args) -> dict:
@@ -153,14 +158,14 @@ def _per_method_options(args, methods) -> dict:
 def _interval_methods(args, X, y, features, encoding, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     per = _per_method_options(args, args.methods)
-    results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.level, rng=seed,
-                        pos_label=args.pos_label, loss=args.loss,
+    results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.confidence_level,
+                        rng=seed, pos_label=args.pos_label, loss=args.loss,
                         **{f"{m}_options": opts for m, opts in per.items() if opts})
     w = max(10, 2 + max(len(r.method) for r in results))
-    lines = [f"Confidence intervals for the generalization error (level {args.level:g}, n = {X.shape[0]}, "
+    lines = [f"Confidence intervals for the generalization error (level {args.confidence_level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
              f"  {'method':<{w}}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
-    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.centre:>8.4f}{r.width:>8.4f}"
+    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.estimate:>8.4f}{r.width:>8.4f}"
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
     lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
                   "2008), each method's own estimate for the others."]
@@ -177,8 +182,8 @@ def _compute(X, y, args, *, basis, seed, pos_label=None):
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     if sys.stderr.isatty():
         print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {resamples}) ...", file=sys.stderr)
-    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.level, n_resamples=resamples,
-                        alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=1 if args.jobs is None else args.jobs,
-                        scheduler=args.scheduler, exact_distribution=args.exact_distribution,
-                        max_nodes=args.max_nodes, time_limit=args.time_limit,
+    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.confidence_level,
+                        n_resamples=resamples, alpha_n=args.alpha_n, rng=seed, pos_label=pos_label,
+                        n_jobs=1 if args.jobs is None else args.jobs, scheduler=args.scheduler,
+                        exact_distribution=args.exact_distribution, max_nodes=args.max_nodes, time_limit=args.time_limit,
                         replicate_time_limit=args.replicate_time_limit, progress=_show_progress(args))

@@ -6,6 +6,7 @@ import argparse
 import math
 import re
 import sys
+import warnings
 
 from ..basis import make_basis
 from ..losses import get_loss
@@ -30,9 +31,9 @@ class CLIError(ValueError):
 
 
 # the library's parameter names as the command line spells them (messages speak in flags)
-_FLAGS = {"confidence_level": "--level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
+_FLAGS = {"confidence_level": "--confidence-level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
           "max_nodes": "--max-nodes", "time_limit": "--time-limit", "replicate_time_limit": "--replicate-time-limit",
-          "loss": "--loss", "basis": "--basis", "pos_label": "--pos-label", "k": "--folds", "rng": "--seed",
+          "loss": "--loss", "basis": "--basis", "pos_label": "--pos-label", "cv": "--cv", "rng": "--seed",
           "exact_distribution": "--exact-distribution", "scheduler": "--scheduler", "methods": "--methods"}
 
 
@@ -44,7 +45,7 @@ _ASSIGNED = re.compile(rf"\b({_NAMES})=(['\"]?)([^\s'\",;)]+)\2")
 
 def in_flags(message: str) -> str:
     """A library message in command-line words: `` `n_resamples` `` -> ``--resamples``,
-    ``confidence_level=0.95`` -> ``--level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``."""
+    ``confidence_level=0.95`` -> ``--confidence-level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``."""
     message = _TICKED_VALUE.sub(lambda m: f"{_FLAGS[m.group(1)]} ", message)
     message = _TICKED.sub(lambda m: _FLAGS[m.group(1)], message)
     return _ASSIGNED.sub(lambda m: f"{_FLAGS[m.group(1)]} {m.group(3)}", message)
@@ -55,6 +56,26 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {in_flags(message)} (see '{self.prog} --help')\n")
+
+
+def add_renamed_flag(parser, old: str, new: str, **options) -> None:
+    """The flag ``old``, kept for one release beside its new name ``new`` (read it with
+    :func:`renamed_flag`); its help says it is deprecated."""
+    parser.add_argument(old, dest=old[2:].replace("-", "_"), default=None,
+                        help=f"deprecated, removed in the next release: use {new}", **options)
+
+
+def renamed_flag(args, old: str, new: str, default=None):
+    """The value of ``new``, or of the deprecated ``old`` when only it was given (a DeprecationWarning
+    naming ``new``, printed as one warning line); both given is an error."""
+    value, old_value = (getattr(args, flag[2:].replace("-", "_")) for flag in (new, old))
+    if old_value is None:
+        return default if value is None else value
+    if value is not None:
+        raise CLIError(f"{old} is the old name of {new}; give {new} only.")
+    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new} instead.",
+                  DeprecationWarning, stacklevel=2)
+    return old_value
 
 
 def _show_progress(args) -> bool:

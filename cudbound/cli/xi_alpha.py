@@ -43,7 +43,7 @@ def _xi_alpha(args) -> tuple[dict, str]:
     X, _, features, labels, encoding = read_labelled_csv(args)
     kw = dict(C=args.C, kernel=args.kernel, gamma=args.gamma, degree=args.degree, coef0=args.coef0)
     est = xi_alpha(X, labels, rho=args.rho, radius=_radius_arg(args.radius), **kw)
-    results = [result_item("xi_alpha", "error", est.error, n_errors=est.n_errors),
+    results = [result_item("xi_alpha", "error", est.estimate, n_errors=est.n_errors),
                result_item("xi_alpha", "recall", est.recall, n_errors=est.n_pos_errors),
                result_item("xi_alpha", "precision", est.precision, n_errors=est.n_neg_errors),
                result_item("xi_alpha", "f1", est.f1)]
@@ -51,7 +51,7 @@ def _xi_alpha(args) -> tuple[dict, str]:
                "n_pos": est.n_pos, "radius_sq": est.radius_sq, "rho": est.rho, "stable": est.stable,
                "n_support": int(np.sum(est.alpha > 0)), "svm": {**kw, "radius": args.radius}}
     lines = [f"xi-alpha estimates (Joachims 2000), rho = {est.rho:g}, R^2 = {est.radius_sq:.6g} ({args.radius}):",
-             f"  error     <= {est.error:.4f}  (d = {est.n_errors} of n = {est.n})",
+             f"  error     <= {est.estimate:.4f}  (d = {est.n_errors} of n = {est.n})",
              f"  recall    >= {est.recall:.4f}  (d+ = {est.n_pos_errors} of n+ = {est.n_pos})",
              f"  precision >= {est.precision:.4f}  (d- = {est.n_neg_errors})",
              f"  F1        >= {est.f1:.4f}"]
@@ -59,11 +59,11 @@ def _xi_alpha(args) -> tuple[dict, str]:
         lines.append("  warning: no free support vector; the bound of Lemma 1 does not apply")
     if args.loo:
         loo = loo_error(X, labels, progress=_show_progress(args), **kw)
-        results += [result_item("loo", "error", loo.error, n_errors=loo.n_errors, n_refits=loo.n_refits),
+        results += [result_item("loo", "error", loo.estimate, n_errors=loo.n_errors, n_refits=loo.n_refits),
                     result_item("loo", "recall", loo.recall), result_item("loo", "precision", loo.precision),
                     result_item("loo", "f1", loo.f1)]
         details["loo"] = {"n_errors": loo.n_errors, "n_refits": loo.n_refits}
-        lines.append(f"exact leave-one-out: error {loo.error:.4f} ({loo.n_errors} errors, {loo.n_refits} refits), "
+        lines.append(f"exact leave-one-out: error {loo.estimate:.4f} ({loo.n_errors} errors, {loo.n_refits} refits), "
                      f"recall {loo.recall:.4f}, precision {loo.precision:.4f}, F1 {loo.f1:.4f}")
     lines.append(f"  SVM     C = {args.C:g}, kernel {args.kernel}; data {args.data} (n = {X.shape[0]}, "
                  f"{len(features)} features), labels {encoding!r}")

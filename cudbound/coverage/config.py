@@ -62,6 +62,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits   # installed with scikit-learn, a dependency
 
 from .._validation import check_scalar
+from .._deprecation import apply_renames
 from ..registry import check_options, get_method, method_names
 from ..basis import make_basis
 from ..datasets import REAL_BASIS, ChecksumError, dataset_names, get_dataset
@@ -120,15 +121,25 @@ left out of a protocol's defaults, so that the stored protocols stay valid (set 
 they are part of its protocol like any option)."""
 
 
+def _stored_names(method: str, options: dict) -> dict:
+    """``options`` under the names a protocol records them by: an option renamed since
+    (:mod:`cudbound._deprecation`; ``k`` is now ``cv``) keeps its old name there, whichever name the
+    study uses, so that the stored protocols (and the committed chunks) stay valid."""
+    old_name = {(new if isinstance(new, str) else new[0]): old for old, new in get_method(method).renamed.items()}
+    return {old_name.get(k, k): v for k, v in options.items()}
+
+
 def _defaults(method: str, options: dict) -> dict:
     """The defaults of the method's options that the study leaves unset: part of the protocol, so
     that a release that changes a default (Kohavi's ``form``, say) cannot mix its rows with
     rows made under the old default."""
     import inspect
     params = get_method(method).parameters
-    return {k: _jsonable(params[k].default) for k in get_method(method).options()
-            if k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty
-            and not (k in _NOT_IN_PROTOCOL and params[k].default is None)}
+    given = set(_stored_names(method, options))
+    return _stored_names(method, {k: _jsonable(params[k].default) for k in get_method(method).options()
+                                  if k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty
+                                  and not (k in _NOT_IN_PROTOCOL and params[k].default is None)
+                                  and _stored_names(method, {k: None}).keys().isdisjoint(given)})
 
 
 @dataclass(frozen=True, order=True)
@@ -209,7 +220,8 @@ class StudyConfig:
         """
         return {"seed": self.seed, "confidence_level": self.confidence_level, "test_size": self.test_size,
                 "loss": self.loss,
-                "methods": {m: [self.method_of[m], self.options[m]] for m in self.methods},
+                "methods": {m: [self.method_of[m], _stored_names(self.method_of[m], self.options[m])]
+                            for m in self.methods},
                 "defaults": {m: _defaults(self.method_of[m], self.options[m]) for m in self.methods},
                 "bases": {d.label: d.basis for d in self.datasets},
                 **({"sources": {d.label: d.name for d in self.datasets}}
@@ -412,14 +424,15 @@ def _methods(labels, options, problems):
             problems.add(f"method label {label!r} runs unknown method {method!r}{hint}; methods are {list(names)}.")
             continue
         method_of[label] = method
+        own = apply_renames(f"[options.{label}]", get_method(method).renamed, own)   # old names: a warning
         accepted = get_method(method).options()
-        merged = {k: v for k, v in shared.items() if k in accepted}
+        merged = {k: v for k, v in shared.items() if get_method(method).accepts(k)}
         merged.update(own)
-        bad = sorted(k for k in own if k not in accepted)
+        bad = sorted(k for k in own if not get_method(method).accepts(k))
         if bad:
             problems.add(f"[options.{label}] has option(s) {bad} that method {method!r} does not take; it "
                          f"takes {accepted}.")
-            merged = {k: v for k, v in merged.items() if k in accepted}
+            merged = {k: v for k, v in merged.items() if get_method(method).accepts(k)}
         if "alpha_n" in merged:
             try:
                 alpha_value(merged["alpha_n"], 30)
@@ -427,7 +440,7 @@ def _methods(labels, options, problems):
                 problems.add(f"[options.{label}]: {exc}")
         opts[label] = merged
     known = [m for m in labels if m in method_of]
-    unused = sorted(k for k in shared if k != "loss" and not any(k in get_method(method_of[m]).options()
+    unused = sorted(k for k in shared if k != "loss" and not any(get_method(method_of[m]).accepts(k)
                                                                   for m in known))
     if unused and len(known) == len(labels):
         problems.add(f"shared option(s) {unused} in [options] are taken by none of the methods {labels}.")

@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import quote
 
+from .._deprecation import renamed
 from .config import ConfigError, StudyConfig, Task, parse_config
 
 __all__ = ["ResultStore", "StoreError", "StoreNotFoundError", "StoreVersionError", "StoreCorruptError",
@@ -135,11 +136,13 @@ def _diff(old: dict, new: dict, prefix="") -> list[str]:
 
 
 
-def coverage_interval(covered: int, reps: int, level: float = 0.95) -> tuple:
+@renamed(level="confidence_level")
+def coverage_interval(covered: int, reps: int, confidence_level: float = 0.95) -> tuple:
     """The exact (Clopper-Pearson) interval of a coverage: ``covered`` of ``reps`` repetitions
-    (scipy.stats.binomtest, method 'exact')."""
+    (scipy.stats.binomtest, method 'exact'); ``level`` is the old name of ``confidence_level``,
+    deprecated."""
     from scipy.stats import binomtest
-    ci = binomtest(int(covered), int(reps)).proportion_ci(confidence_level=level, method="exact")
+    ci = binomtest(int(covered), int(reps)).proportion_ci(confidence_level=confidence_level, method="exact")
     return float(ci.low), float(ci.high)
 
 

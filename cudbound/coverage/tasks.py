@@ -89,7 +89,7 @@ def _jsonable(details):
 
 def _row(label, res, true_err):
     low, high = res.low, res.high
-    row = {"method": label, "low": low, "high": high, "centre": float(res.centre), "width": high - low,
+    row = {"method": label, "low": low, "high": high, "centre": float(res.estimate), "width": high - low,
            "covered": int(low <= true_err <= high), "seconds": float(res.seconds), "details": _jsonable(res.details)}
     if res.method == "cud":
         s = res.stats.summary()

@@ -43,7 +43,7 @@ def test_cross_validation_matches_reference(n, d, seed, k):
         warnings.simplefilter("ignore", DegenerateResampleWarning)
         got = cross_validation(Phi, y, folds=folds).estimate
         # the same folds drawn from the same seed through the public arguments
-        again = cross_validation(Phi, y, k=k, repeats=3, rng=seed).estimate
+        again = cross_validation(Phi, y, cv=k, repeats=3, rng=seed).estimate
     assert got == pytest.approx(ref_cv(Phi, y, folds), abs=TOL)
     assert again == got
 
@@ -52,7 +52,7 @@ def test_cross_validation_matches_reference(n, d, seed, k):
 def test_leave_one_out_matches_reference(n, d, seed):
     Phi, y = make_data(n, d, seed)
     assert leave_one_out(Phi, y).estimate == pytest.approx(ref_loo(Phi, y), abs=TOL)
-    assert cross_validation(Phi, y, k=n, stratified=False, rng=0).estimate == pytest.approx(ref_loo(Phi, y), abs=TOL)
+    assert cross_validation(Phi, y, cv=n, stratified=False, rng=0).estimate == pytest.approx(ref_loo(Phi, y), abs=TOL)
 
 
 def test_632plus_ingredients_follow_efron_tibshirani():
@@ -256,8 +256,8 @@ def test_fold_assignments_sizes_and_stratification(n, k):
     (lambda P, y: e632(P, y, n_resamples=0), "`n_resamples`"),
     (lambda P, y: e632(P, y, counts=np.ones((2, 5)), ), "`counts`"),
     (lambda P, y: e632(P, y, counts=np.full((1, len(y)), 2)), "sum to n"),
-    (lambda P, y: cross_validation(P, y, k=1), "`k`"),
-    (lambda P, y: cross_validation(P, y, k=len(y) + 1), "`k`"),
+    (lambda P, y: cross_validation(P, y, cv=1), "`cv`"),
+    (lambda P, y: cross_validation(P, y, cv=len(y) + 1), "`cv`"),
     (lambda P, y: cross_validation(P, y, repeats=0), "`repeats`"),
     (lambda P, y: cross_validation(P, y, stratified="yes"), "`stratified`"),
     (lambda P, y: cross_validation(P, y, folds=np.zeros(len(y), dtype=int)), "single fold"),
@@ -288,7 +288,7 @@ def test_estimate_error_applies_the_basis_and_labels(xy01):
 def test_fold_assignments_and_bootstrap_counts_validate_and_accept_01_labels():
     folds = fold_assignments(np.array([0, 1, 0, 1, 1, 0, 0]), 3, 2, rng=1)
     assert folds.shape == (2, 7) and set(np.unique(folds)) == {0, 1, 2}
-    with pytest.raises(ValueError, match="`k`"):
+    with pytest.raises(ValueError, match="`cv`"):
         fold_assignments([0, 1, 1], 4)
     with pytest.raises(ValueError, match="two classes"):
         fold_assignments([1, 1, 1], 2)

@@ -66,8 +66,8 @@ def test_m_equals_one():
 
 
 def test_one_sided_intervals():
-    assert binomial_interval(3, 40, 0.95, sides="upper") == pytest.approx((0.0, binomial_upper(3, 40, 0.05)))
-    assert binomial_interval(3, 40, 0.95, sides="lower") == pytest.approx((binomial_lower(3, 40, 0.05), 1.0))
+    assert binomial_interval(3, 40, 0.95, alternative="less") == pytest.approx((0.0, binomial_upper(3, 40, 0.05)))
+    assert binomial_interval(3, 40, 0.95, alternative="greater") == pytest.approx((binomial_lower(3, 40, 0.05), 1.0))
     assert binomial_interval(3, 40, 0.95, sides="two-sided") == binomial_interval(3, 40, 0.95, sides=2)
 
 
@@ -113,8 +113,8 @@ def test_deviation_spread_matches_shah_table_2_gaussian_columns(m, rt, cl, cu):
     (lambda: binomial_lower(1, 4, 0.0), "`delta`"),
     (lambda: binomial_lower(1, 4, 1.5), "`delta`"),
     (lambda: binomial_interval(1, 4, 1.0), "`confidence_level`"),
-    (lambda: binomial_interval(1, 4, 0.9, sides=1), "`sides`"),
-    (lambda: binomial_interval(1, 4, 0.9, sides="both"), "`sides`"),
+    (lambda: binomial_interval(1, 4, 0.9, alternative=1), "`alternative`"),
+    (lambda: binomial_interval(1, 4, 0.9, alternative="both"), "`alternative`"),
     (lambda: gaussian_interval(1, 4, 0.9, spread="sd"), "`spread`"),
     (lambda: binomial_upper(True, 4, 0.1), "`k`"),
 ])

@@ -50,7 +50,7 @@ def test_bs1_and_bs2_on_scipy_resamples_give_scipy_intervals():
     assert tuple(r1.confidence_interval) == pytest.approx(tuple(p.confidence_interval), rel=1e-14)
     assert tuple(r2.confidence_interval) == pytest.approx(
         (max(0.0, b.confidence_interval.low), min(1.0, b.confidence_interval.high)), rel=1e-14)
-    assert r1.centre == r2.centre == t
+    assert r1.estimate == r2.estimate == t
 
 
 # ---------------------------------------------------------------- Beta posterior vs scipy.stats.beta
@@ -105,15 +105,15 @@ def test_kohavi_default_is_the_wilson_interval_of_statsmodels(t, n, level):
     assert tuple(bl.wilson_interval(t, n, level)) == pytest.approx(want, abs=1e-12)
     k = kohavi(Phi, y, centre=t, n_eff=n, confidence_level=level)
     assert tuple(k.confidence_interval) == pytest.approx(want, abs=1e-12) and k.details["form"] == "wilson"
-    assert k.centre == t and k.low < k.high
+    assert k.estimate == t and k.low < k.high
 
 
 def test_yang_cv_centre_is_the_cross_validation_estimate():
     Phi, y = make_data(30, 2, 4)
     res = yang(Phi, y, centre="cv", rng=7)
-    assert res.centre == cross_validation(Phi, y, k=2, repeats=10, rng=7).estimate
-    assert res.details["cv_estimate"] == res.centre
-    res5 = yang(Phi, y, k=5, repeats=2, rng=7)
+    assert res.estimate == cross_validation(Phi, y, cv=2, repeats=10, rng=7).estimate
+    assert res.details["cv_estimate"] == res.estimate
+    res5 = yang(Phi, y, cv=5, repeats=2, rng=7)
     assert res5.details["n_eff"] == 6 and res5.details["centre_source"] == ".632"
 
 
@@ -123,8 +123,8 @@ def test_langford_rounds_and_inverts_the_binomial(t, m, k):
     res = langford(Phi, y, centre=t, m=m)
     assert res.details["k"] == k
     assert tuple(res.confidence_interval) == pytest.approx(tuple(binomial_interval(k, m, 0.95)))
-    up = langford(Phi, y, centre=t, m=m, sides="upper")
-    assert tuple(up.confidence_interval) == pytest.approx(tuple(binomial_interval(k, m, 0.95, sides="upper")))
+    up = langford(Phi, y, centre=t, m=m, alternative="less")
+    assert tuple(up.confidence_interval) == pytest.approx(tuple(binomial_interval(k, m, 0.95, alternative="less")))
 
 
 # ---------------------------------------------------------------- BS1 distribution vs the reference
@@ -157,7 +157,7 @@ def test_bootstrap_632_distribution_is_the_bs1_distribution():
 def test_bs1_centre_is_the_632_estimate_from_the_same_stream():
     Phi, y = make_data(20, 2, 3)
     res = bs1(Phi, y, n_resamples=20, n_inner=5, n_boot=30, rng=8)
-    assert res.centre == e632(Phi, y, n_resamples=30, rng=np.random.default_rng(8)).estimate
+    assert res.estimate == e632(Phi, y, n_resamples=30, rng=np.random.default_rng(8)).estimate
     assert res.details["centre_source"] == ".632"
 
 
@@ -168,7 +168,7 @@ def test_bias_corrected_variant_shifts_the_literal_values_to_the_centre():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateResampleWarning)
         lit = bs1(Phi, y, n_resamples=60, n_inner=8, n_boot=30, rng=4)
-    dist, t = lit.details["bootstrap_distribution"], lit.centre
+    dist, t = lit.details["bootstrap_distribution"], lit.estimate
     one = bs1(Phi, y, centre=t, bootstrap_distribution=dist, distribution="bias_corrected")
     two = bs2(Phi, y, centre=t, bootstrap_distribution=dist, distribution="bias_corrected")
     shifted = dist - dist.mean() + t
@@ -205,15 +205,15 @@ def test_degenerate_data_warn_and_give_finite_intervals(method):
     with pytest.warns(DegenerateResampleWarning):
         res = getattr(bl, method)(Phi, y, rng=0, **kw)
     assert isinstance(res, IntervalResult) and res.method == method
-    assert np.all(np.isfinite([res.low, res.high, res.centre]))
+    assert np.all(np.isfinite([res.low, res.high, res.estimate]))
     assert 0.0 <= res.low <= res.high <= 1.0
 
 
 def test_yang_with_more_folds_than_class_members():
     Phi, y = _one_positive(10)
     with pytest.warns(DegenerateResampleWarning, match="only one class"):
-        res = yang(Phi, y, k=5, centre="cv", rng=1)
-    assert np.isfinite(res.centre) and res.details["cv_degenerate_refits"] > 0
+        res = yang(Phi, y, cv=5, centre="cv", rng=1)
+    assert np.isfinite(res.estimate) and res.details["cv_degenerate_refits"] > 0
 
 
 # ---------------------------------------------------------------- validation and docs
@@ -228,12 +228,12 @@ def test_yang_with_more_folds_than_class_members():
     (lambda P, y: kohavi(P, y, n_eff=0), "`n_eff`"),
     (lambda P, y: kohavi(P, y, centre=1.5), "`centre`"),
     (lambda P, y: kohavi(P, y, confidence_level=95), "`confidence_level`"),
-    (lambda P, y: yang(P, y, k=1), "`k`"),
+    (lambda P, y: yang(P, y, cv=1), "`cv`"),
     (lambda P, y: yang(P, y, centre="bogus"), "`centre`"),
     (lambda P, y: martin(P, y, prior=(0, 1)), "`prior"),
     (lambda P, y: martin(P, y, prior=3), "`prior`"),
     (lambda P, y: langford(P, y, m=2.5), "`m`"),
-    (lambda P, y: langford(P, y, sides="left"), "`sides`"),
+    (lambda P, y: langford(P, y, alternative="left"), "`alternative`"),
     (lambda P, y: percentile_interval([0.1], 0.9), "`bootstrap_values`"),
 ])
 def test_bad_input_names_the_argument(call, match):

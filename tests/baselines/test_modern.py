@@ -68,10 +68,10 @@ def test_delta_method_influences_sum_to_zero():
 @pytest.mark.parametrize("seed", range(3))
 def test_wald_cv_matches_reference(seed, variance):
     Phi, y = make_data(n=24, seed=seed)
-    res = wald_cv(Phi, y, k=4, variance=variance, rng=seed, confidence_level=0.9)
+    res = wald_cv(Phi, y, cv=4, variance=variance, rng=seed, confidence_level=0.9)
     h, (lo, hi) = ref_wald(Phi, y, res.details["folds"], 0.9, variance)
     np.testing.assert_array_equal(res.details["losses"], h)
-    assert res.centre == pytest.approx(h.mean(), abs=1e-15)
+    assert res.estimate == pytest.approx(h.mean(), abs=1e-15)
     assert (res.details["unclipped_low"], res.details["unclipped_high"]) == pytest.approx((lo, hi), abs=1e-12)
     assert np.bincount(res.details["folds"]).tolist() == [6, 6, 6, 6]
 
@@ -110,7 +110,7 @@ def test_conservative_z_matches_reference(seed):
     pairs = mu[J:].reshape(M, 2, J).mean(axis=2)
     np.testing.assert_allclose(d["half_errors"], pairs, atol=1e-15)
     sigma = math.sqrt(sum((p - q) ** 2 for p, q in pairs) / (2 * M))
-    assert res.centre == pytest.approx(mu[:J].mean(), abs=1e-15)
+    assert res.estimate == pytest.approx(mu[:J].mean(), abs=1e-15)
     assert (d["unclipped_low"], d["unclipped_high"]) == pytest.approx(
         (mu[:J].mean() - Z95 * sigma, mu[:J].mean() + Z95 * sigma), abs=1e-12)
 
@@ -118,7 +118,7 @@ def test_conservative_z_matches_reference(seed):
 @pytest.mark.parametrize("n,k,seed", [(20, 4, 0), (23, 5, 1), (30, 3, 2)])
 def test_nested_cv_matches_the_authors_procedure(n, k, seed):
     Phi, y = make_data(n=n, seed=seed)
-    res = nested_cv(Phi, y, k=k, repeats=3, rng=seed)
+    res = nested_cv(Phi, y, cv=k, repeats=3, rng=seed)
     d = res.details
     layouts, cv_layouts = d["fold_layouts"], d["cv_layouts"]
     assert layouts.shape == (3, k, n // k) and cv_layouts.shape == (1, n)   # ceil(3 / 5) = 1
@@ -128,7 +128,7 @@ def test_nested_cv_matches_the_authors_procedure(n, k, seed):
     assert sizes.sum() == n and sizes.max() - sizes.min() <= 1
     centre, (lo, hi), mse, err_ncv, err_cv = ref_nested_cv(Phi, y, layouts, cv_layouts, 0.95)
     assert (d["err_ncv"], d["err_cv"], d["mse"]) == pytest.approx((err_ncv, err_cv, mse), abs=1e-12)
-    assert res.centre == pytest.approx(centre, abs=1e-12)
+    assert res.estimate == pytest.approx(centre, abs=1e-12)
     assert (d["unclipped_low"], d["unclipped_high"]) == pytest.approx((lo, hi), abs=1e-12)
     assert 1.0 <= d["se_inflation"] <= math.sqrt(k)
 
@@ -142,14 +142,14 @@ def test_bccv_matches_reference(seed, corrected):
     np.testing.assert_allclose(res.details["bootstrap_distribution"], values, atol=1e-15)
     assert res.details["loo_error"] == pytest.approx(loo, abs=1e-15)
     assert (res.details["unclipped_low"], res.details["unclipped_high"]) == pytest.approx((lo, hi), abs=1e-12)
-    assert res.centre == pytest.approx(loo if corrected else values.mean(), abs=1e-15)
+    assert res.estimate == pytest.approx(loo if corrected else values.mean(), abs=1e-15)
 
 
 @pytest.mark.parametrize("estimator", [".632+", ".632", "err1"])
 @pytest.mark.parametrize("seed", range(2))
 def test_e632_delta_matches_reference(seed, estimator):
     Phi, y = make_data(n=15, seed=seed)
-    res = e632_delta(Phi, y, n_resamples=40, estimator=estimator, rng=seed)
+    res = e632_delta(Phi, y, n_resamples=40, point_estimate=estimator, rng=seed)
     counts = res.details["counts"]
     err1, se_del, D = ref_delta_se(Phi, y, counts)
     assert res.details["err1"] == pytest.approx(err1, abs=1e-15)
@@ -159,7 +159,7 @@ def test_e632_delta_matches_reference(seed, estimator):
            ".632+": ref_632plus(Phi, y, indices)}[estimator]
     if estimator == ".632+":
         assert est == pytest.approx(e632plus(Phi, y, counts=counts).estimate, abs=1e-15)
-    assert res.centre == pytest.approx(est, abs=1e-12)
+    assert res.estimate == pytest.approx(est, abs=1e-12)
     se = se_del * est / err1
     assert (res.details["unclipped_low"], res.details["unclipped_high"]) == pytest.approx(
         (est - Z95 * se, est + Z95 * se), abs=1e-12)
@@ -176,7 +176,7 @@ def test_registered_and_run_through_intervals():
     assert [r.method for r in res] == list(MODERN_METHODS)
     for r in res:
         assert isinstance(r, IntervalResult) and 0.0 <= r.low <= r.high <= 1.0
-        assert r.details["unclipped_low"] <= r.centre <= r.details["unclipped_high"] or r.method == "bccv"
+        assert r.details["unclipped_low"] <= r.estimate <= r.details["unclipped_high"] or r.method == "bccv"
     again = cudbound.intervals(X, y, methods=["nested_cv", "wald_cv"], rng=3)   # streams keyed by name
     assert again[1].confidence_interval == res[0].confidence_interval
     assert again[0].confidence_interval == res[3].confidence_interval
@@ -193,7 +193,7 @@ def test_units_and_origins_change_nothing(method):
     a = cudbound.intervals(X, y, methods=[method], rng=2)[0]
     b = cudbound.intervals(X * [1e3, 1e-2] + [5e4, -7.0], y, methods=[method], rng=2)[0]
     assert a.confidence_interval == pytest.approx(b.confidence_interval, abs=1e-12)
-    assert a.centre == pytest.approx(b.centre, abs=1e-12)
+    assert a.estimate == pytest.approx(b.estimate, abs=1e-12)
 
 
 @pytest.mark.parametrize("method", MODERN_METHODS)
@@ -204,23 +204,23 @@ def test_one_positive_warns_and_gives_an_interval(method):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateResampleWarning)
         res = get_method(method).function(Phi, y, confidence_level=0.9, rng=0)
-    assert 0.0 <= res.low <= res.high <= 1.0 and np.isfinite(res.centre)
+    assert 0.0 <= res.low <= res.high <= 1.0 and np.isfinite(res.estimate)
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda P, y: wald_cv(P, y, k=1), "`k`"),
-    (lambda P, y: wald_cv(P, y, k=31), "`k`"),
+    (lambda P, y: wald_cv(P, y, cv=1), "`cv`"),
+    (lambda P, y: wald_cv(P, y, cv=31), "`cv`"),
     (lambda P, y: wald_cv(P, y, variance="pooled"), "variance"),
-    (lambda P, y: wald_cv(P, y, k=20, variance="within-fold"), "2 points per fold"),
+    (lambda P, y: wald_cv(P, y, cv=20, variance="within-fold"), "2 points per fold"),
     (lambda P, y: corrected_t(P, y, n_splits=1), "n_splits"),
     (lambda P, y: corrected_t(P, y, test_fraction=1.0), "test_fraction"),
     (lambda P, y: conservative_z(P, y, test_fraction=0.6), "n2 < n / 2"),
-    (lambda P, y: nested_cv(P, y, k=2), "`k`"),
-    (lambda P, y: nested_cv(P, y, k=16), "2 points per fold"),
+    (lambda P, y: nested_cv(P, y, cv=2), "`cv`"),
+    (lambda P, y: nested_cv(P, y, cv=16), "2 points per fold"),
     (lambda P, y: nested_cv(P, y, repeats=0), "repeats"),
     (lambda P, y: bccv(P, y, n_resamples=1), "n_resamples"),
     (lambda P, y: bccv(P, y, bias_correction="yes"), "bias_correction"),
-    (lambda P, y: e632_delta(P, y, estimator="cv"), "estimator"),
+    (lambda P, y: e632_delta(P, y, point_estimate="cv"), "point_estimate"),
     (lambda P, y: wald_interval([0, 1], [0]), "folds"),
     (lambda P, y: conservative_z_interval(0.1, [0.1, 0.2]), "half_errors"),
 ])
@@ -233,7 +233,7 @@ def test_bad_input_names_the_argument(call, match):
 def test_a_refit_matches_the_reference_fit():
     """The held-out losses rest on refits: one of them, against the reference least squares."""
     Phi, y = make_data(n=20, seed=4)
-    res = wald_cv(Phi, y, k=5, rng=0)
+    res = wald_cv(Phi, y, cv=5, rng=0)
     folds = res.details["folds"]
     pred = ref_fit_predict(Phi, y, np.flatnonzero(folds != 0))
     np.testing.assert_array_equal(res.details["losses"][folds == 0], (pred != y)[folds == 0])

@@ -157,7 +157,7 @@ def test_interval_json_with_zero_one_labels(capsys, zero_one_csv):
 
 def test_interval_options_reach_the_computation(capsys, zero_one_csv):
     code, out, _ = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--basis", "poly:2",
-                       "--level", 0.9, "--alpha-n", 100, "--resamples", 10, "--seed", 3, "--json")
+                       "--confidence-level", 0.9, "--alpha-n", 100, "--resamples", 10, "--seed", 3, "--json")
     assert code == 0
     cud = json.loads(out)["results"][0]
     assert cud["basis"] == "PolynomialBasis(degree=2)" and len(cud["coef"]) == 6
@@ -168,7 +168,7 @@ def test_interval_options_reach_the_computation(capsys, zero_one_csv):
     (["--data", "{missing}", "--label", "label"], "data file '.*missing.csv' not found"),
     (["--data", "{zero_one}", "--label", "klass"], "label column 'klass' is not in the header.*x1, x2, label"),
     (["--data", "{yes_no}", "--label", "outcome", "--pos-label", "maybe"], "--pos-label='maybe' is not one"),
-    (["--data", "{zero_one}", "--label", "label", "--level", "1.5"], "strictly between 0 and 1"),
+    (["--data", "{zero_one}", "--label", "label", "--confidence-level", "1.5"], "strictly between 0 and 1"),
     (["--data", "{zero_one}", "--label", "label", "--resamples", "10"], "too few"),
 ])
 def test_interval_errors_exit_2(capsys, tmp_path, yes_no_csv, zero_one_csv, argv, fragment):

@@ -1,6 +1,6 @@
 """The command line speaks in flags (issue 29, point 5): errors name the flag typed, usage
 errors are one line with where to read more, a closed pipe ends quietly, a note when n is small
-for the number of coefficients, a pandas index column is recognised, --folds reaches every
+for the number of coefficients, a pandas index column is recognised, --cv reaches every
 method that cross-validates and an error names the method, progress bars only on a terminal."""
 import json
 import os
@@ -35,11 +35,11 @@ def csv_file(tmp_path):
 
 @pytest.mark.parametrize("message, want", [
     ("`confidence_level` must be a number strictly between 0 and 1; got -0.95.",
-     "--level must be a number strictly between 0 and 1; got -0.95."),
+     "--confidence-level must be a number strictly between 0 and 1; got -0.95."),
     ("`n_resamples`=3 is too few for confidence_level=0.95: at least 20",
-     "--resamples 3 is too few for --level 0.95: at least 20"),
+     "--resamples 3 is too few for --confidence-level 0.95: at least 20"),
     ("use loss='logistic_ridge:0.1', or the hinge loss", "use --loss logistic_ridge:0.1, or the hinge loss"),
-    ("`k` must be an integer between 2 and 5; got 10.", "--folds must be an integer between 2 and 5; got 10."),
+    ("`cv` must be an integer between 2 and 5; got 10.", "--cv must be an integer between 2 and 5; got 10."),
     ("the alpha_nothing and `rng_state` stay", "the alpha_nothing and `rng_state` stay"),
 ])
 def test_library_names_become_flags(message, want):
@@ -47,8 +47,8 @@ def test_library_names_become_flags(message, want):
 
 
 @pytest.mark.parametrize("flags, names", [
-    (["--level", "-0.95"], ["--level"]),
-    (["--resamples", "3"], ["--resamples", "--level"]),
+    (["--confidence-level", "-0.95"], ["--confidence-level"]),
+    (["--resamples", "3"], ["--resamples", "--confidence-level"]),
 ])
 def test_validation_errors_name_the_flags(capsys, csv_file, flags, names):
     code, out, err = run(capsys, "interval", "--data", csv_file, "--label", "y", *flags)
@@ -129,25 +129,25 @@ def test_other_unnamed_columns_are_refused(capsys, tmp_path):
 
 def test_folds_reach_every_method_that_cross_validates(capsys, csv_file):
     code, out, err = run(capsys, "interval", "--data", csv_file, "--label", "y", "--seed", 2, "--json",
-                         "--methods", "wald_cv,yang,nested_cv", "--folds", 4)
+                         "--methods", "wald_cv,yang,nested_cv", "--cv", 4)
     assert code == 0, err
     results = json.loads(out)["results"]
     assert [r["details"]["k"] for r in results] == [4, 4, 4]
 
 
 def test_folds_for_a_method_without_folds_is_an_error(capsys, csv_file):
-    code, _, err = run(capsys, "interval", "--data", csv_file, "--label", "y", "--folds", 4, *FAST)
-    assert code == 2 and "--folds is used by" in err and "(cud)" in err
+    code, _, err = run(capsys, "interval", "--data", csv_file, "--label", "y", "--cv", 4, *FAST)
+    assert code == 2 and "--cv is used by" in err and "(cud)" in err
 
 
 def test_a_method_that_refuses_the_folds_is_named(capsys, tmp_path):
     path = tmp_path / "five.csv"
     path.write_text("x1,x2,y\n0,1,1\n1,0,0\n2,2,1\n0.5,3,0\n3,1,1\n")
-    code, _, err = run(capsys, "interval", "--data", path, "--label", "y", "--methods", "wald_cv", "--folds", 10)
-    assert code == 2 and "--folds must be" in err
+    code, _, err = run(capsys, "interval", "--data", path, "--label", "y", "--methods", "wald_cv", "--cv", 10)
+    assert code == 2 and "--cv must be" in err
     code, _, err = run(capsys, "interval", "--data", path, "--label", "y", "--methods", "kohavi,wald_cv",
-                       "--folds", 10, "--seed", 0)
-    assert code == 2 and "interval method 'wald_cv'" in err and "--folds" in err
+                       "--cv", 10, "--seed", 0)
+    assert code == 2 and "interval method 'wald_cv'" in err and "--cv" in err
 
 
 def test_progress_bars_only_on_a_terminal(capsys, csv_file):
@@ -155,3 +155,44 @@ def test_progress_bars_only_on_a_terminal(capsys, csv_file):
     code, _, err = run(capsys, "xi-alpha", "--data", csv_file, "--label", "y", "--loo")
     assert code == 0
     assert "%|" not in err and "it/s" not in err, err
+
+
+@pytest.mark.parametrize("command", [["interval", "--methods", "wald_cv,yang,nested_cv", "--seed", 2, "--json"],
+                                     ["auc", "--method", "pooled", "--seed", 1, "--json"]])
+def test_the_old_folds_flag_works_for_one_release_with_a_warning_naming_cv(capsys, csv_file, command):
+    """--folds is --cv's old name (issue 30, point 3): the same results, one warning line; both at once refused."""
+    base = [command[0], "--data", csv_file, "--label", "y", *command[1:]]
+    code, new, err = run(capsys, *base, "--cv", 4)
+    assert code == 0 and "warning" not in err, err
+    code, old, err = run(capsys, *base, "--folds", 4)
+    assert code == 0
+    line = "cudbound: warning: --folds is deprecated and will be removed in the next release; use --cv instead."
+    assert line in err
+    new, old = json.loads(new), json.loads(old)
+    assert old.pop("warnings") == [line.removeprefix("cudbound: warning: ") + " (DeprecationWarning)"]
+    new.pop("warnings")
+    for record in (new, old):
+        for r in record["results"]:
+            r.pop("seconds", None)
+            r.get("details", {}).pop("shared_seconds", None)
+    assert old == new
+    code, _, err = run(capsys, *base, "--cv", 4, "--folds", 4)
+    assert code == 2 and "--folds is the old name of --cv; give --cv only" in err
+
+
+def test_the_old_level_flag_works_for_one_release_with_a_warning(capsys):
+    """--level is --confidence-level's old name: the same interval, one warning line; both at once refused."""
+    argv = ["demo", "--n", 30, "--resamples", 20, "--json", "--no-progress"]
+    code, new, err = run(capsys, *argv, "--confidence-level", 0.9)
+    assert code == 0 and "warning" not in err, err
+    code, old, err = run(capsys, *argv, "--level", 0.9)
+    line = "--level is deprecated and will be removed in the next release; use --confidence-level instead."
+    assert code == 0 and f"cudbound: warning: {line}" in err
+    new, old = json.loads(new), json.loads(old)
+    assert old.pop("warnings") == [line + " (DeprecationWarning)"] and new.pop("warnings") == []
+    for record in (new, old):
+        for r in record["results"]:
+            r.pop("seconds"), r["search"].pop("seconds_median")
+    assert old == new and new["results"][0]["confidence_level"] == 0.9
+    code, _, err = run(capsys, *argv, "--level", 0.9, "--confidence-level", 0.9)
+    assert code == 2 and "--level is the old name of --confidence-level; give --confidence-level only" in err

@@ -121,15 +121,15 @@ OPTION_ERRORS = [
     ("bs1", "n_resamples = 1", "`n_resamples` must be an integer >= 2"),
     ("bs2", 'distribution = "smooth"', "`distribution` must be 'literal' or 'bias_corrected'"),
     ("kohavi", 'form = "exact"', "`form` must be 'wilson'"),
-    ("yang", "k = 31", "`k` must be at most n = 30"),
+    ("yang", "cv = 31", "`cv` must be at most n = 30"),
     ("martin", "prior = [0, 1]", "`prior[0]` must be a number > 0"),
-    ("langford", 'sides = "both"', "`sides` must be 2 (or 'two-sided')"),
-    ("wald_cv", "k = 1", "`k` must be an integer between 2 and 30"),
+    ("langford", 'alternative = "both"', "`alternative` must be 'two-sided', 'less' or 'greater'"),
+    ("wald_cv", "cv = 1", "`cv` must be an integer between 2 and 30"),
     ("corrected_t", "test_fraction = 1.5", "`test_fraction` must be a number strictly between 0 and 1"),
     ("conservative_z", "n_halves = 0", "`n_halves` must be a positive integer"),
-    ("nested_cv", "k = 20", "nested cross-validation needs at least 2 points per fold"),
+    ("nested_cv", "cv = 20", "nested cross-validation needs at least 2 points per fold"),
     ("bccv", 'bias_correction = "yes"', "`bias_correction` must be True or False"),
-    ("e632_delta", 'estimator = "loo"', "`estimator` must be '.632+', '.632' or 'err1'"),
+    ("e632_delta", 'point_estimate = "loo"', "`point_estimate` must be '.632+', '.632' or 'err1'"),
 ]
 
 
@@ -153,10 +153,10 @@ def test_b_too_small_for_the_level_is_found_at_every_level():
 
 
 def test_a_problem_at_some_sizes_only_names_the_smallest():
-    text = edited(("sizes = [30]", "sizes = [30, 50, 100]")) + "\n[options.yang]\nk = 40\n"
+    text = edited(("sizes = [30]", "sizes = [30, 50, 100]")) + "\n[options.yang]\ncv = 40\n"
     with pytest.raises(ConfigError) as info:
         parse_config(text, source="t")
-    assert info.value.errors == ["[options.yang] at n = 30: `k` must be at most n = 30; got 40."]
+    assert info.value.errors == ["[options.yang] at n = 30: `cv` must be at most n = 30; got 40."]
 
 
 def test_sizes_below_the_basis_dimension_and_unknown_data_sets():

@@ -1,0 +1,117 @@
+"""Names kept for one release after a rename: keyword arguments, dataclass fields and attributes.
+
+One helper for every renamed keyword (:func:`renamed`, which also serves a dataclass's
+``__init__``) and one for every renamed attribute (:func:`deprecated_attribute`). Both emit a
+:class:`DeprecationWarning` that names the new name; a call that gives the old and the new name
+at once is refused. ``CHANGELOG.md`` ("Deprecated") lists every such name.
+
+>>> import warnings
+>>> @renamed(k="cv")
+... def folds(*, cv=10):
+...     return cv
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     folds(k=5)
+5
+>>> str(caught[0].message)
+'folds(): `k` is deprecated and will be removed in the next release; use `cv` instead.'
+>>> folds(k=5, cv=5)
+Traceback (most recent call last):
+    ...
+TypeError: folds() got both `k` (deprecated) and `cv`; pass `cv` only.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["renamed", "renamed_fields", "apply_renames", "deprecated_attribute", "renames_of"]
+
+Rename = str | tuple[str, Callable[[Any], Any]]
+"""The new name, or (the new name, a function turning an old value into a new one)."""
+
+
+def _message(where: str, old: str, new: str) -> str:
+    return f"{where}: `{old}` is deprecated and will be removed in the next release; use `{new}` instead."
+
+
+def _target(spec: Rename) -> tuple[str, Callable[[Any], Any] | None]:
+    return (spec, None) if isinstance(spec, str) else (spec[0], spec[1])
+
+
+def apply_renames(where: str, renames: Mapping[str, Rename], kwargs: dict, given: frozenset | set = frozenset(),
+                  stacklevel: int = 3) -> dict:
+    """``kwargs`` with every deprecated name replaced by its new one (a DeprecationWarning each).
+
+    ``where`` names the function in the messages; ``given`` holds the new names already given
+    otherwise (positionally). An old and a new name given together raise TypeError.
+    """
+    out = dict(kwargs)
+    for old, spec in renames.items():
+        if old not in out:
+            continue
+        new, convert = _target(spec)
+        if new in out or new in given:
+            raise TypeError(f"{where} got both `{old}` (deprecated) and `{new}`; pass `{new}` only.")
+        warnings.warn(_message(where, old, new), DeprecationWarning, stacklevel=stacklevel)
+        value = out.pop(old)
+        out[new] = convert(value) if convert is not None else value
+    return out
+
+
+def renamed(**renames: Rename) -> Callable[[Callable], Callable]:
+    """Decorate a function (or a dataclass's ``__init__``) whose keyword ``old`` is now ``new``:
+    ``@renamed(k="cv")``, or ``@renamed(sides=("alternative", convert))`` when the values change too.
+
+    The old keyword still works for one release, with a DeprecationWarning naming the new one;
+    both at once raise TypeError. The signature shown (``inspect.signature``, the documentation)
+    is the function's own, with the new names only; ``renames_of(function)`` gives the old ones.
+    """
+    def decorate(func: Callable) -> Callable:
+        sig = inspect.signature(func)
+        for old, spec in renames.items():
+            new, _ = _target(spec)
+            if new not in sig.parameters:
+                raise TypeError(f"{func.__qualname__} has no parameter {new!r} to rename {old!r} to.")
+            if old in sig.parameters:
+                raise TypeError(f"{func.__qualname__} still has a parameter {old!r}.")
+        name = func.__qualname__.removesuffix(".__init__") + "()"
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if any(old in kwargs for old in renames):
+                given = set(sig.bind_partial(*args).arguments) if args else set()
+                kwargs = apply_renames(name, renames, kwargs, given)
+            return func(*args, **kwargs)
+
+        wrapper.__deprecated_renames__ = {**renames_of(func), **renames}  # type: ignore[attr-defined]
+        return wrapper
+    return decorate
+
+
+def renames_of(func: Callable) -> dict[str, Rename]:
+    """The deprecated keywords of a function decorated with :func:`renamed` (old name -> new)."""
+    return dict(getattr(func, "__deprecated_renames__", {}))
+
+
+def deprecated_attribute(old: str, new: str) -> property:
+    """A read-only property ``old`` that warns and returns the attribute ``new``."""
+    def getter(self):
+        warnings.warn(_message(f"{type(self).__name__}.{old}", old, new), DeprecationWarning, stacklevel=2)
+        return getattr(self, new)
+    getter.__name__ = old
+    return property(getter, doc=f"Deprecated: use ``{new}`` (removed in the next release).")
+
+
+def renamed_fields(**renames: str) -> Callable[[type], type]:
+    """Decorate a dataclass whose field ``old`` is now ``new``: its constructor takes ``old=`` and
+    reading ``.old`` works for one release, each with a DeprecationWarning naming the new name."""
+    def decorate(cls: type) -> type:
+        cls.__init__ = renamed(**renames)(cls.__init__)  # type: ignore[misc]
+        for old, new in renames.items():
+            setattr(cls, old, deprecated_attribute(old, new))
+        return cls
+    return decorate

@@ -1,0 +1,287 @@
+"""Old names kept for one release (issue 30, point 3; cudbound/_deprecation.py): every deprecated
+keyword, field and attribute warns, names its new name, and gives the result of the new name."""
+import warnings
+
+import numpy as np
+import pytest
+
+import cudbound
+from cudbound._deprecation import deprecated_attribute, renamed, renamed_fields, renames_of
+from cudbound.results import ConfidenceInterval, IntervalResult
+
+
+@renamed(k="cv", sides=("alternative", lambda v: {2: "two-sided"}.get(v, v)))
+def _folds(design, *, cv=10, alternative="two-sided"):
+    return design, cv, alternative
+
+
+def test_an_old_keyword_warns_names_the_new_one_and_is_passed_under_it():
+    with pytest.warns(DeprecationWarning, match=r"_folds\(\): `k` is deprecated .* use `cv` instead"):
+        assert _folds(0, k=3) == (0, 3, "two-sided")
+    with pytest.warns(DeprecationWarning, match="use `alternative`"):
+        assert _folds(0, sides=2) == (0, 10, "two-sided")
+
+
+def test_old_and_new_names_at_once_are_refused():
+    with pytest.raises(TypeError, match=r"_folds\(\) got both `k` \(deprecated\) and `cv`; pass `cv` only"):
+        _folds(0, k=3, cv=3)
+
+
+def test_a_new_name_given_positionally_and_its_old_name_are_refused():
+    @renamed(model="estimator")
+    def score(estimator, X):
+        return estimator, X
+    with pytest.raises(TypeError, match="got both `model` \\(deprecated\\) and `estimator`"):
+        score(1, 2, model=1)
+    with pytest.warns(DeprecationWarning, match="use `estimator`"):
+        assert score(model=1, X=2) == (1, 2)
+
+
+def test_the_signature_shows_the_new_names_and_the_old_ones_are_listed():
+    import inspect
+    assert list(inspect.signature(_folds).parameters) == ["design", "cv", "alternative"]
+    assert set(renames_of(_folds)) == {"k", "sides"}
+    assert renames_of(len) == {}
+
+
+def test_renaming_to_a_missing_parameter_or_keeping_the_old_one_is_a_mistake_found_at_once():
+    with pytest.raises(TypeError, match="no parameter 'cv'"):
+        renamed(k="cv")(lambda k=1: k)
+    with pytest.raises(TypeError, match="still has a parameter 'k'"):
+        renamed(k="cv")(lambda k=1, cv=2: k)
+
+
+def test_no_warning_without_an_old_name():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _folds(0, cv=4) == (0, 4, "two-sided")
+
+
+def test_a_renamed_field_and_attribute():
+    from dataclasses import dataclass
+
+    @renamed_fields(centre="estimate")
+    @dataclass
+    class Point:
+        estimate: float
+
+    with pytest.warns(DeprecationWarning, match=r"Point\(\): `centre` is deprecated .* use `estimate`"):
+        p = Point(centre=0.5)
+    with pytest.warns(DeprecationWarning, match=r"Point\.centre: `centre` is deprecated .* use `estimate`"):
+        assert p.centre == 0.5 == p.estimate
+
+    class Q:
+        new = 3
+        old = deprecated_attribute("old", "new")
+    with pytest.warns(DeprecationWarning, match="use `new`"):
+        assert Q().old == 3
+
+
+# --------------------------------------------------------------------------- every deprecated name
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(24, 2))
+    y = np.where(X[:, 0] + 0.7 * rng.normal(size=24) > 0, 1, -1)
+    return X, y, np.column_stack([np.ones(24), X])
+
+
+def _same(a, b):
+    """Identical results: the same type and the same numbers, bit for bit."""
+    if isinstance(a, (list, tuple)) and not isinstance(a, ConfidenceInterval):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b))
+    if isinstance(a, dict):
+        return _same_dict(a, b)
+    if isinstance(a, (int, float, str, type(None), np.ndarray, ConfidenceInterval)):
+        return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    if hasattr(a, "to_dict"):
+        da, db = a.to_dict(), b.to_dict()
+        return type(a) is type(b) and _same_dict(da, db)
+    return a == b
+
+
+def _same_dict(a, b):
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        if k.endswith("seconds"):   # wall times
+            continue
+        if isinstance(a[k], (dict, list, tuple, np.ndarray)):
+            if not _same(a[k], b[k]):
+                return False
+        elif a[k] != b[k] and not (a[k] != a[k] and b[k] != b[k]):   # NaN equals NaN here
+            return False
+    return True
+
+
+def _attribute(make, old, new):
+    def run(data):
+        res = make(data)
+        return (lambda: getattr(res, old)), (lambda: getattr(res, new))
+    return run
+
+
+def _interval(data):
+    X, y, _ = data
+    return cudbound.intervals(X, y, methods=["kohavi"], rng=0)[0]
+
+
+def _cud(data):
+    return cudbound.cud_interval(data[0], data[1], n_resamples=20, rng=0)
+
+
+def _cv_auc(data):
+    from cudbound.auc import KernelRLS, cv_auc
+    return cv_auc(KernelRLS(), data[0], data[1], cv=4, rng=0)
+
+
+def _lpo_auc(data):
+    from cudbound.auc import KernelRLS, lpo_auc
+    return lpo_auc(KernelRLS(), data[0], data[1])
+
+
+def _xi(data):
+    from cudbound.svm import xi_alpha
+    return xi_alpha(data[0], data[1])
+
+
+def _loo(data):
+    from cudbound.svm import loo_error
+    return loo_error(data[0], data[1])
+
+
+def _constructor(data):
+    ci = ConfidenceInterval(0.1, 0.3)
+    return (lambda: IntervalResult(method="m", confidence_interval=ci, confidence_level=0.9, centre=0.2)), \
+        (lambda: IntervalResult(method="m", confidence_interval=ci, confidence_level=0.9, estimate=0.2))
+
+
+def _keyword(function, args, old, new, **same):
+    """(the call with ``old``, the call with ``new``), ``args`` a function of the data."""
+    def run(data):
+        a = args(data)
+        return (lambda: function(*a, **{**same, **old})), (lambda: function(*a, **{**same, **new}))
+    return run
+
+
+def _design(data):
+    return data[2], data[1]
+
+
+def _features(data):
+    return data[0], data[1]
+
+
+def _labels(data):
+    return (data[1],)
+
+
+def _binomial(data):
+    return 9, 30, 0.9
+
+
+def _binomial_km(data):
+    return 9, 30
+
+
+def _positional_sides(value, alternative):
+    def run(data):
+        from cudbound.baselines import binomial_interval
+        return (lambda: binomial_interval(9, 30, 0.9, value)), (lambda: binomial_interval(9, 30, 0.9, alternative))
+    return run
+
+
+def _study(old_line, new_line):
+    def run(data):
+        from cudbound.coverage import parse_config
+        base = """
+            [study]
+            name = "s"
+            seed = 1
+            repetitions = 1
+            sizes = [30]
+            methods = ["yang", "langford", "e632_delta"]
+            [[datasets]]
+            name = "donut"
+        """
+        def protocol(line):
+            config = parse_config(base + line)
+            return (config.protocol(), config.method_options("yang", 30), config.method_options("langford", 30))
+        return (lambda: protocol(old_line)), (lambda: protocol(new_line))
+    return run
+
+
+def _import(module, name):
+    import importlib
+    return getattr(importlib.import_module(module), name)
+
+
+_B = "cudbound.baselines"
+_RENAMED = "is deprecated .* use `{new}` instead"
+ALIASES = {
+    # id: (the old name, the new name, a function of the data giving (old call, new call))
+    "IntervalResult.centre": ("centre", "estimate", _attribute(_interval, "centre", "estimate")),
+    "CUDResult.centre": ("centre", "estimate", _attribute(_cud, "centre", "estimate")),
+    "IntervalResult(centre=)": ("centre", "estimate", _constructor),
+    "CVAUCResult.auc": ("auc", "estimate", _attribute(_cv_auc, "auc", "estimate")),
+    "LPOAUCResult.auc": ("auc", "estimate", _attribute(_lpo_auc, "auc", "estimate")),
+    "XiAlphaEstimate.error": ("error", "estimate", _attribute(_xi, "error", "estimate")),
+    "LOOResult.error": ("error", "estimate", _attribute(_loo, "error", "estimate")),
+    "cross_validation(k=)": ("k", "cv", _keyword(_import(_B, "cross_validation"), _design, {"k": 3}, {"cv": 3},
+                                                 repeats=2, rng=0)),
+    "fold_assignments(k=)": ("k", "cv", _keyword(_import("cudbound.resampling", "fold_assignments"), _labels,
+                                                 {"k": 4}, {"cv": 4}, repeats=2, rng=0)),
+    "estimate_error(k=)": ("k", "cv", _keyword(_import(_B, "estimate_error"), _features, {"k": 5}, {"cv": 5},
+                                               method="cv", rng=0)),
+    "yang(k=)": ("k", "cv", _keyword(_import(_B, "yang"), _design, {"k": 3}, {"cv": 3}, repeats=2, rng=0)),
+    "wald_cv(k=)": ("k", "cv", _keyword(_import(_B, "wald_cv"), _design, {"k": 4}, {"cv": 4}, rng=0)),
+    "nested_cv(k=)": ("k", "cv", _keyword(_import(_B, "nested_cv"), _design, {"k": 3}, {"cv": 3}, repeats=2,
+                                          rng=0)),
+    "intervals(k=)": ("k", "cv", _keyword(cudbound.intervals, _features, {"k": 3}, {"cv": 3},
+                                          methods=["yang", "wald_cv"], rng=0)),
+    "intervals(yang_options={k})": ("k", "cv", _keyword(cudbound.intervals, _features, {"yang_options": {"k": 3}},
+                                                        {"yang_options": {"cv": 3}}, methods=["yang"], rng=0)),
+    "langford(sides=upper)": ("sides", "alternative", _keyword(_import(_B, "langford"), _design,
+                                                               {"sides": "upper"}, {"alternative": "less"}, rng=0)),
+    "langford(sides=2)": ("sides", "alternative", _keyword(_import(_B, "langford"), _design, {"sides": 2},
+                                                           {"alternative": "two-sided"}, rng=0)),
+    "binomial_interval(sides=lower)": ("sides", "alternative", _keyword(_import(_B, "binomial_interval"), _binomial,
+                                                                        {"sides": "lower"}, {"alternative": "greater"})),
+    "binomial_interval(..., 'upper')": ("sides", "alternative", _positional_sides("upper", "less")),
+    "binomial_interval(..., 2)": ("sides", "alternative", _positional_sides(2, "two-sided")),
+    "e632_delta(estimator=)": ("estimator", "point_estimate", _keyword(_import(_B, "e632_delta"), _design,
+                                                                       {"estimator": ".632"},
+                                                                       {"point_estimate": ".632"}, n_resamples=30,
+                                                                       rng=0)),
+    "cv_auc(model=)": ("model", "estimator", _keyword(lambda X, y, **kw: _import("cudbound.auc", "cv_auc")(
+        X=X, y=y, **kw), _features,
+                                                      {"model": _import("cudbound.auc", "KernelRLS")()},
+                                                      {"estimator": _import("cudbound.auc", "KernelRLS")()},
+                                                      cv=4, rng=0)),
+    "lpo_auc(model=)": ("model", "estimator", _keyword(lambda X, y, **kw: _import("cudbound.auc", "lpo_auc")(
+        X=X, y=y, **kw), _features, {"model": _import("cudbound.auc", "KernelRLS")()},
+        {"estimator": _import("cudbound.auc", "KernelRLS")()})),
+    "coverage_interval(level=)": ("level", "confidence_level", _keyword(_import("cudbound.coverage.store",
+                                                                                 "coverage_interval"), _binomial_km,
+                                                                         {"level": 0.9}, {"confidence_level": 0.9})),
+    "study [options] k = 3": ("k", "cv", _study("[options.yang]\nk = 3\n[options.langford]\nsides = 'upper'\n"
+                                                "[options.e632_delta]\nestimator = '.632'\n",
+                                                "[options.yang]\ncv = 3\n[options.langford]\nalternative = 'less'\n"
+                                                "[options.e632_delta]\npoint_estimate = '.632'\n")),
+}
+
+
+@pytest.mark.parametrize("key", list(ALIASES))
+def test_every_old_name_warns_names_the_new_one_and_gives_the_identical_result(key, data):
+    old, new, make = ALIASES[key]
+    old_call, new_call = make(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        expected = new_call()
+    with pytest.warns(DeprecationWarning, match=f"`{old}`.* is deprecated .* use `{new}`") as caught:
+        got = old_call()
+    if not key.startswith(("study", "intervals")):   # a study or intervals() warns from inside the package
+        assert all(w.filename == __file__ for w in caught if issubclass(w.category, DeprecationWarning)), \
+            [(w.filename, str(w.message)) for w in caught]
+    assert _same(got, expected)
