@@ -42,6 +42,20 @@ def test_the_install_commands_are_the_ones_ci_runs():
     assert len(DOCS) == 1 and "-m sphinx -W --keep-going" in DOCS[0] and "-m sphinx -W --keep-going" in ci
 
 
+def test_the_readme_command_leaves_out_the_slow_tests_and_ci_runs_them():
+    """pyproject.toml marks a test ``slow`` only under a registered marker, the README's command
+    (its addopts) deselects them, and CI runs them after it: CI runs every test."""
+    import tomllib
+
+    pytest_ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    addopts = shlex.split(pytest_ini["addopts"])
+    assert "--strict-markers" in addopts and addopts[addopts.index("-m") + 1] == "not slow"
+    assert any(m.startswith("slow:") for m in pytest_ini["markers"])
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme_run, slow_run = ci.index('"$venv_python" -m pytest -q '), ci.index('"$venv_python" -m pytest -q -m slow ')
+    assert readme_run < slow_run < ci.index("ci: passed")
+
+
 def test_install_lines_use_the_virtual_environment():
     """Every line that installs or runs Python uses the .venv the first command made (issue 29:
     the docs line used a bare `pip` and `python`)."""
