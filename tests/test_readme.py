@@ -124,7 +124,13 @@ def workdir(tmp_path_factory):
     return _workdir(tmp_path_factory.mktemp("readme"))
 
 
-@pytest.mark.parametrize("command", RUN_AS_WRITTEN)
+def _slow_if_whole_study(commands):
+    """Rebuilding every table of results/, and loading the whole committed study, take minutes: marked
+    slow (tests/test_paper_figures.py runs the same scripts and chunk loading on small studies)."""
+    return [pytest.param(c, marks=pytest.mark.slow) if "rebuild_all" in c or c in NEEDS_DATA else c for c in commands]
+
+
+@pytest.mark.parametrize("command", _slow_if_whole_study(RUN_AS_WRITTEN))
 def test_the_command_runs_as_written(command, workdir):
     if "rebuild_all" in command:
         pytest.importorskip("matplotlib")
@@ -139,7 +145,7 @@ def test_the_command_runs_as_written(command, workdir):
         assert "'no' -> -1, 'yes' -> +1" in proc.stdout
 
 
-@pytest.mark.parametrize("command", NEEDS_DATA)
+@pytest.mark.parametrize("command", _slow_if_whole_study(NEEDS_DATA))
 def test_the_study_command_resumes_from_the_committed_chunks(command, workdir):
     """The study's command loads every committed chunk and would compute only the tasks they lack
     (run here with --max-tasks 0, so that an incomplete study is not computed in the suite)."""
