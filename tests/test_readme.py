@@ -37,7 +37,8 @@ def test_the_tour_gives_the_outputs_it_shows():
 
 def test_the_install_commands_are_the_ones_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert len(INSTALL) == 2 and INSTALL[0].endswith("cudbound demo") and INSTALL[1].endswith("pytest -q")
+    assert len(INSTALL) == 2 and INSTALL[0].endswith("cudbound demo") and INSTALL[1].endswith("pytest -q -n auto")
+    assert '"$venv_python" -m pytest -q -n auto ||' in ci       # the README's test command, on every core
     assert "README_FIRST_RUN" in ci and "sed -n" in ci  # .ci/run extracts and runs the first one as written
     assert len(DOCS) == 1 and "-m sphinx -W --keep-going" in DOCS[0] and "-m sphinx -W --keep-going" in ci
 
@@ -52,7 +53,7 @@ def test_the_readme_command_leaves_out_the_slow_tests_and_ci_runs_them():
     assert "--strict-markers" in addopts and addopts[addopts.index("-m") + 1] == "not slow"
     assert any(m.startswith("slow:") for m in pytest_ini["markers"])
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    readme_run, slow_run = ci.index('"$venv_python" -m pytest -q '), ci.index('"$venv_python" -m pytest -q -m slow ')
+    readme_run, slow_run = ci.index('"$venv_python" -m pytest -q -n auto ||'), ci.index('-m pytest -q -n auto -m slow ||')
     assert readme_run < slow_run < ci.index("ci: passed")
 
 
