@@ -37,9 +37,24 @@ def test_the_tour_gives_the_outputs_it_shows():
 
 def test_the_install_commands_are_the_ones_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert len(INSTALL) == 2 and INSTALL[0].endswith("cudbound demo") and INSTALL[1].endswith("pytest -q")
+    assert len(INSTALL) == 2 and INSTALL[0].endswith("cudbound demo") and INSTALL[1].endswith("pytest -q -n auto")
+    assert '"$venv_python" -m pytest -q -n auto ||' in ci       # the README's test command, on every core
     assert "README_FIRST_RUN" in ci and "sed -n" in ci  # .ci/run extracts and runs the first one as written
     assert len(DOCS) == 1 and "-m sphinx -W --keep-going" in DOCS[0] and "-m sphinx -W --keep-going" in ci
+
+
+def test_the_readme_command_leaves_out_the_slow_tests_and_ci_runs_them():
+    """pyproject.toml marks a test ``slow`` only under a registered marker, the README's command
+    (its addopts) deselects them, and CI runs them after it: CI runs every test."""
+    import tomllib
+
+    pytest_ini = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    addopts = shlex.split(pytest_ini["addopts"])
+    assert "--strict-markers" in addopts and addopts[addopts.index("-m") + 1] == "not slow"
+    assert any(m.startswith("slow:") for m in pytest_ini["markers"])
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme_run, slow_run = ci.index('"$venv_python" -m pytest -q -n auto ||'), ci.index('-m pytest -q -n auto -m slow ||')
+    assert readme_run < slow_run < ci.index("ci: passed")
 
 
 def test_install_lines_use_the_virtual_environment():
@@ -110,7 +125,13 @@ def workdir(tmp_path_factory):
     return _workdir(tmp_path_factory.mktemp("readme"))
 
 
-@pytest.mark.parametrize("command", RUN_AS_WRITTEN)
+def _slow_if_whole_study(commands):
+    """Rebuilding every table of results/, and loading the whole committed study, take minutes: marked
+    slow (tests/test_paper_figures.py runs the same scripts and chunk loading on small studies)."""
+    return [pytest.param(c, marks=pytest.mark.slow) if "rebuild_all" in c or c in NEEDS_DATA else c for c in commands]
+
+
+@pytest.mark.parametrize("command", _slow_if_whole_study(RUN_AS_WRITTEN))
 def test_the_command_runs_as_written(command, workdir):
     if "rebuild_all" in command:
         pytest.importorskip("matplotlib")
@@ -125,7 +146,7 @@ def test_the_command_runs_as_written(command, workdir):
         assert "'no' -> -1, 'yes' -> +1" in proc.stdout
 
 
-@pytest.mark.parametrize("command", NEEDS_DATA)
+@pytest.mark.parametrize("command", _slow_if_whole_study(NEEDS_DATA))
 def test_the_study_command_resumes_from_the_committed_chunks(command, workdir):
     """The study's command loads every committed chunk and would compute only the tasks they lack
     (run here with --max-tasks 0, so that an incomplete study is not computed in the suite)."""

@@ -233,6 +233,7 @@ def test_a_killed_runs_tasks_are_redone_by_the_next_run(tmp_path):
     assert stored(store) == stored(tmp_path / "one.sqlite")
 
 
+@pytest.mark.slow    # one kill -9 and resume: test_a_killed_runs_tasks_are_redone_by_the_next_run
 def test_a_study_killed_at_random_moments_and_resumed_gives_the_rows_of_an_uninterrupted_run(tmp_path):
     """Several kill -9s of the whole run (workers included) at random moments, each followed by a
     resume; the last run completes the study. The rows equal those of one uninterrupted run."""

@@ -10,6 +10,12 @@ closed-form screening of the smooth losses, flip-cost branching of every loss) m
 value unchanged: checked with the default options, and on a quarter of the problems also with
 every bound and screening off; and every third problem again through the scikit-learn
 estimators that fit the loss (``estimator=``).
+
+The whole sweep takes minutes, so it is marked ``slow`` (CI runs it: ``.ci/run``; locally
+``python -m pytest -m slow tests/search``). The default run checks, for each loss, the first
+problem of every (class, p, n) the fixture holds: about 40 of the 300, every class of input and
+every size, with the same checks (``representatives``); through the estimators, one problem of
+each class and p.
 """
 import gzip
 import json
@@ -48,13 +54,38 @@ def test_the_fixture_has_300_problems_per_loss_in_every_class():
     assert dup > len(discrete) // 2
 
 
-@pytest.mark.parametrize("loss", LOSSES)
-def test_every_problem_matches_the_enumeration(loss):
+def _shape(prob):
+    return prob["kind"], len(prob["design"][0]), len(prob["y"])
+
+
+def representatives(problems, shape=_shape):
+    """The first of ``problems`` of each ``shape`` (default: class, p and n), in their order."""
+    seen = set()
+    out = []
+    for prob in problems:
+        if shape(prob) not in seen:
+            seen.add(shape(prob))
+            out.append(prob)
+    return out
+
+
+def test_the_default_run_checks_every_class_and_size_of_every_loss():
+    for loss in LOSSES:
+        chosen = representatives(p for p in PROBLEMS if p["loss"] == loss)
+        assert 30 <= len(chosen) <= 60, (loss, len(chosen))      # of 300
+        assert {p["kind"] for p in chosen} == {"gaussian", "discrete", "shifted", "near_separable"}
+        assert {len(p["design"][0]) for p in chosen} == {2, 3} and {len(p["y"]) for p in chosen} == set(range(5, 10))
+        assert sum(p["index"] % 4 == 0 for p in chosen) >= 5      # checked again without bounds and screening
+
+
+def _check_enumeration(loss, problems):
     """As ``cudbound.cud.search_replicate`` does (orthonormal coordinates, the engine), at the
-    reference's beta_hat, one engine per problem for its four alpha_n."""
+    reference's beta_hat, one engine per problem for its four alpha_n; problem k of a loss again
+    with every bound and screening off when k is a multiple of 4."""
     tol = TOLS.get(loss.split(":")[0], 1e-9)
     bad = []
-    for k, prob in enumerate(p for p in PROBLEMS if p["loss"] == loss):
+    for prob in problems:
+        k = prob["index"]
         design, y, counts = (np.array(prob[key], dtype=float) for key in ("design", "y", "counts"))
         rep = reparametrise(design)
         eng = ReplicateEngine(rep.Z, y, rep.loss(get_loss(loss)))
@@ -70,6 +101,17 @@ def test_every_problem_matches_the_enumeration(loss):
     assert not bad, bad[:5]
 
 
+@pytest.mark.parametrize("loss", LOSSES)
+def test_the_representative_problems_match_the_enumeration(loss):
+    _check_enumeration(loss, representatives(p for p in PROBLEMS if p["loss"] == loss))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loss", LOSSES)
+def test_every_problem_matches_the_enumeration(loss):
+    _check_enumeration(loss, [p for p in PROBLEMS if p["loss"] == loss])
+
+
 def _estimators(loss, n):
     """scikit-learn classifiers whose exact fit on n rows is the fixture's loss (``docs/losses.md``)."""
     from sklearn.linear_model import LogisticRegression, RidgeClassifier, SGDClassifier
@@ -83,19 +125,17 @@ def _estimators(loss, n):
             "squared": [RidgeClassifier(alpha=0.0)]}.get(loss, [])
 
 
-@pytest.mark.parametrize("loss", LOSSES)
-def test_through_estimator(loss):
-    """The same problems given as a scikit-learn estimator (``estimator=``): its basis and loss
-    (``cudbound.sklearn_bridge.from_estimator``) reach the same Q^(b), every third problem."""
+def _check_through_estimator(loss, problems):
+    """The problems given as a scikit-learn estimator (``estimator=``): its basis and loss
+    (``cudbound.sklearn_bridge.from_estimator``) reach the same Q^(b). The number of searches."""
     from cudbound.sklearn_bridge import from_estimator
 
     tol = TOLS.get(loss.split(":")[0], 1e-9)
-    mine = [p for p in PROBLEMS if p["loss"] == loss][::3]
     if not _estimators(loss, 5):
         pytest.skip(f"no scikit-learn estimator fits {loss}")
     bad = []
     checked = 0
-    for prob in mine:
+    for prob in problems:
         design, y, counts = (np.array(prob[key], dtype=float) for key in ("design", "y", "counts"))
         for est in _estimators(loss, len(y)):
             mapping = from_estimator(est, len(y))
@@ -110,5 +150,24 @@ def test_through_estimator(loss):
                 checked += 1
                 if not abs(got - q) <= tol:
                     bad.append((repr(est), prob["index"], prob["kind"], a, got, q))
-    assert checked >= 4 * 100
     assert not bad, bad[:5]
+    return checked
+
+
+def _by_class_and_p(prob):
+    return prob["kind"], len(prob["design"][0])
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_through_estimator_on_one_problem_of_each_class_and_p(loss):
+    """Of every third problem, the first of each class and p (8 problems)."""
+    mine = representatives([p for p in PROBLEMS if p["loss"] == loss][::3], _by_class_and_p)
+    assert len(mine) == 8
+    assert _check_through_estimator(loss, mine) >= 4 * 8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loss", LOSSES)
+def test_through_estimator(loss):
+    """Every third problem."""
+    assert _check_through_estimator(loss, [p for p in PROBLEMS if p["loss"] == loss][::3]) >= 4 * 100
