@@ -23,7 +23,7 @@ from numba import njit
 __all__: list[str] = []
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lu_factor(B, LU, perm, n, pivot_tol):
     """PB = LU of B[:n, :n], into LU[:n, :n] (the multipliers of L below the diagonal) and
     perm[:n]; LU may be B itself. False when B has a non-finite entry, is zero, or has a pivot
@@ -60,7 +60,7 @@ def _lu_factor(B, LU, perm, n, pivot_tol):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lu_solve(LU, perm, rhs, out, n):
     """out[:n] = B^-1 rhs[:n] from the factors of PB = LU (forward, then back substitution)."""
     for i in range(n):
@@ -77,7 +77,7 @@ def _lu_solve(LU, perm, rhs, out, n):
         out[i] = s / LU[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lu_solve_t(LU, perm, rhs, out, z, n):
     """out[:n] = B^-T rhs[:n] from the factors of PB = LU (B' = U'L'P); z is scratch of length n."""
     for i in range(n):           # U'z = rhs
@@ -94,7 +94,7 @@ def _lu_solve_t(LU, perm, rhs, out, z, n):
         out[perm[i]] = z[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_in_place(M, b, x, n, perm, pivot_tol):
     """Solve M[:n, :n] x[:n] = b[:n], factoring M in place (perm: scratch of length n). False
     when :func:`_lu_factor` fails or the answer is not finite."""

@@ -172,40 +172,45 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching):
                     np.empty(p), np.eye(p), np.zeros(p))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _prunes(U, best, opt):
     """The one prune rule: a node whose bound U is not positive (g <= 0 on all of it) or at
     most the best value attained (or the floor), to ``Tolerances.prune``, is not searched."""
     return U <= 0.0 or U <= max(best, opt.floor) + opt.prune
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _release(pool, cnt, c):
     """Slot c is finished: onto the free list."""
     pool.free[cnt[NFREE]] = c
     cnt[NFREE] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_slot(pool, cnt):
-    """A slot for a new node: a freed one, else the next (the pool doubles when full)."""
-    if cnt[NFREE] == 0 and cnt[COUNT] + 1 >= pool.depth.shape[0]:
-        pool = _grow_pool(pool, 2 * pool.depth.shape[0])
+    """A slot for a new node: a freed one, else the next (:func:`_room_for_two` made room)."""
     if cnt[NFREE] > 0:
         cnt[NFREE] -= 1
-        return pool, pool.free[cnt[NFREE]]
+        return pool.free[cnt[NFREE]]
     c = cnt[COUNT]
     cnt[COUNT] += 1
-    return pool, c
+    return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _room_for_two(pool, cnt):
+    """Whether the pool holds two more nodes (the children of an expansion) without growing.
+    A node's slot depends only on the free list and the count, never on the capacity."""
+    return cnt[COUNT] + 2 < pool.depth.shape[0]
+
+
+@njit(cache=True, inline="always")
 def _attained(val, v):
     if v > val[BEST]:
         val[BEST] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _offer(pool, cnt, val, opt, key, c, U, parent, depth, sign):
     """Node c with bound U goes on the queue, or is pruned (:func:`_prunes`) and its slot freed."""
     _record(key, opt.record, pool.uid[c], parent, depth, pool.minimum[c], U, sign, OPEN)
@@ -217,7 +222,7 @@ def _offer(pool, cnt, val, opt, key, c, U, parent, depth, sign):
         cnt[HSIZE] = _heap_push(pool.heap_keys, pool.heap_ids, cnt[HSIZE], U, c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _node_factor(rep, slv, bd, pool, c, fresh):
     """A smooth loss's flip-cost metric at node c's minimiser: ``bd.hn`` from the Cholesky
     factor of the Hessian there (computed afresh when ``fresh``, else the pool's). Returns r
@@ -232,14 +237,14 @@ def _node_factor(rep, slv, bd, pool, c, fresh):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r):
     """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``."""
     return _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
                   rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
     """The root (no point fixed): its minimiser is the unconstrained one; queue it or prune it."""
     pool.fixed_cost[0] = rep.C_forced
@@ -256,14 +261,15 @@ def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
 
 
 @njit(cache=True)
-def _stop_reason(pool, cnt, val, opt, t_start, pops):
-    """Why the loop stops before its next pop: -1 it goes on, EXACT every open node is pruned
-    (status unchanged), else the status code (a value above stop_above, a budget)."""
-    if _prunes(pool.heap_keys[0], val[BEST], opt):
+def _stop_reason(top, best, nodes, opt, t_start, pops):
+    """Why the loop stops before its next pop (``top``: the largest bound on the queue): -1 it
+    goes on, EXACT every open node is pruned (status unchanged), else the status code (a value
+    above stop_above, a budget)."""
+    if _prunes(top, best, opt):
         return EXACT
-    if val[BEST] > opt.stop_above:
+    if best > opt.stop_above:
         return STOPPED_ABOVE
-    if opt.max_nodes > 0 and cnt[NODES] >= opt.max_nodes:
+    if opt.max_nodes > 0 and nodes >= opt.max_nodes:
         return BUDGET
     if opt.time_limit > 0 and pops % 64 == 0:
         with objmode(now="float64"):
@@ -273,7 +279,7 @@ def _stop_reason(pool, cnt, val, opt, t_start, pops):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     """A lazy flip child leads the queue: solve it, and put it back with its exact bound (or
     prune it). A child nobody solves is dropped; its bound U (from the parent) covers it."""
@@ -299,7 +305,7 @@ def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     _offer(pool, cnt, val, opt, slv.key, v, Ub, -1, d, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unrealisable(rep, slv, bd, opt, pool, cnt, v):
     """Is node v's open region empty? Decided only when the parent's witness misses the new
     constraint: the warm-started feasibility QP, else (numerical failure) the LP on the Python
@@ -333,12 +339,12 @@ def _unrealisable(rep, slv, bd, opt, pool, cnt, v):
     return ok == QP_INFEASIBLE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _expand(rep, slv, bd, opt, pool, cnt, val, v):
     """Branch node v on one free point (:func:`branching._branch_point`): two children, each
     inheriting v's minimiser when it meets the child's constraint, else solved now or (lazy)
-    queued with v's minimum plus the flip cost; each bounded, then queued or pruned. Returns
-    the pool (grown when full)."""
+    queued with v's minimum plus the flip cost; each bounded, then queued or pruned (the pool
+    has room for both: :func:`_room_for_two`)."""
     P = rep.P
     d = pool.depth[v]
     r = _node_factor(rep, slv, bd, pool, v, False)
@@ -346,7 +352,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
                       bd.branching if r >= 0.0 else STATIC, r)
     side = np.dot(P[j], pool.beta[v])
     for s in (1, -1):
-        pool, c = _take_slot(pool, cnt)
+        c = _take_slot(pool, cnt)
         cnt[NODES] += 1
         _inherit(pool, c, v, j, s, rep.cplus[j] if s > 0 else rep.cminus[j], slv.kind, bd.smooth_flip)
         pool.uid[c] = cnt[NEXT_UID]
@@ -383,10 +389,9 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
         Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r)
         _offer(pool, cnt, val, opt, slv.key, c, Ub, pool.uid[v], d + 1, s)
     _release(pool, cnt, v)
-    return pool
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(pool, cnt, val, opt):
     """The search's value (certified upper bound) and final status, from the best value
     attained, the queue left by a budget, the nodes nobody solved and the floor."""
@@ -447,7 +452,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, slv, quad_o
         _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv)
     pops = 0
     while cnt[HSIZE] > 0:
-        stop = _stop_reason(pool, cnt, val, opt, t_start, pops)
+        stop = _stop_reason(pool.heap_keys[0], val[BEST], cnt[NODES], opt, t_start, pops)
         if stop >= 0:
             if stop != EXACT:
                 cnt[STATUS_CODE] = stop
@@ -467,7 +472,9 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, slv, quad_o
             _release(pool, cnt, v)
         else:
             _record(slv.key, opt.record, pool.uid[v], -1, d, np.nan, np.nan, 0, EXPANDED)
-            pool = _expand(rep, slv, bd, opt, pool, cnt, val, v)
+            while not _room_for_two(pool, cnt):
+                pool = _grow_pool(pool, 2 * pool.depth.shape[0] + 2)
+            _expand(rep, slv, bd, opt, pool, cnt, val, v)
     upper, status = _finish(pool, cnt, val, opt)
     return (upper, val[BEST], status, cnt[NODES], cnt[SOLVES], cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS],
             cnt[UNDECIDED_N] != 0, (pool, cnt, val))

@@ -79,7 +79,7 @@ def _grow_pool(pool, cap):
                     _grow(pool.heap_keys, cap), _grow(pool.heap_ids, cap))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
     """Slot c becomes the child of node v that fixes free point j to sign s (cost ``cost_j``):
     the parent's signs, minimiser, minimum and warm starts, solved (the caller changes that

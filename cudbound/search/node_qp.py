@@ -138,7 +138,7 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
     return QP_FAILED, nact
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _most_violated(P, norms, signs, rhs_neg, x, xs):
     """The row most violated at x, relative to its norm, beyond _TOL * xs; -1 if none."""
     p = x.shape[0]
@@ -161,7 +161,7 @@ def _most_violated(P, norms, signs, rhs_neg, x, xs):
     return q
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _meets_rhs(P, signs, rhs_neg, x):
     """At a large x the relative tolerance of :func:`_most_violated` is loose against the
     right-hand side itself: does every row with h_k = rhs_neg meet x to _FEAS * rhs_neg?"""
@@ -175,7 +175,7 @@ def _meets_rhs(P, signs, rhs_neg, x):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
     """The step directions of adding row n_q: the dual r = (N'Qinv N)^-1 N'Qinv n_q and the
     primal z = Qinv n_q - Qinv N r (N the active normals, p x nact). False when N'Qinv N is
@@ -207,7 +207,7 @@ def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, hA, tmp, perm):
     """x = the exact minimiser with the active rows at equality: the vertex they fix when
     there are p of them, else x0 + Qinv N (N'Qinv N)^-1 (h_A - N'x0). False when singular."""
@@ -238,7 +238,7 @@ def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _normal_matrix(Qinv, N, QN, M, p, nact):
     """QN = Qinv N and M = N'Qinv N for the nact active normals (the columns of N)."""
     _times_cols(Qinv, N, QN, p, nact, p)
@@ -255,7 +255,7 @@ def _add_columns(base, QN, coef, sign, nact, out):
         out[i] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _drop(act, u, a0, nact):
     """Remove active row a0 (and its multiplier); the new size."""
     for a in range(a0, nact - 1):

@@ -46,7 +46,7 @@ NodeSolve = namedtuple("NodeSolve", [
 """What the node solvers of one search need, besides the replicate and the node pool."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fixed(sgn_row, prow):
     """Design rows and signs (+-1.0) of a node's fixed points."""
     k = 0
@@ -78,7 +78,7 @@ def _quad_form(H, x, x0):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve(c, rep, slv, pool):
     """Solve node c in place (``pool.beta[c]`` and its warm start). Returns (ok, m, loss at
     beta[c]): ok 0 solved, 1 solved by the fallback solver, -1 not solved."""
@@ -112,7 +112,7 @@ def _solve(c, rep, slv, pool):
     return -1, 0.0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_qp(c, rep, slv, pool):
     """KIND_QP: (solved, minimum)."""
     if pool.n_active[c] == 0:
@@ -125,7 +125,7 @@ def _solve_qp(c, rep, slv, pool):
     return False, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_lp(c, rep, slv, pool):
     """KIND_LP: (solved, minimum)."""
     lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit = slv.lp
@@ -140,7 +140,7 @@ def _solve_lp(c, rep, slv, pool):
     return False, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_smooth(c, rep, slv, pool):
     """KIND_SMOOTH: (solved, minimum)."""
     sm_kind, D, yo, wn, pen, maxit = slv.sm
@@ -163,7 +163,7 @@ def _solve_smooth(c, rep, slv, pool):
     return st == 0, f
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_hinge_qp(c, rep, slv, pool):
     """KIND_HINGE_QP: (solved, minimum). The warm start ``active[c, :n_active[c]]`` holds a
     point k of the resample as k and a fixed free point j as mA + j."""
