@@ -218,7 +218,6 @@ def _import(module, name):
 
 
 _B = "cudbound.baselines"
-_RENAMED = "is deprecated .* use `{new}` instead"
 ALIASES = {
     # id: (the old name, the new name, a function of the data giving (old call, new call))
     "IntervalResult.centre": ("centre", "estimate", _attribute(_interval, "centre", "estimate")),
@@ -265,10 +264,9 @@ ALIASES = {
     "coverage_interval(level=)": ("level", "confidence_level", _keyword(_import("cudbound.coverage.store",
                                                                                  "coverage_interval"), _binomial_km,
                                                                          {"level": 0.9}, {"confidence_level": 0.9})),
-    "study [options] k = 3": ("k", "cv", _study("[options.yang]\nk = 3\n[options.langford]\nsides = 'upper'\n"
-                                                "[options.e632_delta]\nestimator = '.632'\n",
-                                                "[options.yang]\ncv = 3\n[options.langford]\nalternative = 'less'\n"
-                                                "[options.e632_delta]\npoint_estimate = '.632'\n")),
+    # (a study's ``sides`` keeps the value written, for the stored protocols: the test below)
+    "study [options] k = 3": ("k", "cv", _study("[options.yang]\nk = 3\n[options.e632_delta]\nestimator = '.632'\n",
+                                                "[options.yang]\ncv = 3\n[options.e632_delta]\npoint_estimate = '.632'\n")),
 }
 
 
@@ -285,3 +283,17 @@ def test_every_old_name_warns_names_the_new_one_and_gives_the_identical_result(k
         assert all(w.filename == __file__ for w in caught if issubclass(w.category, DeprecationWarning)), \
             [(w.filename, str(w.message)) for w in caught]
     assert _same(got, expected)
+
+
+@pytest.mark.parametrize("old", [2, "upper", "lower", "two-sided"])
+def test_a_renamed_option_keeps_its_value_in_a_stored_protocol(old):
+    """A study's ``sides`` is recorded under its old name and its old value, as before the rename
+    (``alternative``): the fingerprint of an existing store does not change."""
+    from cudbound._deprecation import apply_renames, renames_of
+    from cudbound.baselines import langford
+    from cudbound.coverage.config import _stored_names
+
+    with pytest.warns(DeprecationWarning, match="alternative"):
+        options = apply_renames("langford()", renames_of(langford), {"sides": old})
+    assert options == {"alternative": old}
+    assert _stored_names("langford", options) == {"sides": old}

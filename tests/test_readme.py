@@ -55,6 +55,7 @@ def test_the_readme_command_leaves_out_the_slow_tests_and_ci_runs_them():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     readme_run, slow_run = ci.index('"$venv_python" -m pytest -q -n auto ||'), ci.index('-m pytest -q -n auto -m slow ||')
     assert readme_run < slow_run < ci.index("ci: passed")
+    assert 'exit "$slow_status"' in ci[slow_run:ci.index("ci: passed")]   # a failing slow test fails CI
 
 
 def test_install_lines_use_the_virtual_environment():

@@ -230,7 +230,7 @@ def binomial_lower(k: int, m: int, delta: float) -> float:
     return _lower(k, m, delta)
 
 
-@renamed(sides=("alternative", sides_to_alternative))
+@renamed(sides="alternative")
 @fill_doc(**_DOC)
 def binomial_interval(k: int, m: int, confidence_level: float = 0.95,
                       alternative: str = "two-sided") -> ConfidenceInterval:

@@ -60,7 +60,7 @@ from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import Splitter, deal_folds, draw_counts, folds_or_count, tally as _tally
 from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
-from .holdout import _alternative_iv, _clopper_pearson, sides_to_alternative
+from .holdout import _alternative_iv, _clopper_pearson
 
 __all__ = [
     "bs1", "bs2", "kohavi", "yang", "martin", "langford",
@@ -814,7 +814,7 @@ def _langford_iv(design, y, confidence_level, m, alternative, n_boot, loss, cent
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
-@renamed(sides=("alternative", sides_to_alternative))
+@renamed(sides="alternative")
 @fill_doc(**_DOC)
 def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m: int | None = None,
              alternative: str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",

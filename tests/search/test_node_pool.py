@@ -1,7 +1,7 @@
 """cudbound/search/node_pool.py: a pool grows without losing a node, and a child inherits its parent."""
 import numpy as np
 
-from cudbound.search.codes import KIND_HINGE_QP, KIND_LP, KIND_QP
+from cudbound.search.codes import KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP, KIND_QP, KIND_SMOOTH
 from cudbound.search.node_pool import NodePool, _grow_pool, _inherit, _new_pool, trimmed
 
 
@@ -40,7 +40,7 @@ def test_growth_keeps_every_node_and_adds_empty_slots():
 
 
 def test_a_child_inherits_its_parent_and_fixes_one_more_point():
-    for kind in (KIND_QP, KIND_LP, KIND_HINGE_QP, 2):
+    for kind in (KIND_QP, KIND_LP, KIND_HINGE_QP, KIND_EXTERNAL, KIND_SMOOTH):
         for smooth_flip in (False, True):
             pool = _filled(seed=kind)
             pool.solved[1] = False
