@@ -24,47 +24,58 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["renamed", "renamed_fields", "apply_renames", "deprecated_attribute", "renames_of"]
+__all__ = ["renamed", "renamed_fields", "apply_renames", "deprecated_attribute", "renames_of", "warn_renamed"]
 
-Rename = str | tuple[str, Callable[[Any], Any]]
-"""The new name, or (the new name, a function turning an old value into a new one)."""
+_PACKAGE = __name__.partition(".")[0]
 
 
 def _message(where: str, old: str, new: str) -> str:
     return f"{where}: `{old}` is deprecated and will be removed in the next release; use `{new}` instead."
 
 
-def _target(spec: Rename) -> tuple[str, Callable[[Any], Any] | None]:
-    return (spec, None) if isinstance(spec, str) else (spec[0], spec[1])
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that attributes a warning issued by this module's caller to the user's
+    line: the first frame outside the package (Python's default filters show a DeprecationWarning
+    only where it is attributed to the user's code, ``__main__`` or a test)."""
+    frame, level = sys._getframe(2), 2   # 1: the function calling warnings.warn (in this module)
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
-def apply_renames(where: str, renames: Mapping[str, Rename], kwargs: dict, given: frozenset | set = frozenset(),
-                  stacklevel: int = 3) -> dict:
-    """``kwargs`` with every deprecated name replaced by its new one (a DeprecationWarning each).
+def warn_renamed(where: str, old: str, new: str) -> None:
+    """The DeprecationWarning of a renamed name, attributed to the user's line."""
+    warnings.warn(_message(where, old, new), DeprecationWarning, stacklevel=_user_stacklevel())
+
+
+def apply_renames(where: str, renames: Mapping[str, str], kwargs: Mapping[str, Any],
+                  given: frozenset | set = frozenset()) -> dict:
+    """``kwargs`` with every deprecated name replaced by its new one (a DeprecationWarning each,
+    attributed to the user's line: the first caller outside the package).
 
     ``where`` names the function in the messages; ``given`` holds the new names already given
-    otherwise (positionally). An old and a new name given together raise TypeError.
+    otherwise (positionally). An old and a new name given together raise TypeError, before
+    anything is warned or computed.
     """
-    out = dict(kwargs)
-    for old, spec in renames.items():
-        if old not in out:
-            continue
-        new, convert = _target(spec)
-        if new in out or new in given:
+    for old, new in renames.items():
+        if old in kwargs and (new in kwargs or new in given):
             raise TypeError(f"{where} got both `{old}` (deprecated) and `{new}`; pass `{new}` only.")
-        warnings.warn(_message(where, old, new), DeprecationWarning, stacklevel=stacklevel)
-        value = out.pop(old)
-        out[new] = convert(value) if convert is not None else value
+    out = dict(kwargs)
+    for old, new in renames.items():
+        if old in out:
+            warn_renamed(where, old, new)
+            out[new] = out.pop(old)
     return out
 
 
-def renamed(**renames: Rename) -> Callable[[Callable], Callable]:
+def renamed(**renames: str) -> Callable[[Callable], Callable]:
     """Decorate a function (or a dataclass's ``__init__``) whose keyword ``old`` is now ``new``:
-    ``@renamed(k="cv")``, or ``@renamed(sides=("alternative", convert))`` when the values change too.
+    ``@renamed(k="cv")``.
 
     The old keyword still works for one release, with a DeprecationWarning naming the new one;
     both at once raise TypeError. The signature shown (``inspect.signature``, the documentation)
@@ -72,8 +83,7 @@ def renamed(**renames: Rename) -> Callable[[Callable], Callable]:
     """
     def decorate(func: Callable) -> Callable:
         sig = inspect.signature(func)
-        for old, spec in renames.items():
-            new, _ = _target(spec)
+        for old, new in renames.items():
             if new not in sig.parameters:
                 raise TypeError(f"{func.__qualname__} has no parameter {new!r} to rename {old!r} to.")
             if old in sig.parameters:
@@ -92,7 +102,7 @@ def renamed(**renames: Rename) -> Callable[[Callable], Callable]:
     return decorate
 
 
-def renames_of(func: Callable) -> dict[str, Rename]:
+def renames_of(func: Callable) -> dict[str, str]:
     """The deprecated keywords of a function decorated with :func:`renamed` (old name -> new)."""
     return dict(getattr(func, "__deprecated_renames__", {}))
 
@@ -100,7 +110,7 @@ def renames_of(func: Callable) -> dict[str, Rename]:
 def deprecated_attribute(old: str, new: str) -> property:
     """A read-only property ``old`` that warns and returns the attribute ``new``."""
     def getter(self):
-        warnings.warn(_message(f"{type(self).__name__}.{old}", old, new), DeprecationWarning, stacklevel=2)
+        warn_renamed(f"{type(self).__name__}.{old}", old, new)
         return getattr(self, new)
     getter.__name__ = old
     return property(getter, doc=f"Deprecated: use ``{new}`` (removed in the next release).")

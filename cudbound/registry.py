@@ -99,12 +99,9 @@ class IntervalMethod:
         return renames_of(self.function)
 
     def options(self) -> list:
-        """The option names a user may set for this method (deprecated ones excluded)."""
+        """The option names a user may set for this method (deprecated ones excluded: the entry
+        points turn them into these names first, :func:`_new_option_names`)."""
         return sorted(k for k in self.parameters if k not in _RESERVED + ("design", "y"))
-
-    def accepts(self, option: str) -> bool:
-        """Whether ``option`` is one of :meth:`options`, or a deprecated name of one."""
-        return option in self.options() or option in self.renamed
 
 
 _REGISTRY: dict[str, IntervalMethod] = {}
@@ -183,7 +180,6 @@ def options_check(function: Callable, iv: Callable, *extra: Callable) -> Callabl
 
     def check(n, *, confidence_level=0.95, **options):
         design, y = _stand_in(n)
-        options = apply_renames(f"{function.__name__}()", renames_of(function), options)
         values = {**defaults, **options, "design": design, "y": y, "confidence_level": confidence_level,
                   "rng": None}
         iv(**{k: values[k] for k in names})
@@ -203,8 +199,9 @@ def check_options(name: str, n: int, *, confidence_level: float = 0.95, **option
     """
     method = get_method(name)
     n = check_scalar(n, "n", min_val=2)
+    options = apply_renames(f"check_options({name!r})", method.renamed, options)
     valid = method.options()
-    unknown = sorted(k for k in options if not method.accepts(k))
+    unknown = sorted(k for k in options if k not in valid)
     if unknown:
         raise ValueError(f"method {name!r} takes no option(s) {unknown}; its options are {valid}.")
     if method.check is not None:
@@ -302,8 +299,32 @@ def _methods_iv(methods) -> tuple:
     return tuple(methods)
 
 
+def _new_option_names(methods: Sequence[str], options: Mapping[str, Any], where: str = "intervals()") -> dict:
+    """``options`` (of :func:`intervals`: shared options and ``<method>_options`` dicts) with every
+    deprecated option name of the selected ``methods`` replaced by its new one, once, where they enter
+    (a DeprecationWarning naming the new name, attributed to the user's line).
+
+    An old and a new name of one option given together (both shared, or both in one method's dict)
+    raise TypeError before any method runs. A shared old name with the new one in a method's dict is
+    no conflict: the method's dict overrides the shared options, as always.
+    """
+    methods = _methods_iv(methods)
+    options_of = [set(get_method(name).options()) for name in methods]
+    shared_renames = {old: new for name in methods for old, new in get_method(name).renamed.items()
+                      if not any(old in opts for opts in options_of)}
+    shared, per = {}, {}
+    for key, value in options.items():
+        method = key.removesuffix("_options")
+        if key != method and method in _REGISTRY and isinstance(value, Mapping):
+            per[key] = apply_renames(f"`{key}`", get_method(method).renamed, value)
+        else:
+            shared[key] = value
+    return {**apply_renames(where, shared_renames, shared), **per}
+
+
 def _options_iv(methods, options):
     """Split **options into shared options and ``<method>_options`` dicts, and check every name."""
+    options = _new_option_names(methods, options, "intervals_from_design()")
     per, shared = {}, {}
     for key, value in options.items():
         if key.endswith("_options") and key[: -len("_options")] in _REGISTRY:
@@ -321,12 +342,12 @@ def _options_iv(methods, options):
         for key in opts:
             if key in _RESERVED:
                 raise ValueError(f"`{method}_options` may not set `{key}`: it is set by intervals() for every method.")
-            if not get_method(method).accepts(key):
+            if key not in valid:
                 raise ValueError(f"`{method}_options` has an unknown option {key!r}; valid options of "
                                  f"{method!r} are {valid}.")
     accepted = {k for m in methods for k in get_method(m).options()}
     for key in shared:
-        if not any(get_method(m).accepts(key) for m in methods):
+        if key not in accepted:
             raise ValueError(f"unknown option {key!r} for methods {list(methods)}; options they accept: "
                              f"{sorted(accepted)} (or per-method dicts: "
                              f"{', '.join(m + '_options' for m in _REGISTRY)}).")
@@ -413,6 +434,7 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     1
     """
     methods = _methods_iv(methods)
+    options = _new_option_names(methods, options)
     user_loss = options.pop("loss", None)
     data = _prepare(X, y, basis, estimator, pos_label, user_loss)
     if data.mapping is not None or user_loss is not None:
@@ -452,7 +474,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
     for name in methods:
         method = get_method(name)
         params = method.parameters
-        kwargs = {k: v for k, v in shared.items() if k in params or k in method.renamed}
+        kwargs = {k: v for k, v in shared.items() if k in params}
         kwargs.update(per.get(name, {}))
         if name == "cud" and _is_seed(rng):
             method_rng = rng   # cud_interval(X, y, rng=seed) gives the same interval

@@ -10,7 +10,7 @@ from cudbound._deprecation import deprecated_attribute, renamed, renamed_fields,
 from cudbound.results import ConfidenceInterval, IntervalResult
 
 
-@renamed(k="cv", sides=("alternative", lambda v: {2: "two-sided"}.get(v, v)))
+@renamed(k="cv", sides="alternative")
 def _folds(design, *, cv=10, alternative="two-sided"):
     return design, cv, alternative
 
@@ -19,7 +19,7 @@ def test_an_old_keyword_warns_names_the_new_one_and_is_passed_under_it():
     with pytest.warns(DeprecationWarning, match=r"_folds\(\): `k` is deprecated .* use `cv` instead"):
         assert _folds(0, k=3) == (0, 3, "two-sided")
     with pytest.warns(DeprecationWarning, match="use `alternative`"):
-        assert _folds(0, sides=2) == (0, 10, "two-sided")
+        assert _folds(0, sides="less") == (0, 10, "less")
 
 
 def test_old_and_new_names_at_once_are_refused():
@@ -279,9 +279,9 @@ def test_every_old_name_warns_names_the_new_one_and_gives_the_identical_result(k
         expected = new_call()
     with pytest.warns(DeprecationWarning, match=f"`{old}`.* is deprecated .* use `{new}`") as caught:
         got = old_call()
-    if not key.startswith(("study", "intervals")):   # a study or intervals() warns from inside the package
-        assert all(w.filename == __file__ for w in caught if issubclass(w.category, DeprecationWarning)), \
-            [(w.filename, str(w.message)) for w in caught]
+    # attributed to the user's line (here), so that Python's default filters show it
+    assert all(w.filename == __file__ for w in caught if issubclass(w.category, DeprecationWarning)), \
+        [(w.filename, str(w.message)) for w in caught]
     assert _same(got, expected)
 
 
@@ -297,3 +297,73 @@ def test_a_renamed_option_keeps_its_value_in_a_stored_protocol(old):
         options = apply_renames("langford()", renames_of(langford), {"sides": old})
     assert options == {"alternative": old}
     assert _stored_names("langford", options) == {"sides": old}
+
+
+# --------------------------------------------------------------------------- options: one entry, new names
+
+def test_an_old_shared_option_and_a_new_one_in_a_methods_dict_work_together(data):
+    """``k`` (shared, old) and ``yang_options={"cv": 4}`` (new): renamed once where they enter, so
+    the method's own dict overrides the shared value as it always does (it used to be a TypeError
+    in the middle of the run)."""
+    from cudbound.registry import intervals_from_design
+    X, y, design = data
+    with pytest.warns(DeprecationWarning, match=r"intervals_from_design\(\): `k` is deprecated .* `cv`") as caught:
+        res = intervals_from_design(design, y, ["wald_cv", "yang"], k=3, yang_options={"cv": 4}, rng=0)
+    assert [r.details["k"] for r in res] == [3, 4]
+    assert [w.filename for w in caught] == [__file__]
+    with pytest.warns(DeprecationWarning) as caught:
+        res = cudbound.intervals(X, y, ["wald_cv", "yang"], k=3, yang_options={"cv": 4}, rng=0)
+    assert [r.details["k"] for r in res] == [3, 4] and [w.filename for w in caught] == [__file__]
+
+
+@pytest.mark.parametrize("options", [{"k": 3, "cv": 3}, {"yang_options": {"k": 3, "cv": 4}}])
+def test_an_old_and_a_new_name_of_one_option_are_one_error_before_any_method_runs(data, options):
+    from cudbound.registry import intervals_from_design, register, unregister
+    ran = []
+
+    def spy(design, y, *, confidence_level=0.95, rng=None):
+        ran.append(1)
+        raise AssertionError("no method may run")
+    register("spy", spy, "records that it ran")
+    try:
+        with pytest.raises(TypeError, match="got both `k` \\(deprecated\\) and `cv`; pass `cv` only"):
+            intervals_from_design(data[2], data[1], ["spy", "yang"], rng=0, **options)
+    finally:
+        unregister("spy")
+    assert ran == []
+
+
+def test_check_options_takes_an_old_name_under_the_new_one():
+    from cudbound.registry import check_options
+    with pytest.warns(DeprecationWarning, match="use `cv`") as caught:
+        check_options("yang", 30, k=3)
+    assert [w.filename for w in caught] == [__file__]
+    with pytest.raises(ValueError, match="at most n = 30"):
+        check_options("yang", 30, cv=31)
+    with pytest.raises(ValueError, match="at most n = 30"), pytest.warns(DeprecationWarning):
+        check_options("yang", 30, k=31)
+
+
+def test_a_study_renames_its_shared_options_and_refuses_old_and_new_together():
+    from cudbound.coverage import ConfigError, parse_config
+    base = """
+        [study]
+        name = "s"
+        seed = 1
+        repetitions = 1
+        sizes = [30]
+        methods = ["yang", "wald_cv"]
+        [[datasets]]
+        name = "donut"
+        [options]
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = parse_config(base + "cv = 3\n")
+    with pytest.warns(DeprecationWarning, match=r"\[options\]: `k` is deprecated") as caught:
+        old = parse_config(base + "k = 3\n")
+    assert [w.filename for w in caught] == [__file__]
+    assert old.options == new.options and old.protocol() == new.protocol()
+    assert old.options["yang"]["cv"] == 3 and "k" not in old.options["wald_cv"]
+    with pytest.raises(ConfigError, match="got both `k` \\(deprecated\\) and `cv`"):
+        parse_config(base + "k = 3\ncv = 3\n")

@@ -125,7 +125,7 @@ def _stored_names(method: str, options: dict) -> dict:
     """``options`` under the names a protocol records them by: an option renamed since
     (:mod:`cudbound._deprecation`; ``k`` is now ``cv``) keeps its old name there, whichever name the
     study uses, so that the stored protocols (and the committed chunks) stay valid."""
-    old_name = {(new if isinstance(new, str) else new[0]): old for old, new in get_method(method).renamed.items()}
+    old_name = {new: old for old, new in get_method(method).renamed.items()}
     return {old_name.get(k, k): v for k, v in options.items()}
 
 
@@ -135,11 +135,9 @@ def _defaults(method: str, options: dict) -> dict:
     rows made under the old default."""
     import inspect
     params = get_method(method).parameters
-    given = set(_stored_names(method, options))
     return _stored_names(method, {k: _jsonable(params[k].default) for k in get_method(method).options()
                                   if k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty
-                                  and not (k in _NOT_IN_PROTOCOL and params[k].default is None)
-                                  and _stored_names(method, {k: None}).keys().isdisjoint(given)})
+                                  and not (k in _NOT_IN_PROTOCOL and params[k].default is None)})
 
 
 @dataclass(frozen=True, order=True)
@@ -414,6 +412,12 @@ def _methods(labels, options, problems):
     if "loss" in shared or any("loss" in own for own in per.values()):
         problems.add("set the loss once, as `loss` in [study]: the fit and every method use it.")
     names = method_names()
+    runs = {per.get(label, {}).get("method", label) for label in labels} & set(names)
+    try:   # shared old names: the new ones, once, whichever methods take them
+        shared = apply_renames("[options]", {old: new for m in sorted(runs) for old, new in get_method(m).renamed.items()},
+                               shared)
+    except TypeError as exc:
+        problems.add(str(exc))
     method_of, opts = {}, {}
     for label in labels:
         own = dict(per.get(label, {}))
@@ -424,15 +428,19 @@ def _methods(labels, options, problems):
             problems.add(f"method label {label!r} runs unknown method {method!r}{hint}; methods are {list(names)}.")
             continue
         method_of[label] = method
-        own = apply_renames(f"[options.{label}]", get_method(method).renamed, own)   # old names: a warning
+        try:   # old names: taken under the new ones here, with a warning; downstream sees new names only
+            own = apply_renames(f"[options.{label}]", get_method(method).renamed, own)
+        except TypeError as exc:
+            problems.add(str(exc))
+            continue
         accepted = get_method(method).options()
-        merged = {k: v for k, v in shared.items() if get_method(method).accepts(k)}
+        merged = {k: v for k, v in shared.items() if k in accepted}
         merged.update(own)
-        bad = sorted(k for k in own if not get_method(method).accepts(k))
+        bad = sorted(k for k in own if k not in accepted)
         if bad:
             problems.add(f"[options.{label}] has option(s) {bad} that method {method!r} does not take; it "
                          f"takes {accepted}.")
-            merged = {k: v for k, v in merged.items() if get_method(method).accepts(k)}
+            merged = {k: v for k, v in merged.items() if k in accepted}
         if "alpha_n" in merged:
             try:
                 alpha_value(merged["alpha_n"], 30)
@@ -440,8 +448,7 @@ def _methods(labels, options, problems):
                 problems.add(f"[options.{label}]: {exc}")
         opts[label] = merged
     known = [m for m in labels if m in method_of]
-    unused = sorted(k for k in shared if k != "loss" and not any(get_method(method_of[m]).accepts(k)
-                                                                  for m in known))
+    unused = sorted(k for k in shared if k != "loss" and not any(k in get_method(method_of[m]).options() for m in known))
     if unused and len(known) == len(labels):
         problems.add(f"shared option(s) {unused} in [options] are taken by none of the methods {labels}.")
     stray = set(per) - set(labels)
