@@ -41,7 +41,7 @@ from sklearn.model_selection import GroupKFold, StratifiedKFold
 
 from ._deprecation import renamed, renamed_fields
 from ._validation import check_data, check_features, check_rng, check_scalar, encode_labels, redefined_methods
-from .resampling import Splitter
+from .resampling import Splitter, cv_splitter, splitter_folds
 from .results import PointEstimateResult
 
 __all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
@@ -136,8 +136,9 @@ class CVAUCResult(PointEstimateResult):
     """What :func:`cv_auc` returns, a :class:`~cudbound.results.Result` without an interval.
 
     ``estimate``: the pooled or averaged AUC (``auc`` is its old name, deprecated);
-    ``fold_auc``: each fold's AUC (NaN when skipped); ``folds``: the fold label of every row;
-    ``scores``: every row's held-out score.
+    ``fold_auc``: each fold's AUC (NaN when skipped), repetition after repetition; ``folds``: the
+    fold label of every row; ``scores``: every row's held-out score (``folds`` and ``scores`` of shape
+    (repeats, n) for a repeated splitter, else (n,)).
     """
 
     quantity = "auc"
@@ -188,31 +189,18 @@ class LPOAUCResult(PointEstimateResult):
 
 
 def _folds(cv, X, labels, groups, rng):
+    """The (repeats, n) fold labels of ``cv`` (:func:`cudbound.resampling.splitter_folds`): a number
+    of folds (stratified and shuffled, or grouped), a splitter, or one fold label per row."""
     n = X.shape[0]
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         k = check_scalar(cv, "cv", min_val=2, max_val=n)
         if groups is not None:
-            splitter = GroupKFold(n_splits=k)
-            splits = splitter.split(X, labels, groups)
+            cv = GroupKFold(n_splits=k)
         else:
-            seed = int(check_rng(rng).integers(2**31 - 1))
-            splits = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(X, labels)
-        folds = np.empty(n, dtype=np.int64)
-        for f, (_, test) in enumerate(splits):
-            folds[test] = f
-        return folds
-    if hasattr(cv, "split"):
-        folds = np.full(n, -1, dtype=np.int64)
-        for f, (_, test) in enumerate(cv.split(X, labels, groups)):
-            folds[test] = f
-        if np.any(folds < 0):
-            raise ValueError("the splitter `cv` leaves some rows in no test fold.")
-        return folds
-    folds = np.asarray(cv)
-    if folds.shape != (n,):
-        raise ValueError(f"`cv` must be a number of folds, a splitter or {n} fold labels; got shape {folds.shape}.")
-    _, folds = np.unique(folds, return_inverse=True)
-    return folds.astype(np.int64)
+            cv = StratifiedKFold(n_splits=k, shuffle=True, random_state=int(check_rng(rng).integers(2**31 - 1)))
+    elif not hasattr(cv, "split") and np.ndim(cv) == 1 and np.shape(cv) == (n,):   # a fold label per row
+        return np.unique(np.asarray(cv), return_inverse=True)[1].astype(np.int64).reshape(1, n)
+    return splitter_folds(cv_splitter(cv), labels, X, groups)
 
 
 @renamed(model="estimator")
@@ -222,8 +210,9 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
     """Cross-validated AUC, ``pooling="averaged"`` (per fold, then the mean) or ``"pooled"``.
 
     ``cv``: a number of folds (stratified and shuffled with ``rng``; grouped by ``groups``
-    when given, so that related rows stay in one fold), a scikit-learn splitter, or a fold
-    label per row. ``estimator`` is any scikit-learn estimator with ``fit`` and
+    when given, so that related rows stay in one fold), a scikit-learn splitter (a repeated one,
+    ``RepeatedStratifiedKFold``, gives every fold of every repetition: the averaged AUC is their
+    mean, the pooled one the mean of each repetition's pooled AUC), or a fold label per row. ``estimator`` is any scikit-learn estimator with ``fit`` and
     ``decision_function`` (``model`` is its old name, deprecated); it is cloned and refitted on each
     training part.
 
@@ -236,28 +225,28 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
         raise ValueError(f"`pooling` must be 'averaged' or 'pooled'; got {pooling!r}.")
     X, labels, _ = check_data(X, y, takes_pos_label=False)
     folds = _folds(cv, X, labels, groups, rng)
-    scores = np.empty(X.shape[0])
-    for f in np.unique(folds):
-        test = folds == f
-        fitted = clone(estimator).fit(X[~test], labels[~test])
-        scores[test] = fitted.decision_function(X[test])
-    fold_auc = np.full(int(folds.max()) + 1, np.nan)
-    for f in range(fold_auc.size):
-        t = folds == f
-        if np.unique(labels[t]).size == 2:
-            fold_auc[f] = _auc(labels[t], scores[t])
+    scores = np.empty(folds.shape)
+    fold_auc = []
+    for r in range(folds.shape[0]):
+        for f in range(int(folds[r].max()) + 1):
+            test = folds[r] == f
+            fitted = clone(estimator).fit(X[~test], labels[~test])
+            scores[r, test] = fitted.decision_function(X[test])
+            fold_auc.append(_auc(labels[test], scores[r, test]) if np.unique(labels[test]).size == 2 else np.nan)
+    fold_auc = np.asarray(fold_auc)
     skipped = int(np.isnan(fold_auc).sum())
     if pooling == "pooled":
-        value = _auc(labels, scores)
+        value = float(np.mean([_auc(labels, row) for row in scores]))
     else:
         if skipped == fold_auc.size:
             raise ValueError("every fold holds one class only: no averaged AUC; use more data or fewer folds.")
         if skipped:
             warnings.warn(f"{skipped} of {fold_auc.size} folds held out one class only and were skipped in the "
-                          f"averaged AUC.", OneClassFoldWarning, stacklevel=2)
+                          f"averaged AUC.", OneClassFoldWarning, stacklevel=3)   # 2: the @renamed wrapper
         value = float(np.nanmean(fold_auc))
-    return CVAUCResult(estimate=value, pooling=pooling, fold_auc=fold_auc, folds=folds, scores=scores,
-                       n_skipped_folds=skipped)
+    one = folds.shape[0] == 1
+    return CVAUCResult(estimate=value, pooling=pooling, fold_auc=fold_auc, folds=folds[0] if one else folds,
+                       scores=scores[0] if one else scores, n_skipped_folds=skipped)
 
 
 def _lpo_closed_form(model, X, labels):

@@ -16,7 +16,7 @@ a number of folds (dealt here) or a scikit-learn splitter (:func:`cv_splitter`,
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,10 +35,11 @@ class Splitter(Protocol):
     def split(self, X: Any, y: Any = ..., groups: Any = ...) -> Iterable[tuple[np.ndarray, np.ndarray]]: ...
 
 
-def cv_splitter(cv: Any, name: str = "cv") -> Splitter | None:
+def cv_splitter(cv: Any) -> Splitter | None:
     """None when ``cv`` is a number of folds (the caller checks it and deals the folds itself, so
     an integer gives the folds it always gave); otherwise ``cv`` as a scikit-learn splitter, through
     ``sklearn.model_selection.check_cv`` (a splitter, or an iterable of (train, test) index pairs).
+    Anything else is a ValueError that says what ``cv`` may be.
 
     >>> from sklearn.model_selection import KFold
     >>> cv_splitter(5) is None, type(cv_splitter(KFold(3))).__name__
@@ -48,16 +49,21 @@ def cv_splitter(cv: Any, name: str = "cv") -> Splitter | None:
         return None
     if not isinstance(cv, (str, bytes, dict)) and (hasattr(cv, "split") or isinstance(cv, Iterable)):
         from sklearn.model_selection import check_cv
-        return check_cv(cv)
-    raise ValueError(f"`{name}` must be a number of folds or a scikit-learn splitter (e.g. StratifiedKFold(5)); "
-                     f"got {cv!r}.")
+        if hasattr(cv, "split"):
+            return check_cv(cv)
+        pairs = list(cv)
+        if pairs and all(isinstance(p, (tuple, list)) and len(p) == 2 for p in pairs):
+            return check_cv(pairs)
+    raise ValueError(f"`cv` must be a number of folds, a scikit-learn splitter (e.g. StratifiedKFold(5)) or a "
+                     f"list of (train, test) index pairs; got {cv!r}.")
 
 
-def splitter_folds(splitter: Splitter, y: np.ndarray, X: ArrayLike | None = None, *, name: str = "cv",
-                   min_folds: int = 2) -> np.ndarray:
+def splitter_folds(splitter: Splitter, y: np.ndarray, X: ArrayLike | None = None,
+                   groups: ArrayLike | None = None) -> np.ndarray:
     """The fold labels of a splitter's test sets, shape (repeats, n): a repetition ends where a test
     set holds a row already tested, and every repetition must test every row once (KFold,
-    StratifiedKFold, RepeatedStratifiedKFold, LeaveOneOut, ...; not ShuffleSplit).
+    StratifiedKFold, RepeatedStratifiedKFold, LeaveOneOut, ...; not ShuffleSplit). ``groups`` is
+    passed to the splitter (GroupKFold).
 
     >>> from sklearn.model_selection import RepeatedKFold
     >>> splitter_folds(RepeatedKFold(n_splits=2, n_repeats=3, random_state=0), np.array([1, -1, 1, -1])).shape
@@ -66,9 +72,9 @@ def splitter_folds(splitter: Splitter, y: np.ndarray, X: ArrayLike | None = None
     n = y.shape[0]
     X = np.zeros((n, 1)) if X is None else X
     if not hasattr(splitter, "split"):          # (train, test) pairs
-        splitter = cv_splitter(splitter, name)  # type: ignore[assignment]
+        splitter = cv_splitter(splitter)  # type: ignore[assignment]
     rows, current, f = [], np.full(n, -1, dtype=np.int64), 0
-    for _, test in splitter.split(X, y):
+    for _, test in splitter.split(X, y, groups):
         test = np.asarray(test, dtype=np.int64)
         if test.size and np.any(current[test] >= 0):       # a row tested again: the next repetition
             rows.append(current)
@@ -78,11 +84,10 @@ def splitter_folds(splitter: Splitter, y: np.ndarray, X: ArrayLike | None = None
     rows.append(current)
     folds = np.asarray(rows)
     if np.any(folds < 0):
-        raise ValueError(f"the splitter `{name}` leaves some rows in no test fold (or tests a row twice in one "
-                         f"repetition); each repetition must test every row once, as KFold does.")
-    if np.any(folds.max(axis=1) + 1 < min_folds):
-        raise ValueError(f"the splitter `{name}` must make at least {min_folds} folds; "
-                         f"got {folds.max(axis=1).min() + 1}.")
+        raise ValueError("the splitter `cv` leaves some rows in no test fold (or tests a row twice in one "
+                         "repetition); each repetition must test every row once, as KFold does.")
+    if np.any(folds.max(axis=1) < 1):
+        raise ValueError("the splitter `cv` must make at least 2 folds; got 1.")
     return folds
 
 
@@ -129,15 +134,24 @@ def tally(idx: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=rows * n).reshape(*lead, n)
 
 
-def folds_or_count(cv: Any, y: np.ndarray, X: ArrayLike | None, check_count: Callable[[Any], int], *,
-                   name: str = "cv", min_folds: int = 2) -> int | np.ndarray:
+def folds_or_count(cv: Any, y: np.ndarray, X: ArrayLike | None, check_count: Callable[[Any], int],
+                   carried: Mapping[str, tuple[Any, Any]] = {}) -> int | np.ndarray:
     """What a function's input validation makes of its ``cv``: a number of folds, checked by
     ``check_count`` (the folds are dealt later from the caller's stream, by :func:`deal_folds`), or
-    a splitter's fold labels (:func:`splitter_folds`), shape (repeats, n)."""
-    splitter = cv_splitter(cv, name)
+    a splitter's fold labels (:func:`splitter_folds`), shape (repeats, n).
+
+    ``carried``: the caller's arguments that a splitter carries itself (name -> (value, default):
+    ``repeats``, ``stratified``, ``rng``); with a splitter, a value other than the default is
+    refused instead of being ignored.
+    """
+    splitter = cv_splitter(cv)
     if splitter is None:
         return check_count(cv)
-    return splitter_folds(splitter, y, X, name=name, min_folds=min_folds)
+    given = [name for name, (value, default) in carried.items() if value is not default and value != default]
+    if given:
+        raise ValueError(f"`cv` is a splitter, which carries its own {', '.join(carried)}: leave "
+                         f"{', '.join(f'`{g}`' for g in given)} at the default, or set it in the splitter.")
+    return splitter_folds(splitter, y, X)
 
 
 def deal_folds(cv: int | np.ndarray, y: np.ndarray, repeats: int, stratified: bool,
@@ -156,7 +170,8 @@ def _fold_assignments_iv(y, cv, repeats, stratified, rng):
         if k > n:
             raise ValueError(f"`cv` must be at most n = {n} (cv = n is leave-one-out); got {k}.")
         return k
-    cv = folds_or_count(cv, labels, None, check_count)
+    cv = folds_or_count(cv, labels, None, check_count,
+                        {"repeats": (repeats, 1), "stratified": (stratified, True), "rng": (rng, None)})
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
     return labels, cv, check_scalar(repeats, "repeats", min_val=1), bool(stratified), check_rng(rng)
@@ -169,7 +184,7 @@ def fold_assignments(y: ArrayLike, cv: int | Splitter, repeats: int = 1, *, stra
 
     ``cv`` is the number of folds k (``k`` is its old name, deprecated), or a scikit-learn
     splitter, whose test sets give the folds (:func:`splitter_folds`; ``repeats``, ``stratified``
-    and ``rng`` are then the splitter's business and not used).
+    and ``rng`` are then the splitter's, and other values of them than the defaults are refused).
 
     Unstratified: a random permutation of the points is dealt to the folds in
     turn (point at position j of the permutation goes to fold j mod k), so fold

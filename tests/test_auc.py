@@ -132,3 +132,28 @@ def test_command_line(tmp_path, capsys):
     assert out.startswith(f"AUC {want:.4f}: pooled over 4 stratified folds (seed 3)")
     assert main(["auc", "--data", str(path), "--label", "outcome", "--method", "lpo"]) == 2
     assert "pos-label" in capsys.readouterr().err
+
+
+def test_a_repeated_splitter_gives_every_fold_of_every_repetition():
+    """cv_auc takes its folds from the one helper (cudbound.resampling.splitter_folds): with
+    RepeatedStratifiedKFold(4 x 3) each of the 12 folds is scored (it kept 4 and skipped 8)."""
+    from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    splitter = RepeatedStratifiedKFold(n_splits=4, n_repeats=3, random_state=0)
+    res = cv_auc(KernelRLS(), X, y, cv=splitter)
+    assert res.fold_auc.shape == (12,) and not np.isnan(res.fold_auc).any() and res.n_skipped_folds == 0
+    assert res.folds.shape == res.scores.shape == (3, 30)
+    assert res.estimate == pytest.approx(res.fold_auc.mean())
+    assert cv_auc(KernelRLS(), X, y, cv=StratifiedKFold(4, shuffle=True, random_state=0)).folds.shape == (30,)
+    pooled = cv_auc(KernelRLS(), X, y, cv=splitter, pooling="pooled")
+    assert pooled.estimate == pytest.approx(np.mean([auc_score(y, s) for s in pooled.scores]))
+
+
+def test_cv_auc_takes_a_list_of_fold_labels_and_refuses_what_is_no_cv():
+    X = np.arange(12.0)[:, None]; y = np.where(X[:, 0] > 5.5, 1, -1)
+    labels = [0, 1, 2] * 4
+    res = cv_auc(KernelRLS(), X, y, cv=labels)
+    assert res.folds.tolist() == labels
+    with pytest.raises(ValueError, match="`cv` must be a number of folds, a scikit-learn splitter"):
+        cv_auc(KernelRLS(), X, y, cv=[0, 1])

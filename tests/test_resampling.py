@@ -14,7 +14,7 @@ def test_a_number_of_folds_is_left_to_the_caller_and_anything_else_goes_through_
     assert isinstance(cv_splitter(KFold(3)), KFold)
     pairs = [(np.arange(6, 12), np.arange(6)), (np.arange(6), np.arange(6, 12))]
     assert [t.tolist() for _, t in cv_splitter(pairs).split(np.zeros((12, 1)))] == [list(range(6)), list(range(6, 12))]
-    with pytest.raises(ValueError, match="`cv` must be a number of folds or a scikit-learn splitter"):
+    with pytest.raises(ValueError, match="`cv` must be a number of folds, a scikit-learn splitter"):
         cv_splitter("five")
 
 
@@ -42,3 +42,18 @@ def test_a_splitter_that_does_not_test_every_row_once_per_repetition_is_refused(
 def test_fold_assignments_takes_a_splitter_and_an_int_as_before():
     assert np.array_equal(fold_assignments(Y, StratifiedKFold(3)), splitter_folds(StratifiedKFold(3), Y))
     assert np.array_equal(fold_assignments(Y, 3, 2, rng=4), fold_assignments(Y, cv=3, repeats=2, rng=4))
+
+
+def test_cv_that_is_neither_a_count_nor_a_splitter_is_one_clear_error():
+    """A list of fold labels is no ``cv`` of fold_assignments: one ValueError saying what cv may be
+    (it was a TypeError from inside scikit-learn)."""
+    with pytest.raises(ValueError, match="`cv` must be a number of folds, a scikit-learn splitter .* pairs"):
+        fold_assignments(np.array([1, -1] * 15), cv=[0, 1] * 15)
+
+
+@pytest.mark.parametrize("given", [{"repeats": 5}, {"stratified": False}, {"rng": 3}])
+def test_a_splitter_refuses_the_arguments_it_carries_itself(given):
+    y = np.array([1, -1] * 15)
+    with pytest.raises(ValueError, match=f"`cv` is a splitter, which carries its own .*`{next(iter(given))}`"):
+        fold_assignments(y, StratifiedKFold(3), **given)
+    assert fold_assignments(y, StratifiedKFold(3), repeats=1, stratified=True, rng=None).shape == (1, 30)

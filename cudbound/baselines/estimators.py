@@ -678,7 +678,7 @@ def cross_validation(design: ArrayLike, y: ArrayLike, *, cv: int | Splitter = 10
         The number of folds k, 2 <= k <= n (``k`` is its old name, deprecated), or a splitter
         (``StratifiedKFold(5)``, ``RepeatedKFold(...)``, ...) whose test sets are the folds
         (:func:`cudbound.resampling.splitter_folds`; ``repeats``, ``stratified`` and ``rng`` are
-        then not used).
+        then the splitter's, and other values of them than the defaults are refused).
     repeats : int, default 1
         Number of independent fold assignments R averaged over.
     stratified : bool, default True

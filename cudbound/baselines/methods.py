@@ -663,11 +663,10 @@ def _yang_iv(design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot
         if k > n:
             raise ValueError(f"`cv` must be at most n = {n}; got {k}.")
         return k
-    cv = folds_or_count(cv, labels, Phi, check_count)
+    cv = folds_or_count(cv, labels, Phi, check_count, {"repeats": (repeats, 10), "stratified": (stratified, True)})
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
-    k = cv if not isinstance(cv, np.ndarray) else int(cv[0].max()) + 1
-    n_eff = n / k if n_eff is None else _positive(n_eff, "n_eff")
+    n_eff = None if n_eff is None else _positive(n_eff, "n_eff")   # default n / k, k once the folds are dealt
     return (Phi, labels, loss, check_confidence_level(confidence_level), cv, _positive_int(repeats, "repeats"),
             bool(stratified), n_eff, _positive_int(n_boot, "n_boot"), _centre_iv(centre, ("632", "cv")),
             check_rng(rng))
@@ -704,7 +703,7 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv:
         Folds per cross-validation run, k (2 <= k <= n; ``k`` is its old name, deprecated), or a
         splitter whose test sets are the folds (``RepeatedStratifiedKFold(n_splits=2, n_repeats=10)``;
         :func:`cudbound.resampling.splitter_folds`: ``repeats`` and ``stratified`` are then the
-        splitter's, and k its number of folds).
+        splitter's, other values of them refused, and k its number of folds).
     repeats : int, default 10
         Independent fold assignments averaged over.
     stratified : bool, default True
@@ -737,6 +736,7 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv:
         design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng)
     folds = deal_folds(folds_or_k, labels, repeats, stratified, gen)
     k, repeats = int(folds[0].max()) + 1, int(folds.shape[0])
+    n_eff = Phi.shape[0] / k if n_eff is None else n_eff
     per_repeat, log = _cv_parts(Phi, labels, loss, folds)
     log.warn("yang (cross-validation)")
     cv_estimate = float(per_repeat.mean())

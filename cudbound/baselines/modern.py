@@ -218,7 +218,8 @@ def delta_method_se(wrong: ArrayLike, counts: ArrayLike) -> tuple[float, float, 
 def _wald_cv_iv(design, y, confidence_level, cv, variance, stratified, loss, rng):
     Phi, labels, loss = _design_iv(design, y, loss)
     n = Phi.shape[0]
-    cv = folds_or_count(cv, labels, Phi, lambda k: check_scalar(k, "cv", min_val=2, max_val=n))
+    cv = folds_or_count(cv, labels, Phi, lambda k: check_scalar(k, "cv", min_val=2, max_val=n),
+                        {"stratified": (stratified, True)})
     if isinstance(cv, np.ndarray) and cv.shape[0] != 1:
         raise ValueError(f"wald_cv takes one K-fold split; the splitter `cv` made {cv.shape[0]} repetitions.")
     if variance not in ("all-pairs", "within-fold"):
@@ -255,7 +256,8 @@ def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, 
     cv : int or scikit-learn splitter, default 10
         K, the number of folds (``k`` is its old name, deprecated), or a splitter making one
         K-fold split (``StratifiedKFold(10, shuffle=True, random_state=0)``;
-        :func:`cudbound.resampling.splitter_folds`; ``stratified`` is then the splitter's).
+        :func:`cudbound.resampling.splitter_folds`; ``stratified`` is then the splitter's, another
+        value of it refused).
     variance : 'all-pairs' (default) or 'within-fold'
     stratified : bool, default True
     %(tail)s

@@ -45,5 +45,14 @@ def test_nested_cv_needs_a_number_of_folds_and_bad_cv_is_refused(data):
     with pytest.raises(ValueError, match="nested_cv needs `cv` as a number of folds"):
         nested_cv(Phi, y, cv=StratifiedKFold(5))
     for f in (cross_validation, yang, wald_cv):
-        with pytest.raises(ValueError, match="`cv` must be a number of folds or a scikit-learn splitter"):
+        with pytest.raises(ValueError, match="`cv` must be a number of folds, a scikit-learn splitter"):
             f(Phi, y, cv="ten")
+
+
+@pytest.mark.parametrize("method, given", [("yang", {"repeats": 3}), ("yang", {"stratified": False}),
+                                           ("wald_cv", {"stratified": False}), ("cross_validation", {"repeats": 2})])
+def test_a_splitter_refuses_the_arguments_it_carries_itself(data, method, given):
+    import cudbound.baselines as b
+    Phi, y = data
+    with pytest.raises(ValueError, match=f"`cv` is a splitter, which carries its own .*`{next(iter(given))}`"):
+        getattr(b, method)(Phi, y, cv=StratifiedKFold(3), **given)
