@@ -33,7 +33,7 @@ import numbers
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -213,8 +213,21 @@ def _distribution_check(values):
 
 
 _PAPER, _MODERN = "paper", "modern"
-_BUILT_IN: tuple[tuple[str, Callable, tuple[Callable, ...], str, str, dict[str, bool], str], ...] = (
-    # name, function, its input validation (and extra checks), summary, label, what it shares, family
+
+
+class _BuiltIn(NamedTuple):
+    """One built-in method: what :func:`register` is given, and its family (the paper's or modern)."""
+
+    name: str
+    function: Callable
+    checks: tuple[Callable, ...]    # its input validation, and extra checks (:func:`options_check`)
+    summary: str
+    label: str
+    shares: dict[str, bool]
+    family: str
+
+
+_BUILT_IN: tuple[_BuiltIn, ...] = tuple(_BuiltIn(*entry) for entry in (
     ("cud", cud_from_design, (_cud_design_iv,), "CUD confidence set (Laber & Murphy 2008)", "CUD",
      {"uses_fit": True}, _PAPER),
     ("bs1", bs1, (_bs_iv, _distribution_check), "percentile interval of bootstrapped .632 estimates", "BS1",
@@ -241,19 +254,20 @@ _BUILT_IN: tuple[tuple[str, Callable, tuple[Callable, ...], str, str, dict[str, 
      "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)", "BCCV", {}, _MODERN),
     ("e632_delta", e632_delta, (_e632_delta_iv,),
      ".632+ with the delta-method standard error (Efron & Tibshirani 1997)", "D632", {}, _MODERN),
-)
+))
 """The built-in methods, in the order they are registered: the paper's seven in the column order of
 its tables, then the intervals in use today. Each one's option check is its own input validation
 (:func:`options_check`)."""
 
-for _name, _function, _checks, _summary, _label, _shares, _family in _BUILT_IN:
-    register(_name, _function, _summary, label=_label, check=options_check(_function, *_checks), **_shares)
+for _entry in _BUILT_IN:
+    register(_entry.name, _entry.function, _entry.summary, label=_entry.label,
+             check=options_check(_entry.function, *_entry.checks), **_entry.shares)
 
-METHODS = tuple(entry[0] for entry in _BUILT_IN if entry[-1] == _PAPER)
+METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _PAPER)
 """The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
 :func:`intervals`)."""
 
-MODERN_METHODS = tuple(entry[0] for entry in _BUILT_IN if entry[-1] == _MODERN)
+MODERN_METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _MODERN)
 """The intervals in use today, registered after the paper's seven."""
 
 

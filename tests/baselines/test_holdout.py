@@ -125,3 +125,15 @@ def test_bad_input_names_the_argument(call, match):
 
 def test_whole_floats_and_numpy_integers_are_accepted():
     assert binomial_upper(np.int64(2), 10.0, 0.05) == binomial_upper(2, 10, 0.05)
+
+
+@pytest.mark.parametrize("k, m", [(0, 10), (3, 10), (9, 30), (10, 10), (17, 200)])
+@pytest.mark.parametrize("confidence_level", [0.9, 0.95, 0.99])
+@pytest.mark.parametrize("alternative", ["less", "greater"])
+def test_one_sided_alternatives_are_scipys_one_sided_exact_binomial_bounds(k, m, confidence_level, alternative):
+    """``alternative="less"`` is [0, B_u(delta)] and ``"greater"`` [B_l(delta), 1]: the one-sided
+    exact (Clopper-Pearson) bounds of ``scipy.stats.binomtest`` with the same alternative."""
+    ci = binomial_interval(k, m, confidence_level, alternative=alternative)
+    ref = stats.binomtest(k, m, alternative=alternative).proportion_ci(confidence_level, method="exact")
+    assert ci.low == pytest.approx(ref.low, abs=1e-9) and ci.high == pytest.approx(ref.high, abs=1e-9)
+    assert (ci.low == 0.0) if alternative == "less" else (ci.high == 1.0)
