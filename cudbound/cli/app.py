@@ -13,7 +13,7 @@ from .. import __version__
 from . import auc, coverage, interval, xi_alpha
 from .output import _json_default, _print_warnings, _warning_lines
 from .shared import (DEFAULT_RESAMPLES, EXIT_FAILURE, EXIT_USAGE, PROG, _jobs_spec, _loss_spec, _Parser, _positive,
-                     add_renamed_flag, in_flags)
+                     add_flag, in_flags)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,9 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _common_options() -> argparse.ArgumentParser:
     """The options of the interval commands (``demo``, ``interval``), a parent parser."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--confidence-level", type=float, default=None, metavar="LEVEL",
-                        help="confidence level, strictly between 0 and 1 (default 0.95)")
-    add_renamed_flag(common, "--level", "--confidence-level", type=float, metavar="LEVEL")
+    add_flag(common, "--confidence-level", "--level", type=float, default=0.95, metavar="LEVEL",
+             help="confidence level, strictly between 0 and 1 (default %(default)s)")
     common.add_argument("--resamples", type=int, default=None, metavar="B",
                         help=f"number of bootstrap resamples B (default {DEFAULT_RESAMPLES} for CUD; with --methods, "
                              f"given to every method that resamples: cud, bs1, bs2)")
@@ -87,10 +86,13 @@ def main(argv=None) -> int:
         killed, a full disk), 2 for bad arguments or bad input.
     """
     parser = build_parser()
-    try:
-        args, unknown = parser.parse_known_args(argv)
-    except SystemExit as exc:  # --help, --version, or an argparse error (already printed)
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    with warnings.catch_warnings(record=True) as caught:   # an old flag's warning, printed with the others
+        warnings.simplefilter("default")
+        try:
+            args, unknown = parser.parse_known_args(argv)
+        except SystemExit as exc:  # --help, --version, or an argparse error (already printed)
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    parsing = _warning_lines(caught)
     if unknown:     # named with the subcommand that does not know them
         prog = " ".join([PROG, args.command] + ([args.store_command] if getattr(args, "store_command", None) else []))
         print(f"{prog}: error: unrecognized arguments: {' '.join(unknown)} (see '{prog} --help')", file=sys.stderr)
@@ -102,7 +104,7 @@ def main(argv=None) -> int:
             try:
                 record, report, *status = args.handler(args)
             finally:
-                seen = _warning_lines(caught)
+                seen = parsing + _warning_lines(caught)
     except (ValueError, FileNotFoundError) as exc:
         _print_warnings(seen)
         print(f"{PROG}: error: {in_flags(str(exc))}", file=sys.stderr)

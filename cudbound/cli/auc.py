@@ -6,7 +6,7 @@ import numpy as np
 from ..output import envelope, result_item
 from .csv_input import read_labelled_csv
 from .output import _csv_data
-from .shared import _positive, add_renamed_flag, renamed_flag
+from .shared import _positive, add_flag
 
 
 def add_parser(subparsers, common) -> None:
@@ -21,9 +21,8 @@ def add_parser(subparsers, common) -> None:
     auc.add_argument("--pos-label", default=None, metavar="VALUE", help="label value of the positive class")
     auc.add_argument("--method", choices=("lpo", "pooled", "averaged"), default="lpo",
                      help="leave-pair-out (default), pooled or averaged cross-validation")
-    auc.add_argument("--cv", type=_positive(int, "--cv"), default=None, metavar="K",
-                     help="folds of pooled/averaged cross-validation (default 5, stratified)")
-    add_renamed_flag(auc, "--folds", "--cv", type=_positive(int, "--folds"), metavar="K")
+    add_flag(auc, "--cv", "--folds", type=_positive(int, "--cv"), default=5, metavar="K",
+             help="folds of pooled/averaged cross-validation (default %(default)s, stratified)")
     auc.add_argument("--regparam", type=_positive(float, "--regparam"), default=1.0, metavar="LAMBDA",
                      help="regularization parameter of the RLS (default 1)")
     auc.add_argument("--kernel", choices=("linear", "gaussian"), default="linear", help="kernel (default linear)")
@@ -37,7 +36,7 @@ def _auc(args) -> tuple[dict, str]:
     """``cudbound auc``: one of the three cross-validated AUCs of cudbound.auc."""
     from ..auc import KernelRLS, cv_auc, lpo_auc
 
-    folds = renamed_flag(args, "--folds", "--cv", default=5)
+    folds = args.cv
     X, _, features, labels, encoding = read_labelled_csv(args)
     model = KernelRLS(regparam=args.regparam, kernel=args.kernel, gamma=args.gamma)
     seed = None

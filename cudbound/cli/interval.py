@@ -13,7 +13,7 @@ from ..registry import get_method, intervals, method_names
 from .csv_input import read_labelled_csv
 from .output import _csv_data, _format_report
 from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress,
-                     add_renamed_flag, renamed_flag)
+                     add_flag)
 
 
 def add_parser(subparsers, common) -> None:
@@ -40,16 +40,13 @@ def add_parser(subparsers, common) -> None:
                           help="comma-separated interval methods: " + ", ".join(method_names())
                                + ", or 'all' (default cud); every option goes to each chosen method that "
                                  "takes it, and an option none of them takes is an error")
-    interval.add_argument("--cv", type=_positive(int, "--cv"), default=None, metavar="K",
-                          help="folds of the methods that cross-validate (yang, wald_cv, nested_cv; each method's "
-                               "default otherwise)")
-    add_renamed_flag(interval, "--folds", "--cv", type=_positive(int, "--folds"), metavar="K")
+    add_flag(interval, "--cv", "--folds", type=_positive(int, "--cv"), default=None, metavar="K",
+             help="folds of the methods that cross-validate (yang, wald_cv, nested_cv; each method's default otherwise)")
     interval.set_defaults(handler=_interval)
 
 
 def _demo(args) -> tuple[dict, str]:
     """``cudbound demo``: the CUD interval on simulated data, against the model's exact error."""
-    args.confidence_level = renamed_flag(args, "--level", "--confidence-level", default=0.95)
     X, y = demo_data(args.n, args.seed)
     result = _compute(X, y, args, basis="linear", seed=args.seed)
     true_error = DEMO_GENERATOR.error_rate(result.coef)
@@ -98,8 +95,6 @@ def _maybe_plot(args, results):
 
 def _interval(args) -> tuple[dict, str]:
     """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
-    args.cv = renamed_flag(args, "--folds", "--cv")
-    args.confidence_level = renamed_flag(args, "--level", "--confidence-level", default=0.95)
     X, y, features, _, encoding = read_labelled_csv(args)
     seed = secrets.randbits(32) if args.seed is None else args.seed
     if args.methods != ("cud",):

@@ -58,24 +58,29 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {in_flags(message)} (see '{self.prog} --help')\n")
 
 
-def add_renamed_flag(parser, old: str, new: str, **options) -> None:
-    """The flag ``old``, kept for one release beside its new name ``new`` (read it with
-    :func:`renamed_flag`); its help says it is deprecated."""
-    parser.add_argument(old, dest=old[2:].replace("-", "_"), default=None,
-                        help=f"deprecated, removed in the next release: use {new}", **options)
+class RenamedFlag(argparse.Action):
+    """A flag's old name, kept for one release: it warns (a DeprecationWarning naming the new flag,
+    printed as one warning line) and stores its value where the new flag does."""
+
+    def __init__(self, option_strings, dest, *, new: str, **options):
+        super().__init__(option_strings, dest, help=f"deprecated, removed in the next release: use {new}", **options)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        warnings.warn(f"{option_string} is deprecated and will be removed in the next release; use {self.new} instead.",
+                      DeprecationWarning, stacklevel=2)
+        setattr(namespace, self.dest, values)
 
 
-def renamed_flag(args, old: str, new: str, default=None):
-    """The value of ``new``, or of the deprecated ``old`` when only it was given (a DeprecationWarning
-    naming ``new``, printed as one warning line); both given is an error."""
-    value, old_value = (getattr(args, flag[2:].replace("-", "_")) for flag in (new, old))
-    if old_value is None:
-        return default if value is None else value
-    if value is not None:
-        raise CLIError(f"{old} is the old name of {new}; give {new} only.")
-    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new} instead.",
-                  DeprecationWarning, stacklevel=2)
-    return old_value
+def add_flag(parser, new: str, *old: str, **options) -> argparse.Action:
+    """The flag ``new`` (``options`` as for ``add_argument``, its default included, so that
+    ``--help`` shows it) and its ``old`` names (:class:`RenamedFlag`): one of them at most."""
+    group = parser.add_mutually_exclusive_group()
+    action = group.add_argument(new, **options)
+    for name in old:
+        group.add_argument(name, action=RenamedFlag, new=new, dest=action.dest, type=action.type, metavar=action.metavar,
+                           default=argparse.SUPPRESS)
+    return action
 
 
 def _show_progress(args) -> bool:

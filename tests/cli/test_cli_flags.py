@@ -177,7 +177,7 @@ def test_the_old_folds_flag_works_for_one_release_with_a_warning_naming_cv(capsy
             r.get("details", {}).pop("shared_seconds", None)
     assert old == new
     code, _, err = run(capsys, *base, "--cv", 4, "--folds", 4)
-    assert code == 2 and "--folds is the old name of --cv; give --cv only" in err
+    assert code == 2 and "argument --folds: not allowed with argument --cv" in err
 
 
 def test_the_old_level_flag_works_for_one_release_with_a_warning(capsys):
@@ -195,4 +195,31 @@ def test_the_old_level_flag_works_for_one_release_with_a_warning(capsys):
             r.pop("seconds"), r["search"].pop("seconds_median")
     assert old == new and new["results"][0]["confidence_level"] == 0.9
     code, _, err = run(capsys, *argv, "--level", 0.9, "--confidence-level", 0.9)
-    assert code == 2 and "--level is the old name of --confidence-level; give --confidence-level only" in err
+    assert code == 2 and "argument --confidence-level: not allowed with argument --level" in err
+
+
+@pytest.mark.parametrize("command, new, old, default", [("demo", "--confidence-level", "--level", "0.95"),
+                                                        ("auc", "--cv", "--folds", "5")])
+def test_an_old_flag_is_one_parser_action_into_the_new_flags_dest_and_help_shows_the_default(capsys, command, new, old,
+                                                                                             default):
+    """The old flags are argparse actions (cudbound.cli.shared.RenamedFlag) that store where the new
+    flag does; the defaults are the parser's, so --help shows them."""
+    import warnings
+
+    from cudbound.cli import build_parser
+    from cudbound.cli.shared import RenamedFlag
+    parser = build_parser()
+    required = ["--data", "x.csv", "--label", "y"] if command == "auc" else []
+    dest = new[2:].replace("-", "_")
+    assert str(getattr(parser.parse_args([command, *required]), dest)) == default
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated .* use {new} instead"):
+        assert getattr(parser.parse_args([command, *required, old, "3"]), dest) == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert getattr(parser.parse_args([command, *required, new, "3"]), dest) == 3
+    sub = next(a for a in parser._subparsers._group_actions[0].choices[command]._actions if old in a.option_strings)
+    assert isinstance(sub, RenamedFlag)
+    with pytest.raises(SystemExit):
+        parser.parse_args([command, "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"(default {default}" in shown and f"{old} " in shown and f"use {new}" in shown
