@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -127,31 +128,25 @@ def feature_names(X):
     return None if columns is None else [str(c) for c in columns]
 
 
-class LabelEncoding(str):
+@dataclass(frozen=True, repr=False)
+class LabelEncoding:
     """How the user's two label values were mapped to -1 and +1.
 
-    ``negative`` and ``positive`` are the two values as given. The object is also its own
-    text, ``"'no' -> -1, 'yes' -> +1"`` (a ``str``), so that a result's ``details`` keep one
-    representation that is both readable as an object and written as is to JSON.
+    ``negative`` and ``positive`` are the two values as given. Shown (``str``, ``repr``) as
+    ``'no' -> -1, 'yes' -> +1``; a result's ``to_dict()`` writes that text to JSON.
 
     >>> enc = LabelEncoding("no", "yes")
-    >>> enc.positive, enc, "yes" in enc
-    ('yes', 'no' -> -1, 'yes' -> +1, True)
+    >>> enc.positive, enc, str(enc)
+    ('yes', 'no' -> -1, 'yes' -> +1, "'no' -> -1, 'yes' -> +1")
     """
 
     negative: Any
     positive: Any
 
-    def __new__(cls, negative, positive):
-        self = super().__new__(cls, f"{negative!r} -> -1, {positive!r} -> +1")
-        self.negative, self.positive = negative, positive
-        return self
+    def __str__(self) -> str:
+        return f"{self.negative!r} -> -1, {self.positive!r} -> +1"
 
-    def __repr__(self) -> str:
-        return str.__str__(self)
-
-    def __reduce__(self):
-        return type(self), (self.negative, self.positive)
+    __repr__ = __str__
 
 
 _TEXT_PAIRS = (frozenset({"true", "false"}), frozenset({"yes", "no"}), frozenset({"1", "0"}))

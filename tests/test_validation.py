@@ -376,3 +376,24 @@ def test_complex_features_are_refused(data):
     X, y = data
     with pytest.raises(ValueError, match="`X` has complex values"):
         cud_interval(X.astype(complex), y, **TINY_RUN)
+
+
+def test_a_label_encoding_is_a_record_written_as_text_by_to_dict():
+    """LabelEncoding is a plain record (not a ``str``): equal by its two values, shown as text, and
+    converted to that text where a result is made plain (``to_dict``, JSON)."""
+    import json
+    import pickle
+
+    import cudbound
+    from cudbound._validation import LabelEncoding
+    enc = LabelEncoding("no", "yes")
+    assert not isinstance(enc, str) and enc == LabelEncoding("no", "yes") != LabelEncoding("yes", "no")
+    assert str(enc) == repr(enc) == "'no' -> -1, 'yes' -> +1" and pickle.loads(pickle.dumps(enc)) == enc
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + rng.normal(size=30) > 0, "yes", "no")
+    res = cudbound.intervals(X, y, methods=["kohavi"], pos_label="yes", rng=1)[0]
+    assert res.details["label_encoding"] == enc
+    record = res.to_dict()
+    assert record["details"]["label_encoding"] == "'no' -> -1, 'yes' -> +1"
+    assert json.loads(json.dumps(record)) == record
