@@ -9,7 +9,8 @@ Every command prints one object with the same top-level keys::
 ``results`` is a list of estimates, each with at least ``method``, ``quantity``
 (what is estimated: ``"error"``, ``"auc"``, ``"recall"``, ``"coverage"``, ...),
 ``estimate``, ``low``, ``high`` and ``confidence_level`` (``null`` where the method
-gives no interval). :data:`OUTPUT_SCHEMA` states the layout as a JSON Schema
+gives no interval), as :func:`cudbound.results.result_item` builds them for every result's
+``to_dict()`` and for the commands' other entries. :data:`OUTPUT_SCHEMA` states the layout as a JSON Schema
 (draft 2020-12); ``docs/json.md`` documents it, and the test suite validates every
 command's output against it.
 
@@ -21,6 +22,8 @@ True
 True
 """
 from __future__ import annotations
+
+from .results import result_item   # one result's layout: every result's to_dict() is built by it
 
 __all__ = ["SCHEMA_VERSION", "OUTPUT_SCHEMA", "envelope", "result_item"]
 
@@ -84,23 +87,9 @@ OUTPUT_SCHEMA = {
 """JSON Schema (draft 2020-12) of every command's ``--json`` output."""
 
 
-def result_item(method: str, quantity: str, estimate, low=None, high=None, confidence_level=None, **extra) -> dict:
-    """One entry of ``results``: the common keys first, then method-specific ``extra`` keys."""
-    return {"method": method, "quantity": quantity, "estimate": _num(estimate), "low": _num(low),
-            "high": _num(high), "confidence_level": _num(confidence_level), **extra}
-
-
 def envelope(command: str, *, data: dict, results: list, seed=None, details=None, warnings=(), plot=None) -> dict:
     """The whole ``--json`` object of one command (see :data:`OUTPUT_SCHEMA`)."""
     from . import __version__
     return {"schema_version": SCHEMA_VERSION, "command": command, "cudbound_version": __version__,
             "data": data, "seed": seed, "results": list(results), "details": dict(details or {}),
             "warnings": list(warnings), "plot": plot}
-
-
-def _num(value):
-    """A float, or None for None and NaN (JSON has no NaN)."""
-    if value is None:
-        return None
-    value = float(value)
-    return None if value != value else value

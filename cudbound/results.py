@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 
 from ._deprecation import renamed_fields
+from ._validation import LabelEncoding
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["ConfidenceInterval", "Result", "PointEstimateResult", "NoConfidenceIntervalError", "IntervalResult",
-           "IntervalResults", "SearchStats", "CUDResult"]
+           "IntervalResults", "SearchStats", "CUDResult", "result_item"]
 
 FRAME_COLUMNS = ("method", "low", "high", "centre", "width", "level", "n_samples", "seconds")
 """The columns of :meth:`IntervalResult.to_frame`, one row per interval."""
@@ -55,8 +56,31 @@ def _scalar(v) -> bool:
 
 
 def _plain(v):
-    """A NumPy scalar as the Python one (JSON-serialisable)."""
+    """A NumPy scalar as the Python one, a label encoding as its text (JSON-serialisable)."""
+    if isinstance(v, LabelEncoding):
+        return str(v)
     return v.item() if isinstance(v, (np.integer, np.floating, np.bool_)) else v
+
+
+def _scalars(values: dict) -> dict:
+    """The JSON-serialisable scalars of ``values`` (:func:`_plain`), the others left out."""
+    return {k: p for k, v in values.items() for p in [_plain(v)] if _scalar(p)}
+
+
+def _num(value):
+    """A float, or None for None and NaN (JSON has no NaN)."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if value != value else value
+
+
+def result_item(method: str, quantity: str, estimate, low=None, high=None, confidence_level=None, **extra) -> dict:
+    """One result as plain Python, the one layout of every result's :meth:`Result.to_dict` and of each
+    entry of the ``--json`` output's ``results`` (``cudbound.output.OUTPUT_SCHEMA``): the common keys
+    first, then ``extra``; numbers as floats, None for a missing one or NaN."""
+    return {"method": method, "quantity": quantity, "estimate": _num(estimate), "low": _num(low),
+            "high": _num(high), "confidence_level": _num(confidence_level), **extra}
 
 
 class NoConfidenceIntervalError(AttributeError):
@@ -111,13 +135,11 @@ class Result:
         return {}
 
     def to_dict(self) -> dict:
-        """Plain-Python summary (JSON-serialisable): the common keys, then the result's own."""
-        ci = self.confidence_interval if self.has_confidence_interval else None
-        level = self.confidence_level
-        out = {"method": self._method(), "quantity": self.quantity, "estimate": float(self.estimate),
-               "low": None if ci is None else float(ci.low), "high": None if ci is None else float(ci.high),
-               "confidence_level": None if level is None else float(level)}
-        out.update({k: _plain(v) for k, v in self._extra_dict().items() if _scalar(v)})
+        """Plain-Python summary (JSON-serialisable): the common keys (:func:`result_item`, the
+        ``--json`` output's layout), then the result's own."""
+        low, high = self.confidence_interval if self.has_confidence_interval else (None, None)
+        out = result_item(self._method(), self.quantity, self.estimate, low, high, self.confidence_level)
+        out.update({k: v for k, v in _scalars(self._extra_dict()).items() if k not in out})
         return out
 
     def _row(self) -> dict:
@@ -210,14 +232,15 @@ class IntervalResult(Result):
     def to_frame(self) -> pd.DataFrame:
         """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds
         (:data:`FRAME_COLUMNS`; ``centre`` is the estimate)."""
-        return _pandas().DataFrame([self._row()], columns=list(FRAME_COLUMNS))
+        return IntervalResults([self]).to_frame()
 
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable): one entry of the ``results`` list of the ``--json``
         output (:mod:`cudbound.output`); ``centre`` repeats the estimate."""
-        return {**super().to_dict(), "centre": float(self.estimate), "n_samples": self.n_samples,
+        out = super().to_dict()
+        return {**out, "centre": out["estimate"], "n_samples": self.n_samples,
                 "seconds": self.seconds,
-                "details": {k: v for k, v in self.details.items() if isinstance(v, (int, float, str, bool, type(None)))}}
+                "details": _scalars(self.details)}
 
 
 class IntervalResults(list):
@@ -431,8 +454,7 @@ class CUDResult(IntervalResult):
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable)."""
         out = super().to_dict()
-        enc = self.label_encoding
-        out["details"]["label_encoding"] = repr(enc) if enc is not None else None
+        out["details"]["label_encoding"] = _plain(self.label_encoding)
         out.update({
             "loss": self.details.get("loss"),
             "basis": self.details.get("basis"),

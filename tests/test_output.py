@@ -120,3 +120,17 @@ def test_docs_state_the_schema_the_code_uses():
     text = (ROOT / "docs" / "json.md").read_text()
     block = re.search(r"```json\n(.*?)```", text, re.S).group(1)
     assert json.loads(block) == OUTPUT_SCHEMA
+
+
+def test_a_results_to_dict_and_a_commands_result_entry_are_built_by_one_function():
+    """The layout of one result is written once (cudbound.results.result_item): every result's
+    to_dict() and the commands' other --json entries (cudbound.output.result_item is it)."""
+    import json
+
+    from cudbound import output, results
+    assert output.result_item is results.result_item
+    res = results.IntervalResult(method="m", confidence_interval=results.ConfidenceInterval(0.1, 0.3),
+                                 confidence_level=0.9, estimate=float("nan"))
+    record = res.to_dict()
+    assert list(record)[:6] == list(results.result_item("m", "error", 0.0))
+    assert record["estimate"] is None and json.loads(json.dumps(record, allow_nan=False)) == record
