@@ -39,7 +39,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from ._validation import LabelEncoding, check_features, encode_labels, feature_names
+from ._validation import LabelEncoding, check_data, check_features, encode_labels, feature_names
 from .basis import Basis, make_basis
 from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides, same_math)
 from .sklearn_bridge import EstimatorMapping, resolve_model
@@ -353,8 +353,7 @@ def _prepare(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.ndarr
     features checked (a scikit-learn pipeline reads them as given, e.g. a DataFrame); the labels
     encoded; the basis fitted and the design checked."""
     basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
-    data = X if mapping is not None else check_features(X)
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(data)[0])
+    data, labels, encoding = check_data(X, y, pos_label=pos_label, features_as_given=mapping is not None)
     basis_obj = make_basis(basis)
     design = check_design(basis_obj.fit_transform(data), name="design (basis applied to X)")
     return PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=feature_names(X),
