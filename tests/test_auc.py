@@ -57,13 +57,13 @@ def test_leave_pair_out_closed_form_equals_refits(kernel, seed):
     assert lpo_auc(Renamed(regparam=0.5, kernel=kernel, gamma=0.5), X, y).method == "closed form"
     assert fast.n_pairs == slow.n_pairs == int(np.sum(y > 0) * np.sum(y < 0))
     np.testing.assert_allclose(fast.pair_scores, slow.pair_scores, atol=1e-10)
-    assert fast.auc == slow.auc
+    assert fast.estimate == slow.estimate
 
 
 def test_leave_pair_out_with_any_estimator():
     X, y = data(4, n=10)
     res = lpo_auc(LogisticRegression(), X, y)
-    assert res.method == "refits" and 0.0 <= res.auc <= 1.0
+    assert res.method == "refits" and 0.0 <= res.estimate <= 1.0
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -73,9 +73,9 @@ def test_pooled_and_averaged_against_sklearn(seed):
     pooled = cv_auc(model, X, y, cv=4, pooling="pooled", rng=seed)
     averaged = cv_auc(model, X, y, cv=4, pooling="averaged", rng=seed)
     assert np.array_equal(pooled.folds, averaged.folds) and np.array_equal(pooled.scores, averaged.scores)
-    assert pooled.auc == pytest.approx(roc_auc_score(y, pooled.scores), abs=1e-15)
+    assert pooled.estimate == pytest.approx(roc_auc_score(y, pooled.scores), abs=1e-15)
     per = [roc_auc_score(y[pooled.folds == f], pooled.scores[pooled.folds == f]) for f in range(4)]
-    assert averaged.auc == pytest.approx(np.mean(per), abs=1e-15)
+    assert averaged.estimate == pytest.approx(np.mean(per), abs=1e-15)
     for f in range(4):   # each held-out score comes from a model fitted without its fold
         test = pooled.folds == f
         m = KernelRLS(regparam=1.0).fit(X[~test], y[~test])
@@ -88,7 +88,7 @@ def test_one_class_folds_are_skipped_with_a_warning():
     folds[:2] = 2                       # fold 2 holds one positive and one negative
     with pytest.warns(OneClassFoldWarning, match="2 of 3 folds"):
         res = cv_auc(KernelRLS(), X, y, cv=folds)
-    assert res.n_skipped_folds == 2 and np.isnan(res.fold_auc[:2]).all() and res.auc == res.fold_auc[2]
+    assert res.n_skipped_folds == 2 and np.isnan(res.fold_auc[:2]).all() and res.estimate == res.fold_auc[2]
 
 
 def test_groups_stay_in_one_fold_and_splitters_are_accepted():
@@ -124,11 +124,11 @@ def test_command_line(tmp_path, capsys):
     rec = json.loads(capsys.readouterr().out)
     (res,) = rec["results"]
     assert (res["method"], res["quantity"]) == ("lpo", "auc") and rec["data"]["label_mapping"]["positive"] == "sick"
-    assert res["estimate"] == lpo_auc(KernelRLS(), X, y).auc and res["n_pairs"] == int(np.sum(y > 0) * np.sum(y < 0))
+    assert res["estimate"] == lpo_auc(KernelRLS(), X, y).estimate and res["n_pairs"] == int(np.sum(y > 0) * np.sum(y < 0))
     assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--method", "pooled",
                  "--cv", "4", "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    want = cv_auc(KernelRLS(), X, y, cv=4, pooling="pooled", rng=3).auc
+    want = cv_auc(KernelRLS(), X, y, cv=4, pooling="pooled", rng=3).estimate
     assert out.startswith(f"AUC {want:.4f}: pooled over 4 stratified folds (seed 3)")
     assert main(["auc", "--data", str(path), "--label", "outcome", "--method", "lpo"]) == 2
     assert "pos-label" in capsys.readouterr().err

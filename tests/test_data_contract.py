@@ -44,11 +44,11 @@ ENTRIES = {
                           "X", True),
     "intervals": Entry(lambda A, y, **kw: [_interval(r) for r in cudbound.intervals(
         A, y, methods=["kohavi", "cud"], rng=0, n_resamples=20, **kw)], "X", True),
-    "estimate_error": Entry(lambda A, y, **kw: bl.estimate_error(A, y, "cv", k=3, rng=0, **kw).estimate, "X", True),
-    "xi_alpha": Entry(lambda A, y, **kw: xi_alpha(A, y, **kw).error, "X", True),
-    "loo_error": Entry(lambda A, y, **kw: loo_error(A, y, **kw).error, "X", True),
-    "cv_auc": Entry(lambda A, y: cv_auc(KernelRLS(), A, y, cv=3, rng=0).auc, "X"),
-    "lpo_auc": Entry(lambda A, y: lpo_auc(KernelRLS(), A, y).auc, "X"),
+    "estimate_error": Entry(lambda A, y, **kw: bl.estimate_error(A, y, "cv", cv=3, rng=0, **kw).estimate, "X", True),
+    "xi_alpha": Entry(lambda A, y, **kw: xi_alpha(A, y, **kw).estimate, "X", True),
+    "loo_error": Entry(lambda A, y, **kw: loo_error(A, y, **kw).estimate, "X", True),
+    "cv_auc": Entry(lambda A, y: cv_auc(KernelRLS(), A, y, cv=3, rng=0).estimate, "X"),
+    "lpo_auc": Entry(lambda A, y: lpo_auc(KernelRLS(), A, y).estimate, "X"),
     "KernelRLS.fit": Entry(lambda A, y: tuple(KernelRLS().fit(A, y).dual_coef_), "X"),
     # a design and labels
     "cud_from_design": Entry(lambda A, y: _interval(cudbound.cud_from_design(A, y, n_resamples=20, rng=0))),
@@ -60,7 +60,7 @@ ENTRIES = {
     "loo_bootstrap": Entry(lambda A, y: bl.loo_bootstrap(A, y, n_resamples=20, rng=0).estimate),
     "e632": Entry(lambda A, y: bl.e632(A, y, n_resamples=20, rng=0).estimate),
     "e632plus": Entry(lambda A, y: bl.e632plus(A, y, n_resamples=20, rng=0).estimate),
-    "cross_validation": Entry(lambda A, y: bl.cross_validation(A, y, k=3, rng=0).estimate),
+    "cross_validation": Entry(lambda A, y: bl.cross_validation(A, y, cv=3, rng=0).estimate),
     "leave_one_out": Entry(lambda A, y: bl.leave_one_out(A, y).estimate),
     "bootstrap_632_distribution": Entry(lambda A, y: tuple(bl.bootstrap_632_distribution(
         A, y, n_resamples=4, n_inner=3, rng=0))),
@@ -70,10 +70,10 @@ ENTRIES = {
     "yang": Entry(lambda A, y: _interval(bl.yang(A, y, n_boot=20, repeats=2, rng=0))),
     "martin": Entry(lambda A, y: _interval(bl.martin(A, y, n_boot=20, rng=0))),
     "langford": Entry(lambda A, y: _interval(bl.langford(A, y, n_boot=20, rng=0))),
-    "wald_cv": Entry(lambda A, y: _interval(bl.wald_cv(A, y, k=3, rng=0))),
+    "wald_cv": Entry(lambda A, y: _interval(bl.wald_cv(A, y, cv=3, rng=0))),
     "corrected_t": Entry(lambda A, y: _interval(bl.corrected_t(A, y, n_splits=3, rng=0))),
     "conservative_z": Entry(lambda A, y: _interval(bl.conservative_z(A, y, n_splits=3, rng=0))),
-    "nested_cv": Entry(lambda A, y: _interval(bl.nested_cv(A, y, k=3, repeats=2, rng=0))),
+    "nested_cv": Entry(lambda A, y: _interval(bl.nested_cv(A, y, cv=3, repeats=2, rng=0))),
     "bccv": Entry(lambda A, y: _interval(bl.bccv(A, y, n_resamples=20, rng=0))),
     "e632_delta": Entry(lambda A, y: _interval(bl.e632_delta(A, y, n_resamples=20, rng=0))),
     # labels only

@@ -8,6 +8,7 @@ import pytest
 import cudbound
 from cudbound._deprecation import deprecated_attribute, renamed, renamed_fields, renames_of
 from cudbound.results import ConfidenceInterval, IntervalResult
+from result_makers import MAKERS, small_data
 
 
 @renamed(k="cv", sides="alternative")
@@ -81,9 +82,7 @@ def test_a_renamed_field_and_attribute():
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(24, 2))
-    y = np.where(X[:, 0] + 0.7 * rng.normal(size=24) > 0, 1, -1)
+    X, y = small_data(1)
     return X, y, np.column_stack([np.ones(24), X])
 
 
@@ -122,33 +121,9 @@ def _attribute(make, old, new):
     return run
 
 
-def _interval(data):
-    X, y, _ = data
-    return cudbound.intervals(X, y, methods=["kohavi"], rng=0)[0]
-
-
-def _cud(data):
-    return cudbound.cud_interval(data[0], data[1], n_resamples=20, rng=0)
-
-
-def _cv_auc(data):
-    from cudbound.auc import KernelRLS, cv_auc
-    return cv_auc(KernelRLS(), data[0], data[1], cv=4, rng=0)
-
-
-def _lpo_auc(data):
-    from cudbound.auc import KernelRLS, lpo_auc
-    return lpo_auc(KernelRLS(), data[0], data[1])
-
-
-def _xi(data):
-    from cudbound.svm import xi_alpha
-    return xi_alpha(data[0], data[1])
-
-
-def _loo(data):
-    from cudbound.svm import loo_error
-    return loo_error(data[0], data[1])
+def _made(name):
+    """The result of class ``name`` on the data (tests/_support/result_makers.py)."""
+    return lambda data: MAKERS[name](data[0], data[1])
 
 
 def _constructor(data):
@@ -220,13 +195,13 @@ def _import(module, name):
 _B = "cudbound.baselines"
 ALIASES = {
     # id: (the old name, the new name, a function of the data giving (old call, new call))
-    "IntervalResult.centre": ("centre", "estimate", _attribute(_interval, "centre", "estimate")),
-    "CUDResult.centre": ("centre", "estimate", _attribute(_cud, "centre", "estimate")),
+    "IntervalResult.centre": ("centre", "estimate", _attribute(_made("IntervalResult"), "centre", "estimate")),
+    "CUDResult.centre": ("centre", "estimate", _attribute(_made("CUDResult"), "centre", "estimate")),
     "IntervalResult(centre=)": ("centre", "estimate", _constructor),
-    "CVAUCResult.auc": ("auc", "estimate", _attribute(_cv_auc, "auc", "estimate")),
-    "LPOAUCResult.auc": ("auc", "estimate", _attribute(_lpo_auc, "auc", "estimate")),
-    "XiAlphaEstimate.error": ("error", "estimate", _attribute(_xi, "error", "estimate")),
-    "LOOResult.error": ("error", "estimate", _attribute(_loo, "error", "estimate")),
+    "CVAUCResult.auc": ("auc", "estimate", _attribute(_made("CVAUCResult"), "auc", "estimate")),
+    "LPOAUCResult.auc": ("auc", "estimate", _attribute(_made("LPOAUCResult"), "auc", "estimate")),
+    "XiAlphaEstimate.error": ("error", "estimate", _attribute(_made("XiAlphaEstimate"), "error", "estimate")),
+    "LOOResult.error": ("error", "estimate", _attribute(_made("LOOResult"), "error", "estimate")),
     "cross_validation(k=)": ("k", "cv", _keyword(_import(_B, "cross_validation"), _design, {"k": 3}, {"cv": 3},
                                                  repeats=2, rng=0)),
     "fold_assignments(k=)": ("k", "cv", _keyword(_import("cudbound.resampling", "fold_assignments"), _labels,

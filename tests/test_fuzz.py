@@ -162,11 +162,11 @@ def test_auc(data):
     res = call(lambda: lpo_auc(KernelRLS(regparam=regparam, kernel=kernel), X, y))
     event("result" if res is not None else "documented error")
     if res is not None:
-        assert 0.0 <= res.auc <= 1.0
+        assert 0.0 <= res.estimate <= 1.0
     cv = one_of(data.draw, clean, [2, 3], [1, 100])
     res = call(lambda: cv_auc(KernelRLS(regparam=regparam, kernel=kernel), X, y, cv=cv, rng=rng))
     if res is not None:
-        assert math.isnan(res.auc) or 0.0 <= res.auc <= 1.0
+        assert math.isnan(res.estimate) or 0.0 <= res.estimate <= 1.0
 
 
 @SETTINGS
@@ -178,7 +178,7 @@ def test_xi_alpha(data):
     est = call(xi_alpha, X, y, C=C, kernel=kernel)
     event("result" if est is not None else "documented error")
     if est is not None:
-        assert 0.0 <= est.error <= 1.0 and 0 <= est.n_errors <= est.n
+        assert 0.0 <= est.estimate <= 1.0 and 0 <= est.n_errors <= est.n
 
 
 @SETTINGS

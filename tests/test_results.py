@@ -12,51 +12,12 @@ import pytest
 
 import cudbound
 from cudbound.results import ConfidenceInterval, NoConfidenceIntervalError, PointEstimateResult, Result
+from result_makers import MAKERS, small_data
 
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(24, 2))
-    y = np.where(X[:, 0] + 0.7 * rng.normal(size=24) > 0, 1, -1)
-    return X, y
-
-
-def _interval(X, y):
-    return cudbound.intervals(X, y, methods=["kohavi"], rng=0)[0]
-
-
-def _cud(X, y):
-    return cudbound.cud_interval(X, y, n_resamples=20, rng=0)
-
-
-def _error_estimate(X, y):
-    from cudbound.baselines import estimate_error
-    return estimate_error(X, y, "632", rng=0)
-
-
-def _cv_auc(X, y):
-    from cudbound.auc import KernelRLS, cv_auc
-    return cv_auc(KernelRLS(), X, y, cv=4, rng=0)
-
-
-def _lpo_auc(X, y):
-    from cudbound.auc import KernelRLS, lpo_auc
-    return lpo_auc(KernelRLS(), X, y)
-
-
-def _xi_alpha(X, y):
-    from cudbound.svm import xi_alpha
-    return xi_alpha(X, y, C=1.0)
-
-
-def _loo(X, y):
-    from cudbound.svm import loo_error
-    return loo_error(X, y, C=1.0)
-
-
-MAKERS = {"IntervalResult": _interval, "CUDResult": _cud, "ErrorEstimate": _error_estimate,
-          "CVAUCResult": _cv_auc, "LPOAUCResult": _lpo_auc, "XiAlphaEstimate": _xi_alpha, "LOOResult": _loo}
+    return small_data(0)
 
 
 def _result_classes():

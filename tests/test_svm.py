@@ -224,7 +224,7 @@ def test_definitions_of_recall_precision_and_f1():
     X, y, kernel, C = problem(3, n=30)
     e = xi_alpha(X, y, C=1.0, kernel=kernel, gamma=0.5)
     npos, dp, dn = e.n_pos, e.n_pos_errors, e.n_neg_errors
-    assert e.error == (dp + dn) / len(y) and e.recall == 1 - dp / npos
+    assert e.estimate == (dp + dn) / len(y) and e.recall == 1 - dp / npos
     assert e.precision == (npos - dp) / (npos - dp + dn) and e.f1 == (2 * npos - 2 * dp) / (2 * npos - dp + dn)
     counted = e.rho * e.alpha * e.radius_sq + e.slack >= 1
     assert counted.sum() == e.n_errors
@@ -274,15 +274,15 @@ def test_command_line(tmp_path, capsys):
     est, loo = xi_alpha(X, y, C=2.0), loo_error(X, y, C=2.0)
     got = {(r["method"], r["quantity"]): r for r in rec["results"]}
     assert (got["xi_alpha", "error"]["n_errors"], got["xi_alpha", "error"]["estimate"],
-            got["xi_alpha", "f1"]["estimate"]) == (est.n_errors, est.error, est.f1)
+            got["xi_alpha", "f1"]["estimate"]) == (est.n_errors, est.estimate, est.f1)
     assert (got["loo", "error"]["n_errors"], got["loo", "error"]["n_refits"]) == (loo.n_errors, loo.n_refits)
-    assert got["loo", "error"]["estimate"] == loo.error
+    assert got["loo", "error"]["estimate"] == loo.estimate
     assert main(["xi-alpha", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--radius",
                  "svmlight", "--kernel", "rbf", "--gamma", "0.5"]) == 0
     out = capsys.readouterr().out
     light = xi_alpha(X, y, radius="svmlight", kernel="rbf", gamma=0.5)
     assert out.startswith(f"xi-alpha estimates (Joachims 2000), rho = 1, R^2 = {light.radius_sq:.6g} (svmlight)")
-    assert f"error     <= {light.error:.4f}" in out
+    assert f"error     <= {light.estimate:.4f}" in out
     assert main(["xi-alpha", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--radius", "big"]) == 2
     assert "--radius" in capsys.readouterr().err
     assert main(["xi-alpha", "--data", str(path), "--label", "outcome"]) == 2

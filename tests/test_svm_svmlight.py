@@ -24,6 +24,6 @@ def test_the_svmlight_radius_reproduces_svmlight(rec):
         warnings.simplefilter("ignore", UnstableSVMWarning)
         e = xi_alpha(X, y, C=C, kernel=kernel, gamma=0.5, degree=2, coef0=1.0, radius="svmlight")
     assert e.rho == 1.0
-    assert round(100 * e.error, 2) == rec["error"]
+    assert round(100 * e.estimate, 2) == rec["error"]
     assert round(100 * e.recall, 2) == rec["recall"]
     assert round(100 * e.precision, 2) == rec["precision"]

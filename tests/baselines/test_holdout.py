@@ -68,7 +68,7 @@ def test_m_equals_one():
 def test_one_sided_intervals():
     assert binomial_interval(3, 40, 0.95, alternative="less") == pytest.approx((0.0, binomial_upper(3, 40, 0.05)))
     assert binomial_interval(3, 40, 0.95, alternative="greater") == pytest.approx((binomial_lower(3, 40, 0.05), 1.0))
-    assert binomial_interval(3, 40, 0.95, sides="two-sided") == binomial_interval(3, 40, 0.95, sides=2)
+    assert binomial_interval(3, 40, 0.95, alternative="two-sided") == binomial_interval(3, 40, 0.95)
 
 
 # Shah (2008), Table 2: (m = |T|, R_T, B_l, B_u) with delta = 0.025 per side; the table truncates to 3 decimals.
