@@ -225,15 +225,13 @@ def _eq(arr, value):
         return np.array([a == value for a in arr])
 
 
-def check_data(X, y, *, pos_label=None, takes_pos_label: bool = True,
-               features_as_given: bool = False) -> tuple[Any, np.ndarray, LabelEncoding]:
+def check_data(X, y, *, pos_label=None, takes_pos_label: bool = True) -> tuple[np.ndarray, np.ndarray, LabelEncoding]:
     """Features and labels, checked together: ``(X, labels, encoding)``.
 
-    ``X`` as :func:`check_features` returns it (as given with ``features_as_given``: a scikit-learn
-    pipeline reads them itself, e.g. a DataFrame), and the labels by the one contract of
+    ``X`` as :func:`check_features` returns it, and the labels by the one contract of
     :func:`encode_labels` (one per row of ``X``)."""
-    X = X if features_as_given else check_features(X)
-    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0], takes_pos_label=takes_pos_label)
+    X = check_features(X)
+    labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0], takes_pos_label=takes_pos_label)
     return X, labels, encoding
 
 

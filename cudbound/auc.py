@@ -226,14 +226,14 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
     X, labels, _ = check_data(X, y, takes_pos_label=False)
     folds = _folds(cv, X, labels, groups, rng)
     scores = np.empty(folds.shape)
-    fold_auc = []
+    per_fold = []
     for r in range(folds.shape[0]):
         for f in range(int(folds[r].max()) + 1):
             test = folds[r] == f
             fitted = clone(estimator).fit(X[~test], labels[~test])
             scores[r, test] = fitted.decision_function(X[test])
-            fold_auc.append(_auc(labels[test], scores[r, test]) if np.unique(labels[test]).size == 2 else np.nan)
-    fold_auc = np.asarray(fold_auc)
+            per_fold.append(_auc(labels[test], scores[r, test]) if np.unique(labels[test]).size == 2 else np.nan)
+    fold_auc = np.asarray(per_fold)
     skipped = int(np.isnan(fold_auc).sum())
     if pooling == "pooled":
         value = float(np.mean([_auc(labels, row) for row in scores]))

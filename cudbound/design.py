@@ -353,7 +353,12 @@ def _prepare(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.ndarr
     features checked (a scikit-learn pipeline reads them as given, e.g. a DataFrame); the labels
     encoded; the basis fitted and the design checked."""
     basis, loss, pos_label, mapping = resolve_model(X, y, basis, loss, estimator, pos_label)
-    data, labels, encoding = check_data(X, y, pos_label=pos_label, features_as_given=mapping is not None)
+    data: Any
+    if mapping is None:
+        data, labels, encoding = check_data(X, y, pos_label=pos_label)
+    else:   # a scikit-learn pipeline reads the features as given (e.g. a DataFrame): the labels only
+        data = X
+        labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=np.shape(X)[0])
     basis_obj = make_basis(basis)
     design = check_design(basis_obj.fit_transform(data), name="design (basis applied to X)")
     return PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=feature_names(X),

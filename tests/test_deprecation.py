@@ -1,5 +1,6 @@
 """Old names kept for one release (issue 30, point 3; cudbound/_deprecation.py): every deprecated
 keyword, field and attribute warns, names its new name, and gives the result of the new name."""
+import json
 import warnings
 
 import numpy as np
@@ -167,19 +168,25 @@ def _positional_sides(value, alternative):
     return run
 
 
+def _study_text(*methods):
+    """A small study of ``methods`` on the donut data; options follow."""
+    return f"""
+        [study]
+        name = "s"
+        seed = 1
+        repetitions = 1
+        sizes = [30]
+        methods = {json.dumps(list(methods))}
+        [[datasets]]
+        name = "donut"
+    """
+
+
 def _study(old_line, new_line):
     def run(data):
         from cudbound.coverage import parse_config
-        base = """
-            [study]
-            name = "s"
-            seed = 1
-            repetitions = 1
-            sizes = [30]
-            methods = ["yang", "langford", "e632_delta"]
-            [[datasets]]
-            name = "donut"
-        """
+        base = _study_text("yang", "langford", "e632_delta")
+
         def protocol(line):
             config = parse_config(base + line)
             return (config.protocol(), config.method_options("yang", 30), config.method_options("langford", 30))
@@ -321,17 +328,7 @@ def test_check_options_takes_an_old_name_under_the_new_one():
 
 def test_a_study_renames_its_shared_options_and_refuses_old_and_new_together():
     from cudbound.coverage import ConfigError, parse_config
-    base = """
-        [study]
-        name = "s"
-        seed = 1
-        repetitions = 1
-        sizes = [30]
-        methods = ["yang", "wald_cv"]
-        [[datasets]]
-        name = "donut"
-        [options]
-    """
+    base = _study_text("yang", "wald_cv") + "[options]\n"
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         new = parse_config(base + "cv = 3\n")

@@ -414,8 +414,8 @@ def _methods(labels, options, problems):
     names = method_names()
     runs = {per.get(label, {}).get("method", label) for label in labels} & set(names)
     try:   # shared old names: the new ones, once, whichever methods take them
-        shared = apply_renames("[options]", {old: new for m in sorted(runs) for old, new in get_method(m).renamed.items()},
-                               shared)
+        renames = {old: new for m in sorted(runs) for old, new in get_method(m).renamed.items()}
+        shared = apply_renames("[options]", renames, shared)
     except TypeError as exc:
         problems.add(str(exc))
     method_of, opts = {}, {}
