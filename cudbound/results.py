@@ -67,7 +67,7 @@ def _scalars(values: dict) -> dict:
     return {k: p for k, v in values.items() for p in [_plain(v)] if _scalar(p)}
 
 
-def _num(value):
+def _num(value: float | None) -> float | None:
     """A float, or None for None and NaN (JSON has no NaN)."""
     if value is None:
         return None
@@ -75,7 +75,8 @@ def _num(value):
     return None if value != value else value
 
 
-def result_item(method: str, quantity: str, estimate, low=None, high=None, confidence_level=None, **extra) -> dict:
+def result_item(method: str, quantity: str, estimate: float | None, low: float | None = None,
+                high: float | None = None, confidence_level: float | None = None, **extra: Any) -> dict:
     """One result as plain Python, the one layout of every result's :meth:`Result.to_dict` and of each
     entry of the ``--json`` output's ``results`` (``cudbound.output.OUTPUT_SCHEMA``): the common keys
     first, then ``extra``; numbers as floats, None for a missing one or NaN."""
