@@ -76,10 +76,11 @@ from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIN
 from .compile_notice import _first_compile_notice
 from .context import SearchContext, _realise_call, _record
 from .heap import _heap_pop, _heap_push
-from .node_pool import _grow_pool, _inherit, _new_pool, trimmed
+from .node_pool import _as_arrays, _as_ref, _grow_pool, _inherit, _new_pool, trimmed
 from .node_qp import _gi_ws, _meets, _workspace
-from .node_solve import NodeSolve, _solve
+from .node_solve import NodeSolve, NodeSolveRef, _solve
 from .options import SearchOptions, SearchOutcome, Tolerances
+from .records import compiled_record
 from .replicate_setup import _replicate_setup
 from .smooth_node_solver import _factor_hn, _smooth_factor
 
@@ -100,6 +101,7 @@ Replicate = namedtuple("Replicate", [
     "L_max",      # L_hat + 1 / alpha_n: g > 0 only below it
 ])
 """The replicate the loop searches: maximise |C(s)| / n * g(alpha_n (L_hat - inf_{M(s)} L))."""
+ReplicateRef = compiled_record(Replicate, "The replicate as the compiled loop holds it (by reference).")
 
 LoopOptions = namedtuple("LoopOptions", [
     "max_nodes", "time_limit",     # budgets (0: none)
@@ -127,6 +129,7 @@ Bounding = namedtuple("Bounding", [
     "eye", "zero",  # the feasibility QP's metric and centre
 ])
 """What bounds and branching need, set up once per search (:func:`_bounding`)."""
+BoundingRef = compiled_record(Bounding, "The bounding data as the compiled loop holds it (by reference).")
 
 # counts of a search (the int64 array ``cnt``) and its values (the float64 array ``val``)
 NODES, SOLVES, PRUNED_N, REALISABILITY, FALLBACKS, STATUS_CODE, UNDECIDED_N, NFREE, HSIZE, COUNT, NEXT_UID = range(11)
@@ -168,8 +171,8 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching):
         use_flip = False
         branching = STATIC
     L_branch = rep.L_max if (quad_ok or smooth_flip) else np.inf
-    return Bounding(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf), np.empty(mf),
-                    np.empty(p), np.eye(p), np.zeros(p))
+    return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
+                       np.empty(mf), np.empty(p), np.eye(p), np.zeros(p))
 
 
 @njit(cache=True, inline="always")
@@ -411,10 +414,14 @@ def _finish(pool, cnt, val, opt):
 
 
 @njit(cache=True)
-def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, slv, quad_ok, Hinv, opt, resume, state):
+def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data, quad_ok, Hinv, opt, resume, state):
     """The loop: best-first branch and bound over the realisable sign patterns of the free points.
 
-    ``root``: (minimiser, minimum, loss at the minimiser, a value attained already). Returns
+    ``root``: (minimiser, minimum, loss at the minimiser, a value attained already);
+    ``solve_data``: the :data:`~cudbound.search.node_solve.NodeSolve`. The replicate, the
+    solver data, the bounding data and the node pool are held as structrefs
+    (:mod:`cudbound.search.records`: passing a tuple of arrays to each part costs an atomic
+    reference count per array). Returns
     (value, lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided,
     state); status indexes ``codes.STATUS``; ``state`` = (pool, counts, values) for a resume.
     With ``resume``, the search continues from ``state`` (the last output of a search of the
@@ -424,8 +431,9 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, slv, quad_o
     norms = np.empty(mf)
     for k in range(mf):
         norms[k] = math.sqrt(np.dot(P[k], P[k]))
-    rep = Replicate(P, prow, norms, cplus, cminus, C_forced, n, alpha, L_hat,
-                    L_hat + 1.0 / alpha if alpha > 0.0 else np.inf)
+    rep = ReplicateRef(P, prow, norms, cplus, cminus, C_forced, n, alpha, L_hat,
+                       L_hat + 1.0 / alpha if alpha > 0.0 else np.inf)
+    slv = NodeSolveRef(*solve_data)
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
                       opt.record, opt.python_realise, opt.prune, opt.margin)
@@ -439,13 +447,14 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, slv, quad_o
         with objmode(t_start="float64"):
             t_start = time.perf_counter()
     if resume:  # a search stopped by its node budget, continued: the queue and the node pool as they were
-        pool, kept_cnt, kept_val = state
+        pool = _as_ref(state[0])
+        kept_cnt, kept_val = state[1], state[2]
         for i in _KEPT:
             cnt[i] = kept_cnt[i]
         if kept_val[BEST] > val[BEST]:
             val[BEST] = kept_val[BEST]
     else:
-        pool = _new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0)
+        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
         cnt[NODES] = 1
         cnt[COUNT] = 1
         cnt[NEXT_UID] = 1
@@ -473,11 +482,11 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, slv, quad_o
         else:
             _record(slv.key, opt.record, pool.uid[v], -1, d, np.nan, np.nan, 0, EXPANDED)
             while not _room_for_two(pool, cnt):
-                pool = _grow_pool(pool, 2 * pool.depth.shape[0] + 2)
+                pool = _as_ref(_grow_pool(_as_arrays(pool), 2 * pool.depth.shape[0] + 2))
             _expand(rep, slv, bd, opt, pool, cnt, val, v)
     upper, status = _finish(pool, cnt, val, opt)
     return (upper, val[BEST], status, cnt[NODES], cnt[SOLVES], cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS],
-            cnt[UNDECIDED_N] != 0, (pool, cnt, val))
+            cnt[UNDECIDED_N] != 0, (_as_arrays(pool), cnt, val))
 
 
 _NO_STATE: dict = {}

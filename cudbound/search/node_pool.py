@@ -5,6 +5,9 @@ of a :class:`NodePool`; a finished node's slot goes on the ``free`` list and is 
 queue of open nodes (:mod:`cudbound.search.heap`) lives in the same record, so one growth
 grows everything. A search stopped by its node budget hands back its pool with its counts
 (``core.SearchState``) and a later search of the same replicate resumes from it.
+
+The loop itself holds the pool as a :data:`NodePoolRef` (the same fields, passed by reference:
+:mod:`cudbound.search.records`); :func:`_as_ref` and :func:`_as_arrays` convert.
 """
 from __future__ import annotations
 
@@ -14,8 +17,9 @@ import numpy as np
 from numba import njit
 
 from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP
+from .records import compiled_record
 
-__all__ = ["NodePool"]
+__all__ = ["NodePool", "NodePoolRef"]
 
 NodePool = namedtuple("NodePool", [
     "signs",           # int8 (cap, mf): the sign fixed at each free point (0: not fixed)
@@ -43,6 +47,23 @@ NodePool = namedtuple("NodePool", [
     "heap_keys",       # the queue (heap.py): bounds ...
     "heap_ids",        # ... and slots
 ])
+
+NodePoolRef = compiled_record(NodePool, "The node pool as the compiled loop holds it (by reference).")
+
+
+@njit(cache=True)
+def _as_ref(pool):
+    """The :data:`NodePoolRef` of a :class:`NodePool` (the same arrays, not copies)."""
+    return NodePoolRef(*pool)
+
+
+@njit(cache=True)
+def _as_arrays(ref):
+    """The :class:`NodePool` of a :data:`NodePoolRef` (the same arrays, not copies)."""
+    return NodePool(ref.signs, ref.depth, ref.fixed_cost, ref.minimum, ref.flip_gap, ref.solved, ref.beta, ref.active,
+                    ref.n_active, ref.dual, ref.lp_basis, ref.lp_at_upper, ref.handle, ref.witness,
+                    ref.witness_active, ref.witness_n, ref.witness_dual, ref.uid, ref.last, ref.chol, ref.flip_r,
+                    ref.free, ref.heap_keys, ref.heap_ids)
 
 
 @njit(cache=True)
@@ -83,32 +104,50 @@ def _grow_pool(pool, cap):
 def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
     """Slot c becomes the child of node v that fixes free point j to sign s (cost ``cost_j``):
     the parent's signs, minimiser, minimum and warm starts, solved (the caller changes that
-    for a child whose new constraint the parent's minimiser violates)."""
-    pool.signs[c] = pool.signs[v]
-    pool.signs[c, j] = s
+    for a child whose new constraint the parent's minimiser violates). Each array of the pool
+    is read once (a read takes a reference: :mod:`cudbound.search.records`)."""
+    signs = pool.signs
+    signs[c] = signs[v]
+    signs[c, j] = s
     pool.last[c] = j
-    pool.depth[c] = pool.depth[v] + 1
-    pool.fixed_cost[c] = pool.fixed_cost[v] + cost_j
-    pool.beta[c] = pool.beta[v]
-    pool.minimum[c] = pool.minimum[v]
+    depth = pool.depth
+    depth[c] = depth[v] + 1
+    fixed_cost = pool.fixed_cost
+    fixed_cost[c] = fixed_cost[v] + cost_j
+    beta = pool.beta
+    beta[c] = beta[v]
+    minimum = pool.minimum
+    minimum[c] = minimum[v]
     pool.flip_gap[c] = 0.0
     pool.solved[c] = True
     if kind == KIND_QP or kind == KIND_HINGE_QP:
-        pool.active[c] = pool.active[v]
-        pool.n_active[c] = pool.n_active[v]
-        pool.dual[c] = pool.dual[v]
+        active = pool.active
+        active[c] = active[v]
+        n_active = pool.n_active
+        n_active[c] = n_active[v]
+        dual = pool.dual
+        dual[c] = dual[v]
     elif kind == KIND_LP:
-        pool.lp_basis[c] = pool.lp_basis[v]
-        pool.lp_at_upper[c] = pool.lp_at_upper[v]
+        lp_basis = pool.lp_basis
+        lp_basis[c] = lp_basis[v]
+        lp_at_upper = pool.lp_at_upper
+        lp_at_upper[c] = lp_at_upper[v]
     else:
-        pool.handle[c] = pool.handle[v]
-    pool.witness[c] = pool.witness[v]
-    pool.witness_active[c] = pool.witness_active[v]
-    pool.witness_n[c] = pool.witness_n[v]
-    pool.witness_dual[c] = pool.witness_dual[v]
+        handle = pool.handle
+        handle[c] = handle[v]
+    witness = pool.witness
+    witness[c] = witness[v]
+    witness_active = pool.witness_active
+    witness_active[c] = witness_active[v]
+    witness_n = pool.witness_n
+    witness_n[c] = witness_n[v]
+    witness_dual = pool.witness_dual
+    witness_dual[c] = witness_dual[v]
     if smooth_flip:
-        pool.chol[c] = pool.chol[v]
-        pool.flip_r[c] = pool.flip_r[v]
+        chol = pool.chol
+        chol[c] = chol[v]
+        flip_r = pool.flip_r
+        flip_r[c] = flip_r[v]
 
 
 def trimmed(pool, count):

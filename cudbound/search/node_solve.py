@@ -28,9 +28,10 @@ from .context import _solve_call
 from .hinge_qp_node_solver import _hinge_qp_node
 from .lp_node_solver import OPTIMAL, _solve_node
 from .node_qp import _gi_ws
+from .records import compiled_record
 from .smooth_node_solver import _sqp_compiled
 
-__all__ = ["NodeSolve"]
+__all__ = ["NodeSolve", "NodeSolveRef"]
 
 NodeSolve = namedtuple("NodeSolve", [
     "kind",       # KIND_*
@@ -44,6 +45,7 @@ NodeSolve = namedtuple("NodeSolve", [
     "ws",         # node_qp._workspace (shared with the realisability QP)
 ])
 """What the node solvers of one search need, besides the replicate and the node pool."""
+NodeSolveRef = compiled_record(NodeSolve, "The solver data as the compiled loop holds it (by reference).")
 
 
 @njit(cache=True, inline="always")
