@@ -24,7 +24,8 @@ from cudbound.losses import (DEFAULT_RIDGE, ExponentialLoss, FunctionLoss, Hinge
 from cudbound.search import SearchOptions
 from cudbound.optim.smooth import separation
 from doc_pages import example_class, python_blocks
-from reference_losses import REF_LOSSES, make_loss_problem, ref_details, ref_fit, separable_points
+from reference_losses import REF_LOSSES, loss_problem_size, make_loss_problem, ref_details, ref_fit, separable_points
+from sweeps import first_of_each, kept_by_default
 
 TOL = 1e-6
 """Issue 6's tolerance, kept for the hinge (its node minima are solver answers at tolerance 1e-10)."""
@@ -38,7 +39,10 @@ N_PER_LOSS = {"hinge": N_RANDOM, "logistic": N_RANDOM, "exponential": N_RANDOM, 
               "logistic_ridge": 30, "exponential_ridge": 30}  # the last two beyond what issue 6 asks
 SEED0 = {"hinge": 6_100_000, "logistic": 6_200_000, "exponential": 6_300_000, "ridge": 6_400_000,
          "logistic_ridge": 6_800_000, "exponential_ridge": 6_900_000}
-CASES = [(name, i) for name in sorted(SPECS) for i in range(N_PER_LOSS[name])]
+CASES = first_of_each([(name, i) for name in sorted(SPECS) for i in range(N_PER_LOSS[name])],
+                      lambda case: (case[0], loss_problem_size(SEED0[case[0]] + case[1])[1]))
+"""The random problems: the README's command checks the first of each loss and p (18 of 460), CI every
+one (the others are marked slow: tests/_support/sweeps.py)."""
 TESTED = "<!-- tested: tests/test_losses.py runs this block verbatim -->"
 
 
@@ -80,6 +84,8 @@ def test_random_suite_covers_the_intended_space():
         problems = [_problem(name, i) for i in range(N_PER_LOSS[name])]
         infos = [p[3] for p in problems]
         assert {i["p"] for i in infos} == {1, 2, 3}, name
+        assert [(i["n"], i["p"]) for i in infos] == [loss_problem_size(i["seed"]) for i in infos]
+        assert {infos[i]["p"] for loss, i in kept_by_default(CASES) if loss == name} == {1, 2, 3}, name
         assert min(i["n"] for i in infos) <= 5 and max(i["n"] for i in infos) >= 9, name
         if name in ("logistic", "exponential"):
             separable = sum(separable_points(d, y, c).any() for d, y, c, _ in problems)
