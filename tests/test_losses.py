@@ -77,22 +77,42 @@ def test_random_problem_matches_reference(name, index):
     np.testing.assert_allclose(beta, det.beta_hat, atol=1e-6, err_msg=str(info))
 
 
+def _how_many_separable(name, problems):
+    """How many of ``problems`` have what the suite of ``name`` needs separable: for logistic and
+    exponential the resample (the infimum over some cones is then not attained), for their ridge
+    forms the data (the unpenalised loss has no fit there)."""
+    if name in ("logistic", "exponential"):
+        return sum(separable_points(d, y, c).any() for d, y, c, _ in problems)
+    return sum(separable_points(d, y, np.ones(len(y))).any() for d, y, c, _ in problems)
+
+
 def test_random_suite_covers_the_intended_space():
-    """p in {1, 2, 3}, n in 4..10, and for logistic/exponential many resamples that a
-    direction separates (the infimum over some cones is then not attained)."""
+    """p in {1, 2, 3} and n in 4..10 over the suite (the sizes ``loss_problem_size`` gives: the slow
+    test below checks them against the problems drawn); the problems the README's command checks have
+    every p and, for the smooth losses, separable resamples or data."""
+    for name in SPECS:
+        sizes = [loss_problem_size(SEED0[name] + i) for i in range(N_PER_LOSS[name])]
+        assert {p for n, p in sizes} == {1, 2, 3}, name
+        assert min(n for n, p in sizes) <= 5 and max(n for n, p in sizes) >= 9, name
+        kept = [i for loss, i in kept_by_default(CASES) if loss == name]
+        assert {sizes[i][1] for i in kept} == {1, 2, 3}, name
+        if name not in ("hinge", "ridge"):
+            assert _how_many_separable(name, [_problem(name, i) for i in kept]) >= 1, name
+
+
+# slow (draws all 460 problems): the test above checks the sizes and the problems of the README's command
+@pytest.mark.slow
+def test_random_suite_draws_the_sizes_it_says_and_many_separable_cases():
+    """Every problem has the size ``loss_problem_size`` gives; for logistic/exponential many resamples
+    that a direction separates, for their ridge forms data on which the unpenalised loss has no fit."""
     for name in SPECS:
         problems = [_problem(name, i) for i in range(N_PER_LOSS[name])]
         infos = [p[3] for p in problems]
-        assert {i["p"] for i in infos} == {1, 2, 3}, name
-        assert [(i["n"], i["p"]) for i in infos] == [loss_problem_size(i["seed"]) for i in infos]
-        assert {infos[i]["p"] for loss, i in kept_by_default(CASES) if loss == name} == {1, 2, 3}, name
-        assert min(i["n"] for i in infos) <= 5 and max(i["n"] for i in infos) >= 9, name
+        assert [(i["n"], i["p"]) for i in infos] == [loss_problem_size(i["seed"]) for i in infos], name
         if name in ("logistic", "exponential"):
-            separable = sum(separable_points(d, y, c).any() for d, y, c, _ in problems)
-            assert separable >= 20, (name, separable)
-        if name in ("logistic_ridge", "exponential_ridge"):  # data on which the unpenalised logistic loss has no fit
-            separable = sum(separable_points(d, y, np.ones(len(y))).any() for d, y, c, _ in problems)
-            assert separable >= 3, separable
+            assert _how_many_separable(name, problems) >= 20, name
+        if name in ("logistic_ridge", "exponential_ridge"):
+            assert _how_many_separable(name, problems) >= 3, name
 
 
 @pytest.mark.parametrize("name", ["hinge", "logistic"])
