@@ -25,6 +25,10 @@ the interval does not depend on the minimiser (every minimiser has all margins >
 err_D = 0 and L(D^(b), beta_hat) = 0) and everything is compared as usual. Otherwise (none
 in the fixture) the comparison with bcb6719 is skipped, because Q^(b) depends on the
 minimiser through L(D^(b), beta_hat) even when the training error is the same.
+
+The README's command checks the first problem of each class (loss, basis, n <= 20 or not, and for
+the hinge whether its minimiser is unique): 23 of the 310, with both tests; CI checks all of them
+(the others are marked slow: tests/_support/sweeps.py).
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ import pytest
 
 import cudbound
 from cudbound.basis import make_basis
+from sweeps import first_of_each, kept_by_default
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "bcb6719_intervals.json.gz")
 TOL = 1e-9
@@ -53,8 +58,18 @@ HAS_EXACT_DISTRIBUTION = "exact_distribution" in inspect.signature(cudbound.cud_
 _DEFAULT_RESULTS: dict = {}
 
 
-def _ids():
-    return [f"{p['index']:03d}-{p['loss'].split(':')[0]}-n{p['n']}-{p['basis'].replace(':', '')}" for p in PROBLEMS]
+def _id(i):
+    p = PROBLEMS[i]
+    return f"{p['index']:03d}-{p['loss'].split(':')[0]}-n{p['n']}-{p['basis'].replace(':', '')}"
+
+
+def _class(i):
+    """The class of problem i: the README's command checks the first problem of each."""
+    p = PROBLEMS[i]
+    return p["loss"], p["basis"], p["n"] <= 20, p["loss"] == "hinge" and bool(p["hinge_unique"])
+
+
+CASES = first_of_each(range(len(PROBLEMS)), _class, ids=_id)
 
 
 def _inputs(prob):
@@ -154,9 +169,11 @@ def test_fixture_is_what_the_issue_asks():
         assert losses.count(loss) >= 40, loss
     assert min(p["n"] for p in PROBLEMS) == 8 and max(p["n"] for p in PROBLEMS) <= 60
     assert all(s == "exact" for p in PROBLEMS for s in p["status"])
+    kept = kept_by_default(CASES)               # the README's command: every loss, basis and size class
+    assert {_class(i) for i in kept} == {_class(i) for i in range(len(PROBLEMS))} and len(kept) <= 30
 
 
-@pytest.mark.parametrize("i", range(len(PROBLEMS)), ids=_ids())
+@pytest.mark.parametrize("i", CASES)
 def test_interval_equals_bcb6719(i):
     prob = PROBLEMS[i]
     res = _default(prob)
@@ -166,7 +183,7 @@ def test_interval_equals_bcb6719(i):
     _check_against_fixture(prob, res, full_distribution=False)
 
 
-@pytest.mark.parametrize("i", range(len(PROBLEMS)), ids=_ids())
+@pytest.mark.parametrize("i", CASES)
 def test_exact_distribution_equals_default_and_bcb6719(i):
     if not HAS_EXACT_DISTRIBUTION:
         pytest.skip("cud_interval has no `exact_distribution` keyword yet")

@@ -24,7 +24,8 @@ from cudbound.losses import (DEFAULT_RIDGE, ExponentialLoss, FunctionLoss, Hinge
 from cudbound.search import SearchOptions
 from cudbound.optim.smooth import separation
 from doc_pages import example_class, python_blocks
-from reference_losses import REF_LOSSES, make_loss_problem, ref_details, ref_fit, separable_points
+from reference_losses import REF_LOSSES, loss_problem_size, make_loss_problem, ref_details, ref_fit, separable_points
+from sweeps import first_of_each, kept_by_default
 
 TOL = 1e-6
 """Issue 6's tolerance, kept for the hinge (its node minima are solver answers at tolerance 1e-10)."""
@@ -38,7 +39,10 @@ N_PER_LOSS = {"hinge": N_RANDOM, "logistic": N_RANDOM, "exponential": N_RANDOM, 
               "logistic_ridge": 30, "exponential_ridge": 30}  # the last two beyond what issue 6 asks
 SEED0 = {"hinge": 6_100_000, "logistic": 6_200_000, "exponential": 6_300_000, "ridge": 6_400_000,
          "logistic_ridge": 6_800_000, "exponential_ridge": 6_900_000}
-CASES = [(name, i) for name in sorted(SPECS) for i in range(N_PER_LOSS[name])]
+CASES = first_of_each([(name, i) for name in sorted(SPECS) for i in range(N_PER_LOSS[name])],
+                      lambda case: (case[0], loss_problem_size(SEED0[case[0]] + case[1])[1]))
+"""The random problems: the README's command checks the first of each loss and p (18 of 460), CI every
+one (the others are marked slow: tests/_support/sweeps.py)."""
 TESTED = "<!-- tested: tests/test_losses.py runs this block verbatim -->"
 
 
@@ -73,20 +77,42 @@ def test_random_problem_matches_reference(name, index):
     np.testing.assert_allclose(beta, det.beta_hat, atol=1e-6, err_msg=str(info))
 
 
+def _how_many_separable(name, problems):
+    """How many of ``problems`` have what the suite of ``name`` needs separable: for logistic and
+    exponential the resample (the infimum over some cones is then not attained), for their ridge
+    forms the data (the unpenalised loss has no fit there)."""
+    if name in ("logistic", "exponential"):
+        return sum(separable_points(d, y, c).any() for d, y, c, _ in problems)
+    return sum(separable_points(d, y, np.ones(len(y))).any() for d, y, c, _ in problems)
+
+
 def test_random_suite_covers_the_intended_space():
-    """p in {1, 2, 3}, n in 4..10, and for logistic/exponential many resamples that a
-    direction separates (the infimum over some cones is then not attained)."""
+    """p in {1, 2, 3} and n in 4..10 over the suite (the sizes ``loss_problem_size`` gives: the slow
+    test below checks them against the problems drawn); the problems the README's command checks have
+    every p and, for the smooth losses, separable resamples or data."""
+    for name in SPECS:
+        sizes = [loss_problem_size(SEED0[name] + i) for i in range(N_PER_LOSS[name])]
+        assert {p for n, p in sizes} == {1, 2, 3}, name
+        assert min(n for n, p in sizes) <= 5 and max(n for n, p in sizes) >= 9, name
+        kept = [i for loss, i in kept_by_default(CASES) if loss == name]
+        assert {sizes[i][1] for i in kept} == {1, 2, 3}, name
+        if name not in ("hinge", "ridge"):
+            assert _how_many_separable(name, [_problem(name, i) for i in kept]) >= 1, name
+
+
+# slow (draws all 460 problems): the test above checks the sizes and the problems of the README's command
+@pytest.mark.slow
+def test_random_suite_draws_the_sizes_it_says_and_many_separable_cases():
+    """Every problem has the size ``loss_problem_size`` gives; for logistic/exponential many resamples
+    that a direction separates, for their ridge forms data on which the unpenalised loss has no fit."""
     for name in SPECS:
         problems = [_problem(name, i) for i in range(N_PER_LOSS[name])]
         infos = [p[3] for p in problems]
-        assert {i["p"] for i in infos} == {1, 2, 3}, name
-        assert min(i["n"] for i in infos) <= 5 and max(i["n"] for i in infos) >= 9, name
+        assert [(i["n"], i["p"]) for i in infos] == [loss_problem_size(i["seed"]) for i in infos], name
         if name in ("logistic", "exponential"):
-            separable = sum(separable_points(d, y, c).any() for d, y, c, _ in problems)
-            assert separable >= 20, (name, separable)
-        if name in ("logistic_ridge", "exponential_ridge"):  # data on which the unpenalised logistic loss has no fit
-            separable = sum(separable_points(d, y, np.ones(len(y))).any() for d, y, c, _ in problems)
-            assert separable >= 3, separable
+            assert _how_many_separable(name, problems) >= 20, name
+        if name in ("logistic_ridge", "exponential_ridge"):
+            assert _how_many_separable(name, problems) >= 3, name
 
 
 @pytest.mark.parametrize("name", ["hinge", "logistic"])
@@ -170,8 +196,9 @@ def test_docs_example_is_short_and_a_loss():
     assert isinstance(loss, Loss) and loss.has_derivatives and not loss.is_quadratic
 
 
-@pytest.mark.parametrize("index", range(25))
+@pytest.mark.parametrize("index", first_of_each(range(25), lambda index: index % 6))
 def test_docs_example_matches_reference(index):
+    """The README's command checks the first problem of each n (6 of 25), CI all of them (slow)."""
     loss = _docs_loss()()
     ref = REF_LOSSES["squared_hinge"]
     design, y, counts, info = make_loss_problem(6_500_000 + index, ref, n=int(4 + index % 6))

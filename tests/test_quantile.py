@@ -91,6 +91,10 @@ def test_progress_bar_is_shown(capsys):
     assert "CUD replicates" in err
 
 
+# slow (a local Dask cluster of two processes): the README's command keeps a study on such a cluster
+# (tests/coverage/test_study.py::test_dask_local_cluster_gives_identical_rows) and the replicates of one
+# interval spread over worker processes (test_workers_do_not_change_the_result)
+@pytest.mark.slow
 def test_dask_cluster_gives_the_same_interval():
     """One large interval spread over a local Dask cluster (127.0.0.1) equals the in-process one."""
     distributed = pytest.importorskip("distributed")

@@ -106,6 +106,9 @@ def test_every_public_signature_is_annotated():
     assert bad == {}, "\n".join(f"{name}: {missing}" for name, missing in sorted(bad.items()))
 
 
+# slow (mypy over the public modules): the README's command keeps the annotation of every public signature
+# (test_every_public_signature_is_annotated) and mypy's list of the public modules (test_the_mypy_configuration_...)
+@pytest.mark.slow
 def test_mypy_passes_on_the_public_modules(request, tmp_path):
     """mypy with the configuration of pyproject.toml ([tool.mypy]: its ``files`` are the public modules).
     Its cache is kept in pytest's cache directory (not in the checkout), when there is one."""

@@ -481,12 +481,23 @@ def ref_sup(loss, design, y, counts, alphas, beta_hat=None):
 
 
 # ------------------------------------------------------------------- problems
+def _draw_size(rng, n=None, p=None):
+    """The first draws of ``make_loss_problem``: n in 4..10 and p in 1..3 (unless given)."""
+    n = int(rng.integers(4, 11)) if n is None else n
+    p = int(rng.choice([1, 2, 3])) if p is None else p
+    return n, p
+
+
+def loss_problem_size(seed):
+    """(n, p) of ``make_loss_problem(seed, ...)`` for any loss, without drawing the problem."""
+    return _draw_size(np.random.default_rng(seed))
+
+
 def make_loss_problem(seed, loss, n=None, p=None):
     """Random small problem (design = intercept + N(0,1) columns) whose fit exists for ``loss``:
     for logistic and exponential losses the data are not separable; n in 4..10, p in 1..3."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(4, 11)) if n is None else n
-    p = int(rng.choice([1, 2, 3])) if p is None else p
+    n, p = _draw_size(rng, n, p)
     for _ in range(10000):
         design = np.column_stack([np.ones(n), rng.standard_normal((n, p - 1))])
         noise = float(rng.choice([0.3, 1.5]))

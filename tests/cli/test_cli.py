@@ -109,6 +109,10 @@ def test_demo_json_matches_the_python_api(capsys):
     assert record["details"]["covered"] == (cud["low"] <= truth <= cud["high"])
 
 
+# slow (a fresh interpreter): the README's command keeps the demo in process
+# (test_demo_prints_interval_and_search_table) and `python -m cudbound demo` as a process
+# (tests/cli/test_cli_flags.py::test_a_closed_pipe_ends_quietly)
+@pytest.mark.slow
 def test_demo_as_a_subprocess():
     proc = subprocess.run([sys.executable, "-m", "cudbound", "demo", "--n", str(N), *FAST],
                           capture_output=True, text=True, timeout=600)

@@ -111,6 +111,10 @@ def test_the_portable_watchdog_alone_ends_orphaned_workers(tmp_path):
         _end(proc)
 
 
+# slow (a study of 200 tasks over two worker processes, then its resume): the README's command keeps the same clean
+# stop in process (test_ctrl_c_in_process_keeps_the_finished_tasks: exit 130, the one line, the tasks kept, the
+# resume) and Ctrl-C of a command's worker processes (tests/test_workers.py::test_ctrl_c_stops_the_workers_...)
+@pytest.mark.slow
 @LINUX
 def test_ctrl_c_stops_the_run_cleanly_keeps_its_tasks_and_a_rerun_completes_the_study(tmp_path):
     proc, cmd = start_run(tmp_path, reps=100)       # long enough not to finish first on a loaded machine

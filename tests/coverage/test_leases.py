@@ -187,6 +187,11 @@ def _start_held(config, store):
                             start_new_session=True)
 
 
+# slow (two commands of 100 tasks): the README's command keeps the same sharing in one process, a run that waits
+# for tasks another run holds and takes them over (test_a_run_waits_for_tasks_held_by_another_run_...), tasks
+# another run finished meanwhile (test_tasks_finished_by_another_run_meanwhile_are_counted_as_such) and the claims
+# themselves (test_claims_leases_expiry_dead_owners_and_release)
+@pytest.mark.slow
 def test_two_runs_at_once_split_the_work_and_give_the_rows_of_one_run(tmp_path):
     config = tmp_path / "fast.toml"
     config.write_text(FAST.format(reps=50))
@@ -213,6 +218,10 @@ def test_two_runs_at_once_split_the_work_and_give_the_rows_of_one_run(tmp_path):
     assert check_store(store).ok
 
 
+# slow (a command killed, then 80 tasks): the README's command keeps a dead owner's claims taken over
+# (test_claims_leases_expiry_dead_owners_and_release) and a command killed with kill -9 and resumed
+# (tests/coverage/test_study.py::test_kill_minus_nine_and_resume_loses_nothing_and_duplicates_nothing)
+@pytest.mark.slow
 def test_a_killed_runs_tasks_are_redone_by_the_next_run(tmp_path):
     config = tmp_path / "fast.toml"
     config.write_text(FAST.format(reps=40))
@@ -233,7 +242,7 @@ def test_a_killed_runs_tasks_are_redone_by_the_next_run(tmp_path):
     assert stored(store) == stored(tmp_path / "one.sqlite")
 
 
-@pytest.mark.slow    # one kill -9 and resume: test_a_killed_runs_tasks_are_redone_by_the_next_run
+@pytest.mark.slow    # one kill -9 and resume: tests/coverage/test_study.py::test_kill_minus_nine_and_resume_...
 def test_a_study_killed_at_random_moments_and_resumed_gives_the_rows_of_an_uninterrupted_run(tmp_path):
     """Several kill -9s of the whole run (workers included) at random moments, each followed by a
     resume; the last run completes the study. The rows equal those of one uninterrupted run."""

@@ -9,6 +9,10 @@ the exact solve, 111 of 300 random discrete designs (n = 8-13) gave a fit off by
 checks here are independent of the module: the objective against Clarabel at tight tolerances (a
 fit whose loss exceeds the optimum by the old slack fails), least norm by moving the intercept,
 the same answer from different starting points, and the scores' invariance to shifted features.
+
+The two checks over all the problems run in six chunks; the README's command runs the first (every
+kind of design, weighted and not, every lambda: asserted below), CI all six (the others are marked
+slow: tests/_support/sweeps.py).
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import pytest
 from cudbound.fit import fit_coefficients
 from cudbound.losses import get_loss
 from cudbound.optim.exact_hinge import exact_hinge_ridge_minimiser
+from sweeps import first_of_each, kept_by_default
 
 LAMS = (0.01, 0.1, 1.0, 1 / 3)
 
@@ -73,8 +78,10 @@ def _fit(Phi, y, w, lam):
         return fit_coefficients(Phi, y, get_loss(f"hinge_ridge:{lam!r}"), w)
 
 
-CASES = [c for c in (_problem(s) for s in range(300)) if c is not None]
+SEEDS = [s for s in range(300) if _problem(s) is not None]
+CASES = [_problem(s) for s in SEEDS]
 _FITS = {}
+CHUNKS = first_of_each(range(6), lambda chunk: "problems i = chunk (mod 6), of every kind")
 
 
 def _case_fit(i):
@@ -93,7 +100,14 @@ def test_the_class_is_degenerate():
     assert on_margin >= 15
 
 
-@pytest.mark.parametrize("chunk", range(6))
+def test_the_chunk_of_the_default_run_has_every_kind_weighting_and_lambda():
+    (chunk,) = kept_by_default(CHUNKS)
+    mine = range(chunk, len(CASES), 6)
+    assert {SEEDS[i] % 5 for i in mine} == set(range(5))
+    assert {CASES[i][2] is None for i in mine} == {True, False} and {CASES[i][3] for i in mine} == set(LAMS)
+
+
+@pytest.mark.parametrize("chunk", CHUNKS)
 def test_fit_attains_the_minimum(chunk):
     """The fit's objective is no more than Clarabel's at tight tolerances (plus rounding); the
     old second solve exceeded it by its slack, about 1e-10."""
@@ -105,7 +119,7 @@ def test_fit_attains_the_minimum(chunk):
         assert f <= fref + 1e-14 * max(1.0, fref), (f, fref)
 
 
-@pytest.mark.parametrize("chunk", range(6))
+@pytest.mark.parametrize("chunk", CHUNKS)
 def test_fit_is_the_least_norm_minimiser(chunk):
     """Minimisers differ only in the intercept; moving it towards a smaller |Phi beta| raises
     the loss (by at least the slope, >= min weight / n, times the step)."""

@@ -14,8 +14,8 @@ estimators that fit the loss (``estimator=``).
 The whole sweep takes minutes, so it is marked ``slow`` (CI runs it: ``.ci/run``; locally
 ``python -m pytest -m slow tests/search``). The default run checks, for each loss, the first
 problem of every (class, p, n) the fixture holds: about 40 of the 300, every class of input and
-every size, with the same checks (``representatives``); through the estimators, one problem of
-each class and p.
+every size, with the same checks (``representatives`` of tests/_support/sweeps.py, the rule of
+every sweep); through the estimators, one problem of each class and p.
 """
 import gzip
 import json
@@ -28,6 +28,7 @@ from cudbound.design import reparametrise
 from cudbound.engine import ReplicateEngine
 from cudbound.losses import get_loss
 from cudbound.search import SearchOptions
+from sweeps import representatives
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "bruteforce_q.json.gz")
 TOLS = {"hinge": 1e-6, "hinge_ridge": 1e-6}   # references: HiGHS (LP), CLARABEL at 1e-12 (QP)
@@ -55,23 +56,13 @@ def test_the_fixture_has_300_problems_per_loss_in_every_class():
 
 
 def _shape(prob):
+    """A problem's class, p and n: the default run checks the first problem of each."""
     return prob["kind"], len(prob["design"][0]), len(prob["y"])
-
-
-def representatives(problems, shape=_shape):
-    """The first of ``problems`` of each ``shape`` (default: class, p and n), in their order."""
-    seen = set()
-    out = []
-    for prob in problems:
-        if shape(prob) not in seen:
-            seen.add(shape(prob))
-            out.append(prob)
-    return out
 
 
 def test_the_default_run_checks_every_class_and_size_of_every_loss():
     for loss in LOSSES:
-        chosen = representatives(p for p in PROBLEMS if p["loss"] == loss)
+        chosen = representatives((p for p in PROBLEMS if p["loss"] == loss), _shape)
         assert 30 <= len(chosen) <= 60, (loss, len(chosen))      # of 300
         assert {p["kind"] for p in chosen} == {"gaussian", "discrete", "shifted", "near_separable"}
         assert {len(p["design"][0]) for p in chosen} == {2, 3} and {len(p["y"]) for p in chosen} == set(range(5, 10))
@@ -103,7 +94,7 @@ def _check_enumeration(loss, problems):
 
 @pytest.mark.parametrize("loss", LOSSES)
 def test_the_representative_problems_match_the_enumeration(loss):
-    _check_enumeration(loss, representatives(p for p in PROBLEMS if p["loss"] == loss))
+    _check_enumeration(loss, representatives((p for p in PROBLEMS if p["loss"] == loss), _shape))
 
 
 @pytest.mark.slow

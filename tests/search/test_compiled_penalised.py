@@ -22,6 +22,7 @@ from cudbound.design import reparametrise
 from cudbound.losses import ExponentialLoss, LogisticLoss, RidgeLoss, get_loss, same_math
 from cudbound.search.smooth_node_solver import SmoothNodeSolver, _builtin_kind
 from reference_losses import RefLoss, ref_details, ref_fit, separable_points
+from sweeps import first_of_each
 
 LAM = 0.05
 REFS = {"logistic_ridge": RefLoss("logistic", "smooth", lam=LAM, tends_to_zero=True),
@@ -56,7 +57,10 @@ def _problem(seed, kind, ref):
     raise RuntimeError("no problem found")
 
 
-CASES = [(name, kind, i) for name in REFS for kind in KINDS for i in range(N_PER)]
+CASES = first_of_each([(name, kind, i) for name in REFS for kind in KINDS for i in range(N_PER)],
+                      lambda case: case[:2])
+"""The README's command checks the first problem of each loss and class (6 of 120), CI all of them
+(the others are marked slow: tests/_support/sweeps.py)."""
 
 
 @pytest.mark.parametrize("name, kind, index", CASES)

@@ -13,8 +13,9 @@ from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
 from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, Tolerances, branch_and_bound
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
-from reference_losses import REF_LOSSES, make_loss_problem, ref_details
+from reference_losses import REF_LOSSES, loss_problem_size, make_loss_problem, ref_details
 from search_setup import squared_replicate
+from sweeps import first_of_each
 
 SPECS = {"ridge": "ridge:0.1", "hinge": "hinge", "logistic": "logistic", "exponential": "exponential",
          "logistic_ridge": "logistic_ridge:0.1"}
@@ -22,13 +23,19 @@ SEED0 = 12_700_000
 TOLS = {"hinge": 1e-6}
 
 
-@pytest.mark.parametrize("name", sorted(SPECS))
-@pytest.mark.parametrize("index", range(6))
+def _seed(name, index):
+    return SEED0 + 100 * index + len(name)
+
+
+@pytest.mark.parametrize("index, name", first_of_each(
+    [(index, name) for index in range(6) for name in sorted(SPECS)],
+    lambda case: (case[1], loss_problem_size(_seed(case[1], case[0]))[1])))
 def test_every_engine_matches_the_brute_force_reference(name, index):
     """auto (solvers inside the loop), python (NodeSolver objects called from the loop, realisability
-    in Python) and cvxpy all give the enumerated Q^(b)."""
+    in Python) and cvxpy all give the enumerated Q^(b). The README's command checks the first problem
+    of each loss and p, CI all 30 (the others are marked slow: tests/_support/sweeps.py)."""
     ref = REF_LOSSES[name]
-    design, y, counts, info = make_loss_problem(SEED0 + 100 * index + len(name), ref)
+    design, y, counts, info = make_loss_problem(_seed(name, index), ref)
     det = ref_details(ref, design, y, counts)
     a = float(info["n"])
     for engine in ("auto", "python", "cvxpy"):

@@ -22,6 +22,7 @@ from cudbound.engine import ReplicateEngine
 from cudbound.losses import HingeLoss, RidgeLoss, get_loss
 from cudbound.search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from reference import realisable_patterns
+from sweeps import first_of_each
 
 KINDS = ("gaussian", "discrete", "shifted", "near_separable")
 
@@ -70,9 +71,11 @@ def _loss_and_coordinates(design, kind, lam, index):
     return design, loss
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("index", range(40))
+@pytest.mark.parametrize("index, kind", first_of_each([(index, kind) for index in range(40) for kind in KINDS],
+                                                      lambda case: (case[1], case[0] % 2, case[0] % 5 == 4)))
 def test_nodes_match_a_conic_reference(kind, index):
+    """The README's command checks the first case of each kind, coordinates and penalty on the intercept
+    or not (16 of 160), CI all of them (the others are marked slow: tests/_support/sweeps.py)."""
     design0, y, w, rng = _data(7_000 + 100 * KINDS.index(kind) + index, kind)
     lam = float(rng.choice([1e-3, 0.05, 1.0]))
     design, loss = _loss_and_coordinates(design0, kind, lam, index)
@@ -110,9 +113,10 @@ def _reference_sup(design, y, counts, loss, gamma_hat, alphas):
     return out
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("index", range(8))
+@pytest.mark.parametrize("index, kind", first_of_each([(index, kind) for index in range(8) for kind in KINDS],
+                                                      lambda case: (case[1], case[0] % 3)))
 def test_replicates_match_brute_force(kind, index):
+    """The README's command checks the first replicate of each kind and n (12 of 32), CI all of them (slow)."""
     design0, y, counts, rng = _data(9_000 + 100 * KINDS.index(kind) + index, kind, n=int(7 + index % 3))
     rep = reparametrise(design0)
     loss = rep.loss(get_loss("hinge_ridge:0.05"))

@@ -19,6 +19,7 @@ from cudbound.search import CvxpyNodeSolver, NodeSolveError
 from cudbound.search import lp_node_solver as lpmod
 from cudbound.search.lp_node_solver import HingeBasis, HingeLPNodeSolver, certify
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
+from sweeps import first_of_each
 
 HINGE = HingeLoss()
 REF = REF_LOSSES["hinge"]
@@ -108,8 +109,16 @@ def _replicate_case(index):
     return make_loss_problem(SEED0 + 1000 + index, REF, n=n, p=p)
 
 
-@pytest.mark.parametrize("index", range(32))
+def _replicate_class(index):
+    """p, and whether the brute-force reference is run (n <= 14): the size of ``_replicate_case(index)``."""
+    n = 8 + index % 18
+    return (4 if (n <= 12 and index % 4 == 3) else 1 + index % 3), n <= 14
+
+
+@pytest.mark.parametrize("index", first_of_each(range(32), _replicate_class))
 def test_replicate_matches_cvxpy_engine_and_reference(index):
+    """The README's command checks the first problem of each class (``_replicate_class``), CI all 32
+    (the others are marked slow: tests/_support/sweeps.py)."""
     """Q^(b) at four alpha_n equals the brute-force reference to 1e-9 (when it enumerates
     quickly: p <= 2 or n <= 14) and the engine="cvxpy" value to 1e-8 (at two alpha_n);
     no node needs the fallback."""
@@ -133,6 +142,7 @@ def test_replicate_matches_cvxpy_engine_and_reference(index):
 
 def test_replicate_suite_covers_the_intended_space():
     infos = [_replicate_case(i)[3] for i in range(32)]
+    assert [(i["p"], i["n"] <= 14) for i in infos] == [_replicate_class(i) for i in range(32)]
     assert {i["p"] for i in infos} == {1, 2, 3, 4}
     assert min(i["n"] for i in infos) == 8 and max(i["n"] for i in infos) == 25
     with_reference = sum(i["p"] <= 2 or i["n"] <= 14 for i in infos)

@@ -18,6 +18,7 @@ from cudbound.search.node_solvers import CvxpyNodeSolver, NodeSolveError
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 from doc_pages import example_class
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
+from sweeps import first_of_each
 
 REL = 1e-8
 
@@ -211,11 +212,13 @@ WHOLE = ["logistic", "exponential", "logistic_ridge", "user_logistic", "squared_
 N_WHOLE = 30
 
 
-@pytest.mark.parametrize("name", WHOLE)
-@pytest.mark.parametrize("index", range(N_WHOLE))
+@pytest.mark.parametrize("index, name", first_of_each(
+    [(index, name) for index in range(N_WHOLE) for name in WHOLE], lambda case: (case[1], case[0] % 3)))
 def test_replicate_value_matches_the_cvxpy_engine(name, index):
     """Q^(b) of the default engine (SQP node solves) equals engine="cvxpy" (every node through
-    cvxpy), on random problems with n in 8..25 (many resamples separable), with no fallback."""
+    cvxpy), on random problems with n in 8..25 (many resamples separable), with no fallback. The
+    README's command checks the first problem of each loss and alpha_n (15 of 150), CI all of them
+    (the others are marked slow: tests/_support/sweeps.py)."""
     loss = LOSSES[name]()
     design, y, beta_hat, rng = _problem(7_300_000 + 1000 * WHOLE.index(name) + index, loss)
     n = len(y)
