@@ -25,13 +25,16 @@ class RecordType(types.StructRef):
     """The numba type of every record of the search (its fields make each one a distinct type)."""
 
     def preprocess_fields(self, fields):
+        """The fields with literal types widened (a record built from the constant 0 holds any int64)."""
         return tuple((name, types.unliteral(typ)) for name, typ in fields)
 
 
 def compiled_record(fields_of, doc):
     """A structref class with the fields of the namedtuple class ``fields_of``: compiled code
     makes one with ``Cls(*a_namedtuple)`` or ``Cls(field, ...)`` and reads it like the tuple
-    (``rec.name``); fields may also be assigned (``rec.name = value``, same type)."""
-    cls = type(fields_of.__name__ + "Ref", (structref.StructRefProxy,), {"__doc__": doc, "__module__": __name__})
+    (``rec.name``); fields may also be assigned (``rec.name = value``, same type). The class
+    belongs to the module of ``fields_of``, where it is defined beside it."""
+    cls = type(fields_of.__name__ + "Ref", (structref.StructRefProxy,), {"__doc__": doc,
+                                                                        "__module__": fields_of.__module__})
     structref.define_constructor(cls, RecordType, list(fields_of._fields))
     return cls
