@@ -24,7 +24,7 @@ def _first_compile_notice(kernel):
         return
     timer = threading.Timer(_NOTICE_AFTER, lambda: print(
         "cudbound: compiling the branch-and-bound kernel with numba (first run only; cached for later runs, "
-        "about a minute) ...", file=sys.stderr, flush=True))
+        "a few minutes) ...", file=sys.stderr, flush=True))
     timer.daemon = True
     timer.start()
     try:
