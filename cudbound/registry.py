@@ -27,7 +27,6 @@ Adding a method (``docs/architecture.md`` has a worked example)::
 """
 from __future__ import annotations
 
-import hashlib
 import inspect
 import numbers
 import time
@@ -49,6 +48,7 @@ from .cud import _cud_design_iv, cud_from_design
 from .design import _prepare, check_labelled_design
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
+from .resampling import stream
 from .results import IntervalResult, IntervalResults
 
 if TYPE_CHECKING:
@@ -274,19 +274,6 @@ METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _PAPER)
 
 MODERN_METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _MODERN)
 """The intervals in use today, registered after the paper's seven."""
-
-
-def stream(root: np.random.SeedSequence, name: str) -> np.random.SeedSequence:
-    """The SeedSequence of stream ``name``: a child of ``root`` keyed by a hash of the name.
-
-    >>> root = np.random.SeedSequence(1)
-    >>> stream(root, "kohavi").spawn_key == stream(np.random.SeedSequence(1), "kohavi").spawn_key
-    True
-    >>> stream(root, "kohavi").spawn_key != stream(root, "yang").spawn_key
-    True
-    """
-    key = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")
-    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (key,))
 
 
 def _generator(root, name) -> np.random.Generator:
