@@ -158,7 +158,7 @@ def _fold_labels(cv, pair: ProcedurePair, repeats: int, gen: np.random.Generator
         k = check_scalar(cv, "cv", min_val=2, max_val=n if k_max is None else k_max)
         return draw_folds(pair.labels, k, repeats, True, gen)
     if hasattr(cv, "split"):
-        return splitter_folds(cv_splitter(cv), pair.labels, pair.X)
+        return splitter_folds(cv, pair.labels, pair.X)
     arr = np.asarray(cv)
     if arr.ndim in (1, 2) and arr.shape[-1] == n and arr.dtype.kind in "iu":
         folds = np.atleast_2d(arr).astype(np.int64)
@@ -242,13 +242,11 @@ def _corrected_t(pair: ProcedurePair, *, confidence_level=0.95, alternative="two
     R = check_scalar(repeats, "repeats", min_val=1)
     splitter = cv_splitter(cv) if hasattr(cv, "split") else None
     if splitter is not None:        # any splitter, ShuffleSplit too: its (train, test) pairs as they are
-        trains, tests = [], []
-        for train, test in splitter.split(pair.X, pair.labels):
-            tr, te = np.zeros(pair.n, dtype=bool), np.zeros(pair.n, dtype=bool)
-            tr[train], te[test] = True, True
-            trains.append(tr)
-            tests.append(te)
-        trains, tests = np.asarray(trains), np.asarray(tests)
+        pairs = list(splitter.split(pair.X, pair.labels))
+        trains = np.zeros((len(pairs), pair.n), dtype=bool)
+        tests = np.zeros((len(pairs), pair.n), dtype=bool)
+        for s, (train, test) in enumerate(pairs):
+            trains[s, train], tests[s, test] = True, True
         folds = None
     else:
         folds = _fold_labels(cv, pair, R, gen)

@@ -70,14 +70,14 @@ class ComparisonResult(Result):
     def has_confidence_interval(self) -> bool:
         return self._interval is not None
 
-    @property  # type: ignore[override]
-    def confidence_interval(self) -> ConfidenceInterval:
+    @property
+    def confidence_interval(self) -> ConfidenceInterval:  # type: ignore[override]  # read-only: none for a test
         if self._interval is None:
             raise NoConfidenceIntervalError(f"{self.method} gives no confidence interval: {self.no_interval_reason}.")
         return self._interval
 
-    @property  # type: ignore[override]
-    def confidence_level(self) -> float | None:
+    @property
+    def confidence_level(self) -> float | None:  # type: ignore[override]  # None without an interval
         return self._level
 
     @property
