@@ -295,7 +295,7 @@ def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-s
                repeats=50, bias_repeats=None):
     t0 = time.perf_counter()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
-    if not isinstance(cv, numbers.Integral) or isinstance(cv, bool):
+    if cv_splitter(cv) is not None:
         raise ValueError(f"nested_cv needs `cv` as a number of folds (its algorithm draws its own splits); "
                          f"got {cv!r}.")
     K = check_scalar(cv, "cv", min_val=3)

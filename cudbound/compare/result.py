@@ -108,6 +108,10 @@ class ComparisonResult(Result):
         return {"statistic": _finite_or_none(self.statistic), "pvalue": self.pvalue, "alternative": self.alternative,
                 "n_samples": self.n_samples, "seconds": self.seconds, "no_interval_reason": self.no_interval_reason}
 
+    def _row(self) -> dict:
+        """The row of :meth:`to_frame`: :meth:`to_dict` without the nested ``details``."""
+        return {k: v for k, v in self.to_dict().items() if k != "details"}
+
     def to_dict(self) -> dict:
         """Plain-Python summary (JSON-serialisable): the common keys of
         :func:`cudbound.results.result_item`, then ``statistic``, ``pvalue``, ``alternative``,
