@@ -382,7 +382,8 @@ def test_prediction_comparisons_swap_sign_and_keep_the_p_value():
 # --------------------------------------------------------------------------- the registry and compare()
 
 def test_the_registry_names_the_comparisons():
-    assert method_names() == ("ttest_5x2cv", "ftest_5x2cv", "corrected_t", "wald_cv", "nested_cv")
+    assert method_names() == ("mcnemar", "tango", "newcombe", "agresti_min", "delong", "ttest_5x2cv", "ftest_5x2cv",
+                              "corrected_t", "wald_cv", "nested_cv")
     assert get_method("corrected_t").options() == ["cv", "repeats"]
     with pytest.raises(ValueError, match="unknown comparison 'bogus'"):
         get_method("bogus")
@@ -409,8 +410,10 @@ def test_compare_routes_options_and_refuses_unknown_ones():
     assert res[0].details["n_splits"] == 8 and res[1].details["k"] == 4
     with pytest.raises(ValueError, match="unknown option"):
         compare(GaussianNB(), Procedure(), X, y, methods=["wald_cv"], repeats=3)
-    with pytest.raises(ValueError, match="unknown comparison"):
-        compare(GaussianNB(), Procedure(), X, y, methods=["mcnemar"])
+    with pytest.raises(ValueError, match=r"unknown comparison\(s\) bogus in `methods`"):
+        compare(GaussianNB(), Procedure(), X, y, methods=["wald_cv", "bogus"])
+    with pytest.raises(ValueError, match=r"`methods` lists \['wald_cv'\] more than once"):
+        compare(GaussianNB(), Procedure(), X, y, methods="wald_cv,WALD_CV")
     with pytest.raises(ValueError, match="`wald_cv_options` has unknown"):
         compare(GaussianNB(), Procedure(), X, y, methods=["wald_cv"], wald_cv_options={"repeats": 2})
 

@@ -10,16 +10,31 @@ on resamples of (X, y), :mod:`cudbound.compare.procedures`: :func:`paired_ttest_
 ``alternative``, ``to_dict()``, ``to_frame()``, a short repr), so that swapping A and B flips the
 sign of the estimate and keeps the two-sided p-value.
 
-The registry. The comparisons of procedures are registered by name (:func:`method_names`:
-``"ttest_5x2cv"``, ``"ftest_5x2cv"``, ``"corrected_t"``, ``"wald_cv"``, ``"nested_cv"``), so that a
-study can name them, and :func:`compare` runs any of them on one pair of procedures, each on its own
-random stream (:func:`cudbound.resampling.stream`, keyed by the method's name: adding a method
-changes no other's numbers). This is a registry of its own, in the manner of
-:mod:`cudbound.registry` (``register``, ``unregister``, ``get_method``, ``method_names``), not
-that registry itself: that one holds interval methods of one classifier, called on a design with
-``(design, y, *, confidence_level, rng)`` and returning an ``IntervalResult``, and sits above this
-layer (``docs/architecture.md``); a comparison is called on two procedures and returns a
-:class:`ComparisonResult`.
+The registry. Every comparison is registered by name (:func:`method_names`), so that a study can
+name it, and :func:`compare` runs any of them on one pair of procedures:
+
+* on out-of-fold predictions: ``"mcnemar"``, ``"tango"``, ``"newcombe"``, ``"agresti_min"`` (the
+  intervals of :func:`error_difference_interval`) and ``"delong"``: both procedures are refitted
+  on one K-fold split (option ``cv``, default 10 stratified folds), each point is predicted and
+  scored by the models fitted without its fold (as scikit-learn's ``cross_val_predict`` does;
+  scores are ``decision_function``, else the positive class's ``predict_proba``, for a
+  scikit-learn classifier, z' beta for a :class:`Procedure`), and the function runs on these
+  predictions as on one test set. Caveat: they are not one test set. The n out-of-fold outcomes
+  come from K models fitted on overlapping training sets, so they are not independent; the tests
+  treat them as if they were (the usual practice; Dietterich 1998 found McNemar's test on a
+  held-out set well calibrated, and warns against resampled tests that ignore the dependence).
+  These five share one random stream (:data:`~cudbound.compare.procedures.OUT_OF_FOLD_STREAM`),
+  hence, in one call, the same folds and one set of refits;
+* on repeated refits: ``"ttest_5x2cv"``, ``"ftest_5x2cv"``, ``"corrected_t"``, ``"wald_cv"``,
+  ``"nested_cv"``, each on the stream of its own name.
+
+A stream depends on its name only (:func:`cudbound.resampling.stream`), so adding a method changes
+no other's numbers. This is a registry of its own, in the manner of :mod:`cudbound.registry`
+(``register``, ``unregister``, ``get_method``, ``method_names``, and the one method-list parser,
+:func:`cudbound._validation.check_method_list`), not that registry itself: that one holds interval
+methods of one classifier, called on a design with ``(design, y, *, confidence_level, rng)`` and
+returning an ``IntervalResult``, and sits above this layer (``docs/architecture.md``); a comparison
+is called on two procedures and returns a :class:`ComparisonResult`.
 """
 from __future__ import annotations
 
@@ -31,11 +46,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_rng
+from .._validation import check_method_list, check_rng
 from ..resampling import stream
 from .predictions import INTERVAL_METHODS, delong_test, error_difference_interval, mcnemar, paired_table
-from .procedures import (Procedure, ProcedurePair, _corrected_t, _f5x2, _nested_cv, _t5x2, _wald_cv,
-                         combined_ftest_5x2cv, corrected_t_test, nested_cv_test, paired_ttest_5x2cv, wald_cv_test)
+from .procedures import (OUT_OF_FOLD_STREAM, OutOfFold, Procedure, ProcedurePair, _corrected_t, _delong_oof, _f5x2,
+                         _interval_oof, _mcnemar_oof, _nested_cv, _t5x2, _wald_cv, combined_ftest_5x2cv, corrected_t_test, nested_cv_test, paired_ttest_5x2cv, wald_cv_test)
 from .result import ALTERNATIVES, ComparisonResult
 
 __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "paired_table", "paired_ttest_5x2cv",
@@ -54,6 +69,8 @@ class ComparisonMethod:
     name: str
     function: Callable
     summary: str
+    stream: str = ""
+    """The name of the random stream :func:`compare` gives it (default: its own name)."""
 
     def options(self) -> list[str]:
         """The option names a user may set (those of the function besides the reserved ones)."""
@@ -64,9 +81,13 @@ class ComparisonMethod:
 _REGISTRY: dict[str, ComparisonMethod] = {}
 
 
-def register(name: str, function: Callable, summary: str, *, replace: bool = False) -> ComparisonMethod:
+def register(name: str, function: Callable, summary: str, *, replace: bool = False,
+             stream: str | None = None) -> ComparisonMethod:
     """Add a comparison of two procedures under ``name`` (lower case, no commas or spaces); its
-    function takes ``(pair, *, confidence_level, alternative, rng, **options)``."""
+    function takes ``(pair, *, confidence_level, alternative, rng, **options)``. ``stream`` names
+    the random stream :func:`compare` draws its ``rng`` from (default ``name``); methods that
+    share a stream see the same random draws (the comparisons on out-of-fold predictions share
+    :data:`~cudbound.compare.procedures.OUT_OF_FOLD_STREAM`, hence their folds)."""
     if not isinstance(name, str) or not name or name != name.strip().lower() or "," in name or " " in name:
         raise ValueError(f"a method name must be a non-empty lower-case string without commas or spaces; got {name!r}.")
     if name in _REGISTRY and not replace:
@@ -76,7 +97,7 @@ def register(name: str, function: Callable, summary: str, *, replace: bool = Fal
     if missing:
         raise TypeError(f"the function of comparison {name!r} must take (pair, *, confidence_level, alternative, "
                         f"rng, ...); it lacks {missing}.")
-    method = ComparisonMethod(name, function, summary)
+    method = ComparisonMethod(name, function, summary, stream or name)
     _REGISTRY[name] = method
     return method
 
@@ -101,6 +122,15 @@ def get_method(name: str) -> ComparisonMethod:
 
 
 for _name, _function, _summary in (
+        ("mcnemar", _mcnemar_oof, "McNemar's test on out-of-fold predictions (McNemar 1947)"),
+        ("tango", _interval_oof("tango"), "Tango's score interval on out-of-fold predictions (Tango 1998)"),
+        ("newcombe", _interval_oof("newcombe"), "Newcombe's interval on out-of-fold predictions (Newcombe 1998)"),
+        ("agresti_min", _interval_oof("agresti_min"),
+         "Agresti & Min's interval on out-of-fold predictions (Agresti & Min 2005)"),
+        ("delong", _delong_oof, "DeLong's test of two AUCs on out-of-fold scores (DeLong et al. 1988)")):
+    register(_name, _function, _summary, stream=OUT_OF_FOLD_STREAM)
+
+for _name, _function, _summary in (
         ("ttest_5x2cv", _t5x2, "5x2cv paired t test (Dietterich 1998)"),
         ("ftest_5x2cv", _f5x2, "combined 5x2cv F test (Alpaydin 1999)"),
         ("corrected_t", _corrected_t, "corrected repeated k-fold t test and interval (Nadeau & Bengio 2003)"),
@@ -114,22 +144,9 @@ repeated splits, one with per-point differences; both give an interval."""
 
 
 def _methods_iv(methods) -> tuple[str, ...]:
-    if isinstance(methods, str):
-        methods = tuple(_REGISTRY) if methods.strip().lower() == "all" else \
-            [m for m in methods.replace(" ", "").lower().split(",") if m]
-    try:
-        methods = [m.strip().lower() if isinstance(m, str) else m for m in methods]
-    except TypeError:
-        raise ValueError(f"`methods` must be a sequence of comparison names from {list(_REGISTRY)}; "
-                         f"got {methods!r}.") from None
-    if not methods:
-        raise ValueError(f"`methods` is empty; choose from {list(_REGISTRY)} or 'all'.")
-    for m in methods:
-        get_method(m)
-    dup = sorted({m for m in methods if methods.count(m) > 1})
-    if dup:
-        raise ValueError(f"`methods` lists {dup} more than once.")
-    return tuple(methods)
+    """A list of comparisons parsed by the package's one method-list parser
+    (:func:`cudbound._validation.check_method_list`, as :func:`cudbound.intervals` parses its methods)."""
+    return check_method_list(methods, _REGISTRY, "comparison")
 
 
 def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
@@ -147,15 +164,19 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
     X : (n, d) array of features.
     y : (n,) labels with two classes.
     methods : sequence of str, a comma-separated str, or "all"
-        Registered names (:func:`method_names`); default :data:`DEFAULT_METHODS`.
+        Registered names (:func:`method_names`); default :data:`DEFAULT_METHODS`. ``"mcnemar"``,
+        ``"tango"``, ``"newcombe"``, ``"agresti_min"`` and ``"delong"`` run on the out-of-fold
+        predictions (and scores) of one K-fold split, the same for all five (module docstring).
     confidence_level, alternative
         Given to every method.
     rng : None, int, SeedSequence or Generator
         Each method draws its splits from its own stream, derived from ``rng`` and the method's name
-        (:func:`cudbound.resampling.stream`), so its result does not depend on the other methods run.
+        (:func:`cudbound.resampling.stream`; the comparisons on out-of-fold predictions share one),
+        so its result does not depend on the other methods run.
     pos_label : the positive class, when the labels need it.
     **options
-        Shared options, given to every selected method that takes them (``cv``, ``repeats``, ...),
+        Shared options, given to every selected method that takes them (``cv``, ``repeats``,
+        ``exact``, ...; :meth:`ComparisonMethod.options` lists a method's),
         and per-method dicts ``<name>_options`` that override them for one method. Unknown names
         raise ValueError.
 
@@ -207,7 +228,7 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
         kwargs.update(per.get(name, {}))
         try:
             res = method.function(pair, confidence_level=confidence_level, alternative=alternative,
-                                  rng=np.random.default_rng(stream(root, name)), **kwargs)
+                                  rng=np.random.default_rng(stream(root, method.stream)), **kwargs)
         except ValueError as exc:
             if len(names) == 1:
                 raise

@@ -267,7 +267,7 @@ _INTERVALS = {"tango": _tango, "newcombe": _newcombe, "agresti_min": _agresti_mi
 
 
 def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: ArrayLike, *, method: str = "tango",
-                              confidence_level: float = 0.95) -> ComparisonResult:
+                              confidence_level: float = 0.95, alternative: str = "two-sided") -> ComparisonResult:
     """Confidence interval for the paired difference of two classifiers' error rates, A - B.
 
     On the table of paired outcomes (module docstring), delta = (b - c) / n, z = Phi^{-1}(1 - alpha/2):
@@ -297,6 +297,10 @@ def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: Arra
     pred_a, pred_b : (n,) predicted labels of A and B.
     method : {"tango", "newcombe", "agresti_min"}
     confidence_level : float in (0, 1), default 0.95
+    alternative : {"two-sided", "less", "greater"}
+        The alternative of Tango's p-value, the normal test of T(0) ("less": A's error rate is below
+        B's); the interval is two-sided whatever it is. Newcombe's and Agresti & Min's intervals
+        come with no test.
 
     Returns
     -------
@@ -325,6 +329,7 @@ def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: Arra
     if method not in _INTERVALS:
         raise ValueError(f"`method` must be one of {list(INTERVAL_METHODS)}; got {method!r}.")
     level = check_confidence_level(confidence_level)
+    alternative = check_alternative(alternative)
     table = paired_table(y_true, pred_a, pred_b)
     n = int(table.sum())
     b, c = int(table[0, 1]), int(table[1, 0])
@@ -333,9 +338,10 @@ def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: Arra
     statistic = pvalue = None
     if method == "tango":
         statistic = _tango_score(0.0, b, c, n)
-        pvalue = p_value_normal(statistic, "two-sided") if b + c else 1.0
+        pvalue = p_value_normal(statistic, alternative) if b + c else 1.0
     return ComparisonResult(method=method, estimate=(b - c) / n, statistic=statistic, pvalue=pvalue,
-                            confidence_interval=(low, high), confidence_level=level, n_samples=n,
+                            confidence_interval=(low, high), confidence_level=level, alternative=alternative,
+                            n_samples=n,
                             seconds=time.perf_counter() - t0, details={"table": table, "b": b, "c": c})
 
 

@@ -36,14 +36,15 @@ from scipy import stats
 from sklearn.base import clone
 
 from .._validation import check_confidence_level, check_data, check_rng, check_scalar
-from ..baselines.estimators import _design_iv
+from ..baselines.estimators import _design_iv, _Refitter
 from ..baselines.modern import (_heldout_wrong, corrected_t_mean_se, nested_cv_estimate, nested_cv_splits,
                                 wald_mean_se)
 from ..design import _prepare
 from ..resampling import cv_splitter, draw_folds, splitter_folds
+from .predictions import delong_test, error_difference_interval, mcnemar
 from .result import ComparisonResult, check_alternative, clipped, p_value_normal, p_value_t, ratio_statistic
 
-__all__ = ["Procedure", "ProcedurePair", "paired_ttest_5x2cv", "combined_ftest_5x2cv", "corrected_t_test",
+__all__ = ["Procedure", "ProcedurePair", "OutOfFold", "paired_ttest_5x2cv", "combined_ftest_5x2cv", "corrected_t_test",
            "wald_cv_test", "nested_cv_test"]
 
 
@@ -85,8 +86,45 @@ class _SklearnRefits:
             out[s, test] = pred != labels[test]
         return out, {}
 
+    def out_of_fold(self, X, labels, folds):
+        """(predictions, scores, details): each point predicted (-1/+1) and scored by the copy
+        refitted without its fold; scores from ``decision_function``, else the positive class's
+        ``predict_proba`` column, else None (the estimator has neither)."""
+        pred = np.empty(labels.shape[0])
+        scores: np.ndarray | None = np.empty(labels.shape[0])
+        for f in range(int(folds.max()) + 1):
+            test = folds == f
+            train = ~test
+            try:
+                fitted = clone(self.estimator).fit(X[train], labels[train])
+                pred[test] = np.asarray(fitted.predict(X[test]), dtype=float)
+                if scores is not None:
+                    scores[test] = _scores(fitted, X[test])
+            except _NoScores:
+                scores = None
+            except Exception as exc:  # noqa: BLE001 - one clear message naming the procedure and fold
+                raise ValueError(f"procedure {self.name} ({type(self.estimator).__name__}) failed on the training "
+                                 f"set without fold {f} ({int(train.sum())} points, "
+                                 f"{np.unique(labels[train]).size} class(es)): {type(exc).__name__}: {exc}") from exc
+        return pred, scores, {}
+
     def describe(self):
         return repr(self.estimator)
+
+
+class _NoScores(Exception):
+    """A scikit-learn classifier with neither ``decision_function`` nor ``predict_proba``."""
+
+
+def _scores(fitted, X):
+    """The scores of a fitted scikit-learn classifier, higher for the class +1."""
+    if hasattr(fitted, "decision_function"):
+        values = np.asarray(fitted.decision_function(X), dtype=float)
+        return values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
+    if hasattr(fitted, "predict_proba"):
+        column = list(np.asarray(fitted.classes_, dtype=float)).index(1.0)
+        return np.asarray(fitted.predict_proba(X), dtype=float)[:, column]
+    raise _NoScores
 
 
 class _PackageRefits:
@@ -104,6 +142,18 @@ class _PackageRefits:
         wrong, log = _heldout_wrong(self.Z, self.labels, self.loss, trains, tests)
         log.warn(f"procedure {self.name}", stacklevel=5)
         return wrong, log.as_details()
+
+    def out_of_fold(self, X, labels, folds):
+        """(predictions, scores, details): the decision values z_i' beta^(-f(i)) of the coefficients
+        refitted without point i's fold (the baselines' batch refits), and their signs."""
+        if not np.array_equal(labels, self.labels):
+            raise ValueError(f"procedure {self.name} reads the labels otherwise than the other procedure; "
+                             f"pass `pos_label`.")
+        tests = folds[None, :] == np.arange(int(folds.max()) + 1)[:, None]
+        values, log = _Refitter(self.Z, self.labels, self.loss).decision((~tests).astype(float))
+        log.warn(f"procedure {self.name}", stacklevel=6)
+        scores = values[folds, np.arange(folds.shape[0])]
+        return np.where(scores >= 0.0, 1.0, -1.0), scores, log.as_details()
 
     def describe(self):
         return repr(self.spec)
@@ -135,6 +185,7 @@ class ProcedurePair:
             raise ValueError("comparing two procedures needs at least 2 points of each class.")
         self.a = _refits(estimator_a, X, y, pos_label, "A")
         self.b = _refits(estimator_b, X, y, pos_label, "B")
+        self._out_of_fold: dict[bytes, OutOfFold] = {}
 
     def errors(self, trains: np.ndarray, tests: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
         """(wrong_A, wrong_B, details): (S, n) booleans, True where the procedure refitted on
@@ -145,6 +196,35 @@ class ProcedurePair:
         details.update({f"a_{k}": v for k, v in da.items()})
         details.update({f"b_{k}": v for k, v in db.items()})
         return wa & tests, wb & tests, details
+
+    def out_of_fold(self, folds: np.ndarray) -> OutOfFold:
+        """Both procedures' out-of-fold predictions and scores on the fold labels ``folds`` (n,):
+        point i predicted by the procedure refitted without fold ``folds[i]``, as scikit-learn's
+        ``cross_val_predict`` does. Computed once per set of folds and kept, so that the comparisons
+        on predictions (McNemar, the intervals, DeLong) run on one set of refits."""
+        folds = np.ascontiguousarray(folds, dtype=np.int64)
+        key = folds.tobytes()
+        if key not in self._out_of_fold:
+            pa, sa, da = self.a.out_of_fold(self.X, self.labels, folds)
+            pb, sb, db = self.b.out_of_fold(self.X, self.labels, folds)
+            details = {"procedure_a": self.a.describe(), "procedure_b": self.b.describe()}
+            details.update({f"a_{k}": v for k, v in da.items()})
+            details.update({f"b_{k}": v for k, v in db.items()})
+            self._out_of_fold[key] = OutOfFold(folds, pa, pb, sa, sb, details)
+        return self._out_of_fold[key]
+
+
+@dataclass(frozen=True, eq=False)
+class OutOfFold:
+    """Out-of-fold predictions (-1/+1) and scores (higher for +1; None for a scikit-learn classifier
+    with neither ``decision_function`` nor ``predict_proba``) of A and B on one set of folds."""
+
+    folds: np.ndarray
+    pred_a: np.ndarray
+    pred_b: np.ndarray
+    score_a: np.ndarray | None
+    score_b: np.ndarray | None
+    details: dict
 
 
 # --------------------------------------------------------------------------- folds
@@ -316,6 +396,68 @@ def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-s
         n_samples=pair.n, seconds=time.perf_counter() - t0,
         details={**details, **{k: v for k, v in est.items() if k != "centre"}, "k": K, "repeats": R,
                  "bias_repeats": Rb, "fold_layouts": layouts, "cv_layouts": cv_layouts})
+
+
+# --------------------------------------------------------------------------- on out-of-fold predictions
+
+OUT_OF_FOLD_STREAM = "out_of_fold"
+"""The name of the random stream of the folds of every comparison on out-of-fold predictions
+(``mcnemar``, ``tango``, ``newcombe``, ``agresti_min``, ``delong`` in :func:`cudbound.compare.compare`):
+one stream for the family, so that in one call they see the same folds, hence the same predictions
+(refitted once), and a stream of its own, so that no other method changes their numbers."""
+
+_OUT_OF_FOLD_CAVEAT = ("the out-of-fold predictions of one K-fold split treated as one test set: they come from K "
+                       "models fitted on overlapping training sets, so they are not independent test outcomes")
+
+
+def _out_of_fold(pair: ProcedurePair, cv, gen) -> tuple[OutOfFold, dict]:
+    folds = _fold_labels(cv, pair, 1, gen)
+    if folds.shape[0] != 1:
+        raise ValueError(f"the comparisons on out-of-fold predictions take one K-fold split; `cv` made "
+                         f"{folds.shape[0]} repetitions.")
+    oof = pair.out_of_fold(folds[0])
+    return oof, {**oof.details, "out_of_fold": _OUT_OF_FOLD_CAVEAT, "k": int(folds.max()) + 1, "folds": oof.folds}
+
+
+def _finish_out_of_fold(res: ComparisonResult, details: dict, t0: float) -> ComparisonResult:
+    res.details = {**details, **res.details}
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _mcnemar_oof(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10, exact=True,
+                 correction=True, mid_p=False):
+    t0 = time.perf_counter()
+    _, alternative, gen = _iv(pair, confidence_level, alternative, rng)
+    oof, details = _out_of_fold(pair, cv, gen)
+    res = mcnemar(pair.labels, oof.pred_a, oof.pred_b, exact=exact, correction=correction, mid_p=mid_p,
+                  alternative=alternative)
+    return _finish_out_of_fold(res, details, t0)
+
+
+def _interval_oof(method: str):
+    def interval(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10):
+        t0 = time.perf_counter()
+        level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
+        oof, details = _out_of_fold(pair, cv, gen)
+        res = error_difference_interval(pair.labels, oof.pred_a, oof.pred_b, method=method, confidence_level=level,
+                                        alternative=alternative)
+        return _finish_out_of_fold(res, details, t0)
+    interval.__name__ = interval.__qualname__ = f"_{method}_oof"
+    interval.__doc__ = f"error_difference_interval(method={method!r}) on the out-of-fold predictions of A and B."
+    return interval
+
+
+def _delong_oof(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10):
+    t0 = time.perf_counter()
+    level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
+    oof, details = _out_of_fold(pair, cv, gen)
+    for name, scores, refits in (("A", oof.score_a, pair.a), ("B", oof.score_b, pair.b)):
+        if scores is None:
+            raise ValueError(f"DeLong's test needs scores, and procedure {name} ({refits.describe()}) has neither "
+                             f"decision_function nor predict_proba.")
+    res = delong_test(pair.labels, oof.score_a, oof.score_b, confidence_level=level, alternative=alternative)
+    return _finish_out_of_fold(res, details, t0)
 
 
 # --------------------------------------------------------------------------- public functions
