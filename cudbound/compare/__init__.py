@@ -50,13 +50,14 @@ from .._validation import check_method_list, check_rng
 from ..resampling import stream
 from .predictions import INTERVAL_METHODS, delong_test, error_difference_interval, mcnemar, paired_table
 from .procedures import (OUT_OF_FOLD_STREAM, OutOfFold, Procedure, ProcedurePair, _corrected_t, _delong_oof, _f5x2,
-                         _interval_oof, _mcnemar_oof, _nested_cv, _t5x2, _wald_cv, combined_ftest_5x2cv, corrected_t_test, nested_cv_test, paired_ttest_5x2cv, wald_cv_test)
+                         _interval_oof, _mcnemar_oof, _nested_cv, _t5x2, _wald_cv, combined_ftest_5x2cv,
+                         corrected_t_test, nested_cv_test, paired_ttest_5x2cv, wald_cv_test)
 from .result import ALTERNATIVES, ComparisonResult
 
 __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "paired_table", "paired_ttest_5x2cv",
            "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "ComparisonResult",
-           "Procedure", "ProcedurePair", "ComparisonMethod", "register", "unregister", "get_method", "method_names",
-           "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS"]
+           "Procedure", "ProcedurePair", "OutOfFold", "ComparisonMethod", "register", "unregister", "get_method",
+           "method_names", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS", "OUT_OF_FOLD_STREAM"]
 
 _RESERVED = ("confidence_level", "alternative", "rng")
 

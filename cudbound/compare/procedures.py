@@ -151,7 +151,7 @@ class _PackageRefits:
                              f"pass `pos_label`.")
         tests = folds[None, :] == np.arange(int(folds.max()) + 1)[:, None]
         values, log = _Refitter(self.Z, self.labels, self.loss).decision((~tests).astype(float))
-        log.warn(f"procedure {self.name}", stacklevel=6)
+        log.warn(f"procedure {self.name}", stacklevel=7)
         scores = values[folds, np.arange(folds.shape[0])]
         return np.where(scores >= 0.0, 1.0, -1.0), scores, log.as_details()
 
