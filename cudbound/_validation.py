@@ -11,7 +11,7 @@ import numpy as np
 
 __all__ = [
     "check_scalar", "check_features", "encode_labels", "check_data", "check_counts", "check_confidence_level",
-    "check_n_resamples", "check_alpha_n", "check_rng", "LabelEncoding", "redefined_methods"]
+    "check_n_resamples", "check_alpha_n", "check_rng", "check_method_list", "LabelEncoding", "redefined_methods"]
 
 
 def _fmt(v) -> str:
@@ -296,6 +296,37 @@ def check_rng(rng) -> np.random.Generator:
     if int(rng) < 0:
         raise ValueError(f"`rng` must be a non-negative int seed; got {rng!r}.")
     return np.random.default_rng(int(rng))
+
+
+def check_method_list(methods, registered, noun: str = "method") -> tuple:
+    """The one parser of a list of method names (:func:`cudbound.intervals`, :func:`cudbound.compare.compare`
+    and ``--methods`` of every command): names from ``registered`` as a sequence or a comma-separated
+    string (spaces and case ignored), or ``"all"`` for every registered one, in registration order; an
+    unknown, missing or repeated name is refused (``noun`` names what they are in the messages).
+
+    >>> check_method_list("B, a", ["a", "b"])
+    ('b', 'a')
+    """
+    registered = list(registered)
+    if isinstance(methods, str) and methods.strip().lower() == "all":
+        return tuple(registered)
+    if isinstance(methods, str):
+        methods = [m for m in methods.replace(" ", "").split(",") if m]
+    try:
+        methods = [m.strip().lower() if isinstance(m, str) else m for m in methods]
+    except TypeError:
+        raise ValueError(f"`methods` must be a sequence of {noun} names from {registered}; "
+                         f"got {methods!r}.") from None
+    if not methods:
+        raise ValueError(f"`methods` is empty; choose from {registered} or 'all'.")
+    unknown = [m for m in methods if m not in registered]
+    if unknown:
+        raise ValueError(f"unknown {noun}(s) {', '.join(map(str, unknown))} in `methods`; valid {noun}s are "
+                         f"{registered} or 'all'.")
+    dup = sorted({m for m in methods if methods.count(m) > 1})
+    if dup:
+        raise ValueError(f"`methods` lists {dup} more than once.")
+    return tuple(methods)
 
 
 def redefined_methods(obj, cls: type) -> list[str]:

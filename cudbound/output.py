@@ -7,7 +7,7 @@ Every command prints one object with the same top-level keys::
      "warnings": [...], "plot": null}
 
 ``results`` is a list of estimates, each with at least ``method``, ``quantity``
-(what is estimated: ``"error"``, ``"auc"``, ``"recall"``, ``"coverage"``, ...),
+(what is estimated: ``"error"``, ``"auc"``, ``"recall"``, ``"coverage"``, ``"error difference"``, ...),
 ``estimate``, ``low``, ``high`` and ``confidence_level`` (``null`` where the method
 gives no interval), as :func:`cudbound.results.result_item` builds them for every result's
 ``to_dict()`` and for the commands' other entries. :data:`OUTPUT_SCHEMA` states the layout as a JSON Schema
@@ -41,7 +41,8 @@ OUTPUT_SCHEMA = {
     "additionalProperties": False,
     "properties": {
         "schema_version": {"const": SCHEMA_VERSION},
-        "command": {"enum": ["demo", "interval", "coverage", "auc", "xi-alpha", "store check", "store export"]},
+        "command": {"enum": ["demo", "interval", "compare", "coverage", "auc", "xi-alpha", "store check",
+                             "store export"]},
         "cudbound_version": {"type": "string"},
         "data": {
             "description": "Where the numbers come from: a file, a simulation or a study.",

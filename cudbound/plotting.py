@@ -1,7 +1,9 @@
-"""Pictures of results: the bootstrap distribution behind a CUD interval, and a forest plot of
-several intervals on the same data. matplotlib is optional (``pip install "cudbound[examples]"``)
-and imported only here, when a picture is asked for: ``cud_interval(X, y).plot()``,
-``cudbound.plot_intervals(cudbound.intervals(X, y))`` (tested in ``tests/test_plotting.py``).
+"""Pictures of results: the bootstrap distribution behind a CUD interval, a forest plot of
+several intervals on the same data, and a forest plot of the differences A - B of two
+classifiers. matplotlib is optional (``pip install "cudbound[examples]"``) and imported only
+here, when a picture is asked for: ``cud_interval(X, y).plot()``,
+``cudbound.plot_intervals(cudbound.intervals(X, y))``,
+``plot_differences(cudbound.compare.compare(a, b, X, y))`` (tested in ``tests/test_plotting.py``).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
 # The results are typed Any here: cudbound.results imports this module (its plot methods), so
 # naming CUDResult / IntervalResult would be an import cycle (tests/test_import_graph.py).
 
-__all__ = ["plot_replicates", "plot_intervals"]
+__all__ = ["plot_replicates", "plot_intervals", "plot_differences"]
 
 
 def _pyplot():
@@ -156,6 +158,77 @@ def plot_intervals(results: Iterable[Any], ax: Axes | None = None, labels: Seque
         ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1,
                          fontsize=7, frameon=False)
     else:       # the caller's Axes: inside it
+        ax.legend(fontsize=7, loc="best")
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_differences(results: Iterable[Any], ax: Axes | None = None, labels: Sequence[str] | None = None,
+                     title: str | None = None, data_name: str | None = None) -> Axes:
+    """Forest plot of comparisons of two classifiers (:class:`cudbound.compare.ComparisonResult`):
+    one row per method, top to bottom in the order given, its interval for the difference A - B
+    (low to high) and a marker at its estimate, with a dashed line at zero (no difference).
+
+    A test that gives no interval (McNemar, the 5x2cv tests) is drawn as its estimate alone, a
+    hollow marker; the p-value of every test is written at the right end of its row. Rows of an
+    AUC difference (DeLong) are labelled so, since a positive AUC difference favours A where a
+    positive error difference favours B. ``labels`` default to each result's method name; the
+    title gives the level, n and ``data_name`` when known (``title`` replaces it).
+
+    Returns the matplotlib Axes.
+    """
+    results = list(results)
+    if not results:
+        raise ValueError("plot_differences needs at least one result.")
+    names = [r.method + (" (AUC)" if r.quantity == "auc difference" else "") for r in results] \
+        if labels is None else [str(x) for x in labels]
+    if len(names) != len(results):
+        raise ValueError(f"{len(names)} labels for {len(results)} results.")
+    own = ax is None
+    ax = _axes(ax, size=(6.4, 1.7 + 0.34 * len(results)))
+    rows = np.arange(len(results))[::-1]
+    shown = set()
+    ends = [0.0]
+    for y, r in zip(rows, results):
+        if r.has_confidence_interval:
+            ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5,
+                      label=None if "ci" in shown else "confidence interval")
+            shown.add("ci")
+            ends += [r.low, r.high]
+            ax.plot([r.estimate], [y], "s", color="C3", markersize=5,
+                    label=None if "est" in shown else "estimate A - B")
+            shown.add("est")
+        else:
+            ax.plot([r.estimate], [y], "s", markerfacecolor="white", markeredgecolor="C3", markersize=5,
+                    label=None if "test" in shown else "estimate of a test without an interval")
+            shown.add("test")
+        ends.append(r.estimate)
+        if r.pvalue is not None:
+            ax.annotate(f"p = {r.pvalue:.3g}", xy=(1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0),
+                        textcoords="offset points", va="center", fontsize=7)
+    ax.axvline(0.0, color="k", linewidth=0.8, linestyle="--")
+    lo, hi = min(ends), max(ends)
+    pad = max(0.01, 0.06 * (hi - lo))
+    ax.set_xlim(max(-1.02, lo - pad), min(1.02, hi + pad))
+    ax.set_yticks(rows)
+    ax.set_yticklabels(names)
+    ax.set_ylim(-0.7, len(results) - 0.3)
+    ax.set_xlabel("difference A - B (error rate; AUC where marked)")
+    if title is None:
+        levels = {r.confidence_level for r in results if r.has_confidence_interval}
+        sizes = {r.n_samples for r in results}
+        parts = [f"{levels.pop():.0%} confidence intervals" if len(levels) == 1 else "comparisons",
+                 "of A - B"]
+        if data_name:
+            parts.append(f"on {data_name}")
+        if len(sizes) == 1:
+            parts.append(f"(n = {sizes.pop()})")
+        title = " ".join(parts)
+    ax.set_title(title, fontsize=9)
+    if own:
+        ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7,
+                         frameon=False)
+    else:
         ax.legend(fontsize=7, loc="best")
     ax.grid(axis="x", alpha=0.3)
     return ax

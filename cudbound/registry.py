@@ -27,7 +27,6 @@ Adding a method (``docs/architecture.md`` has a worked example)::
 """
 from __future__ import annotations
 
-import hashlib
 import inspect
 import numbers
 import time
@@ -39,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._deprecation import apply_renames, renames_of
-from ._validation import check_confidence_level, check_rng, check_scalar
+from ._validation import check_confidence_level, check_method_list, check_rng, check_scalar
 from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
                                 _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
 from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
@@ -49,6 +48,7 @@ from .cud import _cud_design_iv, cud_from_design
 from .design import _prepare, check_labelled_design
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
+from .resampling import stream
 from .results import IntervalResult, IntervalResults
 
 if TYPE_CHECKING:
@@ -276,46 +276,15 @@ MODERN_METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _MOD
 """The intervals in use today, registered after the paper's seven."""
 
 
-def stream(root: np.random.SeedSequence, name: str) -> np.random.SeedSequence:
-    """The SeedSequence of stream ``name``: a child of ``root`` keyed by a hash of the name.
-
-    >>> root = np.random.SeedSequence(1)
-    >>> stream(root, "kohavi").spawn_key == stream(np.random.SeedSequence(1), "kohavi").spawn_key
-    True
-    >>> stream(root, "kohavi").spawn_key != stream(root, "yang").spawn_key
-    True
-    """
-    key = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")
-    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (key,))
-
-
 def _generator(root, name) -> np.random.Generator:
     return np.random.default_rng(stream(root, name))
 
 
 def _methods_iv(methods) -> tuple:
-    """The one parser of a list of methods (:func:`intervals`, and ``--methods`` on the command
-    line): registered names as a sequence or a comma-separated string (spaces and case ignored),
-    or ``"all"`` for every registered method; an unknown, missing or repeated name is refused."""
-    if isinstance(methods, str) and methods.strip().lower() == "all":
-        return tuple(_REGISTRY)
-    if isinstance(methods, str):
-        methods = [m for m in methods.replace(" ", "").split(",") if m]
-    try:
-        methods = [m.strip().lower() if isinstance(m, str) else m for m in methods]
-    except TypeError:
-        raise ValueError(f"`methods` must be a sequence of method names from {list(_REGISTRY)}; "
-                         f"got {methods!r}.") from None
-    if not methods:
-        raise ValueError(f"`methods` is empty; choose from {list(_REGISTRY)} or 'all'.")
-    unknown = [m for m in methods if m not in _REGISTRY]
-    if unknown:
-        raise ValueError(f"unknown method(s) {', '.join(map(str, unknown))} in `methods`; valid methods are "
-                         f"{list(_REGISTRY)} or 'all'.")
-    dup = sorted({m for m in methods if methods.count(m) > 1})
-    if dup:
-        raise ValueError(f"`methods` lists {dup} more than once.")
-    return tuple(methods)
+    """A list of interval methods parsed by the package's one method-list parser
+    (:func:`cudbound._validation.check_method_list`), for :func:`intervals` and ``--methods`` on the
+    command line: registered names, a comma-separated string or ``"all"``."""
+    return check_method_list(methods, _REGISTRY)
 
 
 def _new_option_names(methods: Sequence[str], options: Mapping[str, Any], where: str = "intervals()") -> dict:

@@ -15,6 +15,7 @@ import pytest
 import cudbound
 from cudbound import baselines as bl
 from cudbound.auc import KernelRLS, auc_score, cv_auc, lpo_auc
+from cudbound.compare import Procedure, wald_cv_test
 from cudbound.resampling import fold_assignments
 from cudbound.svm import loo_error, xi_alpha
 
@@ -50,6 +51,8 @@ ENTRIES = {
     "cv_auc": Entry(lambda A, y: cv_auc(KernelRLS(), A, y, cv=3, rng=0).estimate, "X"),
     "lpo_auc": Entry(lambda A, y: lpo_auc(KernelRLS(), A, y).estimate, "X"),
     "KernelRLS.fit": Entry(lambda A, y: tuple(KernelRLS().fit(A, y).dual_coef_), "X"),
+    "compare.wald_cv_test": Entry(lambda A, y, **kw: _interval(wald_cv_test(Procedure(), Procedure(loss="hinge"), A, y,
+                                                                          cv=4, rng=0, **kw)), "X", True),
     # a design and labels
     "cud_from_design": Entry(lambda A, y: _interval(cudbound.cud_from_design(A, y, n_resamples=20, rng=0))),
     "replicate_sup": Entry(lambda A, y: cudbound.replicate_sup(A, y, COUNTS)),

@@ -19,6 +19,7 @@ PAGES = [
     ("auc.md", None, 5, None),
     ("svm.md", None, 4, None),
     ("architecture.md", RUNNER, 4, _architecture_after),
+    ("compare.md", RUNNER, 4, None),
 ]
 
 

@@ -64,7 +64,7 @@ LAYERS = (
     ("search",),                           # branch and bound for one replicate
     ("engine",), ("lifeline", "workers"), ("quantile",),  # replicates: solvers, processes, the order statistic
     ("results", "plotting"),               # result objects and their pictures
-    ("cud",), ("baselines", "auc", "svm"),  # the intervals and the other estimators
+    ("cud",), ("baselines", "auc", "svm", "compare"),  # the intervals, the other estimators, comparisons
     ("registry",),                         # the registry of interval methods
     ("coverage",),                         # the study
     ("output", "cli", "__main__", ""),     # the user's entry points and their JSON layout ("" is the package)

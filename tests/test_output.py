@@ -61,10 +61,12 @@ def commands(data_csv, tmp_path):
         "auc lpo": ["auc", *base],
         "auc pooled": ["auc", *base, "--method", "pooled", "--cv", "3", "--seed", "1"],
         "xi-alpha": ["xi-alpha", *base, "--loo", "--no-progress"],
+        "compare": ["compare", *base, "--model-a", "logistic_ridge", "--model-b", "squared,basis=poly:2", "--seed", "3",
+                    "--methods", "mcnemar,tango,delong,ttest_5x2cv,corrected_t", "--cv", "5", "--repeats", "2"],
     }
 
 
-COMMANDS = ["demo", "interval", "interval --methods", "coverage", "auc lpo", "auc pooled", "xi-alpha"]
+COMMANDS = ["demo", "interval", "interval --methods", "compare", "coverage", "auc lpo", "auc pooled", "xi-alpha"]
 
 
 @pytest.mark.parametrize("name", COMMANDS)
@@ -75,8 +77,8 @@ def test_every_command_prints_one_valid_layout(name, data_csv, tmp_path, capsys)
     VALIDATOR.validate(record)
     assert record["command"] == argv[0] and record["results"]
     for item in record["results"]:
-        if item["low"] is not None:
-            assert 0.0 <= item["low"] <= item["high"] <= 1.0
+        if item["low"] is not None:     # a rate in [0, 1], a difference of two in [-1, 1]
+            assert (-1.0 if "difference" in item["quantity"] else 0.0) <= item["low"] <= item["high"] <= 1.0
     if argv[0] != "coverage":
         assert record["data"]["source"] in (data_csv, record["data"]["source"])
     if "--data" in argv:

@@ -169,3 +169,25 @@ def test_histogram_bins_are_the_attainable_values(data):
     assert "$" in ax.get_xlabel() and any("$" in t.get_text() for t in ax.get_legend().get_texts())
     assert f"n = {n}" in ax.get_title()
     plt.close("all")
+
+
+def test_difference_plot_has_a_row_per_comparison_and_the_zero_line(tmp_path):
+    from cudbound.compare import mcnemar, delong_test, error_difference_interval
+    from cudbound.plotting import plot_differences
+    y = np.array([1] * 10 + [0] * 10)
+    a = np.array([1] * 9 + [0] + [0] * 10)
+    b = np.array([1] * 5 + [0] * 5 + [0] * 9 + [1])
+    scores = np.linspace(0, 1, 20)
+    res = [mcnemar(y, a, b), error_difference_interval(y, a, b), delong_test(y, a + 0.1 * scores, scores)]
+    ax = plot_differences(res)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["mcnemar", "tango", "delong (AUC)"]
+    assert any(np.allclose(l.get_xdata(), 0.0) for l in ax.get_lines())          # the zero line
+    segments = [s for c in ax.collections if isinstance(c, LineCollection) for s in c.get_segments()]
+    assert sorted(round(s[0][0], 6) for s in segments) == sorted(round(r.low, 6) for r in res[1:])
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == [f"p = {r.pvalue:.3g}" for r in res]
+    assert ax.get_xlim()[0] < res[1].low and "n = 20" in ax.get_title()
+    ax.figure.savefig(tmp_path / "d.png")
+    plt.close("all")
+    with pytest.raises(ValueError, match="at least one"):
+        plot_differences([])

@@ -115,7 +115,7 @@ def _workdir(tmp_path: Path) -> Path:
     return work
 
 
-RUN_AS_WRITTEN = [c for c in shell_commands() if c.startswith(("cudbound interval", "cudbound auc",
+RUN_AS_WRITTEN = [c for c in shell_commands() if c.startswith(("cudbound interval", "cudbound auc", "cudbound compare",
                                                                 "cudbound xi-alpha", "cudbound coverage --config "
                                                                 "experiments/smoke", "python paper_figures/"))]
 NEEDS_DATA = [c for c in shell_commands() if c.startswith("CUDBOUND_DATA=")]
@@ -145,6 +145,9 @@ def test_the_command_runs_as_written(command, workdir):
             assert (workdir / "results" / rel).read_bytes() == (ROOT / "results" / rel).read_bytes(), rel
     elif command.startswith("cudbound interval"):
         assert "'no' -> -1, 'yes' -> +1" in proc.stdout
+    elif command.startswith("cudbound compare"):
+        for method in ("mcnemar", "tango", "delong", "wald_cv", "corrected_t"):
+            assert re.search(rf"^\s+{method}\s+(error|AUC)\s+-?\d\.\d{{4}}", proc.stdout, flags=re.M), proc.stdout
 
 
 @pytest.mark.parametrize("command", _slow_if_whole_study(NEEDS_DATA))

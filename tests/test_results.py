@@ -53,14 +53,16 @@ def test_every_result_speaks_the_common_vocabulary(name, data):
         low = high = None
     else:
         ci = res.confidence_interval
-        assert isinstance(ci, ConfidenceInterval) and 0.0 <= ci.low <= ci.high <= 1.0
+        lowest = -1.0 if name == "ComparisonResult" else 0.0      # a difference of two error rates
+        assert isinstance(ci, ConfidenceInterval) and lowest <= ci.low <= ci.high <= 1.0
         assert 0.0 < res.confidence_level < 1.0
         low, high = ci
     d = res.to_dict()
     assert list(d)[:6] == ["method", "quantity", "estimate", "low", "high", "confidence_level"]
     assert (d["estimate"], d["low"], d["high"], d["confidence_level"]) == (res.estimate, low, high,
                                                                           res.confidence_level)
-    assert d["quantity"] == ("auc" if "AUC" in name else "error") and isinstance(d["method"], str) and d["method"]
+    quantity = "error difference" if name == "ComparisonResult" else ("auc" if "AUC" in name else "error")
+    assert d["quantity"] == quantity and isinstance(d["method"], str) and d["method"]
     json.dumps(d)
     frame = res.to_frame()
     assert frame.shape[0] == 1

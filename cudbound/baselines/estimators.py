@@ -259,31 +259,40 @@ class _Refitter:
             self.kind = "generic"
 
     def predict(self, weights: np.ndarray):
+        """(B, n) predicted signs sign(phi_i' beta_b) (sign(0) = +1) and the :class:`_RefitLog`."""
+        values, log = self.decision(weights)
+        return np.where(values >= 0.0, 1.0, -1.0), log
+
+    def decision(self, weights: np.ndarray):
+        """(B, n) decision values phi_i' beta_b at every data point, and the :class:`_RefitLog`; a
+        training set with one class (or a failed fit) gives the constant value +1 or -1 of the
+        classifier that predicts that class (or the weighted majority). Their signs are
+        :meth:`predict`."""
         weights = np.asarray(weights, dtype=float)
         B, n = weights.shape
         out = np.empty((B, n))
         log = _RefitLog(refits=B)
         for start in range(0, B, _BATCH):
             stop = min(B, start + _BATCH)
-            out[start:stop] = self._predict_batch(weights[start:stop], log)
+            out[start:stop] = self._decision_batch(weights[start:stop], log)
         return out, log
 
-    def _predict_batch(self, W: np.ndarray, log: _RefitLog) -> np.ndarray:
+    def _decision_batch(self, W: np.ndarray, log: _RefitLog) -> np.ndarray:
         y = self.y
         has_pos = W @ (y > 0) > 0                       # weights are >= 0
         has_neg = W @ (y < 0) > 0
         one = ~(has_pos & has_neg)
-        preds = np.empty(W.shape)
+        values = np.empty(W.shape)
         if one.any():
-            preds[one] = np.where(has_pos[one], 1.0, -1.0)[:, None]
+            values[one] = np.where(has_pos[one], 1.0, -1.0)[:, None]
             log.one_class += int(one.sum())
         fit = ~one
         if not fit.any():
-            return preds
+            return values
         Wf = W[fit] if one.any() else W
         if self.kind == "generic":
-            preds[fit] = self._generic(Wf, log)
-            return preds
+            values[fit] = self._generic(Wf, log)
+            return values
         p = self.design.shape[1]
         if self.kind == "squared":
             H = (Wf @ self._outer).reshape(-1, p, p)
@@ -294,11 +303,8 @@ class _Refitter:
             g = np.stack([f[1] for f in forms])
         beta, singular = _solve_normal_equations(H, g, equilibrate=False)  # the design is orthonormal
         log.singular += int(singular.sum())
-        signs = np.where(beta @ self.design.T >= 0.0, 1.0, -1.0)
-        if one.any():
-            preds[fit] = signs
-            return preds
-        return signs
+        values[fit] = beta @ self.design.T
+        return values
 
     def _generic(self, Wf: np.ndarray, log: _RefitLog) -> np.ndarray:
         out = np.empty(Wf.shape)
@@ -309,7 +315,7 @@ class _Refitter:
             except Exception:  # noqa: BLE001 - any solver failure takes the documented fallback
                 ok = False
             if ok:
-                out[j] = predict_signs(self.design, beta)
+                out[j] = self.design @ beta
             else:
                 log.failed += 1
                 out[j] = 1.0 if np.dot(w, self.y) >= 0.0 else -1.0

@@ -58,7 +58,8 @@ from .estimators import _design_iv, _e632plus_parts, _e632_value, _full_fit, _Re
 from .methods import _result
 
 __all__ = ["wald_cv", "corrected_t", "conservative_z", "nested_cv", "bccv", "e632_delta",
-           "wald_interval", "corrected_t_interval", "conservative_z_interval", "delta_method_se"]
+           "wald_interval", "corrected_t_interval", "conservative_z_interval", "delta_method_se",
+           "wald_mean_se", "corrected_t_mean_se", "nested_cv_splits", "nested_cv_estimate"]
 
 _DOC = {
     "data": """design : (n, p) array
@@ -123,11 +124,25 @@ def wald_interval(losses: ArrayLike, folds: ArrayLike, confidence_level: float =
     >>> wald_interval([0, 1, 0, 0, 1, 1, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1], 0.95)
     ConfidenceInterval(low=0.0395..., high=0.7104...)
     """
+    level = check_confidence_level(confidence_level)
+    R, se = wald_mean_se(losses, folds, variance)
+    half = _z(level) * se
+    return ConfidenceInterval(R - half, R + half)
+
+
+def wald_mean_se(losses: ArrayLike, folds: ArrayLike, variance: str = "all-pairs") -> tuple[float, float]:
+    """The centre R and standard error sigma / sqrt(n) of :func:`wald_interval` (Bayle et al. 2020).
+
+    The one copy of the formula: the interval of one classifier's error (``wald_cv``) and of the
+    difference of two (``cudbound.compare``, per-point loss differences h_i = l_A,i - l_B,i) use it.
+
+    >>> wald_mean_se([0, 1, 0, 0, 1, 1, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1])
+    (0.375, 0.1711...)
+    """
     h = _values(losses, "losses", 2)
     f = np.asarray(folds)
     if f.shape != h.shape:
         raise ValueError(f"`folds` must have the shape of `losses`, {h.shape}; got {f.shape}.")
-    level = check_confidence_level(confidence_level)
     R = float(h.mean())
     if variance == "all-pairs":
         var = float(np.mean((h - R) ** 2))
@@ -138,8 +153,7 @@ def wald_interval(losses: ArrayLike, folds: ArrayLike, confidence_level: float =
         var = float(np.mean([np.var(g, ddof=1) for g in groups]))
     else:
         raise ValueError(f"`variance` must be 'all-pairs' or 'within-fold'; got {variance!r}.")
-    half = _z(level) * math.sqrt(var / h.shape[0])
-    return ConfidenceInterval(R - half, R + half)
+    return R, math.sqrt(var / h.shape[0])
 
 
 def corrected_t_interval(split_errors: ArrayLike, n_train: int, n_test: int,
@@ -152,15 +166,30 @@ def corrected_t_interval(split_errors: ArrayLike, n_train: int, n_test: int,
     >>> corrected_t_interval([.10, .12, .08, .11, .09], 90, 10)
     ConfidenceInterval(low=0.0755..., high=0.1244...)
     """
-    mu = _values(split_errors, "split_errors", 2)
     n1 = check_scalar(n_train, "n_train", min_val=1)
     n2 = check_scalar(n_test, "n_test", min_val=1)
     level = check_confidence_level(confidence_level)
-    J = mu.shape[0]
-    var = (1.0 / J + n2 / n1) * float(np.var(mu, ddof=1))
-    half = float(stats.t.isf((1.0 - level) / 2.0, J - 1)) * math.sqrt(var)
-    m = float(mu.mean())
+    m, se, df = corrected_t_mean_se(_values(split_errors, "split_errors", 2), n2 / n1)
+    half = float(stats.t.isf((1.0 - level) / 2.0, df)) * se
     return ConfidenceInterval(m - half, m + half)
+
+
+def corrected_t_mean_se(split_values: ArrayLike, test_train_ratio: float) -> tuple[float, float, int]:
+    """The mean, corrected standard error and degrees of freedom of :func:`corrected_t_interval`.
+
+    mu = mean of the J values, se = sqrt((1/J + n2/n1) s^2) with s^2 their variance (divisor
+    J - 1) and n2/n1 = ``test_train_ratio``, df = J - 1 (Nadeau & Bengio 2003). The one copy of the
+    formula: one classifier's split errors (``corrected_t``) and the differences of two
+    (``cudbound.compare``) use it.
+
+    >>> corrected_t_mean_se([.10, .12, .08, .11, .09], 10 / 90)
+    (0.1, 0.0088..., 4)
+    """
+    mu = _values(split_values, "split_values", 2)
+    ratio = check_scalar(test_train_ratio, "test_train_ratio", numbers.Real, min_val=0.0, include_boundaries="neither")
+    J = mu.shape[0]
+    var = (1.0 / J + ratio) * float(np.var(mu, ddof=1))
+    return float(mu.mean()), math.sqrt(var), J - 1
 
 
 def conservative_z_interval(estimate: float, half_errors: ArrayLike,
@@ -518,10 +547,36 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     Phi, labels, loss, level, K, R, Rb, gen = _nested_cv_iv(design, y, confidence_level, cv, repeats,
                                                             bias_repeats, loss, rng)
     n = Phi.shape[0]
-    pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
-    tests: list[np.ndarray]
-    trains, tests, layouts = [], [], []
-    for _ in range(R):
+    trains, layouts, cv_layouts = nested_cv_splits(n, K, R, Rb, gen)
+    preds, log = _Refitter(Phi, labels, loss).predict(trains.astype(float))
+    est = nested_cv_estimate(preds != labels, layouts, cv_layouts)
+    half = _z(level) * est["se"]
+    centre = est["centre"]
+    return _finish("nested_cv", ConfidenceInterval(centre - half, centre + half), level, centre, n, t0,
+                   {"k": K, "repeats": R, "bias_repeats": Rb, **{k: est[k] for k in _NESTED_DETAILS},
+                    "fold_layouts": layouts, "cv_layouts": cv_layouts}, log)
+
+
+_NESTED_DETAILS = ("err_ncv", "err_cv", "bias", "mse", "se", "se_inflation")
+
+
+def _inner_pairs(K):
+    return [(a, b) for a in range(K) for b in range(a + 1, K)]
+
+
+def nested_cv_splits(n: int, K: int, repeats: int, bias_repeats: int,
+                     gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The training sets of :func:`nested_cv`, drawn from ``gen``: ``(trains, layouts, cv_layouts)``.
+
+    ``trains`` (fits, n) boolean: for each of the R repetitions (``layouts[r]``, K folds of
+    floor(n / K) points, :func:`_equal_folds`), the K outer fits (all but fold a) and the
+    K (K - 1) / 2 inner fits (all but folds a and b, a < b); then the K fits of each of the
+    ``bias_repeats`` plain CV runs (``cv_layouts``, :func:`_all_folds`). What
+    :func:`nested_cv_estimate` reads the held-out losses of, in this order.
+    """
+    pairs = _inner_pairs(K)
+    trains, layouts = [], []
+    for _ in range(repeats):
         folds = _equal_folds(n, K, gen)
         layouts.append(folds)
         for a in range(K):                      # outer fits: all but fold a
@@ -533,12 +588,25 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
             w[folds[a]] = False
             w[folds[b]] = False
             trains.append(w)
-    cv_layouts = [_all_folds(n, K, gen) for _ in range(Rb)]
+    cv_layouts = [_all_folds(n, K, gen) for _ in range(bias_repeats)]
     for labels_cv in cv_layouts:
         for a in range(K):
             trains.append(labels_cv != a)
-    preds, log = _Refitter(Phi, labels, loss).predict(np.asarray(trains, dtype=float))
-    wrong = preds != labels
+    return np.asarray(trains), np.asarray(layouts), np.asarray(cv_layouts)
+
+
+def nested_cv_estimate(losses: ArrayLike, layouts: np.ndarray, cv_layouts: np.ndarray) -> dict:
+    """Bates, Hastie & Tibshirani's (2023) nested-CV estimate from the losses of the fits of
+    :func:`nested_cv_splits`: ``losses[s, i]`` the loss at point i of fit s (read at held-out
+    points only). The one copy of the formula (:func:`nested_cv`'s docstring states it): one
+    classifier's 0-1 losses (``nested_cv``) and the per-point differences of two classifiers'
+    (``cudbound.compare``) use it. Returns ``centre``, ``se`` and the parts ``err_ncv``,
+    ``err_cv``, ``bias``, ``mse``, ``se_inflation``.
+    """
+    wrong = np.asarray(losses)
+    R, K, m = layouts.shape
+    n = wrong.shape[1]
+    pairs = _inner_pairs(K)
     per_rep = K + len(pairs)
     a_terms, b_terms, inner = [], [], []
     pair_index = {p: K + j for j, p in enumerate(pairs)}
@@ -549,15 +617,15 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
             e_in = np.concatenate([wrong[base + pair_index[(min(a, b), max(a, b))], folds[b]]
                                    for b in range(K) if b != a]).astype(float)
             a_terms.append(e_in.mean() - e_out.mean())
-            b_terms.append(np.var(e_out, ddof=1) / folds.shape[1])
+            b_terms.append(np.var(e_out, ddof=1) / m)
             inner.append(e_in)
-    inner = np.concatenate(inner)  # type: ignore[assignment]  # the list, joined
+    inner_all = np.concatenate(inner)
     base = R * per_rep
     err_cv = float(np.mean([wrong[base + j * K + a, labels_cv == a].mean()
                             for j, labels_cv in enumerate(cv_layouts) for a in range(K)]))
-    err_ncv = float(inner.mean())  # type: ignore[attr-defined]  # an array since joined
+    err_ncv = float(inner_all.mean())
     mse = max(0.0, float(np.mean(np.square(a_terms)) - np.mean(b_terms)))
-    sd = float(np.std(inner, ddof=1))
+    sd = float(np.std(inner_all, ddof=1))
     if sd > 0.0:
         infl = math.sqrt(mse) / (sd / math.sqrt(math.floor(n * (K - 1) / K)))
         infl = min(max(infl, 1.0), math.sqrt(K))
@@ -565,12 +633,8 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
         infl = 1.0
     se = infl * sd / math.sqrt(n)
     bias = (1.0 + ((K - 2) / K) ** 1.5) * (err_ncv - err_cv)
-    centre = err_ncv - bias
-    half = _z(level) * se
-    return _finish("nested_cv", ConfidenceInterval(centre - half, centre + half), level, centre, n, t0,
-                   {"k": K, "repeats": R, "bias_repeats": Rb, "err_ncv": err_ncv, "err_cv": err_cv, "bias": bias,
-                    "mse": mse, "se": se, "se_inflation": infl, "fold_layouts": np.asarray(layouts),
-                    "cv_layouts": np.asarray(cv_layouts)}, log)
+    return {"centre": err_ncv - bias, "se": se, "err_ncv": err_ncv, "err_cv": err_cv, "bias": bias, "mse": mse,
+            "se_inflation": infl}
 
 
 def _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng) -> tuple[

@@ -10,7 +10,7 @@ import warnings
 from concurrent.futures import BrokenExecutor
 
 from .. import __version__
-from . import auc, coverage, interval, xi_alpha
+from . import auc, compare, coverage, interval, xi_alpha
 from .output import _json_default, _print_warnings, _warning_lines
 from .shared import (DEFAULT_RESAMPLES, EXIT_FAILURE, EXIT_USAGE, PROG, _jobs_spec, _loss_spec, _Parser, _positive,
                      add_flag, in_flags)
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = _common_options()
-    for command in (interval, coverage, auc, xi_alpha):     # in the order of ``cudbound --help``
+    for command in (interval, compare, coverage, auc, xi_alpha):     # in the order of ``cudbound --help``
         command.add_parser(sub, common)
     return parser
 

@@ -11,7 +11,7 @@ from ..datasets.simulated import DEMO_GENERATOR, demo_data
 from ..output import envelope
 from ..registry import get_method, intervals, method_names
 from .csv_input import read_labelled_csv
-from .output import _csv_data, _format_report
+from .output import _csv_data, _format_report, _plot_to_file
 from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress,
                      add_flag)
 
@@ -72,25 +72,13 @@ def _maybe_plot(args, results):
     replicate distribution, several as a forest plot. Returns the file name written."""
     if not getattr(args, "plot", None):
         return None
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise CLIError('--plot needs matplotlib: pip install "cudbound[figures]"') from None
-    from ..plotting import plot_intervals
-    if isinstance(results, list):
-        ax = plot_intervals(results, data_name=Path(args.data).name if getattr(args, "data", None) else None)
-    else:
-        ax = results.plot()
-    fig = ax.figure
-    try:
-        fig.savefig(args.plot, dpi=150)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"--plot: cannot write {args.plot!r}: {exc}") from None
-    finally:
-        plt.close(fig)
-    return str(args.plot)
+
+    def draw():
+        if isinstance(results, list):
+            from ..plotting import plot_intervals
+            return plot_intervals(results, data_name=Path(args.data).name if getattr(args, "data", None) else None)
+        return results.plot()
+    return _plot_to_file(args.plot, draw)
 
 
 def _interval(args) -> tuple[dict, str]:

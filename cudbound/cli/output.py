@@ -1,5 +1,5 @@
 """What the commands print: the CUD report, the ``data`` member of a CSV command's JSON,
-the JSON encoder's fallback, and the warnings as one line each."""
+the JSON encoder's fallback, the warnings as one line each, and ``--plot``'s image file."""
 from __future__ import annotations
 
 import sys
@@ -89,3 +89,24 @@ def _print_warnings(lines) -> None:
     """The warning lines on stderr."""
     for line in lines:
         print(line, file=sys.stderr)
+
+
+def _plot_to_file(path, draw) -> str:
+    """``--plot FILE``: the Axes ``draw()`` returns (a function of :mod:`cudbound.plotting`) saved to
+    ``path``, off screen; a CLIError when matplotlib is missing or the file cannot be written.
+    Returns the file name written."""
+    from .shared import CLIError
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CLIError('--plot needs matplotlib: pip install "cudbound[figures]"') from None
+    fig = draw().figure
+    try:
+        fig.savefig(path, dpi=150)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"--plot: cannot write {path!r}: {exc}") from None
+    finally:
+        plt.close(fig)
+    return str(path)

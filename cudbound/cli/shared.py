@@ -34,18 +34,20 @@ class CLIError(ValueError):
 _FLAGS = {"confidence_level": "--confidence-level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
           "max_nodes": "--max-nodes", "time_limit": "--time-limit", "replicate_time_limit": "--replicate-time-limit",
           "loss": "--loss", "basis": "--basis", "pos_label": "--pos-label", "cv": "--cv", "rng": "--seed",
-          "exact_distribution": "--exact-distribution", "scheduler": "--scheduler", "methods": "--methods"}
+          "exact_distribution": "--exact-distribution", "scheduler": "--scheduler", "methods": "--methods",
+          "alternative": "--alternative"}
 
 
 _NAMES = "|".join(sorted(map(re.escape, _FLAGS), key=len, reverse=True))
 _TICKED_VALUE = re.compile(rf"`({_NAMES})`\s*=\s*")
 _TICKED = re.compile(rf"`({_NAMES})`")
-_ASSIGNED = re.compile(rf"\b({_NAMES})=(['\"]?)([^\s'\",;)]+)\2")
+_ASSIGNED = re.compile(rf"(?<![,(])\b({_NAMES})=(['\"]?)([^\s'\",;)]+)\2")  # not in a spec or a call
 
 
 def in_flags(message: str) -> str:
     """A library message in command-line words: `` `n_resamples` `` -> ``--resamples``,
-    ``confidence_level=0.95`` -> ``--confidence-level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``."""
+    ``confidence_level=0.95`` -> ``--confidence-level 0.95``, ``loss='logistic_ridge:0.1'`` -> ``--loss logistic_ridge:0.1``;
+    not a name=value inside a model SPEC or a call (``hinge,basis=poly:2``, ``LinearSVC(loss='hinge')``)."""
     message = _TICKED_VALUE.sub(lambda m: f"{_FLAGS[m.group(1)]} ", message)
     message = _TICKED.sub(lambda m: _FLAGS[m.group(1)], message)
     return _ASSIGNED.sub(lambda m: f"{_FLAGS[m.group(1)]} {m.group(3)}", message)

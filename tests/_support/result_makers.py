@@ -45,6 +45,14 @@ def _loo(X, y):
     return loo_error(X, y, C=1.0)
 
 
+def _comparison(X, y):
+    from sklearn.dummy import DummyClassifier
+
+    from cudbound.compare import Procedure, corrected_t_test
+    return corrected_t_test(Procedure(), DummyClassifier(), X, y, cv=4, repeats=2, rng=0)
+
+
 MAKERS = {"IntervalResult": _interval, "CUDResult": _cud, "ErrorEstimate": _error_estimate,
-          "CVAUCResult": _cv_auc, "LPOAUCResult": _lpo_auc, "XiAlphaEstimate": _xi_alpha, "LOOResult": _loo}
+          "CVAUCResult": _cv_auc, "LPOAUCResult": _lpo_auc, "XiAlphaEstimate": _xi_alpha, "LOOResult": _loo,
+          "ComparisonResult": _comparison}
 """Result class name -> a function of (X, y) returning one such result."""

@@ -41,6 +41,7 @@ def csv_file(tmp_path):
     ("use loss='logistic_ridge:0.1', or the hinge loss", "use --loss logistic_ridge:0.1, or the hinge loss"),
     ("`cv` must be an integer between 2 and 5; got 10.", "--cv must be an integer between 2 and 5; got 10."),
     ("the alpha_nothing and `rng_state` stay", "the alpha_nothing and `rng_state` stay"),
+    ("in 'hinge,basis=poly:2': LinearSVC(loss='squared_hinge') is not", "in 'hinge,basis=poly:2': LinearSVC(loss='squared_hinge') is not"),
 ])
 def test_library_names_become_flags(message, want):
     assert in_flags(message) == want

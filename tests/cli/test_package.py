@@ -30,10 +30,11 @@ def test_each_command_module_adds_its_own_subcommands_in_order():
     from cudbound.cli import build_parser
 
     choices = build_parser()._subparsers._group_actions[0].choices
-    assert list(choices) == ["demo", "interval", "coverage", "store", "auc", "xi-alpha"]
+    assert list(choices) == ["demo", "interval", "compare", "coverage", "store", "auc", "xi-alpha"]
     store = choices["store"]._subparsers._group_actions[0].choices
     handlers = {name: parser.get_default("handler") for name, parser in [*choices.items(), *store.items()]}
-    modules = {"demo": "interval", "interval": "interval", "coverage": "coverage", "check": "coverage",
+    modules = {"demo": "interval", "interval": "interval", "compare": "compare", "coverage": "coverage",
+               "check": "coverage",
                "export": "coverage", "auc": "auc", "xi-alpha": "xi_alpha"}
     for name, module in modules.items():
         assert handlers[name].__module__ == f"cudbound.cli.{module}", name

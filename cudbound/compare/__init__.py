@@ -1,0 +1,238 @@
+"""Comparing two classifiers: tests and intervals for the difference A - B (issue 31).
+
+On one set of predictions (a test set, or out-of-fold predictions), :mod:`cudbound.compare.predictions`:
+:func:`mcnemar`, :func:`error_difference_interval` (Tango's score interval by default, Newcombe's,
+Agresti & Min's) and :func:`delong_test` (two correlated AUCs). On two learning procedures refitted
+on resamples of (X, y), :mod:`cudbound.compare.procedures`: :func:`paired_ttest_5x2cv`,
+:func:`combined_ftest_5x2cv`, :func:`corrected_t_test`, :func:`wald_cv_test` and
+:func:`nested_cv_test`. Every one returns a :class:`ComparisonResult` (``estimate`` = A - B,
+``confidence_interval`` where the method gives one, ``statistic``, ``pvalue``, ``confidence_level``,
+``alternative``, ``to_dict()``, ``to_frame()``, a short repr), so that swapping A and B flips the
+sign of the estimate and keeps the two-sided p-value.
+
+The registry. Every comparison is registered by name (:func:`method_names`), so that a study can
+name it, and :func:`compare` runs any of them on one pair of procedures:
+
+* on out-of-fold predictions: ``"mcnemar"``, ``"tango"``, ``"newcombe"``, ``"agresti_min"`` (the
+  intervals of :func:`error_difference_interval`) and ``"delong"``: both procedures are refitted
+  on one K-fold split (option ``cv``, default 10 stratified folds), each point is predicted and
+  scored by the models fitted without its fold (as scikit-learn's ``cross_val_predict`` does;
+  scores are ``decision_function``, else the positive class's ``predict_proba``, for a
+  scikit-learn classifier, z' beta for a :class:`Procedure`), and the function runs on these
+  predictions as on one test set. Caveat: they are not one test set. The n out-of-fold outcomes
+  come from K models fitted on overlapping training sets, so they are not independent; the tests
+  treat them as if they were (the usual practice; Dietterich 1998 found McNemar's test on a
+  held-out set well calibrated, and warns against resampled tests that ignore the dependence).
+  These five share one random stream (:data:`~cudbound.compare.procedures.OUT_OF_FOLD_STREAM`),
+  hence, in one call, the same folds and one set of refits;
+* on repeated refits: ``"ttest_5x2cv"``, ``"ftest_5x2cv"``, ``"corrected_t"``, ``"wald_cv"``,
+  ``"nested_cv"``, each on the stream of its own name.
+
+A stream depends on its name only (:func:`cudbound.resampling.stream`), so adding a method changes
+no other's numbers. This is a registry of its own, in the manner of :mod:`cudbound.registry`
+(``register``, ``unregister``, ``get_method``, ``method_names``, and the one method-list parser,
+:func:`cudbound._validation.check_method_list`), not that registry itself: that one holds interval
+methods of one classifier, called on a design with ``(design, y, *, confidence_level, rng)`` and
+returning an ``IntervalResult``, and sits above this layer (``docs/architecture.md``); a comparison
+is called on two procedures and returns a :class:`ComparisonResult`.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import check_method_list, check_rng
+from ..resampling import stream
+from .predictions import INTERVAL_METHODS, delong_test, error_difference_interval, mcnemar, paired_table
+from .procedures import (OUT_OF_FOLD_STREAM, OutOfFold, Procedure, ProcedurePair, _corrected_t, _delong_oof, _f5x2,
+                         _interval_oof, _mcnemar_oof, _nested_cv, _t5x2, _wald_cv, combined_ftest_5x2cv,
+                         corrected_t_test, nested_cv_test, paired_ttest_5x2cv, wald_cv_test)
+from .result import ALTERNATIVES, ComparisonResult
+
+__all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "paired_table", "paired_ttest_5x2cv",
+           "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "ComparisonResult",
+           "Procedure", "ProcedurePair", "OutOfFold", "ComparisonMethod", "register", "unregister", "get_method",
+           "method_names", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS", "OUT_OF_FOLD_STREAM"]
+
+_RESERVED = ("confidence_level", "alternative", "rng")
+
+
+@dataclass(frozen=True)
+class ComparisonMethod:
+    """One registered comparison of two procedures: ``function(pair, *, confidence_level,
+    alternative, rng, **options)`` on a :class:`ProcedurePair`, returning a :class:`ComparisonResult`."""
+
+    name: str
+    function: Callable
+    summary: str
+    stream: str = ""
+    """The name of the random stream :func:`compare` gives it (default: its own name)."""
+
+    def options(self) -> list[str]:
+        """The option names a user may set (those of the function besides the reserved ones)."""
+        params = inspect.signature(self.function).parameters
+        return sorted(k for k in list(params)[1:] if k not in _RESERVED)
+
+
+_REGISTRY: dict[str, ComparisonMethod] = {}
+
+
+def register(name: str, function: Callable, summary: str, *, replace: bool = False,
+             stream: str | None = None) -> ComparisonMethod:
+    """Add a comparison of two procedures under ``name`` (lower case, no commas or spaces); its
+    function takes ``(pair, *, confidence_level, alternative, rng, **options)``. ``stream`` names
+    the random stream :func:`compare` draws its ``rng`` from (default ``name``); methods that
+    share a stream see the same random draws (the comparisons on out-of-fold predictions share
+    :data:`~cudbound.compare.procedures.OUT_OF_FOLD_STREAM`, hence their folds)."""
+    if not isinstance(name, str) or not name or name != name.strip().lower() or "," in name or " " in name:
+        raise ValueError(f"a method name must be a non-empty lower-case string without commas or spaces; got {name!r}.")
+    if name in _REGISTRY and not replace:
+        raise ValueError(f"a comparison {name!r} is already registered (pass replace=True to overwrite it).")
+    params = inspect.signature(function).parameters
+    missing = [p for p in _RESERVED if p not in params]
+    if missing:
+        raise TypeError(f"the function of comparison {name!r} must take (pair, *, confidence_level, alternative, "
+                        f"rng, ...); it lacks {missing}.")
+    method = ComparisonMethod(name, function, summary, stream or name)
+    _REGISTRY[name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove a comparison from the registry."""
+    if name not in _REGISTRY:
+        raise ValueError(f"no comparison {name!r} is registered; registered: {list(_REGISTRY)}.")
+    del _REGISTRY[name]
+
+
+def method_names() -> tuple[str, ...]:
+    """The registered comparisons of procedures, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def get_method(name: str) -> ComparisonMethod:
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown comparison {name!r}; registered comparisons are {list(_REGISTRY)}.") from None
+
+
+for _name, _function, _summary in (
+        ("mcnemar", _mcnemar_oof, "McNemar's test on out-of-fold predictions (McNemar 1947)"),
+        ("tango", _interval_oof("tango"), "Tango's score interval on out-of-fold predictions (Tango 1998)"),
+        ("newcombe", _interval_oof("newcombe"), "Newcombe's interval on out-of-fold predictions (Newcombe 1998)"),
+        ("agresti_min", _interval_oof("agresti_min"),
+         "Agresti & Min's interval on out-of-fold predictions (Agresti & Min 2005)"),
+        ("delong", _delong_oof, "DeLong's test of two AUCs on out-of-fold scores (DeLong et al. 1988)")):
+    register(_name, _function, _summary, stream=OUT_OF_FOLD_STREAM)
+
+for _name, _function, _summary in (
+        ("ttest_5x2cv", _t5x2, "5x2cv paired t test (Dietterich 1998)"),
+        ("ftest_5x2cv", _f5x2, "combined 5x2cv F test (Alpaydin 1999)"),
+        ("corrected_t", _corrected_t, "corrected repeated k-fold t test and interval (Nadeau & Bengio 2003)"),
+        ("wald_cv", _wald_cv, "cross-validation Wald test and interval (Bayle et al. 2020)"),
+        ("nested_cv", _nested_cv, "nested cross-validation interval (Bates, Hastie & Tibshirani 2023)")):
+    register(_name, _function, _summary)
+
+DEFAULT_METHODS = ("corrected_t", "wald_cv")
+"""The comparisons :func:`compare` runs by default: one with a t reference distribution over
+repeated splits, one with per-point differences; both give an interval."""
+
+
+def _methods_iv(methods) -> tuple[str, ...]:
+    """A list of comparisons parsed by the package's one method-list parser
+    (:func:`cudbound._validation.check_method_list`, as :func:`cudbound.intervals` parses its methods)."""
+    return check_method_list(methods, _REGISTRY, "comparison")
+
+
+def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
+            methods: str | Sequence[str] = DEFAULT_METHODS, *, confidence_level: float = 0.95,
+            alternative: str = "two-sided", rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+            pos_label: Any = None, **options: Any) -> list[ComparisonResult]:
+    """Run registered comparisons of two learning procedures on the same data.
+
+    Parameters
+    ----------
+    estimator_a, estimator_b : scikit-learn classifier, Procedure or dict
+        A and B: scikit-learn classifiers (cloned and refitted), or the package's classifier as a
+        :class:`Procedure` (``basis``, ``loss`` or ``estimator``, as :func:`cudbound.cud_interval`
+        takes them) or a dict of its fields.
+    X : (n, d) array of features.
+    y : (n,) labels with two classes.
+    methods : sequence of str, a comma-separated str, or "all"
+        Registered names (:func:`method_names`); default :data:`DEFAULT_METHODS`. ``"mcnemar"``,
+        ``"tango"``, ``"newcombe"``, ``"agresti_min"`` and ``"delong"`` run on the out-of-fold
+        predictions (and scores) of one K-fold split, the same for all five (module docstring).
+    confidence_level, alternative
+        Given to every method.
+    rng : None, int, SeedSequence or Generator
+        Each method draws its splits from its own stream, derived from ``rng`` and the method's name
+        (:func:`cudbound.resampling.stream`; the comparisons on out-of-fold predictions share one),
+        so its result does not depend on the other methods run.
+    pos_label : the positive class, when the labels need it.
+    **options
+        Shared options, given to every selected method that takes them (``cv``, ``repeats``,
+        ``exact``, ...; :meth:`ComparisonMethod.options` lists a method's),
+        and per-method dicts ``<name>_options`` that override them for one method. Unknown names
+        raise ValueError.
+
+    Returns
+    -------
+    list of ComparisonResult, in the order of ``methods``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.dummy import DummyClassifier
+    >>> rng = np.random.default_rng(1)
+    >>> X = rng.normal(size=(40, 2)); y = np.where(X[:, 0] + 0.5 * rng.normal(size=40) > 0, 1, -1)
+    >>> res = compare(Procedure(), DummyClassifier(), X, y, methods=["corrected_t", "wald_cv", "ftest_5x2cv"],
+    ...               rng=0, corrected_t_options={"repeats": 2})
+    >>> [r.method for r in res], all(r.estimate < 0 for r in res)
+    (['corrected_t', 'wald_cv', 'ftest_5x2cv'], True)
+    """
+    names = _methods_iv(methods)
+    per: dict[str, dict] = {}
+    shared: dict[str, Any] = {}
+    for key, value in options.items():
+        name = key[: -len("_options")] if key.endswith("_options") else None
+        if name in _REGISTRY:
+            if not isinstance(value, Mapping):
+                raise ValueError(f"`{key}` must be a dict of keyword arguments; got {type(value).__name__}.")
+            per[name] = dict(value)
+        elif key in _RESERVED:
+            raise ValueError(f"`{key}` is an argument of compare() itself.")
+        else:
+            shared[key] = value
+    accepted = {k for m in names for k in get_method(m).options()}
+    unknown = sorted(k for k in shared if k not in accepted)
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for comparisons {list(names)}; options they accept: "
+                         f"{sorted(accepted)} (or per-method dicts <name>_options).")
+    for name, opts in per.items():
+        bad = sorted(k for k in opts if k not in get_method(name).options())
+        if bad:
+            raise ValueError(f"`{name}_options` has unknown option(s) {bad}; {name!r} takes "
+                             f"{get_method(name).options()}.")
+    pair = ProcedurePair(estimator_a, estimator_b, X, y, pos_label)
+    gen = check_rng(rng)
+    root = np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
+    results = []
+    for name in names:
+        method = get_method(name)
+        kwargs = {k: v for k, v in shared.items() if k in method.options()}
+        kwargs.update(per.get(name, {}))
+        try:
+            res = method.function(pair, confidence_level=confidence_level, alternative=alternative,
+                                  rng=np.random.default_rng(stream(root, method.stream)), **kwargs)
+        except ValueError as exc:
+            if len(names) == 1:
+                raise
+            raise ValueError(f"comparison {name!r}: {exc}") from exc
+        results.append(res)
+    return results

@@ -1,0 +1,193 @@
+"""``cudbound compare`` (issue 31, point 3): the model SPECs, one table, --json in the package's one
+layout (validated against OUTPUT_SCHEMA), --plot, the method list parsed by the package's one parser,
+and bad input as one line with exit status 2."""
+import json
+import re
+
+import numpy as np
+import pytest
+
+from cudbound.cli import main
+from cudbound.cli.compare import DEFAULT_METHODS, parse_model_spec
+from cudbound.compare import Procedure, compare
+
+FAST = ["--cv", "5", "--repeats", "2"]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def csv_file(tmp_path_factory):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((48, 2))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.6 * rng.standard_normal(48) > 0.3, "yes", "no")
+    path = tmp_path_factory.mktemp("compare") / "d.csv"
+    path.write_text("x1,x2,outcome\n" + "".join(f"{a:.5f},{b:.5f},{v}\n" for (a, b), v in zip(X, y)))
+    return str(path)
+
+
+def base(csv_file, *more):
+    return ["compare", "--data", csv_file, "--label", "outcome", "--seed", "2", *more]
+
+
+# --------------------------------------------------------------------------- SPECs
+
+@pytest.mark.parametrize("text, procedure", [
+    ("logistic", Procedure(loss="logistic")),
+    ("hinge,basis=poly:2", Procedure(basis="poly:2", loss="hinge")),
+    (" basis=poly:2(zpca:1) , loss=ridge:0.5 ", Procedure(basis="poly:2(zpca:1)", loss="ridge:0.5")),
+    ("basis=poly:2", Procedure(basis="poly:2")),
+])
+def test_a_package_spec_is_a_procedure(text, procedure):
+    assert parse_model_spec(text).procedure == procedure
+
+
+def test_an_estimator_spec_builds_the_named_class_from_literals():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+    est = parse_model_spec("sklearn.linear_model.LogisticRegression(C=0.5, class_weight={0: 1.0, 1: 2.0}, "
+                           "solver='lbfgs', max_iter=200)").procedure
+    assert isinstance(est, LogisticRegression)
+    assert (est.C, est.class_weight, est.max_iter) == (0.5, {0: 1.0, 1: 2.0}, 200)
+    assert isinstance(parse_model_spec("sklearn.naive_bayes.GaussianNB").procedure.fit, object)
+    proc = parse_model_spec("estimator=sklearn.svm.LinearSVC(C=2.0, loss='hinge')").procedure
+    assert isinstance(proc, Procedure) and isinstance(proc.estimator, LinearSVC) and proc.estimator.C == 2.0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "empty"),
+    ("bogus", "the loss must be one of"),
+    ("hinge,basis=cubic:3", "the basis must be"),
+    ("hinge,lam=2", "unknown key 'lam'"),
+    ("hinge,logistic", "only the first item may be a bare loss name"),
+    ("hinge,basis=linear,basis=poly:2", "basis is given twice"),
+    ("hinge,basis=", "basis has no value"),
+    ("logistic,estimator=sklearn.svm.LinearSVC()", "leave out the loss"),
+    ("sklearn.linear_model.LogisticRegression(C=__import__('os').getcwd())", "must be a literal"),
+    ("sklearn.linear_model.LogisticRegression(0.5)", "given by name"),
+    ("sklearn.linear_model.LogisticRegression(C=)", "not name=value pairs"),
+    ("sklearn.linear_model.Nope()", "has no class 'Nope'"),
+    ("no_such_package.Model()", "cannot import module 'no_such_package'"),
+    ("os.path.join()", "has no class 'join'"),
+    ("sklearn.preprocessing.StandardScaler()", "not a classifier"),
+    ("sklearn.linear_model.LogisticRegression(bogus=1)", "could not be built: TypeError"),
+    ("hinge,basis=poly:2(zpca:1", "unbalanced parentheses"),
+])
+def test_a_bad_spec_says_what_is_wrong(text, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_model_spec(text)
+
+
+def test_a_literal_is_never_evaluated(tmp_path, monkeypatch):
+    """Parameters are read by ast.literal_eval: a call inside them is refused before anything runs."""
+    marker = tmp_path / "ran"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="must be a literal"):
+        parse_model_spec(f"sklearn.linear_model.LogisticRegression(C=open({str(marker)!r}, 'w'))")
+    assert not marker.exists()
+
+
+# --------------------------------------------------------------------------- the command
+
+def test_the_table_has_a_row_per_method_and_matches_compare(capsys, csv_file):
+    code, out, err = run(capsys, *base(csv_file, "--model-a", "logistic_ridge", "--model-b",
+                                       "sklearn.naive_bayes.GaussianNB()", "--methods", "mcnemar,tango,delong,wald_cv",
+                                       *FAST[:2]))
+    assert code == 0, err
+    rows = {m: re.search(rf"^\s+{m}\s+(error|AUC)\s+(-?\d\.\d{{4}})", out, re.M) for m in ("mcnemar", "tango", "delong",
+                                                                                          "wald_cv")}
+    assert all(rows.values()), out
+    from sklearn.naive_bayes import GaussianNB
+    from cudbound.cli import read_csv
+    X, y, _ = read_csv(csv_file, "outcome")
+    expected = compare(Procedure(loss="logistic_ridge"), GaussianNB(), X, y, methods="mcnemar,tango,delong,wald_cv",
+                       rng=2, cv=5, pos_label="yes")
+    for r in expected:
+        assert rows[r.method].group(1) == ("AUC" if r.method == "delong" else "error")
+        assert float(rows[r.method].group(2)) == pytest.approx(r.estimate, abs=5e-5)
+    assert "out-of-fold predictions of one 5-fold split" in out and "not independent" in out
+    assert "'no' -> -1, 'yes' -> +1" in out
+
+
+def test_json_is_the_one_layout_and_carries_the_folds(capsys, csv_file):
+    jsonschema = pytest.importorskip("jsonschema")
+    from cudbound.output import OUTPUT_SCHEMA
+    code, out, err = run(capsys, *base(csv_file, "--model-a", "logistic_ridge", "--model-b", "squared,basis=poly:2",
+                                       "--methods", "tango,ftest_5x2cv", "--confidence-level", "0.9", "--json"))
+    assert code == 0, err
+    record = json.loads(out)
+    jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(record)
+    assert record["command"] == "compare" and record["seed"] == 2
+    assert record["details"]["model_b"] == "squared,basis=poly:2"
+    assert record["details"]["procedure_b"].startswith("Procedure(basis='poly:2'")
+    tango, ftest = record["results"]
+    assert tango["quantity"] == "error difference" and tango["confidence_level"] == 0.9
+    assert -1 <= tango["low"] <= tango["estimate"] <= tango["high"] <= 1
+    assert ftest["low"] is None and ftest["no_interval_reason"] and ftest["pvalue"] is not None
+    assert len(tango["details"]["folds"]) == 48 and np.array(ftest["details"]["folds"]).shape == (5, 48)
+
+
+def test_the_default_methods_and_the_alternative(capsys, csv_file):
+    code, out, err = run(capsys, *base(csv_file, "--model-a", "squared", "--model-b", "squared,basis=poly:2", "--json",
+                                       "--alternative", "less", *FAST))
+    assert code == 0, err
+    record = json.loads(out)
+    assert tuple(r["method"] for r in record["results"]) == DEFAULT_METHODS == ("mcnemar", "tango", "corrected_t",
+                                                                                  "wald_cv")
+    assert all(r["alternative"] == "less" for r in record["results"])
+    code, _, err = run(capsys, *base(csv_file, "--model-a", "squared", "--model-b", "hinge", "--alternative", "less",
+                                     "--methods", "ftest_5x2cv"))
+    assert code == 2 and "two-sided" in err and "--alternative two-sided" in err
+
+
+def test_plot_writes_a_forest_plot(capsys, csv_file, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "diff.png"
+    code, out, err = run(capsys, *base(csv_file, "--model-a", "squared", "--model-b", "logistic_ridge",
+                                       "--methods", "mcnemar,tango", "--plot", png))
+    assert code == 0, err
+    assert png.stat().st_size > 1000 and f"plot: {png}" in out
+
+
+@pytest.mark.parametrize("more, message", [
+    (["--model-a", "hinge,basis=cubic:3", "--model-b", "squared"],
+     "argument --model-a: 'hinge,basis=cubic:3': the basis must be"),
+    (["--model-a", "squared", "--model-b", "sklearn.linear_model.Nope()"], "argument --model-b: module"),
+    (["--model-a", "squared", "--model-b", "hinge", "--methods", "tango,bogus"],
+     "unknown comparison(s) bogus in --methods"),
+    (["--model-a", "squared", "--model-b", "hinge", "--methods", "tango,TANGO"], "--methods lists ['tango'] more than once"),
+    (["--model-a", "squared", "--model-b", "hinge", "--alternative", "bigger"], "argument --alternative: invalid choice"),
+    (["--model-a", "squared", "--model-b", "hinge", "--confidence-level", "1.5"], "--confidence-level must be"),
+    (["--model-a", "squared", "--model-b", "hinge", "--methods", "ttest_5x2cv,mcnemar", "--repeats", "3"],
+     "--repeats is used by corrected_t, nested_cv, and none of the chosen methods"),
+    (["--model-a", "squared", "--model-b", "hinge", "--methods", "tango", "--cv", "1"], "--cv must be"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, csv_file, more, message):
+    code, out, err = run(capsys, *base(csv_file, *more))
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], err
+    assert lines[0].startswith("cudbound compare: error: ") or lines[0].startswith("cudbound: error: ")
+
+
+def test_a_missing_column_or_model_is_one_line(capsys, csv_file):
+    code, out, err = run(capsys, "compare", "--data", csv_file, "--label", "y", "--model-a", "squared",
+                         "--model-b", "hinge")
+    assert code == 2 and out == "" and err.strip() == (
+        f"cudbound: error: label column 'y' is not in the header of '{csv_file}'; the columns are: x1, x2, outcome.")
+    code, _, err = run(capsys, "compare", "--data", csv_file, "--label", "outcome", "--model-a", "squared")
+    assert code == 2 and "the following arguments are required: --model-b" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "compare", "--data", csv_file + ".missing", "--label", "outcome", "--model-a", "squared",
+                       "--model-b", "hinge")
+    assert code == 2 and "not found" in err
+
+
+def test_a_model_that_cannot_fit_is_named(capsys, csv_file):
+    code, out, err = run(capsys, *base(csv_file, "--model-a", "squared", "--model-b",
+                                       "sklearn.linear_model.LogisticRegression(C=-1.0)", "--methods", "mcnemar"))
+    assert code == 2 and out == ""
+    assert "procedure B (LogisticRegression) failed on the training set without fold 0" in err
