@@ -196,7 +196,7 @@ def plot_differences(results: Iterable[Any], ax: Axes | None = None, labels: Seq
     for y, r in zip(rows, results):
         if r.has_confidence_interval:
             ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5,
-                      label=None if "ci" in shown else "confidence interval")
+                      label="_nolegend_" if "ci" in shown else "confidence interval")
             shown.add("ci")
             ends += [r.low, r.high]
             ax.plot([r.estimate], [y], "s", color="C3", markersize=5,

@@ -452,11 +452,13 @@ def _delong_oof(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-
     t0 = time.perf_counter()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     oof, details = _out_of_fold(pair, cv, gen)
-    for name, scores, refits in (("A", oof.score_a, pair.a), ("B", oof.score_b, pair.b)):
-        if scores is None:
+    scores = []
+    for name, score, refits in (("A", oof.score_a, pair.a), ("B", oof.score_b, pair.b)):
+        if score is None:
             raise ValueError(f"DeLong's test needs scores, and procedure {name} ({refits.describe()}) has neither "
                              f"decision_function nor predict_proba.")
-    res = delong_test(pair.labels, oof.score_a, oof.score_b, confidence_level=level, alternative=alternative)
+        scores.append(score)
+    res = delong_test(pair.labels, *scores, confidence_level=level, alternative=alternative)
     return _finish_out_of_fold(res, details, t0)
 
 
