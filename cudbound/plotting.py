@@ -142,25 +142,29 @@ def plot_intervals(results: Iterable[Any], ax: Axes | None = None, labels: Seque
     levels = {r.confidence_level for r in results}
     sizes = {getattr(r, "n_samples", None) for r in results} - {None}
     ax.set_xlabel("generalization error")
+    _title_legend_grid(ax, title, levels, sizes, ("confidence intervals", "", f"for {data_name}" if data_name else ""),
+                       own, ncol=1)
+    return ax
+
+
+def _title_legend_grid(ax, title, levels, sizes, words, own, ncol):
+    """The title (``title``, else "<level> confidence intervals" when the results share one level,
+    else ``words[0]``, then ``words[1]`` and ``words[2]`` when given, and "(n = ...)" when they
+    share one size), the legend and the grid of a forest plot. The legend goes below the axes of
+    our own figure (constrained layout makes room), never over a row; inside the caller's Axes."""
     if title is None:
-        parts = []
-        if len(levels) == 1:
-            parts.append(f"{levels.pop():.0%} confidence intervals")
-        else:
-            parts.append("confidence intervals")
-        if data_name:
-            parts.append(f"for {data_name}")
+        parts = [f"{next(iter(levels)):.0%} confidence intervals" if len(levels) == 1 else words[0]]
+        parts += [w for w in words[1:] if w]
         if len(sizes) == 1:
-            parts.append(f"(n = {sizes.pop()})")
+            parts.append(f"(n = {next(iter(sizes))})")
         title = " ".join(parts)
     ax.set_title(title, fontsize=9)
-    if own:     # our figure: the legend below the axes (constrained layout makes room), never over a row
-        ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=1,
-                         fontsize=7, frameon=False)
-    else:       # the caller's Axes: inside it
+    if own:
+        ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=ncol, fontsize=7,
+                         frameon=False)
+    else:
         ax.legend(fontsize=7, loc="best")
     ax.grid(axis="x", alpha=0.3)
-    return ax
 
 
 def plot_differences(results: Iterable[Any], ax: Axes | None = None, labels: Sequence[str] | None = None,
@@ -192,7 +196,7 @@ def plot_differences(results: Iterable[Any], ax: Axes | None = None, labels: Seq
     for y, r in zip(rows, results):
         if r.has_confidence_interval:
             ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5,
-                      label=None if "ci" in shown else "confidence interval")
+                      label="_nolegend_" if "ci" in shown else "confidence interval")
             shown.add("ci")
             ends += [r.low, r.high]
             ax.plot([r.estimate], [y], "s", color="C3", markersize=5,
@@ -214,21 +218,7 @@ def plot_differences(results: Iterable[Any], ax: Axes | None = None, labels: Seq
     ax.set_yticklabels(names)
     ax.set_ylim(-0.7, len(results) - 0.3)
     ax.set_xlabel("difference A - B (error rate; AUC where marked)")
-    if title is None:
-        levels = {r.confidence_level for r in results if r.has_confidence_interval}
-        sizes = {r.n_samples for r in results}
-        parts = [f"{levels.pop():.0%} confidence intervals" if len(levels) == 1 else "comparisons",
-                 "of A - B"]
-        if data_name:
-            parts.append(f"on {data_name}")
-        if len(sizes) == 1:
-            parts.append(f"(n = {sizes.pop()})")
-        title = " ".join(parts)
-    ax.set_title(title, fontsize=9)
-    if own:
-        ax.figure.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7,
-                         frameon=False)
-    else:
-        ax.legend(fontsize=7, loc="best")
-    ax.grid(axis="x", alpha=0.3)
+    _title_legend_grid(ax, title, {r.confidence_level for r in results if r.has_confidence_interval},
+                       {r.n_samples for r in results},
+                       ("comparisons", "of A - B", f"on {data_name}" if data_name else ""), own, ncol=2)
     return ax

@@ -178,6 +178,64 @@ def test_tango_agrees_with_the_uncorrected_mcnemar_test():
         assert (res.low > 0 or res.high < 0) == (chi.pvalue < 0.1)
 
 
+def _tango_score_by_likelihood(delta, n11, b, c, n22):
+    """Tango's score statistic at ``delta`` with P(A right, B wrong) maximised numerically: the
+    multinomial log-likelihood under p12 = p21 + delta, profiled over p11 and p22
+    (b log(p21 + delta) + c log p21 + (n11 + n22) log(1 - 2 p21 - delta)), by scipy's bounded
+    search rather than the closed form of the package."""
+    from scipy.optimize import minimize_scalar
+    n = n11 + b + c + n22
+    lo, hi = max(0.0, -delta), (1.0 - delta) / 2.0
+
+    def minus_loglik(p21):
+        terms = [(b, p21 + delta), (c, p21), (n11 + n22, 1.0 - 2.0 * p21 - delta)]
+        return -sum(k * math.log(v) for k, v in terms if k)
+    p21 = minimize_scalar(minus_loglik, bounds=(lo + 1e-15, hi - 1e-15), method="bounded",
+                          options={"xatol": 1e-13}).x
+    return (b - c - n * delta) / math.sqrt(n * (2.0 * p21 + delta * (1.0 - delta)))
+
+
+@pytest.mark.parametrize("table", [(59, 6, 16, 80), (1, 1, 7, 12), (10, 9, 1, 10), (0, 4, 0, 26), (12, 3, 3, 12)])
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_tango_limits_are_where_the_score_test_turns(table, level):
+    """Tango (1998): the limits are the deltas where the score statistic, with the constrained
+    MLE of p21, equals -/+ z. Checked with that MLE found numerically, not by Tango's closed form."""
+    res = error_difference_interval(*predictions(*table), confidence_level=level)
+    z = stats.norm.isf((1 - level) / 2)
+    for limit, target in ((res.low, z), (res.high, -z)):
+        if abs(limit) < 1.0:
+            assert _tango_score_by_likelihood(limit, *table) == pytest.approx(target, abs=1e-6)
+
+
+def test_mcnemar_one_sided_statistic_is_b():
+    """One-sided, the exact test is R's binom.test(b, b + c): its statistic is b, not min(b, c)."""
+    y, pa, pb = predictions(3, 7, 2, 8)
+    assert mcnemar(y, pa, pb).statistic == 2
+    assert mcnemar(y, pa, pb, alternative="greater").statistic == 7
+    assert mcnemar(y, pb, pa, alternative="less").statistic == 2
+    assert mcnemar(y, pa, pb, alternative="greater").pvalue == pytest.approx(stats.binom.sf(6, 9, 0.5), rel=1e-12)
+
+
+def test_predicted_labels_may_be_any_two_values():
+    """Right or wrong does not depend on which class is positive: string labels, {1, 2} and pandas
+    categoricals give the table of 0/1 labels; DeLong, where the positive class matters, takes
+    ``pos_label``."""
+    y, pa, pb = predictions(3, 7, 2, 8)
+    names = np.array(["benign", "malignant"])
+    expected = error_difference_interval(y, pa, pb)
+    for yy, aa, bb in ((names[y], names[pa], names[pb]), (y + 1, pa + 1, pb + 1),
+                       (pd.Series(names[y], dtype="category"), pd.Series(names[pa]), list(names[pb]))):
+        assert paired_table(yy, aa, bb).tolist() == [[3, 7], [2, 8]]
+        assert mcnemar(yy, aa, bb).pvalue == mcnemar(y, pa, pb).pvalue
+        assert error_difference_interval(yy, aa, bb).confidence_interval == expected.confidence_interval
+    y = np.r_[np.zeros(10, int), np.ones(10, int)]
+    s = y + np.random.default_rng(2).normal(size=y.size)
+    with pytest.raises(ValueError, match="pos_label"):
+        delong_test(names[y], s, -s)
+    assert delong_test(names[y], s, -s, pos_label="malignant").estimate == delong_test(y, s, -s).estimate
+    assert delong_test(names[y], s, -s, pos_label="benign").estimate == delong_test(1 - y, s, -s).estimate
+
+
 # --------------------------------------------------------------------------- DeLong
 
 def _delong_quadratic(labels, scores):
@@ -230,6 +288,18 @@ def test_delong_against_proc_on_asah():
     for row in pd.read_csv(FIXTURES / "compare_delong_var.csv").itertuples():
         labels = np.where(data.outcome == 1, 1.0, -1.0)
         assert delong_placements(labels, data[row.marker]).covariance()[0, 0] == pytest.approx(row.var, rel=1e-10)
+
+
+def test_delong_is_unchanged_by_increasing_transforms_of_the_scores():
+    gen = np.random.default_rng(11)
+    y = gen.integers(0, 2, 50)
+    sa, sb = y + gen.normal(size=50), y + gen.integers(-3, 3, 50) / 4     # ties in B, exact in binary
+    ref = delong_test(y, sa, sb)
+    for fa, fb in ((np.exp, lambda v: 1 / (1 + np.exp(-v))), (lambda v: 3 * v - 7, lambda v: v ** 3),
+                   (lambda v: stats.rankdata(v), np.arctan)):
+        res = delong_test(y, fa(sa), fb(sb))
+        assert (res.estimate, res.statistic, res.pvalue) == pytest.approx((ref.estimate, ref.statistic, ref.pvalue),
+                                                                          rel=1e-12)
 
 
 def test_delong_placements_take_100000_points_in_well_under_a_second():
@@ -357,6 +427,35 @@ def test_procedure_comparisons_swap_sign_and_keep_the_p_value(name, options):
         assert ab.confidence_interval == pytest.approx((-ba.high, -ba.low), abs=1e-14)
 
 
+@pytest.mark.parametrize("alternative", ["two-sided", "less"])
+def test_out_of_fold_comparisons_swap_sign_and_keep_the_p_value(alternative):
+    """compare() on out-of-fold predictions: B against A flips every estimate and interval and keeps
+    the p-value (one-sided: 'less' for A against B is 'greater' for B against A)."""
+    from sklearn.linear_model import LogisticRegression
+    X, y = _data(n=30)
+    methods = ["mcnemar", "tango", "newcombe", "agresti_min", "delong"]
+    flipped = {"two-sided": "two-sided", "less": "greater"}[alternative]
+    ab = compare(LogisticRegression(), Procedure(basis="poly:2"), X, y, methods=methods, rng=5, cv=5,
+                 alternative=alternative)
+    ba = compare(Procedure(basis="poly:2"), LogisticRegression(), X, y, methods=methods, rng=5, cv=5,
+                 alternative=flipped)
+    for r, s in zip(ab, ba):
+        assert r.estimate == pytest.approx(-s.estimate, abs=1e-15), r.method
+        assert r.pvalue == s.pvalue or r.pvalue == pytest.approx(s.pvalue, rel=1e-12), r.method
+        if r.has_confidence_interval:
+            assert r.confidence_interval == pytest.approx((-s.high, -s.low), abs=1e-12), r.method
+
+
+def test_results_do_not_depend_on_the_order_of_methods():
+    X, y = _data(n=30)
+    methods = ["mcnemar", "wald_cv", "delong", "corrected_t", "ttest_5x2cv"]
+    forward = compare(GaussianNB(), Procedure(), X, y, methods=methods, rng=7, repeats=2)
+    backward = compare(GaussianNB(), Procedure(), X, y, methods=methods[::-1], rng=7, repeats=2)
+    assert [r.method for r in backward] == methods[::-1]
+    for r, s in zip(forward, backward[::-1]):
+        assert (r.estimate, r.statistic, r.pvalue) == (s.estimate, s.statistic, s.pvalue), r.method
+
+
 def test_prediction_comparisons_swap_sign_and_keep_the_p_value():
     gen = np.random.default_rng(8)
     y = gen.integers(0, 2, 60)
@@ -454,6 +553,9 @@ BAD = [
     (lambda: mcnemar([0, 1], [0, 1], [1, 0], alternative="bigger"), ValueError, "`alternative`"),
     (lambda: mcnemar([0, 1], [0, 1], [1, 0], exact=False, mid_p=True), ValueError, "mid_p"),
     (lambda: error_difference_interval([0, 1], [0, 1], [1, 0], method="wald"), ValueError, "`method`"),
+    (lambda: error_difference_interval([0, 1], [0, 1], [1, 0], method=["tango"]), ValueError, "`method`"),
+    (lambda: mcnemar([0, 1], [0, 1], [1, 0], alternative=np.array(["less", "greater"])), ValueError,
+     "`alternative`"),
     (lambda: error_difference_interval([0, 1], [0, 1], [1, 0], confidence_level=1.5), ValueError,
      "confidence_level"),
     (lambda: delong_test([0, 1, 0, 1], [0.1, np.nan, 0.3, 0.4], [1, 2, 3, 4]), ValueError, "non-finite"),

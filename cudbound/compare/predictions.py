@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -36,9 +37,17 @@ INTERVAL_METHODS = ("tango", "newcombe", "agresti_min")
 """The methods of :func:`error_difference_interval`, the default first."""
 
 
-def _labels_and(y_true, name_a, a, name_b, b, *, numeric: bool):
-    """The labels in {-1, +1} and the two other vectors, one per label, checked."""
-    labels, encoding = encode_labels(y_true, name="y_true", takes_pos_label=False)
+def _labels_and(y_true, name_a, a, name_b, b, *, numeric: bool, pos_label=None):
+    """The labels in {-1, +1} and the two other vectors, one per label, checked.
+
+    Predicted labels (``numeric=False``) are only right or wrong, whichever class is called
+    positive, so any two label values are taken as they are (strings such as "benign" /
+    "malignant" too: the larger of the two plays +1 unless ``pos_label`` says otherwise). Scores
+    (``numeric=True``) are higher for the positive class, so there the labels follow the package's
+    contract: {-1, 1}, {0, 1}, booleans, true/false, yes/no, 1/0, any other pair with ``pos_label``."""
+    if pos_label is None and not numeric:
+        pos_label = _either_class(y_true)
+    labels, encoding = encode_labels(y_true, name="y_true", pos_label=pos_label)
     n = labels.shape[0]
     out = []
     for name, v in ((name_a, a), (name_b, b)):
@@ -63,6 +72,19 @@ def _labels_and(y_true, name_a, a, name_b, b, *, numeric: bool):
     return labels, out[0], out[1]
 
 
+def _either_class(y_true):
+    """The larger of the two label values (None when there are not exactly two, or they do not
+    sort: :func:`encode_labels` then says what is wrong)."""
+    arr = np.asarray(y_true)
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        return None
+    try:
+        values = np.unique(arr.ravel())
+    except TypeError:               # None or mixed types among the labels
+        return None
+    return values[1] if values.shape[0] == 2 else None
+
+
 def _as_labels(pred, name, encoding):
     """Predicted labels as -1/+1 by the encoding of ``y_true`` (a value that is neither class is an error)."""
     pos = np.array([p == encoding.positive for p in pred.tolist()]) if pred.dtype.kind == "O" else pred == encoding.positive
@@ -77,10 +99,13 @@ def _as_labels(pred, name, encoding):
 
 def paired_table(y_true: ArrayLike, pred_a: ArrayLike, pred_b: ArrayLike) -> np.ndarray:
     """The 2 x 2 table [[n11, b], [c, n22]] of the paired outcomes (module docstring): rows A wrong /
-    right, columns B wrong / right.
+    right, columns B wrong / right. The labels may be any two values (right or wrong does not
+    depend on which class is positive); the predictions must hold those values.
 
     >>> paired_table([1, 1, 0, 0, 1], [1, 0, 0, 1, 0], [1, 1, 1, 1, 0]).tolist()
     [[2, 1], [1, 1]]
+    >>> paired_table(["cat", "dog", "dog"], ["cat", "cat", "dog"], ["dog", "dog", "dog"]).tolist()
+    [[0, 1], [1, 1]]
     """
     labels, a, b = _labels_and(y_true, "pred_a", pred_a, "pred_b", pred_b, numeric=False)
     wa, wb = a != labels, b != labels
@@ -118,8 +143,9 @@ def mcnemar(y_true: ArrayLike, pred_a: ArrayLike, pred_b: ArrayLike, *, exact: b
     difference A - B is (b - c) / n and, under the null hypothesis of equal error rates, b is
     Binomial(b + c, 1/2) given b + c (McNemar 1947).
 
-    * ``exact=True`` (default): the exact binomial test of b; two-sided p = min(1, 2 P(X <= min(b, c)));
-      the statistic is min(b, c) (as statsmodels reports it). ``mid_p=True``: the mid-p value
+    * ``exact=True`` (default): the exact binomial test of b; two-sided p = min(1, 2 P(X <= min(b, c))),
+      the statistic min(b, c) (as statsmodels reports it); one-sided, p = P(X <= b) ("less") or
+      P(X >= b) ("greater"), the statistic b (as R's ``binom.test(b, b + c)`` reports it). ``mid_p=True``: the mid-p value
       instead, p - P(X = b) (two-sided; 1 - P(X = b) / 2 when b = c), which Fagerland, Lydersen &
       Laake (2013) recommend over the exact test (it is less conservative and held the level in
       all their scenarios).
@@ -132,7 +158,7 @@ def mcnemar(y_true: ArrayLike, pred_a: ArrayLike, pred_b: ArrayLike, *, exact: b
 
     Parameters
     ----------
-    y_true : (n,) labels with two classes.
+    y_true : (n,) labels with two classes (any two values: only right or wrong counts).
     pred_a, pred_b : (n,) predicted labels of A and B, values among those of ``y_true``.
     exact, correction, mid_p : bool
     alternative : {"two-sided", "less", "greater"}
@@ -182,7 +208,8 @@ def mcnemar(y_true: ArrayLike, pred_a: ArrayLike, pred_b: ArrayLike, *, exact: b
     p_exact2, p_mid2 = _binomial_pvalues(b, c, "two-sided")
     if exact:
         p_exact, p_mid = _binomial_pvalues(b, c, alternative)
-        statistic, pvalue, form = float(min(b, c)), (p_mid if mid_p else p_exact), ("mid-p" if mid_p else "exact")
+        statistic = float(min(b, c) if alternative == "two-sided" else b)
+        pvalue, form = (p_mid if mid_p else p_exact), ("mid-p" if mid_p else "exact")
     else:
         statistic, pvalue = (chi2_cc, p_cc) if correction else (chi2, p_chi2)
         form = "chi-square, corrected" if correction else "chi-square"
@@ -293,7 +320,7 @@ def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: Arra
 
     Parameters
     ----------
-    y_true : (n,) labels with two classes.
+    y_true : (n,) labels with two classes (any two values: only right or wrong counts).
     pred_a, pred_b : (n,) predicted labels of A and B.
     method : {"tango", "newcombe", "agresti_min"}
     confidence_level : float in (0, 1), default 0.95
@@ -326,7 +353,7 @@ def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: Arra
     ComparisonResult(method='tango', estimate=-0.25, confidence_interval=ConfidenceInterval(low=-0.4687, high=-0.04859), confidence_level=0.95, statistic=-2.236, pvalue=0.02535)
     """
     t0 = time.perf_counter()
-    if method not in _INTERVALS:
+    if not isinstance(method, str) or method not in _INTERVALS:
         raise ValueError(f"`method` must be one of {list(INTERVAL_METHODS)}; got {method!r}.")
     level = check_confidence_level(confidence_level)
     alternative = check_alternative(alternative)
@@ -348,7 +375,7 @@ def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: Arra
 # --------------------------------------------------------------------------- DeLong
 
 def delong_test(y_true: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, confidence_level: float = 0.95,
-                alternative: str = "two-sided") -> ComparisonResult:
+                alternative: str = "two-sided", pos_label: Any = None) -> ComparisonResult:
     """DeLong's test and interval for the difference of two correlated AUCs, AUC_A - AUC_B.
 
     The AUCs and their covariance S = S10 / m + S01 / n come from the placement values of
@@ -357,15 +384,17 @@ def delong_test(y_true: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
 
         z = (AUC_A - AUC_B) / sqrt(var),   interval (AUC_A - AUC_B) +/- Phi^{-1}(1 - alpha/2) sqrt(var),
 
-    the interval two-sided whatever ``alternative``, clipped to [-1, 1] (as pROC's ``roc.test``
-    computes them). Higher scores mean the positive class (the larger label, or +1); ties count
-    1/2. A zero variance (e.g. the same scores twice) gives z = 0 and p-value 1 when the AUCs are
+    the interval two-sided whatever ``alternative`` (pROC's ``roc.test`` computes the same z and
+    interval; here the interval is also clipped to [-1, 1], which pROC does not do). Higher scores
+    mean the positive class (+1, 1, True, "yes", "true", or ``pos_label``); ties count 1/2. A zero variance (e.g. the same scores twice) gives z = 0 and p-value 1 when the AUCs are
     equal, z = +/-inf and p-value 0 otherwise.
 
     Parameters
     ----------
     y_true : (n,) labels with two classes, at least 2 points of each.
     scores_a, scores_b : (n,) finite scores of A and B (decision values or probabilities).
+    pos_label : the positive class, when the labels are not {-1, 1}, {0, 1}, booleans or
+        true/false, yes/no, 1/0 text.
     confidence_level : float in (0, 1), default 0.95
     alternative : {"two-sided", "less", "greater"}
         "less": A's AUC is below B's.
@@ -392,7 +421,7 @@ def delong_test(y_true: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     t0 = time.perf_counter()
     alternative = check_alternative(alternative)
     level = check_confidence_level(confidence_level)
-    labels, a, b = _labels_and(y_true, "scores_a", scores_a, "scores_b", scores_b, numeric=True)
+    labels, a, b = _labels_and(y_true, "scores_a", scores_a, "scores_b", scores_b, numeric=True, pos_label=pos_label)
     placements = delong_placements(labels, np.vstack([a, b]))
     S = placements.covariance()
     diff = float(placements.auc[0] - placements.auc[1])

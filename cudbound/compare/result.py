@@ -15,7 +15,7 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 
 def check_alternative(alternative: Any) -> str:
     """``alternative`` as one of :data:`ALTERNATIVES` (a ValueError otherwise)."""
-    if alternative not in ALTERNATIVES:
+    if not isinstance(alternative, str) or alternative not in ALTERNATIVES:
         raise ValueError(f"`alternative` must be 'two-sided', 'less' or 'greater'; got {alternative!r}.")
     return alternative
 

@@ -191,3 +191,20 @@ def test_a_model_that_cannot_fit_is_named(capsys, csv_file):
                                        "sklearn.linear_model.LogisticRegression(C=-1.0)", "--methods", "mcnemar"))
     assert code == 2 and out == ""
     assert "procedure B (LogisticRegression) failed on the training set without fold 0" in err
+
+
+def test_swapping_the_models_flips_every_difference(capsys, csv_file):
+    """--model-a and --model-b swapped (with --alternative less against greater): every estimate and
+    interval changes sign and every p-value stays, on the same seed's folds."""
+    methods = ["--methods", "mcnemar,tango,newcombe,delong,wald_cv,ttest_5x2cv", "--cv", "5", "--json"]
+    a, b = "logistic_ridge", "sklearn.naive_bayes.GaussianNB()"
+    code, ab, err = run(capsys, *base(csv_file, "--model-a", a, "--model-b", b, "--alternative", "less", *methods))
+    assert code == 0, err
+    code, ba, err = run(capsys, *base(csv_file, "--model-a", b, "--model-b", a, "--alternative", "greater", *methods))
+    assert code == 0, err
+    for r, s in zip(json.loads(ab)["results"], json.loads(ba)["results"]):
+        assert r["method"] == s["method"]
+        assert r["estimate"] == pytest.approx(-s["estimate"], abs=1e-12)
+        assert (r["pvalue"] is None and s["pvalue"] is None) or r["pvalue"] == pytest.approx(s["pvalue"], rel=1e-12)
+        if r["low"] is not None:
+            assert (r["low"], r["high"]) == pytest.approx((-s["high"], -s["low"]), abs=1e-12)
