@@ -7,8 +7,10 @@ Build (from the repository root, with ``pip install -e ".[docs]"``)::
 The chapters are the Markdown pages of this folder (myst-parser); the API reference is
 generated from the docstrings (autosummary, autodoc, numpydoc), one page per public module,
 each object documented once, in the module that defines it; the gallery is the ``plot_*.py``
-scripts of ``examples/`` (sphinx-gallery), run at every build. The build needs no network:
-no intersphinx, no downloads.
+scripts of ``examples/`` (sphinx-gallery), run at every build. No intersphinx. One example
+(``plot_07_compare_models.py``) uses the UCI liver data: read from ``$CUDBOUND_DATA`` (CI sets
+it), else downloaded once into the data cache (:func:`cudbound.datasets.load`); with the data
+at hand the build needs no network.
 """
 from __future__ import annotations
 
