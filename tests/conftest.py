@@ -7,6 +7,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_support"))
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+# The scripts that made the fixtures are not tests, and some import their reference
+# implementations (mlxtend), which the test extra does not install: --doctest-modules skips them.
+collect_ignore_glob = ["fixtures/*.py"]
+
 
 @pytest.fixture(scope="session")
 def xy01():
