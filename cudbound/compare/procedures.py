@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 from sklearn.base import clone
 
+from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_data, check_rng, check_scalar
 from ..baselines.estimators import _design_iv, _Refitter
 from ..baselines.modern import (_heldout_wrong, corrected_t_mean_se, nested_cv_estimate, nested_cv_splits,
@@ -470,6 +471,7 @@ _DOC_COMMON = """estimator_a, estimator_b : scikit-learn classifier, Procedure o
     y : (n,) labels with two classes ({-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``)."""
 
 
+@fill_doc(common=_DOC_COMMON)
 def paired_ttest_5x2cv(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike, *,
                        alternative: str = "two-sided", cv: Any = None, repeats: int = 5,
                        rng: np.random.Generator | np.random.SeedSequence | int | None = None,
@@ -526,6 +528,7 @@ def paired_ttest_5x2cv(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: Arra
                  repeats=repeats, rng=rng)
 
 
+@fill_doc(common=_DOC_COMMON)
 def combined_ftest_5x2cv(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike, *, cv: Any = None,
                          repeats: int = 5, rng: np.random.Generator | np.random.SeedSequence | int | None = None,
                          pos_label: Any = None) -> ComparisonResult:
@@ -557,6 +560,7 @@ def combined_ftest_5x2cv(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: Ar
     return _f5x2(ProcedurePair(estimator_a, estimator_b, X, y, pos_label), cv=cv, repeats=repeats, rng=rng)
 
 
+@fill_doc(common=_DOC_COMMON)
 def corrected_t_test(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike, *,
                      confidence_level: float = 0.95, alternative: str = "two-sided", cv: Any = 10, repeats: int = 10,
                      rng: np.random.Generator | np.random.SeedSequence | int | None = None,
@@ -602,6 +606,7 @@ def corrected_t_test(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayL
                         alternative=alternative, cv=cv, repeats=repeats, rng=rng)
 
 
+@fill_doc(common=_DOC_COMMON)
 def wald_cv_test(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
                  alternative: str = "two-sided", cv: Any = 10, variance: str = "all-pairs",
                  rng: np.random.Generator | np.random.SeedSequence | int | None = None,
@@ -642,6 +647,7 @@ def wald_cv_test(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
                     alternative=alternative, cv=cv, variance=variance, rng=rng)
 
 
+@fill_doc(common=_DOC_COMMON)
 def nested_cv_test(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike, *,
                    confidence_level: float = 0.95, alternative: str = "two-sided", cv: int = 10, repeats: int = 50,
                    bias_repeats: int | None = None,
@@ -688,7 +694,3 @@ def nested_cv_test(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLik
     """
     return _nested_cv(ProcedurePair(estimator_a, estimator_b, X, y, pos_label), confidence_level=confidence_level,
                       alternative=alternative, cv=cv, repeats=repeats, bias_repeats=bias_repeats, rng=rng)
-
-
-for _f in (paired_ttest_5x2cv, combined_ftest_5x2cv, corrected_t_test, wald_cv_test, nested_cv_test):
-    _f.__doc__ = (_f.__doc__ or "").replace("%(common)s", _DOC_COMMON)
