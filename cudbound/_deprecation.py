@@ -24,33 +24,21 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["renamed", "renamed_fields", "apply_renames", "deprecated_attribute", "renames_of", "warn_renamed"]
+from ._warnings import warn
 
-_PACKAGE = __name__.partition(".")[0]
+__all__ = ["renamed", "renamed_fields", "apply_renames", "deprecated_attribute", "renames_of", "warn_renamed"]
 
 
 def _message(where: str, old: str, new: str) -> str:
     return f"{where}: `{old}` is deprecated and will be removed in the next release; use `{new}` instead."
 
 
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` that attributes a warning issued by this module's caller to the user's
-    line: the first frame outside the package (Python's default filters show a DeprecationWarning
-    only where it is attributed to the user's code, ``__main__`` or a test)."""
-    frame, level = sys._getframe(2), 2   # 1: the function calling warnings.warn (in this module)
-    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def warn_renamed(where: str, old: str, new: str) -> None:
     """The DeprecationWarning of a renamed name, attributed to the user's line."""
-    warnings.warn(_message(where, old, new), DeprecationWarning, stacklevel=_user_stacklevel())
+    warn(_message(where, old, new), DeprecationWarning)
 
 
 def apply_renames(where: str, renames: Mapping[str, str], kwargs: Mapping[str, Any],

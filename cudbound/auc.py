@@ -29,7 +29,6 @@ leave-pair-out cross-validation for ranking RLS. AKRR 2008.
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple, Self
 
@@ -39,6 +38,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
+from ._warnings import warn
 from ._deprecation import renamed, renamed_fields
 from ._validation import check_data, check_features, check_rng, check_scalar, encode_labels, redefined_methods
 from .resampling import Splitter, cv_splitter, splitter_folds
@@ -305,8 +305,8 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
         if skipped == fold_auc.size:
             raise ValueError("every fold holds one class only: no averaged AUC; use more data or fewer folds.")
         if skipped:
-            warnings.warn(f"{skipped} of {fold_auc.size} folds held out one class only and were skipped in the "
-                          f"averaged AUC.", OneClassFoldWarning, stacklevel=3)   # 2: the @renamed wrapper
+            warn(f"{skipped} of {fold_auc.size} folds held out one class only and were skipped in the averaged "
+                 f"AUC.", OneClassFoldWarning)
         value = float(np.nanmean(fold_auc))
     one = folds.shape[0] == 1
     return CVAUCResult(estimate=value, pooling=pooling, fold_auc=fold_auc, folds=folds[0] if one else folds,

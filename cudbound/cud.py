@@ -19,13 +19,13 @@ import dataclasses
 import math
 import numbers
 import time
-import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._warnings import warn
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_resamples, check_rng,
                           check_scalar)
 from .basis import Basis
@@ -331,7 +331,7 @@ def _warn_few_rows(n, p, train_error):
     if train_error == 0:
         text += ("; its training error is 0, as a linear classifier with this many coefficients can fit almost any "
                  "labels of so few points, and the interval is wide for that reason")
-    warnings.warn(text + ".", SmallSampleWarning, stacklevel=3)
+    warn(text + ".", SmallSampleWarning)
 
 
 def _show_bounds(bar, centre, deadline):

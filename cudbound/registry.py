@@ -498,7 +498,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
                 t0 = time.perf_counter()
                 B_, J_ = check_scalar(B, "n_resamples", min_val=2), check_scalar(J, "n_inner", min_val=1)
                 dist, log = _bs632_distribution(design, labels, get_loss(loss), B_, J_, _generator(root, "bootstrap"))
-                log.warn("intervals (bootstrap distribution of the .632 estimate)", stacklevel=3)
+                log.warn("intervals (bootstrap distribution of the .632 estimate)")
                 distributions[key] = (dist, {"n_resamples": B_, "n_inner": J_,
                                              "distribution_degenerate_refits": log.degenerate,
                                              "distribution_refits": log.refits}, time.perf_counter() - t0)

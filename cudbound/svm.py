@@ -41,7 +41,6 @@ Text Using Support Vector Machines, ch. 5 (``../shared/seeds/000``).
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +48,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._warnings import warn
 from ._deprecation import renamed_fields
 from ._validation import check_data, check_scalar
 from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
@@ -184,9 +184,8 @@ def fit_svm(K: ArrayLike, y: np.ndarray, C: float, *, alpha0: ArrayLike | None =
         alpha, b = sub
     violation = kkt_violation(K, y, C, alpha, b, active)
     if violation > KKT_WARN * max(1.0, float(np.max(np.abs(K) @ alpha))):
-        warnings.warn(f"the SVM's KKT conditions hold only to {violation:.2g} after {n_iter} SMO iterations and "
-                      "the interior-point fallback; the multipliers may be inaccurate.", SVMConvergenceWarning,
-                      stacklevel=3)
+        warn(f"the SVM's KKT conditions hold only to {violation:.2g} after {n_iter} SMO iterations and the "
+             "interior-point fallback; the multipliers may be inaccurate.", SVMConvergenceWarning)
     decision = K @ (alpha * y) + b
     return SVMSolution(alpha, float(b), decision, polished, int(n_iter), violation)
 
@@ -295,9 +294,9 @@ def _stable(sol, C) -> bool:
     """Joachims' stability: some multiplier is free (0 < alpha_i < C), so the bias is unique."""
     stable = bool(np.any((sol.alpha > 0.0) & (sol.alpha < C)))
     if not stable:
-        warnings.warn("the SVM has no free support vector (0 < alpha_i < C), so its bias is not unique and Lemma 1 "
-                      "does not apply: the xi-alpha count need not bound the leave-one-out errors, and loo_error "
-                      "refits every point.", UnstableSVMWarning, stacklevel=3)
+        warn("the SVM has no free support vector (0 < alpha_i < C), so its bias is not unique and Lemma 1 does "
+             "not apply: the xi-alpha count need not bound the leave-one-out errors, and loo_error refits every "
+             "point.", UnstableSVMWarning)
     return stable
 
 

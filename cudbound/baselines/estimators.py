@@ -63,7 +63,6 @@ References
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +70,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._warnings import warn
 from .._deprecation import apply_renames, renamed, renames_of
 from .._docstrings import fill_doc
 from .._validation import check_rng, check_scalar
@@ -189,7 +189,7 @@ class _RefitLog:
         return {"refits": self.refits, "one_class_refits": self.one_class,
                 "singular_refits": self.singular, "failed_refits": self.failed}
 
-    def warn(self, what: str, stacklevel: int = 3) -> None:
+    def warn(self, what: str) -> None:
         if not self.degenerate:
             return
         parts = []
@@ -201,8 +201,7 @@ class _RefitLog:
         if self.failed:
             parts.append(f"{self.failed} failed to fit, e.g. because the loss has no minimiser on a linearly "
                          f"separable resample (the refit predicts the sample's majority class)")
-        warnings.warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".",
-                      DegenerateResampleWarning, stacklevel=stacklevel)
+        warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".", DegenerateResampleWarning)
 
 
 def _solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = True):

@@ -41,10 +41,10 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
 from scipy import special, stats
 
+from .._warnings import warn
 from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_scalar
@@ -121,9 +121,8 @@ def _alternative_iv(alternative) -> str:
     'lower', with a DeprecationWarning) -> the bound asked for: 'two-sided', 'upper' or 'lower'."""
     new = sides_to_alternative(alternative)
     if new is not alternative and new != alternative:
-        warnings.warn(f"`alternative`={alternative!r}: {alternative!r} is a value of `sides`, which is deprecated and "
-                      f"will be removed in the next release; use `alternative`={new!r} instead.", DeprecationWarning,
-                      stacklevel=5)
+        warn(f"`alternative`={alternative!r}: {alternative!r} is a value of `sides`, which is deprecated and will "
+             f"be removed in the next release; use `alternative`={new!r} instead.", DeprecationWarning)
     key = new.strip().lower() if isinstance(new, str) else new
     if not isinstance(key, str) or key not in _ALTERNATIVES:
         hint = " (one-sided: say which side, 'less' or 'greater')" if key == 1 else ""

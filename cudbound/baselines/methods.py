@@ -406,13 +406,13 @@ def _centre_iv(centre, allowed=("632",)):
     return _rate(centre, "centre")
 
 
-def _centre_value(Phi, y, loss, centre, n_boot, gen, name, stacklevel=4):
+def _centre_value(Phi, y, loss, centre, n_boot, gen, name):
     """t: the given number, or the .632 estimate from n_boot bootstrap samples drawn from gen."""
     if not isinstance(centre, str):
         return centre, {"centre_source": "given"}
     counts = draw_counts(Phi.shape[0], n_boot, gen)
     _, _, train, err1, det, log = _bootstrap_parts(Phi, y, loss, counts)
-    log.warn(f"{name} (.632 centre)", stacklevel=stacklevel)
+    log.warn(f"{name} (.632 centre)")
     return _e632_value(train, err1), {"centre_source": ".632", "train_error": train, "err1": err1, "n_boot": n_boot,
                                       "centre_degenerate_refits": log.degenerate}
 
@@ -449,10 +449,10 @@ def _bs_common(name, design, y, confidence_level, n_resamples, n_inner, n_boot, 
                bootstrap_distribution, iv):
     Phi, labels, loss, level, B, J, n_boot, centre, gen, dist = iv(
         design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng, bootstrap_distribution)
-    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, name, stacklevel=5)
+    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, name)
     if dist is None:
         dist, log = _bs632_distribution(Phi, labels, loss, B, J, gen)
-        log.warn(f"{name} (bootstrap distribution)", stacklevel=4)
+        log.warn(f"{name} (bootstrap distribution)")
         details.update({"n_resamples": B, "n_inner": J, "distribution_degenerate_refits": log.degenerate,
                         "distribution_refits": log.refits})
     else:

@@ -106,7 +106,7 @@ def _random_splits(n, n_test, n_splits, gen, pool=None):
 
 def _finish(name, ci, level, centre, n, t0, details, log):
     details = {**details, **log.as_details()}
-    log.warn(name, stacklevel=4)
+    log.warn(name)
     return _result(name, ci, level, centre, n, t0, details)
 
 

@@ -144,7 +144,7 @@ class _PackageRefits:
     def wrong(self, X, labels, trains, tests):
         self._check_labels(labels)
         wrong, log = _heldout_wrong(self.Z, self.labels, self.loss, trains, tests)
-        log.warn(f"procedure {self.name}", stacklevel=5)
+        log.warn(f"procedure {self.name}")
         return wrong, log.as_details()
 
     def out_of_fold(self, X, labels, folds):
@@ -153,7 +153,7 @@ class _PackageRefits:
         self._check_labels(labels)
         tests = folds[None, :] == np.arange(int(folds.max()) + 1)[:, None]
         values, log = _Refitter(self.Z, self.labels, self.loss).decision((~tests).astype(float))
-        log.warn(f"procedure {self.name}", stacklevel=7)
+        log.warn(f"procedure {self.name}")
         scores = values[folds, np.arange(folds.shape[0])]
         return np.where(scores >= 0.0, 1.0, -1.0), scores, log.as_details()
 
