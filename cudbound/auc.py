@@ -38,9 +38,9 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from ._warnings import warn
 from ._deprecation import renamed, renamed_fields
 from ._validation import check_data, check_features, check_rng, check_scalar, encode_labels, redefined_methods
+from ._warnings import warn
 from .resampling import Splitter, cv_splitter, splitter_folds
 from .results import PointEstimateResult
 

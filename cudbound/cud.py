@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._warnings import warn
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_resamples, check_rng,
                           check_scalar)
+from ._warnings import warn
 from .basis import Basis
 from .design import _prepare, check_labelled_design, reparametrise
 from .engine import ENGINES, ReplicateEngine

@@ -48,9 +48,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._warnings import warn
 from ._deprecation import renamed_fields
 from ._validation import check_data, check_scalar
+from ._warnings import warn
 from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
                               kkt_check_near, kkt_inverse, kkt_violation, polish, smo, solve_conic)
 from .results import PointEstimateResult

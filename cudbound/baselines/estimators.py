@@ -70,10 +70,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._warnings import warn
 from .._deprecation import apply_renames, renamed, renames_of
 from .._docstrings import fill_doc
 from .._validation import check_rng, check_scalar
+from .._warnings import warn
 from ..basis import Basis
 from ..design import _prepare, check_design, check_labelled_design, reparametrise
 from ..fit import fit_coefficients, predict_signs

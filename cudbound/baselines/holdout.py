@@ -44,10 +44,10 @@ import numbers
 
 from scipy import special, stats
 
-from .._warnings import warn
 from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_scalar
+from .._warnings import warn
 from ..results import ConfidenceInterval
 
 __all__ = ["binomial_upper", "binomial_lower", "binomial_interval", "gaussian_interval"]
