@@ -1,10 +1,6 @@
 """AUC under cross-validation: pooled, averaged and leave-pair-out (Suominen, Pahikkala & Salakoski 2008).
 
-The AUC of scores s on labels y is the Wilcoxon-Mann-Whitney statistic
-
-    AUC = 1 / (n+ n-) sum_{i: y_i = +1} sum_{j: y_j = -1} H(s_i - s_j),   H(t) = 1, 1/2, 0 for t >, =, < 0,
-
-(ties count 1/2). Under cross-validation it can be estimated three ways:
+Under cross-validation the AUC can be estimated three ways:
 
 * **averaged**: the AUC of each held-out fold, averaged over the folds (a fold with one class
   has no AUC and is skipped, with a warning);
@@ -30,7 +26,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import NamedTuple, Self
+from typing import Self
 
 import numpy as np
 import scipy.linalg
@@ -38,106 +34,18 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from ._deprecation import renamed, renamed_fields
-from ._validation import check_data, check_features, check_rng, check_scalar, encode_labels, redefined_methods
-from ._warnings import warn
-from .resampling import Splitter, cv_splitter, splitter_folds
-from .results import PointEstimateResult
+from .._deprecation import renamed, renamed_fields
+from .._validation import check_data, check_features, check_rng, check_scalar, redefined_methods
+from .._warnings import warn
+from ..resampling import Splitter, cv_splitter, splitter_folds
+from ..results import PointEstimateResult
+from .scores import _auc
 
-__all__ = ["KernelRLS", "auc_score", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning",
-           "delong_placements", "DeLongPlacements"]
+__all__ = ["KernelRLS", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
 
 
 class OneClassFoldWarning(UserWarning):
     """A cross-validation fold held out one class only: it has no AUC and was skipped."""
-
-
-def auc_score(y: ArrayLike, scores: ArrayLike) -> float:
-    """The Wilcoxon-Mann-Whitney AUC of ``scores`` for labels ``y`` (two classes), ties 1/2.
-
-    >>> auc_score([1, 1, -1, -1], [0.9, 0.2, 0.2, 0.1])
-    0.875
-    """
-    labels, _ = encode_labels(y, takes_pos_label=False)
-    s = np.asarray(scores, dtype=float).ravel()
-    if s.shape != labels.shape or not np.all(np.isfinite(s)):
-        raise ValueError(f"`scores` must hold {labels.shape[0]} finite numbers, one per label.")
-    return _auc(labels, s)
-
-
-def _auc(labels, s) -> float:
-    pos, neg = s[labels > 0], s[labels < 0]
-    if pos.size == 0 or neg.size == 0:
-        raise ValueError("the AUC needs both classes.")
-    # ranks with ties averaged: U = sum of positive ranks - n+ (n+ + 1) / 2
-    from scipy.stats import rankdata
-
-    ranks = rankdata(np.concatenate([pos, neg]))
-    u = ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2.0
-    return float(u / (pos.size * neg.size))
-
-
-class DeLongPlacements(NamedTuple):
-    """The structural components of DeLong's variance (:func:`delong_placements`), for k score vectors.
-
-    ``auc`` (k,); ``positives`` (k, m): V10(X_i), the fraction of the n negatives scored below
-    positive i (ties 1/2); ``negatives`` (k, n): V01(Y_j), the fraction of the m positives scored
-    above negative j. Row r of each is score vector r.
-    """
-
-    auc: np.ndarray
-    positives: np.ndarray
-    negatives: np.ndarray
-
-    def covariance(self) -> np.ndarray:
-        """DeLong's (k, k) covariance of the AUCs: S10 / m + S01 / n, S10 and S01 the sample
-        covariances (divisor m - 1, n - 1) of the placements of the positives and the negatives."""
-        m, n = self.positives.shape[1], self.negatives.shape[1]
-        if m < 2 or n < 2:
-            raise ValueError(f"DeLong's variance needs at least 2 points of each class; got {m} positive and {n} "
-                             f"negative.")
-        return np.atleast_2d(np.cov(self.positives)) / m + np.atleast_2d(np.cov(self.negatives)) / n
-
-
-def delong_placements(labels: np.ndarray, scores: ArrayLike) -> DeLongPlacements:
-    """The AUCs and DeLong's placement values of k score vectors, by Sun & Xu's (2014) midranks.
-
-    With m positives X_i and n negatives Y_j, psi(x, y) = 1, 1/2, 0 for x >, =, < y, DeLong,
-    DeLong & Clarke-Pearson (1988) write AUC = (1/m) sum_i V10(X_i) = (1/n) sum_j V01(Y_j), with
-    V10(X_i) = (1/n) sum_j psi(X_i, Y_j) and V01(Y_j) = (1/m) sum_i psi(X_i, Y_j). Sun & Xu read
-    them off midranks, without the m n comparisons: T_Z the midranks of all m + n scores, T_X those
-    of the positives among themselves, T_Y of the negatives,
-
-        V10(X_i) = (T_Z(X_i) - T_X(X_i)) / n,   V01(Y_j) = 1 - (T_Z(Y_j) - T_Y(Y_j)) / m.
-
-    O((m + n) log(m + n)) per score vector (sorting), vectorised over the k vectors (no loop over
-    points): n = 100,000 takes a few hundredths of a second. ``labels`` in {-1, +1}; ``scores``
-    (n_samples,) or (k, n_samples), finite (unchecked: the public functions check them).
-
-    References
-    ----------
-    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing the areas under two or
-    more correlated receiver operating characteristic curves: a nonparametric approach.
-    Biometrics 44, 837-845. Sun, X. and Xu, W. (2014). Fast implementation of DeLong's algorithm
-    for comparing the areas under correlated receiver operating characteristic curves. IEEE
-    Signal Processing Letters 21(11), 1389-1393.
-
-    >>> p = delong_placements(np.array([1, 1, -1, -1]), [0.9, 0.2, 0.2, 0.1])
-    >>> p.auc.tolist(), p.positives.tolist(), p.negatives.tolist()
-    ([0.875], [[1.0, 0.75]], [[0.75, 1.0]])
-    """
-    from scipy.stats import rankdata
-
-    s = np.atleast_2d(np.asarray(scores, dtype=float))
-    pos = np.asarray(labels) > 0
-    x, y = s[:, pos], s[:, ~pos]
-    m, n = x.shape[1], y.shape[1]
-    if m == 0 or n == 0:
-        raise ValueError("the AUC needs both classes.")
-    tz = rankdata(np.concatenate([x, y], axis=1), axis=1)
-    v10 = (tz[:, :m] - rankdata(x, axis=1)) / n
-    v01 = 1.0 - (tz[:, m:] - rankdata(y, axis=1)) / m
-    return DeLongPlacements(v10.mean(axis=1), v10, v01)
 
 
 class KernelRLS(ClassifierMixin, BaseEstimator):
