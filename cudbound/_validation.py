@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "check_scalar", "check_features", "encode_labels", "check_data", "check_counts", "check_confidence_level",
+    "check_scalar", "check_features", "encode_labels", "check_data", "check_scores", "check_counts", "check_confidence_level",
     "check_n_resamples", "check_alpha_n", "check_rng", "check_method_list", "LabelEncoding", "redefined_methods"]
 
 
@@ -233,6 +233,32 @@ def check_data(X, y, *, pos_label=None, takes_pos_label: bool = True) -> tuple[n
     X = check_features(X)
     labels, encoding = encode_labels(y, pos_label=pos_label, n_rows=X.shape[0], takes_pos_label=takes_pos_label)
     return X, labels, encoding
+
+
+def check_scores(scores, n: int, name: str = "scores") -> np.ndarray:
+    """One finite real score per label: ``scores`` as a float (n,) array (an (n, 1) or (1, n) column
+    is flattened), or a ValueError that names ``name``, the shape, the first non-finite score.
+
+    >>> check_scores([[0.5], [2]], 2).tolist()
+    [0.5, 2.0]
+    """
+    arr = np.asarray(scores)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"`{name}` must hold one score per label of `y_true` ({n}); got shape {arr.shape}.")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"`{name}` has complex values; give real-valued scores.")
+    try:
+        s = arr.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must hold numbers (scores); got dtype {arr.dtype}.") from None
+    bad = ~np.isfinite(s)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"`{name}` has {int(bad.sum())} non-finite score(s); the first is {float(s[i])!r} at "
+                         f"position {i}. Remove or impute them first.")
+    return s
 
 
 def check_counts(counts, n: int, name: str = "counts") -> np.ndarray:

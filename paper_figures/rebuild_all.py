@@ -6,8 +6,8 @@
 
 Sources (all committed): the CSV exports of the first study (``results/paper_*.csv.gz``,
 ``results/alpha_*.csv.gz``, read back into temporary SQLite stores by ``import_csv.py``), and
-the chunk directories of the second study (``results/study2/chunks``) and of the basis
-sensitivity study (``results/sensitivity/chunks``). A source that is absent is skipped with a
+the chunk directories of the second study (``results/study2/chunks``), of the basis
+sensitivity study (``results/sensitivity/chunks``) and of the third study (``results/study3/chunks``). A source that is absent is skipped with a
 note. The figures need matplotlib (``pip install "cudbound[figures]"``).
 """
 from __future__ import annotations
@@ -33,6 +33,7 @@ def steps(results: Path, out: Path, stores: Path) -> list:
     """(needs, script, argv) in order; ``needs`` is the committed file or directory read."""
     paper, alpha = stores / "paper.sqlite", stores / "alpha.sqlite"
     study2, sens = results / "study2" / "chunks", results / "sensitivity" / "chunks"
+    study3 = results / "study3" / "chunks"
     return [
         (results / "paper_results.csv.gz", "import_csv",
          ["--config", str(ROOT / "experiments" / "paper.toml"), "--csv", str(results / "paper"), "--store", str(paper)]),
@@ -48,6 +49,9 @@ def steps(results: Path, out: Path, stores: Path) -> list:
         (study2, "figure_kurtosis", ["--chunks", str(study2), "--sizes", "30", "50",
                                      "--out", str(out / "study2" / "figure1_kurtosis.png")]),
         (sens, "sensitivity", ["--chunks", str(sens), "--out", str(out / "sensitivity")]),
+        (study3, "study3_tables", ["--chunks", str(study3), "--out", str(out / "study3"),
+                                   "--config", str(ROOT / "experiments" / "study3.toml")]),
+        (study3, "study3_figure", ["--chunks", str(study3), "--out", str(out / "study3")]),
     ]
 
 

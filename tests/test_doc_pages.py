@@ -16,7 +16,7 @@ def _architecture_after(namespace):
 
 # (page, only the blocks after this marker, number of blocks, a check on the namespace afterwards)
 PAGES = [
-    ("auc.md", None, 5, None),
+    ("auc.md", None, 9, None),
     ("svm.md", None, 4, None),
     ("architecture.md", RUNNER, 4, _architecture_after),
     ("compare.md", RUNNER, 4, None),

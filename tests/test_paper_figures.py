@@ -283,7 +283,8 @@ def test_rebuild_all_names_real_scripts(tmp_path):
     rebuild = script("rebuild_all")
     names = [name for _, name, _ in rebuild.steps(ROOT / "results", tmp_path, tmp_path)]
     assert all((FIGS / f"{name}.py").exists() for name in names)
-    assert {"tables", "study2_tables", "study2_figure", "figure_kurtosis", "sensitivity"} <= set(names)
+    assert {"tables", "study2_tables", "study2_figure", "figure_kurtosis", "sensitivity", "study3_tables",
+            "study3_figure"} <= set(names)
     assert rebuild.main(["--dry-run"]) == 0
 
 
@@ -309,3 +310,106 @@ def test_report_summary_table_is_the_committed_one():
         for i, n in enumerate(sizes):
             reported[(n, cells[0])] = (cells[1 + 2 * i], cells[2 + 2 * i])
     assert reported == committed
+
+
+def test_study3_tables_from_chunks(tmp_path):
+    """The third study's tables from the chunk rows of a small AUC study: every coverage and its exact
+    interval (statsmodels' Clopper-Pearson), every bias, every size and power count, recomputed
+    from the store's raw rows; and its two figures."""
+    import csv
+
+    from statsmodels.stats.proportion import proportion_confint
+
+    config = load_config(ROOT / "experiments" / "smoke_auc.toml")
+    chunks = tmp_path / "chunks"
+    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    tables = script("study3_tables")
+    assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out"),
+                        "--config", str(ROOT / "experiments" / "smoke_auc.toml")]) == 0
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        raw = store.results()
+
+    def read(name):
+        with open(tmp_path / "out" / name) as fh:
+            return list(csv.DictReader(fh))
+
+    def mine(c, method):
+        return [r for r in raw if r["dataset"] == c["dataset"] and r["n"] == int(c["n"]) and r["method"] == method]
+
+    auc = read("auc_cells.csv")
+    assert {c["method"] for c in auc} == {"delong", "newcombe", "bootstrap_percentile", "cvauc"} and len(auc) == 8
+    for c in auc:
+        rows = mine(c, c["method"])
+        k = sum(r["low"] <= r["target"] <= r["high"] for r in rows)
+        lo, hi = proportion_confint(k, len(rows), alpha=0.05, method="beta")
+        assert (int(c["reps"]), int(c["covered"])) == (len(rows), k)
+        assert (float(c["coverage_low"]), float(c["coverage_high"])) == pytest.approx((lo, hi), abs=1e-5)
+        assert float(c["mean_width"]) == pytest.approx(np.mean([r["high"] - r["low"] for r in rows]), abs=1e-5)
+        assert float(c["miss_below"]) == pytest.approx(np.mean([r["target"] < r["low"] for r in rows]), abs=1e-9)
+        assert float(c["miss_above"]) == pytest.approx(np.mean([r["target"] > r["high"] for r in rows]), abs=1e-9)
+        assert c["position"] == ("above" if lo > 0.95 else "below" if hi < 0.95 else "straddles")
+        mean_target = np.mean([r["target"] for r in rows])
+        assert float(c["coverage_of_mean_target"]) == pytest.approx(
+            np.mean([r["low"] <= mean_target <= r["high"] for r in rows]), abs=1e-5)
+    est = read("estimates.csv")
+    assert {c["estimate"] for c in est} == {"cv_auc.averaged", "cv_auc.pooled", "lpo_auc"}
+    for c in est:
+        err = np.array([r["centre"] - r["target"] for r in mine(c, c["estimate"])])
+        assert float(c["bias"]) == pytest.approx(err.mean(), abs=1e-5)
+        assert float(c["rmse"]) == pytest.approx(np.sqrt(np.mean(err ** 2)), abs=1e-5)
+        assert float(c["bias_se"]) == pytest.approx(err.std(ddof=1) / np.sqrt(len(err)), abs=1e-5)
+    cmp_ = read("comparison_cells.csv")
+    assert {c["method"] for c in cmp_} == {"mcnemar", "tango", "newcombe", "delong", "ttest_5x2cv", "wald_cv"}
+    for c in cmp_:
+        rows = mine(c, "compare." + c["method"])
+        null = [r for r in rows if abs(r["target"]) <= 0.005]
+        alt = [r for r in rows if abs(r["target"]) > 0.005]
+
+        def decide(r):
+            return r["pvalue"] < 0.05 if r["pvalue"] is not None else not (r["low"] <= 0 <= r["high"])
+        assert int(c["null_reps"]) == len(null) and int(c["alt_reps"]) == len(alt) == len(rows) - len(null)
+        assert int(c["null_rejections"]) == sum(decide(r) for r in null)
+        assert int(c["alt_rejections"]) == sum(decide(r) and np.sign(r["centre"]) == np.sign(r["target"]) for r in alt)
+        assert int(c["alt_wrong_sign"]) == sum(decide(r) and np.sign(r["centre"]) != np.sign(r["target"]) for r in alt)
+        if c["method"] in ("mcnemar", "ttest_5x2cv"):            # tests without an interval
+            assert c["coverage"] == "" and c["position"] == ""
+        else:
+            assert int(c["covered"]) == sum(r["low"] <= r["target"] <= r["high"] for r in rows)
+    text = (tmp_path / "out" / "tables.md").read_text()
+    assert "Complete cells only: 2 of the 2 (data set, n) pairs of `smoke-auc`" in text
+    for heading in ("## 1. AUC intervals", "## 2. The cross-validated AUC", "## 3. Comparisons", "### Tests:"):
+        assert heading in text
+    figure = script("study3_figure")
+    assert figure.main(["--chunks", str(chunks), "--out", str(tmp_path / "fig")]) == 0
+    for name in ("auc_coverage_width.png", "difference_coverage_width.png"):
+        assert (tmp_path / "fig" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _study3_sections(report: str) -> str:
+    """The REPORT's sections on the third study: from its first heading to the next top-level section."""
+    import re
+    start = report.index("## 4. Which AUC interval keeps its promise")
+    rest = report[start:]
+    following = re.search(r"^## (?!4\.|5\.)", rest[3:], flags=re.M)
+    return rest if following is None else rest[: following.start() + 3]
+
+
+def test_report_study3_sections_quote_the_committed_tables():
+    """Every table row of results/REPORT.md's sections on the third study is a row of
+    results/study3/tables.md, and every decimal number in their text is one the tables print, so the
+    report cannot say what the study did not find."""
+    import re
+    report = (ROOT / "results" / "REPORT.md").read_text()
+    tables = (ROOT / "results" / "study3" / "tables.md").read_text()
+    sections = _study3_sections(report)
+    assert "## 5. Which comparison of two classifiers keeps its promise" in sections
+    rows = [line for line in sections.splitlines() if line.startswith("| ") and not set(line) <= set("|- ")]
+    data_rows = [r for r in rows if re.match(r"^\| \d+ \|", r)]
+    assert len(data_rows) >= 20
+    missing = [r for r in data_rows if r not in tables.splitlines()]
+    assert missing == []
+    prose = "\n".join(line for line in sections.splitlines() if not line.startswith("|"))
+    numbers = set(re.findall(r"(?<![\w.])[+-]?\d\.\d{3}(?![\d])", prose))
+    assert numbers, "the verdicts quote no number"
+    unknown = sorted(x for x in numbers if x not in tables)
+    assert unknown == []

@@ -141,7 +141,8 @@ def test_the_command_runs_as_written(command, workdir):
     if "rebuild_all" in command:  # the rebuilt tables are the committed ones, byte for byte
         for rel in ("tables.md", "tables.tex", "figure1_kurtosis.csv", "study2/tables.md", "study2/cells.csv",
                     "study2/figure1_kurtosis.csv", "sensitivity/summary.md",
-                    "sensitivity/summary.csv"):
+                    "sensitivity/summary.csv", "study3/tables.md", "study3/auc_cells.csv", "study3/estimates.csv",
+                    "study3/comparison_cells.csv"):
             assert (workdir / "results" / rel).read_bytes() == (ROOT / "results" / rel).read_bytes(), rel
     elif command.startswith("cudbound interval"):
         assert "'no' -> -1, 'yes' -> +1" in proc.stdout
@@ -158,8 +159,8 @@ def test_the_study_command_resumes_from_the_committed_chunks(command, workdir):
     data = os.environ.get("CUDBOUND_DATA")
     if not data:
         pytest.skip("real UCI files not available: set CUDBOUND_DATA to the directory with the raw files")
-    committed = {(t["dataset"], t["n"], t["rep"]) for path in chunk_files(workdir / "results" / "study2" / "chunks")
-                 for t in read_chunk(path)}
+    chunks = re.search(r"--chunks (\S+)", command).group(1)      # the study's committed chunks
+    committed = {(t["dataset"], t["n"], t["rep"]) for path in chunk_files(workdir / chunks) for t in read_chunk(path)}
     proc = subprocess.run(_argv(command) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
                           text=True, timeout=900, env={**os.environ, "CUDBOUND_DATA": data})
     assert proc.returncode == 0, proc.stderr

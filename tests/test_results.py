@@ -68,7 +68,7 @@ def test_every_result_speaks_the_common_vocabulary(name, data):
     assert frame.shape[0] == 1
     row = frame.iloc[0]
     # interval tables keep their column ``centre`` (a column cannot warn; docs/guide.md)
-    column = "centre" if name in ("IntervalResult", "CUDResult") else "estimate"
+    column = "centre" if name in ("IntervalResult", "CUDResult", "AUCIntervalResult") else "estimate"
     assert column in frame.columns and row[column] == res.estimate
     text = repr(res)
     assert text.startswith(name + "(") and "\n" not in text and len(text) < 260

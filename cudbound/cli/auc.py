@@ -1,4 +1,4 @@
-"""``cudbound auc``: the cross-validated AUC of kernel RLS for a CSV file."""
+"""``cudbound auc``: the cross-validated AUC of kernel RLS for a CSV file, or an interval for it (``--interval``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from ..output import envelope, result_item
 from .csv_input import read_labelled_csv
 from .output import _csv_data
-from .shared import _positive, add_flag
+from .shared import CLIError, _positive, add_flag
 
 
 def add_parser(subparsers, common) -> None:
@@ -19,10 +19,18 @@ def add_parser(subparsers, common) -> None:
     auc.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
     auc.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
     auc.add_argument("--pos-label", default=None, metavar="VALUE", help="label value of the positive class")
-    auc.add_argument("--method", choices=("lpo", "pooled", "averaged"), default="lpo",
+    auc.add_argument("--method", choices=("lpo", "pooled", "averaged"), default=None,
                      help="leave-pair-out (default), pooled or averaged cross-validation")
+    auc.add_argument("--interval", choices=_interval_names(), default=None, metavar="METHOD",
+                     help="an interval for the AUC instead, on the out-of-fold scores of --cv stratified folds "
+                          f"(cudbound.auc.auc_interval): one of {', '.join(_interval_names())}")
+    add_flag(auc, "--confidence-level", type=float, default=None, metavar="LEVEL",
+             help="confidence level of --interval, strictly between 0 and 1 (default 0.95)")
+    auc.add_argument("--resamples", type=_positive(int, "--resamples"), default=None, metavar="B",
+                     help="bootstrap resamples of --interval bootstrap_percentile / bootstrap_bca (default 2000)")
     add_flag(auc, "--cv", "--folds", type=_positive(int, "--cv"), default=5, metavar="K",
-             help="folds of pooled/averaged cross-validation (default %(default)s, stratified)")
+             help="folds of pooled/averaged cross-validation and of --interval's out-of-fold scores (default "
+                  "%(default)s, stratified)")
     auc.add_argument("--regparam", type=_positive(float, "--regparam"), default=1.0, metavar="LAMBDA",
                      help="regularization parameter of the RLS (default 1)")
     auc.add_argument("--kernel", choices=("linear", "gaussian"), default="linear", help="kernel (default linear)")
@@ -32,13 +40,25 @@ def add_parser(subparsers, common) -> None:
     auc.set_defaults(handler=_auc)
 
 
+def _interval_names() -> list[str]:
+    from ..auc.registry import method_names
+    return list(method_names())
+
+
 def _auc(args) -> tuple[dict, str]:
-    """``cudbound auc``: one of the three cross-validated AUCs of cudbound.auc."""
+    """``cudbound auc``: one of the three cross-validated AUCs of cudbound.auc, or an interval."""
     from ..auc import KernelRLS, cv_auc, lpo_auc
 
     folds = args.cv
+    if args.interval is not None and args.method is not None:
+        raise CLIError("--interval is computed on the out-of-fold scores of --cv folds; leave out --method.")
+    if args.interval is None and (args.confidence_level is not None or args.resamples is not None):
+        raise CLIError("--confidence-level and --resamples belong to --interval; add --interval METHOD.")
     X, _, features, labels, encoding = read_labelled_csv(args)
     model = KernelRLS(regparam=args.regparam, kernel=args.kernel, gamma=args.gamma)
+    if args.interval is not None:
+        return _interval(args, model, X, features, labels, encoding)
+    args.method = args.method or "lpo"
     seed = None
     if args.method == "lpo":
         res = lpo_auc(model, X, labels)
@@ -54,6 +74,32 @@ def _auc(args) -> tuple[dict, str]:
     record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=seed,
                       results=[result_item(args.method, "auc", res.estimate, **extra)], details={"model": repr(model)})
     report = "\n".join([f"AUC {res.estimate:.4f}: {how}",
+                        f"  model   {model!r} (kernel ridge on -1/+1 labels)",
+                        f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
+    return record, report
+
+
+def _interval(args, model, X, features, labels, encoding) -> tuple[dict, str]:
+    """``cudbound auc --interval METHOD``: :func:`cudbound.auc.auc_interval` of kernel RLS."""
+    from ..auc.registry import auc_interval, get_method
+
+    bootstrap = "n_resamples" in get_method(args.interval).options()
+    if args.resamples is not None and not bootstrap:
+        raise CLIError(f"--resamples belongs to the bootstrap intervals, not to {args.interval!r}.")
+    options = {"n_resamples": args.resamples or 2000} if bootstrap else {}
+    level = 0.95 if args.confidence_level is None else args.confidence_level
+    res = auc_interval(model, X, labels, method=args.interval, cv=args.cv, confidence_level=level, rng=args.seed,
+                       **options)
+    scalars = {k: v for k, v in res.details.items() if isinstance(v, (bool, int, float, str))}
+    extra = {"folds": args.cv, "standard_error": res.standard_error, **options, "details": scalars}
+    record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=args.seed,
+                      results=[result_item(args.interval, "auc", res.estimate, res.low, res.high,
+                                           res.confidence_level, **extra)],
+                      details={"model": repr(model)})
+    se = "" if res.standard_error is None else f", standard error {res.standard_error:.4f}"
+    report = "\n".join([f"AUC {res.estimate:.4f}, {res.confidence_level:g} interval [{res.low:.4f}, {res.high:.4f}] "
+                        f"({args.interval}{se})",
+                        f"  scores  out of fold, {args.cv} stratified folds (seed {args.seed})",
                         f"  model   {model!r} (kernel ridge on -1/+1 labels)",
                         f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
     return record, report

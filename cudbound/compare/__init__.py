@@ -57,7 +57,8 @@ from .result import ALTERNATIVES, ComparisonResult
 __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "paired_table", "paired_ttest_5x2cv",
            "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "ComparisonResult",
            "Procedure", "ProcedurePair", "OutOfFold", "ComparisonMethod", "register", "unregister", "get_method",
-           "method_names", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS", "OUT_OF_FOLD_STREAM"]
+           "method_names", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS", "OUT_OF_FOLD_STREAM", "compare_pair",
+           "root_seed"]
 
 _RESERVED = ("confidence_level", "alternative", "rng")
 
@@ -220,8 +221,24 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
             raise ValueError(f"`{name}_options` has unknown option(s) {bad}; {name!r} takes "
                              f"{get_method(name).options()}.")
     pair = ProcedurePair(estimator_a, estimator_b, X, y, pos_label)
+    return compare_pair(pair, names, root_seed(rng), confidence_level=confidence_level, alternative=alternative,
+                        shared=shared, per=per)
+
+
+def root_seed(rng: np.random.Generator | np.random.SeedSequence | int | None) -> np.random.SeedSequence:
+    """The root of the streams of :func:`compare` for ``rng`` (each method's stream is a child of it)."""
     gen = check_rng(rng)
-    root = np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
+    return np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
+
+
+def compare_pair(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequence, *,
+                 confidence_level: float = 0.95, alternative: str = "two-sided", shared: Mapping | None = None,
+                 per: Mapping | None = None) -> list[ComparisonResult]:
+    """The loop of :func:`compare` on a pair already built, its streams children of ``root``
+    (:func:`root_seed`): ``shared`` given to every method that takes them and ``per[name]`` to one.
+    The options are not checked here (:func:`compare` checks them first; a study checks them when it
+    reads its configuration). A study calls it to share the pair's refits with its AUC intervals."""
+    shared, per = dict(shared or {}), dict(per or {})
     results = []
     for name in names:
         method = get_method(name)

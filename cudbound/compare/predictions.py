@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
-from .._validation import check_confidence_level, encode_labels
+from .._validation import check_confidence_level, check_scores, encode_labels
 from ..auc import delong_placements
 from .result import ComparisonResult, check_alternative, clipped, p_value_normal, ratio_statistic
 
@@ -57,15 +57,7 @@ def _labels_and(y_true, name_a, a, name_b, b, *, numeric: bool, pos_label=None):
         if arr.ndim != 1 or arr.shape[0] != n:
             raise ValueError(f"`{name}` must hold one value per label of `y_true` ({n}); got shape {arr.shape}.")
         if numeric:
-            try:
-                arr = arr.astype(float)
-            except (TypeError, ValueError):
-                raise ValueError(f"`{name}` must hold numbers (scores); got dtype {arr.dtype}.") from None
-            bad = ~np.isfinite(arr)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"`{name}` has {int(bad.sum())} non-finite score(s); the first is {arr[i]!r} at "
-                                 f"position {i}. Remove or impute them first.")
+            arr = check_scores(arr, n, name)
         else:
             arr = _as_labels(arr, name, encoding)
         out.append(arr)

@@ -200,9 +200,11 @@ def check_store(path: str | os.PathLike[str]) -> StoreCheck:
             "WHERE t.dataset = r.dataset AND t.n = r.n AND t.rep = r.rep) ORDER BY r.dataset, r.n, r.rep",
             describe=lambda r: f"{_key(r[:3])} {r[3]!r}"))
         number = "typeof({0}) IN ('real', 'integer')"
+        auc_study = protocol is not None and protocol.get("kind") == "auc"    # schema 3, kind = "auc"
+        error_rows = "0" if auc_study else "1"     # the error-rate checks: every row of an error-rate study
         items.append(_run(
             db, CheckItem("results: 0 <= low <= high <= 1, width = high - low, covered in {0, 1}"),
-            f"SELECT dataset, n, rep, method, low, high, width, covered FROM results WHERE NOT ("
+            f"SELECT dataset, n, rep, method, low, high, width, covered FROM results WHERE {error_rows} AND NOT ("
             f"{number.format('low')} AND {number.format('high')} AND {number.format('width')} "
             f"AND low >= 0 AND low <= high AND high <= 1 AND abs(width - (high - low)) <= {TOLERANCE} "
             f"AND typeof(covered) = 'integer' AND covered IN (0, 1)) ORDER BY dataset, n, rep, method",
@@ -211,10 +213,31 @@ def check_store(path: str | os.PathLike[str]) -> StoreCheck:
         items.append(_run(
             db, CheckItem("covered = (low <= true error <= high)"),
             f"SELECT r.dataset, r.n, r.rep, r.method, r.low, r.high, t.true_error, r.covered FROM results r "
-            f"JOIN tasks t USING (dataset, n, rep) WHERE (r.covered = 1 AND (t.true_error < r.low - {TOLERANCE} "
+            f"JOIN tasks t USING (dataset, n, rep) WHERE {error_rows} AND ((r.covered = 1 AND (t.true_error < r.low - {TOLERANCE} "
             f"OR t.true_error > r.high + {TOLERANCE})) OR (r.covered = 0 AND t.true_error > r.low + {TOLERANCE} "
-            f"AND t.true_error < r.high - {TOLERANCE}) ORDER BY r.dataset, r.n, r.rep, r.method",
+            f"AND t.true_error < r.high - {TOLERANCE})) ORDER BY r.dataset, r.n, r.rep, r.method",
             describe=lambda r: f"{_key(r[:3])} {r[3]!r}: [{r[4]!r}, {r[5]!r}], true error {r[6]!r}, covered {r[7]!r}"))
+        if auc_study:      # kind = "auc": every row scored against its own target (module auc_tasks)
+            bound = "CASE WHEN method LIKE 'compare.%' THEN -1 ELSE 0 END"    # a difference may be negative
+            items.append(_run(
+                db, CheckItem("AUC study rows: a target; an AUC interval within [0, 1] (a difference's within "
+                              "[-1, 1]), width = high - low, covered in {0, 1}, or no interval; p-values in [0, 1]"),
+                f"SELECT dataset, n, rep, method, low, high, width, covered, target, pvalue FROM results WHERE NOT ("
+                f"{number.format('target')} AND ((low IS NULL AND high IS NULL AND width IS NULL AND covered IS NULL) "
+                f"OR ({number.format('low')} AND {number.format('high')} AND {number.format('width')} "
+                f"AND low >= {bound} AND low <= high AND high <= 1 AND abs(width - (high - low)) <= {TOLERANCE} "
+                f"AND typeof(covered) = 'integer' AND covered IN (0, 1))) "
+                f"AND (pvalue IS NULL OR ({number.format('pvalue')} AND pvalue BETWEEN 0 AND 1))) "
+                f"ORDER BY dataset, n, rep, method",
+                describe=lambda r: f"{_key(r[:3])} {r[3]!r}: low {r[4]!r}, high {r[5]!r}, width {r[6]!r}, "
+                                   f"covered {r[7]!r}, target {r[8]!r}, p-value {r[9]!r}"))
+            items.append(_run(
+                db, CheckItem("AUC study rows: covered = (low <= target <= high)"),
+                f"SELECT dataset, n, rep, method, low, high, target, covered FROM results WHERE "
+                f"(covered = 1 AND (target < low - {TOLERANCE} OR target > high + {TOLERANCE})) OR "
+                f"(covered = 0 AND target > low + {TOLERANCE} AND target < high - {TOLERANCE}) "
+                f"ORDER BY dataset, n, rep, method",
+                describe=lambda r: f"{_key(r[:3])} {r[3]!r}: [{r[4]!r}, {r[5]!r}], target {r[6]!r}, covered {r[7]!r}"))
         items.append(_run(
             db, CheckItem("tasks: error rates in [0, 1], n >= 1, rep >= 0, test_size >= 1, redraws >= 0"),
             f"SELECT dataset, n, rep, train_error, true_error, test_size, redraws FROM tasks WHERE NOT ("

@@ -30,12 +30,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import StudyConfig, Task
-from .store import RESULT_COLUMNS, ResultStore, StoreError, StoreMismatchError
+from .store import EXTRA_COLUMNS, RESULT_COLUMNS, ResultStore, StoreError, StoreMismatchError
 
 __all__ = ["ChunkDir", "load_chunks", "export_store", "ExportReport"]
 
 TASK_COLUMNS = ("dataset", "n", "rep", "train_error", "true_error", "test_size", "redraws", "task_seconds")
 ROW_COLUMNS = TASK_COLUMNS + ("method",) + RESULT_COLUMNS
+"""The columns of an error-rate study's chunk."""
+AUC_ROW_COLUMNS = ROW_COLUMNS + EXTRA_COLUMNS
+"""The columns of an AUC and comparison study's chunk (``kind = "auc"``): its rows' targets, statistics
+and p-values besides."""
+
+
+def row_columns(config: StudyConfig) -> tuple:
+    """The columns of a chunk of ``config``'s study."""
+    return AUC_ROW_COLUMNS if config.kind == "auc" else ROW_COLUMNS
 _INTEGER = {"n", "rep", "test_size", "redraws", "covered", "conservative", "nodes_total", "solves_total",
             "not_exact"}
 
@@ -137,12 +146,14 @@ class ChunkDir:
         rows.sort(key=lambda r: (r["rep"], order.get(r["method"], len(order)), r["method"]))
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(ROW_COLUMNS)
+        columns = row_columns(self.config)
+        result_columns = columns[len(TASK_COLUMNS) + 1:]
+        w.writerow(columns)
         for r in rows:
             t = task_rows[r["rep"]]
             w.writerow([_text(v) for v in (dataset, n, r["rep"], t["train_error"], t["true_error"], t["test_size"],
                                            t["redraws"], t["seconds"], r["method"])]
-                       + [_text(r[c]) for c in RESULT_COLUMNS])
+                       + [_text(r[c]) for c in result_columns])
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")   # runs sharing a store may write it at once
         with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
@@ -207,7 +218,7 @@ def read_chunk(path) -> list[dict]:
                 tasks[key] = {"dataset": r["dataset"], "n": r["n"], "rep": r["rep"], "train_error": r["train_error"],
                               "true_error": r["true_error"], "test_size": r["test_size"], "redraws": r["redraws"],
                               "seconds": r["task_seconds"], "host": f"chunk {Path(path).name}", "rows": []}
-            tasks[key]["rows"].append({k: r[k] for k in ("method",) + RESULT_COLUMNS})
+            tasks[key]["rows"].append({k: r.get(k) for k in ("method",) + RESULT_COLUMNS + EXTRA_COLUMNS})
     return list(tasks.values())
 
 

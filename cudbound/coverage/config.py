@@ -47,6 +47,7 @@ the same samples (unless a draw is degenerate under one basis and redrawn).
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 import numbers
@@ -101,6 +102,9 @@ class DatasetSpec:
     basis: str
     label: str = ""
     sizes: tuple = ()
+    basis_b: str = ""
+    """AUC studies (``kind = "auc"``): the basis of procedure B, compared with A (``basis``); default
+    ``poly:2`` of A's basis."""
 
     def __post_init__(self):
         if not self.label:
@@ -178,6 +182,12 @@ class StudyConfig:
     datasets: tuple
     source: str = field(default="", compare=False)
     size_repetitions: dict = field(default_factory=dict)
+    kind: str = "error"
+    """``"error"``: intervals of one classifier's error rate (the paper's study); ``"auc"``: intervals of
+    its AUC, the cross-validated AUC estimates, and comparisons of two procedures (:mod:`.auc_tasks`)."""
+    cv: int = 0
+    """AUC studies: the folds of the out-of-fold scores the AUC intervals and the prediction-level
+    comparisons share."""
 
     def repetitions_for(self, n: int) -> int:
         """The repetitions of training size n (``repetitions``, or its entry for n when it is a table)."""
@@ -216,6 +226,8 @@ class StudyConfig:
         A store remembers it; a rerun with a different protocol is refused, while more
         repetitions or more data sets simply add tasks.
         """
+        if self.kind == "auc":
+            return _auc_protocol(self)
         return {"seed": self.seed, "confidence_level": self.confidence_level, "test_size": self.test_size,
                 "loss": self.loss,
                 "methods": {m: [self.method_of[m], _stored_names(self.method_of[m], self.options[m])]
@@ -230,11 +242,42 @@ class StudyConfig:
 
     def method_options(self, label: str, n: int) -> dict:
         """The keyword arguments of ``label`` at training size n (alpha_n rules evaluated)."""
+        if self.kind == "auc":
+            return dict(self.options[label])
         opts = dict(self.options[label])
         opts["loss"] = self.loss
         if "alpha_n" in opts:
             opts["alpha_n"] = alpha_value(opts["alpha_n"], n)
         return opts
+
+
+def _signature_defaults(function, options: dict, skip: int) -> dict:
+    params = list(inspect.signature(function).parameters.values())[skip:]
+    return {p.name: p.default for p in params if p.name not in options and p.name not in ("confidence_level", "rng",
+            "alternative") and p.default is not inspect.Parameter.empty
+            and isinstance(p.default, (int, float, str, bool, type(None)))}
+
+
+def _auc_protocol(config: StudyConfig) -> dict:
+    """Everything that changes an AUC study's task result (the protocol a store and its chunks keep)."""
+    from ..auc.registry import get_method as auc_method
+    from ..compare import get_method as comparison
+    from .auc_config import COMPARISON_PREFIX, ESTIMATES
+    defaults = {}
+    for label in config.methods:
+        name = config.method_of[label]
+        if label.startswith(COMPARISON_PREFIX):
+            defaults[label] = _signature_defaults(comparison(name).function, config.options[label], 1)
+        elif label not in ESTIMATES:
+            defaults[label] = _signature_defaults(auc_method(name).function, config.options[label], 3)
+    return {"kind": "auc", "seed": config.seed, "confidence_level": config.confidence_level,
+            "test_size": config.test_size, "loss": config.loss, "cv": config.cv,
+            "methods": {m: [config.method_of[m], config.options[m]] for m in config.methods},
+            "defaults": defaults,
+            "bases": {d.label: d.basis for d in config.datasets},
+            "bases_b": {d.label: d.basis_b for d in config.datasets},
+            **({"sources": {d.label: d.name for d in config.datasets}}
+               if any(d.label != d.name for d in config.datasets) else {})}
 
 
 def alpha_value(rule: str | float, n: int) -> float:
@@ -330,11 +373,19 @@ def parse_config(text: str, source: str = "<string>", *,
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source} is not valid TOML: {exc}.") from None
-    unknown = set(doc) - {"study", "options", "datasets"}
-    if unknown:
-        problems.add(f"unknown top-level key(s) {sorted(unknown)}; expected study, options, datasets.")
     study = problems.table(doc, "study")
-    allowed = {"name", "seed", "repetitions", "sizes", "confidence_level", "test_size", "methods", "loss"}
+    kind = study.get("kind", "error")
+    if kind not in ("error", "auc"):
+        problems.add(f"[study] kind must be 'error' (intervals of the error rate) or 'auc' (AUC intervals and "
+                     f"comparisons); got {kind!r}.")
+        kind = "error"
+    tables = {"study", "options", "datasets"} | ({"comparison_options"} if kind == "auc" else set())
+    unknown = set(doc) - tables
+    if unknown:
+        problems.add(f"unknown top-level key(s) {sorted(unknown)}; expected {', '.join(sorted(tables))}.")
+    allowed = {"name", "seed", "repetitions", "sizes", "confidence_level", "test_size", "methods", "loss", "kind"}
+    if kind == "auc":
+        allowed |= {"comparisons", "cv"}
     if set(study) - allowed:
         problems.add(f"unknown key(s) {sorted(set(study) - allowed)} in [study]; allowed: {sorted(allowed)}.")
     for key in ("seed", "repetitions", "sizes", "methods"):
@@ -352,11 +403,21 @@ def parse_config(text: str, source: str = "<string>", *,
     except (TypeError, ValueError) as exc:
         problems.add(f"[study] loss: {exc}")
         loss = None
-    labels, method_of, opts = _methods(study.get("methods", ["cud"]), problems.table(doc, "options"), problems)
-    datasets = _datasets(doc.get("datasets", []), sizes, problems)
+    auc: dict = {}
+    if kind == "auc":
+        from .auc_config import parse_auc_methods
+        labels, method_of, opts, auc = parse_auc_methods(study, doc, problems.add, sizes)
+    else:
+        labels, method_of, opts = _methods(study.get("methods", ["cud"]), problems.table(doc, "options"), problems)
+    datasets = _datasets(doc.get("datasets", []), sizes, problems, kind)
+    if kind == "auc":
+        _check_basis_b(datasets, sizes, problems)
+        if loss not in (None, "squared"):
+            problems.add(f"[study] loss: an AUC study (kind = 'auc') fits the squared loss, whose leave-pair-out "
+                         f"AUC has a closed form; got {loss!r}.")
     with threadpool_limits(limits=1):    # stand-in matrices are tiny: BLAS threads would only cost
         _check_sizes(datasets, sizes, problems)
-        if level is not None and loss is not None:
+        if level is not None and loss is not None and kind == "error":
             _check_method_options(labels, method_of, opts, datasets, sizes, level, loss, problems)
     if data_home is not None:
         _check_files(datasets, sizes, data_home, problems)
@@ -364,7 +425,7 @@ def parse_config(text: str, source: str = "<string>", *,
     return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps,
                        size_repetitions=per_size, sizes=sizes,
                        confidence_level=float(level), test_size=test_size, loss=loss, methods=tuple(labels),
-                       method_of=method_of, options=opts, datasets=tuple(datasets), source=text)
+                       method_of=method_of, options=opts, datasets=tuple(datasets), source=text, kind=kind, **auc)
 
 
 def _sizes(sizes, problems) -> tuple:
@@ -457,7 +518,7 @@ def _methods(labels, options, problems):
     return labels, method_of, opts
 
 
-def _datasets(raw, sizes, problems) -> list:
+def _datasets(raw, sizes, problems, kind="error") -> list:
     if not isinstance(raw, list) or not raw:
         problems.add("the configuration must list at least one [[datasets]] entry.")
         return []
@@ -467,10 +528,11 @@ def _datasets(raw, sizes, problems) -> list:
         if not isinstance(entry, dict) or "name" not in entry:
             problems.add(f"[[datasets]] entry {i + 1} must set `name`.")
             continue
-        extra = set(entry) - {"name", "basis", "label", "sizes"}
+        keys = {"name", "basis", "label", "sizes"} | ({"basis_b"} if kind == "auc" else set())
+        extra = set(entry) - keys
         if extra:
             problems.add(f"[[datasets]] entry {entry['name']!r} has unknown key(s) {sorted(extra)}; "
-                         f"allowed: basis, label, name, sizes.")
+                         f"allowed: {', '.join(sorted(keys))}.")
         name = str(entry["name"]).strip().lower()
         if name not in known:
             problems.add(f"unknown data set {entry['name']!r}; known: {sorted(known)}.")
@@ -502,7 +564,15 @@ def _datasets(raw, sizes, problems) -> list:
             own_sizes = tuple(v for v in sizes if v in own_sizes)
         else:
             own_sizes = ()
-        datasets.append(DatasetSpec(name, str(basis), label, own_sizes))
+        basis_b = ""
+        if kind == "auc":
+            basis_b = entry.get("basis_b", "poly:2" if str(basis) == "linear" else f"poly:2({basis})")
+            try:
+                make_basis(basis_b)
+            except (TypeError, ValueError) as exc:
+                problems.add(f"data set {label!r}: bad basis_b {basis_b!r}: {exc}")
+                continue
+        datasets.append(DatasetSpec(name, str(basis), label, own_sizes, str(basis_b)))
     keys = [d.label for d in datasets]
     if len(set(keys)) != len(keys):
         twice = sorted({x for x in keys if keys.count(x) > 1})
@@ -537,6 +607,22 @@ def _check_sizes(datasets, sizes, problems) -> None:
             problems.add(f"data set {spec.label!r}: size(s) {low} are at most the {p} functions of its basis "
                          f"{spec.basis!r}: the fit would interpolate the training set and no bootstrap resample "
                          f"would have a full-rank design; use sizes above {p} (or a smaller basis).")
+
+
+def _check_basis_b(datasets, sizes, problems) -> None:
+    """AUC studies: procedure B's basis applies to each data set, with fewer functions than half of
+    every training size (the 5x2cv comparisons fit on halves)."""
+    for spec in datasets:
+        try:
+            p = basis_dimension(DatasetSpec(spec.name, spec.basis_b))
+        except (TypeError, ValueError, np.linalg.LinAlgError) as exc:
+            problems.add(f"data set {spec.label!r}: basis_b {spec.basis_b!r} does not apply to its "
+                         f"{get_dataset(spec.name).n_features} feature(s): {exc}")
+            continue
+        low = [n for n in (spec.sizes or sizes) if n // 2 <= p]
+        if low:
+            problems.add(f"data set {spec.label!r}: size(s) {low}: half of them is at most the {p} functions of "
+                         f"basis_b {spec.basis_b!r}, and the 5x2cv comparisons fit on halves; use a smaller basis_b.")
 
 
 def _check_method_options(labels, method_of, opts, datasets, sizes, level, loss, problems) -> None:

@@ -13,8 +13,11 @@ claim in the transaction that writes the task's result. A task held by a live le
 its owner; an expired lease, or one whose owner process on this host is dead, is taken over.
 Every claim is logged (``claim_log``: owner, time, ``claim`` or ``reclaim``).
 
-Schema versions: 2 (this one) adds the tables ``claims`` and ``claim_log`` to version 1.
-A version-1 store is read as it is, and upgraded in place (the two tables created, nothing
+Schema versions: 2 adds the tables ``claims`` and ``claim_log`` to version 1; 3 (this one) adds
+the nullable result columns ``target``, ``statistic`` and ``pvalue`` (:data:`EXTRA_COLUMNS`, used by
+the AUC and comparison studies, ``kind = "auc"``, whose rows are scored against a target of their
+own, and whose tests have no interval: their ``low``, ``high``, ``width`` and ``covered`` are NULL).
+An older store is read as it is, and upgraded in place (the tables and columns added, nothing
 else touched) when it is opened for writing.
 
 The store remembers the study's protocol (:meth:`StudyConfig.protocol`): reopening it
@@ -49,17 +52,21 @@ from .config import ConfigError, StudyConfig, Task, parse_config
 
 __all__ = ["ResultStore", "StoreError", "StoreNotFoundError", "StoreVersionError", "StoreCorruptError",
            "StoreMismatchError",
-           "SCHEMA_VERSION", "RESULT_COLUMNS", "coverage_interval"]
+           "SCHEMA_VERSION", "RESULT_COLUMNS", "EXTRA_COLUMNS", "coverage_interval"]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """The layout this cudbound writes."""
 
-READABLE_VERSIONS = ("1", "2")
-"""Layouts this cudbound reads; a version-1 store is upgraded to 2 when opened for writing."""
+READABLE_VERSIONS = ("1", "2", "3")
+"""Layouts this cudbound reads; an older store is upgraded to 3 when opened for writing."""
 
 RESULT_COLUMNS = ("low", "high", "centre", "width", "covered", "seconds", "conservative", "nodes_median",
                   "nodes_total", "solves_total", "not_exact", "half_width", "alpha_n")
 """Numeric columns of ``results`` besides the key; ``details`` holds the rest as JSON."""
+
+EXTRA_COLUMNS = ("target", "statistic", "pvalue")
+"""Result columns of schema 3, NULL in an error-rate study: the value the row's interval is scored
+against (``covered``), and a test's statistic and p-value."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,10 +79,11 @@ CREATE TABLE IF NOT EXISTS tasks (
 );
 CREATE TABLE IF NOT EXISTS results (
     dataset TEXT NOT NULL, n INTEGER NOT NULL, rep INTEGER NOT NULL, method TEXT NOT NULL,
-    low REAL NOT NULL, high REAL NOT NULL, centre REAL NOT NULL, width REAL NOT NULL,
-    covered INTEGER NOT NULL, seconds REAL NOT NULL,
+    low REAL, high REAL, centre REAL NOT NULL, width REAL,
+    covered INTEGER, seconds REAL NOT NULL,
     conservative INTEGER, nodes_median REAL, nodes_total INTEGER, solves_total INTEGER,
     not_exact INTEGER, half_width REAL, alpha_n REAL, details TEXT NOT NULL,
+    target REAL, statistic REAL, pvalue REAL,
     PRIMARY KEY (dataset, n, rep, method),
     FOREIGN KEY (dataset, n, rep) REFERENCES tasks (dataset, n, rep)
 );
@@ -90,8 +98,9 @@ CREATE TABLE IF NOT EXISTS claim_log (
     owner TEXT NOT NULL, at REAL NOT NULL, event TEXT NOT NULL
 );
 """
-_UPGRADE = {"1": _SCHEMA}
-"""Version -> the statements that bring it to SCHEMA_VERSION (idempotent)."""
+_UPGRADE = {"1": _SCHEMA, "2": ""}
+"""Version -> the statements that bring its tables to SCHEMA_VERSION's (idempotent); the columns of
+:data:`EXTRA_COLUMNS` that its ``results`` table lacks are then added (:meth:`ResultStore._upgrade`)."""
 
 
 class StoreError(ValueError):
@@ -290,7 +299,7 @@ class ResultStore:
         if meta["schema"] not in READABLE_VERSIONS:
             raise StoreVersionError(
                 f"{self._where()} has schema version {meta['schema']}, but this cudbound reads schema versions "
-                f"{' and '.join(READABLE_VERSIONS)} (and writes {SCHEMA_VERSION}); open it with the cudbound release "
+                f"{', '.join(READABLE_VERSIONS[:-1])} and {READABLE_VERSIONS[-1]} (and writes {SCHEMA_VERSION}); open it with the cudbound release "
                 f"that made it, or use a new --store file.")
         self.schema = meta["schema"]
         return False
@@ -302,9 +311,20 @@ class ResultStore:
             return
         self._db.execute("BEGIN IMMEDIATE")
         try:
+            # read again inside the write lock: another run sharing the store may have upgraded it
+            # meanwhile (ALTER TABLE ADD COLUMN is not idempotent)
+            version = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if version[0] == SCHEMA_VERSION:
+                self._db.execute("COMMIT")
+                self.schema = SCHEMA_VERSION
+                return
             for statement in _UPGRADE[version[0]].split(";"):
                 if statement.strip():
                     self._db.execute(statement)
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(results)")}
+            for column in EXTRA_COLUMNS:
+                if column not in have:
+                    self._db.execute(f"ALTER TABLE results ADD COLUMN {column} REAL")
             self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('upgraded', ?)",
                              (f"from schema {version[0]} on {time.strftime('%Y-%m-%d %H:%M:%S %z')}",))
@@ -452,10 +472,11 @@ class ResultStore:
         if cur.rowcount == 0:
             return False
         for row in result["rows"]:
-            values = [row.get(c) for c in RESULT_COLUMNS]
+            columns = RESULT_COLUMNS + EXTRA_COLUMNS
+            values = [row.get(c) for c in columns]
             self._db.execute(
-                f"INSERT INTO results (dataset, n, rep, method, {', '.join(RESULT_COLUMNS)}, details) "
-                f"VALUES ({', '.join('?' * (5 + len(RESULT_COLUMNS)))})",
+                f"INSERT INTO results (dataset, n, rep, method, {', '.join(columns)}, details) "
+                f"VALUES ({', '.join('?' * (5 + len(columns)))})",
                 key + (row["method"], *values, json.dumps(row.get("details", {}), sort_keys=True)))
         return True
 
@@ -548,14 +569,15 @@ class ResultStore:
     def summary(self) -> list[dict]:
         """Coverage and mean width per (data set, n, method), with a binomial standard error.
 
-        ``covered`` counts the repetitions whose interval contains the true error and
-        ``coverage`` = covered / reps; ``coverage_se`` = sqrt(c (1 - c) / reps).
+        ``covered`` counts the repetitions whose interval contains the true error (an AUC study's
+        rows: their target) and ``coverage`` = covered / reps; ``coverage_se`` = sqrt(c (1 - c) / reps).
+        Rows without an interval (an AUC study's estimates and tests) have no coverage and are left out.
         """
         rows = self._query(
             "SELECT dataset, n, method, COUNT(*) AS reps, SUM(covered) AS covered, AVG(covered) AS coverage, "
             "AVG(width) AS mean_width, "
             "AVG(seconds) AS mean_seconds, SUM(COALESCE(conservative, 0)) AS conservative "
-            "FROM results GROUP BY dataset, n, method ORDER BY dataset, n, method")
+            "FROM results WHERE covered IS NOT NULL GROUP BY dataset, n, method ORDER BY dataset, n, method")
         for r in rows:
             c, k = r["coverage"], r["reps"]
             r["coverage_se"] = math.sqrt(c * (1 - c) / k) if k else float("nan")

@@ -18,50 +18,22 @@ replacements is recorded (``redraws``): the study is conditional on a fit existi
 """
 from __future__ import annotations
 
-import math
 import os
 import time
 import warnings
 
 import numpy as np
 
-from ..basis import Basis, make_basis
+from ..basis import Basis
 from ..datasets import get_dataset
-from ..fit import check_minimiser_exists, fit_classifier, predict_signs
+from ..fit import fit_classifier, predict_signs
 from ..registry import intervals_from_design
-from ..losses import NoMinimiserError, get_loss
+from ..losses import get_loss
+from .auc_tasks import run_auc_task
 from .config import REAL_BASIS, StudyConfig, Task, known_datasets
+from .draws import MAX_REDRAWS, _jsonable, _usable
 
 __all__ = ["run_task", "draw_split", "known_datasets", "REAL_BASIS", "MAX_REDRAWS"]
-
-MAX_REDRAWS = 1000
-"""A task whose training draws are degenerate this many times in a row fails."""
-
-
-def _usable(basis_spec, Xtr, ytr, loss=None):
-    """The fitted basis and design if the draw has both classes, a full-rank design and (for
-    ``loss``) a minimiser, else None."""
-    if np.unique(ytr).size < 2:
-        return None
-    basis = make_basis(basis_spec)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            design = basis.fit_transform(Xtr)
-        except (ValueError, FloatingPointError, np.linalg.LinAlgError):
-            return None
-    if not np.all(np.isfinite(design)):
-        return None
-    s = np.linalg.svd(design, compute_uv=False)
-    if s[-1] <= s[0] * max(design.shape) * np.finfo(float).eps * 1e3:
-        return None
-    if loss is not None:
-        try:
-            check_minimiser_exists(design, ytr, get_loss(loss))
-        except NoMinimiserError:
-            return None
-    return basis, design
-
 
 def draw_split(config: StudyConfig, task: Task, rng: np.random.Generator,
                data_home: str | os.PathLike[str] | None = None
@@ -82,11 +54,6 @@ def draw_split(config: StudyConfig, task: Task, rng: np.random.Generator,
                        f"smaller basis or a penalised loss.")
 
 
-def _jsonable(details):
-    return {k: v for k, v in details.items() if isinstance(v, (int, float, str, bool, type(None)))
-            and not (isinstance(v, float) and not math.isfinite(v))}
-
-
 def _row(label, res, true_err):
     low, high = res.low, res.high
     row = {"method": label, "low": low, "high": high, "centre": float(res.estimate), "width": high - low,
@@ -100,7 +67,8 @@ def _row(label, res, true_err):
 
 
 def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] | None = None) -> dict:
-    """Run one task and return its rows (plain Python, ready for the store).
+    """Run one task and return its rows (plain Python, ready for the store); a task of an AUC
+    study (``kind = "auc"``) is run by :func:`cudbound.coverage.auc_tasks.run_auc_task`.
 
     The basis is fitted once (on the training set, by :func:`draw_split`) and beta-hat
     once (:func:`cudbound.fit.fit_classifier`): the true error scores that fit, and CUD
@@ -113,6 +81,8 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     variant label runs in a call of its own with the same seed, so variants of one
     method share its bootstrap resamples (common random numbers).
     """
+    if config.kind == "auc":       # an AUC and comparison study: its own task
+        return run_auc_task(config, task, data_home)
     t0 = time.perf_counter()
     data_ss, method_ss = config.task_seed(task).spawn(2)
     Xtr, ytr, Xte, yte, basis, design, redraws = draw_split(config, task, np.random.default_rng(data_ss), data_home)

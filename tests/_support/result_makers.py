@@ -35,6 +35,11 @@ def _lpo_auc(X, y):
     return lpo_auc(KernelRLS(), X, y)
 
 
+def _auc_interval(X, y):
+    from cudbound.auc import KernelRLS, auc_interval
+    return auc_interval(KernelRLS(), X, y, method="newcombe", cv=4, rng=0)
+
+
 def _xi_alpha(X, y):
     from cudbound.svm import xi_alpha
     return xi_alpha(X, y, C=1.0)
@@ -54,5 +59,5 @@ def _comparison(X, y):
 
 MAKERS = {"IntervalResult": _interval, "CUDResult": _cud, "ErrorEstimate": _error_estimate,
           "CVAUCResult": _cv_auc, "LPOAUCResult": _lpo_auc, "XiAlphaEstimate": _xi_alpha, "LOOResult": _loo,
-          "ComparisonResult": _comparison}
+          "ComparisonResult": _comparison, "AUCIntervalResult": _auc_interval}
 """Result class name -> a function of (X, y) returning one such result."""

@@ -152,11 +152,11 @@ def test_a_store_of_another_schema_version_is_refused_on_open_with_both_versions
     for opener in (lambda: ResultStore(path), lambda: ResultStore(path, readonly=True),
                    lambda: ResultStore(path, small_config())):
         with pytest.raises(StoreVersionError, match=f"schema version 0, but this cudbound reads schema versions "
-                                                    f"1 and 2 \\(and writes {SCHEMA_VERSION}\\)"):
+                                                    f"1, 2 and 3 \\(and writes {SCHEMA_VERSION}\\)"):
             opener()
     code, _, err = coverage(capsys, config_file, path)
     assert code == 2
-    one_error_line(err, str(path), "schema version 0", "reads schema versions 1 and 2")
+    one_error_line(err, str(path), "schema version 0", "reads schema versions 1, 2 and 3")
     code, _, err = run_cli(capsys, "store", "check", path)
     assert code == 2
     one_error_line(err, "schema version 0")
@@ -186,7 +186,7 @@ def test_a_version_1_store_is_read_as_it_is_and_upgraded_when_written(tmp_path, 
     code, out, _ = coverage(capsys, config_file, path)
     assert code == 0 and "3 already stored, 5 computed now" in out
     with ResultStore(path) as store:
-        assert store.schema == SCHEMA_VERSION == store.meta()["schema"] == "2"
+        assert store.schema == SCHEMA_VERSION == store.meta()["schema"] == "3"
         assert store.meta()["upgraded"].startswith("from schema 1 on ")
         assert len(store.claim_log()) == 5 and store.claims() == []
     assert run_cli(capsys, "store", "check", path)[0] == 0
@@ -369,10 +369,12 @@ def test_check_lists_every_kind_of_damage(tmp_path, capsys):
         db.execute("UPDATE results SET covered = 1 - covered WHERE dataset = 'three_points' AND rep = 0 "
                    "AND method = 'yang'")
         db.execute("UPDATE results SET covered = 7 WHERE dataset = 'three_points' AND rep = 1 AND method = 'yang'")
-        db.execute("INSERT INTO results SELECT dataset, n, 99, method, low, high, centre, width, covered, seconds, "
+        db.execute("INSERT INTO results (dataset, n, rep, method, low, high, centre, width, covered, seconds, conservative, nodes_median, nodes_total, solves_total, not_exact, half_width, alpha_n, details) "
+                   "SELECT dataset, n, 99, method, low, high, centre, width, covered, seconds, "
                    "conservative, nodes_median, nodes_total, solves_total, not_exact, half_width, alpha_n, details "
                    "FROM results WHERE rep = 0 AND dataset = 'donut' AND method = 'cud'")
-        db.execute("INSERT INTO results SELECT dataset, n, rep, 'wilson', low, high, centre, width, covered, seconds, "
+        db.execute("INSERT INTO results (dataset, n, rep, method, low, high, centre, width, covered, seconds, conservative, nodes_median, nodes_total, solves_total, not_exact, half_width, alpha_n, details) "
+                   "SELECT dataset, n, rep, 'wilson', low, high, centre, width, covered, seconds, "
                    "conservative, nodes_median, nodes_total, solves_total, not_exact, half_width, alpha_n, details "
                    "FROM results WHERE rep = 3 AND dataset = 'donut' AND method = 'cud'")
         db.execute("UPDATE tasks SET true_error = 1.5 WHERE dataset = 'three_points' AND rep = 3")
@@ -404,7 +406,8 @@ def test_check_answers_in_seconds_for_five_thousand_tasks(tmp_path):
                             json.dumps({"n_resamples": 500, "n_inner": 50, "fake": True})))
     with sqlite3.connect(path) as db:
         db.executemany(f"INSERT INTO tasks VALUES ({', '.join('?' * 11)})", tasks)
-        db.executemany(f"INSERT INTO results VALUES ({', '.join('?' * 18)})", results)
+        db.executemany(f"INSERT INTO results (dataset, n, rep, method, low, high, centre, width, covered, seconds, conservative, nodes_median, nodes_total, solves_total, not_exact, half_width, alpha_n, details) "
+                       f"VALUES ({', '.join('?' * 18)})", results)
     t0 = time.perf_counter()
     result = check_store(path)
     seconds = time.perf_counter() - t0

@@ -1,0 +1,183 @@
+"""One task of an AUC and comparison study (``kind = "auc"``, issue 32).
+
+Protocol, for a data set with procedures A (its ``basis``) and B (its ``basis_b``), both the
+squared loss of the study:
+
+1. Draw the training set D (n points; real data: the other rows are the test set T, simulated:
+   ``test_size`` fresh points). A draw is redrawn (``redraws``) while either design is
+   rank-deficient or a class has fewer than ``cv`` points (every stratified fold must hold both
+   classes, or the per-fold AUCs do not exist): the study is conditional on that.
+2. Fit A and B on D. The targets, on T: the AUC of A's scores (``auc(T)``), the difference of
+   the error rates err_A(T) - err_B(T), and of the AUCs auc_A(T) - auc_B(T).
+3. One K-fold split of D (``cv`` folds, stratified, from the stream of the out-of-fold
+   comparisons): A's out-of-fold scores. Every AUC interval is computed on them (with the folds)
+   and scored against auc_A(T); the averaged and pooled CV AUC come from the same scores, and the
+   leave-pair-out AUC from A's closed form (:func:`lpo_least_squares`).
+4. Every comparison of A and B (:func:`cudbound.compare.compare_pair`, the same split for the
+   prediction-level ones, so the refits are shared), scored against the difference of the error
+   rates (or of the AUCs for DeLong's test).
+"""
+from __future__ import annotations
+
+import os
+import time
+import warnings
+
+import numpy as np
+
+from ..auc.registry import get_method as auc_method
+from ..auc.scores import _auc
+from ..compare import OUT_OF_FOLD_STREAM, Procedure, ProcedurePair, compare_pair, root_seed
+from ..datasets import get_dataset
+from ..fit import fit_classifier, predict_signs
+from ..losses import get_loss
+from ..resampling import draw_folds, stream
+from .auc_config import COMPARISON_PREFIX, ESTIMATES
+from .config import StudyConfig, Task
+from .draws import MAX_REDRAWS, _jsonable, _usable
+
+__all__ = ["run_auc_task", "lpo_least_squares", "lpo_auc_least_squares"]
+
+
+def lpo_least_squares(design: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Leave-pair-out scores of least squares on ``design``: (n+ n-, 2), row (i, j) the scores of the
+    positive i and the negative j by the fit on the other n - 2 points.
+
+    With H the hat matrix of the full fit and e = y - H y its residuals, the fit without the pair
+    S = {i, j} scores it y_S - (I - H_SS)^-1 e_S (the deleted residuals of a set; Cook & Weisberg
+    1982, section 2.2). A pair whose removal leaves a rank-deficient design (I - H_SS singular) is
+    refitted by least squares (minimum norm). Two points with the same design row get the same
+    score by the fit without both; the two expressions above need not round alike, so such a pair's
+    scores are set equal (:func:`lpo_auc_least_squares` counts the pair as a tie)."""
+    Q, _ = np.linalg.qr(design)
+    H = Q @ Q.T
+    e = labels - H @ labels
+    pos, neg = np.flatnonzero(labels > 0), np.flatnonzero(labels < 0)
+    i, j = np.repeat(pos, neg.size), np.tile(neg, pos.size)
+    a, d, b = 1.0 - H[i, i], 1.0 - H[j, j], -H[i, j]
+    det = a * d - b * b
+    ok = np.abs(det) > 1e-10
+    safe = np.where(ok, det, 1.0)
+    fi = labels[i] - (d * e[i] - b * e[j]) / safe
+    fj = labels[j] - (-b * e[i] + a * e[j]) / safe
+    same = np.all(design[i] == design[j], axis=1)
+    fj = np.where(same, fi, fj)
+    out = np.column_stack([fi, fj])
+    for r in np.flatnonzero(~ok):
+        keep = np.ones(labels.size, dtype=bool)
+        keep[[i[r], j[r]]] = False
+        beta = np.linalg.lstsq(design[keep], labels[keep], rcond=None)[0]
+        out[r] = design[[i[r], j[r]]] @ beta
+    return out
+
+
+def lpo_auc_least_squares(design: np.ndarray, labels: np.ndarray) -> float:
+    """The leave-pair-out AUC of least squares: the share of positive-negative pairs whose positive
+    scores above its negative (ties 1/2) by the fit without the pair (:func:`lpo_least_squares`).
+    Scores within 1e-10 (relative) of each other count as a tie: rounding, not the data, separates them."""
+    pairs = lpo_least_squares(design, labels)
+    d = pairs[:, 0] - pairs[:, 1]
+    tie = np.abs(d) <= 1e-10 * (1.0 + np.abs(pairs).sum(axis=1))
+    return float(np.mean(np.where(tie, 0.5, np.where(d > 0, 1.0, 0.0))))
+
+
+def _draw(config: StudyConfig, task: Task, rng, data_home):
+    spec = config.dataset(task.dataset)
+    source = get_dataset(spec.name)
+    for redraws in range(MAX_REDRAWS):
+        Xtr, ytr, Xte, yte = source.draw(task.n, config.test_size, rng, data_home)
+        if min(np.sum(ytr > 0), np.sum(ytr < 0)) < config.cv:
+            continue
+        a = _usable(spec.basis, Xtr, ytr, config.loss)
+        b = _usable(spec.basis_b, Xtr, ytr, config.loss) if a is not None else None
+        if b is not None:
+            return Xtr, ytr, Xte, yte, a, b, redraws
+    raise RuntimeError(f"task {task}: {MAX_REDRAWS} training draws in a row had a class of fewer than {config.cv} "
+                       f"points or a rank-deficient design under {spec.basis!r} or {spec.basis_b!r}.")
+
+
+def _interval_row(label, res, target, seconds=None):
+    low, high = float(res.low), float(res.high)
+    return {"method": label, "low": low, "high": high, "centre": float(res.estimate), "width": high - low,
+            "covered": int(low <= target <= high), "seconds": float(res.seconds if seconds is None else seconds),
+            "target": float(target), "statistic": None, "pvalue": None,
+            "details": _jsonable({"standard_error": res.standard_error, **res.details})}
+
+
+def _estimate_row(label, value, target, seconds):
+    return {"method": label, "low": None, "high": None, "centre": float(value), "width": None, "covered": None,
+            "seconds": float(seconds), "target": float(target), "statistic": None, "pvalue": None, "details": {}}
+
+
+def _comparison_row(label, res, target):
+    row = {"method": label, "low": None, "high": None, "centre": float(res.estimate), "width": None, "covered": None,
+           "seconds": float(res.seconds), "target": float(target), "statistic": res.statistic, "pvalue": res.pvalue,
+           "details": _jsonable({"quantity": res.quantity, **res.details})}
+    if res.has_confidence_interval:
+        low, high = map(float, res.confidence_interval)
+        row.update(low=low, high=high, width=high - low, covered=int(low <= target <= high))
+    return row
+
+
+def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] | None = None) -> dict:
+    """Run one task of an AUC study and return its rows (module docstring), ready for the store.
+
+    Seeds: the task's SeedSequence spawns two children, the data draw's and the methods'. The
+    methods' root (:func:`cudbound.compare.root_seed`) gives every comparison the stream
+    :func:`cudbound.compare.compare` would give it, the folds of the out-of-fold scores come from
+    the out-of-fold comparisons' stream (so they are the folds those comparisons use), and each AUC
+    interval draws from the stream ``"auc:<name>"``.
+    """
+    t0 = time.perf_counter()
+    data_ss, method_ss = config.task_seed(task).spawn(2)
+    spec = config.dataset(task.dataset)
+    Xtr, ytr, Xte, yte, (basis_a, design_a), (basis_b, design_b), redraws = _draw(
+        config, task, np.random.default_rng(data_ss), data_home)
+    loss = get_loss(config.loss)
+    fit_a, fit_b = fit_classifier(design_a, ytr, loss), fit_classifier(design_b, ytr, loss)
+    za, zb = basis_a.transform(Xte), basis_b.transform(Xte)
+    auc_a, auc_b = _auc(yte, za @ fit_a.coef), _auc(yte, zb @ fit_b.coef)
+    err_a = float(np.mean(predict_signs(za, fit_a.coef) != yte))
+    err_b = float(np.mean(predict_signs(zb, fit_b.coef) != yte))
+
+    root = root_seed(method_ss)
+    rows: dict[str, dict] = {}
+    seen: set[str] = set()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pair = ProcedurePair(Procedure(basis=spec.basis, loss=config.loss),
+                             Procedure(basis=spec.basis_b, loss=config.loss), Xtr, ytr)
+        folds = draw_folds(pair.labels, config.cv, 1, True, np.random.default_rng(stream(root, OUT_OF_FOLD_STREAM)))[0]
+        t1 = time.perf_counter()
+        oof = pair.out_of_fold(folds)
+        scores, labels = oof.score_a, pair.labels
+        refit_seconds = time.perf_counter() - t1
+        for label in config.methods:
+            if label in ESTIMATES or label.startswith(COMPARISON_PREFIX):
+                continue
+            t1 = time.perf_counter()
+            res = auc_method(config.method_of[label]).function(
+                labels, scores, folds, confidence_level=config.confidence_level,
+                rng=np.random.default_rng(stream(root, "auc:" + config.method_of[label])), **config.options[label])
+            rows[label] = _interval_row(label, res, auc_a, time.perf_counter() - t1 + refit_seconds)
+        t1 = time.perf_counter()
+        per_fold = [_auc(labels[folds == f], scores[folds == f]) for f in range(config.cv)]
+        rows["cv_auc.averaged"] = _estimate_row("cv_auc.averaged", np.mean(per_fold), auc_a,
+                                                time.perf_counter() - t1 + refit_seconds)
+        t1 = time.perf_counter()
+        rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", _auc(labels, scores), auc_a,
+                                              time.perf_counter() - t1 + refit_seconds)
+        t1 = time.perf_counter()
+        rows["lpo_auc"] = _estimate_row("lpo_auc", lpo_auc_least_squares(design_a, labels), auc_a,
+                                        time.perf_counter() - t1)
+        comparisons = [label for label in config.methods if label.startswith(COMPARISON_PREFIX)]
+        names = [config.method_of[label] for label in comparisons]
+        results = compare_pair(pair, names, root, confidence_level=config.confidence_level,
+                               per={config.method_of[label]: config.options[label] for label in comparisons})
+        for label, res in zip(comparisons, results):
+            target = auc_a - auc_b if res.quantity == "auc difference" else err_a - err_b
+            rows[label] = _comparison_row(label, res, target)
+    seen.update(f"{type(w.message).__name__}: {w.message}" for w in caught)
+    return {"dataset": task.dataset, "n": task.n, "rep": task.rep, "train_error": float(fit_a.train_error),
+            "true_error": err_a, "test_size": int(len(yte)), "redraws": redraws, "warnings": sorted(seen),
+            "seconds": time.perf_counter() - t0, "rows": [rows[m] for m in config.methods]}

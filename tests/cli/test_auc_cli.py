@@ -1,0 +1,70 @@
+"""``cudbound auc --interval``: an interval for the AUC of kernel RLS from a CSV file (issue 32)."""
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from cudbound.auc import KernelRLS, auc_interval
+from cudbound.auc.registry import method_names
+from cudbound.cli import main
+from cudbound.output import OUTPUT_SCHEMA
+
+
+@pytest.fixture
+def patients(tmp_path):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] + rng.normal(size=40) > 0, "yes", "no")
+    path = tmp_path / "p.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["a", "b", "outcome"])
+        w.writerows([[f"{u:.6f}", f"{v:.6f}", lab] for (u, v), lab in zip(X, y)])
+    return path, X, y
+
+
+@pytest.mark.parametrize("method", ["delong", "newcombe", "bootstrap_bca", "cvauc"])
+def test_the_interval_is_auc_interval_of_kernel_rls(capsys, patients, method):
+    path, X, y = patients
+    resamples = ["--resamples", "300"] if method.startswith("bootstrap") else []
+    status = main(["auc", "--data", str(path), "--label", "outcome", "--interval", method, "--seed", "3",
+                   "--cv", "4", *resamples, "--confidence-level", "0.9", "--json"])
+    assert status == 0
+    record = json.loads(capsys.readouterr().out)
+    (item,) = record["results"]
+    X6 = np.array([[float(f"{v:.6f}") for v in row] for row in X])     # as the CSV file holds them
+    options = {"n_resamples": 300} if method.startswith("bootstrap") else {}
+    direct = auc_interval(KernelRLS(), X6, y, method=method, cv=4, rng=3, confidence_level=0.9, **options)
+    assert item["method"] == method and item["quantity"] == "auc" and item["confidence_level"] == 0.9
+    assert (item["low"], item["high"]) == pytest.approx(tuple(direct.confidence_interval), abs=1e-12)
+    assert item["estimate"] == pytest.approx(direct.estimate, abs=1e-12) and item["folds"] == 4
+    assert ("n_resamples" in item) == method.startswith("bootstrap")
+    scalars = {k: v for k, v in direct.details.items() if isinstance(v, (bool, int, float, str))}
+    assert scalars and item["details"] == pytest.approx(scalars)
+    import jsonschema
+    jsonschema.validate(record, OUTPUT_SCHEMA)
+
+
+def test_the_table_line_names_the_interval(capsys, patients):
+    path, _, _ = patients
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--interval", "delong_logit"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("AUC 0.") and "0.95 interval [" in out and "(delong_logit, standard error 0." in out
+
+
+def test_every_registered_interval_is_a_choice_and_bad_flags_exit_2(capsys, patients):
+    path, _, _ = patients
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--interval", "wilson"]) == 2
+    err = capsys.readouterr().err
+    assert all(name in err for name in method_names())
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--interval", "delong", "--method", "lpo"]) == 2
+    assert "leave out --method" in capsys.readouterr().err
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--interval", "delong",
+                 "--confidence-level", "1.5"]) == 2
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--confidence-level", "0.9"]) == 2
+    assert "belong to --interval" in capsys.readouterr().err
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--interval", "delong", "--resamples", "50"]) == 2
+    assert "belongs to the bootstrap intervals" in capsys.readouterr().err
