@@ -210,6 +210,7 @@ def test_study2_summary_counts_complete_cells_only_given_the_config(tmp_path):
     assert summary((tmp_path / "out" / "tables.md").read_text()) == partial
 
 
+@pytest.mark.slow   # 4 s; test_kurtosis_figure covers the figure by default
 def test_kurtosis_figure_from_chunks_equals_the_one_from_the_store(tmp_path):
     """Figure 1 read from committed chunks: the same points as from the store of the same run;
     --sizes keeps only the sizes asked for."""

@@ -128,8 +128,10 @@ def workdir(tmp_path_factory):
 
 def _slow_if_whole_study(commands):
     """Rebuilding every table of results/, and loading the whole committed study, take minutes: marked
-    slow (tests/test_paper_figures.py runs the same scripts and chunk loading on small studies)."""
-    return [pytest.param(c, marks=pytest.mark.slow) if "rebuild_all" in c or c in NEEDS_DATA else c for c in commands]
+    slow (tests/test_paper_figures.py runs the same scripts and chunk loading on small studies). So is
+    the small AUC study (tests/coverage/test_auc_study.py runs it through the command by default)."""
+    return [pytest.param(c, marks=pytest.mark.slow) if "rebuild_all" in c or c in NEEDS_DATA or "smoke_auc" in c else c
+            for c in commands]
 
 
 @pytest.mark.parametrize("command", _slow_if_whole_study(RUN_AS_WRITTEN))

@@ -256,6 +256,7 @@ def test_one_and_two_workers_give_identical_rows(tmp_path):
     assert stored(tmp_path / "one.sqlite") == stored(tmp_path / "two.sqlite")
 
 
+@pytest.mark.slow   # a Dask cluster: 16 s; one and two local workers give identical rows by default (above)
 def test_dask_local_cluster_gives_identical_rows(tmp_path):
     distributed = pytest.importorskip("distributed")
     config = small_config(2)
@@ -268,6 +269,7 @@ def test_dask_local_cluster_gives_identical_rows(tmp_path):
     assert stored(tmp_path / "one.sqlite") == stored(tmp_path / "dask.sqlite")
 
 
+@pytest.mark.slow   # 9 s; test_resume_after_a_partial_run_gives_the_rows_of_a_whole_run covers resuming by default
 def test_kill_minus_nine_and_resume_loses_nothing_and_duplicates_nothing(tmp_path):
     """A run killed with SIGKILL part way, then rerun, yields exactly an uninterrupted run's rows."""
     config_path = tmp_path / "study.toml"
