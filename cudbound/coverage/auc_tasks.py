@@ -151,6 +151,7 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
         t1 = time.perf_counter()
         oof = pair.out_of_fold(folds)
         scores, labels = oof.score_a, pair.labels
+        assert scores is not None, "a basis-and-loss procedure always has out-of-fold scores"
         refit_seconds = time.perf_counter() - t1
         for label in config.methods:
             if label in ESTIMATES or label.startswith(COMPARISON_PREFIX):

@@ -573,9 +573,9 @@ def _datasets(raw, sizes, problems, kind="error") -> list:
                 problems.add(f"data set {label!r}: bad basis_b {basis_b!r}: {exc}")
                 continue
         datasets.append(DatasetSpec(name, str(basis), label, own_sizes, str(basis_b)))
-    keys = [d.label for d in datasets]
-    if len(set(keys)) != len(keys):
-        twice = sorted({x for x in keys if keys.count(x) > 1})
+    entry_labels = [d.label for d in datasets]
+    if len(set(entry_labels)) != len(entry_labels):
+        twice = sorted({x for x in entry_labels if entry_labels.count(x) > 1})
         problems.add(f"a data set is listed twice under the label(s) {twice}: give each entry of the same "
                      f"data set a `label` of its own.")
     return datasets
