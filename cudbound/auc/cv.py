@@ -245,7 +245,8 @@ def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: b
 
     Exact and without refits for :class:`KernelRLS` (closed form); any other scikit-learn
     ``estimator`` with ``decision_function`` is refitted once per pair (n+ n- fits; ``progress``
-    shows a bar). ``model`` is the old name of ``estimator``, deprecated.
+    shows a bar). A pair whose two scores agree to 1e-10 (relative) counts as a tie, 1/2: rounding,
+    not the data, separates them. ``model`` is the old name of ``estimator``, deprecated.
     """
     X, labels, _ = check_data(X, y, takes_pos_label=False)
     if isinstance(estimator, KernelRLS) and not redefined_methods(estimator, KernelRLS):  # a subclass that changes the fit: refitted
@@ -274,5 +275,7 @@ def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: b
     if pair.shape[0] == 0:
         raise ValueError("the leave-pair-out AUC needs both classes.")
     d = pair[:, 0] - pair[:, 1]
-    auc = float(np.mean(np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))))
+    # scores within 1e-10 (relative) of each other are a tie: rounding, not the data, separates them
+    tie = np.abs(d) <= 1e-10 * (1.0 + np.abs(pair).sum(axis=1))
+    auc = float(np.mean(np.where(tie, 0.5, np.where(d > 0, 1.0, 0.0))))
     return LPOAUCResult(estimate=auc, n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)

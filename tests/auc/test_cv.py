@@ -169,8 +169,7 @@ class _Refitted(KernelRLS):          # the same model, through the refit path (i
 def test_leave_pair_out_scores_a_pair_of_equal_rows_alike_as_refits_do(kernel, seed):
     # few distinct rows: many positive-negative pairs share x, and the model without such a pair
     # scores both alike (a tie, 1/2); the closed form's two expressions must not split them by rounding.
-    # (Pairs of different rows whose scores tie exactly in theory are still split by rounding, by the
-    # refits as by the closed form: not tested here, noted for a tolerance in the tie count.)
+    # (Pairs of different rows whose scores tie in theory: the tests after this one.)
     rng = np.random.default_rng(seed)
     X = rng.choice([0.0, 1.0, 3.0], size=(24, 1))
     y = np.where(rng.random(24) < 0.5, 1, -1)
@@ -182,3 +181,72 @@ def test_leave_pair_out_scores_a_pair_of_equal_rows_alike_as_refits_do(kernel, s
     assert same.any() and np.all(fast.pair_scores[same, 0] == fast.pair_scores[same, 1])
     assert np.all(slow.pair_scores[same, 0] == slow.pair_scores[same, 1])
     np.testing.assert_allclose(fast.pair_scores, slow.pair_scores, atol=1e-10)
+
+
+
+def _exact_lpo_auc_linear(X, y, regparam, bias):
+    """The leave-pair-out AUC of linear kernel RLS in rational arithmetic (fractions): a refit per pair,
+    solving (K + lambda I) a = y exactly, so a tie is a tie and a sign is a sign."""
+    from fractions import Fraction
+    Xq = [[Fraction(v) for v in row] for row in X.tolist()]
+    lam, b = Fraction(regparam), Fraction(bias)
+
+    def k(u, v):
+        return sum((p * q for p, q in zip(u, v)), Fraction(0)) + b
+
+    def solve(A, rhs):                       # Gauss-Jordan, exact
+        m = len(rhs)
+        M = [A[r][:] + [rhs[r]] for r in range(m)]
+        for c in range(m):
+            piv = next(r for r in range(c, m) if M[r][c] != 0)
+            M[c], M[piv] = M[piv], M[c]
+            for r in range(m):
+                if r != c and M[r][c] != 0:
+                    f = M[r][c] / M[c][c]
+                    M[r] = [x - f * z for x, z in zip(M[r], M[c])]
+        return [M[r][m] / M[r][r] for r in range(m)]
+
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    total = Fraction(0)
+    for i in pos:
+        for j in neg:
+            keep = [r for r in range(len(y)) if r not in (i, j)]
+            A = [[k(Xq[r], Xq[c]) + (lam if r == c else 0) for c in keep] for r in keep]
+            a = solve(A, [Fraction(int(y[r])) for r in keep])
+            fi = sum((k(Xq[i], Xq[r]) * ar for r, ar in zip(keep, a)), Fraction(0))
+            fj = sum((k(Xq[j], Xq[r]) * ar for r, ar in zip(keep, a)), Fraction(0))
+            total += 1 if fi > fj else Fraction(1, 2) if fi == fj else 0
+    return total / (pos.size * neg.size)
+
+
+def _rows_tied_in_theory(seed, n=14, k=3):
+    # Positive 2c and negative 2c+1 share x[0] and differ only in a column of their own (+1, -1, 0
+    # elsewhere): without them that column is zero, so the model ignores it (linear) or scales both
+    # scores by the same exp(-gamma) (gaussian), a tie of different rows. Discrete x[0] with balanced
+    # labels adds ties of its own (a model whose weight on x[0] is exactly zero).
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1, -1)
+    X = np.zeros((n, 1 + k))
+    X[:, 0] = rng.choice([0.0, 1.0, 3.0], size=n)
+    for c in range(k):
+        X[2 * c + 1, 0] = X[2 * c, 0]
+        X[2 * c, 1 + c], X[2 * c + 1, 1 + c] = 1.0, -1.0
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_leave_pair_out_counts_ties_of_different_rows_as_exact_arithmetic_does(seed):
+    # rounding splits those ties at about 1e-15, in the closed form and in the refits alike
+    X, y = _rows_tied_in_theory(seed)
+    exact = _exact_lpo_auc_linear(X, y, regparam=0.5, bias=1.0)
+    fast = lpo_auc(KernelRLS(regparam=0.5, kernel="linear"), X, y)
+    slow = lpo_auc(_Refitted(regparam=0.5, kernel="linear"), X, y)
+    assert fast.estimate == slow.estimate == pytest.approx(float(exact), abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_leave_pair_out_with_a_gaussian_kernel_counts_ties_of_different_rows_alike_in_both_paths(seed):
+    X, y = _rows_tied_in_theory(seed)
+    fast = lpo_auc(KernelRLS(regparam=0.5, kernel="gaussian", gamma=0.3), X, y)
+    slow = lpo_auc(_Refitted(regparam=0.5, kernel="gaussian", gamma=0.3), X, y)
+    assert fast.estimate == slow.estimate
