@@ -20,8 +20,9 @@ from study2_tables import _label, _methods, cells  # noqa: E402
 MARKERS = "os^vD<>pPX*hd"
 
 
-def draw(rows, target=0.95):
-    """The figure (matplotlib Figure) for the cells ``rows``."""
+def draw(rows, target=0.95, legend_below=False):
+    """The figure (matplotlib Figure) for the cells ``rows``; the legend in the last panel's lower right
+    corner, or (``legend_below``) in a row under the panels, where it hides no point."""
     plt = pyplot()
     sizes = sorted({r["n"] for r in rows})
     methods = _methods(rows)
@@ -42,8 +43,13 @@ def draw(rows, target=0.95):
         ax.set_xlabel("mean width")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("coverage (exact 95% interval)")
-    axes[0][-1].legend(loc="lower right", fontsize=7, ncol=2)
-    fig.tight_layout()
+    if legend_below:
+        handles, names = axes[0][-1].get_legend_handles_labels()
+        fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.07, 1, 1))
+    else:
+        axes[0][-1].legend(loc="lower right", fontsize=7, ncol=2)
+        fig.tight_layout()
     return fig
 
 

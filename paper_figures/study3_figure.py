@@ -4,8 +4,8 @@
 
 Writes ``auc_coverage_width.png`` and ``difference_coverage_width.png`` into ``--out``: one point
 per (data set, method) cell (``study3_tables.cells``), x = mean width, y = coverage with its exact
-95% interval as a bar, one panel per n, the nominal level as a dashed line (the drawing of
-``study2_figure.draw``). A method that keeps its promise sits on or above the line; the further
+95% interval as a bar, one panel per n, the nominal level as a dashed line, the legend under the
+panels (the drawing of ``study2_figure.draw``). A method that keeps its promise sits on or above the line; the further
 left the better.
 """
 from __future__ import annotations
@@ -35,10 +35,10 @@ def main(argv=None) -> int:
         parser.error(f"no chunk files under {args.chunks}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    save(draw(auc, target), out / "auc_coverage_width.png")
+    save(draw(auc, target, legend_below=True), out / "auc_coverage_width.png")
     intervals = [r for r in comparisons if r.get("position")]
     if intervals:           # none when the study compares by tests without intervals only
-        save(draw(intervals, target), out / "difference_coverage_width.png")
+        save(draw(intervals, target, legend_below=True), out / "difference_coverage_width.png")
     return 0
 
 

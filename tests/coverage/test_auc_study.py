@@ -339,7 +339,8 @@ def test_the_cli_runs_an_auc_study_and_prints_the_coverage_of_the_intervals(tmp_
 
 
 @pytest.mark.parametrize("dataset, n, rep", [("donut", 30, 0), ("outlier", 50, 7), ("three_points", 100, 3),
-                                            ("spam", 50, 4), ("heart", 100, 2)])
+                                            ("spam", 50, 4), ("heart", 100, 2), ("chi2_small", 30, 812),
+                                            ("mammogram", 100, 417)])
 def test_the_committed_study3_chunks_are_what_the_code_computes(dataset, n, rep):
     """A task of the committed third study, recomputed from its seed by the code of today, gives the
     committed rows (to the chunks' 12 significant digits): the chunks and the code have not drifted
