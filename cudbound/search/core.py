@@ -607,12 +607,13 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
                     _workspace(p))
     root = (np.ascontiguousarray(root_beta, dtype=np.float64), float(root_m),
             float(root_m if root_bv is None else root_bv), float(best0))
-    with _first_compile_notice(_search):
-        out = _search(P, np.ascontiguousarray(prow, dtype=np.int64), np.ascontiguousarray(cplus, dtype=np.float64),
-                      np.ascontiguousarray(cminus, dtype=np.float64), float(C_forced), float(n), float(alpha),
-                      float(L_hat), root, slv, quad is not None, Hinv,
-                      _loop_options(options, tol, lazy, record, python_realise), resume is not None,
-                      resume.arrays if resume is not None else _placeholder_state(p))
+    args = (P, np.ascontiguousarray(prow, dtype=np.int64), np.ascontiguousarray(cplus, dtype=np.float64),
+            np.ascontiguousarray(cminus, dtype=np.float64), float(C_forced), float(n), float(alpha),
+            float(L_hat), root, slv, quad is not None, Hinv,
+            _loop_options(options, tol, lazy, record, python_realise), resume is not None,
+            resume.arrays if resume is not None else _placeholder_state(p))
+    with _first_compile_notice(_search, args):
+        out = _search(*args)
     value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
     state = None
     if resumable and status == BUDGET and options.max_nodes and nodes >= options.max_nodes:
@@ -670,11 +671,12 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
     resume = options.resume if isinstance(options.resume, SearchState) and options.resume.matches(KIND_QP, shape) \
         else None
     opt = _loop_options(options, tol if tol is not None else Tolerances(), False, False, False)
-    with _first_compile_notice(_replicate):
-        out = _replicate(Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
-                         np.ascontiguousarray(g, dtype=np.float64), float(c), beta_hat, float(alpha),
-                         bool(options.screen), int(context.key if context is not None else 0), opt,
-                         resume is not None, resume.arrays if resume is not None else _placeholder_state(p))
+    args = (Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
+            np.ascontiguousarray(g, dtype=np.float64), float(c), beta_hat, float(alpha),
+            bool(options.screen), int(context.key if context is not None else 0), opt,
+            resume is not None, resume.arrays if resume is not None else _placeholder_state(p))
+    with _first_compile_notice(_replicate, args):
+        out = _replicate(*args)
     ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, arrays, mf = out
     if not ok:
         return None
