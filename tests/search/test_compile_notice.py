@@ -34,8 +34,8 @@ class _Kernel:
 
 @pytest.fixture
 def lock_path(tmp_path, monkeypatch):
-    path = tmp_path / compile_notice.LOCK_FILE
-    monkeypatch.setattr(compile_notice, "_lock_path", lambda: path)
+    path = tmp_path / compile_notice.LOCK_FILE.format("kernel")
+    monkeypatch.setattr(compile_notice, "_lock_path", lambda kernel: path)
     monkeypatch.setattr(compile_notice, "_LOADED", set())
     return path
 
@@ -99,7 +99,7 @@ def test_a_process_that_finds_the_lock_held_waits_for_it_and_says_so(lock_path, 
 
 
 def test_no_writable_cache_folder_means_no_lock(monkeypatch):
-    monkeypatch.setattr(compile_notice, "_lock_path", lambda: None)
+    monkeypatch.setattr(compile_notice, "_lock_path", lambda kernel: None)
     monkeypatch.setattr(compile_notice, "_LOADED", set())
     calls = []
 
@@ -109,3 +109,11 @@ def test_no_writable_cache_folder_means_no_lock(monkeypatch):
     with compile_notice._first_compile_notice(Plain(), (1,)):
         calls.append("called")
     assert calls == ["called"]
+
+
+def test_each_kernel_has_a_lock_of_its_own(tmp_path, monkeypatch):
+    # two processes may compile two different kernels at once
+    from cudbound.search import core
+    monkeypatch.setenv("CUDBOUND_CACHE_DIR", str(tmp_path))
+    a, b = compile_notice._lock_path(core._search), compile_notice._lock_path(core._replicate)
+    assert a is not None and b is not None and a != b and a.parent == b.parent
