@@ -13,18 +13,33 @@ collect_ignore_glob = ["fixtures/*.py"]
 
 
 def pytest_configure(config):
-    """Before the workers of a parallel run (pytest-xdist) start, compile cudbound's numba kernels
-    once, in three processes side by side (tests/_support/warm_kernels.py): on a cold cache every
-    worker, and every command a test runs, would otherwise wait for or compile them in turn (on
-    this machine the README's command took 377 s cold, 116 s warm). Seconds when the cache is warm;
-    set CUDBOUND_TEST_NO_WARMUP=1 to skip. A failure here is not the tests' concern: they compile
-    what they need themselves."""
+    """One copy of cudbound for the whole run, its kernels compiled once.
+
+    - ``python -m pytest`` in a checkout imports the checkout's ``cudbound`` (the current directory
+      comes first on ``sys.path``, and the doctests are collected from ``cudbound/``), while the
+      commands the tests run (``python -m cudbound ...`` in a temporary directory) would import
+      the installed copy: two copies, two sets of numba kernels to compile (the cache is per copy,
+      ``cudbound._kernel_cache``). The checkout is put first on ``PYTHONPATH`` for those commands,
+      so that the suite tests one source. A test that runs another copy sets its own ``PYTHONPATH``.
+    - Before the workers of a parallel run (pytest-xdist) start, the kernels are compiled once, in
+      three processes side by side (tests/_support/warm_kernels.py): on a cold cache each worker,
+      and each command a test runs, would otherwise wait for or compile them in turn. Seconds when
+      the cache is warm; CUDBOUND_TEST_NO_WARMUP=1 skips it. A failure here is not the tests'
+      concern: they compile what they need themselves.
+    """
     import subprocess
     import time
+    from pathlib import Path
 
-    if hasattr(config, "workerinput") or os.environ.get("CUDBOUND_TEST_NO_WARMUP"):
-        return
-    if not config.getoption("numprocesses", None) or config.getoption("collectonly", False):
+    if hasattr(config, "workerinput"):
+        return                                   # a worker: the controller did both
+    root = Path(__file__).resolve().parent.parent
+    import cudbound
+
+    if Path(cudbound.__file__).resolve().parent == root / "cudbound":
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    if os.environ.get("CUDBOUND_TEST_NO_WARMUP") or not config.getoption("numprocesses", None) \
+            or config.getoption("collectonly", False):
         return
     from warm_kernels import GROUPS
 

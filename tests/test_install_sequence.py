@@ -40,6 +40,7 @@ def test_install_editable_uninstall_reinstall(tmp_path):
     pip = [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input"]
     env = dict(os.environ, CUDBOUND_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("PYTHONPATH", None)               # tests/conftest.py puts the checkout there; here the installed copy runs
     site = Path(_sh([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip())
     outside = dict(env=env, cwd=tmp_path)     # not the checkout: `import cudbound` must find the installed copy
 
