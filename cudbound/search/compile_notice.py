@@ -66,8 +66,10 @@ def _compile_lock(kernel):
 
 
 def _acquire(lock, Timeout) -> bool:
+    """Take ``lock``; say so on stderr if another process holds it past the notice's delay (loading
+    a cached kernel takes less), and give up waiting after :data:`_WAIT_LIMIT`."""
     try:
-        lock.acquire(timeout=0)
+        lock.acquire(timeout=_NOTICE_AFTER)
         return True
     except Timeout:
         _say("cudbound: waiting for another process to finish compiling the branch-and-bound kernel "

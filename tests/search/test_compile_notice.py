@@ -85,6 +85,7 @@ def test_a_process_that_finds_the_lock_held_waits_for_it_and_says_so(lock_path, 
         said.set()
 
     monkeypatch.setattr(compile_notice, "_say", say)
+    monkeypatch.setattr(compile_notice, "_NOTICE_AFTER", 0.05)   # the quiet wait before the notice
     holder = FileLock(str(lock_path))
     holder.acquire(timeout=0)                        # the other process, compiling
     kernel = _Kernel(lock_path, events)
@@ -117,3 +118,24 @@ def test_each_kernel_has_a_lock_of_its_own(tmp_path, monkeypatch):
     monkeypatch.setenv("CUDBOUND_CACHE_DIR", str(tmp_path))
     a, b = compile_notice._lock_path(core._search), compile_notice._lock_path(core._replicate)
     assert a is not None and b is not None and a != b and a.parent == b.parent
+
+
+def test_a_short_wait_for_the_lock_says_nothing(lock_path, monkeypatch):
+    # another process loading the cached kernel holds the lock for a moment: no notice
+    messages = []
+    monkeypatch.setattr(compile_notice, "_say", messages.append)
+    holder = FileLock(str(lock_path))
+    holder.acquire(timeout=0)
+    got_it = threading.Event()
+
+    def take():
+        lock = FileLock(str(lock_path))
+        got_it.set() if compile_notice._acquire(lock, Timeout) else None
+        lock.release()
+
+    monkeypatch.setattr(compile_notice, "_NOTICE_AFTER", 60.0)
+    worker = threading.Thread(target=take)
+    worker.start()
+    holder.release()                                 # released well within the quiet wait
+    worker.join(60)
+    assert got_it.is_set() and messages == []
