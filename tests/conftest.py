@@ -22,7 +22,7 @@ def pytest_configure(config):
       ``cudbound._kernel_cache``). The checkout is put first on ``PYTHONPATH`` for those commands,
       so that the suite tests one source. A test that runs another copy sets its own ``PYTHONPATH``.
     - Before the workers of a parallel run (pytest-xdist) start, the kernels are compiled once, in
-      three processes side by side (tests/_support/warm_kernels.py): on a cold cache each worker,
+      two processes side by side (tests/_support/warm_kernels.py): on a cold cache each worker,
       and each command a test runs, would otherwise wait for or compile them in turn. Seconds when
       the cache is warm; CUDBOUND_TEST_NO_WARMUP=1 skips it. A failure here is not the tests'
       concern: they compile what they need themselves.
@@ -41,13 +41,26 @@ def pytest_configure(config):
     if os.environ.get("CUDBOUND_TEST_NO_WARMUP") or not config.getoption("numprocesses", None) \
             or config.getoption("collectonly", False):
         return
-    from warm_kernels import GROUPS
+    from warm_kernels import PROCESSES
 
     script = os.path.join(os.path.dirname(__file__), "_support", "warm_kernels.py")
+    import threading
+
     start = time.perf_counter()
-    procs = [subprocess.Popen([sys.executable, script, group], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL) for group in GROUPS]
-    codes = [p.wait() for p in procs]
+    notice = threading.Timer(5.0, lambda: sys.stderr.write(
+        "cudbound tests: compiling the numba kernels before the workers start (first run only) ...\n"))
+    notice.daemon = True
+    notice.start()
+    procs = [subprocess.Popen([sys.executable, script, *groups], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL) for groups in PROCESSES]
+    codes = []
+    for p in procs:
+        try:
+            codes.append(p.wait(timeout=1800))
+        except subprocess.TimeoutExpired:           # the tests will compile what they need themselves
+            p.kill()
+            codes.append(p.wait())
+    notice.cancel()
     seconds = time.perf_counter() - start
     if seconds > 10 or any(codes):
         sys.stderr.write(f"cudbound tests: numba kernels compiled or loaded in {seconds:.0f} s "

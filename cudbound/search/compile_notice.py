@@ -4,7 +4,7 @@ once across processes, with a one-line notice while it takes long.
 numba compiles an ``@njit(cache=True)`` kernel on its first call in a process unless its cache
 holds it. Processes that start at once on a cold cache (a study's workers, ``n_jobs`` workers,
 a test suite's workers and the commands they run) would each compile it, minutes of CPU apiece.
-Here the first call takes the kernel's file lock in its cache folder and compiles the kernel for
+Here the first call takes a file lock in the kernels' cache folder and compiles the kernel for
 the call's argument types under it (``Dispatcher.compile``, which loads from the cache when it
 can): the first process compiles and writes the cache, the others wait and then load it.
 """
@@ -19,17 +19,19 @@ __all__: list[str] = []
 _LOADED: set = set()  # (kernel, argument kinds) known to be compiled or loaded in this process
 _NOTICE_AFTER = 2.0  # seconds: loading the cached kernel takes less
 _WAIT_LIMIT = 900.0  # seconds: past this, compile without waiting for the other process
-LOCK_FILE = "cudbound_compile_{}.lock"
+LOCK_FILE = "cudbound_compile.lock"
 
 
 def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _lock_path(kernel):
-    """The kernel's lock file in the search kernels' cache folder (one per kernel, so that two
-    processes may compile two different kernels at once), or None when that folder cannot be
-    written."""
+def _lock_path():
+    """The lock file in the search kernels' cache folder, or None when that folder cannot be
+    written. One lock for the folder, not one per kernel: compiling ``_replicate`` compiles
+    ``_search`` and shared callees too, and numba's cache index of a function is rewritten
+    without a lock of its own, so two processes saving different specialisations of one function
+    at once could lose one or pair an index entry with the other's code."""
     import os
 
     from .._kernel_cache import SEARCH, kernel_dir
@@ -39,15 +41,13 @@ def _lock_path(kernel):
         folder.mkdir(parents=True, exist_ok=True)
     except (OSError, ImportError):
         return None
-    name = getattr(kernel, "__name__", "kernel").strip("_") or "kernel"
-    return folder / LOCK_FILE.format(name) if os.access(folder, os.W_OK) else None
+    return folder / LOCK_FILE if os.access(folder, os.W_OK) else None
 
 
 @contextlib.contextmanager
-def _compile_lock(kernel):
-    """Hold the kernel's cross-process compile lock (or nothing, when there is no writable cache
-    folder)."""
-    path = _lock_path(kernel)
+def _compile_lock():
+    """Hold the cross-process compile lock (or nothing, when there is no writable cache folder)."""
+    path = _lock_path()
     if path is None:
         yield
         return
@@ -56,8 +56,8 @@ def _compile_lock(kernel):
     lock = FileLock(str(path))
     try:
         held = _acquire(lock, Timeout)
-    except OSError:                                # a lock that cannot be taken: compile here
-        held = False
+    except (OSError, NotImplementedError):         # no lock to be had (filelock 3.x raises NotImplementedError
+        held = False                               # where the file system has no flock): compile here
     try:
         yield
     finally:
@@ -104,7 +104,7 @@ def _first_compile_notice(kernel, args=()):
         "a few minutes) ...",))
     timer.daemon = True
     try:
-        with _compile_lock(kernel):
+        with _compile_lock():
             timer.start()
             if hasattr(kernel, "compile") and hasattr(kernel, "typeof_pyval"):
                 try:

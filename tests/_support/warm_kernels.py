@@ -1,9 +1,14 @@
-"""Compile (or load) one group of cudbound's numba kernels: run by tests/conftest.py before the
-workers of a parallel run start, so that the workers, and the commands they run, load the kernels
-from the cache instead of each compiling them (cudbound/search/compile_notice.py locks a kernel
-while one process compiles it; the groups below are different kernels, compiled side by side).
+"""Compile (or load) cudbound's numba kernels: run by tests/conftest.py before the workers of a
+parallel run start, so that the workers, and the commands they run, load the kernels from the cache
+instead of each compiling them (cudbound/search/compile_notice.py locks the search kernels' cache
+folder while one process compiles).
 
-    python tests/_support/warm_kernels.py replicate|search|svm
+    python tests/_support/warm_kernels.py GROUP [GROUP ...]
+
+:data:`PROCESSES` says which groups run in one process, in order: the search kernels (``replicate``
+compiles ``_search`` too) in one, the SVM dual's (another cache folder, no function in common) in
+another, side by side. Two processes must never compile different specialisations of one function
+at once: numba rewrites a function's cache index without a lock of its own.
 """
 import sys
 import warnings
@@ -11,6 +16,7 @@ import warnings
 import numpy as np
 
 GROUPS = ("replicate", "search", "svm")
+PROCESSES = (("replicate", "search"), ("svm",))
 
 
 def warm(group: str) -> None:
@@ -34,4 +40,5 @@ def warm(group: str) -> None:
 
 
 if __name__ == "__main__":
-    warm(sys.argv[1])
+    for name in sys.argv[1:]:
+        warm(name)
