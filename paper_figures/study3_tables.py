@@ -181,6 +181,14 @@ def _position_summary(rows, methods, title) -> list[str]:
     return out + [""]
 
 
+def _rate(k: int, reps: int) -> str:
+    """k / reps with its exact (Clopper-Pearson) 95% interval, or "-" without repetitions."""
+    if not reps:
+        return "-"
+    low, high = coverage_interval(k, reps)
+    return f"{k / reps:.3f} [{low:.3f}, {high:.3f}]"
+
+
 def markdown(auc, est, cmp_, config=None, target=0.95) -> str:
     from cudbound.auc.registry import method_names as auc_names
     from cudbound.compare import method_names as comparison_names
@@ -241,12 +249,8 @@ def markdown(auc, est, cmp_, config=None, target=0.95) -> str:
                 continue
             k0, r0 = sum(r["null_rejections"] for r in mine), sum(r["null_reps"] for r in mine)
             k1, r1 = sum(r["alt_rejections"] for r in mine), sum(r["alt_reps"] for r in mine)
-            size = (f"{k0 / r0:.3f} [{coverage_interval(k0, r0)[0]:.3f}, {coverage_interval(k0, r0)[1]:.3f}]"
-                    if r0 else "-")
-            power = (f"{k1 / r1:.3f} [{coverage_interval(k1, r1)[0]:.3f}, {coverage_interval(k1, r1)[1]:.3f}]"
-                     if r1 else "-")
             wrong = sum(r["alt_wrong_sign"] for r in mine)
-            out.append(f"| {n} | {m} | {k0} / {r0} | {size} | {k1} / {r1} | {power} | {wrong} |")
+            out.append(f"| {n} | {m} | {k0} / {r0} | {_rate(k0, r0)} | {k1} / {r1} | {_rate(k1, r1)} | {wrong} |")
     return "\n".join(out) + "\n"
 
 

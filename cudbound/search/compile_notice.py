@@ -90,7 +90,7 @@ def _argument_kinds(args) -> tuple:
 
 
 @contextlib.contextmanager
-def _first_compile_notice(kernel, args=()):
+def _compile_once(kernel, args=()):
     """Before the first call of ``kernel`` in this process with arguments of these kinds, compile it
     for ``args``' types under the cross-process lock (module docstring), saying on stderr what is
     happening when it takes long (numba; the result is cached on disk, so later runs load it in well

@@ -43,7 +43,7 @@ def lock_path(tmp_path, monkeypatch):
 def test_the_first_call_compiles_for_the_arguments_types_under_the_lock(lock_path):
     events = []
     kernel = _Kernel(lock_path, events)
-    with compile_notice._first_compile_notice(kernel, (1.0, 2, "x")):
+    with compile_notice._compile_once(kernel, (1.0, 2, "x")):
         events.append(("called",))
     assert events == [("compiled", ("float", "int", "str"), "locked"), ("called",)]
     FileLock(str(lock_path)).acquire(timeout=0)      # released afterwards
@@ -52,12 +52,12 @@ def test_the_first_call_compiles_for_the_arguments_types_under_the_lock(lock_pat
 def test_later_calls_with_arguments_of_the_same_kinds_neither_compile_nor_lock(lock_path):
     events = []
     kernel = _Kernel(lock_path, events)
-    with compile_notice._first_compile_notice(kernel, (1.0,)):
+    with compile_notice._compile_once(kernel, (1.0,)):
         pass
     held = FileLock(str(lock_path))
     held.acquire(timeout=0)                          # another process holds the lock: no matter now
     try:
-        with compile_notice._first_compile_notice(kernel, (1.0,)):
+        with compile_notice._compile_once(kernel, (1.0,)):
             events.append(("called again",))
     finally:
         held.release()
@@ -69,7 +69,7 @@ def test_a_call_with_arguments_of_new_kinds_compiles_again_under_the_lock(lock_p
     events = []
     kernel = _Kernel(lock_path, events)
     for args in [(1.0, None), (2.0, None), (1.0, np.zeros(3)), (1.0, np.zeros(4)), (1.0, np.zeros((2, 2)))]:
-        with compile_notice._first_compile_notice(kernel, args):
+        with compile_notice._compile_once(kernel, args):
             pass
     # the kinds are the Python types: arrays of other shapes are the call's own to specialise
     assert events == [("compiled", ("float", "NoneType"), "locked"), ("compiled", ("float", "ndarray"), "locked")]
@@ -89,7 +89,7 @@ def test_a_process_that_finds_the_lock_held_waits_for_it_and_says_so(lock_path, 
     holder = FileLock(str(lock_path))
     holder.acquire(timeout=0)                        # the other process, compiling
     kernel = _Kernel(lock_path, events)
-    worker = threading.Thread(target=lambda: compile_notice._first_compile_notice(kernel, (1.0,)).__enter__())
+    worker = threading.Thread(target=lambda: compile_notice._compile_once(kernel, (1.0,)).__enter__())
     worker.start()
     assert said.wait(60)                             # it waits (and says so) before compiling
     assert events == [] and "waiting for another process" in messages[0]
@@ -107,7 +107,7 @@ def test_no_writable_cache_folder_means_no_lock(monkeypatch):
     class Plain:                                     # e.g. NUMBA_DISABLE_JIT: a plain function
         signatures = []
 
-    with compile_notice._first_compile_notice(Plain(), (1,)):
+    with compile_notice._compile_once(Plain(), (1,)):
         calls.append("called")
     assert calls == ["called"]
 
@@ -138,6 +138,6 @@ def test_the_two_kernels_share_one_lock(tmp_path, monkeypatch):
 
     monkeypatch.setattr(compile_notice, "_LOADED", set())
     for name in ("_search", "_replicate"):
-        with compile_notice._first_compile_notice(Kernel(name), (1.0,)):
+        with compile_notice._compile_once(Kernel(name), (1.0,)):
             pass
     assert held == [True, True] and compile_notice._lock_path().parent.name.startswith("search")
