@@ -2,7 +2,8 @@
 
 The basis is fixed before the search (the paper's gamma-hat, Laber & Murphy 2008,
 section 2): anything data-dependent (the principal components) is fitted on the
-training set only. Each basis follows the scikit-learn contract: ``fit(X)``
+training set only, and a refit on part of the training set refits it on that part
+(``cudbound.refit``). Each basis follows the scikit-learn contract: ``fit(X)``
 returns ``self``; ``transform(X)`` returns the design matrix Phi (n x p, the
 intercept column first when there is one).
 """
@@ -21,9 +22,19 @@ __all__ = ["Basis", "LinearBasis", "PolynomialBasis", "PCABasis", "ComposedBasis
 
 
 class Basis:
-    """Base class: ``fit(X) -> self``, ``transform(X) -> Phi``."""
+    """Base class: ``fit(X) -> self``, ``transform(X) -> Phi``.
+
+    :attr:`learns_from_data` says whether ``fit`` learns anything from the rows it is given; a
+    refit on part of the data (``cudbound.refit``) refits a basis that does on the part's rows.
+    """
 
     intercept: bool = True
+
+    @property
+    def learns_from_data(self) -> bool:
+        """Whether ``fit`` learns from the rows (a centre, scales, components): True for a subclass
+        that overrides ``fit`` unless it says otherwise; False for one that only maps each row."""
+        return type(self).fit is not Basis.fit
 
     def fit(self, X: ArrayLike) -> Self:
         X = check_features(X)
@@ -79,6 +90,10 @@ class PolynomialBasis(Basis):
         self.powers_ = [c for k in range(1, degree + 1)
                         for c in itertools.combinations_with_replacement(range(d), k)]
         return self
+
+    @property
+    def learns_from_data(self) -> bool:
+        return False   # the monomials depend on the number of features only
 
     def _columns(self, X):
         return np.column_stack([np.prod(X[:, list(c)], axis=1) for c in self.powers_])
@@ -145,6 +160,10 @@ class ComposedBasis(Basis):
     def intercept(self):
         return self.outer.intercept
 
+    @property
+    def learns_from_data(self) -> bool:
+        return True   # which inner columns are constant on the training rows (keep_) is learnt
+
     def fit(self, X: ArrayLike) -> Self:
         X = check_features(X)
         self.n_features_in_ = X.shape[1]
@@ -167,7 +186,10 @@ class ComposedBasis(Basis):
 
 
 class FunctionBasis(Basis):
-    """Any user map X -> design matrix. No intercept is added: include it in ``func``."""
+    """Any user map X -> design matrix, applied row by row: ``func`` must compute each row of the
+    design from that row of X alone (a map that standardises with the column means of X would see
+    held-out rows in a refit: write a :class:`Basis` whose ``fit`` learns them instead). No
+    intercept is added: include it in ``func``."""
 
     intercept = False
 

@@ -29,7 +29,7 @@ from ._validation import (check_alpha_n, check_confidence_level, check_counts, c
                           check_scalar)
 from ._warnings import warn
 from .basis import Basis
-from .design import _prepare, check_labelled_design, reparametrise
+from .design import _prepare, as_prepared, check_labelled_design, reparametrise
 from .engine import ENGINES, ReplicateEngine
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import Loss, get_loss
@@ -253,8 +253,10 @@ def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng,
                    replicate_time_limit, n_jobs) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int,
                                                           np.random.Generator, SearchOptions, float | None, int]:
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
-    option check of ``"cud"`` runs it on a stand-in design)."""
-    Phi, labels = check_labelled_design(design, y)
+    option check of ``"cud"`` runs it on a stand-in design). A prepared data set gives its design: CUD
+    keeps the basis fitted on all n points (the class is the span of that basis)."""
+    data = as_prepared(design, y)
+    Phi, labels = data.design, data.labels
     loss, alpha = get_loss(loss), check_alpha_n(alpha_n, Phi.shape[0])
     level = check_confidence_level(confidence_level)
     B = check_n_resamples(n_resamples, level)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import cvxpy as cp
@@ -40,7 +41,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._validation import LabelEncoding, check_data, check_features, encode_labels, feature_names
-from .basis import Basis, make_basis
+from .basis import Basis, LinearBasis, make_basis
 from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides, same_math)
 from .sklearn_bridge import EstimatorMapping, resolve_model
 
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
 __all__ = ["Reparametrisation", "reparametrise", "check_design", "check_labelled_design", "RankDeficientError",
-           "RANK_RTOL"]
+           "RANK_RTOL", "PreparedData", "as_prepared"]
 
 RANK_RTOL = 1e-10
 """A column-scaled design is rank-deficient when a pivot of its QR factorisation is below
@@ -322,9 +323,15 @@ class PreparedData:
     labels : (n,) array of -1.0 / +1.0.
     label_encoding : cudbound._validation.LabelEncoding, which value became -1 and which +1.
     feature_names : the column names of a DataFrame ``X``, else None.
-    basis : the fitted Basis.
+    basis : the Basis, fitted on all n rows (a refit on part of the data fits a copy of it on the
+        part, ``cudbound.refit``).
     loss : the loss to fit: the estimator's, the one given, or "squared".
     mapping : the estimator's basis and loss (``cudbound.sklearn_bridge.EstimatorMapping``), or None.
+    X : the features as the basis reads them (checked array, or the DataFrame a pipeline reads);
+        for a design given directly (:func:`as_prepared`), the design itself.
+    estimator : the scikit-learn estimator behind ``mapping``, or None.
+    rep : the orthonormal coordinates of ``design`` (:class:`Reparametrisation`), computed once;
+        ``Z`` its design.
     """
 
     design: np.ndarray
@@ -334,6 +341,20 @@ class PreparedData:
     basis: Basis
     loss: str | Loss
     mapping: EstimatorMapping | None = field(default=None)
+    X: Any = field(default=None, repr=False)
+    estimator: Any = field(default=None, repr=False)
+
+    @cached_property
+    def rep(self) -> Reparametrisation:
+        return reparametrise(self.design)
+
+    @property
+    def Z(self) -> np.ndarray:
+        return self.rep.Z
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(data)`` is the design matrix Phi (a method written for a design matrix reads it)."""
+        return self.design if dtype is None else self.design.astype(dtype)
 
     def details(self) -> dict[str, Any]:
         """What a result's ``details`` say about the data: basis, label encoding, feature names
@@ -362,4 +383,25 @@ def _prepare(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.ndarr
     basis_obj = make_basis(basis)
     design = check_design(basis_obj.fit_transform(data), name="design (basis applied to X)")
     return PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=feature_names(X),
-                        basis=basis_obj, loss=loss, mapping=mapping)
+                        basis=basis_obj, loss=loss, mapping=mapping, X=data, estimator=estimator)
+
+
+def as_prepared(design: ArrayLike | PreparedData, y: ArrayLike | None = None, *, loss: str | Loss | None = None,
+                name: str = "design") -> PreparedData:
+    """What every design-level function takes: a :class:`PreparedData` as it is (``y`` None or its
+    labels), or a design matrix and its labels, checked once (:func:`check_labelled_design`) and
+    wrapped with a basis that learns nothing (the design's columns are the features: a refit on a
+    part refits the classifier only)."""
+    if isinstance(design, PreparedData):
+        if y is not None and y is not design.labels:
+            labels, _ = encode_labels(y, n_rows=design.labels.shape[0], rows_of=f"`{name}`", takes_pos_label=False)
+            if not np.array_equal(labels, design.labels):
+                raise ValueError(f"`y` differs from the labels of the prepared data `{name}`; pass y=None.")
+        return design
+    if y is None:
+        raise TypeError(f"`y` is required with a design matrix `{name}`.")
+    Phi = check_design(design, name)
+    labels, encoding = encode_labels(y, n_rows=Phi.shape[0], rows_of=f"`{name}`", takes_pos_label=False)
+    basis = LinearBasis(intercept=False).fit(Phi)
+    return PreparedData(design=Phi, labels=labels, label_encoding=encoding, feature_names=None,
+                        basis=basis, loss="squared" if loss is None else loss, X=Phi)

@@ -45,7 +45,8 @@ from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e
                                _wald_cv_iv, bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv)
 from .basis import Basis
 from .cud import _cud_design_iv, cud_from_design
-from .design import _prepare, check_labelled_design
+from .baselines.estimators import _refits_iv
+from .design import _prepare, as_prepared
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
 from .resampling import stream
@@ -428,7 +429,7 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     if data.mapping is not None or user_loss is not None:
         options["loss"] = data.loss
     level = check_confidence_level(confidence_level)
-    results = intervals_from_design(data.design, data.labels, methods, confidence_level=level, rng=rng, **options)
+    results = intervals_from_design(data, None, methods, confidence_level=level, rng=rng, **options)
     for res in results:
         res.details.update(data.details())
     return IntervalResults(results)
@@ -449,7 +450,8 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
     fitted beta-hat does not fit it again. Without it, beta-hat is fitted here, once.
     """
     methods = _methods_iv(methods)
-    design, labels = check_labelled_design(design, y)
+    data = as_prepared(design, y)
+    labels = data.labels
     level = check_confidence_level(confidence_level)
     shared, per = _options_iv(methods, options)
     if fitted is not None and not isinstance(fitted, FittedClassifier):
@@ -474,7 +476,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
             loss = get_loss(kwargs.get("loss", params["loss"].default))
             key = _loss_key(loss.name)
             if key not in fits:
-                fits[key] = fit_classifier(design, labels, loss)
+                fits[key] = fit_classifier(data.design, labels, loss)
             kwargs["fitted"] = fits[key]
         if method.shares_centre and "centre" not in kwargs:
             loss = kwargs.get("loss", params["loss"].default)
@@ -482,7 +484,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
             key = (_loss_key(loss), n_boot)
             if key not in centres:
                 t0 = time.perf_counter()
-                t, det = _centre_value(design, labels, get_loss(loss), "632", check_scalar(n_boot, "n_boot", min_val=1),
+                t, det = _centre_value(_refits_iv(data, None, loss), "632", check_scalar(n_boot, "n_boot", min_val=1),
                                        _generator(root, "centre"), "intervals")
                 centres[key] = (t, det, time.perf_counter() - t0)
             t, det, secs = centres[key]
@@ -497,7 +499,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
             if key not in distributions:
                 t0 = time.perf_counter()
                 B_, J_ = check_scalar(B, "n_resamples", min_val=2), check_scalar(J, "n_inner", min_val=1)
-                dist, log = _bs632_distribution(design, labels, get_loss(loss), B_, J_, _generator(root, "bootstrap"))
+                dist, log = _bs632_distribution(_refits_iv(data, None, loss), B_, J_, _generator(root, "bootstrap"))
                 log.warn("intervals (bootstrap distribution of the .632 estimate)")
                 distributions[key] = (dist, {"n_resamples": B_, "n_inner": J_,
                                              "distribution_degenerate_refits": log.degenerate,
@@ -507,7 +509,7 @@ def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequen
             shared_seconds += secs
             extra.update({**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"})
         try:
-            res = method.function(design, labels, confidence_level=level, rng=method_rng, **kwargs)
+            res = method.function(data, labels, confidence_level=level, rng=method_rng, **kwargs)
         except ValueError as exc:   # say which of several methods refused (e.g. k > n on 5 rows)
             if len(methods) == 1:
                 raise

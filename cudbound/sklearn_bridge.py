@@ -34,11 +34,10 @@ The earlier steps of a :class:`~sklearn.pipeline.Pipeline` (``StandardScaler``,
 (:class:`EstimatorBasis`), fitted on the training set X; the intercept column is cudbound's
 own when the classifier fits one. Anything else raises ``ValueError`` naming what is supported.
 
-LAM depends on n (except for SGDClassifier). A method that refits on parts of the data
-(cross-validation, the bootstrap) keeps the LAM of the full training set, i.e. the penalty of
-the estimator fitted on all n rows, not of one refitted on each part. Likewise the earlier
-steps are fitted on the training set X the interval is built from; the refits on parts of it
-reuse that fitted basis (unlike ``cross_val_score``, which refits a scaler per fold).
+LAM depends on n (except for SGDClassifier). A method that refits on part of the data
+(cross-validation, the bootstrap) refits the estimator as its own ``fit`` would on the part's
+m rows (``cudbound.refit``): LAM for m rows, and the earlier steps refitted on the part, as
+``cross_val_score`` does.
 
 >>> import numpy as np
 >>> from sklearn.linear_model import LogisticRegression
@@ -105,6 +104,10 @@ class EstimatorBasis(Basis):
                  penalised_intercept: bool = False):
         self.transformer, self.intercept = transformer, bool(intercept)
         self.penalised_intercept = bool(penalised_intercept)
+
+    @property
+    def learns_from_data(self) -> bool:
+        return True   # the transformer's fit, and the columns it makes constant on the training rows
 
     def fit(self, X: ArrayLike) -> Self:
         from sklearn.base import clone

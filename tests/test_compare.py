@@ -581,9 +581,25 @@ def test_bad_input_is_one_clear_error(call, error, match):
 
 
 def test_a_procedure_that_cannot_fit_is_named():
+    class Failing(SignRule):
+        def fit(self, X, y):
+            raise ArithmeticError("boom")
+
+    X = np.arange(12.0)[:, None]
+    y = np.r_[np.zeros(6, int), np.ones(6, int)]
+    folds = np.array([np.arange(12) % 2])
+    with pytest.raises(ValueError, match="procedure A \\(Failing\\) failed on training part 0 .*boom"):
+        corrected_t_test(Failing(), SignRule(), X, y, cv=np.vstack([folds, folds]))
+
+
+def test_a_training_part_with_one_class_is_the_constant_classifier_of_that_class():
     from sklearn.linear_model import LogisticRegression
+    from cudbound.compare import ProcedurePair
+    from cudbound.refit import DegenerateResampleWarning
     X = np.arange(12.0)[:, None]
     y = np.r_[np.zeros(10, int), [1, 1]]
-    folds = np.array([np.r_[np.zeros(10, int), [1, 1]]])        # fold 1 trains on class 0 alone
-    with pytest.raises(ValueError, match="procedure A \\(LogisticRegression\\) failed on training set 0"):
-        corrected_t_test(LogisticRegression(), SignRule(), X, y, cv=np.vstack([folds, folds]))
+    folds = np.r_[np.zeros(10, int), [1, 1]]        # fold 1 trains on class 0 alone
+    pair = ProcedurePair(LogisticRegression(), Procedure(), X, y)
+    with pytest.warns(DegenerateResampleWarning, match="only one class"):
+        oof = pair.out_of_fold(folds)
+    assert np.all(oof.pred_a[folds == 1] == -1) and np.all(oof.pred_b[folds == 1] == -1)

@@ -31,17 +31,22 @@ from typing import Self
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
 from .._deprecation import renamed, renamed_fields
 from .._validation import check_data, check_features, check_rng, check_scalar, redefined_methods
 from .._warnings import warn
+from ..refit import as_refits
 from ..resampling import Splitter, cv_splitter, splitter_folds
 from ..results import PointEstimateResult
 from .scores import _auc
 
 __all__ = ["KernelRLS", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
+
+
+_PAIRS_PER_BATCH = 64
+"""Leave-pair-out refits asked of the fit-and-score at a time (the progress bar moves per batch)."""
 
 
 class OneClassFoldWarning(UserWarning):
@@ -197,13 +202,17 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
         raise ValueError(f"`pooling` must be 'averaged' or 'pooled'; got {pooling!r}.")
     X, labels, _ = check_data(X, y, takes_pos_label=False)
     folds = _folds(cv, X, labels, groups, rng)
+    refits = as_refits(estimator, X, labels, name="the estimator")
     scores = np.empty(folds.shape)
     per_fold = []
     for r in range(folds.shape[0]):
-        for f in range(int(folds[r].max()) + 1):
-            test = folds[r] == f
-            fitted = clone(estimator).fit(X[~test], labels[~test])
-            scores[r, test] = fitted.decision_function(X[test])
+        tests = folds[r][None, :] == np.arange(int(folds[r].max()) + 1)[:, None]
+        values, _, _ = refits.fit_score((~tests).astype(float), tests)   # refitted whole without each fold
+        if values is None:
+            raise ValueError(f"{type(estimator).__name__} gives no scores (neither decision_function nor "
+                             f"predict_proba): it has no AUC.")
+        for test, row in zip(tests, values):
+            scores[r, test] = row[test]
             per_fold.append(_auc(labels[test], scores[r, test]) if np.unique(labels[test]).size == 2 else np.nan)
     fold_auc = np.asarray(per_fold)
     skipped = int(np.isnan(fold_auc).sum())
@@ -254,20 +263,25 @@ def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: b
         method = "closed form"
     else:
         pos, neg = np.flatnonzero(labels > 0), np.flatnonzero(labels < 0)
-        pairs = [(i, j) for i in pos for j in neg]
-        pair = np.empty((len(pairs), 2))
+        i, j = np.repeat(pos, neg.size), np.tile(neg, pos.size)
+        pair = np.empty((i.size, 2))
+        refits = as_refits(estimator, X, labels, name="the estimator")
         bar = None
         if progress:
             from tqdm.auto import tqdm
-            bar = tqdm(total=len(pairs), desc="leave-pair-out refits", unit="pair", leave=False)
+            bar = tqdm(total=i.size, desc="leave-pair-out refits", unit="pair", leave=False)
         try:
-            for r, (i, j) in enumerate(pairs):
-                keep = np.ones(X.shape[0], dtype=bool)
-                keep[[i, j]] = False
-                fitted = clone(estimator).fit(X[keep], labels[keep])
-                pair[r] = fitted.decision_function(X[[i, j]])
+            for start in range(0, i.size, _PAIRS_PER_BATCH):
+                rows = np.arange(start, min(i.size, start + _PAIRS_PER_BATCH))
+                held = np.zeros((rows.size, X.shape[0]), dtype=bool)
+                held[np.arange(rows.size), i[rows]] = held[np.arange(rows.size), j[rows]] = True
+                values, _, _ = refits.fit_score((~held).astype(float), held)   # refitted whole without the pair
+                if values is None:
+                    raise ValueError(f"{type(estimator).__name__} gives no scores (neither decision_function nor "
+                                     f"predict_proba): it has no AUC.")
+                pair[rows, 0], pair[rows, 1] = values[np.arange(rows.size), i[rows]], values[np.arange(rows.size), j[rows]]
                 if bar is not None:
-                    bar.update()
+                    bar.update(rows.size)
         finally:
             if bar is not None:
                 bar.close()

@@ -75,9 +75,9 @@ from .._docstrings import fill_doc
 from .._validation import check_rng, check_scalar
 from .._warnings import warn
 from ..basis import Basis
-from ..design import _prepare, check_design, check_labelled_design, reparametrise
-from ..fit import fit_coefficients, predict_signs
-from ..losses import Loss, SquaredLoss, get_loss, same_math
+from ..design import _prepare, as_prepared
+from ..losses import Loss
+from ..refit import DegenerateResampleWarning, RefitLog, Refits, refits_for
 from ..resampling import Splitter, draw_counts, fold_assignments
 from ..results import PointEstimateResult
 
@@ -114,17 +114,6 @@ _DOC["bootstrap_parameters"] = f"""Parameters
     ----------
     {_DOC["data"]}
     {_DOC["bootstrap"]}"""
-
-SINGULAR_RTOL = 1e-10
-"""Equilibrated normal matrices with eigenvalue ratio at most this are treated as singular."""
-
-_BATCH = 8192
-"""Refits solved per stacked linear-algebra call (bounds the memory to a few MB per n = 100)."""
-
-class DegenerateResampleWarning(RuntimeWarning):
-    """A bootstrap sample or training fold gave a degenerate refit (one class only,
-    a singular normal matrix, or a failed solve); the documented fallback was used."""
-
 
 @dataclass(kw_only=True, repr=False)
 class ErrorEstimate(PointEstimateResult):
@@ -164,173 +153,17 @@ class ErrorEstimate(PointEstimateResult):
         return {"n_samples": self.n_samples}
 
 
-# --------------------------------------------------------------------------- refits
-
-@dataclass
-class _RefitLog:
-    """Counts of degenerate refits, accumulated over batches."""
-
-    refits: int = 0
-    one_class: int = 0
-    singular: int = 0
-    failed: int = 0
-
-    def add(self, other: "_RefitLog") -> None:
-        self.refits += other.refits
-        self.one_class += other.one_class
-        self.singular += other.singular
-        self.failed += other.failed
-
-    @property
-    def degenerate(self) -> int:
-        return self.one_class + self.singular + self.failed
-
-    def as_details(self) -> dict:
-        return {"refits": self.refits, "one_class_refits": self.one_class,
-                "singular_refits": self.singular, "failed_refits": self.failed}
-
-    def warn(self, what: str) -> None:
-        if not self.degenerate:
-            return
-        parts = []
-        if self.one_class:
-            parts.append(f"{self.one_class} had only one class (the refit predicts that class)")
-        if self.singular:
-            parts.append(f"{self.singular} had a singular normal matrix (minimum scaled-norm "
-                         f"least-squares solution used)")
-        if self.failed:
-            parts.append(f"{self.failed} failed to fit, e.g. because the loss has no minimiser on a linearly "
-                         f"separable resample (the refit predicts the sample's majority class)")
-        warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".", DegenerateResampleWarning)
-
-
-def _solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = True):
-    """Solve the stacked systems H_b beta_b = g_b (H_b symmetric PSD), with the singular rule.
-
-    ``equilibrate=False`` (a design in orthonormal coordinates): no scaling, S = I, so a
-    singular system gets the solution of least Euclidean norm.
-    Returns (beta, singular) with beta (B, p) and singular (B,) bool.
-    """
-    d = np.einsum("bii->bi", H)
-    s = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0)) if equilibrate else np.ones_like(d)
-    Hs = H * s[:, :, None] * s[:, None, :]
-    gs = g * s
-    # The rule is lambda_min(Hs) <= SINGULAR_RTOL * lambda_max(Hs). As trace(Hs) <= p bounds
-    # lambda_max by p, det(Hs) > SINGULAR_RTOL * p^p proves regularity cheaply (one batched LU);
-    # only the remaining systems need their eigenvalues.
-    p = H.shape[-1]
-    singular = np.zeros(H.shape[0], dtype=bool)
-    unsure = np.flatnonzero(~(np.linalg.det(Hs) > SINGULAR_RTOL * float(p) ** p))
-    if unsure.size:
-        ev = np.linalg.eigvalsh(Hs[unsure])           # ascending
-        singular[unsure] = ev[:, 0] <= SINGULAR_RTOL * np.maximum(ev[:, -1], 0.0)
-    beta_s = np.empty_like(gs)
-    reg = ~singular
-    if reg.any():
-        beta_s[reg] = np.linalg.solve(Hs[reg], gs[reg][..., None])[..., 0]
-    if singular.any():
-        lam, V = np.linalg.eigh(Hs[singular])
-        cut = SINGULAR_RTOL * np.maximum(lam[:, -1:], 0.0)
-        inv = np.where(lam > cut, 1.0 / np.where(lam > cut, lam, 1.0), 0.0)
-        coef = np.einsum("bji,bj->bi", V, gs[singular]) * inv       # V' g / lambda
-        beta_s[singular] = np.einsum("bij,bj->bi", V, coef)
-    return beta_s * s, singular
-
-
-class _Refitter:
-    """Refit the classifier for many weight vectors at once; report the predictions.
-
-    ``predict(weights)`` takes a (B, n) array of non-negative weights (bootstrap
-    counts or fold indicators) and returns the (B, n) array of predicted signs
-    sign(phi_i' beta_b) at every data point, and a :class:`_RefitLog`.
-    """
-
-    def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss):
-        self.design, self.y, self.loss = design, y, loss
-        n, p = design.shape
-        if same_math(loss, SquaredLoss):
-            self.kind = "squared"
-            self._outer = (design[:, :, None] * design[:, None, :]).reshape(n, p * p)
-            self._yphi = design * y[:, None]
-        elif loss.is_quadratic:
-            self.kind = "quadratic"
-        else:
-            self.kind = "generic"
-
-    def predict(self, weights: np.ndarray):
-        """(B, n) predicted signs sign(phi_i' beta_b) (sign(0) = +1) and the :class:`_RefitLog`."""
-        values, log = self.decision(weights)
-        return np.where(values >= 0.0, 1.0, -1.0), log
-
-    def decision(self, weights: np.ndarray):
-        """(B, n) decision values phi_i' beta_b at every data point, and the :class:`_RefitLog`; a
-        training set with one class (or a failed fit) gives the constant value +1 or -1 of the
-        classifier that predicts that class (or the weighted majority). Their signs are
-        :meth:`predict`."""
-        weights = np.asarray(weights, dtype=float)
-        B, n = weights.shape
-        out = np.empty((B, n))
-        log = _RefitLog(refits=B)
-        for start in range(0, B, _BATCH):
-            stop = min(B, start + _BATCH)
-            out[start:stop] = self._decision_batch(weights[start:stop], log)
-        return out, log
-
-    def _decision_batch(self, W: np.ndarray, log: _RefitLog) -> np.ndarray:
-        y = self.y
-        has_pos = W @ (y > 0) > 0                       # weights are >= 0
-        has_neg = W @ (y < 0) > 0
-        one = ~(has_pos & has_neg)
-        values = np.empty(W.shape)
-        if one.any():
-            values[one] = np.where(has_pos[one], 1.0, -1.0)[:, None]
-            log.one_class += int(one.sum())
-        fit = ~one
-        if not fit.any():
-            return values
-        Wf = W[fit] if one.any() else W
-        if self.kind == "generic":
-            values[fit] = self._generic(Wf, log)
-            return values
-        p = self.design.shape[1]
-        if self.kind == "squared":
-            H = (Wf @ self._outer).reshape(-1, p, p)
-            g = Wf @ self._yphi
-        else:
-            forms = [self.loss.quadratic_form(self.design, y, w) for w in Wf]
-            H = np.stack([f[0] for f in forms])
-            g = np.stack([f[1] for f in forms])
-        beta, singular = _solve_normal_equations(H, g, equilibrate=False)  # the design is orthonormal
-        log.singular += int(singular.sum())
-        values[fit] = beta @ self.design.T
-        return values
-
-    def _generic(self, Wf: np.ndarray, log: _RefitLog) -> np.ndarray:
-        out = np.empty(Wf.shape)
-        for j, w in enumerate(Wf):
-            try:
-                beta = fit_coefficients(self.design, self.y, self.loss, weights=w)
-                ok = bool(np.all(np.isfinite(beta)))
-            except Exception:  # noqa: BLE001 - any solver failure takes the documented fallback
-                ok = False
-            if ok:
-                out[j] = self.design @ beta
-            else:
-                log.failed += 1
-                out[j] = 1.0 if np.dot(w, self.y) >= 0.0 else -1.0
-        return out
-
-
 # --------------------------------------------------------------------------- resampling
 
 # --------------------------------------------------------------------------- validation
 
-def _design_iv(design, y, loss):
-    """The design in orthonormal coordinates (``cudbound.design``: predictions, and so every
-    estimate, do not depend on the units or origins of the features), labels and loss."""
-    Phi, labels = check_labelled_design(design, y)
-    rep = reparametrise(Phi)
-    return rep.Z, labels, rep.loss(get_loss(loss))
+def _refits_iv(design, y, loss) -> Refits:
+    """The refits of the procedure behind ``design`` (:mod:`cudbound.refit`): a
+    :class:`~cudbound.design.PreparedData` (what :func:`cudbound.intervals` passes) refits its whole
+    procedure, basis included, on every part; a design matrix is fixed features, and only the
+    classifier is refitted. Either way the fits run in orthonormal coordinates (``cudbound.design``:
+    predictions, and so every estimate, do not depend on the units or origins of the features)."""
+    return refits_for(as_prepared(design, y), loss)
 
 
 def _positive_int(value, name: str, minimum: int = 1) -> int:
@@ -360,18 +193,18 @@ def _counts_iv(counts, n: int) -> np.ndarray:
 
 
 def _bootstrap_iv(design, y, loss, n_resamples, rng, counts):
-    Phi, labels, loss = _design_iv(design, y, loss)
-    n = Phi.shape[0]
+    refits = _refits_iv(design, y, loss)
+    n = refits.n
     if counts is None:
         B = _positive_int(n_resamples, "n_resamples")
         counts = draw_counts(n, B, check_rng(rng))
     else:
         counts = _counts_iv(counts, n)
-    return Phi, labels, loss, counts
+    return refits, counts
 
 
 def _resubstitution_iv(design, y, loss):
-    return _design_iv(design, y, loss)
+    return _refits_iv(design, y, loss)
 
 
 def _loo_bootstrap_iv(design, y, loss, n_resamples, rng, counts):
@@ -401,26 +234,19 @@ def _folds_iv(folds, n: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _cross_validation_iv(design, y, loss, cv, repeats, stratified, rng, folds) -> tuple[np.ndarray, np.ndarray, Loss,
-                                                                                       np.ndarray]:
-    Phi, labels, loss = _design_iv(design, y, loss)
-    n = Phi.shape[0]
+def _cross_validation_iv(design, y, loss, cv, repeats, stratified, rng, folds) -> tuple[Refits, np.ndarray]:
+    refits = _refits_iv(design, y, loss)
     if folds is not None:
-        return Phi, labels, loss, _folds_iv(folds, n)
-    return Phi, labels, loss, fold_assignments(labels, cv, repeats, stratified=stratified, rng=rng)
+        return refits, _folds_iv(folds, refits.n)
+    return refits, fold_assignments(refits.labels, cv, repeats, stratified=stratified, rng=rng)
 
 
 def _leave_one_out_iv(design, y, loss):
-    return _design_iv(design, y, loss)
+    return _refits_iv(design, y, loss)
 
 
 # --------------------------------------------------------------------------- computations
 
-def _full_fit(Phi, y, loss):
-    """beta-hat on the data (``cudbound.fit.fit_coefficients``, as for CUD) and its training mistakes."""
-    beta = fit_coefficients(Phi, y, loss)
-    preds = predict_signs(Phi, beta)
-    return beta, preds
 
 
 def _err1(wrong: np.ndarray, counts: np.ndarray):
@@ -438,11 +264,12 @@ def _err1(wrong: np.ndarray, counts: np.ndarray):
     return float(per_point.mean()), int((~keep).sum())
 
 
-def _bootstrap_parts(Phi, y, loss, counts):
+def _bootstrap_parts(refits: Refits, counts):
     """Training error, Err(1) and the bookkeeping shared by the bootstrap estimators."""
-    beta, preds = _full_fit(Phi, y, loss)
+    y = refits.labels
+    beta, preds = refits.full_fit()
     train = float(np.mean(preds != y))
-    refit_preds, log = _Refitter(Phi, y, loss).predict(counts)
+    refit_preds, log = refits.predict(counts)
     err1, dropped = _err1(refit_preds != y, counts)
     details = {"train_error": train, "n_resamples": int(counts.shape[0]), "points_never_left_out": dropped,
                **log.as_details()}
@@ -471,9 +298,9 @@ def _e632plus_parts(y, preds, train, err1):
                           "relative_overfitting_rate": R, "weight": weight}
 
 
-def _cv_parts(Phi, y, loss, folds):
+def _cv_parts(refits: Refits, folds):
     """Pooled CV error per repeat: (1/n) sum_i 1{f_{-fold(i)}(x_i) != y_i}."""
-    n = Phi.shape[0]
+    n, y = refits.n, refits.labels
     rows, tests = [], []
     for r, row in enumerate(folds):
         for f in np.unique(row):
@@ -481,7 +308,7 @@ def _cv_parts(Phi, y, loss, folds):
             rows.append(~test)
             tests.append((r, test))
     weights = np.asarray(rows, dtype=float)
-    preds, log = _Refitter(Phi, y, loss).predict(weights)
+    preds, log = refits.predict(weights)
     wrong = np.zeros((folds.shape[0], n), dtype=bool)
     for j, (r, test) in enumerate(tests):
         wrong[r, test] = preds[j, test] != y[test]
@@ -525,11 +352,11 @@ def resubstitution(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squar
     >>> resubstitution(Phi, [-1, 1, -1, 1]).estimate
     0.5
     """
-    Phi, labels, loss = _resubstitution_iv(design, y, loss)
-    gamma, preds = _full_fit(Phi, labels, loss)
-    beta = reparametrise(check_design(design)).to_user(gamma)  # the coefficients on the user's design
-    return ErrorEstimate(method="resubstitution", estimate=float(np.mean(preds != labels)),
-                         n_samples=Phi.shape[0], details={"coef": beta})
+    refits = _resubstitution_iv(design, y, loss)
+    gamma, preds = refits.full_fit()
+    details = {} if gamma is None else {"coef": refits.to_user(gamma)}   # the coefficients on the user's design
+    return ErrorEstimate(method="resubstitution", estimate=float(np.mean(preds != refits.labels)),
+                         n_samples=refits.n, details=details)
 
 
 @fill_doc(**_DOC)
@@ -569,10 +396,10 @@ def loo_bootstrap(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "square
 
     %(warns_refs)s
     """
-    Phi, labels, loss, counts = _loo_bootstrap_iv(design, y, loss, n_resamples, rng, counts)
-    *_, err1, details, log = _bootstrap_parts(Phi, labels, loss, counts)
+    refits, counts = _loo_bootstrap_iv(design, y, loss, n_resamples, rng, counts)
+    *_, err1, details, log = _bootstrap_parts(refits, counts)
     log.warn("loo_bootstrap")
-    return ErrorEstimate(method="loo_bootstrap", estimate=err1, n_samples=Phi.shape[0], details=details)
+    return ErrorEstimate(method="loo_bootstrap", estimate=err1, n_samples=refits.n, details=details)
 
 
 @fill_doc(**_DOC)
@@ -605,10 +432,10 @@ def e632(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n_res
     >>> abs(est.estimate - (0.368 * est.details["train_error"] + 0.632 * est.details["err1"])) < 1e-15
     True
     """
-    Phi, labels, loss, counts = _e632_iv(design, y, loss, n_resamples, rng, counts)
-    _, _, train, err1, details, log = _bootstrap_parts(Phi, labels, loss, counts)
+    refits, counts = _e632_iv(design, y, loss, n_resamples, rng, counts)
+    _, _, train, err1, details, log = _bootstrap_parts(refits, counts)
     log.warn("e632")
-    return ErrorEstimate(method="632", estimate=_e632_value(train, err1), n_samples=Phi.shape[0], details=details)
+    return ErrorEstimate(method="632", estimate=_e632_value(train, err1), n_samples=refits.n, details=details)
 
 
 @fill_doc(**_DOC)
@@ -648,12 +475,12 @@ def e632plus(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", n
     Efron, B. and Tibshirani, R. (1997). Improvements on cross-validation: the .632+
     bootstrap method. JASA 92(438), 548-560, section 3.
     """
-    Phi, labels, loss, counts = _e632plus_iv(design, y, loss, n_resamples, rng, counts)
-    _, preds, train, err1, details, log = _bootstrap_parts(Phi, labels, loss, counts)
+    refits, counts = _e632plus_iv(design, y, loss, n_resamples, rng, counts)
+    _, preds, train, err1, details, log = _bootstrap_parts(refits, counts)
     log.warn("e632plus")
-    value, extra = _e632plus_parts(labels, preds, train, err1)
+    value, extra = _e632plus_parts(refits.labels, preds, train, err1)
     details.update(extra)
-    return ErrorEstimate(method="632+", estimate=value, n_samples=Phi.shape[0], details=details)
+    return ErrorEstimate(method="632+", estimate=value, n_samples=refits.n, details=details)
 
 
 @renamed(k="cv")
@@ -711,13 +538,13 @@ def cross_validation(design: ArrayLike, y: ArrayLike, *, cv: int | Splitter = 10
     Stone, M. (1974). Cross-validatory choice and assessment of statistical predictions.
     JRSS B 36, 111-147. Kohavi, R. (1995). IJCAI 1995 (stratified, repeated k-fold CV).
     """
-    Phi, labels, loss, folds = _cross_validation_iv(design, y, loss, cv, repeats, stratified, rng, folds)
-    per_repeat, log = _cv_parts(Phi, labels, loss, folds)
+    refits, folds = _cross_validation_iv(design, y, loss, cv, repeats, stratified, rng, folds)
+    per_repeat, log = _cv_parts(refits, folds)
     log.warn("cross_validation")
     k_used = int(np.unique(folds[0]).size)
     details = {"k": k_used, "repeats": int(folds.shape[0]), "per_repeat": tuple(float(v) for v in per_repeat),
                **log.as_details()}
-    return ErrorEstimate(method="cv", estimate=float(per_repeat.mean()), n_samples=Phi.shape[0], details=details)
+    return ErrorEstimate(method="cv", estimate=float(per_repeat.mean()), n_samples=refits.n, details=details)
 
 
 @fill_doc(**_DOC)
@@ -749,9 +576,9 @@ def leave_one_out(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "square
     Lachenbruch, P. A. and Mickey, M. R. (1968). Estimation of error rates in
     discriminant analysis. Technometrics 10, 1-11. Efron, B. (1983). JASA 78, 316-331.
     """
-    Phi, labels, loss = _leave_one_out_iv(design, y, loss)
-    n = Phi.shape[0]
-    per_repeat, log = _cv_parts(Phi, labels, loss, np.arange(n)[None, :])
+    refits = _leave_one_out_iv(design, y, loss)
+    n = refits.n
+    per_repeat, log = _cv_parts(refits, np.arange(n)[None, :])
     log.warn("leave_one_out")
     return ErrorEstimate(method="loo", estimate=float(per_repeat[0]), n_samples=n,
                          details={"k": n, **log.as_details()})
@@ -804,6 +631,6 @@ def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,
     True
     """
     data, func = _estimate_error_iv(X, y, method, basis, pos_label)
-    result = func(data.design, data.labels, **apply_renames(f"{func.__name__}()", renames_of(func), options))
+    result = func(data, None, **apply_renames(f"{func.__name__}()", renames_of(func), options))
     result.details.update(data.details())
     return result

@@ -59,7 +59,8 @@ from .._validation import check_confidence_level, check_rng, check_scalar
 from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import Splitter, deal_folds, draw_counts, folds_or_count, tally as _tally
-from .estimators import (_bootstrap_parts, _cv_parts, _design_iv, _e632_value, _positive_int, _Refitter, _RefitLog)
+from ..refit import RefitLog, Refits
+from .estimators import _bootstrap_parts, _cv_parts, _e632_value, _positive_int, _refits_iv
 from .holdout import _alternative_iv, _clopper_pearson
 
 __all__ = [
@@ -295,26 +296,27 @@ def beta_interval(t: float, m: float, confidence_level: float = 0.95,
 
 # --------------------------------------------------------------------------- bootstrap of the .632 estimate
 
-def _bs632_values(Phi, y, refitter: _Refitter, outer_idx: np.ndarray, inner_pos: np.ndarray):
+def _bs632_values(refits: Refits, outer_idx: np.ndarray, inner_pos: np.ndarray):
     """.632 estimates recomputed on outer bootstrap samples, each with its own inner bootstrap.
 
     ``outer_idx`` (B, n): the data points drawn for each outer sample D*_b.
     ``inner_pos`` (B, J, n): for each outer sample, J inner samples given as
     positions 0..n-1 into D*_b (rows of D*_b are distinct observations, even when
-    they repeat a data point). Returns (values (B,), _RefitLog).
+    they repeat a data point). Returns (values (B,), RefitLog).
     """
     B, n = outer_idx.shape
     J = inner_pos.shape[1]
-    log = _RefitLog()
+    y = refits.labels
+    log = RefitLog()
     # outer fits: training error of each D*_b, err = (1/n) sum_i nu_bi 1{f_b(x_i) != y_i}
     nu = _tally(outer_idx, n)
-    preds, lg = refitter.predict(nu)
+    preds, lg = refits.predict(nu)
     log.add(lg)
     train = (nu * (preds != y)).sum(axis=1) / n
     # inner fits: the data point behind each inner draw, tallied on the data points
     orig = np.take_along_axis(np.broadcast_to(outer_idx[:, None, :], inner_pos.shape), inner_pos, axis=2)
     W = _tally(orig, n).reshape(B * J, n)
-    preds, lg = refitter.predict(W)
+    preds, lg = refits.predict(W)
     log.add(lg)
     wrong_pts = (preds != y).reshape(B, J, n)
     wrong_pos = np.take_along_axis(wrong_pts, np.broadcast_to(outer_idx[:, None, :], (B, J, n)), axis=2)
@@ -329,21 +331,20 @@ def _bs632_values(Phi, y, refitter: _Refitter, outer_idx: np.ndarray, inner_pos:
 
 
 def _bootstrap_632_distribution_iv(design, y, loss, n_resamples, n_inner, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
-    return (Phi, labels, loss, _positive_int(n_resamples, "n_resamples", 2), _positive_int(n_inner, "n_inner"),
+    refits = _refits_iv(design, y, loss)
+    return (refits, _positive_int(n_resamples, "n_resamples", 2), _positive_int(n_inner, "n_inner"),
             check_rng(rng))
 
 
-def _bs632_distribution(Phi, y, loss, B, J, gen):
-    n = Phi.shape[0]
-    refitter = _Refitter(Phi, y, loss)
+def _bs632_distribution(refits: Refits, B, J, gen):
+    n = refits.n
     outer_idx = gen.integers(0, n, size=(B, n))
     per = max(1, _CHUNK_REFITS // J)
-    values, log = np.empty(B), _RefitLog()
+    values, log = np.empty(B), RefitLog()
     for start in range(0, B, per):
         stop = min(B, start + per)
         inner_pos = gen.integers(0, n, size=(stop - start, J, n))
-        values[start:stop], lg = _bs632_values(Phi, y, refitter, outer_idx[start:stop], inner_pos)
+        values[start:stop], lg = _bs632_values(refits, outer_idx[start:stop], inner_pos)
         log.add(lg)
     return values, log
 
@@ -389,8 +390,8 @@ def bootstrap_632_distribution(design: ArrayLike, y: ArrayLike, *, n_resamples: 
     Efron, B. (1983). JASA 78, 316-331. Efron, B. and Tibshirani, R. J. (1993). An
     Introduction to the Bootstrap, ch. 13 and 17.
     """
-    Phi, labels, loss, B, J, gen = _bootstrap_632_distribution_iv(design, y, loss, n_resamples, n_inner, rng)
-    values, log = _bs632_distribution(Phi, labels, loss, B, J, gen)
+    refits, B, J, gen = _bootstrap_632_distribution_iv(design, y, loss, n_resamples, n_inner, rng)
+    values, log = _bs632_distribution(refits, B, J, gen)
     log.warn("bootstrap_632_distribution")
     return values
 
@@ -406,12 +407,12 @@ def _centre_iv(centre, allowed=("632",)):
     return _rate(centre, "centre")
 
 
-def _centre_value(Phi, y, loss, centre, n_boot, gen, name):
+def _centre_value(refits: Refits, centre, n_boot, gen, name):
     """t: the given number, or the .632 estimate from n_boot bootstrap samples drawn from gen."""
     if not isinstance(centre, str):
         return centre, {"centre_source": "given"}
-    counts = draw_counts(Phi.shape[0], n_boot, gen)
-    _, _, train, err1, det, log = _bootstrap_parts(Phi, y, loss, counts)
+    counts = draw_counts(refits.n, n_boot, gen)
+    _, _, train, err1, det, log = _bootstrap_parts(refits, counts)
     log.warn(f"{name} (.632 centre)")
     return _e632_value(train, err1), {"centre_source": ".632", "train_error": train, "err1": err1, "n_boot": n_boot,
                                       "centre_degenerate_refits": log.degenerate}
@@ -426,7 +427,7 @@ def _result(method, ci, level, t, n, t0, details) -> IntervalResult:
 
 
 def _bs_iv(design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng, bootstrap_distribution):
-    Phi, labels, loss = _design_iv(design, y, loss)
+    refits = _refits_iv(design, y, loss)
     level = check_confidence_level(confidence_level)
     B = _positive_int(n_resamples, "n_resamples", 2)
     J = _positive_int(n_inner, "n_inner")
@@ -434,7 +435,7 @@ def _bs_iv(design, y, confidence_level, n_resamples, n_inner, n_boot, loss, cent
     centre = _centre_iv(centre)
     if bootstrap_distribution is not None:
         bootstrap_distribution = _values_iv(bootstrap_distribution, "bootstrap_distribution")
-    return Phi, labels, loss, level, B, J, n_boot, centre, check_rng(rng), bootstrap_distribution
+    return refits, level, B, J, n_boot, centre, check_rng(rng), bootstrap_distribution
 
 
 def _bs1_iv(*args):
@@ -447,18 +448,18 @@ def _bs2_iv(*args):
 
 def _bs_common(name, design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng,
                bootstrap_distribution, iv):
-    Phi, labels, loss, level, B, J, n_boot, centre, gen, dist = iv(
+    refits, level, B, J, n_boot, centre, gen, dist = iv(
         design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng, bootstrap_distribution)
-    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, name)
+    t, details = _centre_value(refits, centre, n_boot, gen, name)
     if dist is None:
-        dist, log = _bs632_distribution(Phi, labels, loss, B, J, gen)
+        dist, log = _bs632_distribution(refits, B, J, gen)
         log.warn(f"{name} (bootstrap distribution)")
         details.update({"n_resamples": B, "n_inner": J, "distribution_degenerate_refits": log.degenerate,
                         "distribution_refits": log.refits})
     else:
         details.update({"n_resamples": int(dist.shape[0]), "distribution_source": "given"})
     details["bootstrap_distribution"] = dist
-    return Phi.shape[0], level, t, dist, details
+    return refits.n, level, t, dist, details
 
 
 def _distribution_iv(distribution):
@@ -597,11 +598,11 @@ def bs2(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
 
 
 def _kohavi_iv(design, y, confidence_level, n_eff, form, n_boot, loss, centre, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
-    n_eff = float(Phi.shape[0]) if n_eff is None else _positive(n_eff, "n_eff")
+    refits = _refits_iv(design, y, loss)
+    n_eff = float(refits.n) if n_eff is None else _positive(n_eff, "n_eff")
     if form not in ("wilson", "wald"):
         raise ValueError(f"`form` must be 'wilson' (Kohavi's inversion) or 'wald'; got {form!r}.")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), n_eff, form,
+    return (refits, check_confidence_level(confidence_level), n_eff, form,
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
@@ -646,28 +647,28 @@ def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n
     and model selection. IJCAI 1995, 1137-1145. Efron, B. (1983). JASA 78, 316-331.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, n_eff, form, n_boot, centre, gen = _kohavi_iv(design, y, confidence_level, n_eff, form,
+    refits, level, n_eff, form, n_boot, centre, gen = _kohavi_iv(design, y, confidence_level, n_eff, form,
                                                                             n_boot, loss, centre, rng)
-    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "kohavi")
+    t, details = _centre_value(refits, centre, n_boot, gen, "kohavi")
     details.update({"n_eff": n_eff, "form": form})
     ci = wilson_interval(t, n_eff, level) if form == "wilson" else normal_interval(t, n_eff, level)
-    return _result("kohavi", ci, level, t, Phi.shape[0], t0, details)
+    return _result("kohavi", ci, level, t, refits.n, t0, details)
 
 
 def _yang_iv(design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
-    n = Phi.shape[0]
+    refits = _refits_iv(design, y, loss)
+    n = refits.n
 
     def check_count(k):
         k = _positive_int(k, "cv", 2)
         if k > n:
             raise ValueError(f"`cv` must be at most n = {n}; got {k}.")
         return k
-    cv = folds_or_count(cv, labels, Phi, check_count, {"repeats": (repeats, 10), "stratified": (stratified, True)})
+    cv = folds_or_count(cv, refits.labels, refits.X, check_count, {"repeats": (repeats, 10), "stratified": (stratified, True)})
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
     n_eff = None if n_eff is None else _positive(n_eff, "n_eff")   # default n / k, k once the folds are dealt
-    return (Phi, labels, loss, check_confidence_level(confidence_level), cv, _positive_int(repeats, "repeats"),
+    return (refits, check_confidence_level(confidence_level), cv, _positive_int(repeats, "repeats"),
             bool(stratified), n_eff, _positive_int(n_boot, "n_boot"), _centre_iv(centre, ("632", "cv")),
             check_rng(rng))
 
@@ -732,28 +733,28 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv:
     16(2), 635-657. Laber, E. B. and Murphy, S. A. (2008). UAI 2008.
     """
     t0 = time.perf_counter()
-    (Phi, labels, loss, level, folds_or_k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
+    (refits, level, folds_or_k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
         design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng)
-    folds = deal_folds(folds_or_k, labels, repeats, stratified, gen)
+    folds = deal_folds(folds_or_k, refits.labels, repeats, stratified, gen)
     k, repeats = int(folds[0].max()) + 1, int(folds.shape[0])
-    n_eff = Phi.shape[0] / k if n_eff is None else n_eff
-    per_repeat, log = _cv_parts(Phi, labels, loss, folds)
+    n_eff = refits.n / k if n_eff is None else n_eff
+    per_repeat, log = _cv_parts(refits, folds)
     log.warn("yang (cross-validation)")
     cv_estimate = float(per_repeat.mean())
     details: dict[str, Any]
     if centre == "cv":
         t, details = cv_estimate, {"centre_source": "cv"}
     else:
-        t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "yang")
+        t, details = _centre_value(refits, centre, n_boot, gen, "yang")
     details.update({"n_eff": n_eff, "k": k, "repeats": repeats, "stratified": stratified, "cv_estimate": cv_estimate,
                     "cv_degenerate_refits": log.degenerate})
-    return _result("yang", normal_interval(t, n_eff, level), level, t, Phi.shape[0], t0, details)
+    return _result("yang", normal_interval(t, n_eff, level), level, t, refits.n, t0, details)
 
 
 def _martin_iv(design, y, confidence_level, m, prior, n_boot, loss, centre, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
-    m = float(Phi.shape[0]) if m is None else _positive(m, "m")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), m, _prior_iv(prior),
+    refits = _refits_iv(design, y, loss)
+    m = float(refits.n) if m is None else _positive(m, "m")
+    return (refits, check_confidence_level(confidence_level), m, _prior_iv(prior),
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
@@ -797,20 +798,20 @@ def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m
     ICS-TR-96-22, University of California, Irvine.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, m, (a, b), n_boot, centre, gen = _martin_iv(design, y, confidence_level, m, prior,
+    refits, level, m, (a, b), n_boot, centre, gen = _martin_iv(design, y, confidence_level, m, prior,
                                                                           n_boot, loss, centre, rng)
-    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "martin")
+    t, details = _centre_value(refits, centre, n_boot, gen, "martin")
     details.update({"m": m, "prior_a": a, "prior_b": b, "posterior_a": a + t * m, "posterior_b": b + (1.0 - t) * m})
-    return _result("martin", beta_interval(t, m, level, (a, b)), level, t, Phi.shape[0], t0, details)
+    return _result("martin", beta_interval(t, m, level, (a, b)), level, t, refits.n, t0, details)
 
 
 def _langford_iv(design, y, confidence_level, m, alternative, n_boot, loss, centre, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
+    refits = _refits_iv(design, y, loss)
     if m is None:
-        m = Phi.shape[0]
+        m = refits.n
     else:
         m = check_scalar(m, "m", min_val=1, hint=" (a number of test cases)")
-    return (Phi, labels, loss, check_confidence_level(confidence_level), int(m), _alternative_iv(alternative),
+    return (refits, check_confidence_level(confidence_level), int(m), _alternative_iv(alternative),
             _positive_int(n_boot, "n_boot"), _centre_iv(centre), check_rng(rng))
 
 
@@ -857,11 +858,11 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m,
+    refits, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m,
                                                                            alternative, n_boot, loss, centre, rng)
-    t, details = _centre_value(Phi, labels, loss, centre, n_boot, gen, "langford")
+    t, details = _centre_value(refits, centre, n_boot, gen, "langford")
     k = min(m, max(0, math.floor(t * m + 0.5)))
     details.update({"k": k, "m": m, "sides": sides})
-    return _result("langford", _clopper_pearson(k, m, level, sides), level, t, Phi.shape[0], t0, details)
+    return _result("langford", _clopper_pearson(k, m, level, sides), level, t, refits.n, t0, details)
 
 

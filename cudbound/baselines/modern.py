@@ -54,7 +54,8 @@ from .._validation import check_confidence_level, check_rng, check_scalar
 from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import Splitter, cv_splitter, deal_folds, draw_counts, folds_or_count
-from .estimators import _design_iv, _e632plus_parts, _e632_value, _full_fit, _Refitter
+from ..refit import Refits
+from .estimators import _e632plus_parts, _e632_value, _refits_iv
 from .methods import _result
 
 __all__ = ["wald_cv", "corrected_t", "conservative_z", "nested_cv", "bccv", "e632_delta",
@@ -84,11 +85,11 @@ def _values(values, name, minimum):
     return arr
 
 
-def _heldout_wrong(Phi, y, loss, train, test):
+def _heldout_wrong(refits: Refits, train, test):
     """Held-out mistakes: row s is 1{f_s(x_i) != y_i} for the points of ``test[s]``, f_s refitted
     on the points of ``train[s]`` (weights: a 0/1 mask or bootstrap counts); False elsewhere."""
-    preds, log = _Refitter(Phi, y, loss).predict(np.asarray(train, dtype=float))
-    return (preds != y) & test, log
+    preds, log = refits.predict(np.asarray(train, dtype=float))
+    return (preds != refits.labels) & test, log
 
 
 def _random_splits(n, n_test, n_splits, gen, pool=None):
@@ -245,9 +246,10 @@ def delta_method_se(wrong: ArrayLike, counts: ArrayLike) -> tuple[float, float, 
 # --------------------------------------------------------------------------- the intervals
 
 def _wald_cv_iv(design, y, confidence_level, cv, variance, stratified, loss, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
-    n = Phi.shape[0]
-    cv = folds_or_count(cv, labels, Phi, lambda k: check_scalar(k, "cv", min_val=2, max_val=n),
+    refits = _refits_iv(design, y, loss)
+    labels = refits.labels
+    n = refits.n
+    cv = folds_or_count(cv, labels, refits.X, lambda k: check_scalar(k, "cv", min_val=2, max_val=n),
                         {"stratified": (stratified, True)})
     if isinstance(cv, np.ndarray) and cv.shape[0] != 1:
         raise ValueError(f"wald_cv takes one K-fold split; the splitter `cv` made {cv.shape[0]} repetitions.")
@@ -261,7 +263,7 @@ def _wald_cv_iv(design, y, confidence_level, cv, variance, stratified, loss, rng
                                 else "the splitter `cv` made a fold of 1 point."))
     if not isinstance(stratified, (bool, np.bool_)):
         raise ValueError(f"`stratified` must be True or False; got {stratified!r}.")
-    return Phi, labels, loss, check_confidence_level(confidence_level), cv, bool(stratified), check_rng(rng)
+    return refits, check_confidence_level(confidence_level), cv, bool(stratified), check_rng(rng)
 
 
 @renamed(k="cv")
@@ -312,12 +314,13 @@ def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, 
     True
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, folds_or_k, stratified, gen = _wald_cv_iv(design, y, confidence_level, cv, variance,
+    refits, level, folds_or_k, stratified, gen = _wald_cv_iv(design, y, confidence_level, cv, variance,
                                                                         stratified, loss, rng)
+    labels = refits.labels
     folds = deal_folds(folds_or_k, labels, 1, stratified, gen)[0]
     k = int(folds.max()) + 1
     test = folds[None, :] == np.arange(k)[:, None]
-    wrong, log = _heldout_wrong(Phi, labels, loss, ~test, test)
+    wrong, log = _heldout_wrong(refits, ~test, test)
     h = wrong.any(axis=0).astype(float)
     ci = wald_interval(h, folds, level, variance)
     R = float(h.mean())
@@ -335,10 +338,11 @@ def _split_sizes(n, test_fraction):
 
 
 def _corrected_t_iv(design, y, confidence_level, n_splits, test_fraction, loss, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
+    refits = _refits_iv(design, y, loss)
+    labels = refits.labels
     J = check_scalar(n_splits, "n_splits", min_val=2)
-    f, n1, n2 = _split_sizes(Phi.shape[0], test_fraction)
-    return Phi, labels, loss, check_confidence_level(confidence_level), J, f, n1, n2, check_rng(rng)
+    f, n1, n2 = _split_sizes(refits.n, test_fraction)
+    return refits, check_confidence_level(confidence_level), J, f, n1, n2, check_rng(rng)
 
 
 @fill_doc(**_DOC)
@@ -374,27 +378,29 @@ def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.
     of significance tests for comparing learning algorithms. PAKDD 2004.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, J, f, n1, n2, gen = _corrected_t_iv(design, y, confidence_level, n_splits,
+    refits, level, J, f, n1, n2, gen = _corrected_t_iv(design, y, confidence_level, n_splits,
                                                                   test_fraction, loss, rng)
-    train, test = _random_splits(Phi.shape[0], n2, J, gen)
-    wrong, log = _heldout_wrong(Phi, labels, loss, train, test)
+    labels = refits.labels
+    train, test = _random_splits(refits.n, n2, J, gen)
+    wrong, log = _heldout_wrong(refits, train, test)
     mu = wrong.sum(axis=1) / n2
     ci = corrected_t_interval(mu, n1, n2, level)
-    return _finish("corrected_t", ci, level, float(mu.mean()), Phi.shape[0], t0,
+    return _finish("corrected_t", ci, level, float(mu.mean()), refits.n, t0,
                    {"n_splits": J, "test_fraction": f, "n_train": n1, "n_test": n2, "split_errors": mu,
                     "train_masks": train, "test_masks": test}, log)
 
 
 def _conservative_z_iv(design, y, confidence_level, n_splits, n_halves, test_fraction, loss, rng):
-    Phi, labels, loss = _design_iv(design, y, loss)
-    n = Phi.shape[0]
+    refits = _refits_iv(design, y, loss)
+    labels = refits.labels
+    n = refits.n
     J = check_scalar(n_splits, "n_splits", min_val=1)
     M = check_scalar(n_halves, "n_halves", min_val=1)
     f, n1, n2 = _split_sizes(n, test_fraction)
     if n2 >= n // 2:
         raise ValueError(f"the conservative Z needs n2 < n / 2 (each half keeps n2 test points and trains on the "
                          f"rest); test_fraction = {test_fraction!r} gives n2 = {n2} at n = {n}.")
-    return Phi, labels, loss, check_confidence_level(confidence_level), J, M, f, n1, n2, check_rng(rng)
+    return refits, check_confidence_level(confidence_level), J, M, f, n1, n2, check_rng(rng)
 
 
 @fill_doc(**_DOC)
@@ -433,9 +439,10 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
     Learning 52, 239-281.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, J, M, f, n1, n2, gen = _conservative_z_iv(design, y, confidence_level, n_splits,
+    refits, level, J, M, f, n1, n2, gen = _conservative_z_iv(design, y, confidence_level, n_splits,
                                                                         n_halves, test_fraction, loss, rng)
-    n = Phi.shape[0]
+    labels = refits.labels
+    n = refits.n
     train, test = _random_splits(n, n2, J, gen)
     half = n // 2
     trains, tests = [train], [test]
@@ -446,7 +453,7 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
             trains.append(tr)
             tests.append(te)
     trains, tests = np.concatenate(trains), np.concatenate(tests)  # type: ignore[assignment]  # the lists, joined
-    wrong, log = _heldout_wrong(Phi, labels, loss, trains, tests)
+    wrong, log = _heldout_wrong(refits, trains, tests)
     mu_split = wrong.sum(axis=1) / n2
     mu = float(mu_split[:J].mean())
     pairs = mu_split[J:].reshape(M, 2, J).mean(axis=2)
@@ -459,8 +466,9 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
 
 def _nested_cv_iv(design, y, confidence_level, cv, repeats, bias_repeats, loss, rng) -> tuple[
         np.ndarray, np.ndarray, Loss, float, int, int, int, np.random.Generator]:
-    Phi, labels, loss = _design_iv(design, y, loss)
-    n = Phi.shape[0]
+    refits = _refits_iv(design, y, loss)
+    labels = refits.labels
+    n = refits.n
     if cv_splitter(cv) is not None:
         raise ValueError(f"nested_cv needs `cv` as a number of folds (its algorithm draws its own random K-fold "
                          f"splits, and fresh ones for the bias); got {cv!r}.")
@@ -469,7 +477,7 @@ def _nested_cv_iv(design, y, confidence_level, cv, repeats, bias_repeats, loss, 
         raise ValueError(f"nested cross-validation needs at least 2 points per fold: cv = {k} > n / 2 = {n / 2:g}.")
     R = check_scalar(repeats, "repeats", min_val=1)
     Rb = math.ceil(R / 5) if bias_repeats is None else check_scalar(bias_repeats, "bias_repeats", min_val=1)
-    return Phi, labels, loss, check_confidence_level(confidence_level), k, R, Rb, check_rng(rng)
+    return refits, check_confidence_level(confidence_level), k, R, Rb, check_rng(rng)
 
 
 def _equal_folds(n, k, gen):
@@ -544,11 +552,12 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     and how well does it do it? JASA 119, 1434-1445 (code: stephenbates19/nestedcv).
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, K, R, Rb, gen = _nested_cv_iv(design, y, confidence_level, cv, repeats,
+    refits, level, K, R, Rb, gen = _nested_cv_iv(design, y, confidence_level, cv, repeats,
                                                             bias_repeats, loss, rng)
-    n = Phi.shape[0]
+    labels = refits.labels
+    n = refits.n
     trains, layouts, cv_layouts = nested_cv_splits(n, K, R, Rb, gen)
-    preds, log = _Refitter(Phi, labels, loss).predict(trains.astype(float))
+    preds, log = refits.predict(trains.astype(float))
     est = nested_cv_estimate(preds != labels, layouts, cv_layouts)
     half = _z(level) * est["se"]
     centre = est["centre"]
@@ -639,11 +648,12 @@ def nested_cv_estimate(losses: ArrayLike, layouts: np.ndarray, cv_layouts: np.nd
 
 def _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng) -> tuple[
         np.ndarray, np.ndarray, Loss, float, int, bool, np.random.Generator]:
-    Phi, labels, loss = _design_iv(design, y, loss)
+    refits = _refits_iv(design, y, loss)
+    labels = refits.labels
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
     if not isinstance(bias_correction, (bool, np.bool_)):
         raise ValueError(f"`bias_correction` must be True or False; got {bias_correction!r}.")
-    return Phi, labels, loss, check_confidence_level(confidence_level), B, bool(bias_correction), check_rng(rng)
+    return refits, check_confidence_level(confidence_level), B, bool(bias_correction), check_rng(rng)
 
 
 def _loo_case_weights(counts):
@@ -698,13 +708,14 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
     Genetics and Molecular Biology 7(1), article 8.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, B, corrected, gen = _bccv_iv(design, y, confidence_level, n_resamples,
+    refits, level, B, corrected, gen = _bccv_iv(design, y, confidence_level, n_resamples,
                                                            bias_correction, loss, rng)
-    n = Phi.shape[0]
+    labels = refits.labels
+    n = refits.n
     counts = draw_counts(n, B, gen)
     rows, cases, weights = _loo_case_weights(counts)
     loo_w = 1.0 - np.eye(n)
-    preds, log = _Refitter(Phi, labels, loss).predict(np.concatenate([weights, loo_w]))
+    preds, log = refits.predict(np.concatenate([weights, loo_w]))
     m = rows.shape[0]
     miss = preds[np.arange(m), cases] != labels[cases]
     e_star = np.bincount(rows, weights=counts[rows, cases] * miss, minlength=B) / n
@@ -721,12 +732,13 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
 
 def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng) -> tuple[
         np.ndarray, np.ndarray, Loss, float, int, str, np.random.Generator]:
-    Phi, labels, loss = _design_iv(design, y, loss)
+    refits = _refits_iv(design, y, loss)
+    labels = refits.labels
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
     key = point_estimate.strip().lower().lstrip(".") if isinstance(point_estimate, str) else None
     if key not in ("632", "632+", "err1"):
         raise ValueError(f"`point_estimate` must be '.632+', '.632' or 'err1'; got {point_estimate!r}.")
-    return Phi, labels, loss, check_confidence_level(confidence_level), B, key, check_rng(rng)
+    return refits, check_confidence_level(confidence_level), B, key, check_rng(rng)
 
 
 @renamed(estimator="point_estimate")
@@ -765,13 +777,14 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     errors and influence functions. JRSS B 54, 83-127.
     """
     t0 = time.perf_counter()
-    Phi, labels, loss, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples,
+    refits, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples,
                                                            point_estimate, loss, rng)
-    n = Phi.shape[0]
+    labels = refits.labels
+    n = refits.n
     counts = draw_counts(n, B, gen)
-    _, full_preds = _full_fit(Phi, labels, loss)
+    _, full_preds = refits.full_fit()
     train = float(np.mean(full_preds != labels))
-    preds, log = _Refitter(Phi, labels, loss).predict(counts)
+    preds, log = refits.predict(counts)
     err1, se_del, _ = delta_method_se(preds != labels, counts)
     details = {"n_resamples": B, "estimator": key, "train_error": train, "err1": err1, "se_err1": se_del,
                "counts": counts}

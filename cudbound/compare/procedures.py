@@ -1,10 +1,9 @@
 """Comparisons of two learning procedures, refitted on the same resamples of (X, y).
 
-A procedure is a scikit-learn classifier (anything with ``fit`` and ``predict``; cloned and
-refitted on each training set) or the package's own classifier, :class:`Procedure`: a basis and a
-loss (or a scikit-learn estimator mapped to them by :mod:`cudbound.sklearn_bridge`), through the
-front door of :func:`cudbound.cud_interval` (``cudbound.design._prepare``) and refitted in batches
-by the baselines' refits. Both procedures are refitted on exactly the same training sets, and
+A procedure is a scikit-learn classifier (anything with ``fit`` and ``predict``) or the package's
+own classifier, :class:`Procedure`: a basis and a loss (or a scikit-learn estimator mapped to them
+by :mod:`cudbound.sklearn_bridge`). Each is refitted whole on every training set, basis included
+(:mod:`cudbound.refit`). Both procedures are refitted on exactly the same training sets, and
 each held-out point's 0-1 loss difference l_A - l_B (or each split's error difference) enters the
 test. The error difference is A - B throughout.
 
@@ -26,21 +25,18 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
-from sklearn.base import clone
 
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_data, check_rng, check_scalar
-from ..baselines.estimators import _design_iv, _Refitter
-from ..baselines.modern import (_heldout_wrong, corrected_t_mean_se, nested_cv_estimate, nested_cv_splits,
+from ..baselines.modern import (corrected_t_mean_se, nested_cv_estimate, nested_cv_splits,
                                 wald_mean_se)
-from ..design import _prepare
+from ..refit import Procedure, as_procedure, as_refits
 from ..resampling import cv_splitter, draw_folds, splitter_folds
 from .predictions import delong_test, error_difference_interval, mcnemar
 from .result import ComparisonResult, check_alternative, clipped, p_value_normal, p_value_t, ratio_statistic
@@ -49,130 +45,39 @@ __all__ = ["Procedure", "ProcedurePair", "OutOfFold", "paired_ttest_5x2cv", "com
            "wald_cv_test", "nested_cv_test"]
 
 
-@dataclass(frozen=True)
-class Procedure:
-    """The package's classifier as a learning procedure: sign(phi(x)' beta), beta minimising ``loss``
-    on the basis ``basis`` (defaults 'linear' and 'squared', as :func:`cudbound.cud_interval`), or the
-    basis and loss of a scikit-learn ``estimator`` (:mod:`cudbound.sklearn_bridge`; then leave
-    ``basis`` and ``loss`` unset). Refitted in batches on 0/1 weights (the baselines' refits); a
-    training set with one class gives the constant classifier of that class.
+class _Refits:
+    """One procedure of a pair, refitted whole on every training set (:mod:`cudbound.refit`: the
+    package's classifier with its basis refitted per part, a scikit-learn classifier cloned and
+    fitted per part)."""
 
-    >>> Procedure(basis="poly:2", loss="hinge")
-    Procedure(basis='poly:2', loss='hinge', estimator=None)
-    """
-
-    basis: Any = None
-    loss: Any = None
-    estimator: Any = None
-
-
-class _SklearnRefits:
-    """A scikit-learn classifier cloned and refitted on each training set."""
-
-    def __init__(self, estimator, name):
-        self.estimator, self.name = estimator, name
-
-    def wrong(self, X, labels, trains, tests):
-        out = np.zeros(trains.shape, dtype=bool)
-        for s, (train, test) in enumerate(zip(trains, tests)):
-            if not test.any():
-                continue
-            try:
-                fitted = clone(self.estimator).fit(X[train], labels[train])
-                pred = np.asarray(fitted.predict(X[test]), dtype=float)
-            except Exception as exc:  # noqa: BLE001 - one clear message naming the procedure and split
-                raise ValueError(f"procedure {self.name} ({type(self.estimator).__name__}) failed on training set "
-                                 f"{s} ({int(train.sum())} points, {np.unique(labels[train]).size} class(es)): "
-                                 f"{type(exc).__name__}: {exc}") from exc
-            out[s, test] = pred != labels[test]
-        return out, {}
-
-    def out_of_fold(self, X, labels, folds):
-        """(predictions, scores, details): each point predicted (-1/+1) and scored by the copy
-        refitted without its fold; scores from ``decision_function``, else the positive class's
-        ``predict_proba`` column, else None (the estimator has neither)."""
-        pred = np.empty(labels.shape[0])
-        scores: np.ndarray | None = np.empty(labels.shape[0])
-        for f in range(int(folds.max()) + 1):
-            test = folds == f
-            train = ~test
-            try:
-                fitted = clone(self.estimator).fit(X[train], labels[train])
-                pred[test] = np.asarray(fitted.predict(X[test]), dtype=float)
-                if scores is not None:
-                    scores[test] = _scores(fitted, X[test])
-            except _NoScores:
-                scores = None
-            except Exception as exc:  # noqa: BLE001 - one clear message naming the procedure and fold
-                raise ValueError(f"procedure {self.name} ({type(self.estimator).__name__}) failed on the training "
-                                 f"set without fold {f} ({int(train.sum())} points, "
-                                 f"{np.unique(labels[train]).size} class(es)): {type(exc).__name__}: {exc}") from exc
-        return pred, scores, {}
-
-    def describe(self):
-        return repr(self.estimator)
-
-
-class _NoScores(Exception):
-    """A scikit-learn classifier with neither ``decision_function`` nor ``predict_proba``."""
-
-
-def _scores(fitted, X):
-    """The scores of a fitted scikit-learn classifier, higher for the class +1."""
-    if hasattr(fitted, "decision_function"):
-        values = np.asarray(fitted.decision_function(X), dtype=float)
-        return values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
-    if hasattr(fitted, "predict_proba"):
-        column = list(np.asarray(fitted.classes_, dtype=float)).index(1.0)
-        return np.asarray(fitted.predict_proba(X), dtype=float)[:, column]
-    raise _NoScores
-
-
-class _PackageRefits:
-    """The package's classifier (:class:`Procedure`) on its design, refitted in batches."""
-
-    def __init__(self, spec: Procedure, X, y, pos_label, name):
-        data = _prepare(X, y, spec.basis, spec.estimator, pos_label, spec.loss)
-        self.Z, self.labels, self.loss = _design_iv(data.design, data.labels, data.loss)
-        self.spec, self.name = spec, name
+    def __init__(self, procedure, X, y, pos_label, name):
+        self.procedure, self.name = as_procedure(procedure, f"procedure {name}"), name
+        self.refits = as_refits(self.procedure, X, y, pos_label, f"procedure {name}")
 
     def _check_labels(self, labels):
-        if not np.array_equal(labels, self.labels):
+        if not np.array_equal(labels, self.refits.labels):
             raise ValueError(f"procedure {self.name} reads the labels otherwise than the other procedure; "
                              f"pass `pos_label`.")
 
     def wrong(self, X, labels, trains, tests):
         self._check_labels(labels)
-        wrong, log = _heldout_wrong(self.Z, self.labels, self.loss, trains, tests)
+        _, preds, log = self.refits.fit_score(np.asarray(trains, dtype=float), tests)
         log.warn(f"procedure {self.name}")
-        return wrong, log.as_details()
+        return (preds != labels) & tests, log.as_details()
 
     def out_of_fold(self, X, labels, folds):
-        """(predictions, scores, details): the decision values z_i' beta^(-f(i)) of the coefficients
-        refitted without point i's fold (the baselines' batch refits), and their signs."""
+        """(predictions, scores, details): point i predicted and scored by the procedure refitted
+        without its fold; scores None for a scikit-learn classifier with neither
+        ``decision_function`` nor ``predict_proba``."""
         self._check_labels(labels)
         tests = folds[None, :] == np.arange(int(folds.max()) + 1)[:, None]
-        values, log = _Refitter(self.Z, self.labels, self.loss).decision((~tests).astype(float))
+        values, preds, log = self.refits.fit_score((~tests).astype(float), tests)
         log.warn(f"procedure {self.name}")
-        scores = values[folds, np.arange(folds.shape[0])]
-        return np.where(scores >= 0.0, 1.0, -1.0), scores, log.as_details()
+        at = (folds, np.arange(folds.shape[0]))
+        return preds[at], None if values is None else values[at], log.as_details()
 
     def describe(self):
-        return repr(self.spec)
-
-
-def _refits(procedure, X, y, pos_label, name):
-    if isinstance(procedure, Mapping):
-        unknown = sorted(set(procedure) - {"basis", "loss", "estimator"})
-        if unknown:
-            raise ValueError(f"procedure {name} as a dict takes the keys 'basis', 'loss', 'estimator'; got {unknown}.")
-        procedure = Procedure(**procedure)
-    if isinstance(procedure, Procedure):
-        return _PackageRefits(procedure, X, y, pos_label, name)
-    if hasattr(procedure, "fit") and hasattr(procedure, "predict"):
-        return _SklearnRefits(procedure, name)
-    raise TypeError(f"procedure {name} must be a scikit-learn classifier (with fit and predict), a "
-                    f"cudbound.compare.Procedure or a dict of its fields; got {type(procedure).__name__}.")
+        return repr(self.procedure)
 
 
 class ProcedurePair:
@@ -185,8 +90,8 @@ class ProcedurePair:
         self.n = self.X.shape[0]
         if np.min(np.bincount((self.labels > 0).astype(int))) < 2:
             raise ValueError("comparing two procedures needs at least 2 points of each class.")
-        self.a = _refits(estimator_a, X, y, pos_label, "A")
-        self.b = _refits(estimator_b, X, y, pos_label, "B")
+        self.a = _Refits(estimator_a, X, y, pos_label, "A")
+        self.b = _Refits(estimator_b, X, y, pos_label, "B")
         self._out_of_fold: dict[bytes, OutOfFold] = {}
 
     def errors(self, trains: np.ndarray, tests: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:

@@ -12,7 +12,9 @@ squared loss of the study:
 3. One K-fold split of D (``cv`` folds, stratified, from the stream of the out-of-fold
    comparisons): A's out-of-fold scores. Every AUC interval is computed on them (with the folds)
    and scored against auc_A(T); the averaged and pooled CV AUC come from the same scores, and the
-   leave-pair-out AUC from A's closed form (:func:`lpo_least_squares`).
+   leave-pair-out AUC from A's closed form (:func:`lpo_least_squares`) when A's basis learns nothing
+   from the data, else from A refitted whole without each pair. Every refit refits A's (and B's)
+   basis on its training part (:mod:`cudbound.refit`).
 4. Every comparison of A and B (:func:`cudbound.compare.compare_pair`, the same split for the
    prediction-level ones, so the refits are shared), scored against the difference of the error
    rates (or of the AUCs for DeLong's test).
@@ -25,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from ..auc.cv import lpo_auc
 from ..auc.registry import get_method as auc_method
 from ..auc.scores import _auc
 from ..compare import OUT_OF_FOLD_STREAM, Procedure, ProcedurePair, compare_pair, root_seed
@@ -169,8 +172,11 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
         rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", _auc(labels, scores), auc_a,
                                               time.perf_counter() - t1 + refit_seconds)
         t1 = time.perf_counter()
-        rows["lpo_auc"] = _estimate_row("lpo_auc", lpo_auc_least_squares(design_a, labels), auc_a,
-                                        time.perf_counter() - t1)
+        if basis_a.learns_from_data:   # the basis refitted without each pair, with the classifier
+            lpo = lpo_auc(Procedure(basis=spec.basis, loss=config.loss), Xtr, labels).estimate
+        else:                           # the design is the same without the pair: the closed form
+            lpo = lpo_auc_least_squares(design_a, labels)
+        rows["lpo_auc"] = _estimate_row("lpo_auc", lpo, auc_a, time.perf_counter() - t1)
         comparisons = [label for label in config.methods if label.startswith(COMPARISON_PREFIX)]
         names = [config.method_of[label] for label in comparisons]
         results = compare_pair(pair, names, root, confidence_level=config.confidence_level,

@@ -27,6 +27,7 @@ import numpy as np
 from ..basis import Basis
 from ..datasets import get_dataset
 from ..fit import fit_classifier, predict_signs
+from ..design import _prepare
 from ..registry import intervals_from_design
 from ..losses import get_loss
 from .auc_tasks import run_auc_task
@@ -70,9 +71,11 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     """Run one task and return its rows (plain Python, ready for the store); a task of an AUC
     study (``kind = "auc"``) is run by :func:`cudbound.coverage.auc_tasks.run_auc_task`.
 
-    The basis is fitted once (on the training set, by :func:`draw_split`) and beta-hat
-    once (:func:`cudbound.fit.fit_classifier`): the true error scores that fit, and CUD
-    uses it (:func:`cudbound.registry.intervals_from_design` with ``fitted``).
+    The basis is fitted on the training set (by :func:`draw_split`) and beta-hat once
+    (:func:`cudbound.fit.fit_classifier`): the true error scores that fit, and CUD uses it
+    (:func:`cudbound.registry.intervals_from_design` with ``fitted``). The methods get the training
+    features with the basis (a ``PreparedData``), so a method that refits on part of the training
+    set refits the basis on that part too (:mod:`cudbound.refit`).
 
     Seeds: the task's SeedSequence (:meth:`StudyConfig.task_seed`) spawns two children,
     one for the data draw and one passed to :func:`cudbound.registry.intervals_from_design` as ``rng``. The
@@ -86,7 +89,9 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     t0 = time.perf_counter()
     data_ss, method_ss = config.task_seed(task).spawn(2)
     Xtr, ytr, Xte, yte, basis, design, redraws = draw_split(config, task, np.random.default_rng(data_ss), data_home)
-    fitted = fit_classifier(design, ytr, get_loss(config.loss))
+    # the training set with its basis: every method that refits on part of it refits the basis too
+    data = _prepare(Xtr, ytr, basis, None, None, config.loss)
+    fitted = fit_classifier(data.design, data.labels, get_loss(config.loss))
     train_err = fitted.train_error
     true_err = float(np.mean(predict_signs(basis.transform(Xte), fitted.coef) != yte))
     plain = [m for m in config.methods if config.method_of[m] == m]
@@ -99,7 +104,7 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
         options = {f"{config.method_of[m]}_options": config.method_options(m, task.n) for m in labels}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            results = intervals_from_design(design, ytr, methods=methods, confidence_level=config.confidence_level,
+            results = intervals_from_design(data, None, methods=methods, confidence_level=config.confidence_level,
                                             rng=method_ss, fitted=fitted, **options)
         seen.update(f"{type(w.message).__name__}: {w.message}" for w in caught)
         for label, res in zip(labels, results):

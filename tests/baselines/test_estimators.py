@@ -7,7 +7,7 @@ import pytest
 from cudbound.baselines import (DegenerateResampleWarning, ErrorEstimate, bootstrap_counts, cross_validation, e632,
                                 e632plus, estimate_error, fold_assignments, leave_one_out, loo_bootstrap,
                                 resubstitution)
-from cudbound.baselines.estimators import SINGULAR_RTOL, _Refitter, _solve_normal_equations
+from cudbound.refit import SINGULAR_RTOL, DesignRefits, solve_normal_equations
 from cudbound.design import reparametrise
 from cudbound.losses import SquaredLoss, get_loss
 from reference_baselines import (make_data, ref_632, ref_632plus, ref_cv, ref_err1, ref_fit_predict, ref_loo,
@@ -168,7 +168,7 @@ def test_refit_predictions_match_reference_row_by_row_including_singular():
     Phi, y = _few_distinct_rows()
     n = len(y)
     idx = _indices(n, 200, 5)
-    preds, log = _Refitter(reparametrise(Phi).Z, y, SquaredLoss()).predict(tally(idx, n))  # orthonormal coordinates
+    preds, log = DesignRefits(reparametrise(Phi).Z, y, SquaredLoss()).predict(tally(idx, n))  # orthonormal coordinates
     assert log.singular > 0 and log.one_class > 0
     for row, b in zip(preds, idx):
         assert np.array_equal(row, ref_fit_predict(Phi, y, b))
@@ -177,16 +177,16 @@ def test_refit_predictions_match_reference_row_by_row_including_singular():
 def test_singular_rule_is_scale_invariant_and_min_norm():
     H = np.array([[[4.0, 2.0], [2.0, 1.0]]])              # rank one
     g = np.array([[2.0, 1.0]])
-    beta, singular = _solve_normal_equations(H, g)
+    beta, singular = solve_normal_equations(H, g)
     assert singular[0] and np.all(np.isfinite(beta))
     np.testing.assert_allclose(H[0] @ beta[0], g[0], atol=1e-12)   # solves the consistent system
     D = np.diag([1.0, 1e6])                                         # rescale the second feature
-    beta2, singular2 = _solve_normal_equations((D @ H[0] @ D)[None], (D @ g[0])[None])
+    beta2, singular2 = solve_normal_equations((D @ H[0] @ D)[None], (D @ g[0])[None])
     assert singular2[0]
     np.testing.assert_allclose(D @ beta2[0], beta[0], rtol=1e-9)    # the same classifier
     # regular but badly scaled systems are not declared singular
     Hr = np.array([[[1e12, 1.0], [1.0, 1e-6]]])
-    assert not _solve_normal_equations(Hr, np.array([[1.0, 1.0]]))[1][0]
+    assert not solve_normal_equations(Hr, np.array([[1.0, 1.0]]))[1][0]
     assert SINGULAR_RTOL == 1e-10
 
 
@@ -205,7 +205,7 @@ def test_generic_loss_failures_fall_back_to_majority_class():
     counts = bootstrap_counts(12, 40, 0).astype(float)
     counts[0] = np.where(y > 0, 1.0, 1.0)          # an exact tie when the classes balance
     counts[1] = np.where(y > 0, 2.0, 0.0)          # one class only
-    preds, log = _Refitter(Phi, y, _FailingLoss()).predict(counts)
+    preds, log = DesignRefits(Phi, y, _FailingLoss()).predict(counts)
     has_both = (counts @ (y > 0) > 0) & (counts @ (y < 0) > 0)
     assert log.one_class == int(np.sum(~has_both)) >= 1
     assert log.failed == int(np.sum(has_both)) >= 30
@@ -227,11 +227,11 @@ def test_generic_loss_path_matches_batched_path():
     loss = Squared2()
     loss.is_quadratic = False
     counts = bootstrap_counts(15, 6, 2)
-    a, _ = _Refitter(Phi, y, SquaredLoss()).predict(counts)
-    b, _ = _Refitter(Phi, y, loss).predict(counts)
+    a, _ = DesignRefits(Phi, y, SquaredLoss()).predict(counts)
+    b, _ = DesignRefits(Phi, y, loss).predict(counts)
     assert np.array_equal(a, b)
     q = Squared2()                      # quadratic but not SquaredLoss: per-row forms, batched solve
-    c, _ = _Refitter(Phi, y, q).predict(counts)
+    c, _ = DesignRefits(Phi, y, q).predict(counts)
     assert np.array_equal(a, c)
 
 

@@ -11,7 +11,7 @@ import cudbound.baselines as bl
 from cudbound.baselines import (DegenerateResampleWarning, basic_interval, beta_interval, binomial_interval,
                                 bootstrap_632_distribution, bs1, bs2, cross_validation, e632, kohavi, langford,
                                 martin, normal_interval, percentile_interval, yang)
-from cudbound.baselines.estimators import _Refitter
+from cudbound.refit import DesignRefits
 from cudbound.design import reparametrise
 from cudbound.losses import SquaredLoss
 from cudbound.results import IntervalResult
@@ -139,7 +139,7 @@ def test_bs632_values_match_reference(n, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateResampleWarning)
         Z = reparametrise(Phi).Z  # the estimators work in orthonormal coordinates
-        values, _ = _bs632_values(Z, y, _Refitter(Z, y, SquaredLoss()), outer, inner)
+        values, _ = _bs632_values(DesignRefits(Z, y, SquaredLoss()), outer, inner)
     for b in range(4):
         assert values[b] == pytest.approx(ref_bs632_value(Phi, y, outer[b], inner[b]), abs=1e-12)
 

@@ -1,0 +1,542 @@
+"""Refitting a learning procedure on part of the data: the package's one fit-and-score.
+
+A *procedure* is what a user fits: a basis and a loss (:class:`Procedure`), a scikit-learn
+classifier or pipeline that :mod:`cudbound.sklearn_bridge` maps exactly onto a basis and a loss,
+or any other scikit-learn classifier. Every method that refits on part of the data
+(cross-validation folds, bootstrap resamples, nested CV, BCCV, 5x2cv, repeated splits,
+leave-pair-out) refits the whole procedure on that part, as scikit-learn's ``cross_val_score``
+does: the basis (the centre, scales and components of ``pca:K`` / ``zpca:K``, a pipeline's
+earlier steps) and the classifier are fitted on the part's rows only, then every one of the n
+points is scored. No held-out row shapes the features a part is fitted on.
+
+Parts are given as weights: a (B, n) array of whole numbers >= 0, row b the number of copies of
+each point in part b (bootstrap counts, or 0/1 training indicators). Part b is the multiset of
+rows repeated by their counts, of size m_b = sum_i w_bi, and its fit minimises the mean form of
+the loss on it,
+
+    (1/m_b) sum_i w_bi l(y_i, phi_b(x_i)'beta) + penalty,
+
+phi_b the basis fitted on part b. A loss given by name keeps its penalty as given
+(``'ridge:0.1'`` has lam = 0.1 on every part); a scikit-learn classifier is refitted as its own
+``fit`` would be on the part's rows, so that its ``C`` (or ``alpha``) keeps its meaning: a mapped
+one through :func:`cudbound.sklearn_bridge.from_estimator` with m_b rows (solved exactly by
+:func:`cudbound.fit.fit_coefficients`), any other by ``clone(estimator).fit``.
+
+How, with the same result:
+
+* a basis that learns nothing from the data (``linear``, ``poly:D``, a row-wise function;
+  :attr:`cudbound.basis.Basis.learns_from_data` is False) gives the same design whatever the
+  part, so the design is formed once and all the refits of one loss are solved in batches
+  (:class:`DesignRefits`);
+* a basis that learns is refitted per part (:class:`ProcedureRefits`);
+* a scikit-learn classifier given as a procedure (``compare``, the AUC functions) is cloned and
+  fitted per part (:class:`EstimatorRefits`); its scores are ``decision_function`` (else the
+  positive class's ``predict_proba``). The interval methods, which need the exact loss of the fit
+  (``intervals(estimator=...)``), refit its mapping instead (:func:`refits_for`): the same
+  objective, solved exactly.
+
+Degenerate parts (documented behaviour, never an error, never a NaN; counted in a
+:class:`RefitLog` and reported by one :class:`DegenerateResampleWarning`):
+
+* **one class** (a part holding only +1 or only -1): the constant classifier of that class;
+* **singular normal matrix** (quadratic losses; the part's rows do not span the basis): the
+  least-squares solution whose scores on all n points have the least root mean square, i.e.
+  the least-norm solution in orthonormal coordinates (:func:`solve_normal_equations`);
+* **failed fit** (the convex solver raised, e.g. no minimiser on separable data, or the
+  refitted basis gives a rank-deficient design): the weighted majority class (+1 on a tie); a
+  scikit-learn classifier whose own ``fit`` raises is an error naming the part.
+
+Predicted labels are the signs of the decision values with sign(0) = +1 (``docs/method.md``).
+:func:`fit_and_score` is the one public entry; the classes serve the package's estimators.
+
+References
+----------
+Pedregosa, F. et al. (2011). Scikit-learn: machine learning in Python. JMLR 12, 2825-2830
+(``cross_validate``: the estimator, transformers included, refitted on every training part).
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validation import check_data, encode_labels
+from ._warnings import warn
+from .design import PreparedData, RankDeficientError, _prepare, reparametrise
+from .fit import fit_coefficients, predict_signs
+from .losses import Loss, RidgeLoss, SquaredLoss, get_loss, same_math
+from .sklearn_bridge import from_estimator
+
+__all__ = ["Procedure", "fit_and_score", "refits_for", "as_refits", "as_procedure", "estimator_scores", "Refits", "DesignRefits", "ProcedureRefits",
+           "EstimatorRefits", "RefitLog", "DegenerateResampleWarning", "solve_normal_equations", "SINGULAR_RTOL"]
+
+SINGULAR_RTOL = 1e-10
+"""A normal matrix with eigenvalue ratio at most this is treated as singular."""
+
+_BATCH = 8192
+"""Refits solved per stacked linear-algebra call (bounds the memory to a few MB per n = 100)."""
+
+
+class DegenerateResampleWarning(RuntimeWarning):
+    """A bootstrap sample or training fold gave a degenerate refit (one class only, a singular
+    normal matrix, or a failed fit); the documented fallback was used."""
+
+
+@dataclass(frozen=True)
+class Procedure:
+    """The package's classifier as a learning procedure: sign(phi(x)' beta), beta minimising ``loss``
+    on the basis ``basis`` (defaults 'linear' and 'squared', as :func:`cudbound.cud_interval`), or the
+    basis and loss of a scikit-learn ``estimator`` (:mod:`cudbound.sklearn_bridge`; then leave
+    ``basis`` and ``loss`` unset). Refitted whole on every part (module docstring).
+
+    >>> Procedure(basis="poly:2", loss="hinge")
+    Procedure(basis='poly:2', loss='hinge', estimator=None)
+    """
+
+    basis: Any = None
+    loss: Any = None
+    estimator: Any = None
+
+
+@dataclass
+class RefitLog:
+    """Counts of refits and of degenerate ones, accumulated over batches."""
+
+    refits: int = 0
+    one_class: int = 0
+    singular: int = 0
+    failed: int = 0
+
+    def add(self, other: RefitLog) -> None:
+        self.refits += other.refits
+        self.one_class += other.one_class
+        self.singular += other.singular
+        self.failed += other.failed
+
+    @property
+    def degenerate(self) -> int:
+        return self.one_class + self.singular + self.failed
+
+    def as_details(self) -> dict:
+        return {"refits": self.refits, "one_class_refits": self.one_class,
+                "singular_refits": self.singular, "failed_refits": self.failed}
+
+    def warn(self, what: str) -> None:
+        """One :class:`DegenerateResampleWarning` naming ``what`` and the counts (none without a degenerate refit)."""
+        if not self.degenerate:
+            return
+        parts = []
+        if self.one_class:
+            parts.append(f"{self.one_class} had only one class (the refit predicts that class)")
+        if self.singular:
+            parts.append(f"{self.singular} had a singular normal matrix (minimum scaled-norm "
+                         f"least-squares solution used)")
+        if self.failed:
+            parts.append(f"{self.failed} failed to fit, e.g. because the loss has no minimiser on a linearly "
+                         f"separable resample (the refit predicts the sample's majority class)")
+        warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".", DegenerateResampleWarning)
+
+
+def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = True):
+    """Solve the stacked systems H_b beta_b = g_b (H_b symmetric PSD), with the singular rule.
+
+    H_b is singular when lambda_min(H_s) <= SINGULAR_RTOL lambda_max(H_s), H_s = S H_b S with
+    S = diag(H_b)^(-1/2) (``equilibrate=False``: S = I, for a design in orthonormal coordinates);
+    then beta = S H_s^+ S g with the eigenvalues below the cut-off dropped (least S^-1-norm).
+    Returns (beta (B, p), singular (B,) bool).
+    """
+    d = np.einsum("bii->bi", H)
+    s = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0)) if equilibrate else np.ones_like(d)
+    Hs = H * s[:, :, None] * s[:, None, :]
+    gs = g * s
+    # As trace(Hs) <= p bounds lambda_max by p, det(Hs) > SINGULAR_RTOL * p^p proves regularity
+    # cheaply (one batched LU); only the remaining systems need their eigenvalues.
+    p = H.shape[-1]
+    singular = np.zeros(H.shape[0], dtype=bool)
+    unsure = np.flatnonzero(~(np.linalg.det(Hs) > SINGULAR_RTOL * float(p) ** p))
+    if unsure.size:
+        ev = np.linalg.eigvalsh(Hs[unsure])           # ascending
+        singular[unsure] = ev[:, 0] <= SINGULAR_RTOL * np.maximum(ev[:, -1], 0.0)
+    beta_s = np.empty_like(gs)
+    reg = ~singular
+    if reg.any():
+        beta_s[reg] = np.linalg.solve(Hs[reg], gs[reg][..., None])[..., 0]
+    if singular.any():
+        lam, V = np.linalg.eigh(Hs[singular])
+        cut = SINGULAR_RTOL * np.maximum(lam[:, -1:], 0.0)
+        inv = np.where(lam > cut, 1.0 / np.where(lam > cut, lam, 1.0), 0.0)
+        coef = np.einsum("bji,bj->bi", V, gs[singular]) * inv       # V' g / lambda
+        beta_s[singular] = np.einsum("bij,bj->bi", V, coef)
+    return beta_s * s, singular
+
+
+def _weights_iv(weights, n: int) -> np.ndarray:
+    W = np.asarray(weights, dtype=float)
+    if W.ndim == 1:
+        W = W[None, :]
+    if W.ndim != 2 or W.shape[1] != n:
+        raise ValueError(f"`weights` must have shape (B, n) with n = {n}; got shape {np.shape(weights)}.")
+    if not np.all(np.isfinite(W)) or np.any(W < 0) or np.any(W != np.round(W)):
+        raise ValueError("`weights` must hold whole numbers >= 0 (bootstrap counts or 0/1 training indicators).")
+    return W
+
+
+def _one_class(W: np.ndarray, y: np.ndarray):
+    """(one, has_pos): parts holding one class only, and whether each holds the class +1."""
+    has_pos = W @ (y > 0) > 0
+    has_neg = W @ (y < 0) > 0
+    return ~(has_pos & has_neg), has_pos
+
+
+def _constant(W: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The decision value +1 or -1 of the weighted majority class of each part (+1 on a tie)."""
+    return np.where(W @ y >= 0.0, 1.0, -1.0)
+
+
+class Refits:
+    """Refits of one procedure on parts of one data set (``n`` points, ``labels`` -1.0 / +1.0).
+
+    :meth:`decision` is the one fit-and-score; :meth:`predict` its signs; :meth:`full_fit` the
+    predictions of the fit on all n points (the fit every interval is centred on).
+    """
+
+    n: int
+    labels: np.ndarray
+    X: Any   # the features the procedure reads (what a scikit-learn splitter is given)
+
+    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
+        """(B, n) decision values at every point of the procedure refitted on each part, and the log."""
+        raise NotImplementedError
+
+    def predict(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
+        """(B, n) predicted labels sign(decision) (sign(0) = +1) and the :class:`RefitLog`."""
+        values, log = self.decision(weights)
+        return np.where(values >= 0.0, 1.0, -1.0), log
+
+    def fit_score(self, weights: ArrayLike, rows: ArrayLike | None = None
+                  ) -> tuple[np.ndarray | None, np.ndarray, RefitLog]:
+        """(scores, predictions, log) of one set of refits, both from one fit per part (``rows``, the
+        points each part is asked to score, lets a refit that scores point by point skip the others;
+        here every point is scored)."""
+        values, log = self.decision(weights)
+        return values, np.where(values >= 0.0, 1.0, -1.0), log
+
+    def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
+        """(coef, predictions) of the procedure fitted on all n points: its coefficients in the
+        orthonormal coordinates of the design (None for a scikit-learn classifier) and its (n,)
+        predicted labels."""
+        raise NotImplementedError
+
+    def to_user(self, coef: np.ndarray) -> np.ndarray:
+        """The coefficients of :meth:`full_fit` on the user's design."""
+        raise NotImplementedError
+
+
+class DesignRefits(Refits):
+    """Refits on a fixed design in orthonormal coordinates (``cudbound.design``), in batches.
+
+    Squared loss: the normal equations H_b beta_b = g_b, H_b = Z' W_b Z, g_b = Z' W_b y, formed
+    with one matrix product and solved by one stacked solve; other quadratic losses from their
+    quadratic forms; any other loss by :func:`cudbound.fit.fit_coefficients`, one solve a part.
+    ``loss`` is the loss in those coordinates (``Reparametrisation.loss``). Weights enter the
+    loss's (1/n) sum_i w_i l_i as given: the caller makes it the part's mean (:func:`_part_weights`).
+    """
+
+    def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss):
+        self.design, self.labels, self.loss = design, y, loss
+        self.y, self.X = y, design
+        n, p = design.shape
+        self.n = n
+        if same_math(loss, SquaredLoss):
+            self.kind = "squared"
+            self._outer = (design[:, :, None] * design[:, None, :]).reshape(n, p * p)
+            self._yphi = design * y[:, None]
+        elif loss.is_quadratic:
+            self.kind = "quadratic"
+        else:
+            self.kind = "generic"
+
+    def full_fit(self):
+        gamma = fit_coefficients(self.design, self.y, self.loss)   # as for CUD
+        return gamma, predict_signs(self.design, gamma)
+
+    def decision(self, weights):
+        weights = np.asarray(weights, dtype=float)
+        B, n = weights.shape
+        out = np.empty((B, n))
+        log = RefitLog(refits=B)
+        for start in range(0, B, _BATCH):
+            stop = min(B, start + _BATCH)
+            out[start:stop] = self._decision_batch(weights[start:stop], log)
+        return out, log
+
+    def _decision_batch(self, W: np.ndarray, log: RefitLog) -> np.ndarray:
+        y = self.y
+        one, has_pos = _one_class(W, y)
+        values = np.empty(W.shape)
+        if one.any():
+            values[one] = np.where(has_pos[one], 1.0, -1.0)[:, None]
+            log.one_class += int(one.sum())
+        fit = ~one
+        if not fit.any():
+            return values
+        Wf = W[fit] if one.any() else W
+        if self.kind == "generic":
+            values[fit] = self._generic(Wf, log)
+            return values
+        p = self.design.shape[1]
+        if self.kind == "squared":
+            H = (Wf @ self._outer).reshape(-1, p, p)
+            g = Wf @ self._yphi
+        else:
+            forms = [self.loss.quadratic_form(self.design, y, w) for w in Wf]
+            H = np.stack([f[0] for f in forms])
+            g = np.stack([f[1] for f in forms])
+        beta, singular = solve_normal_equations(H, g, equilibrate=False)  # the design is orthonormal
+        log.singular += int(singular.sum())
+        values[fit] = beta @ self.design.T
+        return values
+
+    def _generic(self, Wf: np.ndarray, log: RefitLog) -> np.ndarray:
+        out = np.empty(Wf.shape)
+        for j, w in enumerate(Wf):
+            try:
+                beta = fit_coefficients(self.design, self.y, self.loss, weights=w)
+                ok = bool(np.all(np.isfinite(beta)))
+            except Exception:  # noqa: BLE001 - any solver failure takes the documented fallback
+                ok = False
+            if ok:
+                out[j] = self.design @ beta
+            else:
+                log.failed += 1
+                out[j] = 1.0 if np.dot(w, self.y) >= 0.0 else -1.0
+        return out
+
+
+def _penalised(loss: Loss) -> bool:
+    """Whether the loss's minimiser changes when its weights are scaled (a penalty term)."""
+    return isinstance(loss, RidgeLoss) or hasattr(loss, "penalty_matrix")
+
+
+def _part_weights(W: np.ndarray, loss: Loss) -> np.ndarray:
+    """Weights that make the (1/n)-mean of ``loss`` the mean over each part: w n / m_b. Only a
+    penalised loss needs it (an unpenalised one has the same minimiser for any positive scale, and
+    its weights are left as they are)."""
+    if not _penalised(loss):
+        return W
+    m = W.sum(axis=1, keepdims=True)
+    return W * (W.shape[1] / np.where(m > 0, m, 1.0))
+
+
+def _rows(X, idx: np.ndarray):
+    """Rows ``idx`` of X (an array, or a DataFrame by position)."""
+    return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
+
+
+class ProcedureRefits(Refits):
+    """A basis and a loss refitted whole on each part: the basis fitted on the part's rows (repeated
+    by their counts), the design of all n points formed with it, the classifier fitted on the part.
+
+    ``loss_for(m)`` is the loss of a part of m rows (the same loss for a loss given by name; the
+    mapped loss of a scikit-learn classifier fitted on m rows). A basis that learns nothing is
+    formed once and its refits are batched per loss (:class:`DesignRefits`).
+    """
+
+    def __init__(self, data: PreparedData, loss_for: Callable[[int], Loss]):
+        self.data, self.loss_for = data, loss_for
+        self.X, self.labels, self.n = data.X, data.labels, data.labels.shape[0]
+        self._full = DesignRefits(data.Z, data.labels, data.rep.loss(loss_for(self.n)))
+        self.learns = data.basis.learns_from_data
+
+    def full_fit(self):
+        return self._full.full_fit()
+
+    def to_user(self, coef):
+        return self.data.rep.to_user(coef)
+
+    def decision(self, weights):
+        W = _weights_iv(weights, self.n)
+        m = W.sum(axis=1).astype(np.int64)
+        if not self.learns:
+            return self._fixed_basis(W, m)
+        out = np.empty(W.shape)
+        log = RefitLog()
+        for b in range(W.shape[0]):
+            out[b], lg = self._one_part(W[b])
+            log.add(lg)
+        return out, log
+
+    def _fixed_basis(self, W: np.ndarray, m: np.ndarray):
+        """The design does not change with the part: batched refits, one batch per loss (per m when
+        the loss depends on the part's size)."""
+        out = np.empty(W.shape)
+        log = RefitLog()
+        losses = {size: self.loss_for(int(size)) for size in np.unique(m)}
+        groups: dict[str, list[int]] = {}
+        for size, loss in losses.items():
+            groups.setdefault(loss.name, []).extend(np.flatnonzero(m == size).tolist())
+        for rows in groups.values():
+            idx = np.asarray(sorted(rows))
+            loss = losses[m[idx[0]]]
+            refits = self._full if loss.name == self._full.loss.name else DesignRefits(
+                self.data.Z, self.labels, self.data.rep.loss(loss))
+            out[idx], lg = refits.decision(_part_weights(W[idx], loss))
+            log.add(lg)
+        return out, log
+
+    def _one_part(self, w: np.ndarray):
+        y = self.labels
+        one, has_pos = _one_class(w[None, :], y)
+        if one[0]:
+            return np.full(self.n, 1.0 if has_pos[0] else -1.0), RefitLog(refits=1, one_class=1)
+        idx = np.repeat(np.arange(self.n), w.astype(np.int64))
+        try:
+            basis = copy.deepcopy(self.data.basis).fit(_rows(self.X, idx))
+            rep = reparametrise(basis.transform(self.X))
+        except (RankDeficientError, ValueError, np.linalg.LinAlgError):
+            return np.full(self.n, _constant(w[None, :], y)[0]), RefitLog(refits=1, failed=1)
+        loss = self.loss_for(int(w.sum()))
+        return DesignRefits(rep.Z, y, rep.loss(loss)).decision(_part_weights(w[None, :], loss))
+
+
+class EstimatorRefits(Refits):
+    """Any scikit-learn classifier, cloned and fitted on each part's rows (repeated by their counts).
+    Its predictions are its own ``predict``; its scores :func:`estimator_scores` (None when it has
+    none). A part with one class gets that class's constant classifier; a fit that raises is
+    reported as a ValueError naming the part."""
+
+    def __init__(self, estimator, X, labels: np.ndarray, name: str = "the estimator"):
+        self.estimator, self.X, self.labels, self.name = estimator, X, labels, name
+        self.n = labels.shape[0]
+
+    def full_fit(self):
+        _, preds, _ = self.fit_score(np.ones((1, self.n)))
+        return None, preds[0]
+
+    def decision(self, weights):
+        values, _, log = self.fit_score(weights)
+        if values is None:
+            raise ValueError(f"{self.name} ({type(self.estimator).__name__}) has neither decision_function nor "
+                             f"predict_proba: it gives no scores.")
+        return values, log
+
+    def predict(self, weights):
+        _, preds, log = self.fit_score(weights)
+        return preds, log
+
+    def fit_score(self, weights, rows: ArrayLike | None = None) -> tuple[np.ndarray | None, np.ndarray, RefitLog]:
+        """(scores or None, predictions, log) of the classifier refitted on each part, at the points
+        ``rows[b]`` of part b (a (B, n) mask; default every point; NaN elsewhere)."""
+        from sklearn.base import clone
+        W = _weights_iv(weights, self.n)
+        at = np.ones(W.shape, dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+        values: np.ndarray | None = np.full(W.shape, np.nan)
+        preds = np.full(W.shape, np.nan)
+        log = RefitLog(refits=W.shape[0])
+        one, has_pos = _one_class(W, self.labels)
+        for b, w in enumerate(W):
+            if one[b]:
+                preds[b, at[b]] = 1.0 if has_pos[b] else -1.0
+                if values is not None:
+                    values[b, at[b]] = preds[b, at[b]]
+                log.one_class += 1
+                continue
+            if not at[b].any():
+                continue
+            idx = np.repeat(np.arange(self.n), w.astype(np.int64))
+            Xb = _rows(self.X, np.flatnonzero(at[b]))
+            try:
+                fitted = clone(self.estimator).fit(_rows(self.X, idx), self.labels[idx])
+                preds[b, at[b]] = np.asarray(fitted.predict(Xb), dtype=float)
+            except Exception as exc:  # noqa: BLE001 - one clear message naming the procedure and the part
+                raise ValueError(f"{self.name} ({type(self.estimator).__name__}) failed on training part {b} "
+                                 f"({idx.size} rows, {np.unique(self.labels[idx]).size} class(es)): "
+                                 f"{type(exc).__name__}: {exc}") from exc
+            if values is not None:
+                try:
+                    values[b, at[b]] = estimator_scores(fitted, Xb)
+                except ValueError:
+                    values = None
+        return values, preds, log
+
+
+def estimator_scores(fitted, X) -> np.ndarray:
+    """The scores of a fitted scikit-learn classifier, higher for the class +1: ``decision_function``,
+    else the +1 column of ``predict_proba``, else ValueError."""
+    if hasattr(fitted, "decision_function"):
+        values = np.asarray(fitted.decision_function(X), dtype=float)
+        return values.ravel() if values.ndim == 2 and values.shape[1] == 1 else values
+    if hasattr(fitted, "predict_proba"):
+        column = list(np.asarray(fitted.classes_, dtype=float)).index(1.0)
+        return np.asarray(fitted.predict_proba(X), dtype=float)[:, column]
+    raise ValueError(f"{type(fitted).__name__} has neither decision_function nor predict_proba: it gives no scores.")
+
+
+def _mapped_loss(estimator) -> Callable[[int], Loss]:
+    def loss_for(m: int) -> Loss:
+        return from_estimator(estimator, m).loss
+    return loss_for
+
+
+def refits_for(data: PreparedData, loss: str | Loss | None = None) -> Refits:
+    """The refits of the procedure behind ``data`` (:func:`cudbound.design._prepare`).
+
+    With a scikit-learn ``estimator`` in ``data`` (and ``loss`` unset or its mapped loss), the
+    estimator refitted on each part through its exact mapping (its penalty for the part's size);
+    otherwise ``data``'s basis with ``loss`` (default ``data.loss``), penalty as given.
+    """
+    if data.estimator is not None and (loss is None or loss is data.loss):
+        return ProcedureRefits(data, _mapped_loss(data.estimator))
+    fixed = get_loss(data.loss if loss is None else loss)
+    return ProcedureRefits(data, lambda m: fixed)
+
+
+def as_procedure(procedure: Any, name: str = "the procedure") -> Any:
+    """A :class:`Procedure` (given as one or as a dict of its fields) or a scikit-learn classifier
+    (anything with ``fit`` and ``predict``), checked; TypeError or ValueError otherwise."""
+    if isinstance(procedure, Mapping):
+        unknown = sorted(set(procedure) - {"basis", "loss", "estimator"})
+        if unknown:
+            raise ValueError(f"{name} as a dict takes the keys 'basis', 'loss', 'estimator'; got {unknown}.")
+        return Procedure(**procedure)
+    if isinstance(procedure, Procedure) or (hasattr(procedure, "fit") and hasattr(procedure, "predict")):
+        return procedure
+    raise TypeError(f"{name} must be a cudbound.refit.Procedure (or a dict of its fields) or a scikit-learn "
+                    f"classifier (with fit and predict); got {type(procedure).__name__}.")
+
+
+def as_refits(procedure: Any, X: ArrayLike, y: ArrayLike, pos_label: Any = None, name: str = "the procedure") -> Refits:
+    """Refits of a :class:`Procedure` (or a dict of its fields; through :func:`refits_for`) or of a
+    scikit-learn classifier (cloned and fitted per part, :class:`EstimatorRefits`)."""
+    procedure = as_procedure(procedure, name)
+    if isinstance(procedure, Procedure):
+        return refits_for(_prepare(X, y, procedure.basis, procedure.estimator, pos_label, procedure.loss))
+    Xc, labels, _ = check_data(X, y, pos_label=pos_label) if not hasattr(X, "iloc") else (X, *encode_labels(
+        y, pos_label=pos_label, n_rows=np.shape(X)[0]))
+    return EstimatorRefits(procedure, Xc, labels, name)
+
+
+def fit_and_score(procedure: Any, X: ArrayLike, y: ArrayLike, weights: ArrayLike, *,
+                  pos_label: Any = None) -> np.ndarray:
+    """Decision values at all n points of ``procedure`` refitted whole on each part of (X, y).
+
+    ``weights`` (B, n) or (n,): whole numbers >= 0, the copies of each point in each training part
+    (bootstrap counts, or 0/1 indicators). Returns (B, n) values (a 1-D ``weights`` gives (n,)); a
+    point's prediction is sign(value), sign(0) = +1; held-out points are those of weight 0. See the
+    module docstring for what is refitted and for degenerate parts.
+
+    >>> import numpy as np
+    >>> X = np.arange(8.0)[:, None]; y = np.where(X[:, 0] > 2.5, 1, -1)
+    >>> train = np.array([1, 1, 0, 1, 1, 0, 1, 1])            # rows 2 and 5 held out
+    >>> fit_and_score(Procedure(basis="zpca:1"), X, y, train).round(2)
+    array([-0.79, -0.47, -0.15,  0.17,  0.49,  0.81,  1.13,  1.45])
+    """
+    W = np.asarray(weights)
+    refits = as_refits(procedure, X, y, pos_label)
+    values, log = refits.decision(W[None, :] if W.ndim == 1 else W)
+    log.warn("fit_and_score")
+    return values[0] if W.ndim == 1 else values

@@ -1,0 +1,243 @@
+"""The one fit-and-score (cudbound.refit): every refit on part of the data refits the whole
+procedure, basis included, and sees no held-out row."""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.decomposition import PCA
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import cross_val_predict
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import cudbound
+from cudbound.auc import auc_interval, cv_auc, lpo_auc
+from cudbound.baselines import cross_validation, e632, leave_one_out
+from cudbound.basis import Basis, LinearBasis
+from cudbound.compare import Procedure, compare
+from cudbound.design import _prepare
+from cudbound.refit import DegenerateResampleWarning, fit_and_score, refits_for
+
+N = 24
+
+
+def _data(n=N, d=3, seed=0):
+    """Column 0 is the row's id (never a feature): it lets a basis record the rows it is fitted on."""
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(n, d))
+    y = np.where(F[:, 0] + 0.8 * rng.normal(size=n) > 0, 1, -1)
+    return np.column_stack([np.arange(n, dtype=float), F]), y
+
+
+class RecordingBasis(Basis):
+    """Standardised features (column 0, the row id, left out); every fit records its rows' ids."""
+
+    fits: list
+
+    def __init__(self):
+        self.fits = []
+
+    def fit(self, X):
+        X = np.asarray(X, dtype=float)
+        self.fits.append(np.sort(X[:, 0]).astype(int))
+        self.n_features_in_ = X.shape[1]
+        self.mean_, self.scale_ = X[:, 1:].mean(axis=0), X[:, 1:].std(axis=0)
+        return self
+
+    def _columns(self, X):
+        return (X[:, 1:] - self.mean_) / self.scale_
+
+
+class RecordingScaler(TransformerMixin, BaseEstimator):
+    """A pipeline step that records (in a list shared by its clones) the row ids of every fit."""
+
+    log: list = []
+
+    def fit(self, X, y=None):
+        X = np.asarray(X, dtype=float)
+        RecordingScaler.log.append(np.sort(X[:, 0]).astype(int))
+        self.mean_, self.scale_ = X[:, 1:].mean(axis=0), X[:, 1:].std(axis=0)
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        return (X[:, 1:] - self.mean_) / self.scale_
+
+
+class SharedRecordingBasis(RecordingBasis):
+    """RecordingBasis whose copies (one per refit) record into one list."""
+
+    def __deepcopy__(self, memo):
+        other = SharedRecordingBasis.__new__(SharedRecordingBasis)
+        other.fits = self.fits
+        return other
+
+
+# ------------------------------------------------------------------------------ interval methods
+
+FAST = {"cud": {"n_resamples": 20}, "bs1": {"n_resamples": 6, "n_inner": 3}, "bs2": {"n_resamples": 6, "n_inner": 3}}
+"""Small settings; each method's expected number of basis fits below is its definition at them."""
+
+# basis fits of each method beyond the one on all n rows, at the settings of FAST and the defaults
+EXPECTED_PART_FITS = {
+    "cud": 0,                                   # the class is the span of the basis fitted on D
+    "bs1": 5 + 6 * (1 + 3),                     # the .632 centre (n_boot), then B outer fits with J inner each
+    "bs2": 5 + 6 * (1 + 3),
+    "kohavi": 5, "martin": 5, "langford": 5,    # the .632 centre's bootstrap refits
+    "yang": 5 + 2 * 10,                         # the centre, and 2-fold CV repeated 10 times
+    "wald_cv": 10,                              # 10 folds
+    "corrected_t": 15,                          # 15 random splits
+    "conservative_z": 15 + 10 * 2 * 15,         # J = 15 splits, then M = 10 halvings with J splits in each half
+    "e632_delta": 200,                          # B = 200 bootstrap refits
+}
+
+
+def _is_part(fit, n):
+    """A part's rows are not the n rows of the data: a row is missing (held out), some repeated or both."""
+    return np.unique(fit).size < n
+
+
+@pytest.mark.parametrize("method", cudbound.method_names())
+def test_every_interval_method_refits_the_basis_on_each_part_and_on_it_only(method):
+    X, y = _data()
+    basis = SharedRecordingBasis()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        options = dict(FAST.get(method, {}))
+        if "n_boot" in cudbound.registry.get_method(method).options():
+            options["n_boot"] = 5
+        cudbound.intervals(X, y, methods=[method], basis=basis, rng=0, **{f"{method}_options": options})
+    fits = basis.fits
+    assert np.array_equal(fits[0], np.arange(N))           # the fit on all n rows comes first
+    parts = fits[1:]
+    assert all(_is_part(f, N) for f in parts), method
+    if method in EXPECTED_PART_FITS:
+        assert len(parts) == EXPECTED_PART_FITS[method], (method, len(parts))
+    else:   # nested CV and BCCV: counted from their own definitions in the tests below
+        assert len(parts) > 0
+
+
+def test_a_cross_validated_method_fits_the_basis_on_the_complement_of_each_fold():
+    X, y = _data()
+    basis = SharedRecordingBasis()
+    folds = np.arange(N) % 4
+    cross_validation(_prepare(X, y, basis, None, None, "squared"), None, folds=folds)
+    parts = basis.fits[1:]
+    assert len(parts) == 4
+    for f, part in enumerate(parts):
+        assert np.array_equal(part, np.flatnonzero(folds != f))
+
+
+def test_a_bootstrap_method_fits_the_basis_on_each_resample_with_its_repeats():
+    X, y = _data()
+    basis = SharedRecordingBasis()
+    counts = np.random.default_rng(3).multinomial(N, np.full(N, 1 / N), size=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateResampleWarning)
+        e632(_prepare(X, y, basis, None, None, "squared"), None, counts=counts)
+    parts = basis.fits[1:]
+    assert len(parts) == 7
+    for c, part in zip(counts, parts):
+        assert np.array_equal(part, np.repeat(np.arange(N), c))
+
+
+def test_leave_one_out_fits_the_basis_n_times_without_the_point():
+    X, y = _data()
+    basis = SharedRecordingBasis()
+    leave_one_out(_prepare(X, y, basis, None, None, "squared"), None)
+    parts = basis.fits[1:]
+    assert [np.setdiff1d(np.arange(N), p).tolist() for p in parts] == [[i] for i in range(N)]
+
+
+# ------------------------------------------------------------------------------ comparisons and AUC
+
+def test_every_comparison_refits_each_procedure_whole_on_its_training_sets():
+    X, y = _data(n=40)
+    basis = SharedRecordingBasis()
+    RecordingScaler.log = []
+    pipe = make_pipeline(RecordingScaler(), LogisticRegression())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = compare(Procedure(basis=basis), pipe, X, y, methods="all", rng=0)
+    assert len(results) == len(cudbound.compare.method_names())
+    for fits in (basis.fits, RecordingScaler.log):
+        assert len(fits) > 0
+        assert all(f.size < 40 and np.unique(f).size == f.size for f in fits[1:] if f.size != 40)
+    # the procedure's fit on all rows (the front door) is its only fit that sees every row
+    assert sum(f.size == 40 for f in basis.fits) == 1 and all(f.size < 40 for f in RecordingScaler.log)
+
+
+@pytest.mark.parametrize("run", [
+    lambda est, X, y: cv_auc(est, X, y, cv=np.arange(X.shape[0]) % 5),
+    lambda est, X, y: auc_interval(est, X, y, method="delong", cv=np.arange(X.shape[0]) % 5),
+], ids=["cv_auc", "auc_interval"])
+def test_the_auc_functions_refit_a_pipeline_without_each_fold(run):
+    X, y = _data(n=30)
+    RecordingScaler.log = []
+    run(make_pipeline(RecordingScaler(), LogisticRegression()), X, y)
+    folds = np.arange(30) % 5
+    assert [f.tolist() for f in RecordingScaler.log] == [np.flatnonzero(folds != k).tolist() for k in range(5)]
+
+
+def test_lpo_auc_refits_a_procedure_whose_basis_learns_without_each_pair():
+    X, y = _data(n=10)
+    basis = SharedRecordingBasis()
+    res = lpo_auc(Procedure(basis=basis), X, y)
+    n_pos = int(np.sum(y > 0))
+    assert res.n_pairs == n_pos * (10 - n_pos) == len(basis.fits) - 1
+    for fit in basis.fits[1:]:
+        assert fit.size == 8
+
+
+# ------------------------------------------------------------------------------ the leak, against scikit-learn
+
+def _noisy(n=30, d=12, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * np.linspace(1, 40, d) + np.linspace(-100, 100, d)
+    y = np.where(X[:, 0] / 1 + 0.5 * rng.normal(size=n) > -100, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_out_of_fold_scores_of_zpca_equal_cross_val_predict_of_the_same_pipeline(seed):
+    """zpca:3 + least squares is StandardScaler -> PCA(3) -> least squares on the +-1 labels."""
+    X, y = _noisy(seed=seed)
+    folds = np.arange(X.shape[0]) % 5
+    tests = folds[None, :] == np.arange(5)[:, None]
+    values = fit_and_score(Procedure(basis="zpca:3"), X, y, (~tests).astype(int))
+    ours = values[folds, np.arange(X.shape[0])]
+    pipe = make_pipeline(StandardScaler(), PCA(3, svd_solver="full"), LinearRegression())
+    theirs = cross_val_predict(pipe, X, y.astype(float), cv=[(np.flatnonzero(~t), np.flatnonzero(t)) for t in tests])
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9)
+    # and the CV error of the package's estimator is that of scikit-learn's predictions
+    data = _prepare(X, y, "zpca:3", None, None, "squared")
+    est = cross_validation(data, None, folds=folds).estimate
+    assert est == np.mean(np.where(theirs >= 0, 1, -1) != y)
+    # the basis fitted once on all rows (the leak: its design taken as fixed features) scores otherwise
+    leaky = fit_and_score(Procedure(basis=LinearBasis(intercept=False)), data.design, y, (~tests).astype(int))
+    assert not np.allclose(leaky[folds, np.arange(X.shape[0])], theirs, atol=1e-3)
+
+
+def test_a_scikit_learn_estimator_refits_with_the_penalty_of_the_parts_size():
+    """intervals(estimator=...) refits C's objective on each part's m rows, as its own fit would."""
+    X, y = _noisy(n=40, d=3)
+    est = make_pipeline(StandardScaler(), LogisticRegression(C=0.3))
+    data = _prepare(X, y, None, est, None, None)
+    folds = np.arange(40) % 4
+    tests = folds[None, :] == np.arange(4)[:, None]
+    ours, _ = refits_for(data).decision((~tests).astype(float))
+    for k in range(4):
+        fitted = make_pipeline(StandardScaler(), LogisticRegression(C=0.3, tol=1e-12, max_iter=10_000)).fit(
+            X[~tests[k]], y[~tests[k]])
+        np.testing.assert_allclose(ours[k], fitted.decision_function(X), rtol=1e-5, atol=1e-5)
+
+
+def test_bad_weights_are_one_clear_error():
+    X, y = _data()
+    with pytest.raises(ValueError, match="whole numbers"):
+        fit_and_score(Procedure(), X, y, np.full(N, 0.5))
+    with pytest.raises(ValueError, match="shape"):
+        fit_and_score(Procedure(), X, y, np.ones((2, N + 1)))
+    with pytest.raises(TypeError, match="Procedure"):
+        fit_and_score(42, X, y, np.ones(N))
