@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "check_scalar", "check_features", "encode_labels", "check_data", "check_scores", "check_counts", "check_confidence_level",
-    "check_n_resamples", "check_alpha_n", "check_rng", "check_method_list", "LabelEncoding", "redefined_methods"]
+    "check_scalar", "check_features", "encode_labels", "check_data", "check_scores", "check_values", "check_counts",
+    "check_confidence_level", "check_n_resamples", "check_alpha_n", "check_rng", "check_method_list", "LabelEncoding",
+    "redefined_methods"]
 
 
 def _fmt(v) -> str:
@@ -259,6 +260,24 @@ def check_scores(scores, n: int, name: str = "scores") -> np.ndarray:
         raise ValueError(f"`{name}` has {int(bad.sum())} non-finite score(s); the first is {float(s[i])!r} at "
                          f"position {i}. Remove or impute them first.")
     return s
+
+
+def check_values(values, name: str, minimum: int = 1) -> np.ndarray:
+    """A 1-D float array of at least ``minimum`` finite numbers (e.g. a statistic's bootstrap values),
+    or a ValueError that names ``name`` and the first non-finite position.
+
+    >>> check_values([0.25, 1], "values").tolist()
+    [0.25, 1.0]
+    """
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a 1-D array of numbers.") from None
+    if arr.ndim != 1 or arr.shape[0] < minimum:
+        raise ValueError(f"`{name}` must be a 1-D array with at least {minimum} values; got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"`{name}` has a non-finite value at position {int(np.flatnonzero(~np.isfinite(arr))[0])}.")
+    return arr
 
 
 def check_counts(counts, n: int, name: str = "counts") -> np.ndarray:

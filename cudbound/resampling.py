@@ -1,13 +1,21 @@
-"""Resampling: bootstrap count vectors, index tallies and cross-validation folds.
+"""Resampling: bootstrap count vectors and indices, index tallies and cross-validation folds.
 
-The one bootstrap of the package. Every method that resamples the data (the CUD
-replicates, the .632 family, BS1/BS2) draws its count vectors here,
+The package's bootstrap draws. The one bootstrap: the methods that
+resample the data by weights (the CUD replicates, the .632 family, BCCV, the .632+ delta
+method, the centre of BS1/BS2) draw count vectors,
 
     nu^(b) ~ Multinomial(n, (1/n, ..., 1/n)),  b = 1, ..., B,
 
-in one call from the caller's numpy Generator, so that the same seed gives the same
-resamples whichever method asks. The nested bootstrap of BS1/BS2 draws positions inside
-an outer resample and needs the indices themselves; :func:`tally` turns them into counts.
+in one call from the caller's numpy Generator (:func:`draw_counts`, :func:`bootstrap_counts`),
+so that the same seed gives the same resamples whichever method asks. Two callers need the
+indices themselves, and draw them from their Generator in their own way, kept as it is so that
+a seed keeps its numbers: the nested bootstrap of BS1/BS2 draws positions inside an outer
+resample by one call to ``Generator.integers`` (:func:`draw_indices`; :func:`tally` turns
+indices into counts), and the AUC's stratified bootstrap draws each class's rows in batches
+(:func:`draw_indices_by_row`, floor(u n) from ``Generator.random``, which consumes the stream
+row by row, so that batches of rows give the rows drawn at once). The three draws are the same
+distribution (n draws with replacement), not the same numbers for one seed.
+
 Folds of (repeated, optionally stratified) k-fold cross-validation are dealt from a
 random permutation (Kohavi 1995); every function that cross-validates takes them as ``cv``,
 a number of folds (dealt here) or a scikit-learn splitter (:func:`cv_splitter`,
@@ -26,8 +34,8 @@ from numpy.typing import ArrayLike
 from ._deprecation import renamed
 from ._validation import check_rng, check_scalar, encode_labels
 
-__all__ = ["bootstrap_counts", "fold_assignments", "tally", "draw_counts", "draw_folds", "cv_splitter",
-           "splitter_folds", "folds_or_count", "deal_folds", "stream"]
+__all__ = ["bootstrap_counts", "fold_assignments", "tally", "draw_counts", "draw_indices", "draw_indices_by_row",
+           "draw_folds", "cv_splitter", "splitter_folds", "folds_or_count", "deal_folds", "stream"]
 
 
 class Splitter(Protocol):
@@ -95,6 +103,20 @@ def splitter_folds(splitter: Splitter, y: np.ndarray, X: ArrayLike | None = None
 def draw_counts(n: int, n_resamples: int, gen: np.random.Generator) -> np.ndarray:
     """B count vectors nu^(b) ~ Multinomial(n, (1/n, ..., 1/n)), drawn in one call (no checks)."""
     return gen.multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
+
+
+def draw_indices(n: int, size: int | tuple[int, ...], gen: np.random.Generator) -> np.ndarray:
+    """Indices in 0..n-1 drawn uniformly with replacement, of shape ``size``, in one call to
+    ``gen.integers(0, n, size=size)`` (no checks): the last axis of length n is one bootstrap
+    sample of positions."""
+    return gen.integers(0, n, size=size)
+
+
+def draw_indices_by_row(n: int, rows: int, gen: np.random.Generator) -> np.ndarray:
+    """``rows`` bootstrap samples of n indices, shape (rows, n): floor(u n) for u from
+    ``gen.random((rows, n))`` (no checks). The stream is consumed row by row, so drawing the rows
+    in batches gives the rows drawn at once."""
+    return np.floor(gen.random((rows, n)) * n).astype(np.intp)
 
 
 def bootstrap_counts(n: int, n_resamples: int,

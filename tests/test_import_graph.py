@@ -64,6 +64,7 @@ LAYERS = (
     ("search",),                           # branch and bound for one replicate
     ("engine",), ("lifeline", "workers"), ("quantile",),  # replicates: solvers, processes, the order statistic
     ("results", "plotting"),               # result objects and their pictures
+    ("statistics",),                       # critical values, p-values, Wilson, bootstrap intervals
     ("cud",), ("baselines", "auc", "svm", "compare"),  # the intervals, the other estimators, comparisons
     ("registry",),                         # the registry of interval methods
     ("coverage",),                         # the study

@@ -1,5 +1,5 @@
 """Folds as ``cv`` (issue 30, point 3; cudbound/resampling.py): a number of folds, dealt as always,
-or a scikit-learn splitter, whose test sets give the fold labels."""
+or a scikit-learn splitter, whose test sets give the fold labels; and the bootstrap's index draws."""
 import numpy as np
 import pytest
 from sklearn.model_selection import KFold, LeaveOneOut, RepeatedStratifiedKFold, ShuffleSplit, StratifiedKFold
@@ -57,3 +57,35 @@ def test_a_splitter_refuses_the_arguments_it_carries_itself(given):
     with pytest.raises(ValueError, match=f"`cv` is a splitter, which carries its own .*`{next(iter(given))}`"):
         fold_assignments(y, StratifiedKFold(3), **given)
     assert fold_assignments(y, StratifiedKFold(3), repeats=1, stratified=True, rng=None).shape == (1, 30)
+
+
+# --------------------------------------------------------------------------- the index draws
+
+def test_index_rows_drawn_in_batches_are_the_rows_drawn_at_once():
+    from cudbound.resampling import draw_indices_by_row
+    whole = draw_indices_by_row(7, 10, np.random.default_rng(4))
+    gen = np.random.default_rng(4)
+    parts = np.vstack([draw_indices_by_row(7, b, gen) for b in (3, 1, 6)])
+    assert np.array_equal(whole, parts) and whole.shape == (10, 7)
+    assert whole.min() >= 0 and whole.max() <= 6 and np.issubdtype(whole.dtype, np.integer)
+
+
+def test_the_auc_bootstrap_draws_its_rows_by_draw_indices_by_row():
+    """Resample b's positives and negatives are row b of each class's draw from the two children of
+    ``rng`` (the documented stream of ``cudbound.auc.bootstrap_interval``)."""
+    from cudbound.auc import auc_score, bootstrap_interval
+    from cudbound.resampling import draw_indices_by_row
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0])
+    s = np.array([0.9, 0.4, 0.7, 0.2, 0.5, 0.1, 0.3, 0.8, 0.05])
+    got = bootstrap_interval(y, s, n_resamples=25, rng=3).details["bootstrap_distribution"]
+    child_pos, child_neg = np.random.default_rng(3).spawn(2)
+    pos, neg = draw_indices_by_row(4, 25, child_pos), draw_indices_by_row(5, 25, child_neg)
+    want = [auc_score(np.r_[np.ones(4), -np.ones(5)], np.r_[s[:4][p], s[4:][q]]) for p, q in zip(pos, neg)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+
+
+def test_draw_indices_is_one_call_to_integers_and_tallies_to_n():
+    from cudbound.resampling import draw_indices, tally
+    idx = draw_indices(6, (4, 6), np.random.default_rng(9))
+    assert np.array_equal(idx, np.random.default_rng(9).integers(0, 6, size=(4, 6)))
+    assert tally(idx, 6).sum(axis=1).tolist() == [6, 6, 6, 6]

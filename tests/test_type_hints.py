@@ -22,6 +22,7 @@ PUBLIC_MODULES = (
     "cudbound",
     "cudbound.cud",
     "cudbound.registry",
+    "cudbound.statistics",
     "cudbound.baselines",
     "cudbound.baselines.estimators",
     "cudbound.baselines.holdout",

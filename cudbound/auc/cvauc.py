@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from .._validation import check_confidence_level, check_scores, encode_labels
 from ..results import ConfidenceInterval
+from ..statistics import normal_critical_value
 from .result import AUCIntervalResult
 from .scores import delong_placements
 
@@ -224,7 +224,7 @@ def cvauc_interval(y_true: ArrayLike, scores: ArrayLike, folds: ArrayLike, *, co
     sigma2 = float(np.mean(mean_sq))
     se = math.sqrt(sigma2 / (n_ids if pooled else n))
     estimate = float(np.mean(fold_auc))
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    z = normal_critical_value(level)
     low, high = estimate - z * se, estimate + z * se
     details: dict[str, Any] = {
         "n_folds": n_folds, "fold_ids": [_py(f) for f in fold_ids], "fold_auc": fold_auc,

@@ -22,11 +22,13 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from .._validation import check_confidence_level, check_rng, check_scalar, check_scores, encode_labels
 from .._warnings import warn
+from ..resampling import draw_indices_by_row
 from ..results import ConfidenceInterval
+from ..statistics import bca_levels, normal_critical_value, percentile_levels, quantile_interval
 from .result import AUCIntervalResult
 from .scores import delong_placements
 
@@ -64,10 +66,6 @@ def _data(y_true, scores, pos_label, *, least: int, who: str):
         raise ValueError(f"{who} needs at least {least} point{'s' if least > 1 else ''} of each class; got {m} "
                          f"positive and {n} negative.")
     return labels, s, m, n
-
-
-def _z(level: float) -> float:
-    return float(stats.norm.isf((1.0 - level) / 2.0))
 
 
 def _clip(low: float, high: float, details: dict) -> ConfidenceInterval:
@@ -158,7 +156,7 @@ def delong_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level: f
     s01 = float(np.var(placements.negatives[0], ddof=1))
     var = max(0.0, float(placements.covariance()[0, 0]))
     se = math.sqrt(var)
-    z = _z(level)
+    z = normal_critical_value(level)
     method = "delong" if transform == "identity" else "delong_logit"
     details: dict = {"n_positive": m, "n_negative": n, "variance": var, "s10": s10, "s01": s01, "z": z,
                      "transform": transform, "degenerate": False}
@@ -232,7 +230,7 @@ def hanley_mcneil_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_l
     q1, q2 = auc / (2.0 - auc), 2.0 * auc * auc / (1.0 + auc)
     var = max(0.0, (auc * (1.0 - auc) + (m - 1) * (q1 - auc * auc) + (n - 1) * (q2 - auc * auc)) / (m * n))
     se = math.sqrt(var)
-    z = _z(level)
+    z = normal_critical_value(level)
     details: dict = {"n_positive": m, "n_negative": n, "q1": q1, "q2": q2, "variance": var, "z": z,
                      "degenerate": False}
     if se == 0.0:
@@ -332,7 +330,7 @@ def newcombe_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level:
     level = check_confidence_level(confidence_level)
     labels, s, m, n = _data(y_true, scores, pos_label, least=1, who="Newcombe's interval")
     auc = _auc_of(labels, s)
-    z = _z(level)
+    z = normal_critical_value(level)
     low = _newcombe_lower(auc, z, m, n)
     high = 1.0 - _newcombe_lower(1.0 - auc, z, m, n)      # V(theta) = V(1 - theta): the mirror image
     var = _newcombe_variance(auc, m, n)
@@ -359,7 +357,7 @@ def _resample_aucs(lev_pos: np.ndarray, lev_neg: np.ndarray, n_levels: int, rng_
         offsets = (np.arange(b) * n_levels)[:, None]
         counts = []
         for lev, gen, size in ((lev_pos, rng_pos, m), (lev_neg, rng_neg, n)):
-            idx = np.floor(gen.random((b, size)) * size).astype(np.intp)
+            idx = draw_indices_by_row(size, b, gen)
             counts.append(np.bincount((lev[idx] + offsets).ravel(), minlength=b * n_levels).reshape(b, n_levels))
         pos, neg = counts
         below = np.cumsum(neg, axis=1) - neg
@@ -411,19 +409,15 @@ def bootstrap_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level
     with replacement (stratified, as pROC's ``ci.auc(method="bootstrap", boot.stratified=TRUE)``,
     whose default ``boot.n`` = 2000 is the default here), and takes its AUC A*_b (ties 1/2). The
     B resamples are computed together, by the counts of each distinct score (no sort per
-    resample). With Q the quantile of the A*_b by linear interpolation (R's type 7, pROC's
-    ``quantile``, numpy's and scipy's default):
+    resample). With Q the quantile of the A*_b by linear interpolation (type 7, pROC's
+    ``quantile``; :mod:`cudbound.statistics`):
 
     * ``method="percentile"`` (method ``"bootstrap_percentile"``): (Q(alpha/2), Q(1 - alpha/2)),
-      pROC's interval;
+      pROC's interval (:func:`cudbound.statistics.percentile_interval`);
     * ``method="bca"`` (method ``"bootstrap_bca"``): Efron's bias-corrected and accelerated
-      interval (Efron & Tibshirani 1993, ch. 14), as ``scipy.stats.bootstrap(method="BCa")``
-      computes it for two samples:
-
-          z0 = Phi^{-1}(p),  p = (#{A*_b < A} + #{A*_b <= A}) / (2B),
-          alpha_1,2 = Phi(z0 + (z0 + z_{alpha/2, 1-alpha/2}) / (1 - a (z0 + z_{alpha/2, 1-alpha/2}))),
-          interval (Q(alpha_1), Q(alpha_2)),
-
+      interval (Q(alpha_1), Q(alpha_2)), its levels from the bias correction z0 and the
+      acceleration a (:func:`cudbound.statistics.bca_levels`), as
+      ``scipy.stats.bootstrap(method="BCa")`` computes it for two samples,
       with the acceleration a from the stratified jackknife: every point deleted once, from its
       own class, the two classes' jackknife values combined as scipy combines several samples
       (its ``_bca_interval``, after Efron & Tibshirani 1993, section 14.3 and eq. 15.36): with
@@ -500,30 +494,23 @@ def bootstrap_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level
     auc = _exact_auc(lev_pos, lev_neg, k)
     rng_pos, rng_neg = generator.spawn(2)
     aucs = _resample_aucs(lev_pos, lev_neg, k, rng_pos, rng_neg, n_resamples)
-    alpha = (1.0 - level) / 2.0
     details: dict = {"n_positive": m, "n_negative": n, "n_resamples": n_resamples, "bootstrap_distribution": aucs,
                      "bootstrap_se": float(np.std(aucs, ddof=1)) if n_resamples > 1 else 0.0, "degenerate": False}
-    levels = (alpha, 1.0 - alpha)
+    levels = percentile_levels(level)
     if np.ptp(aucs) == 0.0:
         details.update(level_low=levels[0], level_high=levels[1])
         _degenerate(details, f"every bootstrap resample has the same AUC ({aucs[0]:g})", name)
         ci = ConfidenceInterval(float(aucs[0]), float(aucs[0]))
     else:
         if bca:
-            p = (np.count_nonzero(aucs < auc) + np.count_nonzero(aucs <= auc)) / (2.0 * n_resamples)
-            z0 = float(special.ndtri(p))
             a = _acceleration(labels, s)
+            bca_at = bca_levels(auc, aucs, a, level)
+            z0, levels = bca_at.bias_correction, (bca_at.low, bca_at.high)
             details.update(bias_correction=z0, acceleration=a)
-            if np.isfinite(z0):
-                zs = special.ndtri(np.array(levels))
-                lo, hi = special.ndtr(z0 + (z0 + zs) / (1.0 - a * (z0 + zs)))
-                levels = (float(lo), float(hi))
-            else:     # A outside the resamples: both levels tend to 0 (z0 = -inf) or 1 (z0 = +inf)
-                levels = (0.0, 0.0) if z0 < 0 else (1.0, 1.0)
+            if not np.isfinite(z0):     # A outside the resamples: both levels are 0 (z0 = -inf) or 1 (z0 = +inf)
                 _degenerate(details, f"the AUC ({auc:g}) lies {'below' if z0 < 0 else 'above'} every resampled "
                                      f"AUC (the BCa's bias correction is infinite)", name)
         details.update(level_low=levels[0], level_high=levels[1])
-        low, high = np.quantile(aucs, levels)
-        ci = ConfidenceInterval(float(low), float(high))
+        ci = quantile_interval(aucs, levels)
     return AUCIntervalResult(method=name, confidence_interval=ci, confidence_level=level, estimate=auc,
                              standard_error=None, n_samples=m + n, seconds=time.perf_counter() - t0, details=details)

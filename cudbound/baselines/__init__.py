@@ -15,13 +15,14 @@ Definitions and defaults: ``docs/method.md``, section "Baselines, as this projec
 from __future__ import annotations
 
 from ..resampling import bootstrap_counts, fold_assignments
+from ..statistics import basic_interval, percentile_interval, wilson_interval
 from .estimators import (ESTIMATORS, DegenerateResampleWarning, ErrorEstimate, cross_validation, e632, e632plus,
                          estimate_error, leave_one_out, loo_bootstrap, resubstitution)
 from .holdout import binomial_interval, binomial_lower, binomial_upper, gaussian_interval
 from .modern import (bccv, conservative_z, conservative_z_interval, corrected_t, corrected_t_interval,
                      delta_method_se, e632_delta, nested_cv, wald_cv, wald_interval)
-from .methods import (basic_interval, beta_interval, bootstrap_632_distribution, bs1, bs2, kohavi, langford,
-                      martin, normal_interval, percentile_interval, wilson_interval, yang)
+from .methods import (beta_interval, bootstrap_632_distribution, bs1, bs2, kohavi, langford, martin, normal_interval,
+                      yang)
 
 __all__ = [
     "DegenerateResampleWarning", "ErrorEstimate",

@@ -42,13 +42,14 @@ from __future__ import annotations
 import math
 import numbers
 
-from scipy import special, stats
+from scipy import special
 
 from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_scalar
 from .._warnings import warn
 from ..results import ConfidenceInterval
+from ..statistics import normal_critical_value
 
 __all__ = ["binomial_upper", "binomial_lower", "binomial_interval", "gaussian_interval"]
 
@@ -332,7 +333,7 @@ def gaussian_interval(k: int, m: int, confidence_level: float = 0.95, *,
     """
     k, m, level, spread = _gaussian_interval_iv(k, m, confidence_level, spread)
     t = k / m
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    z = normal_critical_value(level)
     sd = math.sqrt(t * (1.0 - t))
     half = z * sd / math.sqrt(m) if spread == "standard_error" else z * sd
     return ConfidenceInterval(t - half, t + half)

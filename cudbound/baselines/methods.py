@@ -20,8 +20,8 @@ Every interval is returned as an :class:`cudbound.results.IntervalResult` clippe
 to [0, 1] (the unclipped ends are kept in ``details``). The effective sizes, fold
 scheme and prior are parameters; the defaults, and why, are in each docstring.
 
-The building blocks :func:`percentile_interval`, :func:`basic_interval`,
-:func:`normal_interval` and :func:`beta_interval` work on numbers alone.
+The building blocks :func:`normal_interval` and :func:`beta_interval` work on numbers alone (the
+percentile, basic and Wilson intervals are :mod:`cudbound.statistics`'s).
 
 References
 ----------
@@ -55,18 +55,18 @@ from scipy import stats
 
 from .._deprecation import renamed
 from .._docstrings import fill_doc
-from .._validation import check_confidence_level, check_rng, check_scalar
+from .._validation import check_confidence_level, check_rng, check_scalar, check_values
 from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
-from ..resampling import Splitter, deal_folds, draw_counts, folds_or_count, tally as _tally
+from ..resampling import Splitter, deal_folds, draw_counts, draw_indices, folds_or_count, tally as _tally
 from ..refit import RefitLog, Refits
+from ..statistics import basic_interval, normal_critical_value, percentile_interval, wilson_interval
 from .estimators import _bootstrap_parts, _cv_parts, _e632_value, _positive_int, _refits_iv
 from .holdout import _alternative_iv, _clopper_pearson
 
 __all__ = [
     "bs1", "bs2", "kohavi", "yang", "martin", "langford",
-    "percentile_interval", "basic_interval", "normal_interval", "wilson_interval", "beta_interval",
-    "bootstrap_632_distribution",
+    "normal_interval", "beta_interval", "bootstrap_632_distribution",
 ]
 
 _DOC = {
@@ -106,15 +106,7 @@ _CHUNK_REFITS = 8192
 # --------------------------------------------------------------------------- building blocks
 
 def _values_iv(values, name="bootstrap_values", minimum=2) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a 1-D array of numbers.") from None
-    if arr.ndim != 1 or arr.shape[0] < minimum:
-        raise ValueError(f"`{name}` must be a 1-D array with at least {minimum} values; got shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` has a non-finite value at position {int(np.flatnonzero(~np.isfinite(arr))[0])}.")
-    return arr
+    return check_values(values, name, minimum)
 
 
 def _finite(value, name: str) -> float:
@@ -135,14 +127,6 @@ def _positive(value, name: str) -> float:
     return v
 
 
-def _percentile_interval_iv(bootstrap_values, confidence_level):
-    return _values_iv(bootstrap_values), check_confidence_level(confidence_level)
-
-
-def _basic_interval_iv(theta_hat, bootstrap_values, confidence_level):
-    return _finite(theta_hat, "theta_hat"), _values_iv(bootstrap_values), check_confidence_level(confidence_level)
-
-
 def _normal_interval_iv(t, n_eff, confidence_level):
     return _rate(t, "t"), _positive(n_eff, "n_eff"), check_confidence_level(confidence_level)
 
@@ -157,62 +141,6 @@ def _prior_iv(prior):
 
 def _beta_interval_iv(t, m, confidence_level, prior):
     return _rate(t, "t"), _positive(m, "m"), check_confidence_level(confidence_level), _prior_iv(prior)
-
-
-@fill_doc(**_DOC)
-def percentile_interval(bootstrap_values: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Percentile bootstrap interval [q_{delta/2}, q_{1-delta/2}] of the bootstrap values.
-
-    q_a is the a-quantile of the B values with linear interpolation between order
-    statistics (``numpy.quantile``'s default, Hyndman & Fan type 7), exactly as
-    ``scipy.stats.bootstrap(..., method="percentile")`` computes it from its
-    ``bootstrap_distribution``. Not clipped.
-
-    Parameters
-    ----------
-    bootstrap_values : (B,) array, B >= 2
-        The statistic recomputed on each bootstrap sample.
-    confidence_level : float in (0, 1)
-
-    %(returns_ci)s
-
-    References
-    ----------
-    Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 13.
-    """
-    values, level = _percentile_interval_iv(bootstrap_values, confidence_level)
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(values, [alpha, 1.0 - alpha])
-    return ConfidenceInterval(float(low), float(high))
-
-
-@fill_doc(**_DOC)
-def basic_interval(theta_hat: float, bootstrap_values: ArrayLike, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Basic ("reverse percentile", "corrected") bootstrap interval.
-
-    [2 theta_hat - q_{1-delta/2}, 2 theta_hat - q_{delta/2}], with q as in
-    :func:`percentile_interval`: the percentile interval reflected about theta_hat,
-    so of the same width. Equals ``scipy.stats.bootstrap(..., method="basic")``. Not clipped.
-
-    Parameters
-    ----------
-    theta_hat : float
-        The statistic on the original data.
-    bootstrap_values : (B,) array, B >= 2
-    confidence_level : float in (0, 1)
-
-    %(returns_ci)s
-
-    References
-    ----------
-    Davison, A. C. and Hinkley, D. V. (1997). Bootstrap Methods and their Application.
-    Cambridge University Press, section 5.2 (basic bootstrap confidence limits).
-    Efron, B. and Tibshirani, R. J. (1993). An Introduction to the Bootstrap, ch. 13.
-    """
-    theta, values, level = _basic_interval_iv(theta_hat, bootstrap_values, confidence_level)
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(values, [alpha, 1.0 - alpha])
-    return ConfidenceInterval(float(2.0 * theta - high), float(2.0 * theta - low))
 
 
 @fill_doc(**_DOC)
@@ -237,31 +165,8 @@ def normal_interval(t: float, n_eff: float, confidence_level: float = 0.95) -> C
     proportion and its normal approximation).
     """
     t, n_eff, level = _normal_interval_iv(t, n_eff, confidence_level)
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
-    half = z * math.sqrt(t * (1.0 - t) / n_eff)
+    half = normal_critical_value(level) * math.sqrt(t * (1.0 - t) / n_eff)
     return ConfidenceInterval(t - half, t + half)
-
-
-def wilson_interval(t: float, n_eff: float, confidence_level: float = 0.95) -> ConfidenceInterval:
-    """Wilson score interval: the normal approximation to a binomial proportion, inverted.
-
-    The p with |t - p| <= z sqrt(p (1 - p) / n_eff), i.e.
-
-        (2 n t + z^2 -/+ z sqrt(z^2 + 4 n t (1 - t))) / (2 (n + z^2)),  n = n_eff,
-
-    which always lies in [0, 1] and has positive width at t = 0 (Kohavi 1995, section 2,
-    for the accuracy; Wilson 1927). Equals ``statsmodels.stats.proportion.proportion_confint(t n,
-    n, method="wilson")``.
-
-    >>> wilson_interval(0.0, 30)
-    ConfidenceInterval(low=0.0, high=0.1135...)
-    """
-    t, n, level = _normal_interval_iv(t, n_eff, confidence_level)
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
-    centre = 2.0 * n * t + z * z
-    half = z * math.sqrt(z * z + 4.0 * n * t * (1.0 - t))
-    den = 2.0 * (n + z * z)
-    return ConfidenceInterval(max(0.0, (centre - half) / den), min(1.0, (centre + half) / den))
 
 
 @fill_doc(**_DOC)
@@ -338,12 +243,12 @@ def _bootstrap_632_distribution_iv(design, y, loss, n_resamples, n_inner, rng):
 
 def _bs632_distribution(refits: Refits, B, J, gen):
     n = refits.n
-    outer_idx = gen.integers(0, n, size=(B, n))
+    outer_idx = draw_indices(n, (B, n), gen)
     per = max(1, _CHUNK_REFITS // J)
     values, log = np.empty(B), RefitLog()
     for start in range(0, B, per):
         stop = min(B, start + per)
-        inner_pos = gen.integers(0, n, size=(stop - start, J, n))
+        inner_pos = draw_indices(n, (stop - start, J, n), gen)
         values[start:stop], lg = _bs632_values(refits, outer_idx[start:stop], inner_pos)
         log.add(lg)
     return values, log

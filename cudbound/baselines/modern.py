@@ -46,7 +46,6 @@ import time
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from .._deprecation import renamed
 from .._docstrings import fill_doc
@@ -55,6 +54,7 @@ from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import Splitter, cv_splitter, deal_folds, draw_counts, folds_or_count
 from ..refit import Refits
+from ..statistics import normal_critical_value, percentile_interval, t_critical_value
 from .estimators import _e632plus_parts, _e632_value, _refits_iv
 from .methods import _result
 
@@ -72,10 +72,6 @@ _DOC = {
     rng : None, int, SeedSequence or Generator
         The source of every random split or resample.""",
 }
-
-
-def _z(level: float) -> float:
-    return float(stats.norm.isf((1.0 - level) / 2.0))
 
 
 def _values(values, name, minimum):
@@ -127,7 +123,7 @@ def wald_interval(losses: ArrayLike, folds: ArrayLike, confidence_level: float =
     """
     level = check_confidence_level(confidence_level)
     R, se = wald_mean_se(losses, folds, variance)
-    half = _z(level) * se
+    half = normal_critical_value(level) * se
     return ConfidenceInterval(R - half, R + half)
 
 
@@ -171,7 +167,7 @@ def corrected_t_interval(split_errors: ArrayLike, n_train: int, n_test: int,
     n2 = check_scalar(n_test, "n_test", min_val=1)
     level = check_confidence_level(confidence_level)
     m, se, df = corrected_t_mean_se(_values(split_errors, "split_errors", 2), n2 / n1)
-    half = float(stats.t.isf((1.0 - level) / 2.0, df)) * se
+    half = t_critical_value(level, df) * se
     return ConfidenceInterval(m - half, m + half)
 
 
@@ -209,7 +205,8 @@ def conservative_z_interval(estimate: float, half_errors: ArrayLike,
     level = check_confidence_level(confidence_level)
     sigma = math.sqrt(float(np.mean((pairs[:, 0] - pairs[:, 1]) ** 2)) / 2.0)
     mu = float(estimate)
-    return ConfidenceInterval(mu - _z(level) * sigma, mu + _z(level) * sigma)
+    z = normal_critical_value(level)
+    return ConfidenceInterval(mu - z * sigma, mu + z * sigma)
 
 
 def delta_method_se(wrong: ArrayLike, counts: ArrayLike) -> tuple[float, float, np.ndarray]:
@@ -324,7 +321,7 @@ def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, 
     h = wrong.any(axis=0).astype(float)
     ci = wald_interval(h, folds, level, variance)
     R = float(h.mean())
-    sigma = (ci.high - R) / _z(level) * math.sqrt(h.shape[0])
+    sigma = (ci.high - R) / normal_critical_value(level) * math.sqrt(h.shape[0])
     return _finish("wald_cv", ci, level, R, h.shape[0], t0,
                    {"k": k, "variance": variance, "sigma": sigma, "folds": folds, "losses": h}, log)
 
@@ -460,8 +457,8 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
     ci = conservative_z_interval(mu, pairs, level)
     return _finish("conservative_z", ci, level, mu, n, t0,
                    {"n_splits": J, "n_halves": M, "test_fraction": f, "n_train": n1, "n_test": n2,
-                    "half_train": half - n2, "sigma": (ci.high - mu) / _z(level), "half_errors": pairs,
-                    "train_masks": trains, "test_masks": tests}, log)
+                    "half_train": half - n2, "sigma": (ci.high - mu) / normal_critical_value(level),
+                    "half_errors": pairs, "train_masks": trains, "test_masks": tests}, log)
 
 
 def _nested_cv_iv(design, y, confidence_level, cv, repeats, bias_repeats, loss, rng) -> tuple[
@@ -559,7 +556,7 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     trains, layouts, cv_layouts = nested_cv_splits(n, K, R, Rb, gen)
     preds, log = refits.predict(trains.astype(float))
     est = nested_cv_estimate(preds != labels, layouts, cv_layouts)
-    half = _z(level) * est["se"]
+    half = normal_critical_value(level) * est["se"]
     centre = est["centre"]
     return _finish("nested_cv", ConfidenceInterval(centre - half, centre + half), level, centre, n, t0,
                    {"k": K, "repeats": R, "bias_repeats": Rb, **{k: est[k] for k in _NESTED_DETAILS},
@@ -720,8 +717,7 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
     miss = preds[np.arange(m), cases] != labels[cases]
     e_star = np.bincount(rows, weights=counts[rows, cases] * miss, minlength=B) / n
     e_loo = float(np.mean(preds[m + np.arange(n), np.arange(n)] != labels))
-    alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(e_star, [alpha, 1.0 - alpha])
+    low, high = percentile_interval(e_star, level)
     shift = float(e_star.mean() - e_loo) if corrected else 0.0
     centre = e_loo if corrected else float(e_star.mean())
     return _finish("bccv", ConfidenceInterval(float(low) - shift, float(high) - shift), level, centre, n, t0,
@@ -797,5 +793,5 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
         details.update(parts)
     se = se_del * est / err1 if err1 > 0.0 else se_del
     details["se"] = se
-    half = _z(level) * se
+    half = normal_critical_value(level) * se
     return _finish("e632_delta", ConfidenceInterval(est - half, est + half), level, est, n, t0, details, log)

@@ -29,7 +29,8 @@ from scipy import optimize, stats
 
 from .._validation import check_confidence_level, check_scores, encode_labels
 from ..auc import delong_placements
-from .result import ComparisonResult, check_alternative, clipped, p_value_normal, ratio_statistic
+from ..statistics import check_alternative, normal_critical_value, normal_p_value, wilson_interval
+from .result import ComparisonResult, clipped, ratio_statistic
 
 __all__ = ["mcnemar", "error_difference_interval", "delong_test", "paired_table", "INTERVAL_METHODS"]
 
@@ -216,23 +217,15 @@ def mcnemar(y_true: ArrayLike, pred_a: ArrayLike, pred_b: ArrayLike, *, exact: b
 
 # --------------------------------------------------------------------------- paired intervals
 
-def _wilson(x: int, n: int, z: float) -> tuple[float, float]:
-    """Wilson's (1927) score interval for x successes in n trials."""
-    p = x / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return centre - half, centre + half
-
-
-def _newcombe(table: np.ndarray, z: float) -> tuple[float, float]:
+def _newcombe(table: np.ndarray, level: float) -> tuple[float, float]:
     """Newcombe's (1998) method 10: the Wilson limits of the two rates combined with the estimated
     correlation of the two (square-and-add), phi corrected towards 0 as the paper does."""
     (n11, b), (c, n22) = table.tolist()
     n = n11 + b + c + n22
     x1, x2 = n11 + b, n11 + c                       # A's and B's mistakes
     p1, p2 = x1 / n, x2 / n
-    l1, u1 = _wilson(x1, n, z)
-    l2, u2 = _wilson(x2, n, z)
+    l1, u1 = wilson_interval(p1, n, level)
+    l2, u2 = wilson_interval(p2, n, level)
     margins = (n11 + b) * (c + n22) * (n11 + c) * (b + n22)
     if margins == 0:
         phi = 0.0
@@ -255,8 +248,9 @@ def _tango_score(delta: float, b: int, c: int, n: int) -> float:
     return ratio_statistic(b - c - n * delta, math.sqrt(max(0.0, var)))
 
 
-def _tango(table: np.ndarray, z: float) -> tuple[float, float]:
+def _tango(table: np.ndarray, level: float) -> tuple[float, float]:
     """Tango's score interval: the deltas whose score statistic lies within +/- z."""
+    z = normal_critical_value(level)
     (n11, b), (c, n22) = table.tolist()
     n = n11 + b + c + n22
     est = (b - c) / n
@@ -273,8 +267,9 @@ def _tango(table: np.ndarray, z: float) -> tuple[float, float]:
     return low, high
 
 
-def _agresti_min(table: np.ndarray, z: float) -> tuple[float, float]:
+def _agresti_min(table: np.ndarray, level: float) -> tuple[float, float]:
     """Agresti & Min's (2005) Wald interval after adding 1/2 to each cell, within [-1, 1]."""
+    z = normal_critical_value(level)
     t = table.astype(float) + 0.5
     N = t.sum()
     d = (t[0, 1] - t[1, 0]) / N
@@ -352,12 +347,11 @@ def error_difference_interval(y_true: ArrayLike, pred_a: ArrayLike, pred_b: Arra
     table = paired_table(y_true, pred_a, pred_b)
     n = int(table.sum())
     b, c = int(table[0, 1]), int(table[1, 0])
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
-    low, high = _INTERVALS[method](table, z)
+    low, high = _INTERVALS[method](table, level)
     statistic = pvalue = None
     if method == "tango":
         statistic = _tango_score(0.0, b, c, n)
-        pvalue = p_value_normal(statistic, alternative) if b + c else 1.0
+        pvalue = normal_p_value(statistic, alternative) if b + c else 1.0
     return ComparisonResult(method=method, estimate=(b - c) / n, statistic=statistic, pvalue=pvalue,
                             confidence_interval=(low, high), confidence_level=level, alternative=alternative,
                             n_samples=n,
@@ -420,9 +414,9 @@ def delong_test(y_true: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     var = max(0.0, float(S[0, 0] + S[1, 1] - 2.0 * S[0, 1]))
     se = math.sqrt(var)
     z = ratio_statistic(diff, se)
-    half = float(stats.norm.isf((1.0 - level) / 2.0)) * se
+    half = normal_critical_value(level) * se
     return ComparisonResult(
-        method="delong", estimate=diff, statistic=z, pvalue=p_value_normal(z, alternative),
+        method="delong", estimate=diff, statistic=z, pvalue=normal_p_value(z, alternative),
         confidence_interval=clipped(diff - half, diff + half), confidence_level=level, alternative=alternative,
         n_samples=labels.shape[0], quantity="auc difference", seconds=time.perf_counter() - t0,
         details={"auc_a": float(placements.auc[0]), "auc_b": float(placements.auc[1]), "var_a": float(S[0, 0]),

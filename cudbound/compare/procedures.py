@@ -39,7 +39,8 @@ from ..baselines.modern import (corrected_t_mean_se, nested_cv_estimate, nested_
 from ..refit import Procedure, as_procedure, as_refits
 from ..resampling import cv_splitter, draw_folds, splitter_folds
 from .predictions import delong_test, error_difference_interval, mcnemar
-from .result import ComparisonResult, check_alternative, clipped, p_value_normal, p_value_t, ratio_statistic
+from ..statistics import check_alternative, normal_critical_value, normal_p_value, t_critical_value, t_p_value
+from .result import ComparisonResult, clipped, ratio_statistic
 
 __all__ = ["Procedure", "ProcedurePair", "OutOfFold", "paired_ttest_5x2cv", "combined_ftest_5x2cv", "corrected_t_test",
            "wald_cv_test", "nested_cv_test"]
@@ -194,7 +195,7 @@ def _t5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided"
     R = p.shape[0]
     t = ratio_statistic(float(p[0, 0]), math.sqrt(float(s2.mean())))
     return ComparisonResult(
-        method="ttest_5x2cv", estimate=float(p.mean()), statistic=t, pvalue=p_value_t(t, R, alternative),
+        method="ttest_5x2cv", estimate=float(p.mean()), statistic=t, pvalue=t_p_value(t, R, alternative),
         alternative=alternative, n_samples=pair.n, seconds=time.perf_counter() - t0,
         no_interval_reason="Dietterich's statistic divides the first split's difference alone by the pooled "
                            "variance, so it inverts to no interval around the estimate (the mean of all splits)",
@@ -243,9 +244,9 @@ def _corrected_t(pair: ProcedurePair, *, confidence_level=0.95, alternative="two
     ratio = float(tests.sum(axis=1).mean() / trains.sum(axis=1).mean())
     mean, se, df = corrected_t_mean_se(d, ratio)
     t = ratio_statistic(mean, se)
-    half = float(stats.t.isf((1.0 - level) / 2.0, df)) * se
+    half = t_critical_value(level, df) * se
     return ComparisonResult(
-        method="corrected_t", estimate=mean, statistic=t, pvalue=p_value_t(t, df, alternative),
+        method="corrected_t", estimate=mean, statistic=t, pvalue=t_p_value(t, df, alternative),
         confidence_interval=clipped(mean - half, mean + half), confidence_level=level, alternative=alternative,
         n_samples=pair.n, seconds=time.perf_counter() - t0,
         details={**details, "differences": d, "n_splits": int(d.shape[0]), "test_train_ratio": ratio, "df": df,
@@ -266,9 +267,9 @@ def _wald_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sid
     h = wa.any(axis=0).astype(float) - wb.any(axis=0).astype(float)
     R, se = wald_mean_se(h, folds[0], variance)
     z = ratio_statistic(R, se)
-    half = float(stats.norm.isf((1.0 - level) / 2.0)) * se
+    half = normal_critical_value(level) * se
     return ComparisonResult(
-        method="wald_cv", estimate=R, statistic=z, pvalue=p_value_normal(z, alternative),
+        method="wald_cv", estimate=R, statistic=z, pvalue=normal_p_value(z, alternative),
         confidence_interval=clipped(R - half, R + half), confidence_level=level, alternative=alternative,
         n_samples=pair.n, seconds=time.perf_counter() - t0,
         details={**details, "k": int(folds.max()) + 1, "variance": variance, "se": se, "loss_differences": h,
@@ -295,9 +296,9 @@ def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-s
     est = nested_cv_estimate(wa.astype(float) - wb.astype(float), layouts, cv_layouts)
     centre, se = est["centre"], est["se"]
     z = ratio_statistic(centre, se)
-    half = float(stats.norm.isf((1.0 - level) / 2.0)) * se
+    half = normal_critical_value(level) * se
     return ComparisonResult(
-        method="nested_cv", estimate=centre, statistic=z, pvalue=p_value_normal(z, alternative),
+        method="nested_cv", estimate=centre, statistic=z, pvalue=normal_p_value(z, alternative),
         confidence_interval=clipped(centre - half, centre + half), confidence_level=level, alternative=alternative,
         n_samples=pair.n, seconds=time.perf_counter() - t0,
         details={**details, **{k: v for k, v in est.items() if k != "centre"}, "k": K, "repeats": R,

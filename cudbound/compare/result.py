@@ -6,18 +6,9 @@ from typing import Any
 
 from .._validation import check_confidence_level
 from ..results import ConfidenceInterval, NoConfidenceIntervalError, Result, _scalars, _Shown
+from ..statistics import ALTERNATIVES, check_alternative
 
 __all__ = ["ComparisonResult", "ALTERNATIVES"]
-
-ALTERNATIVES = ("two-sided", "less", "greater")
-"""The alternatives of every test, as in scipy: ``"less"`` says A's error (or AUC) is below B's."""
-
-
-def check_alternative(alternative: Any) -> str:
-    """``alternative`` as one of :data:`ALTERNATIVES` (a ValueError otherwise)."""
-    if not isinstance(alternative, str) or alternative not in ALTERNATIVES:
-        raise ValueError(f"`alternative` must be 'two-sided', 'less' or 'greater'; got {alternative!r}.")
-    return alternative
 
 
 class ComparisonResult(Result):
@@ -129,22 +120,6 @@ def _finite_or_none(value):
     if value is None or math.isfinite(value):
         return value
     return None if value != value else ("inf" if value > 0 else "-inf")
-
-
-def p_value_normal(z: float, alternative: str) -> float:
-    """The p-value of a standard normal statistic ``z`` against ``alternative``."""
-    from scipy import stats
-    if alternative == "two-sided":
-        return float(min(1.0, 2.0 * stats.norm.sf(abs(z))))
-    return float(stats.norm.cdf(z) if alternative == "less" else stats.norm.sf(z))
-
-
-def p_value_t(t: float, df: float, alternative: str) -> float:
-    """The p-value of a Student t statistic with ``df`` degrees of freedom against ``alternative``."""
-    from scipy import stats
-    if alternative == "two-sided":
-        return float(min(1.0, 2.0 * stats.t.sf(abs(t), df)))
-    return float(stats.t.cdf(t, df) if alternative == "less" else stats.t.sf(t, df))
 
 
 def ratio_statistic(numerator: float, scale: float) -> float:

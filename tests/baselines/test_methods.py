@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import cudbound.baselines as bl
-from cudbound.baselines import (DegenerateResampleWarning, basic_interval, beta_interval, binomial_interval,
+from cudbound.baselines import (DegenerateResampleWarning, beta_interval, binomial_interval,
                                 bootstrap_632_distribution, bs1, bs2, cross_validation, e632, kohavi, langford,
                                 martin, normal_interval, percentile_interval, yang)
 from cudbound.refit import DesignRefits
@@ -17,23 +17,8 @@ from cudbound.losses import SquaredLoss
 from cudbound.results import IntervalResult
 from reference_baselines import make_data, ref_bs632_value
 
-# ---------------------------------------------------------------- percentile and basic vs scipy.stats.bootstrap
-
-
-@pytest.mark.parametrize("level", [0.8, 0.9, 0.95])
-@pytest.mark.parametrize("seed", [0, 1])
-def test_percentile_and_basic_match_scipy_bootstrap(level, seed):
-    data = np.random.default_rng(seed).exponential(size=25)
-    kw = dict(confidence_level=level, n_resamples=999, vectorized=True)
-    p = stats.bootstrap((data,), np.mean, method="percentile", rng=np.random.default_rng(seed + 10), **kw)
-    b = stats.bootstrap((data,), np.mean, method="basic", rng=np.random.default_rng(seed + 10), **kw)
-    # scipy keeps its resampled statistics: both sides see identical resamples
-    np.testing.assert_array_equal(p.bootstrap_distribution, b.bootstrap_distribution)
-    ours_p = percentile_interval(p.bootstrap_distribution, level)
-    ours_b = basic_interval(np.mean(data), b.bootstrap_distribution, level)
-    assert ours_p == pytest.approx(tuple(p.confidence_interval), rel=1e-14)
-    assert ours_b == pytest.approx(tuple(b.confidence_interval), rel=1e-14)
-    assert ours_b.high - ours_b.low == pytest.approx(ours_p.high - ours_p.low)
+# ---------------------------------------------------------------- BS1 and BS2 on scipy.stats.bootstrap's resamples
+# (the percentile and basic intervals themselves: tests/test_statistics.py)
 
 
 def test_bs1_and_bs2_on_scipy_resamples_give_scipy_intervals():
