@@ -56,6 +56,13 @@ def test_the_fixture_holds_f50360a_and_every_family():
         assert np.array_equal(X, X_stored) and np.array_equal(y, y_stored), name
 
 
+CHANGED_ON_PURPOSE = {
+    ("compare", "newcombe"): (1e-15, "one Wilson interval (cudbound.statistics, Kohavi's closed form) replaced a "
+                                     "second copy written another way: equal in exact arithmetic, a rounding apart"),
+}
+"""(family, method) -> (largest change, why): the only numbers allowed to move, by at most that much."""
+
+
 @pytest.mark.parametrize("call", SCRIPT.CALLS, ids=[call[0] for call in SCRIPT.CALLS])
 def test_every_number_is_bit_identical_to_f50360a(call):
     before = STORED_CALLS[call[0]]["results"]
@@ -68,7 +75,11 @@ def test_every_number_is_bit_identical_to_f50360a(call):
         for field, value in old.items():
             if field == "method":
                 continue
-            assert new[field] == value, (f"{call[0]}, {old.get('method', call[2])}.{field}: {new[field]!r} now, "
-                                         f"{value!r} at f50360a")
+            message = f"{call[0]}, {old.get('method', call[2])}.{field}: {new[field]!r} now, {value!r} at f50360a"
+            allowed = CHANGED_ON_PURPOSE.get((call[1], old.get("method")))
+            if allowed is not None and isinstance(value, float):
+                assert abs(new[field] - value) <= allowed[0], message
+            else:
+                assert new[field] == value, message
             compared += value is not None
     assert compared > 0, f"{call[0]}: no number compared"
