@@ -167,7 +167,8 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     X : (n, d) array of features.
     y : (n,) labels with two classes: {-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``.
     basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', 'zpca:K', 'poly:D(zpca:K)', a
-        callable or a Basis.
+        callable or a Basis. It is fitted on all n points and kept for every bootstrap resample:
+        the class searched is the span of that basis (Laber & Murphy 2008, section 2).
     loss : 'squared' (default), 'ridge[:LAM]', 'hinge', 'logistic', 'exponential',
         '<loss>_ridge[:LAM]' or a :class:`cudbound.losses.Loss` (``docs/losses.md``).
     estimator : optional scikit-learn classifier or Pipeline, fitted or not, instead of ``basis``

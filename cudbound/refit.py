@@ -141,7 +141,8 @@ class RefitLog:
         warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".", DegenerateResampleWarning)
 
 
-def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = True):
+def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = True
+                           ) -> tuple[np.ndarray, np.ndarray]:
     """Solve the stacked systems H_b beta_b = g_b (H_b symmetric PSD), with the singular rule.
 
     H_b is singular when lambda_min(H_s) <= SINGULAR_RTOL lambda_max(H_s), H_s = S H_b S with
@@ -246,7 +247,7 @@ class DesignRefits(Refits):
     loss's (1/n) sum_i w_i l_i as given: the caller makes it the part's mean (:func:`_part_weights`).
     """
 
-    def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss):
+    def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss) -> None:
         self.design, self.labels, self.loss = design, y, loss
         self.y, self.X = y, design
         n, p = design.shape
@@ -260,11 +261,11 @@ class DesignRefits(Refits):
         else:
             self.kind = "generic"
 
-    def full_fit(self):
+    def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
         gamma = fit_coefficients(self.design, self.y, self.loss)   # as for CUD
         return gamma, predict_signs(self.design, gamma)
 
-    def decision(self, weights):
+    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
         weights = np.asarray(weights, dtype=float)
         B, n = weights.shape
         out = np.empty((B, n))
@@ -346,19 +347,19 @@ class ProcedureRefits(Refits):
     formed once and its refits are batched per loss (:class:`DesignRefits`).
     """
 
-    def __init__(self, data: PreparedData, loss_for: Callable[[int], Loss]):
+    def __init__(self, data: PreparedData, loss_for: Callable[[int], Loss]) -> None:
         self.data, self.loss_for = data, loss_for
         self.X, self.labels, self.n = data.X, data.labels, data.labels.shape[0]
         self._full = DesignRefits(data.Z, data.labels, data.rep.loss(loss_for(self.n)))
         self.learns = data.basis.learns_from_data
 
-    def full_fit(self):
+    def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
         return self._full.full_fit()
 
-    def to_user(self, coef):
+    def to_user(self, coef: np.ndarray) -> np.ndarray:
         return self.data.rep.to_user(coef)
 
-    def decision(self, weights):
+    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
         W = _weights_iv(weights, self.n)
         m = W.sum(axis=1).astype(np.int64)
         if not self.learns:
@@ -409,26 +410,27 @@ class EstimatorRefits(Refits):
     none). A part with one class gets that class's constant classifier; a fit that raises is
     reported as a ValueError naming the part."""
 
-    def __init__(self, estimator, X, labels: np.ndarray, name: str = "the estimator"):
+    def __init__(self, estimator: Any, X: Any, labels: np.ndarray, name: str = "the estimator") -> None:
         self.estimator, self.X, self.labels, self.name = estimator, X, labels, name
         self.n = labels.shape[0]
 
-    def full_fit(self):
+    def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
         _, preds, _ = self.fit_score(np.ones((1, self.n)))
         return None, preds[0]
 
-    def decision(self, weights):
+    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
         values, _, log = self.fit_score(weights)
         if values is None:
             raise ValueError(f"{self.name} ({type(self.estimator).__name__}) has neither decision_function nor "
                              f"predict_proba: it gives no scores.")
         return values, log
 
-    def predict(self, weights):
+    def predict(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
         _, preds, log = self.fit_score(weights)
         return preds, log
 
-    def fit_score(self, weights, rows: ArrayLike | None = None) -> tuple[np.ndarray | None, np.ndarray, RefitLog]:
+    def fit_score(self, weights: ArrayLike, rows: ArrayLike | None = None
+                  ) -> tuple[np.ndarray | None, np.ndarray, RefitLog]:
         """(scores or None, predictions, log) of the classifier refitted on each part, at the points
         ``rows[b]`` of part b (a (B, n) mask; default every point; NaN elsewhere)."""
         from sklearn.base import clone
@@ -464,7 +466,7 @@ class EstimatorRefits(Refits):
         return values, preds, log
 
 
-def estimator_scores(fitted, X) -> np.ndarray:
+def estimator_scores(fitted: Any, X: Any) -> np.ndarray:
     """The scores of a fitted scikit-learn classifier, higher for the class +1: ``decision_function``,
     else the +1 column of ``predict_proba``, else ValueError."""
     if hasattr(fitted, "decision_function"):

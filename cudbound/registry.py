@@ -4,10 +4,11 @@ Every method, CUD included, is registered under its name with one signature::
 
     function(design, y, *, confidence_level, rng, **options) -> IntervalResult
 
-on a full-rank design matrix Phi (the basis already applied) and labels in {-1, +1}.
-:func:`intervals` applies the basis once, fits beta-hat once (for CUD) and calls each
-selected method; :func:`intervals_from_design` starts from the design (a coverage task,
-which has drawn and fitted it already). The command line, the coverage study and the
+on the prepared data (``cudbound.design.PreparedData``: the features, the basis fitted on them, the
+full-rank design Phi) and labels in {-1, +1}. :func:`intervals` prepares the data once, fits
+beta-hat once (for CUD) and calls each selected method; a method that refits on part of the data
+refits the whole procedure, basis included (:mod:`cudbound.refit`). :func:`intervals_from_design`
+starts from prepared data (a coverage task) or a design matrix (fixed features). The command line, the coverage study and the
 figures read the same registry (:func:`method_names`, :func:`get_method`).
 
 Random streams. ``rng`` is normalised once with ``np.random.default_rng`` and a root
@@ -46,7 +47,7 @@ from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e
 from .basis import Basis
 from .cud import _cud_design_iv, cud_from_design
 from .baselines.estimators import _refits_iv
-from .design import _prepare, as_prepared
+from .design import PreparedData, _prepare, as_prepared
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
 from .resampling import stream
@@ -113,7 +114,10 @@ def register(name: str, function: Callable, summary: str, *, label: str | None =
              replace: bool = False) -> IntervalMethod:
     """Add an interval method to the registry under ``name`` (lower case, no commas or spaces).
 
-    The function must accept ``(design, y, *, confidence_level, rng, ...)``. Its random
+    The function must accept ``(design, y, *, confidence_level, rng, ...)``: ``design`` is the
+    prepared data (``cudbound.design.PreparedData``; ``np.asarray(design)`` is the design matrix Phi,
+    and ``cudbound.refit.refits_for(design, loss)`` refits the whole procedure, basis included, on
+    parts of it), ``y`` the labels in {-1, +1}. Its random
     stream is derived from ``name`` alone (module docstring), so registering it changes no
     other method's numbers. ``replace=True`` is needed to overwrite an existing name.
     ``check`` (optional, see :class:`IntervalMethod`) validates the options without computing;
@@ -371,9 +375,12 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
         registered method, or a method added with :func:`register`; default the seven of
         Laber & Murphy's comparison (:data:`METHODS`), in this order.
     basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
+        A method that refits on part of the data refits a basis that learns from the data (PCA) on
+        that part; CUD keeps the basis fitted on all n points.
     estimator : optional scikit-learn classifier or Pipeline instead of ``basis`` and ``loss``
         (:mod:`cudbound.sklearn_bridge`): its earlier steps are the basis, its objective the loss of
-        every method. Methods that refit on parts of the data keep the penalty of the full fit.
+        every method. A method that refits on part of the data refits the estimator as its own ``fit``
+        would on the part (earlier steps included, its penalty for the part's size; :mod:`cudbound.refit`).
     confidence_level : float in (0, 1), default 0.95
     rng : None, int, SeedSequence or Generator
         Each method draws from its own stream, derived from ``rng`` and the method's name
@@ -436,14 +443,18 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
 
 
 
-def intervals_from_design(design: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS, *,
+def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None, methods: str | Sequence[str] = METHODS, *,
                           confidence_level: float = 0.95,
                           rng: np.random.Generator | np.random.SeedSequence | int | None = None,
                           fitted: FittedClassifier | None = None, **options: Any) -> list[IntervalResult]:
-    """:func:`intervals` on a design matrix and its labels (the basis already applied).
+    """:func:`intervals` on a design matrix and its labels (the basis already applied), or on a
+    prepared data set (``cudbound.design.PreparedData``, with ``y`` None).
 
     The labels as ``cudbound.design.check_labelled_design`` takes them: {-1, +1}, {0, 1}, booleans
-    or the text pairs.
+    or the text pairs. A design matrix is fixed features: a method that refits on part of the data
+    refits the classifier only. Prepared data (what :func:`intervals` passes, and a coverage task)
+    carry the features and the basis, and every refit refits the basis on its part too
+    (:mod:`cudbound.refit`); CUD uses the design (its class is the span of the basis fitted on D).
 
     ``fitted`` (optional): the :class:`cudbound.fit.FittedClassifier` of this design and
     the methods' loss, given to the methods that use a fit (CUD), so that a caller that has

@@ -60,6 +60,7 @@ LAYERS = (
     ("design",),                           # rank check, orthonormal coordinates
     ("optim",),                            # convex solvers (swappable)
     ("fit",),                              # beta-hat
+    ("refit",),                            # every refit on part of the data: the whole procedure
     ("resampling",),                       # bootstrap counts, folds
     ("search",),                           # branch and bound for one replicate
     ("engine",), ("lifeline", "workers"), ("quantile",),  # replicates: solvers, processes, the order statistic

@@ -23,6 +23,7 @@ PUBLIC_MODULES = (
     "cudbound.cud",
     "cudbound.registry",
     "cudbound.statistics",
+    "cudbound.refit",
     "cudbound.baselines",
     "cudbound.baselines.estimators",
     "cudbound.baselines.holdout",

@@ -462,7 +462,7 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
 
 
 def _nested_cv_iv(design, y, confidence_level, cv, repeats, bias_repeats, loss, rng) -> tuple[
-        np.ndarray, np.ndarray, Loss, float, int, int, int, np.random.Generator]:
+        Refits, float, int, int, int, np.random.Generator]:
     refits = _refits_iv(design, y, loss)
     labels = refits.labels
     n = refits.n
@@ -644,7 +644,7 @@ def nested_cv_estimate(losses: ArrayLike, layouts: np.ndarray, cv_layouts: np.nd
 
 
 def _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng) -> tuple[
-        np.ndarray, np.ndarray, Loss, float, int, bool, np.random.Generator]:
+        Refits, float, int, bool, np.random.Generator]:
     refits = _refits_iv(design, y, loss)
     labels = refits.labels
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
@@ -727,7 +727,7 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
 
 
 def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng) -> tuple[
-        np.ndarray, np.ndarray, Loss, float, int, str, np.random.Generator]:
+        Refits, float, int, str, np.random.Generator]:
     refits = _refits_iv(design, y, loss)
     labels = refits.labels
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
