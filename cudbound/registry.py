@@ -33,13 +33,13 @@ import numbers
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._deprecation import apply_renames, renames_of
-from ._validation import check_confidence_level, check_method_list, check_rng, check_scalar
+from ._registry import Entry, Registry, generator, root_seed, stream
+from ._validation import check_confidence_level, check_scalar
 from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
                                 _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
 from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
@@ -50,7 +50,6 @@ from .baselines.estimators import _refits_iv
 from .design import PreparedData, _prepare, as_prepared
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
-from .resampling import stream
 from .results import IntervalResult, IntervalResults
 
 if TYPE_CHECKING:
@@ -68,7 +67,7 @@ _RESERVED = ("confidence_level", "rng", "basis", "pos_label", "bootstrap_distrib
 
 
 @dataclass(frozen=True)
-class IntervalMethod:
+class IntervalMethod(Entry):
     """One registered method.
 
     ``function(design, y, *, confidence_level, rng, **options)`` returns an
@@ -80,33 +79,21 @@ class IntervalMethod:
     ``check(n, *, confidence_level, **options)`` raises ValueError (or TypeError) for options the
     function would refuse on a training set of n points, without computing anything
     (:func:`check_options`; a coverage study runs it when it reads its configuration).
+    Its options (``options()``) are the function's keywords besides those :func:`intervals` sets.
     """
 
-    name: str
-    function: Callable
-    summary: str
     label: str
     shares_centre: bool = False
     shares_distribution: bool = False
     uses_fit: bool = False
     check: Callable | None = None
 
-    @property
-    def parameters(self) -> Mapping[str, inspect.Parameter]:
-        return inspect.signature(self.function).parameters
-
-    @property
-    def renamed(self) -> dict:
-        """The method's deprecated option names (old name -> new), still accepted for one release."""
-        return renames_of(self.function)
-
-    def options(self) -> list:
-        """The option names a user may set for this method (deprecated ones excluded: the entry
-        points turn them into these names first, :func:`_new_option_names`)."""
-        return sorted(k for k in self.parameters if k not in _RESERVED + ("design", "y"))
+    DATA: ClassVar[tuple[str, ...]] = ("design", "y")
+    RESERVED: ClassVar[tuple[str, ...]] = _RESERVED
 
 
-_REGISTRY: dict[str, IntervalMethod] = {}
+_REGISTRY: Registry[IntervalMethod] = Registry("interval method", IntervalMethod, caller="intervals()",
+                                               taken=SHARED_STREAMS)
 
 
 def register(name: str, function: Callable, summary: str, *, label: str | None = None, shares_centre: bool = False,
@@ -124,40 +111,23 @@ def register(name: str, function: Callable, summary: str, *, label: str | None =
     :func:`options_check` makes one from the function's own input validation. Without it,
     only the option names are checked ahead of a computation.
     """
-    if not isinstance(name, str) or not name or name != name.strip().lower() or "," in name or " " in name:
-        raise ValueError(f"a method name must be a non-empty lower-case string without commas or spaces; got {name!r}.")
-    if name in SHARED_STREAMS:
-        raise ValueError(f"{name!r} is the name of a shared random stream; choose another name.")
-    if name in _REGISTRY and not replace:
-        raise ValueError(f"an interval method {name!r} is already registered (pass replace=True to overwrite it).")
-    params = inspect.signature(function).parameters
-    missing = [p for p in ("confidence_level", "rng") if p not in params]
-    if missing or len(params) < 2:
-        raise TypeError(f"the function of method {name!r} must take (design, y, *, confidence_level, rng, ...); "
-                        f"it lacks {missing or ['design, y']}.")
-    method = IntervalMethod(name, function, summary, label or name, shares_centre, shares_distribution, uses_fit,
-                            check)
-    _REGISTRY[name] = method
-    return method
+    return _REGISTRY.add(IntervalMethod(name, function, summary, label or name, shares_centre, shares_distribution,
+                                        uses_fit, check), replace=replace)
 
 
 def unregister(name: str) -> None:
     """Remove a method from the registry (the built-in ones too, e.g. in a test)."""
-    if name not in _REGISTRY:
-        raise ValueError(f"no interval method {name!r} is registered; registered: {list(_REGISTRY)}.")
-    del _REGISTRY[name]
+    _REGISTRY.remove(name)
 
 
 def method_names() -> tuple:
     """The registered methods, in registration order (the built-in ones in the paper's order)."""
-    return tuple(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def get_method(name: str) -> IntervalMethod:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown interval method {name!r}; registered methods are {list(_REGISTRY)}.") from None
+    """The registered method ``name`` (a ValueError that lists the registered ones otherwise)."""
+    return _REGISTRY.lookup(name)
 
 
 def _stand_in(n: int):
@@ -204,11 +174,7 @@ def check_options(name: str, n: int, *, confidence_level: float = 0.95, **option
     """
     method = get_method(name)
     n = check_scalar(n, "n", min_val=2)
-    options = apply_renames(f"check_options({name!r})", method.renamed, options)
-    valid = method.options()
-    unknown = sorted(k for k in options if k not in valid)
-    if unknown:
-        raise ValueError(f"method {name!r} takes no option(s) {unknown}; its options are {valid}.")
+    options = _REGISTRY.entry_options(name, options, f"check_options({name!r})")
     if method.check is not None:
         method.check(n, confidence_level=confidence_level, **options)
 
@@ -281,70 +247,27 @@ MODERN_METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _MOD
 """The intervals in use today, registered after the paper's seven."""
 
 
-def _generator(root, name) -> np.random.Generator:
-    return np.random.default_rng(stream(root, name))
+_generator = generator
 
 
 def _methods_iv(methods) -> tuple:
     """A list of interval methods parsed by the package's one method-list parser
-    (:func:`cudbound._validation.check_method_list`), for :func:`intervals` and ``--methods`` on the
+    (:meth:`cudbound._registry.Registry.select`), for :func:`intervals` and ``--methods`` on the
     command line: registered names, a comma-separated string or ``"all"``."""
-    return check_method_list(methods, _REGISTRY)
+    return _REGISTRY.select(methods)
 
 
 def _new_option_names(methods: Sequence[str], options: Mapping[str, Any], where: str = "intervals()") -> dict:
     """``options`` (of :func:`intervals`: shared options and ``<method>_options`` dicts) with every
     deprecated option name of the selected ``methods`` replaced by its new one, once, where they enter
-    (a DeprecationWarning naming the new name, attributed to the user's line).
-
-    An old and a new name of one option given together (both shared, or both in one method's dict)
-    raise TypeError before any method runs. A shared old name with the new one in a method's dict is
-    no conflict: the method's dict overrides the shared options, as always.
-    """
-    methods = _methods_iv(methods)
-    options_of = [set(get_method(name).options()) for name in methods]
-    shared_renames = {old: new for name in methods for old, new in get_method(name).renamed.items()
-                      if not any(old in opts for opts in options_of)}
-    shared, per = {}, {}
-    for key, value in options.items():
-        method = key.removesuffix("_options")
-        if key != method and method in _REGISTRY and isinstance(value, Mapping):
-            per[key] = apply_renames(f"`{key}`", get_method(method).renamed, value)
-        else:
-            shared[key] = value
-    return {**apply_renames(where, shared_renames, shared), **per}
+    (:meth:`cudbound._registry.Registry.rename_options`)."""
+    return _REGISTRY.rename_options(methods, options, where)
 
 
 def _options_iv(methods, options):
-    """Split **options into shared options and ``<method>_options`` dicts, and check every name."""
-    options = _new_option_names(methods, options, "intervals_from_design()")
-    per, shared = {}, {}
-    for key, value in options.items():
-        if key.endswith("_options") and key[: -len("_options")] in _REGISTRY:
-            if value is None:
-                continue
-            if not isinstance(value, Mapping):
-                raise ValueError(f"`{key}` must be a dict of keyword arguments; got {type(value).__name__}.")
-            per[key[: -len("_options")]] = dict(value)
-        elif key in _RESERVED:
-            raise ValueError(f"`{key}` is set by intervals() itself and cannot be passed as an option.")
-        else:
-            shared[key] = value
-    for method, opts in per.items():
-        valid = get_method(method).options()
-        for key in opts:
-            if key in _RESERVED:
-                raise ValueError(f"`{method}_options` may not set `{key}`: it is set by intervals() for every method.")
-            if key not in valid:
-                raise ValueError(f"`{method}_options` has an unknown option {key!r}; valid options of "
-                                 f"{method!r} are {valid}.")
-    accepted = {k for m in methods for k in get_method(m).options()}
-    for key in shared:
-        if key not in accepted:
-            raise ValueError(f"unknown option {key!r} for methods {list(methods)}; options they accept: "
-                             f"{sorted(accepted)} (or per-method dicts: "
-                             f"{', '.join(m + '_options' for m in _REGISTRY)}).")
-    return shared, per
+    """Split **options into shared options and ``<method>_options`` dicts, and check every name
+    (:meth:`cudbound._registry.Registry.split_options`)."""
+    return _REGISTRY.split_options(methods, options, "intervals_from_design()")
 
 
 def _is_seed(rng) -> bool:
@@ -467,8 +390,7 @@ def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None,
     shared, per = _options_iv(methods, options)
     if fitted is not None and not isinstance(fitted, FittedClassifier):
         raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier; got {type(fitted).__name__}.")
-    gen = check_rng(rng)
-    root = np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
+    root = root_seed(rng)
     centres, distributions, fits, results = {}, {}, {}, []
     if fitted is not None:
         fits[_loss_key(fitted.loss.name)] = fitted

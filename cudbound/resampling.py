@@ -19,11 +19,11 @@ distribution (n draws with replacement), not the same numbers for one seed.
 Folds of (repeated, optionally stratified) k-fold cross-validation are dealt from a
 random permutation (Kohavi 1995); every function that cross-validates takes them as ``cv``,
 a number of folds (dealt here) or a scikit-learn splitter (:func:`cv_splitter`,
-:func:`splitter_folds`).
+:func:`splitter_folds`). The random stream of a named consumer (:func:`stream`) is the
+registries' (``cudbound._registry``), exported here.
 """
 from __future__ import annotations
 
-import hashlib
 import numbers
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._deprecation import renamed
+from ._registry import stream
 from ._validation import check_rng, check_scalar, encode_labels
 
 __all__ = ["bootstrap_counts", "fold_assignments", "tally", "draw_counts", "draw_indices", "draw_indices_by_row",
@@ -246,20 +247,3 @@ def draw_folds(y: np.ndarray, k: int, repeats: int, stratified: bool, gen: np.ra
         order = np.concatenate([gen.permutation(neg), gen.permutation(pos)]) if stratified else gen.permutation(n)
         out[r, order] = np.arange(n) % k
     return out
-
-
-def stream(root: np.random.SeedSequence, name: str) -> np.random.SeedSequence:
-    """The SeedSequence of stream ``name``: a child of ``root`` keyed by a hash of the name.
-
-    The package's one way to give each consumer of randomness its own stream (the interval methods of
-    ``cudbound.registry``, which re-exports it, and the comparisons of ``cudbound.compare``): it
-    depends on the name only, so adding or removing a consumer changes no other one's numbers.
-
-    >>> root = np.random.SeedSequence(1)
-    >>> stream(root, "kohavi").spawn_key == stream(np.random.SeedSequence(1), "kohavi").spawn_key
-    True
-    >>> stream(root, "kohavi").spawn_key != stream(root, "yang").spawn_key
-    True
-    """
-    key = int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")
-    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (key,))

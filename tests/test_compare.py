@@ -513,7 +513,8 @@ def test_compare_routes_options_and_refuses_unknown_ones():
         compare(GaussianNB(), Procedure(), X, y, methods=["wald_cv", "bogus"])
     with pytest.raises(ValueError, match=r"`methods` lists \['wald_cv'\] more than once"):
         compare(GaussianNB(), Procedure(), X, y, methods="wald_cv,WALD_CV")
-    with pytest.raises(ValueError, match="`wald_cv_options` has unknown"):
+    with pytest.raises(ValueError,
+                       match=r"unknown option\(s\) \['repeats'\] for comparison 'wald_cv' in `wald_cv_options`"):
         compare(GaussianNB(), Procedure(), X, y, methods=["wald_cv"], wald_cv_options={"repeats": 2})
 
 

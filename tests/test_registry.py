@@ -121,7 +121,7 @@ def test_register_rejects_bad_methods(probe):
         register("Bad Name", _first_draw, "x")
     with pytest.raises(TypeError, match="confidence_level, rng"):
         register("noargs", lambda design, y: None, "x")
-    with pytest.raises(ValueError, match="no interval method"):
+    with pytest.raises(ValueError, match="unknown interval method 'never_registered'"):
         unregister("never_registered")
 
 
@@ -210,11 +210,12 @@ def test_labels_and_pos_label(xy01):
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    ({"methods": ["kohavi", "wilson"]}, "valid methods are"),
+    ({"methods": ["kohavi", "wilson"]}, "valid interval methods are"),
     ({"methods": []}, "empty"),
     ({"methods": ["kohavi", "kohavi"]}, "more than once"),
-    ({"methods": ["kohavi"], "n_inner": 5}, "unknown option 'n_inner'"),
-    ({"methods": ["kohavi"], "kohavi_options": {"prior": (1, 1)}}, "unknown option 'prior'"),
+    ({"methods": ["kohavi"], "n_inner": 5}, r"unknown option\(s\) \['n_inner'\] for interval methods \['kohavi'\]"),
+    ({"methods": ["kohavi"], "kohavi_options": {"prior": (1, 1)}},
+     r"unknown option\(s\) \['prior'\] for interval method 'kohavi' in `kohavi_options`"),
     ({"methods": ["kohavi"], "kohavi_options": {"rng": 1}}, "may not set `rng`"),
     ({"methods": ["kohavi"], "bootstrap_distribution": [0.1, 0.2]}, "set by intervals"),
     ({"methods": ["kohavi"], "confidence_level": 1.2}, "`confidence_level`"),
@@ -238,5 +239,5 @@ def test_methods_all_runs_every_registered_method_in_order(xy01):
     assert [r.method for r in res] == list(method_names())
     kohavi_alone = intervals(X, y, methods=["kohavi"], rng=2, n_boot=20)[0]
     assert _by_method(res)["kohavi"].confidence_interval == kohavi_alone.confidence_interval
-    with pytest.raises(ValueError, match="unknown method"):
+    with pytest.raises(ValueError, match=r"unknown interval method\(s\) everything"):
         intervals(X, y, methods="everything")

@@ -20,17 +20,17 @@ Each draws its random numbers from the stream of its own name
 """
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_data, check_method_list, check_rng
-from ..resampling import Splitter, stream
+from .._registry import Entry, Registry, generator, root_seed
+from .._validation import check_data
+from ..resampling import Splitter
 from .cv import cv_auc
 from .cvauc import cvauc_interval
 from .intervals import bootstrap_interval, delong_interval, hanley_mcneil_interval, newcombe_interval
@@ -38,28 +38,22 @@ from .result import AUCIntervalResult
 
 __all__ = ["AUCMethod", "register", "unregister", "get_method", "method_names", "auc_interval", "FOLDS_STREAM"]
 
-_RESERVED = ("confidence_level", "rng")
 FOLDS_STREAM = "folds"
 """The stream of the folds :func:`auc_interval` draws (each method's own stream is its name)."""
 
 
 @dataclass(frozen=True)
-class AUCMethod:
-    """One registered AUC interval: ``function(labels, scores, folds, *, confidence_level, rng, **options)``."""
+class AUCMethod(Entry):
+    """One registered AUC interval: ``function(labels, scores, folds, *, confidence_level, rng, **options)``;
+    its options (``options()``) are the function's keywords after these."""
 
-    name: str
-    function: Callable
-    summary: str
     uses_folds: bool = False
     """Whether the interval rests on the folds (the cross-validated intervals) or on the pooled scores alone."""
 
-    def options(self) -> list[str]:
-        """The option names a user may set (those of the function after the data, besides the reserved ones)."""
-        params = inspect.signature(self.function).parameters
-        return sorted(k for k in list(params)[3:] if k not in _RESERVED)
+    DATA: ClassVar[tuple[str, ...]] = ("labels", "scores", "folds")
 
 
-_REGISTRY: dict[str, AUCMethod] = {}
+_REGISTRY: Registry[AUCMethod] = Registry("AUC interval", AUCMethod, caller="auc_interval()")
 
 
 def register(name: str, function: Callable, summary: str, *, uses_folds: bool = False,
@@ -67,37 +61,22 @@ def register(name: str, function: Callable, summary: str, *, uses_folds: bool = 
     """Add an AUC interval under ``name`` (lower case, no commas or spaces); its function takes
     ``(labels, scores, folds, *, confidence_level, rng, **options)`` and returns an
     :class:`AUCIntervalResult`."""
-    if not isinstance(name, str) or not name or name != name.strip().lower() or "," in name or " " in name:
-        raise ValueError(f"a method name must be a non-empty lower-case string without commas or spaces; got {name!r}.")
-    if name in _REGISTRY and not replace:
-        raise ValueError(f"an AUC interval {name!r} is already registered (pass replace=True to overwrite it).")
-    params = inspect.signature(function).parameters
-    missing = [p for p in _RESERVED if p not in params]
-    if len(params) < 3 or missing:
-        raise TypeError(f"the function of AUC interval {name!r} must take (labels, scores, folds, *, "
-                        f"confidence_level, rng, ...); it lacks {missing or ['the three data arguments']}.")
-    method = AUCMethod(name, function, summary, uses_folds)
-    _REGISTRY[name] = method
-    return method
+    return _REGISTRY.add(AUCMethod(name, function, summary, uses_folds), replace=replace)
 
 
 def unregister(name: str) -> None:
     """Remove an AUC interval from the registry."""
-    if name not in _REGISTRY:
-        raise ValueError(f"no AUC interval {name!r} is registered; registered: {list(_REGISTRY)}.")
-    del _REGISTRY[name]
+    _REGISTRY.remove(name)
 
 
 def method_names() -> tuple[str, ...]:
     """The registered AUC intervals, in registration order."""
-    return tuple(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def get_method(name: str) -> AUCMethod:
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown AUC interval {name!r}; registered AUC intervals are {list(_REGISTRY)}.") from None
+    """The registered AUC interval ``name`` (a ValueError that lists the registered ones otherwise)."""
+    return _REGISTRY.lookup(name)
 
 
 def _delong(labels, scores, folds, *, confidence_level=0.95, rng=None):
@@ -168,17 +147,15 @@ def auc_interval(estimator: Any, X: ArrayLike, y: ArrayLike, *, method: str = "d
     >>> res.method, 0.5 < res.estimate <= 1.0, res.low <= res.estimate <= res.high
     ('delong', True, True)
     """
-    name = check_method_list([method] if isinstance(method, str) else method, _REGISTRY, "AUC interval")
+    name = _REGISTRY.select([method] if isinstance(method, str) else method)
     if len(name) != 1:
         raise ValueError(f"`method` names one AUC interval; got {method!r}.")
     spec = get_method(name[0])
-    bad = sorted(k for k in options if k not in spec.options())
-    if bad:
-        raise ValueError(f"unknown option(s) {bad} for AUC interval {spec.name!r}; it takes {spec.options()}.")
-    root = np.random.SeedSequence([int(v) for v in check_rng(rng).integers(0, 2**63, size=4)])
+    options = _REGISTRY.entry_options(spec.name, options, "auc_interval()")
+    root = root_seed(rng)
     t0 = time.perf_counter()
     cv_result = cv_auc(estimator, X, y, cv=cv, pooling="pooled", groups=groups,
-                       rng=np.random.default_rng(stream(root, FOLDS_STREAM)))
+                       rng=generator(root, FOLDS_STREAM))
     if np.ndim(cv_result.scores) != 1:
         raise ValueError("`cv` must give every row one held-out score (a K-fold split, not a repeated one) for an "
                          "AUC interval.")
@@ -186,11 +163,8 @@ def auc_interval(estimator: Any, X: ArrayLike, y: ArrayLike, *, method: str = "d
     if spec.name == "cvauc_pooled" and groups is not None and "ids" not in options:
         options = {**options, "ids": np.asarray(groups)}     # the subjects the folds were grouped by
     result = spec.function(labels, cv_result.scores, cv_result.folds, confidence_level=confidence_level,
-                           rng=np.random.default_rng(stream(root, spec.name)), **options)
+                           rng=generator(root, spec.name), **options)
     result.seconds = time.perf_counter() - t0
     result.details = {**result.details, "cv_folds": int(np.max(cv_result.folds)) + 1}
     return result
 
-
-def _check_methods(methods: str | Sequence[str]) -> tuple[str, ...]:
-    return check_method_list(methods, _REGISTRY, "AUC interval")

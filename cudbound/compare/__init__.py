@@ -29,25 +29,23 @@ name it, and :func:`compare` runs any of them on one pair of procedures:
   ``"nested_cv"``, each on the stream of its own name.
 
 A stream depends on its name only (:func:`cudbound.resampling.stream`), so adding a method changes
-no other's numbers. This is a registry of its own, in the manner of :mod:`cudbound.registry`
-(``register``, ``unregister``, ``get_method``, ``method_names``, and the one method-list parser,
-:func:`cudbound._validation.check_method_list`), not that registry itself: that one holds interval
-methods of one classifier, called on a design with ``(design, y, *, confidence_level, rng)`` and
-returning an ``IntervalResult``, and sits above this layer (``docs/architecture.md``); a comparison
-is called on two procedures and returns a :class:`ComparisonResult`.
+no other's numbers. The registry is a ``cudbound._registry.Registry``, as are those of the interval
+methods (:mod:`cudbound.registry`), the AUC intervals and the data sets (one name rule, one way to
+split the options, one root seed), but a registry of its own: an interval method is called on a
+design with ``(design, y, *, confidence_level, rng)`` and returns an ``IntervalResult``, and that
+registry sits above this layer (``docs/architecture.md``); a comparison is called on two procedures
+and returns a :class:`ComparisonResult`.
 """
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_method_list, check_rng
-from ..resampling import stream
+from .._registry import Entry, Registry, generator, root_seed
 from .predictions import INTERVAL_METHODS, delong_test, error_difference_interval, mcnemar, paired_table
 from .procedures import (OUT_OF_FOLD_STREAM, OutOfFold, Procedure, ProcedurePair, _corrected_t, _delong_oof, _f5x2,
                          _interval_oof, _mcnemar_oof, _nested_cv, _t5x2, _wald_cv, combined_ftest_5x2cv,
@@ -60,27 +58,21 @@ __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "pa
            "method_names", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS", "OUT_OF_FOLD_STREAM", "compare_pair",
            "root_seed"]
 
-_RESERVED = ("confidence_level", "alternative", "rng")
-
-
 @dataclass(frozen=True)
-class ComparisonMethod:
+class ComparisonMethod(Entry):
     """One registered comparison of two procedures: ``function(pair, *, confidence_level,
-    alternative, rng, **options)`` on a :class:`ProcedurePair`, returning a :class:`ComparisonResult`."""
+    alternative, rng, **options)`` on a :class:`ProcedurePair`, returning a :class:`ComparisonResult`;
+    its options (``options()``) are the function's keywords besides these."""
 
-    name: str
-    function: Callable
-    summary: str
     stream: str = ""
     """The name of the random stream :func:`compare` gives it (default: its own name)."""
 
-    def options(self) -> list[str]:
-        """The option names a user may set (those of the function besides the reserved ones)."""
-        params = inspect.signature(self.function).parameters
-        return sorted(k for k in list(params)[1:] if k not in _RESERVED)
+    DATA: ClassVar[tuple[str, ...]] = ("pair",)
+    REQUIRED: ClassVar[tuple[str, ...]] = ("confidence_level", "alternative", "rng")
+    RESERVED: ClassVar[tuple[str, ...]] = REQUIRED
 
 
-_REGISTRY: dict[str, ComparisonMethod] = {}
+_REGISTRY: Registry[ComparisonMethod] = Registry("comparison", ComparisonMethod, caller="compare()")
 
 
 def register(name: str, function: Callable, summary: str, *, replace: bool = False,
@@ -90,37 +82,22 @@ def register(name: str, function: Callable, summary: str, *, replace: bool = Fal
     the random stream :func:`compare` draws its ``rng`` from (default ``name``); methods that
     share a stream see the same random draws (the comparisons on out-of-fold predictions share
     :data:`~cudbound.compare.procedures.OUT_OF_FOLD_STREAM`, hence their folds)."""
-    if not isinstance(name, str) or not name or name != name.strip().lower() or "," in name or " " in name:
-        raise ValueError(f"a method name must be a non-empty lower-case string without commas or spaces; got {name!r}.")
-    if name in _REGISTRY and not replace:
-        raise ValueError(f"a comparison {name!r} is already registered (pass replace=True to overwrite it).")
-    params = inspect.signature(function).parameters
-    missing = [p for p in _RESERVED if p not in params]
-    if missing:
-        raise TypeError(f"the function of comparison {name!r} must take (pair, *, confidence_level, alternative, "
-                        f"rng, ...); it lacks {missing}.")
-    method = ComparisonMethod(name, function, summary, stream or name)
-    _REGISTRY[name] = method
-    return method
+    return _REGISTRY.add(ComparisonMethod(name, function, summary, stream or name), replace=replace)
 
 
 def unregister(name: str) -> None:
     """Remove a comparison from the registry."""
-    if name not in _REGISTRY:
-        raise ValueError(f"no comparison {name!r} is registered; registered: {list(_REGISTRY)}.")
-    del _REGISTRY[name]
+    _REGISTRY.remove(name)
 
 
 def method_names() -> tuple[str, ...]:
     """The registered comparisons of procedures, in registration order."""
-    return tuple(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def get_method(name: str) -> ComparisonMethod:
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown comparison {name!r}; registered comparisons are {list(_REGISTRY)}.") from None
+    """The registered comparison ``name`` (a ValueError that lists the registered ones otherwise)."""
+    return _REGISTRY.lookup(name)
 
 
 for _name, _function, _summary in (
@@ -147,8 +124,8 @@ repeated splits, one with per-point differences; both give an interval."""
 
 def _methods_iv(methods) -> tuple[str, ...]:
     """A list of comparisons parsed by the package's one method-list parser
-    (:func:`cudbound._validation.check_method_list`, as :func:`cudbound.intervals` parses its methods)."""
-    return check_method_list(methods, _REGISTRY, "comparison")
+    (:meth:`cudbound._registry.Registry.select`, as :func:`cudbound.intervals` parses its methods)."""
+    return _REGISTRY.select(methods)
 
 
 def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
@@ -198,37 +175,10 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
     (['corrected_t', 'wald_cv', 'ftest_5x2cv'], True)
     """
     names = _methods_iv(methods)
-    per: dict[str, dict] = {}
-    shared: dict[str, Any] = {}
-    for key, value in options.items():
-        name = key[: -len("_options")] if key.endswith("_options") else None
-        if name in _REGISTRY:
-            if not isinstance(value, Mapping):
-                raise ValueError(f"`{key}` must be a dict of keyword arguments; got {type(value).__name__}.")
-            per[name] = dict(value)
-        elif key in _RESERVED:
-            raise ValueError(f"`{key}` is an argument of compare() itself.")
-        else:
-            shared[key] = value
-    accepted = {k for m in names for k in get_method(m).options()}
-    unknown = sorted(k for k in shared if k not in accepted)
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown} for comparisons {list(names)}; options they accept: "
-                         f"{sorted(accepted)} (or per-method dicts <name>_options).")
-    for name, opts in per.items():
-        bad = sorted(k for k in opts if k not in get_method(name).options())
-        if bad:
-            raise ValueError(f"`{name}_options` has unknown option(s) {bad}; {name!r} takes "
-                             f"{get_method(name).options()}.")
+    shared, per = _REGISTRY.split_options(names, options, "compare()")
     pair = ProcedurePair(estimator_a, estimator_b, X, y, pos_label)
     return compare_pair(pair, names, root_seed(rng), confidence_level=confidence_level, alternative=alternative,
                         shared=shared, per=per)
-
-
-def root_seed(rng: np.random.Generator | np.random.SeedSequence | int | None) -> np.random.SeedSequence:
-    """The root of the streams of :func:`compare` for ``rng`` (each method's stream is a child of it)."""
-    gen = check_rng(rng)
-    return np.random.SeedSequence([int(v) for v in gen.integers(0, 2**63, size=4)])
 
 
 def compare_pair(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequence, *,
@@ -246,7 +196,7 @@ def compare_pair(pair: ProcedurePair, names: Sequence[str], root: np.random.Seed
         kwargs.update(per.get(name, {}))
         try:
             res = method.function(pair, confidence_level=confidence_level, alternative=alternative,
-                                  rng=np.random.default_rng(stream(root, method.stream)), **kwargs)
+                                  rng=generator(root, method.stream), **kwargs)
         except ValueError as exc:
             if len(names) == 1:
                 raise

@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from .._registry import Registry
 from .base import DataSource, RealData
 from .paper_simulated import SIMULATED
 from .simulated import LinearGaussian
@@ -51,33 +52,23 @@ UCI_FEATURES = {"spam": 57, "ionosphere": 33, "heart": 13, "diabetes": 8, "abalo
                 "mammogram": 4, "magic": 10}
 """Feature columns of each UCI set after its label rule (``docs/datasets.md``)."""
 
-_REGISTRY: dict[str, DataSource] = {}
+_REGISTRY: Registry[DataSource] = Registry("data set", DataSource)
 
 
 def register(source: DataSource, *, replace: bool = False) -> DataSource:
-    """Add a data set under ``source.name``; a coverage study's ``[[datasets]]`` can then name it."""
-    if not isinstance(source, DataSource):
-        raise TypeError(f"a data set must be a cudbound.datasets.base.DataSource; got {type(source).__name__}.")
-    name = getattr(source, "name", None)
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"a data set needs a non-empty `name`; got {name!r}.")
-    if name in _REGISTRY and not replace:
-        raise ValueError(f"a data set {name!r} is already registered (pass replace=True to overwrite it).")
-    _REGISTRY[name] = source
-    return source
+    """Add a data set under ``source.name`` (lower case, no commas or spaces); a coverage study's
+    ``[[datasets]]`` can then name it."""
+    return _REGISTRY.add(source, replace=replace)
 
 
 def unregister(name: str) -> None:
-    if name not in _REGISTRY:
-        raise ValueError(f"no data set {name!r} is registered; registered: {list(_REGISTRY)}.")
-    del _REGISTRY[name]
+    """Remove a data set from the registry."""
+    _REGISTRY.remove(name)
 
 
 def get_dataset(name: str) -> DataSource:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown data set {name!r}; known: {', '.join(_REGISTRY)}.") from None
+    """The registered data set ``name`` (a ValueError that lists the registered ones otherwise)."""
+    return _REGISTRY.lookup(name)
 
 
 def dataset_names(kind: str | None = None) -> tuple:

@@ -270,7 +270,7 @@ def test_interval_methods_table_and_json(capsys, zero_one_csv):
 def test_interval_unknown_method_exits_2(capsys, zero_one_csv):
     code, _, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--methods", "cud,bogus")
     assert code == 2
-    assert "unknown method(s) bogus" in err
+    assert "unknown interval method(s) bogus" in err
 
 
 def test_interval_methods_are_parsed_as_intervals_parses_them(capsys, zero_one_csv):

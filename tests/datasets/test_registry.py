@@ -100,6 +100,6 @@ def test_registering_errors():
         register(object())
     with pytest.raises(ValueError, match="unknown data set 'nope'"):
         get_dataset("nope")
-    with pytest.raises(ValueError, match="no data set"):
+    with pytest.raises(ValueError, match="unknown data set 'nope'"):
         unregister("nope")
     assert issubclass(Simulator, DataSource)
