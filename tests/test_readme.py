@@ -154,19 +154,25 @@ def test_the_command_runs_as_written(command, workdir):
 
 
 @pytest.mark.parametrize("command", _slow_if_whole_study(NEEDS_DATA))
-def test_the_study_command_resumes_from_the_committed_chunks(command, workdir):
-    """The study's command loads every committed chunk and would compute only the tasks they lack
-    (run here with --max-tasks 0, so that an incomplete study is not computed in the suite)."""
-    from cudbound.coverage.chunks import chunk_files, read_chunk
+def test_the_study_command_refuses_the_committed_chunks_of_the_earlier_refit_rule(command, workdir):
+    """The committed chunks were made before every refit refitted the basis (the README says so):
+    the study's command refuses them, naming that difference and no other, instead of mixing rows of
+    two protocols; on a new chunk directory it runs (with --max-tasks 0: nothing computed here)."""
+    from cudbound.coverage.chunks import chunk_files
     data = os.environ.get("CUDBOUND_DATA")
     if not data:
         pytest.skip("real UCI files not available: set CUDBOUND_DATA to the directory with the raw files")
     chunks = re.search(r"--chunks (\S+)", command).group(1)      # the study's committed chunks
-    committed = {(t["dataset"], t["n"], t["rep"]) for path in chunk_files(workdir / chunks) for t in read_chunk(path)}
+    assert chunk_files(workdir / chunks)
+    env = {**os.environ, "CUDBOUND_DATA": data}
     proc = subprocess.run(_argv(command) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
-                          text=True, timeout=900, env={**os.environ, "CUDBOUND_DATA": data})
+                          text=True, timeout=900, env=env)
+    assert proc.returncode == 2, proc.stdout
+    diffs = re.search(r"\((protocol\..*); 'store' meaning the chunks\)", proc.stderr)
+    assert diffs and diffs.group(1).startswith("protocol.refits: store has '<absent>'"), proc.stderr
+    assert diffs.group(1).count("protocol.") == 1, proc.stderr           # the refit rule is the only difference
+    fresh = command.replace(f"--chunks {chunks}", "--chunks new_chunks").replace("--store ", "--store new_")
+    proc = subprocess.run(_argv(fresh) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
+                          text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr
-    counts = re.search(r"(\d+) tasks, (\d+) already stored, 0 computed now, 0 failed, (\d+) remaining", proc.stdout)
-    assert counts, proc.stdout
-    total, already, remaining = map(int, counts.groups())
-    assert already == len(committed) > 0 and remaining == total - already
+    assert re.search(r"(\d+) tasks, 0 already stored, 0 computed now, 0 failed, \1 remaining", proc.stdout), proc.stdout

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import StudyConfig, Task
-from .store import EXTRA_COLUMNS, RESULT_COLUMNS, ResultStore, StoreError, StoreMismatchError
+from .store import EXTRA_COLUMNS, RESULT_COLUMNS, ResultStore, StoreError, StoreMismatchError, _diff
 
 __all__ = ["ChunkDir", "load_chunks", "export_store", "ExportReport"]
 
@@ -89,9 +89,12 @@ class ChunkDir:
             self.path.mkdir(parents=True, exist_ok=True)
             if marker.exists():
                 old = json.loads(marker.read_text(encoding="utf-8"))
-                if old != json.loads(json.dumps(protocol)):
+                new = json.loads(json.dumps(protocol))
+                if old != new:
+                    diffs = _diff(old, new)
                     raise StoreMismatchError(f"the chunks in {str(self.path)!r} belong to another protocol or chunk "
-                                             f"size; use another directory, or restore the configuration.")
+                                             f"size ({'; '.join(diffs)}; 'store' meaning the chunks); use another "
+                                             f"directory, or restore the configuration.")
             else:
                 marker.write_text(json.dumps(protocol, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         except OSError as exc:

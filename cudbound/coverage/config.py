@@ -235,7 +235,8 @@ class StudyConfig:
                 "defaults": {m: _defaults(self.method_of[m], self.options[m]) for m in self.methods},
                 "bases": {d.label: d.basis for d in self.datasets},
                 **({"sources": {d.label: d.name for d in self.datasets}}
-                   if any(d.label != d.name for d in self.datasets) else {})}
+                   if any(d.label != d.name for d in self.datasets) else {}),
+                **_refit_rule(self)}
 
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.protocol(), sort_keys=True).encode()).hexdigest()[:16]
@@ -277,7 +278,29 @@ def _auc_protocol(config: StudyConfig) -> dict:
             "bases": {d.label: d.basis for d in config.datasets},
             "bases_b": {d.label: d.basis_b for d in config.datasets},
             **({"sources": {d.label: d.name for d in config.datasets}}
-               if any(d.label != d.name for d in config.datasets) else {})}
+               if any(d.label != d.name for d in config.datasets) else {}),
+            **_refit_rule(config)}
+
+
+REFIT_RULE = "every refit on part of a training set refits the basis on that part (cudbound.refit)"
+"""What a study's protocol says of the refits where it matters. Rows made before the rule (the basis
+fitted once on the training set and reused by every refit) have no such entry, so a store or chunk
+directory holding them is refused for a rerun (another protocol) instead of being mixed with rows of
+today's rule."""
+
+
+def _refit_rule(config: StudyConfig) -> dict:
+    """``{"refits": {"rule": REFIT_RULE, "datasets": [...]}}`` for a study with a method that refits on
+    part of the training set and data sets whose basis learns from the data (their results depend on
+    the rule); empty otherwise (a basis that learns nothing gives the same numbers under either)."""
+    if config.kind == "auc":
+        refitting = True
+        learns = [d.label for d in config.datasets
+                  if make_basis(d.basis).learns_from_data or make_basis(d.basis_b).learns_from_data]
+    else:
+        refitting = any(config.method_of[m] != "cud" for m in config.methods)
+        learns = [d.label for d in config.datasets if make_basis(d.basis).learns_from_data]
+    return {"refits": {"rule": REFIT_RULE, "datasets": learns}} if refitting and learns else {}
 
 
 def alpha_value(rule: str | float, n: int) -> float:

@@ -344,7 +344,9 @@ def test_the_cli_runs_an_auc_study_and_prints_the_coverage_of_the_intervals(tmp_
 def test_the_committed_study3_chunks_are_what_the_code_computes(dataset, n, rep):
     """A task of the committed third study, recomputed from its seed by the code of today, gives the
     committed rows (to the chunks' 12 significant digits): the chunks and the code have not drifted
-    apart. The real data sets need their files ($CUDBOUND_DATA)."""
+    apart. The chunks were made before every refit refitted the basis: on a data set whose basis
+    learns from the data (the real ones, ``zpca:3``) only the draw and the targets are compared (every
+    row's interval comes from refits). The real data sets need their files ($CUDBOUND_DATA)."""
     import os
 
     from cudbound.coverage.chunks import chunk_files, read_chunk
@@ -361,8 +363,12 @@ def test_the_committed_study3_chunks_are_what_the_code_computes(dataset, n, rep)
     out = run_auc_task(load_config(STUDY3), Task(dataset, n, rep), data_home)
     assert [r["method"] for r in out["rows"]] == [r["method"] for r in task["rows"]]
     assert out["true_error"] == pytest.approx(task["true_error"], rel=1e-11) and out["redraws"] == task["redraws"]
+    config = load_config(STUDY3)
+    keys = ("low", "high", "centre", "covered", "target", "statistic", "pvalue")
+    if config.protocol().get("refits") and dataset in config.protocol()["refits"]["datasets"]:
+        keys = ("target",)
     for new, old in zip(out["rows"], task["rows"]):
-        for key in ("low", "high", "centre", "covered", "target", "statistic", "pvalue"):
+        for key in keys:
             if old[key] is None:
                 assert new[key] is None, (new["method"], key)
             else:
