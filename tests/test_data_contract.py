@@ -14,7 +14,7 @@ import pytest
 
 import cudbound
 from cudbound import baselines as bl
-from cudbound.auc import KernelRLS, auc_score, cv_auc, lpo_auc
+from cudbound.auc import KernelRLS, auc_interval, auc_score, cv_auc, lpo_auc
 from cudbound.compare import Procedure, wald_cv_test
 from cudbound.resampling import fold_assignments
 from cudbound.svm import loo_error, xi_alpha
@@ -48,8 +48,9 @@ ENTRIES = {
     "estimate_error": Entry(lambda A, y, **kw: bl.estimate_error(A, y, "cv", cv=3, rng=0, **kw).estimate, "X", True),
     "xi_alpha": Entry(lambda A, y, **kw: xi_alpha(A, y, **kw).estimate, "X", True),
     "loo_error": Entry(lambda A, y, **kw: loo_error(A, y, **kw).estimate, "X", True),
-    "cv_auc": Entry(lambda A, y: cv_auc(KernelRLS(), A, y, cv=3, rng=0).estimate, "X"),
-    "lpo_auc": Entry(lambda A, y: lpo_auc(KernelRLS(), A, y).estimate, "X"),
+    "cv_auc": Entry(lambda A, y, **kw: cv_auc(KernelRLS(), A, y, cv=3, rng=0, **kw).estimate, "X", True),
+    "lpo_auc": Entry(lambda A, y, **kw: lpo_auc(KernelRLS(), A, y, **kw).estimate, "X", True),
+    "auc_interval": Entry(lambda A, y, **kw: _interval(auc_interval(KernelRLS(), A, y, cv=3, rng=0, **kw)), "X", True),
     "KernelRLS.fit": Entry(lambda A, y: tuple(KernelRLS().fit(A, y).dual_coef_), "X"),
     "compare.wald_cv_test": Entry(lambda A, y, **kw: _interval(wald_cv_test(Procedure(), Procedure(loss="hinge"), A, y,
                                                                           cv=4, rng=0, **kw)), "X", True),

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 import scipy.linalg
@@ -183,7 +183,7 @@ def _folds(cv, X, labels, groups, rng):
 @renamed(model="estimator")
 def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Splitter | ArrayLike = 5,
            pooling: str = "averaged", groups: ArrayLike | None = None,
-           rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> CVAUCResult:
+           rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None) -> CVAUCResult:
     """Cross-validated AUC, ``pooling="averaged"`` (per fold, then the mean) or ``"pooled"``.
 
     ``cv``: a number of folds (stratified and shuffled with ``rng``; grouped by ``groups``
@@ -200,7 +200,7 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
     """
     if pooling not in ("averaged", "pooled"):
         raise ValueError(f"`pooling` must be 'averaged' or 'pooled'; got {pooling!r}.")
-    X, labels, _ = check_data(X, y, takes_pos_label=False)
+    X, labels, _ = check_data(X, y, pos_label=pos_label)
     folds = _folds(cv, X, labels, groups, rng)
     refits = as_refits(estimator, X, labels, name="the estimator")
     scores = np.empty(folds.shape)
@@ -249,7 +249,8 @@ def _lpo_closed_form(model, X, labels):
 
 
 @renamed(model="estimator")
-def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool = False) -> LPOAUCResult:
+def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: bool = False,
+            pos_label: Any = None) -> LPOAUCResult:
     """Leave-pair-out AUC: each positive-negative pair scored by a model trained without both.
 
     Exact and without refits for :class:`KernelRLS` (closed form); any other scikit-learn
@@ -257,7 +258,7 @@ def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: b
     shows a bar). A pair whose two scores agree to 1e-10 (relative) counts as a tie, 1/2: rounding,
     not the data, separates them. ``model`` is the old name of ``estimator``, deprecated.
     """
-    X, labels, _ = check_data(X, y, takes_pos_label=False)
+    X, labels, _ = check_data(X, y, pos_label=pos_label)
     if isinstance(estimator, KernelRLS) and not redefined_methods(estimator, KernelRLS):  # a subclass that changes the fit: refitted
         pair = _lpo_closed_form(estimator, X, labels)
         method = "closed form"

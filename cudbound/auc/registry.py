@@ -126,7 +126,7 @@ for _name, _function, _summary, _folds in (
 
 def auc_interval(estimator: Any, X: ArrayLike, y: ArrayLike, *, method: str = "delong",
                  cv: int | Splitter | ArrayLike = 5, groups: ArrayLike | None = None, confidence_level: float = 0.95,
-                 rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+                 rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
                  **options: Any) -> AUCIntervalResult:
     """An interval for the AUC of a learning procedure: fit out of fold, then the interval ``method``.
 
@@ -154,12 +154,12 @@ def auc_interval(estimator: Any, X: ArrayLike, y: ArrayLike, *, method: str = "d
     options = _REGISTRY.entry_options(spec.name, options, "auc_interval()")
     root = root_seed(rng)
     t0 = time.perf_counter()
-    cv_result = cv_auc(estimator, X, y, cv=cv, pooling="pooled", groups=groups,
+    cv_result = cv_auc(estimator, X, y, cv=cv, pooling="pooled", groups=groups, pos_label=pos_label,
                        rng=generator(root, FOLDS_STREAM))
     if np.ndim(cv_result.scores) != 1:
         raise ValueError("`cv` must give every row one held-out score (a K-fold split, not a repeated one) for an "
                          "AUC interval.")
-    _, labels, _ = check_data(X, y, takes_pos_label=False)
+    _, labels, _ = check_data(X, y, pos_label=pos_label)
     if spec.name == "cvauc_pooled" and groups is not None and "ids" not in options:
         options = {**options, "ids": np.asarray(groups)}     # the subjects the folds were grouped by
     result = spec.function(labels, cv_result.scores, cv_result.folds, confidence_level=confidence_level,

@@ -250,3 +250,20 @@ def test_leave_pair_out_with_a_gaussian_kernel_counts_ties_of_different_rows_ali
     fast = lpo_auc(KernelRLS(regparam=0.5, kernel="gaussian", gamma=0.3), X, y)
     slow = lpo_auc(_Refitted(regparam=0.5, kernel="gaussian", gamma=0.3), X, y)
     assert fast.estimate == slow.estimate
+
+
+def test_pos_label_names_the_positive_class_of_any_labels():
+    """cv_auc, lpo_auc and auc_interval take ``pos_label`` like every function that takes labels."""
+    from cudbound.auc import auc_interval
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    text = np.where(y > 0, "sick", "well")
+    folds = np.arange(30) % 3
+    for run in (lambda labels, **kw: cv_auc(KernelRLS(), X, labels, cv=folds, **kw).estimate,
+                lambda labels, **kw: lpo_auc(KernelRLS(), X, labels, **kw).estimate,
+                lambda labels, **kw: auc_interval(KernelRLS(), X, labels, cv=folds, **kw).estimate):
+        assert run(text, pos_label="sick") == run(y)
+        assert run(text, pos_label="well") == run(-y)
+        with pytest.raises(ValueError, match="pos_label"):
+            run(text)
