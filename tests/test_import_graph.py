@@ -52,7 +52,7 @@ def import_graph() -> nx.DiGraph:
 
 
 LAYERS = (
-    ("_validation", "_docstrings", "_kernel_cache", "_warnings", "_deprecation"),  # checks, docstring blocks, numba's cache location, warnings at the user's line, renamed names
+    ("_validation", "_docstrings", "_kernel_cache", "_warnings", "_deprecation", "ties"),  # checks, docstring blocks, numba's cache location, warnings at the user's line, renamed names, the tie rule
     ("datasets",),                         # data
     ("basis",),                            # phi(x)
     ("losses",),                           # surrogate losses (swappable)

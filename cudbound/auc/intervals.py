@@ -2,7 +2,8 @@
 
 With m positives X_i and n negatives Y_j, the AUC is the Wilcoxon-Mann-Whitney statistic
 A = (1 / m n) sum_i sum_j psi(X_i, Y_j), psi = 1, 1/2, 0 for X >, =, < Y (higher scores mean the
-positive class; :func:`cudbound.auc.auc_score`), and z = Phi^{-1}(1 - alpha/2):
+positive class; :func:`cudbound.auc.auc_score`; scores within rounding of each other tie,
+:func:`cudbound.ties.snap_ties`), and z = Phi^{-1}(1 - alpha/2):
 
 * :func:`delong_interval`: the Wald interval A +/- z SE with DeLong's variance S10/m + S01/n (as
   pROC's ``ci.auc(method="delong")``, clipped to [0, 1] as pROC does), or on the logit scale;
@@ -27,6 +28,7 @@ from scipy import optimize, special, stats
 from .._validation import check_confidence_level, check_rng, check_scalar, check_scores, encode_labels
 from .._warnings import warn
 from ..results import ConfidenceInterval
+from ..ties import snap_ties
 from .result import AUCIntervalResult
 from .scores import delong_placements
 
@@ -55,10 +57,10 @@ class DegenerateIntervalWarning(UserWarning):
 # --------------------------------------------------------------------------- input
 
 def _data(y_true, scores, pos_label, *, least: int, who: str):
-    """Labels (-1/+1), finite float scores and the class counts, checked: at least ``least`` points
-    of each class."""
+    """Labels (-1/+1), finite float scores with their ties made exact (:func:`cudbound.ties.snap_ties`)
+    and the class counts, checked: at least ``least`` points of each class."""
     labels, _ = encode_labels(y_true, name="y_true", pos_label=pos_label)
-    s = check_scores(scores, labels.shape[0])
+    s = snap_ties(check_scores(scores, labels.shape[0]))
     m, n = int(np.sum(labels > 0)), int(np.sum(labels < 0))
     if m < least or n < least:
         raise ValueError(f"{who} needs at least {least} point{'s' if least > 1 else ''} of each class; got {m} "
