@@ -449,7 +449,8 @@ def bootstrap_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level
     ``rng.spawn(2)``; resample b's positives are ``floor(u * m)`` for the b-th row of
     ``children[0].random((B, m))``, its negatives likewise from ``children[1]`` with n. The same
     seed gives the same interval, whatever the memory (the draws are made in batches of rows,
-    which leaves the streams unchanged).
+    which leaves the streams unchanged). The draws pick rows by their position within their class:
+    the positives (or the negatives) in another order draw other resamples.
 
     Parameters
     ----------
