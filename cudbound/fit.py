@@ -43,14 +43,16 @@ from .optim.smooth import SeparationUnknown, polish_smooth, separation
 from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
 from .optim.exact_hinge import exact_hinge_ridge_minimiser
 from .optim.qp import polish_hinge, positive_definite
+from .ties import decision_signs, term_scale
 
 __all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
            "check_minimiser_exists"]
 
 
 def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """sign(phi_i' beta) with the convention sign(0) = +1 (method.md)."""
-    return np.where(design @ beta >= 0.0, 1.0, -1.0)
+    """sign(phi_i' beta) with the convention sign(0) = +1 (method.md); a value within rounding of 0,
+    |phi_i' beta| <= TIE_RTOL |phi_i|' |beta|, counts as 0 (:func:`cudbound.ties.decision_signs`)."""
+    return decision_signs(design @ beta, term_scale(design, beta))
 
 
 def training_error(design: np.ndarray, y: np.ndarray, beta: np.ndarray, weights: ArrayLike | None = None) -> float:

@@ -54,6 +54,7 @@ from ._warnings import warn
 from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
                               kkt_check_near, kkt_inverse, kkt_violation, polish, smo, solve_conic)
 from .results import PointEstimateResult
+from .ties import decision_signs, term_scale
 
 __all__ = ["xi_alpha", "loo_error", "fit_svm", "kernel_matrix", "XiAlphaEstimate", "LOOResult", "SVMSolution",
            "SVMConvergenceWarning", "UnstableSVMWarning", "centred_kernel", "radius_sq"]
@@ -285,9 +286,14 @@ def radius_sq(X: np.ndarray, Kc: np.ndarray, radius: str | float, params: dict[s
     return check_scalar(radius, "radius", numbers.Real, min_val=0.0, hint=" (or 'theorem' / 'svmlight')")
 
 
-def _counted(sol, labels, R2, rho):
+def _counted(sol, K, labels, R2, rho):
+    """The slacks xi_i and whether rho alpha_i R^2 + xi_i >= 1, equality within rounding
+    (:func:`cudbound.ties.decision_signs` of the difference, on the scale of its terms:
+    rho alpha_i R^2, 1 and sum_j alpha_j |K_ij| + |b|)."""
     slack = np.maximum(0.0, 1.0 - labels * sol.decision)
-    return slack, rho * sol.alpha * R2 + slack >= 1.0
+    margin = rho * sol.alpha * R2
+    scale = margin + 1.0 + term_scale(K, sol.alpha) + abs(sol.intercept)
+    return slack, decision_signs(margin + slack - 1.0, scale) > 0
 
 
 def _stable(sol, C) -> bool:
@@ -378,7 +384,7 @@ def xi_alpha(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     rho = check_scalar(rho, "rho", numbers.Real, min_val=0.0)
     sol = fit_svm(K, labels, C)
     stable = _stable(sol, C)
-    slack, counted = _counted(sol, labels, R2, rho)
+    slack, counted = _counted(sol, K, labels, R2, rho)
     pos = labels > 0
     d_pos, d_neg = int(np.sum(counted & pos)), int(np.sum(counted & ~pos))
     error, recall, precision, f1 = _rates(int(pos.sum()), int((~pos).sum()), d_pos, d_neg)
@@ -527,7 +533,7 @@ def loo_error(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     X, labels, C, K, params, _ = _prepare(X, y, C, kernel, gamma, degree, coef0, pos_label)
     n = len(labels)
     sol = fit_svm(K, labels, C)
-    slack, counted = _counted(sol, labels, radius_sq(X, K, "theorem", params), 2.0)
+    slack, counted = _counted(sol, K, labels, radius_sq(X, K, "theorem", params), 2.0)
     errors = np.zeros(n, dtype=bool)
     # training errors are leave-one-out errors (see the docstring); refit_all=True checks that too
     # (beyond round-off: on discrete data f(x_i) = 0 exactly, xi_i = 1, happens, and sign(0) = +1)
@@ -552,7 +558,8 @@ def loo_error(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
             errors[t] = True
         else:
             a_t, b_t = _refit(K, labels, C, start, active, t, G_full, scale_full, Minv0)
-            errors[t] = (1.0 if K[t] @ (a_t * labels) + b_t >= 0.0 else -1.0) != labels[t]
+            # sign(f^t(x_t)), sign(0) = +1 within rounding (on discrete data f^t(x_t) = 0 happens)
+            errors[t] = decision_signs(K[t] @ (a_t * labels) + b_t, term_scale(K[t], a_t) + abs(b_t)) != labels[t]
             unstable[t] = not np.any((a_t > 0.0) & (a_t < C))
             if not refit_all and unstable[t]:
                 # an unstable leave-one-out SVM: Lemma 1 no longer vouches for the points not refitted

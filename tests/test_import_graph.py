@@ -52,7 +52,7 @@ def import_graph() -> nx.DiGraph:
 
 
 LAYERS = (
-    ("_validation", "_docstrings", "_kernel_cache", "_warnings", "_deprecation", "_registry"),  # checks, docstring blocks, numba's cache location, warnings at the user's line, renamed names, the registry class and named streams
+    ("_validation", "_docstrings", "_kernel_cache", "_warnings", "_deprecation", "_registry", "ties"),  # the tie rule, checks, docstring blocks, numba's cache location, warnings at the user's line, renamed names, the registry class and named streams
     ("datasets",),                         # data
     ("basis",),                            # phi(x)
     ("losses",),                           # surrogate losses (swappable)

@@ -40,7 +40,8 @@ from .._warnings import warn
 from ..refit import as_refits
 from ..resampling import Splitter, cv_splitter, splitter_folds
 from ..results import PointEstimateResult
-from .scores import _auc
+from ..ties import decision_signs, term_scale
+from .scores import _auc, pair_auc
 
 __all__ = ["KernelRLS", "cv_auc", "lpo_auc", "CVAUCResult", "LPOAUCResult", "OneClassFoldWarning"]
 
@@ -97,14 +98,21 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
                                              assume_a="pos")
         return self
 
-    def decision_function(self, X: ArrayLike) -> np.ndarray:
+    def _kernel_to_fit(self, X) -> np.ndarray:
         X = check_features(X)
         if not hasattr(self, "dual_coef_"):
             raise RuntimeError("KernelRLS is not fitted; call fit(X, y) first.")
-        return self._kernel(X, self.X_fit_) @ self.dual_coef_
+        return self._kernel(X, self.X_fit_)
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        return self._kernel_to_fit(X) @ self.dual_coef_
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        return np.where(self.decision_function(X) >= 0.0, self.classes_[1], self.classes_[0])
+        """The class of sign(score), sign(0) = +1 within rounding (:func:`cudbound.ties.decision_signs`,
+        the scale of each score sum_i |a_i k(x_i, x)|)."""
+        K = self._kernel_to_fit(X)
+        signs = decision_signs(K @ self.dual_coef_, term_scale(K, self.dual_coef_))
+        return np.where(signs > 0, self.classes_[1], self.classes_[0])
 
 
 @renamed_fields(auc="estimate")
@@ -255,8 +263,9 @@ def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: b
 
     Exact and without refits for :class:`KernelRLS` (closed form); any other scikit-learn
     ``estimator`` with ``decision_function`` is refitted once per pair (n+ n- fits; ``progress``
-    shows a bar). A pair whose two scores agree to 1e-10 (relative) counts as a tie, 1/2: rounding,
-    not the data, separates them. ``model`` is the old name of ``estimator``, deprecated.
+    shows a bar). The AUC is :func:`~cudbound.auc.scores.pair_auc` of the pairs' scores: a pair whose
+    two scores agree to ``cudbound.ties.TIE_RTOL`` of the largest |score| counts as a tie, 1/2
+    (rounding, not the data, separates them). ``model`` is the old name of ``estimator``, deprecated.
     """
     X, labels, _ = check_data(X, y, pos_label=pos_label)
     if isinstance(estimator, KernelRLS) and not redefined_methods(estimator, KernelRLS):  # a subclass that changes the fit: refitted
@@ -289,8 +298,4 @@ def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: b
         method = "refits"
     if pair.shape[0] == 0:
         raise ValueError("the leave-pair-out AUC needs both classes.")
-    d = pair[:, 0] - pair[:, 1]
-    # scores within 1e-10 (relative) of each other are a tie: rounding, not the data, separates them
-    tie = np.abs(d) <= 1e-10 * (1.0 + np.abs(pair).sum(axis=1))
-    auc = float(np.mean(np.where(tie, 0.5, np.where(d > 0, 1.0, 0.0))))
-    return LPOAUCResult(estimate=auc, n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)
+    return LPOAUCResult(estimate=pair_auc(pair), n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)

@@ -2,7 +2,8 @@
 
 With m positives X_i and n negatives Y_j, the AUC is the Wilcoxon-Mann-Whitney statistic
 A = (1 / m n) sum_i sum_j psi(X_i, Y_j), psi = 1, 1/2, 0 for X >, =, < Y (higher scores mean the
-positive class; :func:`cudbound.auc.auc_score`), and z = Phi^{-1}(1 - alpha/2):
+positive class; :func:`cudbound.auc.auc_score`; scores within rounding of each other tie,
+:func:`cudbound.ties.snap_ties`), and z = Phi^{-1}(1 - alpha/2):
 
 * :func:`delong_interval`: the Wald interval A +/- z SE with DeLong's variance S10/m + S01/n (as
   pROC's ``ci.auc(method="delong")``, clipped to [0, 1] as pROC does), or on the logit scale;
@@ -29,6 +30,7 @@ from .._warnings import warn
 from ..resampling import draw_indices_by_row
 from ..results import ConfidenceInterval
 from ..statistics import bca_levels, normal_critical_value, percentile_levels, quantile_interval
+from ..ties import snap_ties
 from .result import AUCIntervalResult
 from .scores import delong_placements
 
@@ -57,10 +59,10 @@ class DegenerateIntervalWarning(UserWarning):
 # --------------------------------------------------------------------------- input
 
 def _data(y_true, scores, pos_label, *, least: int, who: str):
-    """Labels (-1/+1), finite float scores and the class counts, checked: at least ``least`` points
-    of each class."""
+    """Labels (-1/+1), finite float scores with their ties made exact (:func:`cudbound.ties.snap_ties`)
+    and the class counts, checked: at least ``least`` points of each class."""
     labels, _ = encode_labels(y_true, name="y_true", pos_label=pos_label)
-    s = check_scores(scores, labels.shape[0])
+    s = snap_ties(check_scores(scores, labels.shape[0]))
     m, n = int(np.sum(labels > 0)), int(np.sum(labels < 0))
     if m < least or n < least:
         raise ValueError(f"{who} needs at least {least} point{'s' if least > 1 else ''} of each class; got {m} "
@@ -441,7 +443,8 @@ def bootstrap_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level
     ``rng.spawn(2)``; resample b's positives are ``floor(u * m)`` for the b-th row of
     ``children[0].random((B, m))``, its negatives likewise from ``children[1]`` with n. The same
     seed gives the same interval, whatever the memory (the draws are made in batches of rows,
-    which leaves the streams unchanged).
+    which leaves the streams unchanged). The draws pick rows by their position within their class:
+    the positives (or the negatives) in another order draw other resamples.
 
     Parameters
     ----------

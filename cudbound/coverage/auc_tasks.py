@@ -29,7 +29,7 @@ import numpy as np
 
 from ..auc.cv import lpo_auc
 from ..auc.registry import get_method as auc_method
-from ..auc.scores import _auc
+from ..auc.scores import _auc, pair_auc
 from ..compare import OUT_OF_FOLD_STREAM, Procedure, ProcedurePair, compare_pair, root_seed
 from ..datasets import get_dataset
 from ..fit import fit_classifier, predict_signs
@@ -76,12 +76,9 @@ def lpo_least_squares(design: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 def lpo_auc_least_squares(design: np.ndarray, labels: np.ndarray) -> float:
     """The leave-pair-out AUC of least squares: the share of positive-negative pairs whose positive
-    scores above its negative (ties 1/2) by the fit without the pair (:func:`lpo_least_squares`).
-    Scores within 1e-10 (relative) of each other count as a tie: rounding, not the data, separates them."""
-    pairs = lpo_least_squares(design, labels)
-    d = pairs[:, 0] - pairs[:, 1]
-    tie = np.abs(d) <= 1e-10 * (1.0 + np.abs(pairs).sum(axis=1))
-    return float(np.mean(np.where(tie, 0.5, np.where(d > 0, 1.0, 0.0))))
+    scores above its negative (ties 1/2, within rounding: :func:`cudbound.auc.pair_auc`) by the fit
+    without the pair (:func:`lpo_least_squares`)."""
+    return pair_auc(lpo_least_squares(design, labels))
 
 
 def _draw(config: StudyConfig, task: Task, rng, data_home):

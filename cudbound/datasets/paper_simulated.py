@@ -37,6 +37,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_scalar
+from ..ties import decision_signs
 from .base import LabelNoise, Simulator
 
 __all__ = ["Donut", "Outlier", "ChiSquareSmall", "ThreePoints", "SIMULATED"]
@@ -562,12 +563,14 @@ class ThreePoints(Simulator):
         Returns
         -------
         float
-            sum_k p_k (1 - eta_k if b_0 + b_1 x_k >= 0 else eta_k).
+            sum_k p_k (1 - eta_k if b_0 + b_1 x_k >= 0 else eta_k), a value within rounding of 0
+            counting as 0 (:func:`cudbound.ties.decision_signs`).
         """
         beta = np.asarray(beta, dtype=float)
         if beta.shape != (2,) or not np.all(np.isfinite(beta)):
             raise ValueError(f"`beta` must be a finite vector of length 2 (intercept, slope); got {beta!r}.")
-        positive = beta[0] + beta[1] * self.points >= 0.0
+        # sign(0) = +1 within rounding: a line through a point at 0 in exact arithmetic predicts +1 there
+        positive = decision_signs(beta[0] + beta[1] * self.points, abs(beta[0]) + np.abs(beta[1] * self.points)) > 0
         eta = self.positive_probabilities
         return float(self.probabilities @ np.where(positive, 1.0 - eta, eta))
 
