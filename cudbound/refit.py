@@ -46,7 +46,8 @@ Degenerate parts (documented behaviour, never an error, never a NaN; counted in 
   refitted basis gives a rank-deficient design): the weighted majority class (+1 on a tie); a
   scikit-learn classifier whose own ``fit`` raises is an error naming the part.
 
-Predicted labels are the signs of the decision values with sign(0) = +1 (``docs/method.md``).
+Predicted labels are the signs of the decision values with sign(0) = +1 (``docs/method.md``), by the
+package's one tie rule (:mod:`cudbound.ties`: a value within 1e-10 of the magnitude of its terms is 0).
 :func:`fit_and_score` is the one public entry; the classes serve the package's estimators.
 
 References
@@ -70,6 +71,7 @@ from .design import PreparedData, RankDeficientError, _prepare, reparametrise
 from .fit import fit_coefficients, predict_signs
 from .losses import Loss, RidgeLoss, SquaredLoss, get_loss, same_math
 from .sklearn_bridge import from_estimator
+from .ties import decision_signs, term_scale
 
 __all__ = ["Procedure", "fit_and_score", "refits_for", "as_refits", "as_procedure", "estimator_scores", "Refits", "DesignRefits", "ProcedureRefits",
            "EstimatorRefits", "RefitLog", "DegenerateResampleWarning", "solve_normal_equations", "SINGULAR_RTOL"]
@@ -209,22 +211,28 @@ class Refits:
     labels: np.ndarray
     X: Any   # the features the procedure reads (what a scikit-learn splitter is given)
 
-    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
-        """(B, n) decision values at every point of the procedure refitted on each part, and the log."""
+    def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
+        """(B, n) decision values at every point of the procedure refitted on each part, the magnitude
+        of the terms of each (the scale of the tie rule, :func:`cudbound.ties.decision_signs`), and the log."""
         raise NotImplementedError
 
+    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
+        """(B, n) decision values at every point of the procedure refitted on each part, and the log."""
+        values, _, log = self.scored(weights)
+        return values, log
+
     def predict(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
-        """(B, n) predicted labels sign(decision) (sign(0) = +1) and the :class:`RefitLog`."""
-        values, log = self.decision(weights)
-        return np.where(values >= 0.0, 1.0, -1.0), log
+        """(B, n) predicted labels sign(decision), sign(0) = +1, by the one tie rule, and the log."""
+        values, scale, log = self.scored(weights)
+        return decision_signs(values, scale), log
 
     def fit_score(self, weights: ArrayLike, rows: ArrayLike | None = None
                   ) -> tuple[np.ndarray | None, np.ndarray, RefitLog]:
         """(scores, predictions, log) of one set of refits, both from one fit per part (``rows``, the
         points each part is asked to score, lets a refit that scores point by point skip the others;
         here every point is scored)."""
-        values, log = self.decision(weights)
-        return values, np.where(values >= 0.0, 1.0, -1.0), log
+        values, scale, log = self.scored(weights)
+        return values, decision_signs(values, scale), log
 
     def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
         """(coef, predictions) of the procedure fitted on all n points: its coefficients in the
@@ -265,17 +273,18 @@ class DesignRefits(Refits):
         gamma = fit_coefficients(self.design, self.y, self.loss)   # as for CUD
         return gamma, predict_signs(self.design, gamma)
 
-    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
+    def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
         weights = np.asarray(weights, dtype=float)
         B, n = weights.shape
-        out = np.empty((B, n))
+        out, scale = np.empty((B, n)), np.ones((B, n))
         log = RefitLog(refits=B)
         for start in range(0, B, _BATCH):
             stop = min(B, start + _BATCH)
-            out[start:stop] = self._decision_batch(weights[start:stop], log)
-        return out, log
+            out[start:stop] = self._decision_batch(weights[start:stop], log, scale[start:stop])
+        return out, scale, log
 
-    def _decision_batch(self, W: np.ndarray, log: RefitLog) -> np.ndarray:
+    def _decision_batch(self, W: np.ndarray, log: RefitLog, scale: np.ndarray) -> np.ndarray:
+        """The decision values of a batch of parts; ``scale`` (a view) receives |Z| |beta| of each fit."""
         y = self.y
         one, has_pos = _one_class(W, y)
         values = np.empty(W.shape)
@@ -287,7 +296,7 @@ class DesignRefits(Refits):
             return values
         Wf = W[fit] if one.any() else W
         if self.kind == "generic":
-            values[fit] = self._generic(Wf, log)
+            values[fit], scale[fit] = self._generic(Wf, log)
             return values
         p = self.design.shape[1]
         if self.kind == "squared":
@@ -300,10 +309,11 @@ class DesignRefits(Refits):
         beta, singular = solve_normal_equations(H, g, equilibrate=False)  # the design is orthonormal
         log.singular += int(singular.sum())
         values[fit] = beta @ self.design.T
+        scale[fit] = np.abs(beta) @ np.abs(self.design).T
         return values
 
-    def _generic(self, Wf: np.ndarray, log: RefitLog) -> np.ndarray:
-        out = np.empty(Wf.shape)
+    def _generic(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
+        out, scale = np.empty(Wf.shape), np.ones(Wf.shape)
         for j, w in enumerate(Wf):
             try:
                 beta = fit_coefficients(self.design, self.y, self.loss, weights=w)
@@ -312,10 +322,11 @@ class DesignRefits(Refits):
                 ok = False
             if ok:
                 out[j] = self.design @ beta
+                scale[j] = term_scale(self.design, beta)
             else:
                 log.failed += 1
                 out[j] = 1.0 if np.dot(w, self.y) >= 0.0 else -1.0
-        return out
+        return out, scale
 
 
 def _penalised(loss: Loss) -> bool:
@@ -359,22 +370,22 @@ class ProcedureRefits(Refits):
     def to_user(self, coef: np.ndarray) -> np.ndarray:
         return self.data.rep.to_user(coef)
 
-    def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
+    def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
         W = _weights_iv(weights, self.n)
         m = W.sum(axis=1).astype(np.int64)
         if not self.learns:
             return self._fixed_basis(W, m)
-        out = np.empty(W.shape)
+        out, scale = np.empty(W.shape), np.empty(W.shape)
         log = RefitLog()
         for b in range(W.shape[0]):
-            out[b], lg = self._one_part(W[b])
+            out[b], scale[b], lg = self._one_part(W[b])
             log.add(lg)
-        return out, log
+        return out, scale, log
 
     def _fixed_basis(self, W: np.ndarray, m: np.ndarray):
         """The design does not change with the part: batched refits, one batch per loss (per m when
         the loss depends on the part's size)."""
-        out = np.empty(W.shape)
+        out, scale = np.empty(W.shape), np.empty(W.shape)
         log = RefitLog()
         losses = {size: self.loss_for(int(size)) for size in np.unique(m)}
         groups: dict[str, list[int]] = {}
@@ -385,23 +396,24 @@ class ProcedureRefits(Refits):
             loss = losses[m[idx[0]]]
             refits = self._full if loss.name == self._full.loss.name else DesignRefits(
                 self.data.Z, self.labels, self.data.rep.loss(loss))
-            out[idx], lg = refits.decision(_part_weights(W[idx], loss))
+            out[idx], scale[idx], lg = refits.scored(_part_weights(W[idx], loss))
             log.add(lg)
-        return out, log
+        return out, scale, log
 
     def _one_part(self, w: np.ndarray):
         y = self.labels
         one, has_pos = _one_class(w[None, :], y)
         if one[0]:
-            return np.full(self.n, 1.0 if has_pos[0] else -1.0), RefitLog(refits=1, one_class=1)
+            return np.full(self.n, 1.0 if has_pos[0] else -1.0), np.ones(self.n), RefitLog(refits=1, one_class=1)
         idx = np.repeat(np.arange(self.n), w.astype(np.int64))
         try:
             basis = copy.deepcopy(self.data.basis).fit(_rows(self.X, idx))
             rep = reparametrise(basis.transform(self.X))
         except (RankDeficientError, ValueError, np.linalg.LinAlgError):
-            return np.full(self.n, _constant(w[None, :], y)[0]), RefitLog(refits=1, failed=1)
+            return np.full(self.n, _constant(w[None, :], y)[0]), np.ones(self.n), RefitLog(refits=1, failed=1)
         loss = self.loss_for(int(w.sum()))
-        return DesignRefits(rep.Z, y, rep.loss(loss)).decision(_part_weights(w[None, :], loss))
+        values, scale, log = DesignRefits(rep.Z, y, rep.loss(loss)).scored(_part_weights(w[None, :], loss))
+        return values[0], scale[0], log
 
 
 class EstimatorRefits(Refits):
@@ -417,6 +429,10 @@ class EstimatorRefits(Refits):
     def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
         _, preds, _ = self.fit_score(np.ones((1, self.n)))
         return None, preds[0]
+
+    def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
+        values, log = self.decision(weights)
+        return values, np.max(np.abs(values), axis=1, keepdims=True) * np.ones_like(values), log
 
     def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
         values, _, log = self.fit_score(weights)

@@ -17,21 +17,13 @@ from cudbound.compare import Procedure, compare
 METHODS = ("mcnemar", "tango", "newcombe", "agresti_min", "delong")
 A, B = Procedure(basis="linear", loss="squared"), Procedure(basis="poly:2", loss="squared")
 
-_SIGNS_IN_PROCEDURES = pytest.mark.xfail(
-    strict=True, reason="the out-of-fold predictions' signs are taken in compare/procedures.py "
-                        "(`scores >= 0.0`), not yet through cudbound.ties.decision_signs")
-
-
-_SIGN_FAILURES = {("three_points", "permuted"), ("three_points", "interleaved")}
-"""Where B's predictions turn on the sign of an exact 0 (measured; the cases pass once the signs
-are taken by the tie rule)."""
+# Three Points permuted and interleaved: B's predictions turn on the sign of an exact 0 (measured);
+# McNemar, Tango, Newcombe and Agresti-Min failed there before the refits' signs were taken by the
+# tie rule (cudbound.refit through cudbound.ties.decision_signs).
 
 
 def _case(problem, transform, method):
-    marks = ()
-    if method != "delong" and (problem, transform) in _SIGN_FAILURES:
-        marks = (_SIGNS_IN_PROCEDURES,)
-    return pytest.param(problem, transform, method, marks=marks)
+    return pytest.param(problem, transform, method)
 
 
 @pytest.fixture(scope="module")
