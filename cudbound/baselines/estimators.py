@@ -64,7 +64,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -146,22 +146,11 @@ class ErrorEstimate(PointEstimateResult):
     no_interval_reason = ("it is a point estimate; cudbound.intervals builds intervals around it (the paper's "
                           "baselines around .632, wald_cv around cross-validation)")
 
-    method: str
-    estimate: float
-    n_samples: int
-    details: dict = field(default_factory=dict)
-
     def __float__(self) -> float:
         return float(self.estimate)
 
-    def _method(self) -> str:
-        return self.method
-
     def _repr_fields(self) -> dict:
         return {"method": self.method, "estimate": self.estimate, "n_samples": self.n_samples}
-
-    def _extra_dict(self) -> dict:
-        return {"n_samples": self.n_samples}
 
 
 # --------------------------------------------------------------------------- refits
