@@ -186,21 +186,21 @@ class Result:
     def has_confidence_interval(self) -> bool:
         return self._interval() is not None
 
-    @property
-    def low(self) -> float:
-        """The lower end of the interval (:class:`NoConfidenceIntervalError` without one)."""
+    def _bounds(self) -> ConfidenceInterval:
         interval = self._interval()
         if interval is None:
             raise self._missing_interval()
-        return float(interval[0].low)
+        return interval[0]
+
+    @property
+    def low(self) -> float:
+        """The lower end of the interval (:class:`NoConfidenceIntervalError` without one)."""
+        return float(self._bounds().low)
 
     @property
     def high(self) -> float:
         """The upper end of the interval (:class:`NoConfidenceIntervalError` without one)."""
-        interval = self._interval()
-        if interval is None:
-            raise self._missing_interval()
-        return float(interval[0].high)
+        return float(self._bounds().high)
 
     @property
     def is_difference(self) -> bool:
