@@ -52,7 +52,7 @@ def _case(kind, name, n, C, seed, data_home, out, inner=1):
         lpo_auc(KernelRLS(regparam=1.0), X[:50], y[:50])  # warm-up
         t = time.perf_counter()
         r = lpo_auc(KernelRLS(regparam=1.0), X, y)
-        res.update(seconds=time.perf_counter() - t, auc=r.auc, n_pairs=r.n_pairs)
+        res.update(seconds=time.perf_counter() - t, auc=r.estimate, n_pairs=r.n_pairs)
     else:
         xi_alpha(X[:40], y[:40], C=C)  # warm-up: load the compiled solver from numba's cache
         if kind == "loo":

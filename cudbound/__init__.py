@@ -14,14 +14,14 @@ from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)
 from .plotting import plot_intervals
-from .results import ConfidenceInterval, CUDResult, IntervalResult, IntervalResults, SearchStats
+from .results import ConfidenceInterval, CUDResult, IntervalResult, ResultList, SearchStats
 
 __version__ = "0.1.0"
 
 __all__ = [
     "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "intervals", "method_names",
     "register", "DegenerateResampleWarning", "SmallSampleWarning",
-    "CUDResult", "IntervalResult", "IntervalResults", "ConfidenceInterval", "SearchStats", "plot_intervals",
+    "CUDResult", "IntervalResult", "ResultList", "ConfidenceInterval", "SearchStats", "plot_intervals",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",
     "NoMinimiserError", "get_loss",
     "LinearBasis", "PolynomialBasis", "PCABasis", "ComposedBasis", "FunctionBasis", "make_basis",

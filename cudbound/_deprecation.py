@@ -1,9 +1,8 @@
-"""Names kept for one release after a rename: keyword arguments, dataclass fields and attributes.
+"""Keyword arguments kept for one release after a rename.
 
-One helper for every renamed keyword (:func:`renamed`, which also serves a dataclass's
-``__init__``) and one for every renamed attribute (:func:`deprecated_attribute`). Both emit a
-:class:`DeprecationWarning` that names the new name; a call that gives the old and the new name
-at once is refused. ``CHANGELOG.md`` ("Deprecated") lists every such name.
+One helper for every renamed keyword (:func:`renamed`). It emits a :class:`DeprecationWarning`
+that names the new name; a call that gives the old and the new name at once is refused.
+``CHANGELOG.md`` ("Deprecated") lists every such name.
 
 >>> import warnings
 >>> @renamed(k="cv")
@@ -29,7 +28,7 @@ from typing import Any
 
 from ._warnings import warn
 
-__all__ = ["renamed", "renamed_fields", "apply_renames", "deprecated_attribute", "renames_of", "warn_renamed"]
+__all__ = ["renamed", "apply_renames", "renames_of", "warn_renamed"]
 
 
 def _message(where: str, old: str, new: str) -> str:
@@ -62,8 +61,7 @@ def apply_renames(where: str, renames: Mapping[str, str], kwargs: Mapping[str, A
 
 
 def renamed(**renames: str) -> Callable[[Callable], Callable]:
-    """Decorate a function (or a dataclass's ``__init__``) whose keyword ``old`` is now ``new``:
-    ``@renamed(k="cv")``.
+    """Decorate a function whose keyword ``old`` is now ``new``: ``@renamed(k="cv")``.
 
     The old keyword still works for one release, with a DeprecationWarning naming the new one;
     both at once raise TypeError. The signature shown (``inspect.signature``, the documentation)
@@ -93,23 +91,3 @@ def renamed(**renames: str) -> Callable[[Callable], Callable]:
 def renames_of(func: Callable) -> dict[str, str]:
     """The deprecated keywords of a function decorated with :func:`renamed` (old name -> new)."""
     return dict(getattr(func, "__deprecated_renames__", {}))
-
-
-def deprecated_attribute(old: str, new: str) -> property:
-    """A read-only property ``old`` that warns and returns the attribute ``new``."""
-    def getter(self):
-        warn_renamed(f"{type(self).__name__}.{old}", old, new)
-        return getattr(self, new)
-    getter.__name__ = old
-    return property(getter, doc=f"Deprecated: use ``{new}`` (removed in the next release).")
-
-
-def renamed_fields(**renames: str) -> Callable[[type], type]:
-    """Decorate a dataclass whose field ``old`` is now ``new``: its constructor takes ``old=`` and
-    reading ``.old`` works for one release, each with a DeprecationWarning naming the new name."""
-    def decorate(cls: type) -> type:
-        cls.__init__ = renamed(**renames)(cls.__init__)  # type: ignore[misc]
-        for old, new in renames.items():
-            setattr(cls, old, deprecated_attribute(old, new))
-        return cls
-    return decorate

@@ -6,16 +6,18 @@ Every command prints one object with the same top-level keys::
      "data": {...}, "seed": 7, "results": [{...}, ...], "details": {...},
      "warnings": [...], "plot": null}
 
-``results`` is a list of estimates, each with at least ``method``, ``quantity``
-(what is estimated: ``"error"``, ``"auc"``, ``"recall"``, ``"coverage"``, ``"error difference"``, ...),
-``estimate``, ``low``, ``high`` and ``confidence_level`` (``null`` where the method
-gives no interval), as :func:`cudbound.results.result_item` builds them for every result's
-``to_dict()`` and for the commands' other entries. :data:`OUTPUT_SCHEMA` states the layout as a JSON Schema
+``results`` is a list of estimates, each with at least the common columns of every result's row
+(``cudbound.results.COMMON_COLUMNS``): ``method``, ``quantity`` (what is estimated, one of
+``cudbound.results.QUANTITIES``: ``"error rate"``, ``"AUC"``, ``"difference of error rates"``,
+``"difference of AUCs"``, ``"recall"``, ``"coverage"``, ...), ``estimate``, ``low``, ``high`` and
+``confidence_level`` (``null`` where the method gives no interval) and ``n_samples``, as
+:func:`cudbound.results.result_item` builds them for every result's ``to_dict()`` and for the
+commands' other entries. :data:`OUTPUT_SCHEMA` states the layout as a JSON Schema
 (draft 2020-12); ``docs/json.md`` documents it, and the test suite validates every
 command's output against it.
 
 >>> record = envelope("auc", data={"source": "d.csv", "n": 30}, results=[
-...     result_item("lpo", "auc", 0.81)])
+...     result_item("lpo_auc", "AUC", 0.81, n_samples=30)])
 >>> sorted(record) == sorted(OUTPUT_SCHEMA["required"])
 True
 >>> record["results"][0]["low"] is None
@@ -23,7 +25,7 @@ True
 """
 from __future__ import annotations
 
-from .results import result_item   # one result's layout: every result's to_dict() is built by it
+from .results import QUANTITIES, result_item   # one result's layout: every result's to_dict() is built by it
 
 __all__ = ["SCHEMA_VERSION", "OUTPUT_SCHEMA", "envelope", "result_item"]
 
@@ -67,14 +69,15 @@ OUTPUT_SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["method", "quantity", "estimate", "low", "high", "confidence_level"],
+                "required": ["method", "quantity", "estimate", "low", "high", "confidence_level", "n_samples"],
                 "properties": {
                     "method": {"type": "string"},
-                    "quantity": {"type": "string"},
+                    "quantity": {"enum": list(QUANTITIES)},
                     "estimate": _NUMBER_OR_NULL,
                     "low": _NUMBER_OR_NULL,
                     "high": _NUMBER_OR_NULL,
                     "confidence_level": {"type": ["number", "null"], "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                    "n_samples": {"type": ["integer", "null"], "minimum": 1},
                 },
             },
         },

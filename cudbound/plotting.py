@@ -1,9 +1,9 @@
-"""Pictures of results: the bootstrap distribution behind a CUD interval, a forest plot of
-several intervals on the same data, and a forest plot of the differences A - B of two
-classifiers. matplotlib is optional (``pip install "cudbound[examples]"``) and imported only
-here, when a picture is asked for: ``cud_interval(X, y).plot()``,
-``cudbound.plot_intervals(cudbound.intervals(X, y))``,
-``plot_differences(cudbound.compare.compare(a, b, X, y))`` (tested in ``tests/test_plotting.py``).
+"""Pictures of results: the bootstrap distribution behind a CUD interval, and a forest plot of
+several results on the same data (intervals, or differences A - B of two classifiers with the zero
+line). matplotlib is optional (``pip install "cudbound[examples]"``) and imported only here, when a
+picture is asked for: ``cud_interval(X, y).plot()``, ``cudbound.intervals(X, y).plot()`` and
+``cudbound.compare.compare(a, b, X, y).plot()`` (both :func:`plot_intervals`; tested in
+``tests/test_plotting.py``).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 # The results are typed Any here: cudbound.results imports this module (its plot methods), so
 # naming CUDResult / IntervalResult would be an import cycle (tests/test_import_graph.py).
 
-__all__ = ["plot_replicates", "plot_intervals", "plot_differences"]
+__all__ = ["plot_replicates", "plot_intervals"]
 
 
 def _pyplot():
@@ -85,10 +85,11 @@ def plot_replicates(result: Any, ax: Axes | None = None, bins: int | str | Seque
     return ax
 
 
-# what the dot of each row is: the method's centre
+# what the marker of each row is: the method's estimate
 _CUD_CENTRE = "training error (cud)"
 _SHARED_CENTRE = ".632 estimate (the paper's baselines)"
 _OWN_CENTRE = "the method's own estimate"
+_AXIS_LABELS = {"error rate": "generalization error"}
 
 
 def _centre_kind(result) -> str:
@@ -102,48 +103,117 @@ def _centre_kind(result) -> str:
 
 def plot_intervals(results: Iterable[Any], ax: Axes | None = None, labels: Sequence[str] | None = None,
                    title: str | None = None, full_range: bool = False, data_name: str | None = None) -> Axes:
-    """Forest plot: one row per interval (low to high, a marker at its centre), top to bottom in
-    the order given; ``labels`` default to each result's method name.
+    """Forest plot of results (``cudbound.results.Result``): one row per result, top to bottom in the
+    order given, its interval (low to high) and a marker at its estimate; ``labels`` default to each
+    result's method name. What :meth:`cudbound.results.ResultList.plot` draws.
 
-    The x axis fits the intervals (``full_range=True``: all of [0, 1]); the legend says what the
-    marker is for each kind of method (the training error for CUD, the .632 estimate for the
-    paper's baselines, each other method's own estimate); the title gives the level, n and
-    ``data_name`` when known (``title`` replaces it).
+    Intervals of one quantity (an error rate, an AUC): the x axis fits them (``full_range=True``: all
+    of [0, 1]); the legend says what the marker is for each kind of method (the training error for
+    CUD, the .632 estimate for the paper's baselines, each other method's own estimate); a point
+    estimate without an interval is a hollow marker.
+
+    Differences A - B of two classifiers (``cudbound.compare``): a dashed line at zero (no
+    difference); a test that gives no interval (McNemar, the 5x2cv tests) is drawn as its estimate
+    alone, a hollow marker; the p-value of every test is written at the right end of its row; rows
+    of an AUC difference (DeLong) are labelled so, since a positive AUC difference favours A where a
+    positive error difference favours B (``full_range=True``: all of [-1, 1]).
+
+    The title gives the level, n and ``data_name`` when known (``title`` replaces it). Differences and
+    single quantities are not drawn on one axis (ValueError).
 
     Returns the matplotlib Axes.
     """
     results = list(results)
     if not results:
         raise ValueError("plot_intervals needs at least one result.")
-    names = [r.method for r in results] if labels is None else [str(x) for x in labels]
+    differences = {bool(r.is_difference) for r in results}
+    if len(differences) > 1:
+        raise ValueError("plot_intervals draws either differences A - B of two classifiers or single quantities "
+                         "(error rates, AUCs), not both on one axis; plot them apart.")
+    quantities = list(dict.fromkeys(r.quantity for r in results))
+    if labels is None:   # several quantities: the AUC rows marked (both AUC quantities name the AUC)
+        names = [r.method + (" (AUC)" if len(quantities) > 1 and "AUC" in r.quantity else "") for r in results]
+    else:
+        names = [str(x) for x in labels]
     if len(names) != len(results):
         raise ValueError(f"{len(names)} labels for {len(results)} results.")
     own = ax is None
-    ax = _axes(ax, size=(6.4, 1.6 + 0.32 * len(results)))
+    draw = _draw_differences if differences == {True} else _draw_estimates
+    ax = draw(results, _axes(ax, size=(6.4, 1.6 + 0.34 * len(results))), full_range)
     rows = np.arange(len(results))[::-1]
-    markers = {_CUD_CENTRE: "D", _SHARED_CENTRE: "o", _OWN_CENTRE: "s"}
-    shown = set()
-    for y, r in zip(rows, results):
-        ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5)
-        kind = _centre_kind(r)
-        ax.plot([r.estimate], [y], markers[kind], color="C3", markersize=5,
-                label=None if kind in shown else f"centre: {kind}")
-        shown.add(kind)
     ax.set_yticks(rows)
     ax.set_yticklabels(names)
     ax.set_ylim(-0.7, len(results) - 0.3)
+    with_interval = [r for r in results if r.has_confidence_interval]
+    levels = {r.confidence_level for r in with_interval}
+    sizes = {r.n_samples for r in results} - {None}
+    if differences == {True}:
+        ax.set_xlabel(f"{quantities[0]}, A - B" if len(quantities) == 1 else
+                      "difference A - B (error rate; AUC where marked)")
+        words = ("comparisons", "of A - B", f"on {data_name}" if data_name else "")
+    else:
+        ax.set_xlabel(_AXIS_LABELS.get(quantities[0], quantities[0]) if len(quantities) == 1 else "estimate")
+        words = ("confidence intervals", "", f"for {data_name}" if data_name else "")
+    _title_legend_grid(ax, title, levels, sizes, words, own, ncol=2 if differences == {True} else 1)
+    return ax
+
+
+def _draw_estimates(results, ax, full_range):
+    """The rows of intervals of single quantities: a marker per kind of estimate (``_centre_kind``),
+    hollow for a point estimate without an interval; the x axis fitted to them within [0, 1]."""
+    markers = {_CUD_CENTRE: "D", _SHARED_CENTRE: "o", _OWN_CENTRE: "s"}
+    shown = set()
+    for y, r in zip(np.arange(len(results))[::-1], results):
+        kind = _centre_kind(r)
+        if r.has_confidence_interval:
+            ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5)
+            ax.plot([r.estimate], [y], markers[kind], color="C3", markersize=5,
+                    label=None if kind in shown else f"estimate: {kind}")
+            shown.add(kind)
+        else:
+            ax.plot([r.estimate], [y], markers[kind], markerfacecolor="white", markeredgecolor="C3", markersize=5,
+                    label=None if "point" in shown else "point estimate (no interval)")
+            shown.add("point")
     if full_range:
         ax.set_xlim(-0.02, 1.02)
     else:
-        lo = min(min(r.low, r.estimate) for r in results)
-        hi = max(max(r.high, r.estimate) for r in results)
+        ends = [v for r in results for v in ((r.low, r.high) if r.has_confidence_interval else ()) + (r.estimate,)]
+        lo, hi = min(ends), max(ends)
         pad = max(0.01, 0.05 * (hi - lo))
         ax.set_xlim(max(-0.005, lo - pad), min(1.005, hi + pad))
-    levels = {r.confidence_level for r in results}
-    sizes = {getattr(r, "n_samples", None) for r in results} - {None}
-    ax.set_xlabel("generalization error")
-    _title_legend_grid(ax, title, levels, sizes, ("confidence intervals", "", f"for {data_name}" if data_name else ""),
-                       own, ncol=1)
+    return ax
+
+
+def _draw_differences(results, ax, full_range):
+    """The rows of differences A - B: the interval where the method gives one, the estimate (hollow
+    for a test without an interval), the p-value at the right end, the dashed zero line; the x axis
+    fitted to them and to zero within [-1, 1]."""
+    shown = set()
+    ends = [0.0]
+    for y, r in zip(np.arange(len(results))[::-1], results):
+        if r.has_confidence_interval:
+            ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5,
+                      label="_nolegend_" if "ci" in shown else "confidence interval")
+            shown.add("ci")
+            ends += [r.low, r.high]
+            ax.plot([r.estimate], [y], "s", color="C3", markersize=5,
+                    label=None if "est" in shown else "estimate A - B")
+            shown.add("est")
+        else:
+            ax.plot([r.estimate], [y], "s", markerfacecolor="white", markeredgecolor="C3", markersize=5,
+                    label=None if "test" in shown else "estimate of a test without an interval")
+            shown.add("test")
+        ends.append(r.estimate)
+        if r.pvalue is not None:
+            ax.annotate(f"p = {r.pvalue:.3g}", xy=(1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0),
+                        textcoords="offset points", va="center", fontsize=7)
+    ax.axvline(0.0, color="k", linewidth=0.8, linestyle="--")
+    if full_range:
+        ax.set_xlim(-1.02, 1.02)
+    else:
+        lo, hi = min(ends), max(ends)
+        pad = max(0.01, 0.06 * (hi - lo))
+        ax.set_xlim(max(-1.02, lo - pad), min(1.02, hi + pad))
     return ax
 
 
@@ -165,60 +235,3 @@ def _title_legend_grid(ax, title, levels, sizes, words, own, ncol):
     else:
         ax.legend(fontsize=7, loc="best")
     ax.grid(axis="x", alpha=0.3)
-
-
-def plot_differences(results: Iterable[Any], ax: Axes | None = None, labels: Sequence[str] | None = None,
-                     title: str | None = None, data_name: str | None = None) -> Axes:
-    """Forest plot of comparisons of two classifiers (:class:`cudbound.compare.ComparisonResult`):
-    one row per method, top to bottom in the order given, its interval for the difference A - B
-    (low to high) and a marker at its estimate, with a dashed line at zero (no difference).
-
-    A test that gives no interval (McNemar, the 5x2cv tests) is drawn as its estimate alone, a
-    hollow marker; the p-value of every test is written at the right end of its row. Rows of an
-    AUC difference (DeLong) are labelled so, since a positive AUC difference favours A where a
-    positive error difference favours B. ``labels`` default to each result's method name; the
-    title gives the level, n and ``data_name`` when known (``title`` replaces it).
-
-    Returns the matplotlib Axes.
-    """
-    results = list(results)
-    if not results:
-        raise ValueError("plot_differences needs at least one result.")
-    names = [r.method + (" (AUC)" if r.quantity == "auc difference" else "") for r in results] \
-        if labels is None else [str(x) for x in labels]
-    if len(names) != len(results):
-        raise ValueError(f"{len(names)} labels for {len(results)} results.")
-    own = ax is None
-    ax = _axes(ax, size=(6.4, 1.7 + 0.34 * len(results)))
-    rows = np.arange(len(results))[::-1]
-    shown = set()
-    ends = [0.0]
-    for y, r in zip(rows, results):
-        if r.has_confidence_interval:
-            ax.hlines(y, r.low, r.high, color="C0", linewidth=2.5,
-                      label="_nolegend_" if "ci" in shown else "confidence interval")
-            shown.add("ci")
-            ends += [r.low, r.high]
-            ax.plot([r.estimate], [y], "s", color="C3", markersize=5,
-                    label=None if "est" in shown else "estimate A - B")
-            shown.add("est")
-        else:
-            ax.plot([r.estimate], [y], "s", markerfacecolor="white", markeredgecolor="C3", markersize=5,
-                    label=None if "test" in shown else "estimate of a test without an interval")
-            shown.add("test")
-        ends.append(r.estimate)
-        if r.pvalue is not None:
-            ax.annotate(f"p = {r.pvalue:.3g}", xy=(1.0, y), xycoords=("axes fraction", "data"), xytext=(4, 0),
-                        textcoords="offset points", va="center", fontsize=7)
-    ax.axvline(0.0, color="k", linewidth=0.8, linestyle="--")
-    lo, hi = min(ends), max(ends)
-    pad = max(0.01, 0.06 * (hi - lo))
-    ax.set_xlim(max(-1.02, lo - pad), min(1.02, hi + pad))
-    ax.set_yticks(rows)
-    ax.set_yticklabels(names)
-    ax.set_ylim(-0.7, len(results) - 0.3)
-    ax.set_xlabel("difference A - B (error rate; AUC where marked)")
-    _title_legend_grid(ax, title, {r.confidence_level for r in results if r.has_confidence_interval},
-                       {r.n_samples for r in results},
-                       ("comparisons", "of A - B", f"on {data_name}" if data_name else ""), own, ncol=2)
-    return ax

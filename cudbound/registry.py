@@ -50,7 +50,7 @@ from .baselines.estimators import _refits_iv
 from .design import PreparedData, _prepare, as_prepared
 from .fit import FittedClassifier, fit_classifier
 from .losses import get_loss
-from .results import IntervalResult, IntervalResults
+from .results import IntervalResult, ResultList
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -282,7 +282,7 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
               basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
               estimator: BaseEstimator | None = None, confidence_level: float = 0.95,
               rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
-              **options: Any) -> IntervalResults:
+              **options: Any) -> ResultList:
     """Run any registered interval methods (CUD and the six baselines by default) on the same data and seed.
 
     Parameters
@@ -319,9 +319,10 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
 
     Returns
     -------
-    IntervalResults
+    ResultList
         A list of IntervalResult, one per method, in the order of ``methods`` (``CUDResult`` for
-        ``"cud"``); ``.to_frame()`` gives them as a tidy pandas DataFrame. With a DataFrame ``X``
+        ``"cud"``); ``.to_frame()`` gives them as a tidy pandas DataFrame, ``.plot()`` as a forest
+        plot. With a DataFrame ``X``
         the column names are in each result's ``details["feature_names"]``.
 
     Notes
@@ -362,7 +363,7 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     results = intervals_from_design(data, None, methods, confidence_level=level, rng=rng, **options)
     for res in results:
         res.details.update(data.details())
-    return IntervalResults(results)
+    return ResultList(results)
 
 
 

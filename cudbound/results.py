@@ -1,4 +1,15 @@
-"""Result objects, in the style of ``scipy.stats.bootstrap``'s ``BootstrapResult``."""
+"""Result objects, in the style of ``scipy.stats.bootstrap``'s ``BootstrapResult``, and the one row
+layout they share.
+
+Every result of the package is a :class:`Result`; its :meth:`~Result.to_dict` is its row, whose first
+keys are :data:`COMMON_COLUMNS` (``method``, ``quantity``, ``estimate``, ``low``, ``high``,
+``confidence_level``, ``n_samples``), the result's own fields after them. ``quantity`` is one of
+:data:`QUANTITIES`. A list of results (:class:`ResultList`, what :func:`cudbound.intervals` and
+:func:`cudbound.compare.compare` return) makes one table of these rows (:meth:`ResultList.to_frame`)
+and one forest plot (:meth:`ResultList.plot`). A number a result does not have (the bounds and level
+of a point estimate, a NaN) is None in ``to_dict()`` (JSON's null) and NaN in ``to_frame()``
+(pandas' missing value).
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -7,7 +18,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from ._deprecation import renamed_fields
 from ._validation import LabelEncoding
 
 if TYPE_CHECKING:
@@ -15,10 +25,31 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 __all__ = ["ConfidenceInterval", "Result", "PointEstimateResult", "NoConfidenceIntervalError", "IntervalResult",
-           "IntervalResults", "SearchStats", "CUDResult", "result_item"]
+           "ResultList", "SearchStats", "CUDResult", "result_item", "check_quantity", "COMMON_COLUMNS",
+           "QUANTITIES", "DIFFERENCES", "ERROR_RATE", "AUC", "ERROR_RATE_DIFFERENCE", "AUC_DIFFERENCE", "RECALL",
+           "PRECISION", "F1", "COVERAGE"]
 
-FRAME_COLUMNS = ("method", "low", "high", "centre", "width", "level", "n_samples", "seconds")
-"""The columns of :meth:`IntervalResult.to_frame`, one row per interval."""
+ERROR_RATE = "error rate"
+"""The quantity of an interval or estimate of a classifier's generalization error."""
+AUC = "AUC"
+"""The quantity of an interval or estimate of the area under the ROC curve."""
+ERROR_RATE_DIFFERENCE = "difference of error rates"
+"""The quantity of a comparison of two classifiers' error rates, A - B."""
+AUC_DIFFERENCE = "difference of AUCs"
+"""The quantity of a comparison of two classifiers' AUCs, A - B."""
+RECALL, PRECISION, F1 = "recall", "precision", "F1 score"
+"""The quantities of the xi-alpha and leave-one-out rows of ``cudbound xi-alpha``."""
+COVERAGE = "coverage"
+"""The quantity of a coverage study's cell: the fraction of repetitions whose interval holds the target."""
+QUANTITIES = (ERROR_RATE, AUC, ERROR_RATE_DIFFERENCE, AUC_DIFFERENCE, RECALL, PRECISION, F1, COVERAGE)
+"""Every value of ``quantity`` (one vocabulary for the results, their tables and the ``--json`` output)."""
+DIFFERENCES = (ERROR_RATE_DIFFERENCE, AUC_DIFFERENCE)
+"""The quantities that are a difference A - B of two classifiers (drawn with the zero line)."""
+
+COMMON_COLUMNS = ("method", "quantity", "estimate", "low", "high", "confidence_level", "n_samples")
+"""The leading keys of every result's :meth:`~Result.to_dict` and columns of every ``to_frame()``."""
+
+_NUMERIC_COLUMNS = ("estimate", "low", "high", "confidence_level")
 
 
 class _Shown(str):
@@ -75,13 +106,26 @@ def _num(value: float | None) -> float | None:
     return None if value != value else value
 
 
+def check_quantity(quantity: Any) -> str:
+    """``quantity`` if it is one of :data:`QUANTITIES` (a ValueError otherwise)."""
+    if quantity not in QUANTITIES:
+        raise ValueError(f"`quantity` must be one of {list(QUANTITIES)}; got {quantity!r}.")
+    return quantity
+
+
 def result_item(method: str, quantity: str, estimate: float | None, low: float | None = None,
-                high: float | None = None, confidence_level: float | None = None, **extra: Any) -> dict:
-    """One result as plain Python, the one layout of every result's :meth:`Result.to_dict` and of each
-    entry of the ``--json`` output's ``results`` (``cudbound.output.OUTPUT_SCHEMA``): the common keys
-    first, then ``extra``; numbers as floats, None for a missing one or NaN."""
-    return {"method": method, "quantity": quantity, "estimate": _num(estimate), "low": _num(low),
-            "high": _num(high), "confidence_level": _num(confidence_level), **extra}
+                high: float | None = None, confidence_level: float | None = None, n_samples: int | None = None,
+                **extra: Any) -> dict:
+    """One result as plain Python, the one row layout of every result's :meth:`Result.to_dict` and of
+    each entry of the ``--json`` output's ``results`` (``cudbound.output.OUTPUT_SCHEMA``): the keys of
+    :data:`COMMON_COLUMNS` first, then ``extra``; numbers as floats, None for a missing one or NaN.
+
+    >>> result_item("lpo_auc", AUC, 0.8125, n_samples=24)
+    {'method': 'lpo_auc', 'quantity': 'AUC', 'estimate': 0.8125, 'low': None, 'high': None, 'confidence_level': None, 'n_samples': 24}
+    """
+    return {"method": method, "quantity": check_quantity(quantity), "estimate": _num(estimate), "low": _num(low),
+            "high": _num(high), "confidence_level": _num(confidence_level),
+            "n_samples": None if n_samples is None else int(n_samples), **extra}
 
 
 class NoConfidenceIntervalError(AttributeError):
@@ -91,39 +135,77 @@ class NoConfidenceIntervalError(AttributeError):
     """
 
 
+@dataclass(kw_only=True, repr=False, eq=False)
 class Result:
-    """The vocabulary every result of the package speaks (after ``scipy.stats``' ``BootstrapResult``).
+    """The base of every result of the package (after ``scipy.stats``' ``BootstrapResult``).
 
-    * ``estimate``: the point estimate (an error rate, or an AUC);
-    * ``confidence_interval``: a :class:`ConfidenceInterval` ``(low, high)``; a point estimate
-      has none, and reading it raises :class:`NoConfidenceIntervalError` saying why;
-    * ``confidence_level``: the level of the interval (None for a point estimate);
-    * ``to_dict()``: plain Python (JSON-serialisable): ``method``, ``quantity`` (``"error"`` or
-      ``"auc"``), ``estimate``, ``low``, ``high`` (None without an interval),
-      ``confidence_level``, then the result's own scalar fields;
-    * ``to_frame()``: a one-row pandas DataFrame (pandas is optional: an ImportError says how
-      to install it when it is missing);
-    * a short repr: the class name and a few fields, numbers to 4 significant digits.
+    Attributes
+    ----------
+    method : str
+        The method's name (``"cud"``, ``"kohavi"``, ``"delong"``, ``"cv_auc"``, ``"xi_alpha"``, ...).
+    estimate : float
+        The point estimate: an error rate, an AUC, or a difference of two (``quantity`` says which).
+    n_samples : int
+        The number of data points the result was computed from.
+    quantity : str
+        What is estimated, one of :data:`QUANTITIES` (``"error rate"``, ``"AUC"``,
+        ``"difference of error rates"``, ``"difference of AUCs"``, ...).
+    details : dict
+        Method-specific extras (their scalars go to ``to_dict()["details"]``).
 
-    A result class sets ``quantity`` and ``method_name`` (the function that made it) and lists
-    the fields of its repr in ``_repr_fields``.
+    Besides: ``confidence_interval``, a :class:`ConfidenceInterval` ``(low, high)``, also read as
+    ``low`` and ``high`` (a result without an interval raises :class:`NoConfidenceIntervalError`,
+    saying why, and ``has_confidence_interval`` is False); ``confidence_level`` (None without an
+    interval); ``to_dict()``, the result's row (:data:`COMMON_COLUMNS`, then the result's own fields,
+    then ``details``: plain Python, JSON-serialisable); ``to_frame()``, that row as a one-row pandas
+    DataFrame; ``plot()``; and a short repr, the class name and a few fields (numbers to 4 significant
+    digits, :meth:`_repr_fields`).
     """
 
-    quantity: ClassVar[str] = "error"
-    method_name: ClassVar[str] = ""
+    method: str
+    estimate: float
+    n_samples: int
+    quantity: str = ERROR_RATE
+    details: dict = field(default_factory=dict)
+
     no_interval_reason: ClassVar[str | None] = None
     """Why this kind of result has no confidence interval (None: it has one)."""
 
-    estimate: float
-    confidence_interval: ConfidenceInterval
-    confidence_level: float | None
+    def __post_init__(self) -> None:
+        check_quantity(self.quantity)
+
+    def _interval(self) -> tuple[ConfidenceInterval, float] | None:
+        """The interval and its level, None without one (the one hook the common columns read)."""
+        return None
+
+    def _missing_interval(self) -> NoConfidenceIntervalError:
+        return NoConfidenceIntervalError(f"{type(self).__name__} ({self.method}) has no confidence interval: "
+                                         f"{self.no_interval_reason}.")
 
     @property
     def has_confidence_interval(self) -> bool:
-        return self.no_interval_reason is None
+        return self._interval() is not None
 
-    def _method(self) -> str:
-        return self.method_name
+    def _bounds(self) -> ConfidenceInterval:
+        interval = self._interval()
+        if interval is None:
+            raise self._missing_interval()
+        return interval[0]
+
+    @property
+    def low(self) -> float:
+        """The lower end of the interval (:class:`NoConfidenceIntervalError` without one)."""
+        return float(self._bounds().low)
+
+    @property
+    def high(self) -> float:
+        """The upper end of the interval (:class:`NoConfidenceIntervalError` without one)."""
+        return float(self._bounds().high)
+
+    @property
+    def is_difference(self) -> bool:
+        """Whether the estimate is a difference A - B of two classifiers (:data:`DIFFERENCES`)."""
+        return self.quantity in DIFFERENCES
 
     def _repr_fields(self) -> dict:
         return {"estimate": self.estimate}
@@ -132,57 +214,98 @@ class Result:
         return f"{type(self).__name__}({', '.join(f'{k}={_short(v)}' for k, v in self._repr_fields().items())})"
 
     def _extra_dict(self) -> dict:
-        """The result's own scalar fields, after the common ones in :meth:`to_dict`."""
+        """The result's own fields, after :data:`COMMON_COLUMNS` in :meth:`to_dict` (scalars only)."""
         return {}
 
     def to_dict(self) -> dict:
-        """Plain-Python summary (JSON-serialisable): the common keys (:func:`result_item`, the
-        ``--json`` output's layout), then the result's own."""
-        low, high = self.confidence_interval if self.has_confidence_interval else (None, None)
-        out = result_item(self._method(), self.quantity, self.estimate, low, high, self.confidence_level)
+        """The result's row as plain Python (JSON-serialisable): :data:`COMMON_COLUMNS`
+        (:func:`result_item`, the ``--json`` output's layout), the result's own scalar fields, then
+        ``details`` (its scalars)."""
+        interval = self._interval()
+        ci, level = (None, None) if interval is None else interval
+        out = result_item(self.method, self.quantity, self.estimate, None if ci is None else ci.low,
+                          None if ci is None else ci.high, level, self.n_samples)
         out.update({k: v for k, v in _scalars(self._extra_dict()).items() if k not in out})
+        out["details"] = _scalars(self.details)
         return out
 
     def _row(self) -> dict:
-        return self.to_dict()
+        """The row of :meth:`to_frame`: :meth:`to_dict` without its nested values (``details``, ...)."""
+        return {k: v for k, v in self.to_dict().items() if _scalar(v)}
 
     def to_frame(self) -> pd.DataFrame:
-        """A one-row tidy pandas DataFrame (the columns of :meth:`to_dict`, for an interval
-        :data:`FRAME_COLUMNS`); needs pandas."""
-        return _pandas().DataFrame([self._row()])
+        """A one-row tidy pandas DataFrame: :data:`COMMON_COLUMNS`, then the result's own scalar fields
+        (:meth:`ResultList.to_frame`); needs pandas."""
+        return ResultList([self]).to_frame()
+
+    def plot(self, ax: Axes | None = None, **options: Any) -> Axes:
+        """The result as a one-row forest plot (:func:`cudbound.plotting.plot_intervals`); needs matplotlib."""
+        return ResultList([self]).plot(ax=ax, **options)
 
 
+class ResultList(list):
+    """A list of results, what :func:`cudbound.intervals` and :func:`cudbound.compare.compare` return,
+    with one table (:meth:`to_frame`) and one picture (:meth:`plot`).
+
+    >>> import numpy as np, cudbound
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    >>> frame = cudbound.intervals(X, y, methods=["kohavi", "martin"], rng=1).to_frame()
+    >>> list(frame["method"]), list(frame.columns[:7])
+    (['kohavi', 'martin'], ['method', 'quantity', 'estimate', 'low', 'high', 'confidence_level', 'n_samples'])
+    """
+
+    def plot(self, ax: Axes | None = None, **options: Any) -> Axes:
+        """Forest plot of the results (:func:`cudbound.plotting.plot_intervals`, which takes ``labels``,
+        ``title``, ``full_range`` and ``data_name``): intervals, or differences A - B with the zero line;
+        needs matplotlib."""
+        from .plotting import plot_intervals
+        return plot_intervals(self, ax=ax, **options)
+
+    def to_frame(self) -> pd.DataFrame:
+        """A tidy pandas DataFrame, one row per result (:meth:`Result.to_dict` without its nested
+        values): :data:`COMMON_COLUMNS` first, then every other column in the order the rows first
+        name it (NaN where a row has none); needs pandas."""
+        pandas = _pandas()
+        rows = [r._row() for r in self]
+        others = [k for k in dict.fromkeys(k for row in rows for k in row) if k not in COMMON_COLUMNS]
+        frame = pandas.DataFrame(rows, columns=[*COMMON_COLUMNS, *others])
+        for column in _NUMERIC_COLUMNS:
+            frame[column] = frame[column].astype(float)
+        return frame
+
+
+@dataclass(kw_only=True, repr=False)
 class PointEstimateResult(Result):
     """A :class:`Result` without a confidence interval: ``confidence_level`` is None and reading
-    ``confidence_interval`` raises :class:`NoConfidenceIntervalError` with ``no_interval_reason``."""
+    ``confidence_interval`` (or ``low``, ``high``) raises :class:`NoConfidenceIntervalError` with
+    ``no_interval_reason``; its row's ``low``, ``high`` and ``confidence_level`` are missing."""
 
     no_interval_reason: ClassVar[str | None] = "it is a point estimate"
 
     @property
-    def confidence_interval(self) -> ConfidenceInterval:  # type: ignore[override]  # read-only: there is none
-        raise NoConfidenceIntervalError(f"{type(self).__name__} has no confidence interval: "
-                                        f"{self.no_interval_reason}.")
+    def confidence_interval(self) -> ConfidenceInterval:
+        raise self._missing_interval()
 
     @property
-    def confidence_level(self) -> None:  # type: ignore[override]
+    def confidence_level(self) -> None:
         return None
 
 
-@renamed_fields(centre="estimate")
 @dataclass(kw_only=True, repr=False)
 class IntervalResult(Result):
-    """What every interval method returns (CUD and the baselines alike): a :class:`Result`.
+    """What every interval method returns (CUD and the baselines alike): a :class:`Result` with an interval.
 
     Attributes
     ----------
     method : str
-        Short name: ``"cud"``, ``"bs1"``, ``"bs2"``, ``"kohavi"``, ``"yang"``, ``"martin"``, ``"langford"``.
+        Short name: ``"cud"``, ``"bs1"``, ``"bs2"``, ``"kohavi"``, ``"yang"``, ``"martin"``, ``"langford"``, ...
     confidence_interval : ConfidenceInterval
         (low, high), within [0, 1].
     confidence_level : float
     estimate : float
         The point estimate the interval is built around (training error for CUD, the
-        .632 estimate for the baselines). ``centre`` is its old name (deprecated).
+        .632 estimate for the paper's baselines).
     n_samples : int
     seconds : float
         Wall time of the computation.
@@ -190,28 +313,16 @@ class IntervalResult(Result):
         Method-specific extras (effective sample sizes, bootstrap values, warnings).
     """
 
-    method: str
     confidence_interval: ConfidenceInterval
     confidence_level: float
-    estimate: float
-    n_samples: int = 0
     seconds: float = 0.0
-    details: dict = field(default_factory=dict)
 
-    @property
-    def low(self) -> float:
-        return float(self.confidence_interval.low)
-
-    @property
-    def high(self) -> float:
-        return float(self.confidence_interval.high)
+    def _interval(self) -> tuple[ConfidenceInterval, float]:
+        return self.confidence_interval, self.confidence_level
 
     @property
     def width(self) -> float:
         return self.high - self.low
-
-    def _method(self) -> str:
-        return self.method
 
     def _repr_fields(self) -> dict:
         return {"method": self.method, "confidence_interval": self.confidence_interval,
@@ -220,50 +331,8 @@ class IntervalResult(Result):
     def _own_repr_fields(self) -> dict:
         return {"estimate": float(self.estimate), "n_samples": self.n_samples}
 
-    def _row(self) -> dict:
-        return {"method": self.method, "low": self.low, "high": self.high, "centre": float(self.estimate),
-                "width": self.width, "level": self.confidence_level, "n_samples": self.n_samples,
-                "seconds": self.seconds}
-
-    def plot(self, ax: Axes | None = None, **options: Any) -> Axes:
-        """The interval as a one-row forest plot (:func:`cudbound.plotting.plot_intervals`); needs matplotlib."""
-        from .plotting import plot_intervals
-        return plot_intervals([self], ax=ax, **options)
-
-    def to_frame(self) -> pd.DataFrame:
-        """A one-row tidy pandas DataFrame: method, low, high, centre, width, level, n_samples, seconds
-        (:data:`FRAME_COLUMNS`; ``centre`` is the estimate)."""
-        return IntervalResults([self]).to_frame()
-
-    def to_dict(self) -> dict:
-        """Plain-Python summary (JSON-serialisable): one entry of the ``results`` list of the ``--json``
-        output (:mod:`cudbound.output`); ``centre`` repeats the estimate."""
-        out = super().to_dict()
-        return {**out, "centre": out["estimate"], "n_samples": self.n_samples,
-                "seconds": self.seconds,
-                "details": _scalars(self.details)}
-
-
-class IntervalResults(list):
-    """The list of results :func:`cudbound.intervals` returns, with :meth:`to_frame`.
-
-    >>> import numpy as np, cudbound
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 2)); y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
-    >>> frame = cudbound.intervals(X, y, methods=["kohavi", "martin"], rng=1).to_frame()
-    >>> list(frame["method"]), list(frame.columns[:3])
-    (['kohavi', 'martin'], ['method', 'low', 'high'])
-    """
-
-    def plot(self, ax: Axes | None = None, **options: Any) -> Axes:
-        """Forest plot of the intervals (:func:`cudbound.plotting.plot_intervals`, which takes
-        ``labels``, ``title``, ``full_range`` and ``data_name``); needs matplotlib."""
-        from .plotting import plot_intervals
-        return plot_intervals(self, ax=ax, **options)
-
-    def to_frame(self) -> pd.DataFrame:
-        """A tidy pandas DataFrame, one row per interval (columns as :meth:`IntervalResult.to_frame`)."""
-        return _pandas().DataFrame([r._row() for r in self], columns=list(FRAME_COLUMNS))
+    def _extra_dict(self) -> dict:
+        return {"width": self.width, "seconds": self.seconds}
 
 
 @dataclass
@@ -353,8 +422,6 @@ class SearchStats:
             "out_of_time": self.out_of_time,
         }
 
-
-@renamed_fields(centre="estimate")
 @dataclass(kw_only=True, repr=False)
 class CUDResult(IntervalResult):
     """The CUD confidence set for the generalization error of beta-hat.
@@ -444,7 +511,7 @@ class CUDResult(IntervalResult):
             return 0.0
         return float(max(0.0, self.half_width - self.stats.half_width_lower))
 
-    # [override]: not IntervalResult.plot's options (a CUD result draws its replicates, not a forest plot)
+    # [override]: not Result.plot's options (a CUD result draws its replicates, not a forest plot)
     def plot(self, ax: Axes | None = None, bins: int | str | Sequence[float] = "auto",  # type: ignore[override]
              title: str | None = None) -> Axes:
         """Histogram of the replicate suprema with Q_hat and the interval marked
@@ -452,22 +519,13 @@ class CUDResult(IntervalResult):
         from .plotting import plot_replicates
         return plot_replicates(self, ax=ax, bins=bins, title=title)
 
+    def _extra_dict(self) -> dict:
+        return {**super()._extra_dict(), "loss": self.details.get("loss"), "basis": self.details.get("basis"),
+                "label_encoding": _plain(self.label_encoding), "train_error": self.train_error,
+                "half_width": self.half_width, "alpha_n": self.alpha_n, "n_resamples": self.n_resamples,
+                "conservative": self.conservative, "upper_gap": self.upper_gap, "fallbacks": self.fallbacks}
+
     def to_dict(self) -> dict:
-        """Plain-Python summary (JSON-serialisable)."""
-        out = super().to_dict()
-        out["details"]["label_encoding"] = _plain(self.label_encoding)
-        out.update({
-            "loss": self.details.get("loss"),
-            "basis": self.details.get("basis"),
-            "label_encoding": out["details"]["label_encoding"],
-            "train_error": self.train_error,
-            "half_width": self.half_width,
-            "alpha_n": self.alpha_n,
-            "n_resamples": self.n_resamples,
-            "coef": [float(c) for c in self.coef],
-            "conservative": self.conservative,
-            "upper_gap": self.upper_gap,
-            "fallbacks": self.fallbacks,
-            "search": self.stats.summary(),
-        })
-        return out
+        """Plain-Python summary (JSON-serialisable): :meth:`Result.to_dict`, then the coefficients
+        (``coef``) and the search statistics (``search``, :meth:`SearchStats.summary`)."""
+        return {**super().to_dict(), "coef": [float(c) for c in self.coef], "search": self.stats.summary()}

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._deprecation import renamed_fields
 from ._validation import check_data, check_scalar
 from ._warnings import warn
 from .optim.svm_dual import (active_set, bias_from_gradient, decrement, gradient, independent_free_set, kkt_check,
@@ -191,19 +190,17 @@ def fit_svm(K: ArrayLike, y: np.ndarray, C: float, *, alpha0: ArrayLike | None =
     return SVMSolution(alpha, float(b), decision, polished, int(n_iter), violation)
 
 
-@renamed_fields(error="estimate")
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class XiAlphaEstimate(PointEstimateResult):
     """Joachims' xi-alpha estimates and what they were made from (``n_errors`` is d): a
-    :class:`~cudbound.results.Result` without an interval. ``estimate`` is the error estimate
-    d / n (``error`` is its old name, deprecated)."""
+    :class:`~cudbound.results.Result` without an interval (``method`` ``"xi_alpha"``). ``estimate``
+    is the error estimate d / n, ``n_samples`` is n."""
 
-    method_name = "xi_alpha"
     no_interval_reason = ("Joachims' xi-alpha error is a point estimate: with rho = 2 it bounds this training "
                           "set's leave-one-out error count from above (Lemma 1), which is no interval for the "
                           "true error")
 
-    estimate: float
+    method: str = "xi_alpha"
     recall: float
     precision: float
     f1: float
@@ -211,7 +208,6 @@ class XiAlphaEstimate(PointEstimateResult):
     n_pos_errors: int
     n_neg_errors: int
     n_pos: int
-    n: int
     radius_sq: float
     rho: float
     alpha: np.ndarray
@@ -222,11 +218,13 @@ class XiAlphaEstimate(PointEstimateResult):
 
     def _repr_fields(self) -> dict:
         return {"estimate": self.estimate, "recall": self.recall, "precision": self.precision, "f1": self.f1,
-                "n_errors": self.n_errors, "n": self.n, "radius_sq": self.radius_sq, "rho": self.rho}
+                "n_errors": self.n_errors, "n_samples": self.n_samples, "radius_sq": self.radius_sq, "rho": self.rho}
 
     def _extra_dict(self) -> dict:
-        return {**self._repr_fields(), "n_pos_errors": self.n_pos_errors, "n_neg_errors": self.n_neg_errors,
-                "n_pos": self.n_pos, "intercept": self.intercept, "polished": self.polished, "stable": self.stable}
+        return {"recall": self.recall, "precision": self.precision, "f1": self.f1, "n_errors": self.n_errors,
+                "n_pos_errors": self.n_pos_errors, "n_neg_errors": self.n_neg_errors, "n_pos": self.n_pos,
+                "radius_sq": self.radius_sq, "rho": self.rho, "intercept": self.intercept, "polished": self.polished,
+                "stable": self.stable}
 
 
 def centred_kernel(K: np.ndarray) -> np.ndarray:
@@ -389,23 +387,21 @@ def xi_alpha(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     d_pos, d_neg = int(np.sum(counted & pos)), int(np.sum(counted & ~pos))
     error, recall, precision, f1 = _rates(int(pos.sum()), int((~pos).sum()), d_pos, d_neg)
     return XiAlphaEstimate(estimate=error, recall=recall, precision=precision, f1=f1, n_errors=d_pos + d_neg,
-                           n_pos_errors=d_pos, n_neg_errors=d_neg, n_pos=int(pos.sum()), n=len(labels),
+                           n_pos_errors=d_pos, n_neg_errors=d_neg, n_pos=int(pos.sum()), n_samples=len(labels),
                            radius_sq=R2, rho=rho, alpha=sol.alpha, slack=slack,
                            intercept=sol.intercept - float((sol.alpha * labels) @ raw_means),
                            polished=sol.polished, stable=stable)
 
 
-@renamed_fields(error="estimate")
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class LOOResult(PointEstimateResult):
     """Exact leave-one-out of the SVM: ``errors`` marks each point's leave-one-out mistake; a
-    :class:`~cudbound.results.Result` without an interval. ``estimate`` is the leave-one-out
-    error (``error`` is its old name, deprecated)."""
+    :class:`~cudbound.results.Result` without an interval (``method`` ``"loo_error"``). ``estimate``
+    is the leave-one-out error."""
 
-    method_name = "loo_error"
     no_interval_reason = "the leave-one-out error is a point estimate (computed exactly), not an interval"
 
-    estimate: float
+    method: str = "loo_error"
     recall: float
     precision: float
     f1: float
@@ -420,7 +416,7 @@ class LOOResult(PointEstimateResult):
                 "n_errors": self.n_errors, "n_refits": self.n_refits}
 
     def _extra_dict(self) -> dict:
-        return {**self._repr_fields(), "n": int(self.errors.size)}
+        return {k: v for k, v in self._repr_fields().items() if k != "estimate"}
 
 
 def _warm_start(alpha, labels, C, Kt, t):
@@ -578,5 +574,5 @@ def loo_error(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
     pos = labels > 0
     d_pos, d_neg = int(np.sum(errors & pos)), int(np.sum(errors & ~pos))
     error, recall, precision, f1 = _rates(int(pos.sum()), int((~pos).sum()), d_pos, d_neg)
-    return LOOResult(estimate=error, recall=recall, precision=precision, f1=f1, n_errors=d_pos + d_neg, errors=errors,
-                     n_refits=int(done.sum()), unstable=unstable)
+    return LOOResult(estimate=error, n_samples=n, recall=recall, precision=precision, f1=f1, n_errors=d_pos + d_neg,
+                     errors=errors, n_refits=int(done.sum()), unstable=unstable)

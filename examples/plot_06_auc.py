@@ -23,7 +23,7 @@ model = KernelRLS(regparam=1.0)
 lpo = lpo_auc(model, X, y)
 averaged = cv_auc(model, X, y, cv=5, pooling="averaged", rng=0)
 pooled = cv_auc(model, X, y, cv=5, pooling="pooled", rng=0)
-print(f"leave-pair-out {lpo.estimate:.3f} ({lpo.method}, {lpo.n_pairs} pairs)")
+print(f"leave-pair-out {lpo.estimate:.3f} ({lpo.computation}, {lpo.n_pairs} pairs)")
 print(f"5-fold, averaged {averaged.estimate:.3f}; per fold {np.round(averaged.fold_auc, 3)}")
 print(f"5-fold, pooled   {pooled.estimate:.3f}")
 
@@ -35,7 +35,7 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 small_X, small_y = X[:20], y[:20]
 refitted = lpo_auc(LogisticRegression(), small_X, small_y)
-print(f"logistic regression: leave-pair-out {refitted.estimate:.3f} ({refitted.method}, {refitted.n_pairs} fits), "
+print(f"logistic regression: leave-pair-out {refitted.estimate:.3f} ({refitted.computation}, {refitted.n_pairs} fits), "
       f"averaged {cv_auc(LogisticRegression(), small_X, small_y, cv=5, rng=0).estimate:.3f}")
 
 # %%

@@ -19,7 +19,6 @@ import matplotlib.pyplot as plt
 
 from cudbound.compare import Procedure, compare
 from cudbound.datasets import load
-from cudbound.plotting import plot_differences
 
 liver = load("liver")
 print(liver)
@@ -46,5 +45,5 @@ print(mcnemar_result.details["table"], "b =", mcnemar_result.details["b"], "c ="
 # on the difference of the first of its ten fits alone, the instability Alpaydin's combined F
 # test, which uses all ten, was designed to remove. Negative error differences favour the linear
 # model (A); the AUC difference (DeLong) is the other way round, positive for A.
-ax = plot_differences(results, data_name="BUPA liver disorders")
+ax = results.plot(data_name="BUPA liver disorders")   # compare() returns a ResultList
 plt.show()

@@ -488,7 +488,7 @@ def test_the_registry_names_the_comparisons():
         get_method("bogus")
 
     def same_error(pair, *, confidence_level, alternative, rng):
-        return ComparisonResult(method="zero", estimate=0.0, pvalue=1.0, no_interval_reason="a stub")
+        return ComparisonResult(method="zero", estimate=0.0, n_samples=pair.n, pvalue=1.0, no_interval_reason="a stub")
     register("zero", same_error, "always no difference")
     try:
         with pytest.raises(ValueError, match="already registered"):
@@ -532,15 +532,16 @@ def test_the_result_speaks_the_package_vocabulary():
     y, pa, pb = predictions(5, 7, 2, 6)
     res = error_difference_interval(y, pa, pb, method="newcombe", confidence_level=0.9)
     out = res.to_dict()
-    assert list(out)[:6] == ["method", "quantity", "estimate", "low", "high", "confidence_level"]
-    assert out["quantity"] == "error difference" and out["confidence_level"] == 0.9 and out["statistic"] is None
+    assert list(out)[:7] == ["method", "quantity", "estimate", "low", "high", "confidence_level", "n_samples"]
+    assert out["quantity"] == "difference of error rates" and out["confidence_level"] == 0.9
+    assert out["statistic"] is None and out["n_samples"] == len(y)
     json.dumps(out)
     frame = res.to_frame()
     assert frame.shape[0] == 1 and frame.loc[0, "method"] == "newcombe"
     assert repr(res).startswith("ComparisonResult(method='newcombe', estimate=0.25, confidence_interval=")
     data = pd.read_csv(FIXTURES / "compare_asah.csv")
     d = delong_test(data.outcome, data.s100b, data.ndka, alternative="greater")
-    assert d.to_dict()["quantity"] == "auc difference" and "alternative='greater'" in repr(d)
+    assert d.to_dict()["quantity"] == "difference of AUCs" and "alternative='greater'" in repr(d)
     json.dumps(d.to_dict())
 
 

@@ -1,5 +1,5 @@
-"""Old names kept for one release (issue 30, point 3; cudbound/_deprecation.py): every deprecated
-keyword, field and attribute warns, names its new name, and gives the result of the new name."""
+"""Old keywords kept for one release (issue 30, point 3; cudbound/_deprecation.py): every deprecated
+keyword warns, names its new name, and gives the result of the new name."""
 import json
 import warnings
 
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import cudbound
-from cudbound._deprecation import deprecated_attribute, renamed, renamed_fields, renames_of
-from cudbound.results import ConfidenceInterval, IntervalResult
-from result_makers import MAKERS, small_data
+from cudbound._deprecation import renamed, renames_of
+from cudbound.results import ConfidenceInterval
+from result_makers import small_data
 
 
 @renamed(k="cv", sides="alternative")
@@ -59,26 +59,6 @@ def test_no_warning_without_an_old_name():
         assert _folds(0, cv=4) == (0, 4, "two-sided")
 
 
-def test_a_renamed_field_and_attribute():
-    from dataclasses import dataclass
-
-    @renamed_fields(centre="estimate")
-    @dataclass
-    class Point:
-        estimate: float
-
-    with pytest.warns(DeprecationWarning, match=r"Point\(\): `centre` is deprecated .* use `estimate`"):
-        p = Point(centre=0.5)
-    with pytest.warns(DeprecationWarning, match=r"Point\.centre: `centre` is deprecated .* use `estimate`"):
-        assert p.centre == 0.5 == p.estimate
-
-    class Q:
-        new = 3
-        old = deprecated_attribute("old", "new")
-    with pytest.warns(DeprecationWarning, match="use `new`"):
-        assert Q().old == 3
-
-
 # --------------------------------------------------------------------------- every deprecated name
 
 @pytest.fixture(scope="module")
@@ -113,24 +93,6 @@ def _same_dict(a, b):
         elif a[k] != b[k] and not (a[k] != a[k] and b[k] != b[k]):   # NaN equals NaN here
             return False
     return True
-
-
-def _attribute(make, old, new):
-    def run(data):
-        res = make(data)
-        return (lambda: getattr(res, old)), (lambda: getattr(res, new))
-    return run
-
-
-def _made(name):
-    """The result of class ``name`` on the data (tests/_support/result_makers.py)."""
-    return lambda data: MAKERS[name](data[0], data[1])
-
-
-def _constructor(data):
-    ci = ConfidenceInterval(0.1, 0.3)
-    return (lambda: IntervalResult(method="m", confidence_interval=ci, confidence_level=0.9, centre=0.2)), \
-        (lambda: IntervalResult(method="m", confidence_interval=ci, confidence_level=0.9, estimate=0.2))
 
 
 def _keyword(function, args, old, new, **same):
@@ -202,13 +164,6 @@ def _import(module, name):
 _B = "cudbound.baselines"
 ALIASES = {
     # id: (the old name, the new name, a function of the data giving (old call, new call))
-    "IntervalResult.centre": ("centre", "estimate", _attribute(_made("IntervalResult"), "centre", "estimate")),
-    "CUDResult.centre": ("centre", "estimate", _attribute(_made("CUDResult"), "centre", "estimate")),
-    "IntervalResult(centre=)": ("centre", "estimate", _constructor),
-    "CVAUCResult.auc": ("auc", "estimate", _attribute(_made("CVAUCResult"), "auc", "estimate")),
-    "LPOAUCResult.auc": ("auc", "estimate", _attribute(_made("LPOAUCResult"), "auc", "estimate")),
-    "XiAlphaEstimate.error": ("error", "estimate", _attribute(_made("XiAlphaEstimate"), "error", "estimate")),
-    "LOOResult.error": ("error", "estimate", _attribute(_made("LOOResult"), "error", "estimate")),
     "cross_validation(k=)": ("k", "cv", _keyword(_import(_B, "cross_validation"), _design, {"k": 3}, {"cv": 3},
                                                  repeats=2, rng=0)),
     "fold_assignments(k=)": ("k", "cv", _keyword(_import("cudbound.resampling", "fold_assignments"), _labels,

@@ -1,5 +1,5 @@
 """pandas in and out (issue 16, part 2): DataFrames and Series as X and y, feature names kept,
-tidy tables from results (cudbound/results.py: IntervalResult.to_frame, IntervalResults)."""
+tidy tables from results (cudbound/results.py: Result.to_frame, ResultList)."""
 import numpy as np
 import pytest
 
@@ -30,11 +30,13 @@ def test_to_frame_is_one_tidy_row_per_method(frame):
     Xf, yf, _, _ = frame
     res = cudbound.intervals(Xf, yf, methods=["cud", "kohavi", "martin"], rng=1, cud_options={"n_resamples": 20})
     table = res.to_frame()
-    assert list(table.columns) == ["method", "low", "high", "centre", "width", "level", "n_samples", "seconds"]
-    assert list(table["method"]) == ["cud", "kohavi", "martin"]
+    assert list(table.columns)[:9] == ["method", "quantity", "estimate", "low", "high", "confidence_level",
+                                       "n_samples", "width", "seconds"]
+    assert list(table["method"]) == ["cud", "kohavi", "martin"] and set(table["quantity"]) == {"error rate"}
     for (_, row), r in zip(table.iterrows(), res):
-        assert (row["low"], row["high"], row["centre"]) == (r.low, r.high, r.estimate)
-        assert row["width"] == pytest.approx(r.high - r.low) and row["level"] == 0.95 and row["n_samples"] == 30
+        assert (row["low"], row["high"], row["estimate"]) == (r.low, r.high, r.estimate)
+        assert row["width"] == pytest.approx(r.high - r.low) and row["confidence_level"] == 0.95
+        assert row["n_samples"] == 30
     one = res[0].to_frame()
     assert len(one) == 1 and one.loc[0, "method"] == "cud"
-    assert isinstance(res, list) and isinstance(res, cudbound.IntervalResults)
+    assert isinstance(res, list) and isinstance(res, cudbound.ResultList)

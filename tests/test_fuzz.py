@@ -178,7 +178,7 @@ def test_xi_alpha(data):
     est = call(xi_alpha, X, y, C=C, kernel=kernel)
     event("result" if est is not None else "documented error")
     if est is not None:
-        assert 0.0 <= est.estimate <= 1.0 and 0 <= est.n_errors <= est.n
+        assert 0.0 <= est.estimate <= 1.0 and 0 <= est.n_errors <= est.n_samples
 
 
 @SETTINGS

@@ -26,13 +26,16 @@ def test_the_schema_is_a_valid_draft_2020_12_schema():
 
 def test_the_schema_rejects_what_it_should():
     good = {"schema_version": SCHEMA_VERSION, "command": "auc", "cudbound_version": "0", "seed": None,
-            "data": {"source": "x.csv", "n": 3}, "results": [{"method": "lpo", "quantity": "auc", "estimate": 0.5,
-                                                              "low": None, "high": None, "confidence_level": None}],
+            "data": {"source": "x.csv", "n": 3}, "results": [{"method": "lpo_auc", "quantity": "AUC", "estimate": 0.5,
+                                                              "low": None, "high": None, "confidence_level": None,
+                                                              "n_samples": 3}],
             "details": {}, "warnings": [], "plot": None}
     VALIDATOR.validate(good)
     for broken in ({**good, "extra": 1}, {k: v for k, v in good.items() if k != "warnings"},
                    {**good, "command": "bogus"}, {**good, "schema_version": SCHEMA_VERSION + 1},
                    {**good, "results": [{"method": "lpo"}]},
+                   {**good, "results": [{**good["results"][0], "quantity": "auc"}]},   # one vocabulary
+                   {**good, "results": [{k: v for k, v in good["results"][0].items() if k != "n_samples"}]},
                    {**good, "results": [dict(good["results"][0], confidence_level=1.5)]}):
         assert not VALIDATOR.is_valid(broken)
 
@@ -84,6 +87,7 @@ def test_every_command_prints_one_valid_layout(name, data_csv, tmp_path, capsys)
     if "--data" in argv:
         assert record["data"]["label_mapping"] == {"positive": "yes", "negative": "no"}
         assert record["data"]["features"] == ["a", "b"] and record["data"]["n"] == 30
+        assert [item["n_samples"] for item in record["results"]] == [30] * len(record["results"])
 
 
 def test_coverage_cells_carry_the_exact_binomial_interval(tmp_path, capsys):
@@ -132,7 +136,7 @@ def test_a_results_to_dict_and_a_commands_result_entry_are_built_by_one_function
     from cudbound import output, results
     assert output.result_item is results.result_item
     res = results.IntervalResult(method="m", confidence_interval=results.ConfidenceInterval(0.1, 0.3),
-                                 confidence_level=0.9, estimate=float("nan"))
+                                 confidence_level=0.9, estimate=float("nan"), n_samples=10)
     record = res.to_dict()
-    assert list(record)[:6] == list(results.result_item("m", "error", 0.0))
+    assert list(record)[:7] == list(results.result_item("m", "error rate", 0.0)) == list(results.COMMON_COLUMNS)
     assert record["estimate"] is None and json.loads(json.dumps(record, allow_nan=False)) == record

@@ -131,8 +131,9 @@ def test_forest_title_and_legend_say_what_is_drawn():
     # our own figure: one legend below the axes (a figure legend), so it never hides a row
     assert ax.get_legend() is None and len(ax.figure.legends) == 1
     legend = [t.get_text() for t in ax.figure.legends[0].get_texts()]
-    assert legend == ["centre: training error (cud)", "centre: .632 estimate (the paper's baselines)",
-                      "centre: the method's own estimate"]
+    assert legend == ["estimate: training error (cud)", "estimate: .632 estimate (the paper's baselines)",
+                      "estimate: the method's own estimate"]
+    assert ax.get_xlabel() == "generalization error"
     fig, mine = plt.subplots()
     cudbound.plot_intervals(_fake_results(), ax=mine)          # the caller's Axes: the legend inside it
     assert mine.get_legend() is not None and not fig.legends
@@ -173,13 +174,13 @@ def test_histogram_bins_are_the_attainable_values(data):
 
 def test_difference_plot_has_a_row_per_comparison_and_the_zero_line(tmp_path):
     from cudbound.compare import mcnemar, delong_test, error_difference_interval
-    from cudbound.plotting import plot_differences
+    from cudbound.results import ResultList
     y = np.array([1] * 10 + [0] * 10)
     a = np.array([1] * 9 + [0] + [0] * 10)
     b = np.array([1] * 5 + [0] * 5 + [0] * 9 + [1])
     scores = np.linspace(0, 1, 20)
-    res = [mcnemar(y, a, b), error_difference_interval(y, a, b), delong_test(y, a + 0.1 * scores, scores)]
-    ax = plot_differences(res)
+    res = ResultList([mcnemar(y, a, b), error_difference_interval(y, a, b), delong_test(y, a + 0.1 * scores, scores)])
+    ax = res.plot()                         # the list's plot: cudbound.plot_intervals, differences drawn as such
     assert [t.get_text() for t in ax.get_yticklabels()] == ["mcnemar", "tango", "delong (AUC)"]
     assert any(np.allclose(l.get_xdata(), 0.0) for l in ax.get_lines())          # the zero line
     segments = [s for c in ax.collections if isinstance(c, LineCollection) for s in c.get_segments()]
@@ -187,7 +188,33 @@ def test_difference_plot_has_a_row_per_comparison_and_the_zero_line(tmp_path):
     texts = [t.get_text() for t in ax.texts]
     assert texts == [f"p = {r.pvalue:.3g}" for r in res]
     assert ax.get_xlim()[0] < res[1].low and "n = 20" in ax.get_title()
+    assert ax.get_xlabel() == "difference A - B (error rate; AUC where marked)"
     ax.figure.savefig(tmp_path / "d.png")
+    assert cudbound.plot_intervals(res[:2]).get_xlabel() == "difference of error rates, A - B"
     plt.close("all")
     with pytest.raises(ValueError, match="at least one"):
-        plot_differences([])
+        ResultList().plot()
+
+
+def test_the_list_plot_draws_intervals_or_differences_never_both():
+    """One plot for every list: a single quantity as intervals (no zero line), differences with it;
+    a point estimate as a hollow marker; both kinds on one axis refused."""
+    from cudbound.auc import KernelRLS, auc_interval, lpo_auc
+    from cudbound.compare import error_difference_interval
+    from cudbound.results import ResultList
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    aucs = ResultList([auc_interval(KernelRLS(), X, y, method=m, cv=3, rng=0) for m in ("delong", "newcombe")]
+                      + [lpo_auc(KernelRLS(), X, y)])
+    ax = aucs.plot()
+    assert ax.get_xlabel() == "AUC" and [t.get_text() for t in ax.get_yticklabels()] == ["delong", "newcombe",
+                                                                                           "lpo_auc"]
+    assert not any(np.allclose(line.get_xdata(), 0.0) for line in ax.get_lines())
+    hollow = [line for line in ax.get_lines() if line.get_markerfacecolor() == "white"]
+    assert len(hollow) == 1 and hollow[0].get_xdata()[0] == aucs[2].estimate
+    assert "point estimate (no interval)" in [t.get_text() for t in ax.figure.legends[0].get_texts()]
+    diff = error_difference_interval(np.array([1, 0] * 5), np.array([1, 0] * 5), np.array([0, 0] * 5))
+    with pytest.raises(ValueError, match="not both on one axis"):
+        ResultList([aucs[0], diff]).plot()
+    plt.close("all")

@@ -276,10 +276,13 @@ def test_command_line(tmp_path, capsys):
     rec = json.loads(capsys.readouterr().out)
     est, loo = xi_alpha(X, y, C=2.0), loo_error(X, y, C=2.0)
     got = {(r["method"], r["quantity"]): r for r in rec["results"]}
-    assert (got["xi_alpha", "error"]["n_errors"], got["xi_alpha", "error"]["estimate"],
-            got["xi_alpha", "f1"]["estimate"]) == (est.n_errors, est.estimate, est.f1)
-    assert (got["loo", "error"]["n_errors"], got["loo", "error"]["n_refits"]) == (loo.n_errors, loo.n_refits)
-    assert got["loo", "error"]["estimate"] == loo.estimate
+    assert (got["xi_alpha", "error rate"]["n_errors"], got["xi_alpha", "error rate"]["estimate"],
+            got["xi_alpha", "F1 score"]["estimate"]) == (est.n_errors, est.estimate, est.f1)
+    assert got["xi_alpha", "recall"]["n_errors"] == est.n_pos_errors
+    assert (got["loo_error", "error rate"]["n_errors"], got["loo_error", "error rate"]["n_refits"]) == (
+        loo.n_errors, loo.n_refits)
+    assert got["loo_error", "error rate"]["estimate"] == loo.estimate and got["loo_error", "recall"]["n_samples"] == 30
+    assert len(got) == 8
     assert main(["xi-alpha", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--radius",
                  "svmlight", "--kernel", "rbf", "--gamma", "0.5"]) == 0
     out = capsys.readouterr().out

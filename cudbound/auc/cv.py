@@ -34,12 +34,12 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import GroupKFold, StratifiedKFold
 
-from .._deprecation import renamed, renamed_fields
+from .._deprecation import renamed
 from .._validation import check_data, check_features, check_rng, check_scalar, redefined_methods
 from .._warnings import warn
 from ..refit import as_refits
 from ..resampling import Splitter, cv_splitter, splitter_folds
-from ..results import PointEstimateResult
+from ..results import AUC, PointEstimateResult
 from ..ties import decision_signs, term_scale
 from .scores import _auc, pair_auc
 
@@ -115,23 +115,22 @@ class KernelRLS(ClassifierMixin, BaseEstimator):
         return np.where(signs > 0, self.classes_[1], self.classes_[0])
 
 
-@renamed_fields(auc="estimate")
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class CVAUCResult(PointEstimateResult):
-    """What :func:`cv_auc` returns, a :class:`~cudbound.results.Result` without an interval.
+    """What :func:`cv_auc` returns, a :class:`~cudbound.results.Result` without an interval
+    (``method`` ``"cv_auc"``, ``quantity`` ``"AUC"``).
 
-    ``estimate``: the pooled or averaged AUC (``auc`` is its old name, deprecated);
-    ``fold_auc``: each fold's AUC (NaN when skipped), repetition after repetition; ``folds``: the
-    fold label of every row; ``scores``: every row's held-out score (``folds`` and ``scores`` of shape
-    (repeats, n) for a repeated splitter, else (n,)).
+    ``estimate``: the pooled or averaged AUC (``pooling`` says which); ``fold_auc``: each fold's AUC
+    (NaN when skipped), repetition after repetition; ``folds``: the fold label of every row;
+    ``scores``: every row's held-out score (``folds`` and ``scores`` of shape (repeats, n) for a
+    repeated splitter, else (n,)).
     """
 
-    quantity = "auc"
-    method_name = "cv_auc"
     no_interval_reason = ("the cross-validated AUC is a point estimate: its folds share training points, so the "
                           "spread of the fold AUCs (fold_auc) is no standard error, and no interval is computed")
 
-    estimate: float
+    method: str = "cv_auc"
+    quantity: str = AUC
     pooling: str
     fold_auc: np.ndarray
     folds: np.ndarray
@@ -146,31 +145,29 @@ class CVAUCResult(PointEstimateResult):
         return {"pooling": self.pooling, "n_folds": int(self.fold_auc.size), "n_skipped_folds": self.n_skipped_folds}
 
 
-@renamed_fields(auc="estimate")
-@dataclass(repr=False)
+@dataclass(kw_only=True, repr=False)
 class LPOAUCResult(PointEstimateResult):
-    """What :func:`lpo_auc` returns, a :class:`~cudbound.results.Result` without an interval.
+    """What :func:`lpo_auc` returns, a :class:`~cudbound.results.Result` without an interval
+    (``method`` ``"lpo_auc"``, ``quantity`` ``"AUC"``).
 
-    ``estimate``: the leave-pair-out AUC over ``n_pairs`` positive-negative pairs (``auc`` is
-    its old name, deprecated); ``method``: how the held-out scores were computed, "closed form"
-    (KernelRLS) or "refits" (``computation`` in :meth:`to_dict`).
+    ``estimate``: the leave-pair-out AUC over ``n_pairs`` positive-negative pairs; ``computation``:
+    how the held-out scores were computed, ``"closed form"`` (KernelRLS) or ``"refits"``.
     """
 
-    quantity = "auc"
-    method_name = "lpo_auc"
     no_interval_reason = ("the leave-pair-out AUC is a point estimate: its pairs share points, and no interval "
                           "is computed")
 
-    estimate: float
+    method: str = "lpo_auc"
+    quantity: str = AUC
     n_pairs: int
-    method: str
+    computation: str
     pair_scores: np.ndarray | None = field(repr=False, default=None)
 
     def _repr_fields(self) -> dict:
-        return {"estimate": self.estimate, "n_pairs": self.n_pairs, "method": self.method}
+        return {"estimate": self.estimate, "n_pairs": self.n_pairs, "computation": self.computation}
 
     def _extra_dict(self) -> dict:
-        return {"n_pairs": self.n_pairs, "computation": self.method}
+        return {"n_pairs": self.n_pairs, "computation": self.computation}
 
 
 def _folds(cv, X, labels, groups, rng):
@@ -234,8 +231,8 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
                  f"AUC.", OneClassFoldWarning)
         value = float(np.nanmean(fold_auc))
     one = folds.shape[0] == 1
-    return CVAUCResult(estimate=value, pooling=pooling, fold_auc=fold_auc, folds=folds[0] if one else folds,
-                       scores=scores[0] if one else scores, n_skipped_folds=skipped)
+    return CVAUCResult(estimate=value, n_samples=len(labels), pooling=pooling, fold_auc=fold_auc,
+                       folds=folds[0] if one else folds, scores=scores[0] if one else scores, n_skipped_folds=skipped)
 
 
 def _lpo_closed_form(model, X, labels):
@@ -298,4 +295,5 @@ def lpo_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, progress: b
         method = "refits"
     if pair.shape[0] == 0:
         raise ValueError("the leave-pair-out AUC needs both classes.")
-    return LPOAUCResult(estimate=pair_auc(pair), n_pairs=int(pair.shape[0]), method=method, pair_scores=pair)
+    return LPOAUCResult(estimate=pair_auc(pair), n_samples=len(labels), n_pairs=int(pair.shape[0]), computation=method,
+                        pair_scores=pair)

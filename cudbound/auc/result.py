@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..results import IntervalResult
+from ..results import AUC, IntervalResult
 
 __all__ = ["AUCIntervalResult"]
 
 
 @dataclass(kw_only=True, repr=False)
 class AUCIntervalResult(IntervalResult):
-    """An interval for an AUC, an :class:`~cudbound.results.IntervalResult` whose ``quantity`` is ``"auc"``.
+    """An interval for an AUC, an :class:`~cudbound.results.IntervalResult` whose ``quantity`` is ``"AUC"``.
 
     Attributes
     ----------
@@ -31,11 +31,11 @@ class AUCIntervalResult(IntervalResult):
         The method's parts (class counts, the variance components, the number of resamples, ...).
     """
 
-    quantity = "auc"
+    quantity: str = AUC
     standard_error: float | None = None
 
     def _own_repr_fields(self) -> dict:
         return {"estimate": float(self.estimate), "standard_error": self.standard_error, "n_samples": self.n_samples}
 
     def _extra_dict(self) -> dict:
-        return {"standard_error": self.standard_error}
+        return {"standard_error": self.standard_error, **super()._extra_dict()}

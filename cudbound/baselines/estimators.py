@@ -64,7 +64,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -73,11 +73,10 @@ from numpy.typing import ArrayLike
 from .._deprecation import apply_renames, renamed, renames_of
 from .._docstrings import fill_doc
 from .._validation import check_rng, check_scalar
-from .._warnings import warn
 from ..basis import Basis
 from ..design import _prepare, as_prepared
 from ..losses import Loss
-from ..refit import DegenerateResampleWarning, RefitLog, Refits, refits_for
+from ..refit import DegenerateResampleWarning, Refits, refits_for
 from ..resampling import Splitter, draw_counts, fold_assignments
 from ..results import PointEstimateResult
 
@@ -135,22 +134,11 @@ class ErrorEstimate(PointEstimateResult):
     no_interval_reason = ("it is a point estimate; cudbound.intervals builds intervals around it (the paper's "
                           "baselines around .632, wald_cv around cross-validation)")
 
-    method: str
-    estimate: float
-    n_samples: int
-    details: dict = field(default_factory=dict)
-
     def __float__(self) -> float:
         return float(self.estimate)
 
-    def _method(self) -> str:
-        return self.method
-
     def _repr_fields(self) -> dict:
         return {"method": self.method, "estimate": self.estimate, "n_samples": self.n_samples}
-
-    def _extra_dict(self) -> dict:
-        return {"n_samples": self.n_samples}
 
 
 # --------------------------------------------------------------------------- resampling

@@ -336,7 +336,6 @@ def _split_sizes(n, test_fraction):
 
 def _corrected_t_iv(design, y, confidence_level, n_splits, test_fraction, loss, rng):
     refits = _refits_iv(design, y, loss)
-    labels = refits.labels
     J = check_scalar(n_splits, "n_splits", min_val=2)
     f, n1, n2 = _split_sizes(refits.n, test_fraction)
     return refits, check_confidence_level(confidence_level), J, f, n1, n2, check_rng(rng)
@@ -377,7 +376,6 @@ def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.
     t0 = time.perf_counter()
     refits, level, J, f, n1, n2, gen = _corrected_t_iv(design, y, confidence_level, n_splits,
                                                                   test_fraction, loss, rng)
-    labels = refits.labels
     train, test = _random_splits(refits.n, n2, J, gen)
     wrong, log = _heldout_wrong(refits, train, test)
     mu = wrong.sum(axis=1) / n2
@@ -389,7 +387,6 @@ def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.
 
 def _conservative_z_iv(design, y, confidence_level, n_splits, n_halves, test_fraction, loss, rng):
     refits = _refits_iv(design, y, loss)
-    labels = refits.labels
     n = refits.n
     J = check_scalar(n_splits, "n_splits", min_val=1)
     M = check_scalar(n_halves, "n_halves", min_val=1)
@@ -438,7 +435,6 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
     t0 = time.perf_counter()
     refits, level, J, M, f, n1, n2, gen = _conservative_z_iv(design, y, confidence_level, n_splits,
                                                                         n_halves, test_fraction, loss, rng)
-    labels = refits.labels
     n = refits.n
     train, test = _random_splits(n, n2, J, gen)
     half = n // 2
@@ -464,7 +460,6 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
 def _nested_cv_iv(design, y, confidence_level, cv, repeats, bias_repeats, loss, rng) -> tuple[
         Refits, float, int, int, int, np.random.Generator]:
     refits = _refits_iv(design, y, loss)
-    labels = refits.labels
     n = refits.n
     if cv_splitter(cv) is not None:
         raise ValueError(f"nested_cv needs `cv` as a number of folds (its algorithm draws its own random K-fold "
@@ -646,7 +641,6 @@ def nested_cv_estimate(losses: ArrayLike, layouts: np.ndarray, cv_layouts: np.nd
 def _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng) -> tuple[
         Refits, float, int, bool, np.random.Generator]:
     refits = _refits_iv(design, y, loss)
-    labels = refits.labels
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
     if not isinstance(bias_correction, (bool, np.bool_)):
         raise ValueError(f"`bias_correction` must be True or False; got {bias_correction!r}.")
@@ -729,7 +723,6 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
 def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng) -> tuple[
         Refits, float, int, str, np.random.Generator]:
     refits = _refits_iv(design, y, loss)
-    labels = refits.labels
     B = check_scalar(n_resamples, "n_resamples", min_val=2)
     key = point_estimate.strip().lower().lstrip(".") if isinstance(point_estimate, str) else None
     if key not in ("632", "632+", "err1"):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..output import envelope, result_item
+from ..output import envelope
 from .csv_input import read_labelled_csv
 from .output import _csv_data
 from .shared import CLIError, _positive, add_flag
@@ -62,17 +62,16 @@ def _auc(args) -> tuple[dict, str]:
     seed = None
     if args.method == "lpo":
         res = lpo_auc(model, X, labels)
-        extra = {"n_pairs": res.n_pairs, "method_detail": res.method}
-        how = f"leave-pair-out over {res.n_pairs} positive-negative pairs ({res.method})"
+        extra: dict = {}
+        how = f"leave-pair-out over {res.n_pairs} positive-negative pairs ({res.computation})"
     else:
         res = cv_auc(model, X, labels, cv=folds, pooling=args.method, rng=args.seed)
-        extra = {"folds": folds, "fold_auc": [None if np.isnan(v) else float(v) for v in res.fold_auc],
-                 "n_skipped_folds": res.n_skipped_folds}
+        extra = {"folds": folds, "fold_auc": [None if np.isnan(v) else float(v) for v in res.fold_auc]}
         seed = args.seed
         how = f"{args.method} over {folds} stratified folds (seed {args.seed})" + (
             f", {res.n_skipped_folds} one-class folds skipped" if res.n_skipped_folds else "")
     record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=seed,
-                      results=[result_item(args.method, "auc", res.estimate, **extra)], details={"model": repr(model)})
+                      results=[{**res.to_dict(), **extra}], details={"model": repr(model)})
     report = "\n".join([f"AUC {res.estimate:.4f}: {how}",
                         f"  model   {model!r} (kernel ridge on -1/+1 labels)",
                         f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
@@ -90,12 +89,8 @@ def _interval(args, model, X, features, labels, encoding) -> tuple[dict, str]:
     level = 0.95 if args.confidence_level is None else args.confidence_level
     res = auc_interval(model, X, labels, method=args.interval, cv=args.cv, confidence_level=level, rng=args.seed,
                        **options)
-    scalars = {k: v for k, v in res.details.items() if isinstance(v, (bool, int, float, str))}
-    extra = {"folds": args.cv, "standard_error": res.standard_error, **options, "details": scalars}
     record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=args.seed,
-                      results=[result_item(args.interval, "auc", res.estimate, res.low, res.high,
-                                           res.confidence_level, **extra)],
-                      details={"model": repr(model)})
+                      results=[{**res.to_dict(), "folds": args.cv, **options}], details={"model": repr(model)})
     se = "" if res.standard_error is None else f", standard error {res.standard_error:.4f}"
     report = "\n".join([f"AUC {res.estimate:.4f}, {res.confidence_level:g} interval [{res.low:.4f}, {res.high:.4f}] "
                         f"({args.interval}{se})",

@@ -30,6 +30,7 @@ from ..basis import make_basis
 from ..compare import ALTERNATIVES, Procedure, _methods_iv, compare, get_method, method_names
 from ..losses import get_loss
 from ..output import envelope
+from ..results import AUC_DIFFERENCE
 from .csv_input import read_labelled_csv
 from .output import _csv_data, _plot_to_file
 from .shared import CLIError, _positive, add_flag, in_flags
@@ -291,7 +292,7 @@ def _report(args, X, encoding, seed, results, plotted) -> str:
              f"  {'method':<{w}}{'of':<7}{'A - B':>8}{'low':>9}{'high':>9}{'statistic':>11}{'p-value':>9}"
              f"{'seconds':>9}"]
     for r in results:
-        what = "AUC" if r.quantity == "auc difference" else "error"
+        what = "AUC" if r.quantity == AUC_DIFFERENCE else "error"
         low, high = (r.low, r.high) if r.has_confidence_interval else (None, None)
         lines.append(f"  {r.method:<{w}}{what:<7}{_number(r.estimate, 8)}{_number(low, 9)}{_number(high, 9)}"
                      f"{_number(r.statistic, 11, 3)}{_number(r.pvalue, 9)}{r.seconds:>9.2f}")
@@ -312,5 +313,4 @@ def _maybe_plot(args, results):
     """A forest plot of the differences to ``--plot FILE`` (None without the option)."""
     if not args.plot:
         return None
-    from ..plotting import plot_differences
-    return _plot_to_file(args.plot, lambda: plot_differences(results, data_name=Path(args.data).name))
+    return _plot_to_file(args.plot, lambda: results.plot(data_name=Path(args.data).name))

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..output import envelope, result_item
+from ..results import COVERAGE
 from .shared import EXIT_INTERRUPTED, PROG, CLIError, _show_progress
 
 
@@ -137,7 +138,7 @@ def _coverage_item(cell: dict) -> dict:
     from ..coverage.store import coverage_interval
     low, high = coverage_interval(cell["covered"], cell["reps"])
     extra = {k: v for k, v in cell.items() if k not in ("method", "coverage")}
-    return result_item(cell["method"], "coverage", cell["coverage"], low, high, 0.95, **extra)
+    return result_item(cell["method"], COVERAGE, cell["coverage"], low, high, 0.95, cell["n"], **extra)
 
 
 def _coverage_check(args, config):

@@ -147,10 +147,10 @@ def _interval_methods(args, X, y, features, encoding, seed) -> tuple[dict, str]:
     w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.confidence_level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
-             f"  {'method':<{w}}{'low':>8}{'high':>8}{'centre':>8}{'width':>8}{'seconds':>9}"]
-    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.estimate:>8.4f}{r.width:>8.4f}"
+             f"  {'method':<{w}}{'low':>8}{'high':>8}{'estimate':>10}{'width':>8}{'seconds':>9}"]
+    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.estimate:>10.4f}{r.width:>8.4f}"
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
-    lines += ["", "  centre: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
+    lines += ["", "  estimate: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
                   "2008), each method's own estimate for the others."]
     plotted = _maybe_plot(args, list(results))
     if plotted:

@@ -26,7 +26,7 @@ def _format_report(result, context, extra=()) -> str:
         ("labels", repr(result.label_encoding) if result.label_encoding is not None else "as given"),
         ("model", f"{result.details['basis']}, {result.details['loss']} loss, alpha_n = {result.alpha_n:g}"),
         ("coefficients", " ".join(f"{c:+.4f}" for c in result.coef)),
-        ("level", f"{result.confidence_level:g} (B = {result.n_resamples} bootstrap resamples)"),
+        ("confidence level", f"{result.confidence_level:g} (B = {result.n_resamples} bootstrap resamples)"),
         ("interval", f"[{low:.4f}, {high:.4f}]" + ("  (conservative)" if result.conservative else "")),
         ("training error", f"{result.train_error:.4f}"),
         ("half-width", f"{result.half_width:.4f} (before clipping to [0, 1])"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..output import envelope, result_item
+from ..results import F1, PRECISION, RECALL
 from .csv_input import read_labelled_csv
 from .output import _csv_data
 from .shared import _positive, _radius_arg, _show_progress
@@ -43,15 +44,12 @@ def _xi_alpha(args) -> tuple[dict, str]:
     X, _, features, labels, encoding = read_labelled_csv(args)
     kw = dict(C=args.C, kernel=args.kernel, gamma=args.gamma, degree=args.degree, coef0=args.coef0)
     est = xi_alpha(X, labels, rho=args.rho, radius=_radius_arg(args.radius), **kw)
-    results = [result_item("xi_alpha", "error", est.estimate, n_errors=est.n_errors),
-               result_item("xi_alpha", "recall", est.recall, n_errors=est.n_pos_errors),
-               result_item("xi_alpha", "precision", est.precision, n_errors=est.n_neg_errors),
-               result_item("xi_alpha", "f1", est.f1)]
+    results = [est.to_dict(), *_rates(est, n_errors={RECALL: est.n_pos_errors, PRECISION: est.n_neg_errors})]
     details = {"n_errors": est.n_errors, "n_pos_errors": est.n_pos_errors, "n_neg_errors": est.n_neg_errors,
                "n_pos": est.n_pos, "radius_sq": est.radius_sq, "rho": est.rho, "stable": est.stable,
                "n_support": int(np.sum(est.alpha > 0)), "svm": {**kw, "radius": args.radius}}
     lines = [f"xi-alpha estimates (Joachims 2000), rho = {est.rho:g}, R^2 = {est.radius_sq:.6g} ({args.radius}):",
-             f"  error     <= {est.estimate:.4f}  (d = {est.n_errors} of n = {est.n})",
+             f"  error     <= {est.estimate:.4f}  (d = {est.n_errors} of n = {est.n_samples})",
              f"  recall    >= {est.recall:.4f}  (d+ = {est.n_pos_errors} of n+ = {est.n_pos})",
              f"  precision >= {est.precision:.4f}  (d- = {est.n_neg_errors})",
              f"  F1        >= {est.f1:.4f}"]
@@ -59,9 +57,7 @@ def _xi_alpha(args) -> tuple[dict, str]:
         lines.append("  warning: no free support vector; the bound of Lemma 1 does not apply")
     if args.loo:
         loo = loo_error(X, labels, progress=_show_progress(args), **kw)
-        results += [result_item("loo", "error", loo.estimate, n_errors=loo.n_errors, n_refits=loo.n_refits),
-                    result_item("loo", "recall", loo.recall), result_item("loo", "precision", loo.precision),
-                    result_item("loo", "f1", loo.f1)]
+        results += [loo.to_dict(), *_rates(loo)]
         details["loo"] = {"n_errors": loo.n_errors, "n_refits": loo.n_refits}
         lines.append(f"exact leave-one-out: error {loo.estimate:.4f} ({loo.n_errors} errors, {loo.n_refits} refits), "
                      f"recall {loo.recall:.4f}, precision {loo.precision:.4f}, F1 {loo.f1:.4f}")
@@ -69,3 +65,12 @@ def _xi_alpha(args) -> tuple[dict, str]:
                  f"{len(features)} features), labels {encoding!r}")
     record = envelope("xi-alpha", data=_csv_data(args, X, features, encoding), results=results, details=details)
     return record, "\n".join(lines)
+
+
+def _rates(res, n_errors=None) -> list[dict]:
+    """The recall, precision and F1 of a xi-alpha or leave-one-out result as entries of their own
+    (the error rate is the result's own row), with ``n_errors`` per quantity where given."""
+    n_errors = n_errors or {}
+    return [result_item(res.method, quantity, value, n_samples=res.n_samples,
+                        **({"n_errors": n_errors[quantity]} if quantity in n_errors else {}))
+            for quantity, value in ((RECALL, res.recall), (PRECISION, res.precision), (F1, res.f1))]

@@ -50,6 +50,7 @@ from .predictions import INTERVAL_METHODS, delong_test, error_difference_interva
 from .procedures import (OUT_OF_FOLD_STREAM, OutOfFold, Procedure, ProcedurePair, _corrected_t, _delong_oof, _f5x2,
                          _interval_oof, _mcnemar_oof, _nested_cv, _t5x2, _wald_cv, combined_ftest_5x2cv,
                          corrected_t_test, nested_cv_test, paired_ttest_5x2cv, wald_cv_test)
+from ..results import ResultList
 from .result import ALTERNATIVES, ComparisonResult
 
 __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "paired_table", "paired_ttest_5x2cv",
@@ -131,7 +132,7 @@ def _methods_iv(methods) -> tuple[str, ...]:
 def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
             methods: str | Sequence[str] = DEFAULT_METHODS, *, confidence_level: float = 0.95,
             alternative: str = "two-sided", rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-            pos_label: Any = None, **options: Any) -> list[ComparisonResult]:
+            pos_label: Any = None, **options: Any) -> ResultList:
     """Run registered comparisons of two learning procedures on the same data.
 
     Parameters
@@ -161,7 +162,9 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
 
     Returns
     -------
-    list of ComparisonResult, in the order of ``methods``.
+    ResultList
+        The :class:`ComparisonResult` of each method, in the order of ``methods`` (a list with
+        ``to_frame()`` and ``plot()``, a forest plot of the differences with the zero line).
 
     Examples
     --------
@@ -183,13 +186,13 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
 
 def compare_pair(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequence, *,
                  confidence_level: float = 0.95, alternative: str = "two-sided", shared: Mapping | None = None,
-                 per: Mapping | None = None) -> list[ComparisonResult]:
+                 per: Mapping | None = None) -> ResultList:
     """The loop of :func:`compare` on a pair already built, its streams children of ``root``
     (:func:`root_seed`): ``shared`` given to every method that takes them and ``per[name]`` to one.
     The options are not checked here (:func:`compare` checks them first; a study checks them when it
     reads its configuration). A study calls it to share the pair's refits with its AUC intervals."""
     shared, per = dict(shared or {}), dict(per or {})
-    results = []
+    results = ResultList()
     for name in names:
         method = get_method(name)
         kwargs = {k: v for k, v in shared.items() if k in method.options()}

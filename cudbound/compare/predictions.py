@@ -29,6 +29,7 @@ from scipy import optimize, stats
 
 from .._validation import check_confidence_level, check_scores, encode_labels
 from ..auc import delong_placements
+from ..results import AUC_DIFFERENCE
 from ..statistics import check_alternative, normal_critical_value, normal_p_value, wilson_interval
 from .result import ComparisonResult, clipped, ratio_statistic
 
@@ -388,7 +389,7 @@ def delong_test(y_true: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     Returns
     -------
     ComparisonResult
-        ``method="delong"``, ``quantity="auc difference"``; ``details`` has both AUCs, their
+        ``method="delong"``, ``quantity="difference of AUCs"``; ``details`` has both AUCs, their
         variances and covariance.
 
     References
@@ -418,7 +419,7 @@ def delong_test(y_true: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     return ComparisonResult(
         method="delong", estimate=diff, statistic=z, pvalue=normal_p_value(z, alternative),
         confidence_interval=clipped(diff - half, diff + half), confidence_level=level, alternative=alternative,
-        n_samples=labels.shape[0], quantity="auc difference", seconds=time.perf_counter() - t0,
+        n_samples=labels.shape[0], quantity=AUC_DIFFERENCE, seconds=time.perf_counter() - t0,
         details={"auc_a": float(placements.auc[0]), "auc_b": float(placements.auc[1]), "var_a": float(S[0, 0]),
                  "var_b": float(S[1, 1]), "covariance": float(S[0, 1]), "se": se,
                  "n_positive": int(placements.positives.shape[1]), "n_negative": int(placements.negatives.shape[1])})

@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from .._validation import check_confidence_level
-from ..results import ConfidenceInterval, NoConfidenceIntervalError, Result, _scalars, _Shown
+from ..results import DIFFERENCES, ERROR_RATE_DIFFERENCE, ConfidenceInterval, Result, _Shown
 from ..statistics import ALTERNATIVES, check_alternative
 
 __all__ = ["ComparisonResult", "ALTERNATIVES"]
 
 
+@dataclass(kw_only=True, repr=False, eq=False, init=False)
 class ComparisonResult(Result):
     """The result of a comparison of two classifiers A and B, a :class:`~cudbound.results.Result`.
 
@@ -33,59 +35,59 @@ class ComparisonResult(Result):
         As in scipy: ``"less"`` is the alternative that A's value is below B's.
     n_samples : int
     quantity : str
-        ``"error difference"`` or ``"auc difference"``.
+        ``"difference of error rates"`` (:data:`~cudbound.results.ERROR_RATE_DIFFERENCE`) or
+        ``"difference of AUCs"`` (:data:`~cudbound.results.AUC_DIFFERENCE`).
+    seconds : float
     details : dict
         The method's parts (counts, per-split differences, degrees of freedom, ...).
     """
 
-    def __init__(self, *, method: str, estimate: float, statistic: float | None = None, pvalue: float | None = None,
-                 confidence_interval: tuple[float, float] | None = None, confidence_level: float | None = None,
-                 alternative: str = "two-sided", n_samples: int = 0, quantity: str = "error difference",
-                 no_interval_reason: str | None = None, details: dict | None = None, seconds: float = 0.0):
+    quantity: str = ERROR_RATE_DIFFERENCE
+    statistic: float | None = None
+    pvalue: float | None = None
+    alternative: str = "two-sided"
+    seconds: float = 0.0
+
+    def __init__(self, *, method: str, estimate: float, n_samples: int, statistic: float | None = None,
+                 pvalue: float | None = None, confidence_interval: tuple[float, float] | None = None,
+                 confidence_level: float | None = None, alternative: str = "two-sided",
+                 quantity: str = ERROR_RATE_DIFFERENCE, no_interval_reason: str | None = None,
+                 details: dict | None = None, seconds: float = 0.0):
         if confidence_interval is None and not no_interval_reason:
             raise ValueError("a ComparisonResult without a confidence interval needs `no_interval_reason`.")
+        if quantity not in DIFFERENCES:
+            raise ValueError(f"`quantity` of a comparison must be one of {list(DIFFERENCES)}; got {quantity!r}.")
         self.method = method
         self.estimate = float(estimate)
+        self.n_samples = int(n_samples)
+        self.quantity = quantity
+        self.details = {} if details is None else details
         self.statistic = None if statistic is None else float(statistic)
         self.pvalue = None if pvalue is None else float(pvalue)
-        self._interval = None if confidence_interval is None else ConfidenceInterval(*map(float, confidence_interval))
-        self._level = None if self._interval is None else check_confidence_level(confidence_level)
+        self._ci = None if confidence_interval is None else ConfidenceInterval(*map(float, confidence_interval))
+        self._level = None if self._ci is None else check_confidence_level(confidence_level)
         self.alternative = check_alternative(alternative)
-        self.n_samples = int(n_samples)
-        self.quantity = quantity  # type: ignore[misc]  # per result here, not per class
-        self.no_interval_reason = None if self._interval is not None else no_interval_reason  # type: ignore[misc]
-        self.details = {} if details is None else details
+        self.no_interval_reason = None if self._ci is not None else no_interval_reason  # type: ignore[misc]
         self.seconds = float(seconds)
 
-    @property
-    def has_confidence_interval(self) -> bool:
-        return self._interval is not None
+    def _interval(self) -> tuple[ConfidenceInterval, float] | None:
+        return None if self._ci is None or self._level is None else (self._ci, self._level)
 
     @property
-    def confidence_interval(self) -> ConfidenceInterval:  # type: ignore[override]  # read-only: none for a test
-        if self._interval is None:
-            raise NoConfidenceIntervalError(f"{self.method} gives no confidence interval: {self.no_interval_reason}.")
-        return self._interval
+    def confidence_interval(self) -> ConfidenceInterval:
+        """(low, high) for A - B (:class:`~cudbound.results.NoConfidenceIntervalError` for a test that gives none)."""
+        if self._ci is None:
+            raise self._missing_interval()
+        return self._ci
 
     @property
-    def confidence_level(self) -> float | None:  # type: ignore[override]  # None without an interval
+    def confidence_level(self) -> float | None:
         return self._level
-
-    @property
-    def low(self) -> float:
-        return self.confidence_interval.low
-
-    @property
-    def high(self) -> float:
-        return self.confidence_interval.high
-
-    def _method(self) -> str:
-        return self.method
 
     def _repr_fields(self) -> dict:
         out: dict[str, Any] = {"method": self.method, "estimate": self.estimate}
-        if self._interval is not None:
-            out["confidence_interval"] = self._interval
+        if self._ci is not None:
+            out["confidence_interval"] = self._ci
             out["confidence_level"] = _Shown(f"{self._level:g}")
         if self.statistic is not None:
             out["statistic"] = self.statistic
@@ -97,22 +99,7 @@ class ComparisonResult(Result):
 
     def _extra_dict(self) -> dict:
         return {"statistic": _finite_or_none(self.statistic), "pvalue": self.pvalue, "alternative": self.alternative,
-                "n_samples": self.n_samples, "seconds": self.seconds, "no_interval_reason": self.no_interval_reason}
-
-    def _row(self) -> dict:
-        """The row of :meth:`to_frame`: :meth:`to_dict` without the nested ``details``."""
-        return {k: v for k, v in self.to_dict().items() if k != "details"}
-
-    def to_dict(self) -> dict:
-        """Plain-Python summary (JSON-serialisable): the common keys of
-        :func:`cudbound.results.result_item`, then ``statistic``, ``pvalue``, ``alternative``,
-        ``n_samples``, ``seconds``, ``no_interval_reason`` and the scalar ``details``."""
-        out = super().to_dict()
-        for key in ("statistic", "no_interval_reason"):   # None is a value here (JSON null)
-            out.setdefault(key, None)
-        out.setdefault("pvalue", None)
-        out["details"] = _scalars(self.details)
-        return out
+                "seconds": self.seconds, "no_interval_reason": self.no_interval_reason}
 
 
 def _finite_or_none(value):

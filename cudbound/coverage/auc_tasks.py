@@ -35,6 +35,7 @@ from ..datasets import get_dataset
 from ..fit import fit_classifier, predict_signs
 from ..losses import get_loss
 from ..resampling import draw_folds, stream
+from ..results import AUC_DIFFERENCE, ERROR_RATE_DIFFERENCE
 from .auc_config import COMPARISON_PREFIX, ESTIMATES
 from .config import StudyConfig, Task
 from .draws import MAX_REDRAWS, _jsonable, _usable
@@ -96,6 +97,10 @@ def _draw(config: StudyConfig, task: Task, rng, data_home):
                        f"points or a rank-deficient design under {spec.basis!r} or {spec.basis_b!r}.")
 
 
+_STORED_QUANTITY = {ERROR_RATE_DIFFERENCE: "error difference", AUC_DIFFERENCE: "auc difference"}
+"""A comparison's quantity as the store's ``details`` record it (the store's words, unchanged)."""
+
+
 def _interval_row(label, res, target, seconds=None):
     low, high = float(res.low), float(res.high)
     return {"method": label, "low": low, "high": high, "centre": float(res.estimate), "width": high - low,
@@ -112,7 +117,7 @@ def _estimate_row(label, value, target, seconds):
 def _comparison_row(label, res, target):
     row = {"method": label, "low": None, "high": None, "centre": float(res.estimate), "width": None, "covered": None,
            "seconds": float(res.seconds), "target": float(target), "statistic": res.statistic, "pvalue": res.pvalue,
-           "details": _jsonable({"quantity": res.quantity, **res.details})}
+           "details": _jsonable({"quantity": _STORED_QUANTITY[res.quantity], **res.details})}
     if res.has_confidence_interval:
         low, high = map(float, res.confidence_interval)
         row.update(low=low, high=high, width=high - low, covered=int(low <= target <= high))
@@ -179,7 +184,7 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
         results = compare_pair(pair, names, root, confidence_level=config.confidence_level,
                                per={config.method_of[label]: config.options[label] for label in comparisons})
         for label, res in zip(comparisons, results):
-            target = auc_a - auc_b if res.quantity == "auc difference" else err_a - err_b
+            target = auc_a - auc_b if res.quantity == AUC_DIFFERENCE else err_a - err_b
             rows[label] = _comparison_row(label, res, target)
     seen.update(f"{type(w.message).__name__}: {w.message}" for w in caught)
     return {"dataset": task.dataset, "n": task.n, "rep": task.rep, "train_error": float(fit_a.train_error),

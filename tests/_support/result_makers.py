@@ -1,5 +1,5 @@
-"""One result of every result class of the package, made on small data (tests/test_results.py
-checks the common vocabulary on them, tests/test_deprecation.py the old field names)."""
+"""Every result the package returns, made by its public functions on small data
+(tests/test_results.py checks the common row layout and vocabulary on them)."""
 import numpy as np
 
 import cudbound
@@ -12,52 +12,34 @@ def small_data(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return X, np.where(X[:, 0] + 0.7 * rng.normal(size=24) > 0, 1, -1)
 
 
-def _interval(X, y):
-    return cudbound.intervals(X, y, methods=["kohavi"], rng=0)[0]
-
-
-def _cud(X, y):
-    return cudbound.cud_interval(X, y, n_resamples=20, rng=0)
-
-
-def _error_estimate(X, y):
-    from cudbound.baselines import estimate_error
-    return estimate_error(X, y, "632", rng=0)
-
-
-def _cv_auc(X, y):
-    from cudbound.auc import KernelRLS, cv_auc
-    return cv_auc(KernelRLS(), X, y, cv=4, rng=0)
-
-
-def _lpo_auc(X, y):
-    from cudbound.auc import KernelRLS, lpo_auc
-    return lpo_auc(KernelRLS(), X, y)
-
-
-def _auc_interval(X, y):
-    from cudbound.auc import KernelRLS, auc_interval
-    return auc_interval(KernelRLS(), X, y, method="newcombe", cv=4, rng=0)
-
-
-def _xi_alpha(X, y):
-    from cudbound.svm import xi_alpha
-    return xi_alpha(X, y, C=1.0)
-
-
-def _loo(X, y):
-    from cudbound.svm import loo_error
-    return loo_error(X, y, C=1.0)
-
-
-def _comparison(X, y):
+def every_result(X, y) -> dict:
+    """label -> result, from every public function that returns one: ``cud_interval``, every method of
+    ``intervals``, every point estimator, every comparison of ``compare``, every AUC interval of
+    ``auc_interval``, ``cv_auc`` (both poolings), ``lpo_auc`` (closed form and refits), ``xi_alpha``
+    and ``loo_error``; the lists ``intervals`` and ``compare`` return under "intervals" and "compare"."""
     from sklearn.dummy import DummyClassifier
+    from sklearn.linear_model import RidgeClassifier
 
-    from cudbound.compare import Procedure, corrected_t_test
-    return corrected_t_test(Procedure(), DummyClassifier(), X, y, cv=4, repeats=2, rng=0)
+    from cudbound.auc import KernelRLS, auc_interval, cv_auc, lpo_auc
+    from cudbound.auc.registry import method_names as auc_methods
+    from cudbound.baselines import ESTIMATORS, estimate_error
+    from cudbound.compare import Procedure, compare
+    from cudbound.svm import loo_error, xi_alpha
 
-
-MAKERS = {"IntervalResult": _interval, "CUDResult": _cud, "ErrorEstimate": _error_estimate,
-          "CVAUCResult": _cv_auc, "LPOAUCResult": _lpo_auc, "XiAlphaEstimate": _xi_alpha, "LOOResult": _loo,
-          "ComparisonResult": _comparison, "AUCIntervalResult": _auc_interval}
-"""Result class name -> a function of (X, y) returning one such result."""
+    out = {"cud_interval": cudbound.cud_interval(X, y, n_resamples=20, rng=0)}
+    out["intervals"] = cudbound.intervals(X, y, methods="all", rng=0, cud_options={"n_resamples": 20})
+    out.update({f"intervals:{r.method}": r for r in out["intervals"]})
+    out.update({f"estimate_error:{m}": estimate_error(X, y, m, **({} if m in ("resubstitution", "loo") else {"rng": 0}))
+                for m in ESTIMATORS})
+    out["compare"] = compare(Procedure(), DummyClassifier(), X, y, methods="all", rng=0,
+                             corrected_t_options={"repeats": 2}, nested_cv_options={"repeats": 2, "bias_repeats": 2})
+    out.update({f"compare:{r.method}": r for r in out["compare"]})
+    out.update({f"auc_interval:{m}": auc_interval(KernelRLS(), X, y, method=m, cv=4, rng=0,
+                                                  **({"n_resamples": 200} if m.startswith("bootstrap") else {}))
+                for m in auc_methods()})
+    out.update({f"cv_auc:{p}": cv_auc(KernelRLS(), X, y, cv=4, pooling=p, rng=0) for p in ("averaged", "pooled")})
+    out["lpo_auc:closed form"] = lpo_auc(KernelRLS(), X, y)
+    out["lpo_auc:refits"] = lpo_auc(RidgeClassifier(), X, y)
+    out["xi_alpha"] = xi_alpha(X, y, C=1.0)
+    out["loo_error"] = loo_error(X, y, C=1.0)
+    return out

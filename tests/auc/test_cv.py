@@ -53,8 +53,8 @@ def test_leave_pair_out_closed_form_equals_refits(kernel, seed):
         pass
 
     slow = lpo_auc(Wrapped(regparam=0.5, kernel=kernel, gamma=0.5), X, y)
-    assert fast.method == "closed form" and slow.method == "refits"
-    assert lpo_auc(Renamed(regparam=0.5, kernel=kernel, gamma=0.5), X, y).method == "closed form"
+    assert fast.computation == "closed form" and slow.computation == "refits"
+    assert lpo_auc(Renamed(regparam=0.5, kernel=kernel, gamma=0.5), X, y).computation == "closed form"
     assert fast.n_pairs == slow.n_pairs == int(np.sum(y > 0) * np.sum(y < 0))
     np.testing.assert_allclose(fast.pair_scores, slow.pair_scores, atol=1e-10)
     assert fast.estimate == slow.estimate
@@ -63,7 +63,7 @@ def test_leave_pair_out_closed_form_equals_refits(kernel, seed):
 def test_leave_pair_out_with_any_estimator():
     X, y = data(4, n=10)
     res = lpo_auc(LogisticRegression(), X, y)
-    assert res.method == "refits" and 0.0 <= res.estimate <= 1.0
+    assert res.computation == "refits" and res.method == "lpo_auc" and 0.0 <= res.estimate <= 1.0
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -123,7 +123,8 @@ def test_command_line(tmp_path, capsys):
     assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
     (res,) = rec["results"]
-    assert (res["method"], res["quantity"]) == ("lpo", "auc") and rec["data"]["label_mapping"]["positive"] == "sick"
+    assert (res["method"], res["quantity"]) == ("lpo_auc", "AUC") and rec["data"]["label_mapping"]["positive"] == "sick"
+    assert res["computation"] == "closed form" and res["n_samples"] == 20
     assert res["estimate"] == lpo_auc(KernelRLS(), X, y).estimate and res["n_pairs"] == int(np.sum(y > 0) * np.sum(y < 0))
     assert main(["auc", "--data", str(path), "--label", "outcome", "--pos-label", "sick", "--method", "pooled",
                  "--cv", "4", "--seed", "3"]) == 0

@@ -424,7 +424,7 @@ def test_every_result_is_an_auc_interval_with_plain_json(name, call):
     res = call(y, s)
     d = res.to_dict()
     json.dumps(d)
-    assert d["method"] == name and d["quantity"] == "auc" and d["low"] <= d["estimate"] <= d["high"]
+    assert d["method"] == name and d["quantity"] == "AUC" and d["low"] <= d["estimate"] <= d["high"]
     assert res.n_samples == len(y) and res.confidence_level == 0.95 and res.seconds >= 0
 
 

@@ -38,12 +38,12 @@ def test_the_interval_is_auc_interval_of_kernel_rls(capsys, patients, method):
     X6 = np.array([[float(f"{v:.6f}") for v in row] for row in X])     # as the CSV file holds them
     options = {"n_resamples": 300} if method.startswith("bootstrap") else {}
     direct = auc_interval(KernelRLS(), X6, y, method=method, cv=4, rng=3, confidence_level=0.9, **options)
-    assert item["method"] == method and item["quantity"] == "auc" and item["confidence_level"] == 0.9
+    assert item["method"] == method and item["quantity"] == "AUC" and item["confidence_level"] == 0.9
     assert (item["low"], item["high"]) == pytest.approx(tuple(direct.confidence_interval), abs=1e-12)
     assert item["estimate"] == pytest.approx(direct.estimate, abs=1e-12) and item["folds"] == 4
     assert ("n_resamples" in item) == method.startswith("bootstrap")
-    scalars = {k: v for k, v in direct.details.items() if isinstance(v, (bool, int, float, str))}
-    assert scalars and item["details"] == pytest.approx(scalars)
+    scalars = direct.to_dict()["details"]        # the result's row, as the CLI prints it
+    assert scalars and item["details"] == pytest.approx(scalars) and item["n_samples"] == len(y)
     import jsonschema
     jsonschema.validate(record, OUTPUT_SCHEMA)
 

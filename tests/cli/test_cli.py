@@ -59,7 +59,7 @@ def check_record(record):
     """The one CUD result of a demo/interval --json output, checked and returned."""
     assert record["schema_version"] == 1 and len(record["results"]) == 1
     cud = record["results"][0]
-    assert cud["method"] == "cud" and cud["quantity"] == "error" and cud["estimate"] == cud["train_error"]
+    assert cud["method"] == "cud" and cud["quantity"] == "error rate" and cud["estimate"] == cud["train_error"]
     assert 0.0 <= cud["low"] <= cud["train_error"] <= cud["high"] <= 1.0
     assert cud["half_width"] >= 0.0
     assert cud["n_resamples"] == 20 and cud["search"]["replicates"] == 20
@@ -264,7 +264,7 @@ def test_interval_methods_table_and_json(capsys, zero_one_csv):
     record = json.loads(out)
     assert [r["method"] for r in record["results"]] == ["cud", "kohavi"]
     for r in record["results"]:
-        assert 0.0 <= r["low"] <= r["centre"] <= r["high"] <= 1.0
+        assert 0.0 <= r["low"] <= r["estimate"] <= r["high"] <= 1.0
 
 
 def test_interval_unknown_method_exits_2(capsys, zero_one_csv):

@@ -125,7 +125,7 @@ def test_json_is_the_one_layout_and_carries_the_folds(capsys, csv_file):
     assert record["details"]["model_b"] == "squared,basis=poly:2"
     assert record["details"]["procedure_b"].startswith("Procedure(basis='poly:2'")
     tango, ftest = record["results"]
-    assert tango["quantity"] == "error difference" and tango["confidence_level"] == 0.9
+    assert tango["quantity"] == "difference of error rates" and tango["confidence_level"] == 0.9
     assert -1 <= tango["low"] <= tango["estimate"] <= tango["high"] <= 1
     assert ftest["low"] is None and ftest["no_interval_reason"] and ftest["pvalue"] is not None
     assert len(tango["details"]["folds"]) == 48 and np.array(ftest["details"]["folds"]).shape == (5, 48)
