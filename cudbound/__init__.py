@@ -10,6 +10,7 @@ _kernel_cache.install()  # compiled kernels cache outside the installed package 
 from .baselines import DegenerateResampleWarning
 from .basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 from .cud import SmallSampleWarning, cud_from_design, cud_interval, replicate_sup, search_replicate
+from .engine import EngineOptions
 from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)
@@ -19,8 +20,8 @@ from .results import ConfidenceInterval, CUDResult, IntervalResult, IntervalResu
 __version__ = "0.1.0"
 
 __all__ = [
-    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "intervals", "method_names",
-    "register", "DegenerateResampleWarning", "SmallSampleWarning",
+    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "EngineOptions", "intervals",
+    "method_names", "register", "DegenerateResampleWarning", "SmallSampleWarning",
     "CUDResult", "IntervalResult", "IntervalResults", "ConfidenceInterval", "SearchStats", "plot_intervals",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",
     "NoMinimiserError", "get_loss",
