@@ -9,8 +9,7 @@ _kernel_cache.install()  # compiled kernels cache outside the installed package 
 
 from .baselines import DegenerateResampleWarning
 from .basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
-from .cud import SmallSampleWarning, cud_from_design, cud_interval, replicate_sup, search_replicate
-from .engine import EngineOptions
+from .cud import EngineOptions, SmallSampleWarning, cud_from_design, cud_interval, replicate_sup, search_replicate
 from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)

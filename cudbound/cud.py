@@ -20,6 +20,7 @@ import math
 import numbers
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +31,7 @@ from ._validation import (check_alpha_n, check_confidence_level, check_counts, c
 from ._warnings import warn
 from .basis import Basis
 from .design import _prepare, check_labelled_design, reparametrise
-from .engine import EngineOptions, ReplicateEngine
+from .engine import ENGINES, ReplicateEngine
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import Loss, get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
@@ -40,11 +41,92 @@ from .search import SearchOptions, SearchOutcome
 from .workers import ReplicateRunner
 
 if TYPE_CHECKING:
+    from distributed import Client
     from sklearn.base import BaseEstimator
 
 # the main function first: the API reference lists them in this order
-__all__ = ["cud_interval", "cud_from_design", "SmallSampleWarning", "replicate_sup", "search_replicate",
-           "conservative_quantile"]
+__all__ = ["cud_interval", "cud_from_design", "EngineOptions", "SmallSampleWarning", "replicate_sup",
+           "search_replicate", "conservative_quantile"]
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the CUD replicates are computed: the engine's settings, apart from the statistics.
+
+    None of them changes the interval, except a budget that cuts a search short: the replicate
+    then keeps a certified upper bound and the result is flagged ``conservative``.
+
+    - engine : ``"auto"`` (default), ``"python"`` or ``"cvxpy"``: where a replicate is set up and
+      how its nodes are solved (:mod:`cudbound.engine`); all three give the same Q^(b).
+    - solver : the cvxpy solver of the generic path (None: ECOS for quadratic losses and losses
+      with derivatives, CLARABEL for the others).
+    - max_nodes : node budget of each replicate's search (None: none).
+    - replicate_time_limit : seconds of each replicate's search (None: none).
+    - exact_distribution : solve every replicate to the end, so that ``bootstrap_distribution``
+      holds every Q^(b) exactly (slower; the same interval).
+    - scheduler : the address of a Dask scheduler (or a ``distributed.Client``): the replicates
+      run on that cluster instead of local processes.
+
+    Every front door (``engine_options=`` of :func:`cudbound.cud_interval` and
+    :func:`cudbound.cud_from_design`, a study's ``[options.cud.engine_options]``) takes an
+    ``EngineOptions`` or a dict of its fields (:meth:`coerce`).
+
+    >>> EngineOptions.coerce({"max_nodes": 1000})
+    EngineOptions(engine='auto', solver=None, max_nodes=1000, replicate_time_limit=None, exact_distribution=False, \
+scheduler=None)
+    """
+
+    engine: str = "auto"
+    solver: str | None = None
+    max_nodes: int | None = None
+    replicate_time_limit: float | None = None
+    exact_distribution: bool = False
+    scheduler: str | Client | None = None
+
+    def __post_init__(self):
+        if self.engine not in ENGINES:
+            raise ValueError(f"`engine` must be one of {ENGINES}; got {self.engine!r}.")
+        if self.solver is not None and not isinstance(self.solver, str):
+            raise TypeError(f"`solver` must be None or the name of a cvxpy solver; got {type(self.solver).__name__}.")
+        if self.max_nodes is not None:
+            object.__setattr__(self, "max_nodes", check_scalar(self.max_nodes, "max_nodes", min_val=1,
+                                                               hint=" (None: no limit)"))
+        if self.replicate_time_limit is not None:
+            object.__setattr__(self, "replicate_time_limit", check_scalar(
+                self.replicate_time_limit, "replicate_time_limit", numbers.Real, min_val=0.0,
+                include_boundaries="neither", hint=" (seconds of each replicate's search; None: no limit)"))
+        if not isinstance(self.exact_distribution, (bool, np.bool_)):
+            raise TypeError(f"`exact_distribution` must be True or False; got {self.exact_distribution!r}.")
+        if not (self.scheduler is None or isinstance(self.scheduler, str) or hasattr(self.scheduler, "submit")):
+            raise TypeError(f"`scheduler` must be None, a Dask scheduler's address or a distributed.Client; "
+                            f"got {type(self.scheduler).__name__}.")
+
+    @classmethod
+    def coerce(cls, value: EngineOptions | Mapping[str, Any] | None) -> EngineOptions:
+        """``value`` as an EngineOptions: None is the defaults, a dict gives some of the fields by name."""
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, Mapping):
+            names = [f.name for f in dataclasses.fields(cls)]
+            unknown = sorted(str(k) for k in value if k not in names)
+            if unknown:
+                raise ValueError(f"`engine_options` has no field(s) {unknown}; its fields are {names}.")
+            return cls(**value)
+        raise TypeError(f"`engine_options` must be a cudbound.EngineOptions, a dict of its fields or None; "
+                        f"got {type(value).__name__}.")
+
+    def search_options(self, base: SearchOptions | None = None) -> SearchOptions:
+        """The per-replicate budgets (``max_nodes``, ``replicate_time_limit``) on top of ``base``
+        (a :class:`cudbound.search.SearchOptions`, default the defaults), whose own budgets stay
+        where these are None."""
+        base = base if base is not None else SearchOptions()
+        if not isinstance(base, SearchOptions):
+            raise TypeError(f"`search_options` must be a cudbound.search.SearchOptions; got {type(base).__name__}.")
+        return dataclasses.replace(
+            base, max_nodes=self.max_nodes if self.max_nodes is not None else base.max_nodes,
+            time_limit=self.replicate_time_limit if self.replicate_time_limit is not None else base.time_limit)
 
 
 def _replicate_iv(design, y, counts, loss, alpha_n) -> tuple[np.ndarray, np.ndarray, np.ndarray, Loss, float]:

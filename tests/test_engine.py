@@ -88,6 +88,33 @@ def test_time_budget_flags_interval_conservative():
     assert not exact.conservative and cut.conservative
     assert np.all(cut.bootstrap_distribution >= exact.bootstrap_distribution - 1e-12)
     assert cut.half_width >= exact.half_width
+    # the same settings as an EngineOptions, and through intervals()' per-method options
+    same = cudbound.cud_interval(X, y, n_resamples=20, rng=4, engine_options=cudbound.EngineOptions(max_nodes=2))
+    [via] = cudbound.intervals(X, y, methods=["cud"], rng=4, cud_options={"n_resamples": 20,
+                                                                          "engine_options": {"max_nodes": 2}})
+    for other in (same, via):
+        np.testing.assert_array_equal(other.bootstrap_distribution, cut.bootstrap_distribution)
+        assert other.confidence_interval == cut.confidence_interval and other.conservative
+
+
+def test_engine_options_take_a_dict_of_their_fields_and_refuse_anything_else():
+    from cudbound import EngineOptions
+    assert EngineOptions.coerce(None) == EngineOptions() == EngineOptions.coerce({})
+    assert EngineOptions.coerce({"engine": "cvxpy", "max_nodes": 5.0}) == EngineOptions(engine="cvxpy", max_nodes=5)
+    opts = EngineOptions(max_nodes=9)
+    assert EngineOptions.coerce(opts) is opts
+    budgets = opts.search_options(SearchOptions(time_limit=3.0, branching="static"))
+    assert (budgets.max_nodes, budgets.time_limit, budgets.branching) == (9, 3.0, "static")
+    for bad, error, fragment in [({"max_node": 1}, ValueError, r"no field\(s\) \['max_node'\]"),
+                                 ({"max_nodes": 0}, ValueError, "`max_nodes` must be a positive integer"),
+                                 ({"replicate_time_limit": -1.0}, ValueError, "`replicate_time_limit` must be"),
+                                 ({"engine": "fast"}, ValueError, "`engine` must be one of"),
+                                 ({"exact_distribution": 1}, TypeError, "`exact_distribution` must be True or False"),
+                                 ({"scheduler": 8786}, TypeError, "`scheduler` must be None"),
+                                 ({"solver": 3}, TypeError, "`solver` must be None"),
+                                 ("auto", TypeError, "`engine_options` must be a cudbound.EngineOptions")]:
+        with pytest.raises(error, match=fragment):
+            EngineOptions.coerce(bad)
 
 
 class _Failing(NodeSolver):

@@ -5,9 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..cud import cud_interval
+from ..cud import EngineOptions, cud_interval
 from ..datasets.simulated import DEMO_GENERATOR, demo_data
-from ..engine import EngineOptions
 from ..output import envelope
 from ..registry import get_method, intervals, method_names
 from .csv_input import read_labelled_csv

@@ -143,6 +143,22 @@ def test_a_changed_default_changes_the_protocol():
     assert paper.options["kohavi"]["form"] == "wald"      # the stored paper study used the Wald form
 
 
+def test_engine_options_are_recorded_field_by_field():
+    """CUD's engine settings are one option, ``engine_options`` (a TOML table); the protocol records
+    each field under its own name, the ones set among the options and the others among the
+    defaults, so that a protocol reads as it did when they were options of their own."""
+    config = small_config(2)
+    defaults = config.protocol()["defaults"]["cud"]
+    assert {"engine": "auto", "solver": None, "max_nodes": None, "exact_distribution": False,
+            "scheduler": None}.items() <= defaults.items() and "engine_options" not in defaults
+    assert "replicate_time_limit" not in defaults     # left out at its default, None (as before)
+    pinned = parse_config(SMOKE.read_text() + '\n[options.cud.engine_options]\nmax_nodes = 1000\n', source="pinned")
+    assert pinned.options["cud"]["engine_options"] == {"max_nodes": 1000}
+    assert pinned.protocol()["methods"]["cud"][1]["max_nodes"] == 1000
+    assert "max_nodes" not in pinned.protocol()["defaults"]["cud"]
+    assert pinned.protocol()["defaults"]["cud"]["engine"] == "auto" and pinned.fingerprint() != config.fingerprint()
+
+
 @pytest.mark.parametrize("name", ["study2", "sensitivity"])
 def test_committed_chunks_were_made_under_the_shipped_protocol(name):
     """A change to the config code or a default that altered the protocol would orphan the
