@@ -121,7 +121,7 @@ def test_cli_jobs_progress_and_exact_distribution(capsys):
     assert code == 0 and (full["low"], full["high"]) == (record["low"], record["high"])
     assert full["search"]["bounded"] == 0
     assert main(["demo", "--jobs", "0"]) == 2
-    assert "argument --jobs: must be a positive integer or -1" in capsys.readouterr().err
+    assert "argument --jobs: must be a positive integer, -1 (every core) or -k" in capsys.readouterr().err
 
 
 # (hinge: seed 9, since with the branching of issue 28 every replicate of seed 7 is decided in

@@ -201,11 +201,13 @@ def _jobs_spec(text: str) -> int:
         jobs = int(text)
     except ValueError:
         jobs = 0
+    if jobs == 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, -1 (every core) or -k (every core but k - 1); "
+                                         f"got {text!r}.")
     try:
         check_n_jobs(jobs)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).replace("`n_jobs` = ", "").replace("`n_jobs` must be", "must be")
-                                         .replace(f"got {jobs!r}", f"got {text!r}")) from None
+    except ValueError as exc:   # -k beyond the cores
+        raise argparse.ArgumentTypeError(str(exc).replace("`n_jobs` = ", "")) from None
     return jobs
 
 
