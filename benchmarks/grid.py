@@ -45,7 +45,7 @@ def _cell(args) -> dict:
     from cudbound.search import SearchOptions
 
     warm = LinearGaussian(n_features=2, flip_probability=0.2).sample(20, np.random.default_rng(99))
-    cudbound.cud_interval(*warm, n_resamples=20, rng=0, engine=args.engine)  # numba cache, cvxpy import
+    cudbound.cud_interval(*warm, n_resamples=20, rng=0, engine_options={"engine": args.engine})  # numba cache, cvxpy import
     gen = LinearGaussian(n_features=args.p - 1, flip_probability=args.noise)
     X, y = gen.sample(args.n, np.random.default_rng(args.seed))
     if args.ablation:
@@ -60,7 +60,7 @@ def _cell(args) -> dict:
                 "screened": [o.screened for o in outs], "values": [o.value for o in outs],
                 "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     t0 = time.perf_counter()
-    res = cudbound.cud_interval(X, y, n_resamples=args.resamples, rng=args.seed, engine=args.engine)
+    res = cudbound.cud_interval(X, y, n_resamples=args.resamples, rng=args.seed, engine_options={"engine": args.engine})
     seconds = time.perf_counter() - t0
     return {"seconds": seconds, "nodes": res.stats.nodes.tolist(), "solves": res.stats.solves.tolist(),
             "screened": res.stats.screened.tolist(), "half_width": res.half_width,

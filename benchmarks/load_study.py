@@ -2,7 +2,7 @@
 resident memory sampled from /proc while it runs, then ``cudbound store check`` timed on the
 store it made (issue 17: "memory flat", "store check in seconds"; docs/reliability.md).
 
-    python benchmarks/load_study.py --tasks 5000 --workers 2 --out /tmp/load
+    python benchmarks/load_study.py --tasks 5000 --jobs 2 --out /tmp/load
 
 Prints the machine, the command, the runner's RSS at the start (first task stored), at the
 end and its maximum, the wall time, and the store check's time. Linux only (/proc).
@@ -62,7 +62,7 @@ def stored(store: Path) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=5000, help="tasks in the study (two data sets; default 5000)")
-    parser.add_argument("--workers", default="2")
+    parser.add_argument("--jobs", default="2")
     parser.add_argument("--out", required=True, help="directory for the config and the store (must not hold a store)")
     args = parser.parse_args(argv)
     out = Path(args.out)
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
         parser.error(f"{store} exists: give an empty --out directory")
     config.write_text(CONFIG.format(reps=args.tasks // 2))
     cmd = [sys.executable, "-m", "cudbound", "coverage", "--config", str(config), "--store", str(store),
-           "--workers", args.workers, "--no-progress"]
+           "--jobs", args.jobs, "--no-progress"]
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()} {platform.release()}, "
           f"Python {platform.python_version()}; date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("command:", " ".join(cmd))
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
         return proc.returncode
     working = [s for s in samples if s[1] > 0]
     first, last = working[0], working[-1]
-    print(f"tasks: {stored(store)} in {wall:.0f} s on {args.workers} workers")
+    print(f"tasks: {stored(store)} in {wall:.0f} s on {args.jobs} workers")
     print(f"runner RSS: {first[2]:.1f} MiB at the first stored task ({first[1]} tasks, {first[0]:.0f} s), "
           f"{last[2]:.1f} MiB at the end ({last[1]} tasks, {last[0]:.0f} s), max {max(s[2] for s in working):.1f} MiB")
     quarter = [s for s in working if s[1] >= stored(store) // 4]

@@ -9,7 +9,7 @@ _kernel_cache.install()  # compiled kernels cache outside the installed package 
 
 from .baselines import DegenerateResampleWarning
 from .basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
-from .cud import SmallSampleWarning, cud_from_design, cud_interval, replicate_sup, search_replicate
+from .cud import EngineOptions, SmallSampleWarning, cud_from_design, cud_interval, replicate_sup, search_replicate
 from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)
@@ -19,8 +19,8 @@ from .results import ConfidenceInterval, CUDResult, IntervalResult, ResultList, 
 __version__ = "0.1.0"
 
 __all__ = [
-    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "intervals", "method_names",
-    "register", "DegenerateResampleWarning", "SmallSampleWarning",
+    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "EngineOptions", "intervals",
+    "method_names", "register", "DegenerateResampleWarning", "SmallSampleWarning",
     "CUDResult", "IntervalResult", "ResultList", "ConfidenceInterval", "SearchStats", "plot_intervals",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",
     "NoMinimiserError", "get_loss",

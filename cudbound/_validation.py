@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,8 @@ import numpy as np
 
 __all__ = [
     "check_scalar", "check_features", "encode_labels", "check_data", "check_scores", "check_values", "check_counts",
-    "check_confidence_level", "check_n_resamples", "check_alpha_n", "check_rng", "check_method_list", "LabelEncoding",
+    "check_confidence_level", "check_n_resamples", "check_alpha_n", "check_rng", "check_method_list", "check_n_jobs",
+    "LabelEncoding",
     "redefined_methods"]
 
 
@@ -341,6 +343,36 @@ def check_rng(rng) -> np.random.Generator:
     if int(rng) < 0:
         raise ValueError(f"`rng` must be a non-negative int seed; got {rng!r}.")
     return np.random.default_rng(int(rng))
+
+
+def check_n_jobs(n_jobs, name: str = "n_jobs") -> int:
+    """The number of worker processes ``n_jobs`` asks for, read as scikit-learn reads it: None is 1,
+    a positive integer that many, -1 every core, -k every core but k - 1 (at least one must remain).
+
+    >>> check_n_jobs(None), check_n_jobs(3)
+    (1, 3)
+    >>> check_n_jobs(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: `n_jobs` must be a positive integer, -1 (every core), -k (every core but k - 1) or None (one); got 0.
+    """
+    if n_jobs is None:
+        return 1
+    message = (f"`{name}` must be a positive integer, -1 (every core), -k (every core but k - 1) or None (one); "
+               f"got {n_jobs!r}.")
+    try:
+        jobs = check_scalar(n_jobs, name)
+    except ValueError:
+        raise ValueError(message) from None
+    if jobs == 0:
+        raise ValueError(message)
+    if jobs > 0:
+        return jobs
+    cores = os.cpu_count() or 1
+    if cores + 1 + jobs < 1:
+        raise ValueError(f"`{name}` = {jobs} asks for every core but {-jobs - 1}, and this machine has {cores}; "
+                         f"use -1 (every core) or a positive integer.")
+    return cores + 1 + jobs
 
 
 def check_method_list(methods, registered, noun: str = "method") -> tuple:

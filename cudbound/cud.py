@@ -19,14 +19,15 @@ import dataclasses
 import math
 import numbers
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_resamples, check_rng,
-                          check_scalar)
+from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_jobs, check_n_resamples,
+                          check_rng, check_scalar)
 from ._warnings import warn
 from .basis import Basis
 from .design import _prepare, as_prepared, check_labelled_design, reparametrise
@@ -37,15 +38,95 @@ from .results import ConfidenceInterval, CUDResult, SearchStats
 from .quantile import kth_smallest, order_index, order_statistic
 from .resampling import draw_counts
 from .search import SearchOptions, SearchOutcome
-from .workers import ReplicateRunner, check_n_jobs
+from .workers import ReplicateRunner
 
 if TYPE_CHECKING:
     from distributed import Client
     from sklearn.base import BaseEstimator
 
 # the main function first: the API reference lists them in this order
-__all__ = ["cud_interval", "cud_from_design", "SmallSampleWarning", "replicate_sup", "search_replicate",
-           "conservative_quantile"]
+__all__ = ["cud_interval", "cud_from_design", "EngineOptions", "SmallSampleWarning", "replicate_sup",
+           "search_replicate", "conservative_quantile"]
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the CUD replicates are computed: the engine's settings, apart from the statistics.
+
+    None of them changes the interval, except a budget that cuts a search short: the replicate
+    then keeps a certified upper bound and the result is flagged ``conservative``.
+
+    - engine : ``"auto"`` (default), ``"python"`` or ``"cvxpy"``: where a replicate is set up and
+      how its nodes are solved (:mod:`cudbound.engine`); all three give the same Q^(b).
+    - solver : the cvxpy solver of the generic path (None: ECOS for quadratic losses and losses
+      with derivatives, CLARABEL for the others).
+    - max_nodes : node budget of each replicate's search (None: none).
+    - replicate_time_limit : seconds of each replicate's search (None: none).
+    - exact_distribution : solve every replicate to the end, so that ``bootstrap_distribution``
+      holds every Q^(b) exactly (slower; the same interval).
+    - scheduler : the address of a Dask scheduler (or a ``distributed.Client``): the replicates
+      run on that cluster instead of local processes.
+
+    Every front door (``engine_options=`` of :func:`cudbound.cud_interval` and
+    :func:`cudbound.cud_from_design`, a study's ``[options.cud.engine_options]``) takes an
+    ``EngineOptions`` or a dict of its fields (:meth:`coerce`).
+
+    >>> EngineOptions.coerce({"max_nodes": 1000})
+    EngineOptions(engine='auto', solver=None, max_nodes=1000, replicate_time_limit=None, exact_distribution=False, \
+scheduler=None)
+    """
+
+    engine: str = "auto"
+    solver: str | None = None
+    max_nodes: int | None = None
+    replicate_time_limit: float | None = None
+    exact_distribution: bool = False
+    scheduler: str | Client | None = None
+
+    def __post_init__(self):
+        if self.engine not in ENGINES:
+            raise ValueError(f"`engine` must be one of {ENGINES}; got {self.engine!r}.")
+        if self.solver is not None and not isinstance(self.solver, str):
+            raise TypeError(f"`solver` must be None or the name of a cvxpy solver; got {type(self.solver).__name__}.")
+        if self.max_nodes is not None:
+            object.__setattr__(self, "max_nodes", check_scalar(self.max_nodes, "max_nodes", min_val=1,
+                                                               hint=" (None: no limit)"))
+        if self.replicate_time_limit is not None:
+            object.__setattr__(self, "replicate_time_limit", check_scalar(
+                self.replicate_time_limit, "replicate_time_limit", numbers.Real, min_val=0.0,
+                include_boundaries="neither", hint=" (seconds of each replicate's search; None: no limit)"))
+        if not isinstance(self.exact_distribution, (bool, np.bool_)):
+            raise TypeError(f"`exact_distribution` must be True or False; got {self.exact_distribution!r}.")
+        if not (self.scheduler is None or isinstance(self.scheduler, str) or hasattr(self.scheduler, "submit")):
+            raise TypeError(f"`scheduler` must be None, a Dask scheduler's address or a distributed.Client; "
+                            f"got {type(self.scheduler).__name__}.")
+
+    @classmethod
+    def coerce(cls, value: EngineOptions | Mapping[str, Any] | None) -> EngineOptions:
+        """``value`` as an EngineOptions: None is the defaults, a dict gives some of the fields by name."""
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, Mapping):
+            names = [f.name for f in dataclasses.fields(cls)]
+            unknown = sorted(str(k) for k in value if k not in names)
+            if unknown:
+                raise ValueError(f"`engine_options` has no field(s) {unknown}; its fields are {names}.")
+            return cls(**value)
+        raise TypeError(f"`engine_options` must be a cudbound.EngineOptions, a dict of its fields or None; "
+                        f"got {type(value).__name__}.")
+
+    def search_options(self, base: SearchOptions | None = None) -> SearchOptions:
+        """The per-replicate budgets (``max_nodes``, ``replicate_time_limit``) on top of ``base``
+        (a :class:`cudbound.search.SearchOptions`, default the defaults), whose own budgets stay
+        where these are None."""
+        base = base if base is not None else SearchOptions()
+        if not isinstance(base, SearchOptions):
+            raise TypeError(f"`search_options` must be a cudbound.search.SearchOptions; got {type(base).__name__}.")
+        return dataclasses.replace(
+            base, max_nodes=self.max_nodes if self.max_nodes is not None else base.max_nodes,
+            time_limit=self.replicate_time_limit if self.replicate_time_limit is not None else base.time_limit)
 
 
 def _replicate_iv(design, y, counts, loss, alpha_n) -> tuple[np.ndarray, np.ndarray, np.ndarray, Loss, float]:
@@ -55,52 +136,48 @@ def _replicate_iv(design, y, counts, loss, alpha_n) -> tuple[np.ndarray, np.ndar
 
 
 def search_replicate(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
-                     alpha_n: float | None = None, beta_hat: ArrayLike | None = None, engine: str = "auto",
-                     solver: str | None = None, max_nodes: int | None = None, time_limit: float | None = None,
-                     record_tree: bool = False, search_options: SearchOptions | None = None) -> SearchOutcome:
+                     alpha_n: float | None = None, beta_hat: ArrayLike | None = None, time_limit: float | None = None,
+                     engine_options: EngineOptions | Mapping[str, Any] = EngineOptions(),
+                     search_options: SearchOptions | None = None, record_tree: bool = False) -> SearchOutcome:
     """Branch and bound for one bootstrap count vector, with its statistics.
 
     The search runs in the orthonormal coordinates of :func:`cudbound.design.reparametrise`
     (the value does not depend on the design's parametrisation; a tree export's points are
-    in those coordinates). Same inputs as :func:`replicate_sup`, plus the engine, the cvxpy solver, budgets
-    and ``record_tree`` (return the search tree as a ``networkx.DiGraph`` whose nodes
-    carry depth, sign, node minimum ``m``, bound and state; the replicate is then set up in Python).
-    ``search_options`` (a :class:`cudbound.search.SearchOptions`) switches the bounds and
-    branching rule, for measurement; none of them changes the value. Returns a
+    in those coordinates). Same inputs as :func:`replicate_sup`, plus ``time_limit`` (seconds of
+    this search), ``engine_options`` (a :class:`cudbound.EngineOptions` or a dict of its fields: the
+    engine, the cvxpy solver and the node budget apply here, and ``replicate_time_limit`` with
+    ``time_limit``, the smaller of the two) and ``record_tree`` (return the search tree as a
+    ``networkx.DiGraph`` whose nodes carry depth, sign, node minimum ``m``, bound and state; the
+    replicate is then set up in Python). ``search_options`` (a :class:`cudbound.search.SearchOptions`)
+    switches the bounds and branching rule, for measurement; none of them changes the value. Returns a
     :class:`cudbound.search.SearchOutcome`: ``value`` (Q^(b), or a certified upper
     bound when ``status`` is not ``"exact"``), nodes, solves, pruned, realisability checks,
     screened points and seconds.
     """
     Phi, y, counts, loss, alpha = _replicate_iv(design, y, counts, loss, alpha_n)
+    engine = EngineOptions.coerce(engine_options)
+    options = engine.search_options(search_options)
+    time_limit = _check_time_limit(time_limit, zero_time=False)
+    if time_limit is not None and (options.time_limit is None or time_limit < options.time_limit):
+        options = dataclasses.replace(options, time_limit=time_limit)
     rep = reparametrise(Phi)
     loss_z = rep.loss(loss)
     if beta_hat is None:
         gamma_hat = fit_coefficients(rep.Z, y, loss_z, reparametrise=False)
     else:
         gamma_hat = rep.from_user(np.asarray(beta_hat, dtype=float))
-    options, _ = _budgets(max_nodes, time_limit, base=search_options)   # time_limit: this replicate's
-    eng = ReplicateEngine(rep.Z, y, loss_z, engine=engine, solver=solver)
+    eng = ReplicateEngine(rep.Z, y, loss_z, engine=engine.engine, solver=engine.solver)
     return eng.search(counts, gamma_hat, alpha, options, record_tree=record_tree)
 
 
-def _budgets(max_nodes, replicate_time_limit, time_limit=None, *, base=None,
-             zero_time=True) -> tuple[SearchOptions, float | None]:
-    """Every budget, one way: the per-replicate ones (``max_nodes`` and the replicate's time limit)
-    in a :class:`cudbound.search.SearchOptions` on top of ``base`` (which checks them: positive or
-    None), and the whole interval's ``time_limit`` checked (seconds or None; 0 only where
-    ``zero_time``: :func:`cud_interval` hands what is left of it to :func:`cud_from_design`).
-    Returns ``(options, time_limit)``."""
-    base = base if base is not None else SearchOptions()
-    if not isinstance(base, SearchOptions):
-        raise TypeError(f"`search_options` must be a cudbound.search.SearchOptions; got {type(base).__name__}.")
-    options = dataclasses.replace(base, max_nodes=max_nodes if max_nodes is not None else base.max_nodes,
-                                  time_limit=replicate_time_limit if replicate_time_limit is not None
-                                  else base.time_limit)
-    if time_limit is not None:
-        time_limit = check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0,
-                                  include_boundaries="left" if zero_time else "neither",
-                                  hint=" (seconds for the whole interval; None: no limit)")
-    return options, time_limit
+def _check_time_limit(time_limit, *, zero_time=True) -> float | None:
+    """The whole call's ``time_limit``: seconds or None; 0 only where ``zero_time``
+    (:func:`cud_interval` hands what is left of it to :func:`cud_from_design`)."""
+    if time_limit is None:
+        return None
+    return check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0,
+                        include_boundaries="left" if zero_time else "neither",
+                        hint=" (seconds; None: no limit)")
 
 
 def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
@@ -146,10 +223,8 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
                  loss: str | Loss | None = None, estimator: BaseEstimator | None = None,
                  confidence_level: float = 0.95, n_resamples: int = 500, alpha_n: float | None = None,
                  rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
-                 engine: str = "auto", solver: str | None = None, max_nodes: int | None = None,
-                 time_limit: float | None = None, replicate_time_limit: float | None = None, n_jobs: int = 1,
-                 exact_distribution: bool = False, progress: bool = False,
-                 scheduler: str | Client | None = None) -> CUDResult:
+                 n_jobs: int | None = 1, time_limit: float | None = None, progress: bool = False,
+                 engine_options: EngineOptions | Mapping[str, Any] = EngineOptions()) -> CUDResult:
     """CUD confidence set for the generalization error of a linear-in-basis classifier.
 
     Fits beta_hat by minimising ``loss`` on ``basis(X)``, draws ``n_resamples``
@@ -180,26 +255,24 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     alpha_n : float >= 0, default n.
     rng : None, int, SeedSequence or numpy Generator (the only source of randomness).
     pos_label : the label value of the positive class (+1), when needed.
-    engine : 'auto', 'python' or 'cvxpy'; solver : the cvxpy solver of the generic path (default
-        None: ECOS for quadratic losses and losses with derivatives, CLARABEL for the others).
-    max_nodes : optional node budget of each replicate's search; a replicate cut short keeps a
-        certified upper bound and the result is flagged ``conservative``.
+    n_jobs : int or None, worker processes for the replicates (default 1; None is 1, -1 every core,
+        -k every core but k - 1, as in scikit-learn). Replicates are handed out one at a time to the
+        next free worker. All count vectors are drawn from ``rng`` before any work is shared out,
+        so the result is identical for every ``n_jobs``.
     time_limit : optional budget in seconds for the whole interval (fit included). The searches
         spend it on the replicates whose bounds straddle Q_hat (``cudbound.quantile``); when it
         runs out, the result is returned at once (a small overhead after ``time_limit``) with the
         certified upper side of Q_hat: an interval never narrower than the exact one, flagged
         ``conservative`` unless the bounds had already met, and ``upper_gap`` says how far its
         upper end could still move in.
-    replicate_time_limit : optional budget in seconds of each replicate's search (as ``max_nodes``).
-    n_jobs : int, number of worker processes for the replicates (default 1; -1 = all cores).
-        Replicates are handed out one at a time to the next free worker. All count vectors
-        are drawn from ``rng`` before any work is shared out, so the result is identical
-        for every ``n_jobs``.
-    exact_distribution : bool, default False. True solves every replicate to the end, so
-        ``bootstrap_distribution`` holds every Q^(b) exactly (slower; same interval).
     progress : bool, default False. Show a progress bar (tqdm, on stderr) over the replicates.
-    scheduler : optional address of a Dask scheduler (or a ``distributed.Client``): the
-        replicates run on that cluster instead of local processes.
+    engine_options : :class:`cudbound.EngineOptions`, or a dict of its fields: the engine and its
+        cvxpy solver, the budgets of each replicate's search (``max_nodes``, ``replicate_time_limit``;
+        a replicate cut short keeps a certified upper bound and the result is flagged
+        ``conservative``), ``exact_distribution`` (solve every replicate to the end, so that
+        ``bootstrap_distribution`` holds every Q^(b) exactly; the same interval) and a Dask
+        ``scheduler`` to run the replicates on. None of them changes the interval unless a budget
+        runs out.
 
     Returns
     -------
@@ -218,19 +291,18 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     >>> res = cudbound.cud_interval(X, y, n_resamples=40, rng=1)
     >>> 0 <= res.confidence_interval.low <= res.train_error <= res.confidence_interval.high <= 1
     True
-    >>> full = cudbound.cud_interval(X, y, n_resamples=40, rng=1, exact_distribution=True)
+    >>> full = cudbound.cud_interval(X, y, n_resamples=40, rng=1, engine_options={"exact_distribution": True})
     >>> full.confidence_interval == res.confidence_interval
     True
     """
     t0 = time.perf_counter()
-    _budgets(max_nodes, replicate_time_limit, time_limit, zero_time=False)
+    _check_time_limit(time_limit, zero_time=False)
     started = time.time()
     data = _prepare(X, y, basis, estimator, pos_label, loss)
     res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level,
-                          n_resamples=n_resamples, alpha_n=alpha_n, rng=rng, engine=engine, solver=solver, max_nodes=max_nodes,
+                          n_resamples=n_resamples, alpha_n=alpha_n, rng=rng, n_jobs=n_jobs,
                           time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),
-                          replicate_time_limit=replicate_time_limit, n_jobs=n_jobs,
-                          exact_distribution=exact_distribution, progress=progress, scheduler=scheduler)
+                          progress=progress, engine_options=engine_options)
     res.details.update(data.details())
     res.seconds = time.perf_counter() - t0
     return res
@@ -250,9 +322,9 @@ def _fitted_iv(fitted, design, labels, loss):
     return fitted
 
 
-def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
-                   replicate_time_limit, n_jobs) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int,
-                                                          np.random.Generator, SearchOptions, float | None, int]:
+def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, n_jobs, time_limit,
+                   engine_options) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int, np.random.Generator, int,
+                                            float | None, EngineOptions]:
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
     option check of ``"cud"`` runs it on a stand-in design). A prepared data set gives its design: CUD
     keeps the basis fitted on all n points (the class is the span of that basis)."""
@@ -262,19 +334,16 @@ def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng,
     level = check_confidence_level(confidence_level)
     B = check_n_resamples(n_resamples, level)
     gen = check_rng(rng)
-    if engine not in ENGINES:
-        raise ValueError(f"`engine` must be one of {ENGINES}; got {engine!r}.")
-    options, time_limit = _budgets(max_nodes, replicate_time_limit, time_limit)
-    return Phi, labels, loss, alpha, level, B, gen, options, time_limit, check_n_jobs(n_jobs)
+    return (Phi, labels, loss, alpha, level, B, gen, check_n_jobs(n_jobs), _check_time_limit(time_limit),
+            EngineOptions.coerce(engine_options))
 
 
 def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squared", confidence_level: float = 0.95,
                     n_resamples: int = 500, alpha_n: float | None = None,
                     rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-                    fitted: FittedClassifier | None = None, engine: str = "auto", solver: str | None = None,
-                    max_nodes: int | None = None, time_limit: float | None = None,
-                    replicate_time_limit: float | None = None, n_jobs: int = 1, exact_distribution: bool = False,
-                    progress: bool = False, scheduler: str | Client | None = None) -> CUDResult:
+                    fitted: FittedClassifier | None = None, n_jobs: int | None = 1, time_limit: float | None = None,
+                    progress: bool = False,
+                    engine_options: EngineOptions | Mapping[str, Any] = EngineOptions()) -> CUDResult:
     """The CUD confidence set on a design matrix: :func:`cud_interval` after the basis.
 
     ``design`` is the (n, p) basis matrix Phi (full column rank, intercept column included
@@ -288,9 +357,8 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     """
     t0 = time.perf_counter()
     started = time.time()
-    Phi, labels, loss, alpha, level, B, gen, options, time_limit, jobs = _cud_design_iv(
-        design, y, loss, confidence_level, n_resamples, alpha_n, rng, engine, max_nodes, time_limit,
-        replicate_time_limit, n_jobs)
+    Phi, labels, loss, alpha, level, B, gen, jobs, time_limit, engine = _cud_design_iv(
+        design, y, loss, confidence_level, n_resamples, alpha_n, rng, n_jobs, time_limit, engine_options)
     deadline = None if time_limit is None else started + time_limit
     fit = _fitted_iv(fitted, Phi, labels, loss)
     n = Phi.shape[0]
@@ -301,10 +369,10 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     k = order_index(level, B)
     bar = _progress_bar(progress, B)
     try:
-        with ReplicateRunner(fit.rep.Z, labels, fit.loss_z, counts, fit.gamma, alpha, engine=engine, solver=solver,
-                             n_jobs=jobs, scheduler=scheduler) as runner:
-            out = order_statistic(runner, B, k, options, exact_distribution=exact_distribution, progress=bar,
-                                  deadline=deadline, on_bounds=_show_bounds(bar, centre, deadline))
+        with ReplicateRunner(fit.rep.Z, labels, fit.loss_z, counts, fit.gamma, alpha, engine=engine.engine,
+                             solver=engine.solver, n_jobs=jobs, scheduler=engine.scheduler) as runner:
+            out = order_statistic(runner, B, k, engine.search_options(), exact_distribution=engine.exact_distribution,
+                                  progress=bar, deadline=deadline, on_bounds=_show_bounds(bar, centre, deadline))
     finally:
         if bar is not None:
             bar.close()

@@ -44,7 +44,7 @@ import numpy as np
 
 from .losses import HingeLoss, same_math
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
-from .search import ReplicateProblem, SearchOptions, SearchOutcome, branch_and_bound
+from .search import ReplicateProblem, Screening, SearchOptions, SearchOutcome, branch_and_bound
 from .search.core import SearchContext, compiled_replicate
 from .search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from .search.lp_node_solver import HingeLPNodeSolver
@@ -219,28 +219,23 @@ class ReplicateEngine:
         solver, root, quad = self.prepare(counts)
         root = _checked(root)
         self._fallbacks += int(root.fallback)
+        screening = Screening(options.screen, self._screen_solver(solver), [(root.beta, root.beta_value)],
+                              self._screen_bound(solver, root), self._screen_batch(solver, root))
         problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha_n,
-                                   quad=quad, beta_u=root.beta, L_u=root.value, screen=options.screen,
-                                   screen_solver=self._screen_solver(solver),
-                                   known_points=[(root.beta, root.beta_value)],
-                                   screen_bound=self._screen_bound(solver, root),
-                                   screen_batch=self._screen_batch(solver, root))
+                                   quad=quad, beta_u=root.beta, L_u=root.value, screening=screening)
         seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and quad.positive_definite else None
-        lp = smooth = hinge_qp = None
+        inner = None
         fallback = self._cvxpy_solver
         if self.engine == "auto" and isinstance(solver, _WithFallback):
-            if solver.primary is self._lp:
-                lp = self._lp  # the compiled simplex runs inside the loop
-            elif solver.primary is self._hinge_qp:
-                hinge_qp = self._hinge_qp  # the compiled active-set method runs inside the loop
+            if solver.primary is self._lp or solver.primary is self._hinge_qp:
+                inner = solver.primary  # the compiled simplex or active-set method runs inside the loop
             elif (solver.primary is self._smooth and self._smooth.kind is not None
                   and self._smooth._root_sep is None):
                 # nothing separable: the compiled SQP runs inside the loop, the full solver backs it up
-                smooth, fallback = self._smooth, lambda: solver
+                inner, fallback = self._smooth, lambda: solver
         out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
-                               extra_lower=seed, lp=lp, smooth=smooth, hinge_qp=hinge_qp, fallback=fallback,
-                               python_realise=self.engine != "auto")
+                               extra_lower=seed, inner=inner, fallback=fallback, python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
         return out

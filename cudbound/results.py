@@ -435,7 +435,7 @@ class CUDResult(IntervalResult):
         Q-hat, the ceil(level * B)-th smallest replicate value (unclipped).
     bootstrap_distribution : ndarray
         The B replicate suprema Q^(b): exact where ``stats.status`` is ``"exact"``, otherwise a
-        certified upper bound (``cud_interval(..., exact_distribution=True)`` makes them all exact).
+        certified upper bound (``engine_options={"exact_distribution": True}`` makes them all exact).
     coef : ndarray
         beta-hat, the coefficients of the fitted classifier on the basis.
     alpha_n : float

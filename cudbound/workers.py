@@ -15,18 +15,10 @@ import itertools
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-from ._validation import check_scalar
 from .engine import ReplicateEngine
 from .lifeline import InFlight, init_worker, stop_workers
 
-__all__ = ["ReplicateRunner", "check_n_jobs"]
-
-
-def check_n_jobs(n_jobs) -> int:
-    """A positive worker count, or -1 for all cores."""
-    if n_jobs != -1 or isinstance(n_jobs, bool):
-        n_jobs = check_scalar(n_jobs, "n_jobs", min_val=1, hint=" (-1 means all cores)")
-    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+__all__ = ["ReplicateRunner"]
 
 
 _WORKER = {}

@@ -47,14 +47,14 @@ name = "three_points"
 print(f"{len(config.tasks())} tasks; the first: {config.tasks()[0]}")
 
 # %%
-# Run every task in this process (``workers=1``) into a store in a temporary directory. Each
+# Run every task in this process (``n_jobs=1``) into a store in a temporary directory. Each
 # finished task is committed at once, so running the same call again resumes the study and
 # computes nothing twice.
 with tempfile.TemporaryDirectory() as tmp:
     store_path = Path(tmp) / "miniature.sqlite"
-    report = run_study(config, store_path, workers=1, progress=False)
+    report = run_study(config, store_path, n_jobs=1, progress=False)
     print(f"computed {report.computed} tasks, {len(report.failed)} failed")
-    again = run_study(config, store_path, workers=1, progress=False)
+    again = run_study(config, store_path, n_jobs=1, progress=False)
     print(f"second run: {again.already} already stored, {again.computed} computed")
 
     with ResultStore(store_path) as store:

@@ -54,7 +54,7 @@ def _check(design, y, counts, alphas, extra=""):
         assert isinstance(got, float), type(got)
         assert abs(got - ref[a]) <= TOL, _describe(design, y, counts, a, got, ref[a], extra)
         for engine in ("python", "cvxpy"):
-            out = search_replicate(design, y, counts, alpha_n=a, engine=engine)
+            out = search_replicate(design, y, counts, alpha_n=a, engine_options={"engine": engine})
             assert out.status == "exact"
             assert abs(out.value - ref[a]) <= TOL, _describe(design, y, counts, a, out.value, ref[a],
                                                              f"{extra} engine={engine}")

@@ -25,7 +25,8 @@ def _data(seed, n=N, d=2):
 
 
 def _report(X, y, loss="squared", B=30, basis="linear", **kw):
-    res = cudbound.cud_interval(X, y, loss=loss, basis=basis, n_resamples=B, rng=1, exact_distribution=True, **kw)
+    res = cudbound.cud_interval(X, y, loss=loss, basis=basis, n_resamples=B, rng=1,
+                                engine_options={"exact_distribution": True}, **kw)
     signs = predict_signs(cudbound.basis.make_basis(basis).fit_transform(X), res.coef)
     return res, signs
 

@@ -1,5 +1,6 @@
 """The search engine: statistics, tree export, budgets, solver failures, engines agreeing."""
 import math
+import os
 from pathlib import Path
 
 import cvxpy as cp
@@ -36,7 +37,7 @@ def test_compiled_and_cvxpy_engines_agree(seed):
     design, y, counts = make_problem(1000 + seed, n=n, d=d, noise=(0.3, 1.5)[seed // 2 % 2])
     alpha = (None, float(np.sqrt(n)), float(n) ** 2)[seed % 3]
     fast = search_replicate(design, y, counts, alpha_n=alpha)
-    generic = search_replicate(design, y, counts, alpha_n=alpha, engine="cvxpy")
+    generic = search_replicate(design, y, counts, alpha_n=alpha, engine_options={"engine": "cvxpy"})
     assert fast.status == generic.status == "exact"
     assert abs(fast.value - generic.value) <= 1e-8, (seed, fast.value, generic.value)
 
@@ -47,7 +48,7 @@ def test_search_options_do_not_change_the_value(seed):
     values = [search_replicate(design, y, counts, search_options=SearchOptions(flip_cost=f, branching=b,
                                                                                screen=sc)).value
               for f in (True, False) for b in ("dearest", "static", "ambiguous") for sc in (True, False)]
-    values.append(search_replicate(design, y, counts, engine="python").value)
+    values.append(search_replicate(design, y, counts, engine_options={"engine": "python"}).value)
     assert max(values) - min(values) <= 1e-12
 
 
@@ -72,7 +73,7 @@ def test_node_budget_gives_certified_upper_bound():
     design, y, counts = make_problem(5, n=40)
     exact = search_replicate(design, y, counts)
     assert exact.status == "exact" and exact.nodes > 5
-    cut = search_replicate(design, y, counts, max_nodes=3)
+    cut = search_replicate(design, y, counts, engine_options={"max_nodes": 3})
     assert cut.status == "budget"
     assert cut.value >= exact.value - 1e-12
     assert cut.lower <= exact.value + 1e-12
@@ -83,10 +84,37 @@ def test_time_budget_flags_interval_conservative():
     X = rng.normal(size=(40, 2))
     y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
     exact = cudbound.cud_interval(X, y, n_resamples=20, rng=4)
-    cut = cudbound.cud_interval(X, y, n_resamples=20, rng=4, max_nodes=2)
+    cut = cudbound.cud_interval(X, y, n_resamples=20, rng=4, engine_options={"max_nodes": 2})
     assert not exact.conservative and cut.conservative
     assert np.all(cut.bootstrap_distribution >= exact.bootstrap_distribution - 1e-12)
     assert cut.half_width >= exact.half_width
+    # the same settings as an EngineOptions, and through intervals()' per-method options
+    same = cudbound.cud_interval(X, y, n_resamples=20, rng=4, engine_options=cudbound.EngineOptions(max_nodes=2))
+    [via] = cudbound.intervals(X, y, methods=["cud"], rng=4, cud_options={"n_resamples": 20,
+                                                                          "engine_options": {"max_nodes": 2}})
+    for other in (same, via):
+        np.testing.assert_array_equal(other.bootstrap_distribution, cut.bootstrap_distribution)
+        assert other.confidence_interval == cut.confidence_interval and other.conservative
+
+
+def test_engine_options_take_a_dict_of_their_fields_and_refuse_anything_else():
+    from cudbound import EngineOptions
+    assert EngineOptions.coerce(None) == EngineOptions() == EngineOptions.coerce({})
+    assert EngineOptions.coerce({"engine": "cvxpy", "max_nodes": 5.0}) == EngineOptions(engine="cvxpy", max_nodes=5)
+    opts = EngineOptions(max_nodes=9)
+    assert EngineOptions.coerce(opts) is opts
+    budgets = opts.search_options(SearchOptions(time_limit=3.0, branching="static"))
+    assert (budgets.max_nodes, budgets.time_limit, budgets.branching) == (9, 3.0, "static")
+    for bad, error, fragment in [({"max_node": 1}, ValueError, r"no field\(s\) \['max_node'\]"),
+                                 ({"max_nodes": 0}, ValueError, "`max_nodes` must be a positive integer"),
+                                 ({"replicate_time_limit": -1.0}, ValueError, "`replicate_time_limit` must be"),
+                                 ({"engine": "fast"}, ValueError, "`engine` must be one of"),
+                                 ({"exact_distribution": 1}, TypeError, "`exact_distribution` must be True or False"),
+                                 ({"scheduler": 8786}, TypeError, "`scheduler` must be None"),
+                                 ({"solver": 3}, TypeError, "`solver` must be None"),
+                                 ("auto", TypeError, "`engine_options` must be a cudbound.EngineOptions")]:
+        with pytest.raises(error, match=fragment):
+            EngineOptions.coerce(bad)
 
 
 class _Failing(NodeSolver):
@@ -120,7 +148,7 @@ def test_cvxpy_failure_is_retried_with_next_solver(monkeypatch):
         return real_solve(self, *args, solver=solver, **kwargs)
 
     monkeypatch.setattr(cp.Problem, "solve", flaky)
-    retried = search_replicate(design, y, counts, engine="cvxpy")
+    retried = search_replicate(design, y, counts, engine_options={"engine": "cvxpy"})
     assert calls["ECOS"] > 0
     assert retried.status == "exact"
     assert retried.value == pytest.approx(exact.value, abs=1e-8)
@@ -156,7 +184,7 @@ def test_cvxpy_node_problem_is_dpp_and_reused():
 def test_unknown_engine_is_rejected():
     design, y, counts = make_problem(1, n=20)
     with pytest.raises(ValueError, match="engine"):
-        search_replicate(design, y, counts, engine="fast")
+        search_replicate(design, y, counts, engine_options={"engine": "fast"})
 
 
 @pytest.mark.parametrize("B,level", [(20, 0.95), (500, 0.95), (19, 0.9), (7, 0.5), (1000, 0.99)])
@@ -196,7 +224,7 @@ def test_n_jobs_gives_identical_results():
     np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
     np.testing.assert_array_equal(one.stats.nodes, two.stats.nodes)
     assert one.confidence_interval == two.confidence_interval
-    for bad in (0, -2, 1.5, True):
+    for bad in (0, 1.5, True, -(os.cpu_count() or 1) - 1):   # the last leaves no core
         with pytest.raises(ValueError, match="n_jobs"):
             cudbound.cud_interval(X, y, n_resamples=30, rng=5, n_jobs=bad)
 
@@ -237,6 +265,6 @@ def test_exactly_dependent_active_rows_fall_back_instead_of_crashing(shared_data
     counts = bootstrap_counts(30, 54, np.random.default_rng(method_ss))[53]
     beta_hat = np.linalg.lstsq(design, y, rcond=None)[0]
     fast = search_replicate(design, y, counts, beta_hat=beta_hat, alpha_n=30.0)
-    generic = search_replicate(design, y, counts, beta_hat=beta_hat, alpha_n=30.0, engine="cvxpy")
+    generic = search_replicate(design, y, counts, beta_hat=beta_hat, alpha_n=30.0, engine_options={"engine": "cvxpy"})
     assert fast.status == generic.status == "exact"
     assert fast.value == pytest.approx(generic.value, abs=1e-8)

@@ -209,7 +209,7 @@ def test_interval_with_failing_nnls_is_conservative_not_aborted(monkeypatch):
     cvxpy-engine interval still returns, flagged conservative, with fallbacks counted and a
     half-width (and every replicate value) at least the exact one."""
     X, y = small_data(1, n=20)
-    kw = dict(n_resamples=10, confidence_level=0.8, rng=3, engine="cvxpy")
+    kw = dict(n_resamples=10, confidence_level=0.8, rng=3, engine_options={"engine": "cvxpy"})
     exact = cudbound.cud_interval(X, y, **kw)
     assert not exact.conservative and exact.fallbacks == 0
     monkeypatch.setattr(qp_mod, "nnls", _raise_nnls)
@@ -232,14 +232,14 @@ def test_active_set_failure_handed_to_cvxpy_is_a_fallback_but_exact(monkeypatch)
     """Nodes the active-set solver cannot solve are solved by cvxpy: the value is exact, the
     replicate says so, and each hand-off is counted."""
     design, y, counts = make_problem(2)
-    exact = search_replicate(design, y, counts, engine="python")
+    exact = search_replicate(design, y, counts, engine_options={"engine": "python"})
     assert exact.fallbacks == 0 and exact.solves > 0
 
     def fail(self, rows, signs, warm=None):
         raise NodeSolveError("injected failure")
 
     monkeypatch.setattr(ActiveSetNodeSolver, "solve", fail)
-    out = search_replicate(design, y, counts, engine="python")
+    out = search_replicate(design, y, counts, engine_options={"engine": "python"})
     assert out.status == "exact"
     assert out.value == pytest.approx(exact.value, abs=1e-8)
     assert out.fallbacks == out.solves > 0
@@ -265,13 +265,13 @@ def test_compiled_replicate_failure_is_handed_to_the_python_set_up(monkeypatch):
                                  RealisabilityUnknown("x"), ZeroDivisionError("x")])
 def test_root_failure_of_any_numerical_family_keeps_the_trivial_bound(monkeypatch, exc):
     design, y, counts = make_problem(4, n=16)
-    exact = search_replicate(design, y, counts, loss="logistic", engine="cvxpy")
+    exact = search_replicate(design, y, counts, loss="logistic", engine_options={"engine": "cvxpy"})
 
     def fail(self, rows, signs, warm=None):
         raise exc
 
     monkeypatch.setattr(CvxpyNodeSolver, "solve", fail)
-    out = search_replicate(design, y, counts, loss="logistic", engine="cvxpy")
+    out = search_replicate(design, y, counts, loss="logistic", engine_options={"engine": "cvxpy"})
     assert out.status == "solver_failure" and out.fallbacks == 1
     assert out.value == trivial_bound(counts) >= exact.value
     # |C| / n over all sign patterns, by enumeration of the costs: never above the trivial bound
@@ -287,7 +287,7 @@ def test_programming_errors_are_not_swallowed(monkeypatch):
 
     monkeypatch.setattr(CvxpyNodeSolver, "solve", bug)
     with pytest.raises(TypeError):
-        search_replicate(design, y, counts, loss="logistic", engine="cvxpy")
+        search_replicate(design, y, counts, loss="logistic", engine_options={"engine": "cvxpy"})
     assert not any(issubclass(TypeError, e) for e in SOLVER_ERRORS)
 
 
@@ -295,7 +295,7 @@ def test_cvxpy_library_errors_become_node_failures(monkeypatch):
     """A ValueError or RuntimeError raised inside cvxpy's solve by every solver in the chain is a
     NodeSolveError for the search, which keeps a certified bound."""
     design, y, counts = make_problem(5)
-    exact = search_replicate(design, y, counts, engine="cvxpy")
+    exact = search_replicate(design, y, counts, engine_options={"engine": "cvxpy"})
     real = cp.Problem.solve
     calls = {"n": 0}
 
@@ -308,7 +308,7 @@ def test_cvxpy_library_errors_become_node_failures(monkeypatch):
         return real(self, *args, solver=solver, **kwargs)
 
     monkeypatch.setattr(cp.Problem, "solve", flaky)
-    out = search_replicate(design, y, counts, engine="cvxpy")  # SCS answers, polished exactly
+    out = search_replicate(design, y, counts, engine_options={"engine": "cvxpy"})  # SCS answers, polished exactly
     assert calls["n"] > 0
     assert out.value >= exact.value - 1e-9
     assert out.fallbacks >= out.solves > 0
@@ -337,12 +337,12 @@ def test_non_finite_node_solution_is_a_failure_not_a_value(seed):
 
 def test_undecided_realisability_keeps_node_and_counts_fallback(monkeypatch):
     design, y, counts = make_problem(9, n=30)
-    exact = search_replicate(design, y, counts, engine="python")
+    exact = search_replicate(design, y, counts, engine_options={"engine": "python"})
     def undecided(rows, signs, candidates=()):
         raise ValueError("injected linprog failure")
 
     monkeypatch.setattr(realisability_mod, "realise", undecided)
-    out = search_replicate(design, y, counts, engine="python")
+    out = search_replicate(design, y, counts, engine_options={"engine": "python"})
     assert out.status == "solver_failure" and out.undecided
     assert out.fallbacks == out.realisability_checks > 0
     assert out.value >= exact.value - 1e-12

@@ -117,7 +117,7 @@ def test_cud_interval(data):
               alpha_n=one_of(data.draw, clean, [None, 0.0, 1e-12, 1.0, 1e12], [-1.0, float("inf"), float("nan")]),
               n_resamples=one_of(data.draw, clean, [20, 40, 20.0], [20.5, 0, -3, 1]),
               loss=one_of(data.draw, clean, ["squared", "hinge", "logistic_ridge", "ridge:0.1"], ["bogus"]),
-              rng=rng, max_nodes=2000)
+              rng=rng, engine_options={"max_nodes": 2000})
     if kw["confidence_level"] > 0.95 and kw["n_resamples"] < 1000:
         kw["n_resamples"] = 1000 if clean else kw["n_resamples"]
     res = call(cudbound.cud_interval, X, y, **kw)
@@ -141,7 +141,7 @@ def test_intervals(data):
     level = one_of(data.draw, clean, [0.95, 0.8], [0.0, 1.0, 2.0])
     fast = {"n_boot": 20, "n_resamples": 20, "n_inner": 5} if methods == "all" else {}
     out = call(cudbound.intervals, X, y, methods=methods, confidence_level=level, rng=rng,
-               cud_options={"n_resamples": 20, "max_nodes": 2000}, **fast)
+               cud_options={"n_resamples": 20, "engine_options": {"max_nodes": 2000}}, **fast)
     event("result" if out is not None else "documented error")
     if out is None:
         return
@@ -149,7 +149,7 @@ def test_intervals(data):
         check_interval(res)
     if isinstance(rng, int):
         again = call(cudbound.intervals, X, y, methods=methods, confidence_level=level, rng=rng,
-                     cud_options={"n_resamples": 20, "max_nodes": 2000}, **fast)
+                     cud_options={"n_resamples": 20, "engine_options": {"max_nodes": 2000}}, **fast)
         assert [r.confidence_interval for r in again] == [r.confidence_interval for r in out]
 
 
@@ -199,7 +199,8 @@ def test_replicate_sup_and_cud_from_design(data):
         assert 0.0 <= q <= 1.0
         ones = call(cudbound.replicate_sup, design, labels, np.ones(n), loss=loss)
         assert ones == 0.0
-    res = call(cudbound.cud_from_design, design, labels, loss=loss, n_resamples=20, rng=rng, max_nodes=2000)
+    res = call(cudbound.cud_from_design, design, labels, loss=loss, n_resamples=20, rng=rng,
+               engine_options={"max_nodes": 2000})
     if res is not None:
         check_interval(res)
         assert res.low <= res.train_error <= res.high

@@ -121,7 +121,7 @@ def test_engine_option_is_accepted_for_non_quadratic_losses(name):
     compiled loop), python (Python node solvers called from it) and cvxpy (docs/losses.md)."""
     for i in range(2):
         design, y, counts, info = make_loss_problem(SEED0[name] + 500 + i, REF_LOSSES[name])
-        values = {engine: search_replicate(design, y, counts, loss=name, engine=engine).value
+        values = {engine: search_replicate(design, y, counts, loss=name, engine_options={"engine": engine}).value
                   for engine in ("auto", "python", "cvxpy")}
         assert max(values.values()) - min(values.values()) <= 1e-12, (info, values)
 
@@ -132,7 +132,7 @@ def test_ridge_uses_the_compiled_search_and_matches_the_cvxpy_path():
     for i in range(10):
         design, y, counts, info = make_loss_problem(SEED0["ridge"] + 700 + i, REF_LOSSES["ridge"])
         fast = search_replicate(design, y, counts, loss="ridge")
-        slow = search_replicate(design, y, counts, loss="ridge", engine="cvxpy")
+        slow = search_replicate(design, y, counts, loss="ridge", engine_options={"engine": "cvxpy"})
         assert fast.status == slow.status == "exact"
         assert abs(fast.value - slow.value) <= 1e-9, info
 
@@ -175,7 +175,8 @@ def test_tree_export_and_budget_for_a_non_quadratic_loss():
     exact = search_replicate(design, y, counts, loss="hinge", search_options=SearchOptions(screen=False))
     tree = search_replicate(design, y, counts, loss="hinge", record_tree=True).tree
     assert tree.number_of_nodes() >= 1
-    cut = search_replicate(design, y, counts, loss="hinge", max_nodes=2, search_options=SearchOptions(screen=False))
+    cut = search_replicate(design, y, counts, loss="hinge", engine_options={"max_nodes": 2},
+                           search_options=SearchOptions(screen=False))
     assert cut.status == "budget" and cut.nodes <= 3
     assert cut.value >= exact.value - 1e-12
 

@@ -59,7 +59,7 @@ def commands(data_csv, tmp_path):
         "demo": ["demo", "--n", "30", "--resamples", "20"],
         "interval": ["interval", *base, "--resamples", "20", "--seed", "2"],
         "interval --methods": ["interval", *base, "--resamples", "20", "--seed", "2", "--methods", "cud,kohavi,wald_cv"],
-        "coverage": ["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "s.sqlite"), "--workers", "1",
+        "coverage": ["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "s.sqlite"), "--jobs", "1",
                      "--no-progress", "--max-tasks", "1"],
         "auc lpo": ["auc", *base],
         "auc pooled": ["auc", *base, "--method", "pooled", "--cv", "3", "--seed", "1"],
@@ -93,7 +93,7 @@ def test_every_command_prints_one_valid_layout(name, data_csv, tmp_path, capsys)
 def test_coverage_cells_carry_the_exact_binomial_interval(tmp_path, capsys):
     """The coverage of each cell with its Clopper-Pearson interval, checked against statsmodels' "beta"."""
     proportion_confint = pytest.importorskip("statsmodels.stats.proportion").proportion_confint
-    argv = ["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "s.sqlite"), "--workers", "1",
+    argv = ["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "s.sqlite"), "--jobs", "1",
             "--no-progress", "--json"]
     assert cli.main(argv) == 0
     record = json.loads(capsys.readouterr().out)

@@ -26,7 +26,7 @@ def script(name):
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     path = tmp_path_factory.mktemp("study") / "smoke.sqlite"
-    run_study(load_config(ROOT / "experiments" / "smoke.toml"), path, workers=1, progress=False)
+    run_study(load_config(ROOT / "experiments" / "smoke.toml"), path, n_jobs=1, progress=False)
     return path
 
 
@@ -148,7 +148,7 @@ def test_study2_tables_from_chunks(tmp_path):
     text = (ROOT / "experiments" / "smoke.toml").read_text().replace("repetitions = 4", "repetitions = 5")
     config = parse_config(text, source="smoke")
     chunks = tmp_path / "chunks"
-    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     tables = script("study2_tables")
     assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out")]) == 0
     with ResultStore(tmp_path / "s.sqlite") as store:
@@ -188,7 +188,7 @@ def test_study2_summary_counts_complete_cells_only_given_the_config(tmp_path):
     smoke = (ROOT / "experiments" / "smoke.toml").read_text()
     config = parse_config(smoke, source="smoke")
     chunks = tmp_path / "chunks"
-    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     tables = script("study2_tables")
     rows = tables.cells(chunks)
     summary = lambda text: text[text.index("### Per method"):]  # noqa: E731
@@ -219,7 +219,7 @@ def test_kurtosis_figure_from_chunks_equals_the_one_from_the_store(tmp_path):
         .replace("sizes = [30]", "sizes = [30, 40]")
     config = parse_config(text, source="smoke")
     chunks, store = tmp_path / "chunks", tmp_path / "s.sqlite"
-    run_study(config, store, workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(config, store, n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     fig = script("figure_kurtosis")
     from_store, from_chunks = fig.points(store), fig.points(chunks=chunks)
     assert set(from_store) == set(from_chunks)
@@ -246,7 +246,7 @@ def test_sensitivity_summary_maps_labels_to_bases_and_matches_the_raw_rows(tmp_p
              '\n[[datasets]]\nname = "donut"\nlabel = "donut-poly2z1"\nbasis = "poly:2(zpca:1)"\n')
     config = parse_config(text, source="smoke+bases")
     chunks = tmp_path / "chunks"
-    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=3)
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=3)
     sens = script("sensitivity")
     rows = sens.summarise(chunks)
     raw = [t for p in chunk_files(chunks) for t in read_chunk(p)]
@@ -323,7 +323,7 @@ def test_study3_tables_from_chunks(tmp_path):
 
     config = load_config(ROOT / "experiments" / "smoke_auc.toml")
     chunks = tmp_path / "chunks"
-    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     tables = script("study3_tables")
     assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out"),
                         "--config", str(ROOT / "experiments" / "smoke_auc.toml")]) == 0

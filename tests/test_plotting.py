@@ -20,7 +20,7 @@ def data():
 @pytest.mark.parametrize("exact", [True, False])
 def test_cud_plot_shows_every_replicate_q_hat_and_the_interval(data, exact):
     X, y = data
-    res = cudbound.cud_interval(X, y, n_resamples=40, rng=2, exact_distribution=exact)
+    res = cudbound.cud_interval(X, y, n_resamples=40, rng=2, engine_options={"exact_distribution": exact})
     ax = res.plot()
     counted = sum(p.get_height() for p in ax.patches)
     assert counted == res.n_resamples                     # every replicate in one of the histograms
@@ -145,7 +145,7 @@ def test_histogram_bins_are_the_counts_even_off_the_grid(data):
     """With g < 1 some suprema fall between the counts k/n: the bins stay one per count (the
     issue's spikes and gaps came from equal bins over such values), every replicate counted."""
     X, y = data
-    res = cudbound.cud_interval(X, y, n_resamples=60, rng=3, exact_distribution=True)
+    res = cudbound.cud_interval(X, y, n_resamples=60, rng=3, engine_options={"exact_distribution": True})
     n = res.n_samples
     values = np.asarray(res.bootstrap_distribution)
     assert not np.allclose(values * n, np.round(values * n))  # some off the grid
@@ -159,7 +159,7 @@ def test_histogram_bins_are_the_attainable_values(data):
     """Q^(b) = |C|/n here (g = 1): one bar per value k/n, centred on it, no gaps between bins."""
     X, y = data
     # alpha_n -> 0 makes every g factor 1 (to 1e-12), so Q^(b) = |C| / n
-    res = cudbound.cud_interval(X, y, n_resamples=60, rng=3, exact_distribution=True, alpha_n=1e-12)
+    res = cudbound.cud_interval(X, y, n_resamples=60, rng=3, alpha_n=1e-12, engine_options={"exact_distribution": True})
     n = res.n_samples
     values = np.asarray(res.bootstrap_distribution)
     assert np.allclose(values * n, np.round(values * n))

@@ -20,7 +20,7 @@ def test_targeted_equals_full_distribution(seed):
     level = [0.95, 0.9, 0.8, 0.5][seed % 4]
     kw = dict(n_resamples=60, rng=seed, confidence_level=level)
     fast = cudbound.cud_interval(X, y, **kw)
-    full = cudbound.cud_interval(X, y, exact_distribution=True, **kw)
+    full = cudbound.cud_interval(X, y, engine_options={"exact_distribution": True}, **kw)
     assert fast.confidence_interval == full.confidence_interval
     assert fast.half_width == full.half_width
     assert not fast.conservative and not full.conservative
@@ -68,8 +68,8 @@ def test_refinement_rounds_on_synthetic_bounds():
 
 def test_user_budget_makes_it_conservative_never_narrower():
     X, y = _noisy(50, 5, 1)
-    full = cudbound.cud_interval(X, y, n_resamples=40, rng=1, exact_distribution=True)
-    cut = cudbound.cud_interval(X, y, n_resamples=40, rng=1, max_nodes=5)
+    full = cudbound.cud_interval(X, y, n_resamples=40, rng=1, engine_options={"exact_distribution": True})
+    cut = cudbound.cud_interval(X, y, n_resamples=40, rng=1, engine_options={"max_nodes": 5})
     assert cut.conservative
     assert cut.half_width >= full.half_width - 1e-12
 
@@ -77,8 +77,8 @@ def test_user_budget_makes_it_conservative_never_narrower():
 @pytest.mark.parametrize("exact", [False, True])
 def test_workers_do_not_change_the_result(exact):
     X, y = _noisy(40, 4, 2)
-    one = cudbound.cud_interval(X, y, n_resamples=40, rng=3, exact_distribution=exact)
-    two = cudbound.cud_interval(X, y, n_resamples=40, rng=3, exact_distribution=exact, n_jobs=2)
+    one = cudbound.cud_interval(X, y, n_resamples=40, rng=3, engine_options={"exact_distribution": exact})
+    two = cudbound.cud_interval(X, y, n_resamples=40, rng=3, n_jobs=2, engine_options={"exact_distribution": exact})
     assert one.confidence_interval == two.confidence_interval
     np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
     np.testing.assert_array_equal(one.stats.nodes, two.stats.nodes)
@@ -103,7 +103,7 @@ def test_dask_cluster_gives_the_same_interval():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
-        dask = cudbound.cud_interval(X, y, n_resamples=40, rng=5, scheduler=cluster.scheduler_address)
+        dask = cudbound.cud_interval(X, y, n_resamples=40, rng=5, engine_options={"scheduler": cluster.scheduler_address})
     assert dask.confidence_interval == one.confidence_interval
     np.testing.assert_array_equal(dask.bootstrap_distribution, one.bootstrap_distribution)
 
@@ -121,7 +121,7 @@ def test_cli_jobs_progress_and_exact_distribution(capsys):
     assert code == 0 and (full["low"], full["high"]) == (record["low"], record["high"])
     assert full["search"]["bounded"] == 0
     assert main(["demo", "--jobs", "0"]) == 2
-    assert "argument --jobs: must be a positive integer or -1" in capsys.readouterr().err
+    assert "argument --jobs: must be a positive integer, -1 (every core) or -k" in capsys.readouterr().err
 
 
 # (hinge: seed 9, since with the branching of issue 28 every replicate of seed 7 is decided in
@@ -132,7 +132,7 @@ def test_resumed_refinement_gives_the_interval_of_restarts_with_fewer_nodes(monk
     X, y = _noisy(44, 4, seed)
     kw = dict(n_resamples=60, rng=seed, loss=loss)
     resumed = cudbound.cud_interval(X, y, **kw)
-    full = cudbound.cud_interval(X, y, exact_distribution=True, **kw)
+    full = cudbound.cud_interval(X, y, engine_options={"exact_distribution": True}, **kw)
     monkeypatch.setattr(quantile_mod, "RESUME_TOTAL_BYTES", 0)
     restarted = cudbound.cud_interval(X, y, **kw)
     assert resumed.confidence_interval == restarted.confidence_interval == full.confidence_interval
@@ -207,21 +207,22 @@ def test_spent_interval_budget_gives_the_trivial_bounds_and_a_wider_interval():
 
 def test_replicate_time_limit_is_the_per_replicate_budget():
     X, y = _noisy(30, 3, 5)
-    res = cudbound.cud_interval(X, y, n_resamples=20, rng=1, replicate_time_limit=60.0)
+    res = cudbound.cud_interval(X, y, n_resamples=20, rng=1, engine_options={"replicate_time_limit": 60.0})
     assert not res.conservative
     with pytest.raises(ValueError, match="time_limit"):
         cudbound.cud_interval(X, y, n_resamples=20, rng=1, time_limit=-1.0)
     with pytest.raises(ValueError, match="time_limit"):
-        cudbound.cud_interval(X, y, n_resamples=20, rng=1, replicate_time_limit=0.0)
+        cudbound.cud_interval(X, y, n_resamples=20, rng=1, engine_options={"replicate_time_limit": 0.0})
 
 
-@pytest.mark.parametrize("budget", [{"time_limit": -1.0}, {"time_limit": "1"}, {"max_nodes": 0},
-                                    {"replicate_time_limit": 0.0}])
+@pytest.mark.parametrize("budget", [{"time_limit": -1.0}, {"time_limit": "1"},
+                                    {"engine_options": {"max_nodes": 0}},
+                                    {"engine_options": {"replicate_time_limit": 0.0}}])
 def test_budgets_are_checked_one_way(budget):
-    """Issue 30: every budget goes through one function (``cud._budgets``), so the registry's option
-    check of "cud" (a coverage study's configuration) refuses what cud_from_design refuses; it did
-    not check ``time_limit``."""
+    """Every budget is checked where it enters cud_from_design (``time_limit`` by its input
+    validation, the per-replicate ones by ``EngineOptions``), so the registry's option check of
+    "cud" (a coverage study's configuration) refuses what cud_from_design refuses."""
     from cudbound.registry import check_options
-    with pytest.raises(ValueError, match="`(max_nodes|time_limit)`"):
+    with pytest.raises(ValueError, match="`(max_nodes|time_limit|replicate_time_limit)`"):
         check_options("cud", 30, **budget)
     check_options("cud", 30, time_limit=0.0)   # cud_from_design takes 0 s: what cud_interval has left

@@ -397,3 +397,16 @@ def test_a_label_encoding_is_a_record_written_as_text_by_to_dict():
     record = res.to_dict()
     assert record["details"]["label_encoding"] == "'no' -> -1, 'yes' -> +1"
     assert json.loads(json.dumps(record)) == record
+
+
+def test_n_jobs_is_read_as_scikit_learn_reads_it(monkeypatch):
+    """One convention for every worker count (cud_interval, run_study, --jobs): None is 1, -1 every
+    core, -k every core but k - 1; 0, fractions, booleans and a -k that leaves no core are refused."""
+    from cudbound._validation import check_n_jobs
+    monkeypatch.setattr("cudbound._validation.os.cpu_count", lambda: 4)
+    assert [check_n_jobs(v) for v in (None, 1, 3, 7, -1, -2, -4)] == [1, 1, 3, 7, 4, 3, 1]
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(ValueError, match=r"`n_jobs` must be a positive integer, -1 \(every core\)"):
+            check_n_jobs(bad)
+    with pytest.raises(ValueError, match="`n_jobs` = -5 asks for every core but 4, and this machine has 4"):
+        check_n_jobs(-5)

@@ -1,5 +1,6 @@
-"""The ``cudbound`` command: its parser (each command adds its own sub-parser) and ``main``,
-which runs a command and turns its errors, warnings and a closed pipe into messages and exit statuses."""
+"""The ``cudbound`` command: its parser (each command adds its own sub-parser, its shared flags from
+``shared.shared_flags``) and ``main``, which runs a command and turns its errors, warnings and a
+closed pipe into messages and exit statuses."""
 from __future__ import annotations
 
 import argparse
@@ -12,8 +13,9 @@ from concurrent.futures import BrokenExecutor
 from .. import __version__
 from . import auc, compare, coverage, interval, xi_alpha
 from .output import _json_default, _print_warnings, _warning_lines
-from .shared import (DEFAULT_RESAMPLES, EXIT_FAILURE, EXIT_USAGE, PROG, _jobs_spec, _loss_spec, _Parser, _positive,
-                     add_flag, in_flags)
+from .shared import EXIT_FAILURE, EXIT_USAGE, PROG, _Parser, in_flags
+
+__all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,50 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    common = _common_options()
     for command in (interval, compare, coverage, auc, xi_alpha):     # in the order of ``cudbound --help``
-        command.add_parser(sub, common)
+        command.add_parser(sub)
     return parser
-
-
-def _common_options() -> argparse.ArgumentParser:
-    """The options of the interval commands (``demo``, ``interval``), a parent parser."""
-    common = argparse.ArgumentParser(add_help=False)
-    add_flag(common, "--confidence-level", "--level", type=float, default=0.95, metavar="LEVEL",
-             help="confidence level, strictly between 0 and 1 (default %(default)s)")
-    common.add_argument("--resamples", type=int, default=None, metavar="B",
-                        help=f"number of bootstrap resamples B (default {DEFAULT_RESAMPLES} for CUD; with --methods, "
-                             f"given to every method that resamples: cud, bs1, bs2)")
-    common.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
-                        help="scale alpha_n of the neighbourhood (default n, the sample size)")
-    common.add_argument("--loss", type=_loss_spec, default="squared", metavar="LOSS",
-                        help="surrogate loss of the fit: squared (default), hinge, logistic, exponential, "
-                             "ridge[:LAM] (squared plus LAM |beta|^2, intercept unpenalised, default LAM 0.1), "
-                             "or hinge_ridge, logistic_ridge, exponential_ridge [:LAM] (docs/losses.md)")
-    common.add_argument("--json", action="store_true", help="print the result as JSON")
-    common.add_argument("--plot", default=None, metavar="FILE.png",
-                        help="also draw the result to this image file: the replicate distribution behind a CUD "
-                             "interval, or a forest plot of several methods (needs matplotlib)")
-    common.add_argument("--jobs", type=_jobs_spec, default=None, metavar="N",
-                        help="worker processes for the bootstrap replicates (default 1; -1 = all cores); "
-                             "the result does not depend on it")
-    common.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="run the replicates on this Dask scheduler instead (needs cudbound[cluster])")
-    common.add_argument("--exact-distribution", action="store_true",
-                        help="solve every replicate to the end (slower; same interval), so the JSON output's "
-                             "bootstrap values are all exact")
-    common.add_argument("--max-nodes", type=_positive(int, "--max-nodes"), default=None, metavar="N",
-                        help="node budget of each replicate's search; a replicate cut short keeps a certified "
-                             "upper bound and the interval is flagged conservative (default: none)")
-    common.add_argument("--time-limit", type=_positive(float, "--time-limit"), default=None, metavar="SECONDS",
-                        help="time budget of the whole CUD interval: spent on the replicates that decide it; when "
-                             "it runs out, a certified (conservative) interval is returned at once, with how far "
-                             "its upper end could still move (default: none)")
-    common.add_argument("--replicate-time-limit", type=_positive(float, "--replicate-time-limit"), default=None,
-                        metavar="SECONDS", help="time budget of each replicate's search, as --max-nodes (default: none)")
-    common.add_argument("--no-progress", action="store_true",
-                        help="no progress bar (shown by default when stderr is a terminal)")
-    return common
 
 
 def main(argv=None) -> int:

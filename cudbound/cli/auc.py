@@ -6,19 +6,18 @@ import numpy as np
 from ..output import envelope
 from .csv_input import read_labelled_csv
 from .output import _csv_data
-from .shared import CLIError, _positive, add_flag
+from .shared import CLIError, _positive, add_flag, shared_flags
+
+__all__ = ["add_parser"]
 
 
-def add_parser(subparsers, common) -> None:
-    """The ``auc`` subcommand (``common`` is not its: it takes its own options)."""
-    auc = subparsers.add_parser("auc", help="cross-validated AUC of kernel RLS for a CSV file: pooled, averaged or "
+def add_parser(subparsers) -> None:
+    """The ``auc`` subcommand. Its ``--confidence-level`` is its own: it belongs to ``--interval``."""
+    auc = subparsers.add_parser("auc", parents=[shared_flags("data", "seed", "json")], help="cross-validated AUC of kernel RLS for a CSV file: pooled, averaged or "
                                             "leave-pair-out",
                                 description="The AUC of regularized least squares (kernel ridge on -1/+1 labels) under "
                                             "cross-validation (Suominen, Pahikkala & Salakoski 2008): per fold then "
                                             "averaged, pooled over folds, or leave-pair-out (exact, closed form).")
-    auc.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
-    auc.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
-    auc.add_argument("--pos-label", default=None, metavar="VALUE", help="label value of the positive class")
     auc.add_argument("--method", choices=("lpo", "pooled", "averaged"), default=None,
                      help="leave-pair-out (default), pooled or averaged cross-validation")
     auc.add_argument("--interval", choices=_interval_names(), default=None, metavar="METHOD",
@@ -35,8 +34,6 @@ def add_parser(subparsers, common) -> None:
                      help="regularization parameter of the RLS (default 1)")
     auc.add_argument("--kernel", choices=("linear", "gaussian"), default="linear", help="kernel (default linear)")
     auc.add_argument("--gamma", type=_positive(float, "--gamma"), default=1.0, help="Gaussian kernel width (default 1)")
-    auc.add_argument("--seed", type=int, default=0, help="seed of the fold assignment (default 0)")
-    auc.add_argument("--json", action="store_true", help="print the result as JSON")
     auc.set_defaults(handler=_auc)
 
 

@@ -19,7 +19,6 @@ import ast
 import importlib
 import inspect
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,9 @@ from ..output import envelope
 from ..results import AUC_DIFFERENCE
 from .csv_input import read_labelled_csv
 from .output import _csv_data, _plot_to_file
-from .shared import CLIError, _positive, add_flag, in_flags
+from .shared import CLIError, _positive, in_flags, shared_flags
+
+__all__ = ["add_parser", "parse_model_spec", "ModelSpec", "DEFAULT_METHODS"]
 
 DEFAULT_METHODS = ("mcnemar", "tango", "corrected_t", "wald_cv")
 """The comparisons of ``cudbound compare`` without ``--methods``: McNemar's test and Tango's
@@ -186,10 +187,10 @@ def _comparison_methods(text: str) -> tuple:
         raise argparse.ArgumentTypeError(in_flags(str(exc))) from None
 
 
-def add_parser(subparsers, common) -> None:
-    """The ``compare`` subcommand (``common`` is not its: it takes its own options)."""
+def add_parser(subparsers) -> None:
+    """The ``compare`` subcommand."""
     cmd = subparsers.add_parser(
-        "compare", help="compare two classifiers on a CSV file: tests and intervals for the difference A - B",
+        "compare", parents=[shared_flags("data", "confidence-level", "seed", "json")], help="compare two classifiers on a CSV file: tests and intervals for the difference A - B",
         description="Compare two classifiers A and B on a CSV file by the methods of cudbound.compare: McNemar's "
                     "test, the paired error-difference intervals and DeLong's test on out-of-fold predictions, "
                     "and tests and intervals on repeated refits (5x2cv, corrected t, Wald-CV, nested CV). Every "
@@ -197,17 +198,11 @@ def add_parser(subparsers, common) -> None:
                     "basis= (logistic; hinge,basis=poly:2), estimator=PATH(...) for the basis and loss of a "
                     "scikit-learn estimator, or a scikit-learn classifier by import path with parameters "
                     "(sklearn.linear_model.LogisticRegression(C=0.5); quote it in the shell).")
-    cmd.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
-    cmd.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
-    cmd.add_argument("--pos-label", default=None, metavar="VALUE",
-                     help="label value of the positive class (needed unless labels are -1/1, 0/1, true/false, yes/no)")
     cmd.add_argument("--model-a", required=True, type=_model_arg, metavar="SPEC", help="classifier A")
     cmd.add_argument("--model-b", required=True, type=_model_arg, metavar="SPEC", help="classifier B")
     cmd.add_argument("--methods", type=_comparison_methods, default=DEFAULT_METHODS, metavar="M1,M2,...",
                      help="comma-separated comparisons: " + ", ".join(method_names()) + ", or 'all' (default "
                           + ",".join(DEFAULT_METHODS) + ")")
-    add_flag(cmd, "--confidence-level", type=float, default=0.95, metavar="LEVEL",
-             help="confidence level of the intervals, strictly between 0 and 1 (default %(default)s)")
     cmd.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
                      help="alternative of the tests' p-values: 'less' says A's error (or AUC) is below B's "
                           "(default two-sided; the intervals are two-sided whatever it is)")
@@ -217,9 +212,6 @@ def add_parser(subparsers, common) -> None:
     cmd.add_argument("--repeats", type=_positive(int, "--repeats"), default=None, metavar="R",
                      help="repetitions of corrected_t (default 10) and nested_cv (default 50); the 5x2cv tests "
                           "keep their five")
-    cmd.add_argument("--seed", type=int, default=None,
-                     help="seed of the folds (default: drawn at random and reported)")
-    cmd.add_argument("--json", action="store_true", help="print the result as JSON")
     cmd.add_argument("--plot", default=None, metavar="FILE.png",
                      help="also draw a forest plot of the differences, with the zero line, to this image file "
                           "(needs matplotlib)")
@@ -250,7 +242,7 @@ _OUT_OF_FOLD = ("mcnemar", "tango", "newcombe", "agresti_min", "delong")
 def _compare(args) -> tuple[dict, str]:
     """``cudbound compare``: the chosen comparisons of A and B on the CSV file, one table."""
     X, _, features, labels, encoding = read_labelled_csv(args)
-    seed = secrets.randbits(32) if args.seed is None else args.seed
+    seed = args.seed
     results = compare(args.model_a.procedure, args.model_b.procedure, X, labels, methods=args.methods,
                       confidence_level=args.confidence_level, alternative=args.alternative, rng=seed,
                       **_options(args, args.methods))
@@ -284,8 +276,7 @@ def _number(value, width, digits=4):
 def _report(args, X, encoding, seed, results, plotted) -> str:
     w = max(12, 2 + max(len(r.method) for r in results))
     lines = [f"Comparison of two classifiers, A - B (level {args.confidence_level:g}, {args.alternative}, "
-             f"n = {X.shape[0]}, seed {seed}" + (", drawn at random; pass --seed to repeat)" if args.seed is None
-                                                 else ")"),
+             f"n = {X.shape[0]}, seed {seed})",
              f"  A  {args.model_a.text}  ->  {args.model_a.describe()}",
              f"  B  {args.model_b.text}  ->  {args.model_b.describe()}",
              f"  data {args.data}, labels {encoding!r}", "",

@@ -8,12 +8,15 @@ from pathlib import Path
 
 from ..output import envelope, result_item
 from ..results import COVERAGE
-from .shared import EXIT_INTERRUPTED, PROG, CLIError, _show_progress
+from .shared import EXIT_INTERRUPTED, PROG, CLIError, _show_progress, add_execution_flags, shared_flags
+
+__all__ = ["add_parser"]
 
 
-def add_parser(subparsers, common) -> None:
-    """The ``coverage`` and ``store`` subcommands (``common`` is not theirs: they take their own options)."""
-    cov = subparsers.add_parser("coverage", help="run (or resume) a coverage study into an SQLite store",
+def add_parser(subparsers) -> None:
+    """The ``coverage`` and ``store`` subcommands."""
+    cov = subparsers.add_parser("coverage", parents=[shared_flags("json", "progress")],
+                                help="run (or resume) a coverage study into an SQLite store",
                                 description="Run a coverage study (Laber & Murphy 2008, section 5) described by a TOML "
                                             "file. Every finished task is saved at once; rerunning the same command "
                                             "resumes where it stopped. Prints coverage and mean width per data set, "
@@ -24,10 +27,7 @@ def add_parser(subparsers, common) -> None:
     cov.add_argument("--check", action="store_true",
                      help="only validate the configuration (every error at once) and, if --store exists, that "
                           "the store accepts it; compute and write nothing")
-    cov.add_argument("--workers", type=int, default=None, metavar="N",
-                     help="local worker processes (default: all cores; 1 = in this process)")
-    cov.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                     help="run the tasks on a Dask distributed scheduler, e.g. tcp://10.0.0.5:8786")
+    add_execution_flags(cov, "the tasks", default=-1, default_text="-1, every core; 1 runs them in this process")
     cov.add_argument("--data-home", default=None, metavar="DIR",
                      help="directory of the real data files (default: $CUDBOUND_DATA)")
     cov.add_argument("--max-tasks", type=int, default=None, metavar="N",
@@ -36,8 +36,6 @@ def add_parser(subparsers, common) -> None:
                      help="directory of immutable result chunks: loaded first (those tasks are done), and each "
                           "block of repetitions written there when it completes")
     cov.add_argument("--chunk-size", type=int, default=50, metavar="N", help="repetitions per chunk (default 50)")
-    cov.add_argument("--no-progress", action="store_true", help="no progress bar")
-    cov.add_argument("--json", action="store_true", help="print the summary as JSON")
     cov.set_defaults(handler=_coverage)
 
     store = subparsers.add_parser("store", help="check a coverage store, or export it as result chunks",
@@ -70,9 +68,8 @@ _STORE_ACTIONS = {
 def _store_action(store_sub, name, handler):
     """A ``cudbound store`` action: it reads one store (``FILE.sqlite``) and can report as JSON."""
     summary, description = _STORE_ACTIONS[name]
-    action = store_sub.add_parser(name, help=summary, description=description)
+    action = store_sub.add_parser(name, parents=[shared_flags("json")], help=summary, description=description)
     action.add_argument("file", metavar="FILE.sqlite", help="the result store")
-    action.add_argument("--json", action="store_true", help="print the report as JSON")
     action.set_defaults(handler=handler)
     return action
 
@@ -94,7 +91,7 @@ def _coverage(args):
     if args.store is None:
         raise CLIError("--store FILE.sqlite is required to run a study (only --check runs without it).")
     try:
-        report = run_study(config, args.store, workers=args.workers, scheduler=args.scheduler,
+        report = run_study(config, args.store, n_jobs=args.jobs, scheduler=args.scheduler,
                            data_home=args.data_home, progress=_show_progress(args), max_tasks=args.max_tasks,
                            chunks=args.chunks, chunk_size=args.chunk_size)
         interrupted = False

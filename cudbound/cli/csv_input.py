@@ -12,6 +12,8 @@ import numpy as np
 from .._validation import encode_labels
 from .shared import CLIError
 
+__all__ = ["read_csv", "read_labelled_csv"]
+
 
 def read_csv(path, label: str):
     """Read a CSV file with a header row into features and raw labels.

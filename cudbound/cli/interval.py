@@ -2,40 +2,38 @@
 file, and several interval methods on a CSV file (``--methods``)."""
 from __future__ import annotations
 
-import secrets
 import sys
 from pathlib import Path
 
-from ..cud import cud_interval
+from ..cud import EngineOptions, cud_interval
 from ..datasets.simulated import DEMO_GENERATOR, demo_data
 from ..output import envelope
 from ..registry import get_method, intervals, method_names
 from .csv_input import read_labelled_csv
 from .output import _csv_data, _format_report, _plot_to_file
-from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress,
-                     add_flag)
+from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress, add_flag,
+                     shared_flags)
+
+__all__ = ["add_parser"]
 
 
-def add_parser(subparsers, common) -> None:
-    """The ``demo`` and ``interval`` subcommands, with the options they share (``common``)."""
-    demo = subparsers.add_parser("demo", parents=[common], help="CUD interval on a simulated data set",
+def add_parser(subparsers) -> None:
+    """The ``demo`` and ``interval`` subcommands, with the CUD interval's flags."""
+    demo = subparsers.add_parser("demo", parents=[shared_flags("seed", "confidence-level", "cud", "json", "progress")],
+                                 help="CUD interval on a simulated data set",
                                  description="Compute the CUD interval on simulated data: two Gaussian features, "
-                                             "a linear Bayes boundary and 20%% label noise (Bayes error 0.2).")
+                                             "a linear Bayes boundary and 20% label noise (Bayes error 0.2); "
+                                             "--seed draws the data and the bootstrap.")
     demo.add_argument("--n", type=int, default=50, help="number of observations (default 50)")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the data and the bootstrap (default 0)")
     demo.set_defaults(handler=_demo)
 
-    interval = subparsers.add_parser("interval", parents=[common], help="CUD interval for a CSV file",
+    interval = subparsers.add_parser("interval", parents=[shared_flags("data", "seed", "confidence-level", "cud",
+                                                                       "json", "progress")],
+                                     help="CUD interval for a CSV file",
                                      description="Compute the CUD interval for a CSV file with a header row. "
                                                  "Every column except the label column is a numeric feature.")
-    interval.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
-    interval.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
-    interval.add_argument("--pos-label", default=None, metavar="VALUE",
-                          help="label value of the positive class (needed unless labels are -1/1, 0/1, true/false, yes/no)")
     interval.add_argument("--basis", type=_basis_spec, default="linear", metavar="linear|poly:D|pca:K|zpca:K|poly:D(zpca:K)",
                           help="basis of the linear classifier (default linear: intercept plus features)")
-    interval.add_argument("--seed", type=int, default=None,
-                          help="seed of the bootstrap (default: drawn at random and reported)")
     interval.add_argument("--methods", type=_methods_spec, default=("cud",), metavar="M1,M2,...",
                           help="comma-separated interval methods: " + ", ".join(method_names())
                                + ", or 'all' (default cud); every option goes to each chosen method that "
@@ -84,7 +82,7 @@ def _maybe_plot(args, results):
 def _interval(args) -> tuple[dict, str]:
     """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
     X, y, features, _, encoding = read_labelled_csv(args)
-    seed = secrets.randbits(32) if args.seed is None else args.seed
+    seed = args.seed
     if args.methods != ("cud",):
         return _interval_methods(args, X, y, features, encoding, seed)
     _per_method_options(args, ("cud",))     # an option CUD does not take (--cv) is an error
@@ -93,7 +91,7 @@ def _interval(args) -> tuple[dict, str]:
     context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
                         f"{'s' if len(features) != 1 else ''}: {shown})"),
                ("label column", args.label),
-               ("seed", f"{seed}" + (" (drawn at random; pass --seed to repeat)" if args.seed is None else ""))]
+               ("seed", f"{seed}")]
     plotted = _maybe_plot(args, result)
     if plotted:
         context.append(("plot", plotted))
@@ -102,11 +100,13 @@ def _interval(args) -> tuple[dict, str]:
     return record, _format_report(result, context)
 
 
-# the options of the interval commands that not every method takes: flag -> parameter name
+# the options of the interval commands that not every method takes: flag -> parameter name (a field of
+# CUD's engine_options, cudbound.EngineOptions, as "engine_options.FIELD")
 _METHOD_OPTIONS = {"--resamples": "n_resamples", "--alpha-n": "alpha_n", "--jobs": "n_jobs",
-                   "--scheduler": "scheduler", "--exact-distribution": "exact_distribution",
-                   "--max-nodes": "max_nodes", "--time-limit": "time_limit",
-                   "--replicate-time-limit": "replicate_time_limit", "--cv": "cv"}
+                   "--time-limit": "time_limit", "--scheduler": "engine_options.scheduler",
+                   "--exact-distribution": "engine_options.exact_distribution",
+                   "--max-nodes": "engine_options.max_nodes",
+                   "--replicate-time-limit": "engine_options.replicate_time_limit", "--cv": "cv"}
 
 
 def _given_options(args) -> dict:
@@ -122,16 +122,19 @@ def _given_options(args) -> dict:
 def _per_method_options(args, methods) -> dict:
     """{method: {parameter: value}}: every given option goes to every chosen method that takes
     it; an option that none of them takes is an error (it would otherwise be ignored)."""
-    per = {m: {} for m in methods}
+    per: dict[str, dict] = {m: {} for m in methods}
     for flag, value in _given_options(args).items():
-        param = _METHOD_OPTIONS[flag]
+        param, _, field = _METHOD_OPTIONS[flag].partition(".")
         takers = [m for m in methods if param in get_method(m).parameters]
         if not takers:
             users = [m for m in method_names() if param in get_method(m).parameters]
             raise CLIError(f"{flag} is used by {', '.join(users) or 'no method'}, and none of the chosen methods "
                            f"({', '.join(methods)}) takes it; drop it or add a method that uses it.")
         for m in takers:
-            per[m][param] = value
+            if field:
+                per[m].setdefault(param, {})[field] = value
+            else:
+                per[m][param] = value
     if "cud" in per:
         per["cud"].setdefault("n_resamples", DEFAULT_RESAMPLES)
         per["cud"]["progress"] = _show_progress(args)
@@ -165,8 +168,8 @@ def _compute(X, y, args, *, basis, seed, pos_label=None):
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     if sys.stderr.isatty():
         print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {resamples}) ...", file=sys.stderr)
+    engine = EngineOptions(max_nodes=args.max_nodes, replicate_time_limit=args.replicate_time_limit,
+                           exact_distribution=args.exact_distribution, scheduler=args.scheduler)
     return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.confidence_level,
-                        n_resamples=resamples, alpha_n=args.alpha_n, rng=seed, pos_label=pos_label,
-                        n_jobs=1 if args.jobs is None else args.jobs, scheduler=args.scheduler,
-                        exact_distribution=args.exact_distribution, max_nodes=args.max_nodes, time_limit=args.time_limit,
-                        replicate_time_limit=args.replicate_time_limit, progress=_show_progress(args))
+                        n_resamples=resamples, alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=args.jobs,
+                        time_limit=args.time_limit, progress=_show_progress(args), engine_options=engine)

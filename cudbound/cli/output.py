@@ -8,6 +8,8 @@ import numpy as np
 
 from .shared import PROG, in_flags
 
+__all__: list[str] = []   # the commands' helpers, each imported by name (underscore names)
+
 _SEARCH_ROWS = [  # (label, median key, total key, scale of the median) in SearchStats.summary()
     ("nodes", "nodes_median", "nodes_total", 1),
     ("solves", "solves_median", "solves_total", 1),

@@ -1,5 +1,6 @@
 """What the commands share: the program's name, exit statuses, errors, the library's
-parameter names in flags (``in_flags``), the parser class and the argument types."""
+parameter names in flags (``in_flags``), the parser class, the argument types, and the flags
+several commands take, each defined once (``shared_flags``)."""
 from __future__ import annotations
 
 import argparse
@@ -8,9 +9,13 @@ import re
 import sys
 import warnings
 
+from .._validation import check_n_jobs
 from ..basis import make_basis
 from ..losses import get_loss
 from ..registry import _methods_iv
+
+__all__ = ["PROG", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "CLIError",
+           "in_flags", "RenamedFlag", "add_flag", "shared_flags", "add_execution_flags"]
 
 PROG = "cudbound"
 EXIT_USAGE = 2
@@ -24,6 +29,10 @@ EXIT_INTERRUPTED = 130
 
 DEFAULT_RESAMPLES = 500
 """B of the CUD interval when ``--resamples`` is not given."""
+
+DEFAULT_SEED = 0
+"""``--seed`` of every command that draws at random, when not given: the same command gives the
+same numbers (the JSON output reports the seed)."""
 
 
 class CLIError(ValueError):
@@ -85,6 +94,100 @@ def add_flag(parser, new: str, *old: str, **options) -> argparse.Action:
     return action
 
 
+# --------------------------------------------------------------------------- shared flags
+
+def _data_flags(parser) -> None:
+    parser.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file (a header row; every column "
+                                                                          "but the label column is a numeric feature)")
+    parser.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
+    parser.add_argument("--pos-label", default=None, metavar="VALUE",
+                        help="label value of the positive class (needed unless the labels are -1/1, 0/1, true/false "
+                             "or yes/no)")
+
+
+def _seed_flag(parser) -> None:
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="INT",
+                        help=f"seed of every random draw of the command (default {DEFAULT_SEED}: the same command "
+                             f"gives the same numbers)")
+
+
+def _level_flag(parser) -> None:
+    add_flag(parser, "--confidence-level", "--level", type=float, default=0.95, metavar="LEVEL",
+             help="confidence level of the intervals, strictly between 0 and 1 (default %(default)s)")
+
+
+def _json_flag(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the result as JSON (docs/json.md)")
+
+
+def _progress_flag(parser) -> None:
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (shown by default when stderr is a terminal)")
+
+
+def _cud_flags(parser) -> None:
+    """The CUD interval's own flags (``demo``, ``interval``): its statistics, then its engine."""
+    parser.add_argument("--resamples", type=int, default=None, metavar="B",
+                        help=f"number of bootstrap resamples B (default {DEFAULT_RESAMPLES} for CUD; with --methods, "
+                             f"given to every method that resamples: cud, bs1, bs2)")
+    parser.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
+                        help="scale alpha_n of the neighbourhood (default n, the sample size)")
+    parser.add_argument("--loss", type=_loss_spec, default="squared", metavar="LOSS",
+                        help="surrogate loss of the fit: squared (default), hinge, logistic, exponential, "
+                             "ridge[:LAM] (squared plus LAM |beta|^2, intercept unpenalised, default LAM 0.1), "
+                             "or hinge_ridge, logistic_ridge, exponential_ridge [:LAM] (docs/losses.md)")
+    parser.add_argument("--plot", default=None, metavar="FILE.png",
+                        help="also draw the result to this image file: the replicate distribution behind a CUD "
+                             "interval, or a forest plot of several methods (needs matplotlib)")
+    add_execution_flags(parser, "the bootstrap replicates", default=None, default_text="1")
+    parser.add_argument("--exact-distribution", action="store_true",
+                        help="solve every replicate to the end (slower; same interval), so the JSON output's "
+                             "bootstrap values are all exact")
+    parser.add_argument("--max-nodes", type=_positive(int, "--max-nodes"), default=None, metavar="N",
+                        help="node budget of each replicate's search; a replicate cut short keeps a certified "
+                             "upper bound and the interval is flagged conservative (default: none)")
+    parser.add_argument("--time-limit", type=_positive(float, "--time-limit"), default=None, metavar="SECONDS",
+                        help="time budget of the whole CUD interval: spent on the replicates that decide it; when "
+                             "it runs out, a certified (conservative) interval is returned at once, with how far "
+                             "its upper end could still move (default: none)")
+    parser.add_argument("--replicate-time-limit", type=_positive(float, "--replicate-time-limit"), default=None,
+                        metavar="SECONDS", help="time budget of each replicate's search, as --max-nodes (default: none)")
+
+
+_SHARED_FLAGS = {"data": ("data", _data_flags), "cud": ("CUD interval", _cud_flags),
+                 "confidence-level": (None, _level_flag), "seed": ("common options", _seed_flag),
+                 "json": ("common options", _json_flag), "progress": ("common options", _progress_flag)}
+"""The flags several commands share, by group: (the section of ``--help`` they are listed in, None for
+the command's own options; what adds them). Each is defined here once (:func:`shared_flags`)."""
+
+
+def shared_flags(*groups: str) -> argparse.ArgumentParser:
+    """The one parent parser of a command's shared flags: the named groups of :data:`_SHARED_FLAGS`
+    (``data``: --data, --label, --pos-label; ``cud``: the CUD interval's flags; ``confidence-level``;
+    ``seed``: --seed, default :data:`DEFAULT_SEED`; ``json``; ``progress``: --no-progress), in the
+    order given. ``--help`` lists them after the command's own options, in sections of their own. A new
+    parser each time: argparse shares a parent's actions with its children."""
+    parent = argparse.ArgumentParser(add_help=False)
+    sections: dict = {}
+    for group in groups:
+        title, add = _SHARED_FLAGS[group]
+        if title is not None and title not in sections:
+            sections[title] = parent.add_argument_group(title)
+        add(parent if title is None else sections[title])
+    return parent
+
+
+def add_execution_flags(parser, what: str, *, default, default_text: str) -> None:
+    """``--jobs`` and ``--scheduler``: where ``what`` runs. ``--jobs`` counts worker processes as
+    ``n_jobs`` does everywhere (:func:`cudbound._validation.check_n_jobs`)."""
+    parser.add_argument("--jobs", type=_jobs_spec, default=default, metavar="N",
+                        help=f"worker processes for {what}: N, -1 every core, -k every core but k - 1 (default "
+                             f"{default_text}); the result does not depend on it")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help=f"run {what} on this Dask scheduler instead, e.g. tcp://10.0.0.5:8786 (needs "
+                             f"cudbound[cluster])")
+
+
 def _show_progress(args) -> bool:
     """A progress bar when stderr is a terminal, unless --no-progress."""
     return not args.no_progress and sys.stderr.isatty()
@@ -93,13 +196,18 @@ def _show_progress(args) -> bool:
 # --------------------------------------------------------------------------- argument types
 
 def _jobs_spec(text: str) -> int:
-    """``--jobs``: a positive integer or -1."""
+    """``--jobs``: a worker count as ``n_jobs`` takes it (a positive integer, -1 or -k)."""
     try:
         jobs = int(text)
     except ValueError:
         jobs = 0
-    if jobs == 0 or jobs < -1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or -1 (all cores); got {text!r}.")
+    if jobs == 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, -1 (every core) or -k (every core but k - 1); "
+                                         f"got {text!r}.")
+    try:
+        check_n_jobs(jobs)
+    except ValueError as exc:   # -k beyond the cores
+        raise argparse.ArgumentTypeError(str(exc).replace("`n_jobs` = ", "")) from None
     return jobs
 
 

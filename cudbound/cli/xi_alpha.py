@@ -7,20 +7,19 @@ from ..output import envelope, result_item
 from ..results import F1, PRECISION, RECALL
 from .csv_input import read_labelled_csv
 from .output import _csv_data
-from .shared import _positive, _radius_arg, _show_progress
+from .shared import _positive, _radius_arg, _show_progress, shared_flags
+
+__all__ = ["add_parser"]
 
 
-def add_parser(subparsers, common) -> None:
-    """The ``xi-alpha`` subcommand (``common`` is not its: it takes its own options)."""
-    xa = subparsers.add_parser("xi-alpha", help="Joachims' xi-alpha estimates (error, recall, precision, F1) of a "
+def add_parser(subparsers) -> None:
+    """The ``xi-alpha`` subcommand (it draws nothing at random: no ``--seed``)."""
+    xa = subparsers.add_parser("xi-alpha", parents=[shared_flags("data", "json", "progress")], help="Joachims' xi-alpha estimates (error, recall, precision, F1) of a "
                                                 "soft-margin SVM for a CSV file",
                                description="Train a soft-margin SVM once and count the points with rho alpha_i "
                                            "R^2 + xi_i >= 1 (Joachims 2000): estimates of the error, recall, "
                                            "precision and F1 that are pessimistic with rho = 2 and the theorem's "
                                            "R^2. --loo adds the exact leave-one-out error of the same SVM.")
-    xa.add_argument("--data", required=True, metavar="FILE.csv", help="the CSV file")
-    xa.add_argument("--label", required=True, metavar="COLUMN", help="name of the label column")
-    xa.add_argument("--pos-label", default=None, metavar="VALUE", help="label value of the positive class")
     xa.add_argument("--C", dest="C", type=_positive(float, "--C"), default=1.0, help="SVM cost parameter (default 1)")
     xa.add_argument("--kernel", choices=("linear", "rbf", "poly"), default="linear", help="kernel (default linear)")
     xa.add_argument("--gamma", type=_positive(float, "--gamma"), default=None,
@@ -32,8 +31,6 @@ def add_parser(subparsers, common) -> None:
     xa.add_argument("--radius", default="theorem", metavar="theorem|svmlight|R2",
                     help="R^2: 'theorem' (default, pessimistic), 'svmlight' (as SVM-light V6.02) or a number")
     xa.add_argument("--loo", action="store_true", help="also compute the exact leave-one-out error")
-    xa.add_argument("--no-progress", action="store_true", help="no progress bar for --loo")
-    xa.add_argument("--json", action="store_true", help="print the result as JSON")
     xa.set_defaults(handler=_xi_alpha)
 
 

@@ -35,6 +35,9 @@ covers the true error (Laber & Murphy 2008, section 5). Example (``experiments/p
     basis = "poly:2(zpca:2)"
     sizes = [50]               # a subset of the study's sizes (default: all of them)
 
+CUD's engine settings (the fields of :class:`cudbound.EngineOptions`) are one option, a table of
+its own: ``[options.cud.engine_options]`` with ``max_nodes = 100000``, say.
+
 The whole file is validated when it is read (:func:`parse_config`): every problem, down to each
 method's options at each training size, is reported at once, before any task runs or a store
 is opened. Given a data directory, the real data sets' files are read as well: each must be
@@ -46,6 +49,7 @@ the same samples (unless a draw is degenerate under one basis and redrawn).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -55,7 +59,7 @@ import os
 import re
 import tomllib
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,23 +129,55 @@ left out of a protocol's defaults, so that the stored protocols stay valid (set 
 they are part of its protocol like any option)."""
 
 
+def _options_objects(method: str) -> dict:
+    """The method's options whose default is an options object (a dataclass instance: CUD's
+    ``engine_options``), with those defaults."""
+    params = get_method(method).parameters
+    return {k: p.default for k, p in params.items()
+            if dataclasses.is_dataclass(p.default) and not isinstance(p.default, type)}
+
+
+def _fields_given(value) -> dict:
+    """The fields an options object's value sets: a study gives a dict of some of them."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+
+
 def _stored_names(method: str, options: dict) -> dict:
-    """``options`` under the names a protocol records them by: an option renamed since
-    (:mod:`cudbound._deprecation`; ``k`` is now ``cv``) keeps its old name there, whichever name the
-    study uses, so that the stored protocols (and the committed chunks) stay valid."""
+    """``options`` under the names a protocol records them by, so that the stored protocols (and the
+    committed chunks) stay valid: an option renamed since (:mod:`cudbound._deprecation`; ``k`` is now
+    ``cv``) keeps its old name there, whichever name the study uses, and an options object
+    (``engine_options``) is recorded field by field, under the fields' names."""
+    objects = _options_objects(method)
+    flat: dict = {}
+    for k, v in options.items():
+        if k in objects:
+            flat.update(_fields_given(v))
+        else:
+            flat[k] = v
     old_name = {new: old for old, new in get_method(method).renamed.items()}
-    return {old_name.get(k, k): v for k, v in options.items()}
+    return {old_name.get(k, k): v for k, v in flat.items()}
 
 
 def _defaults(method: str, options: dict) -> dict:
     """The defaults of the method's options that the study leaves unset: part of the protocol, so
     that a release that changes a default (Kohavi's ``form``, say) cannot mix its rows with
-    rows made under the old default."""
-    import inspect
+    rows made under the old default (an options object's unset fields, each under its name)."""
     params = get_method(method).parameters
-    return _stored_names(method, {k: _jsonable(params[k].default) for k in get_method(method).options()
-                                  if k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty
-                                  and not (k in _NOT_IN_PROTOCOL and params[k].default is None)})
+    objects = _options_objects(method)
+    out = {}
+    for k in get_method(method).options():
+        if k in objects:
+            given = _fields_given(options.get(k))
+            out.update({f.name: getattr(objects[k], f.name) for f in dataclasses.fields(objects[k])
+                        if f.name not in given})
+        elif k not in options and k != "loss" and params[k].default is not inspect.Parameter.empty:
+            out[k] = params[k].default
+    return _stored_names(method, {k: _jsonable(v) for k, v in out.items()
+                                  if not (k in _NOT_IN_PROTOCOL and v is None)})
 
 
 @dataclass(frozen=True, order=True)

@@ -22,7 +22,7 @@ import traceback
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from .._validation import check_scalar
+from .._validation import check_n_jobs
 from .chunks import ChunkDir
 from .config import StudyConfig, Task
 from .leases import LeaseKeeper, TaskSource, new_owner
@@ -60,12 +60,6 @@ class RunInterrupted(KeyboardInterrupt):
         self.report, self.store = report, store
 
 
-def _check_workers(workers) -> int:
-    if workers is None:
-        return os.cpu_count() or 1
-    return check_scalar(workers, "workers", min_val=1)
-
-
 def _safe_task(config, task, data_home):
     """run_task, with a failure turned into a value so one bad task does not stop the study."""
     try:
@@ -74,7 +68,7 @@ def _safe_task(config, task, data_home):
         return {"failed": True, "task": task, "message": f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"}
 
 
-def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, workers: int | None = None,
+def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs: int | None = -1,
               scheduler: str | None = None, data_home: str | os.PathLike[str] | None = None, progress: bool = True,
               max_tasks: int | None = None, chunks: str | os.PathLike[str] | None = None,
               chunk_size: int = 50) -> RunReport:
@@ -85,8 +79,9 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, worker
     config : StudyConfig
     store_path : str or Path
         SQLite file; created if absent, resumed if present (see :class:`ResultStore`).
-    workers : int, optional
-        Local worker processes (default: all cores). 1 runs in this process.
+    n_jobs : int or None, default -1
+        Local worker processes, as scikit-learn counts them: -1 every core (the default), -k every
+        core but k - 1, None or 1 in this process.
     scheduler : str, optional
         Address of a Dask distributed scheduler (e.g. ``"tcp://10.0.0.5:8786"``); the
         tasks then run on its workers, which need cudbound installed and the data
@@ -113,7 +108,7 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, worker
     """
     from tqdm.auto import tqdm
 
-    workers = _check_workers(workers)
+    workers = check_n_jobs(n_jobs)
     with ResultStore(store_path, config) as store:
         chunk_dir = None
         if chunks is not None:

@@ -6,3 +6,5 @@ decremental path, the KKT polish and checks, one module each).
 The compiled dual active-set QP of the search lives with the other compiled kernels in
 :mod:`cudbound.search.node_qp`.
 """
+
+__all__: list[str] = []   # the solvers live in the submodules, each with its own __all__

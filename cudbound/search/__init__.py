@@ -5,7 +5,7 @@ _kernel_cache.check()  # before any compiled kernel is loaded (see cudbound._ker
 
 from .bnb import SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .node_solvers import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
-from .problem import ReplicateProblem
+from .problem import ReplicateProblem, Screening
 
-__all__ = ["SearchOptions", "SearchOutcome", "Tolerances", "branch_and_bound", "ReplicateProblem", "NodeSolver",
-           "NodeSolution", "NodeSolveError", "ActiveSetNodeSolver", "CvxpyNodeSolver"]
+__all__ = ["SearchOptions", "SearchOutcome", "Tolerances", "branch_and_bound", "ReplicateProblem", "Screening",
+           "NodeSolver", "NodeSolution", "NodeSolveError", "ActiveSetNodeSolver", "CvxpyNodeSolver"]

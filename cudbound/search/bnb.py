@@ -24,31 +24,28 @@ import time
 
 import numpy as np
 
-from .core import KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP, KIND_SMOOTH, SearchContext, run_search
+from .core import SearchContext, run_search
 from .options import SearchOptions, SearchOutcome, Tolerances
 
 __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
 
 
 def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
-                     record_tree=False, extra_lower=(), lp=None, smooth=None, hinge_qp=None, fallback=None,
-                     python_realise=False):
+                     record_tree=False, extra_lower=(), inner=None, fallback=None, python_realise=False):
     """Maximise |C(s)|/n * g(alpha_n (L_hat - inf_{M(s)} L)) over realisable patterns s.
 
     Parameters
     ----------
     problem : ReplicateProblem
     solver : NodeSolver with weights already set for this replicate (called from the
-        compiled loop; ignored when ``lp`` is given)
+        compiled loop; ignored when ``inner`` is given)
     root : NodeSolution of the unconstrained problem (beta_u, L_u)
     quad : the replicate's quadratic form when it is positive definite (enables the
         flip-cost bound and the flip-cost branching), else None
     extra_lower : (beta, loss) pairs whose realised patterns seed the lower bound
-    lp : a HingeLPNodeSolver with weights set: its compiled simplex runs inside the loop
-    smooth : a SmoothNodeSolver with weights set, of a built-in loss and a resample nothing
-        separates: its compiled SQP runs inside the loop
-    hinge_qp : a HingeQPNodeSolver with weights set: its compiled active-set method runs inside
-        the loop
+    inner : a compiled node solver with weights set, run inside the loop: a HingeLPNodeSolver (its
+        simplex), a HingeQPNodeSolver (its active-set method) or a SmoothNodeSolver of a built-in
+        loss and a resample nothing separates (its SQP); None: ``solver`` solves every node
     fallback : a callable returning the NodeSolver for nodes the compiled solver fails on
     python_realise : decide realisability in Python (witness, QP, LP) rather than by the
         compiled warm-started QP
@@ -58,22 +55,15 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     if record_tree:
         import networkx as nx
         tree = nx.DiGraph()
-    P = np.ascontiguousarray(problem.design[problem.rows], dtype=float).reshape(-1, problem.design.shape[1])
     best = 0.0
     for beta, loss_value in extra_lower:
         best = max(best, _value_at(problem, beta, loss_value, tol))
     q = None
     if quad is not None:
         q = (quad.H, np.linalg.inv(quad.H), quad.beta_u, quad.L_u)
-    kind = (KIND_LP if lp is not None else KIND_SMOOTH if smooth is not None
-            else KIND_HINGE_QP if hinge_qp is not None else KIND_EXTERNAL)
     with SearchContext(solver, fallback, root.warm, tree) as ctx:
-        out = run_search(
-            P, problem.rows, problem.cost_plus, problem.cost_minus, problem.C_forced, problem.n, problem.alpha_n,
-            problem.L_hat, root_beta=root.beta, root_m=root.value, root_bv=root.beta_value, best0=best, kind=kind,
-            quad=q, lp=lp, smooth=smooth, hinge_qp=hinge_qp, context=ctx, options=options, tol=tol,
-            record=record_tree,
-            python_realise=python_realise)
+        out = run_search(problem, root, best0=best, quad=q, inner=inner, context=ctx, options=options, tol=tol,
+                         record=record_tree, python_realise=python_realise)
     out.screened, out.seconds, out.tree = problem.n_screened, time.perf_counter() - t0, tree
     return out
 

@@ -76,6 +76,8 @@ from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIN
 from .compile_notice import _compile_once
 from .context import SearchContext, _realise_call, _record
 from .heap import _heap_pop, _heap_push
+from .hinge_qp_node_solver import HingeQPNodeSolver
+from .lp_node_solver import HingeLPNodeSolver
 from .node_pool import _as_arrays, _as_ref, _grow_pool, _inherit, _new_pool, trimmed
 from .node_qp import _gi_ws, _meets, _workspace
 from .node_solve import NodeSolve, NodeSolveRef, _solve
@@ -549,18 +551,20 @@ def _loop_options(options, tol, lazy, record, python_realise):
                        bool(record), bool(python_realise), float(tol.prune), float(tol.margin))
 
 
-def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, root_m, root_bv=None,
-               best0=0.0, kind=KIND_EXTERNAL, quad=None, lp=None, smooth=None, hinge_qp=None, context=None,
-               options=None, tol=None, lazy=None, record=False, python_realise=False):
+def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None, options=None, tol=None, lazy=None,
+               record=False, python_realise=False):
     """Run the compiled loop on a prepared replicate (``bnb.branch_and_bound`` and the engine call it).
 
+    ``problem``: the replicate's points and costs (a :class:`~cudbound.search.problem.ReplicateProblem`);
+    ``root``: the NodeSolution of its unconstrained problem; ``best0``: a value already attained.
     ``quad``: (H, Hinv, beta_u, L_u) of a positive definite quadratic loss (flip-cost bound
-    and branching; required by KIND_QP), else None. ``lp``: a set-up
-    :class:`~cudbound.search.lp_node_solver.HingeLPNodeSolver` (KIND_LP). ``smooth``: a set-up
+    and branching), else None. ``inner``: the compiled node solver run inside the loop, with its
+    weights set: a :class:`~cudbound.search.lp_node_solver.HingeLPNodeSolver` (KIND_LP), a
+    :class:`~cudbound.search.hinge_qp_node_solver.HingeQPNodeSolver` (KIND_HINGE_QP) or a
     :class:`~cudbound.search.smooth_node_solver.SmoothNodeSolver` of a built-in loss whose
-    resample nothing separates (KIND_SMOOTH). ``hinge_qp``: a set-up
-    :class:`~cudbound.search.hinge_qp_node_solver.HingeQPNodeSolver` (KIND_HINGE_QP). ``context``: the
-    :class:`SearchContext` (entered) for external solves, fallbacks and the tree.
+    resample nothing separates (KIND_SMOOTH); None: every node goes to the context's solver
+    (KIND_EXTERNAL). ``context``: the :class:`SearchContext` (entered) for external solves,
+    fallbacks and the tree.
     ``tol``: the :class:`~cudbound.search.options.Tolerances` (default: the defaults).
     ``python_realise``: decide every realisability question on the Python side
     (``realisability.realise``: witness points, the feasibility QP, then an LP) instead of
@@ -571,10 +575,15 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     :class:`SearchState` when the search stopped at its node budget, else None; ``screened``,
     ``seconds`` and ``tree`` are the caller's to fill).
     """
+    kind = (KIND_EXTERNAL if inner is None else KIND_LP if isinstance(inner, HingeLPNodeSolver)
+            else KIND_HINGE_QP if isinstance(inner, HingeQPNodeSolver) else KIND_SMOOTH)
+    lp = inner if kind == KIND_LP else None
+    hinge_qp = inner if kind == KIND_HINGE_QP else None
+    smooth = inner if kind == KIND_SMOOTH else None
+    p = problem.design.shape[1]
+    P = np.ascontiguousarray(problem.design[problem.rows], dtype=float).reshape(-1, p)
     options = options if options is not None else SearchOptions()
     tol = tol if tol is not None else Tolerances()
-    P = np.ascontiguousarray(P, dtype=np.float64)
-    p = P.shape[1]
     if quad is not None:
         H, Hinv, beta_u, L_u = (np.ascontiguousarray(quad[0], dtype=np.float64),
                                 np.ascontiguousarray(quad[1], dtype=np.float64),
@@ -582,8 +591,8 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
     else:
         H, Hinv, beta_u, L_u = np.zeros((p, p)), np.zeros((p, p)), np.zeros(p), 0.0
     if lp is not None:
-        root = lp._root
-        lp_args = (lp.cols, lp.norms, lp.c, int(lp.m), int(lp.n), root.basis, root.atup, int(lp._max_iter))
+        lp_root = lp._root
+        lp_args = (lp.cols, lp.norms, lp.c, int(lp.m), int(lp.n), lp_root.basis, lp_root.atup, int(lp._max_iter))
     else:
         lp_args = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, _EMPTY_I, _EMPTY_B, 0)
     if hinge_qp is not None:
@@ -605,11 +614,11 @@ def run_search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, *, root_beta, 
         resume = None
     slv = NodeSolve(int(kind), H, 0.5 * Hinv, beta_u, L_u, lp_args, sm, int(context.key if context is not None else 0),
                     _workspace(p))
-    root = (np.ascontiguousarray(root_beta, dtype=np.float64), float(root_m),
-            float(root_m if root_bv is None else root_bv), float(best0))
-    args = (P, np.ascontiguousarray(prow, dtype=np.int64), np.ascontiguousarray(cplus, dtype=np.float64),
-            np.ascontiguousarray(cminus, dtype=np.float64), float(C_forced), float(n), float(alpha),
-            float(L_hat), root, slv, quad is not None, Hinv,
+    start = (np.ascontiguousarray(root.beta, dtype=np.float64), float(root.value), float(root.beta_value),
+             float(best0))
+    args = (P, np.ascontiguousarray(problem.rows, dtype=np.int64), np.ascontiguousarray(problem.cost_plus, dtype=np.float64),
+            np.ascontiguousarray(problem.cost_minus, dtype=np.float64), float(problem.C_forced), float(problem.n),
+            float(problem.alpha_n), float(problem.L_hat), start, slv, quad is not None, Hinv,
             _loop_options(options, tol, lazy, record, python_realise), resume is not None,
             resume.arrays if resume is not None else _placeholder_state(p))
     with _compile_once(_search, args):

@@ -19,12 +19,34 @@ the root minimiser, the minimisers of earlier screening solves) lies on that sid
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..optim.qp import positive_definite
 
-__all__ = ["ReplicateProblem"]
+__all__ = ["ReplicateProblem", "Screening"]
+
+
+class Screening(NamedTuple):
+    """How a replicate screens its points (module docstring).
+
+    ``enabled``: screen at all. ``solver(row, sign)`` (optional) returns the NodeSolution of the
+    node with the single constraint ``sign * phi_row' beta >= 0``: it enables the screening of
+    losses without a positive definite quadratic form; ``known_points`` are (beta, loss at beta)
+    pairs that let it skip solves; ``bound(Phi)`` (optional) returns, for rows phi_k, lower bounds
+    on L(beta) - L_u over the beta that put phi_k'beta on the side of 0 opposite to beta_u's (or
+    None): a point whose bound reaches the level is fixed without a solve;
+    ``batch(rows, sides, can_flip, level, L_max)`` (optional) makes the screening solves of many
+    points at once (``SmoothNodeSolver.screen_batch``).
+    """
+
+    enabled: bool = True
+    solver: Callable | None = None
+    known_points: Sequence[tuple[Any, float]] = ()
+    bound: Callable | None = None
+    batch: Callable | None = None
 
 
 def _is_positive_definite(quad) -> bool:
@@ -37,15 +59,9 @@ class ReplicateProblem:
     """Points, costs and the neighbourhood of one count vector."""
 
     def __init__(self, design, y, counts, beta_hat, loss, alpha_n, *, quad=None, beta_u=None, L_u=None,
-                 screen=True, screen_solver=None, known_points=(), screen_bound=None, screen_batch=None):
-        """``screen_solver(row, sign)`` (optional) returns the NodeSolution of the node with
-        the single constraint ``sign * phi_row' beta >= 0``: it enables the screening of
-        losses without a positive definite quadratic form; ``known_points`` are
-        (beta, loss at beta) pairs that let it skip solves; ``screen_bound(Phi)`` (optional)
-        returns, for rows phi_k, lower bounds on L(beta) - L_u over the beta that put phi_k'beta
-        on the side of 0 opposite to beta_u's (or None): a point whose bound reaches the level
-        is fixed without a solve; ``screen_batch(rows, sides, can_flip, level, L_max)`` (optional)
-        makes the screening solves of many points at once (``SmoothNodeSolver.screen_batch``)."""
+                 screening=Screening()):
+        """``quad``: the replicate's quadratic form (a positive definite one screens in closed form);
+        ``beta_u``, ``L_u``: the root minimiser and its loss; ``screening``: a :class:`Screening`."""
         n = len(y)
         self.n, self.alpha_n, self.design = n, float(alpha_n), design
         self.L_hat = loss.value(design, y, counts, beta_hat)
@@ -64,13 +80,13 @@ class ReplicateProblem:
         # a merged point whose two costs agree never changes C: fix it (its sign is irrelevant)
         forced[(forced == 0) & (cplus == cminus)] = 1
         self.screen_solves = 0
-        if screen and math.isfinite(self.L_max) and beta_u is not None:
+        if screening.enabled and math.isfinite(self.L_max) and beta_u is not None:
             if quad is not None and _is_positive_definite(quad):
                 forced = self._screen_quadratic(quad, reps, forced)
-            elif screen_solver is not None:
-                forced = self._screen_by_solves(screen_solver, reps, forced,
-                                                [(beta_hat, self.L_hat), *known_points], screen_bound,
-                                                screen_batch)
+            elif screening.solver is not None:
+                forced = self._screen_by_solves(screening.solver, reps, forced,
+                                                [(beta_hat, self.L_hat), *screening.known_points], screening.bound,
+                                                screening.batch)
         self.n_screened = int(np.sum(forced != 0))
         self.C_forced = float(np.sum(np.where(forced > 0, cplus, 0.0) + np.where(forced < 0, cminus, 0.0)))
         free = np.flatnonzero(forced == 0)

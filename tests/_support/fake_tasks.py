@@ -22,7 +22,7 @@ def fake_result(config, task) -> dict:
 
 
 def use_fake_tasks(monkeypatch):
-    """Make the runner compute every task with :func:`fake_result` (in-process runs, workers=1)."""
+    """Make the runner compute every task with :func:`fake_result` (in-process runs, n_jobs=1)."""
     import cudbound.coverage.runner as runner
 
     monkeypatch.setattr(runner, "run_task", lambda config, task, data_home=None: fake_result(config, task))

@@ -224,3 +224,48 @@ def test_an_old_flag_is_one_parser_action_into_the_new_flags_dest_and_help_shows
         parser.parse_args([command, "--help"])
     shown = " ".join(capsys.readouterr().out.split())
     assert f"(default {default}" in shown and f"{old} " in shown and f"use {new}" in shown
+
+
+def _subcommands():
+    """{name: its sub-parser} of every command (``store check`` and ``store export`` included)."""
+    import argparse
+
+    from cudbound.cli import build_parser
+
+    def children(parser, prefix=""):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from children(sub, f"{prefix}{name} ")
+        if prefix:
+            yield prefix.strip(), parser
+    return dict(children(build_parser()))
+
+
+def test_shared_flags_mean_the_same_in_every_command():
+    """Each shared flag is defined once (cli.shared.shared_flags): the same help, default and
+    requirement wherever a command takes it; --seed defaults to 0 in every command that draws at
+    random, and only xi-alpha (which draws nothing at random) and the study commands lack it."""
+    from cudbound.cli.shared import DEFAULT_SEED
+    seen = {}
+    for command, parser in _subcommands().items():
+        for action in parser._actions:
+            for flag in set(action.option_strings) & {"--data", "--label", "--pos-label", "--seed", "--json",
+                                                      "--no-progress"}:
+                seen.setdefault(flag, {})[command] = (action.help, action.default, action.required)
+    for flag, per in seen.items():
+        assert len(set(per.values())) == 1, (flag, per)
+    assert set(seen["--seed"]) == {"demo", "interval", "compare", "auc"}
+    assert {v[1] for v in seen["--seed"].values()} == {DEFAULT_SEED} == {0}
+    assert set(seen["--data"]) == {"interval", "compare", "auc", "xi-alpha"}
+    assert set(seen["--json"]) == set(_subcommands()) - {"store"}
+
+
+def test_jobs_counts_workers_as_n_jobs_does(capsys, csv_file):
+    """--jobs everywhere (a study run too: --workers is gone), read as n_jobs: -2 is every core but one."""
+    flags = {c: {s for a in p._actions for s in a.option_strings} for c, p in _subcommands().items()}
+    assert "--jobs" in flags["coverage"] and "--workers" not in flags["coverage"] and "--jobs" in flags["interval"]
+    code, out, _ = run(capsys, "interval", "--data", csv_file, "--label", "y", *FAST, "--jobs", "-2", "--json")
+    assert code == 0 and json.loads(out)["seed"] == 0
+    code, _, err = run(capsys, "interval", "--data", csv_file, "--label", "y", "--jobs", "1.5")
+    assert code == 2 and "--jobs: must be a positive integer, -1 (every core)" in err

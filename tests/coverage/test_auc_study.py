@@ -243,8 +243,8 @@ def _rows(path):
 
 def test_one_and_two_workers_store_identical_rows_and_the_store_checks_clean(tmp_path):
     config = small()
-    run_study(config, tmp_path / "one.sqlite", workers=1, progress=False)
-    run_study(config, tmp_path / "two.sqlite", workers=2, progress=False)
+    run_study(config, tmp_path / "one.sqlite", n_jobs=1, progress=False)
+    run_study(config, tmp_path / "two.sqlite", n_jobs=2, progress=False)
     one, two = _rows(tmp_path / "one.sqlite"), _rows(tmp_path / "two.sqlite")
     strip = [{k: v for k, v in r.items() if k != "details"} for r in one]
     assert strip == [{k: v for k, v in r.items() if k != "details"} for r in two] and len(one) == 4 * 12
@@ -254,7 +254,7 @@ def test_one_and_two_workers_store_identical_rows_and_the_store_checks_clean(tmp
 
 def test_auc_chunks_carry_targets_and_p_values_and_load_back(tmp_path):
     config = small()
-    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=tmp_path / "chunks", chunk_size=2)
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "chunks", chunk_size=2)
     files = sorted((tmp_path / "chunks").glob("*/n*/reps*.csv.gz"))
     assert len(files) == 2
     header = gzip.open(files[0], "rt").readline().strip().split(",")
@@ -271,7 +271,7 @@ def test_auc_chunks_carry_targets_and_p_values_and_load_back(tmp_path):
 def test_check_finds_an_auc_row_whose_covered_disagrees_with_its_target(tmp_path):
     import sqlite3
     config = small()
-    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, max_tasks=1)
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, max_tasks=1)
     with sqlite3.connect(tmp_path / "s.sqlite") as db:
         db.execute("UPDATE results SET covered = 1, target = high + 0.5 WHERE method = 'delong'")
     report = check_store(tmp_path / "s.sqlite")
@@ -295,7 +295,7 @@ def test_a_schema_2_store_is_read_as_it_is_and_upgraded_to_3_when_written(tmp_pa
     config = parse_config((ROOT / "experiments" / "smoke.toml").read_text().replace("repetitions = 4",
                                                                                     "repetitions = 2"))
     path = tmp_path / "s.sqlite"
-    run_study(config, path, workers=1, progress=False, max_tasks=1)
+    run_study(config, path, n_jobs=1, progress=False, max_tasks=1)
     with sqlite3.connect(path) as db:     # the same rows in a schema-2 store
         columns = [c[1] for c in db.execute("PRAGMA table_info(results)") if c[1] not in ("target", "statistic",
                                                                                            "pvalue")]
@@ -319,7 +319,7 @@ def test_a_schema_2_store_is_read_as_it_is_and_upgraded_to_3_when_written(tmp_pa
         rows = store.results()
     assert [{k: r[k] for k in ("method", "low", "high", "covered")} for r in rows] == old
     assert all(r["target"] is None and r["pvalue"] is None for r in rows)
-    run_study(config, path, workers=1, progress=False)      # and goes on with the study
+    run_study(config, path, n_jobs=1, progress=False)      # and goes on with the study
     with ResultStore(path, readonly=True) as store:
         assert len(store.tasks()) == len(config.tasks()) == 4
     assert check_store(path).ok
@@ -329,7 +329,7 @@ def test_the_cli_runs_an_auc_study_and_prints_the_coverage_of_the_intervals(tmp_
     from cudbound.cli import main
     path = tmp_path / "s.toml"
     path.write_text(SMALL)
-    status = main(["coverage", "--config", str(path), "--store", str(tmp_path / "s.sqlite"), "--workers", "1",
+    status = main(["coverage", "--config", str(path), "--store", str(tmp_path / "s.sqlite"), "--jobs", "1",
                    "--json"])
     assert status == 0
     record = json.loads(capsys.readouterr().out)

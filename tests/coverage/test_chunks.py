@@ -33,7 +33,7 @@ def rows(path):
 def test_chunks_are_written_per_block_and_resume_a_fresh_store(tmp_path):
     config = small_config(5)
     chunks = tmp_path / "chunks"
-    report = run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    report = run_study(config, tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     names = sorted(p.relative_to(chunks).as_posix() for p in chunks.glob("*/n*/*.csv.gz"))
     datasets = sorted({d.name for d in config.datasets})
     assert names == sorted(f"{d}/n30/reps{a}.csv.gz" for d in datasets for a in ("0000-0001", "0002-0003", "0004-0004"))
@@ -42,7 +42,7 @@ def test_chunks_are_written_per_block_and_resume_a_fresh_store(tmp_path):
         tasks = read_chunk(path)
         assert all(len(t["rows"]) == len(config.methods) for t in tasks)
     # a fresh store, the same chunks: nothing is computed again, every row is back
-    again = run_study(config, tmp_path / "b.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    again = run_study(config, tmp_path / "b.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     assert again.computed == 0 and again.already == again.total == len(config.tasks())
     with ResultStore(tmp_path / "a.sqlite") as a, ResultStore(tmp_path / "b.sqlite") as b:
         ra = {(r["dataset"], r["rep"], r["method"]): r for r in a.results()}
@@ -57,13 +57,13 @@ def test_chunks_are_written_per_block_and_resume_a_fresh_store(tmp_path):
 def test_an_interrupted_run_resumed_from_chunks_gives_the_same_chunks(tmp_path):
     config = small_config(4)
     whole = tmp_path / "whole"
-    run_study(config, tmp_path / "w.sqlite", workers=1, progress=False, chunks=whole, chunk_size=2)
+    run_study(config, tmp_path / "w.sqlite", n_jobs=1, progress=False, chunks=whole, chunk_size=2)
     parts = tmp_path / "parts"
-    first = run_study(config, tmp_path / "p1.sqlite", workers=1, progress=False, chunks=parts, chunk_size=2,
+    first = run_study(config, tmp_path / "p1.sqlite", n_jobs=1, progress=False, chunks=parts, chunk_size=2,
                       max_tasks=3)
     assert first.computed == 3 and len(first.chunks_written) == 1     # the first block only
     # the next session has lost the store: only the committed chunk is there
-    second = run_study(config, tmp_path / "p2.sqlite", workers=1, progress=False, chunks=parts, chunk_size=2)
+    second = run_study(config, tmp_path / "p2.sqlite", n_jobs=1, progress=False, chunks=parts, chunk_size=2)
     assert second.already == 2 and second.computed == len(config.tasks()) - 2
     files = sorted(p.relative_to(whole) for p in whole.glob("*/n*/*.csv.gz"))
     assert files == sorted(p.relative_to(parts) for p in parts.glob("*/n*/*.csv.gz"))
@@ -74,10 +74,10 @@ def test_an_interrupted_run_resumed_from_chunks_gives_the_same_chunks(tmp_path):
 def test_a_chunk_is_never_rewritten_and_another_protocol_is_refused(tmp_path):
     config = small_config(2)
     chunks = tmp_path / "chunks"
-    run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(config, tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     path = next(chunks.glob("*/n*/*.csv.gz"))
     stamp = path.stat().st_mtime_ns
-    run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(config, tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     assert path.stat().st_mtime_ns == stamp
     other = parse_config(SMOKE.read_text().replace("repetitions = 4", "repetitions = 2").replace(
         "seed = 12345", "seed = 7"), source="other")
@@ -119,8 +119,8 @@ def test_raising_repetitions_supersedes_the_partial_last_chunk(tmp_path):
     block reps0002-0003 replaces it, and every task is counted once."""
     import importlib.util
     chunks = tmp_path / "chunks"
-    run_study(small_config(3), tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
-    run_study(small_config(4), tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(small_config(3), tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(small_config(4), tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     for d in {d.name for d in small_config(4).datasets}:
         assert sorted(p.name for p in (chunks / d / "n30").iterdir()) == ["reps0000-0001.csv.gz", "reps0002-0003.csv.gz"]
     root = Path(__file__).resolve().parents[2] / "paper_figures"
@@ -144,6 +144,22 @@ def test_a_changed_default_changes_the_protocol():
     assert paper.options["kohavi"]["form"] == "wald"      # the stored paper study used the Wald form
 
 
+def test_engine_options_are_recorded_field_by_field():
+    """CUD's engine settings are one option, ``engine_options`` (a TOML table); the protocol records
+    each field under its own name, the ones set among the options and the others among the
+    defaults, so that a protocol reads as it did when they were options of their own."""
+    config = small_config(2)
+    defaults = config.protocol()["defaults"]["cud"]
+    assert {"engine": "auto", "solver": None, "max_nodes": None, "exact_distribution": False,
+            "scheduler": None}.items() <= defaults.items() and "engine_options" not in defaults
+    assert "replicate_time_limit" not in defaults     # left out at its default, None (as before)
+    pinned = parse_config(SMOKE.read_text() + '\n[options.cud.engine_options]\nmax_nodes = 1000\n', source="pinned")
+    assert pinned.options["cud"]["engine_options"] == {"max_nodes": 1000}
+    assert pinned.protocol()["methods"]["cud"][1]["max_nodes"] == 1000
+    assert "max_nodes" not in pinned.protocol()["defaults"]["cud"]
+    assert pinned.protocol()["defaults"]["cud"]["engine"] == "auto" and pinned.fingerprint() != config.fingerprint()
+
+
 @pytest.mark.parametrize("name", ["study2", "sensitivity", "study3"])
 def test_committed_chunks_differ_from_the_shipped_protocol_in_the_refit_rule_only(name):
     """The committed chunks were made before every refit refitted the basis: their protocol is the
@@ -165,14 +181,14 @@ def test_a_damaged_chunk_is_named_in_one_error(tmp_path, capsys, damage):
     from cudbound.cli import main
     config = small_config(2)
     chunks = tmp_path / "chunks"
-    run_study(config, tmp_path / "a.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+    run_study(config, tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     victim = sorted(chunks.glob("*/n*/*.csv.gz"))[0]
     victim.write_bytes(damage)
     with pytest.raises(ValueError, match=r"the chunk file .* is damaged"):
-        run_study(config, tmp_path / "b.sqlite", workers=1, progress=False, chunks=chunks, chunk_size=2)
+        run_study(config, tmp_path / "b.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
     study = tmp_path / "study.toml"
     study.write_text(SMOKE.read_text().replace("repetitions = 4", "repetitions = 2"))
     assert main(["coverage", "--config", str(study), "--store", str(tmp_path / "c.sqlite"), "--chunks", str(chunks),
-                 "--chunk-size", "2", "--workers", "1", "--no-progress"]) == 2
+                 "--chunk-size", "2", "--jobs", "1", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("cudbound: error:") == 1 and victim.name in err and "Traceback" not in err

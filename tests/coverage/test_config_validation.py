@@ -60,7 +60,7 @@ def test_each_issue_error_alone_is_refused_before_the_store_is_touched(tmp_path,
     bad = tmp_path / "bad.toml"
     bad.write_text(edited(edit))
     store = tmp_path / "s.sqlite"
-    code, out, err = run_cli(capsys, "coverage", "--config", bad, "--store", store, "--workers", "1", "--no-progress")
+    code, out, err = run_cli(capsys, "coverage", "--config", bad, "--store", store, "--jobs", "1", "--no-progress")
     assert code == 2 and out == "" and "Traceback" not in err
     assert err.startswith(f"cudbound: error: {bad}")
     assert not store.exists()
@@ -71,7 +71,7 @@ def test_after_a_refused_configuration_the_corrected_one_runs_on_the_same_store(
     bad, good, store = tmp_path / "bad.toml", tmp_path / "good.toml", tmp_path / "s.sqlite"
     bad.write_text(edited(*ISSUE_EDITS))
     good.write_text(SMOKE.read_text())
-    argv = ["--store", store, "--workers", "1", "--no-progress"]
+    argv = ["--store", store, "--jobs", "1", "--no-progress"]
     assert run_cli(capsys, "coverage", "--config", bad, *argv)[0] == 2
     code, out, _ = run_cli(capsys, "coverage", "--config", good, *argv)
     assert code == 0 and "8 computed now" in out
@@ -98,7 +98,7 @@ def test_check_only_validates_and_never_creates_the_store(tmp_path, capsys, monk
     jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(record)
     # an existing store: whether it accepts the configuration, read only
     use_fake_tasks(monkeypatch)
-    assert run_cli(capsys, "coverage", "--config", good, "--store", store, "--workers", "1", "--no-progress",
+    assert run_cli(capsys, "coverage", "--config", good, "--store", store, "--jobs", "1", "--no-progress",
                    "--max-tasks", "3")[0] == 0
     before = store.read_bytes()
     code, out, _ = run_cli(capsys, "coverage", "--config", good, "--check", "--store", store)
@@ -114,8 +114,9 @@ def test_check_only_validates_and_never_creates_the_store(tmp_path, capsys, monk
 
 OPTION_ERRORS = [
     # (method, option line, fragment of the method's own message)
-    ("cud", "max_nodes = 0", "`max_nodes` must be a finite positive number"),
-    ("cud", 'engine = "fast"', "`engine` must be one of"),
+    ("cud", "engine_options = {max_nodes = 0}", "`max_nodes` must be a positive integer"),
+    ("cud", 'engine_options = {engine = "fast"}', "`engine` must be one of"),
+    ("cud", "engine_options = {max_node = 10}", "`engine_options` has no field(s) ['max_node']"),
     ("cud", "alpha_n = -1.0", "`alpha_n` must be a finite non-negative number"),
     ("cud", "alpha_n = [1]", "`alpha_n` must be a finite number; got [1]. Or give one of the rules"),
     ("bs1", "n_resamples = 1", "`n_resamples` must be an integer >= 2"),

@@ -38,7 +38,7 @@ def start_run(tmp_path, reps, store="s.sqlite"):
     config = tmp_path / "study.toml"
     config.write_text(SMOKE.read_text().replace("repetitions = 4", f"repetitions = {reps}"))
     cmd = [sys.executable, "-m", "cudbound", "coverage", "--config", str(config), "--store", str(tmp_path / store),
-           "--workers", "2", "--no-progress"]
+           "--jobs", "2", "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=sigint_as_in_a_terminal)
     return proc, cmd
@@ -157,13 +157,13 @@ def test_ctrl_c_in_process_keeps_the_finished_tasks(tmp_path, monkeypatch, capsy
     monkeypatch.setattr(runner, "run_task", task)
     config = parse_config(SMOKE.read_text(), source="smoke")
     with pytest.raises(RunInterrupted) as info:
-        run_study(config, tmp_path / "a.sqlite", workers=1, progress=False)
+        run_study(config, tmp_path / "a.sqlite", n_jobs=1, progress=False)
     assert isinstance(info.value, KeyboardInterrupt)
     assert info.value.report.computed == 3 and info.value.report.remaining == 5
     with ResultStore(tmp_path / "a.sqlite") as s:
         assert len(s.tasks()) == 3
     calls.clear()
-    code = main(["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "b.sqlite"), "--workers", "1",
+    code = main(["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "b.sqlite"), "--jobs", "1",
                  "--no-progress"])
     out, err = capsys.readouterr()
     assert code == 130 and "Traceback" not in err
@@ -171,7 +171,7 @@ def test_ctrl_c_in_process_keeps_the_finished_tasks(tmp_path, monkeypatch, capsy
                            f"(3 computed now, 5 remaining); to resume, run the same command again.")
     assert "3 computed now, 0 failed, 5 remaining" in out
     monkeypatch.setattr(runner, "run_task", lambda config, task, data_home=None: fake_result(config, task))
-    assert main(["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "b.sqlite"), "--workers", "1",
+    assert main(["coverage", "--config", str(SMOKE), "--store", str(tmp_path / "b.sqlite"), "--jobs", "1",
                  "--no-progress"]) == 0
     assert "3 already stored, 5 computed now" in capsys.readouterr().out
 

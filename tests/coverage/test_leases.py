@@ -117,7 +117,7 @@ def test_a_run_waits_for_tasks_held_by_another_run_and_takes_them_over_when_the_
     with ResultStore(path, config) as store:
         store.claim(config.tasks()[:3], "elsewhere:1:held", lease=2.0, limit=3)     # a live run elsewhere
     t0 = time.monotonic()
-    report = run_study(config, path, workers=1, progress=False)
+    report = run_study(config, path, n_jobs=1, progress=False)
     assert time.monotonic() - t0 >= 1.5                   # it waited for the lease to expire
     assert report.computed == 8 and report.remaining == 0 and report.duplicates == 0
     with ResultStore(path) as store:
@@ -128,7 +128,7 @@ def test_a_run_waits_for_tasks_held_by_another_run_and_takes_them_over_when_the_
     with ResultStore(other, config) as store:
         store.claim(config.tasks()[:3], "elsewhere:1:held", lease=60, limit=3)
     t0 = time.monotonic()
-    report = run_study(config, other, workers=1, progress=False, max_tasks=5)
+    report = run_study(config, other, n_jobs=1, progress=False, max_tasks=5)
     assert report.computed == 5 and time.monotonic() - t0 < 10
 
 
@@ -145,15 +145,15 @@ def test_tasks_finished_by_another_run_meanwhile_are_counted_as_such(tmp_path, m
         return real(cfg, t)
     import cudbound.coverage.runner as runner
     monkeypatch.setattr(runner, "run_task", task)
-    report = run_study(config, path, workers=1, progress=False)
+    report = run_study(config, path, n_jobs=1, progress=False)
     assert report.computed == 3 and report.others == 1 and report.remaining == 0
 
 
 # ------------------------------------------------------------------ runs in separate processes
 
-def _start(config, store, workers="1"):
+def _start(config, store, jobs="1"):
     cmd = [sys.executable, "-m", "cudbound", "coverage", "--config", str(config), "--store", str(store),
-           "--workers", workers, "--no-progress"]
+           "--jobs", jobs, "--no-progress"]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True), cmd
 
 
@@ -181,7 +181,7 @@ sys.exit(main({argv!r}))
 def _start_held(config, store):
     """:func:`_start`, but the run holds its second task until a second run has claimed a task:
     the two runs overlap by construction, however loaded the machine (no timing involved)."""
-    argv = ["coverage", "--config", str(config), "--store", str(store), "--workers", "1", "--no-progress"]
+    argv = ["coverage", "--config", str(config), "--store", str(store), "--jobs", "1", "--no-progress"]
     code = _WAIT_FOR_A_SECOND_RUN.format(store=str(store), argv=argv)
     return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
@@ -195,7 +195,7 @@ def _start_held(config, store):
 def test_two_runs_at_once_split_the_work_and_give_the_rows_of_one_run(tmp_path):
     config = tmp_path / "fast.toml"
     config.write_text(FAST.format(reps=50))
-    run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", workers=1, progress=False)
+    run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", n_jobs=1, progress=False)
     store = tmp_path / "shared.sqlite"
     first = _start_held(config, store)
     try:
@@ -225,9 +225,9 @@ def test_two_runs_at_once_split_the_work_and_give_the_rows_of_one_run(tmp_path):
 def test_a_killed_runs_tasks_are_redone_by_the_next_run(tmp_path):
     config = tmp_path / "fast.toml"
     config.write_text(FAST.format(reps=40))
-    run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", workers=1, progress=False)
+    run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", n_jobs=1, progress=False)
     store = tmp_path / "s.sqlite"
-    proc, cmd = _start(config, store, workers="2")
+    proc, cmd = _start(config, store, jobs="2")
     try:
         assert wait_for(lambda: count(store, "SELECT COUNT(*) FROM tasks") >= 3, 120), "no task finished"
         os.killpg(proc.pid, signal.SIGKILL)
@@ -249,12 +249,12 @@ def test_a_study_killed_at_random_moments_and_resumed_gives_the_rows_of_an_unint
     import random
     config = tmp_path / "fast.toml"
     config.write_text(FAST.format(reps=100))
-    run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", workers=1, progress=False)
+    run_study(parse_config(config.read_text(), source="fast"), tmp_path / "one.sqlite", n_jobs=1, progress=False)
     store = tmp_path / "s.sqlite"
     moments = random.Random(20261125)
     kills = 0
     for _ in range(4):
-        proc, cmd = _start(config, store, workers="2")
+        proc, cmd = _start(config, store, jobs="2")
         try:
             before = count(store, "SELECT COUNT(*) FROM tasks")
             wait_for(lambda: count(store, "SELECT COUNT(*) FROM tasks") > before, 120)

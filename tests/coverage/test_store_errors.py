@@ -78,7 +78,7 @@ def config_file(tmp_path):
 
 
 def coverage(capsys, config_file, store, *extra):
-    return run_cli(capsys, "coverage", "--config", config_file, "--store", store, "--workers", "1",
+    return run_cli(capsys, "coverage", "--config", config_file, "--store", store, "--jobs", "1",
                    "--no-progress", *extra)
 
 
@@ -420,7 +420,7 @@ def test_check_answers_in_seconds_for_five_thousand_tasks(tmp_path):
 def test_export_writes_the_files_the_chunks_option_writes(tmp_path, capsys, monkeypatch):
     use_fake_tasks(monkeypatch)
     config = small_config(5)
-    run_study(config, tmp_path / "s.sqlite", workers=1, progress=False, chunks=tmp_path / "run", chunk_size=2)
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "run", chunk_size=2)
     code, out, _ = run_cli(capsys, "store", "export", tmp_path / "s.sqlite", tmp_path / "exp", "--chunk-size", "2")
     assert code == 0 and "6 chunk file(s) written" in out
     made = sorted(p.relative_to(tmp_path / "run") for p in (tmp_path / "run").rglob("*") if p.is_file())
@@ -437,8 +437,8 @@ def test_export_writes_the_files_the_chunks_option_writes(tmp_path, capsys, monk
 def test_export_reports_incomplete_blocks_and_tasks_outside_the_configuration(tmp_path, capsys, monkeypatch):
     use_fake_tasks(monkeypatch)
     store = tmp_path / "s.sqlite"
-    run_study(small_config(2), store, workers=1, progress=False)
-    run_study(small_config(5), store, workers=1, progress=False, max_tasks=4)   # later runs add repetitions
+    run_study(small_config(2), store, n_jobs=1, progress=False)
+    run_study(small_config(5), store, n_jobs=1, progress=False, max_tasks=4)   # later runs add repetitions
     # the configuration kept in the store knows 2 repetitions only
     code, out, _ = run_cli(capsys, "store", "export", store, tmp_path / "a", "--chunk-size", "2")
     assert code == 0 and "2 chunk file(s) written" in out and "4 stored task(s) are not tasks" in out

@@ -228,12 +228,12 @@ def test_real_data_split_is_a_partition(shared_data):
 
 def test_store_refuses_another_protocol_and_accepts_more_repetitions(tmp_path):
     path = tmp_path / "s.sqlite"
-    run_study(small_config(1), path, workers=1, progress=False)
-    report = run_study(small_config(2), path, workers=1, progress=False)   # more repetitions: added
+    run_study(small_config(1), path, n_jobs=1, progress=False)
+    report = run_study(small_config(2), path, n_jobs=1, progress=False)   # more repetitions: added
     assert report.already == 2 and report.computed == 2
     other = parse_config(SMOKE.read_text().replace("seed = 12345", "seed = 1"))
     with pytest.raises(StoreMismatchError, match="seed: store has 12345, configuration has 1"):
-        run_study(other, path, workers=1, progress=False)
+        run_study(other, path, n_jobs=1, progress=False)
     with ResultStore(path) as store:
         assert len(store.tasks()) == 4
         assert store.write({**run_task(small_config(), Task("donut", 30, 0))}) is False  # never a duplicate
@@ -241,18 +241,18 @@ def test_store_refuses_another_protocol_and_accepts_more_repetitions(tmp_path):
 
 def test_resume_after_a_partial_run_gives_the_rows_of_a_whole_run(tmp_path):
     config = small_config(3)
-    run_study(config, tmp_path / "whole.sqlite", workers=1, progress=False)
-    first = run_study(config, tmp_path / "part.sqlite", workers=1, progress=False, max_tasks=2)
+    run_study(config, tmp_path / "whole.sqlite", n_jobs=1, progress=False)
+    first = run_study(config, tmp_path / "part.sqlite", n_jobs=1, progress=False, max_tasks=2)
     assert first.computed == 2 and first.remaining == 4
-    second = run_study(config, tmp_path / "part.sqlite", workers=1, progress=False)
+    second = run_study(config, tmp_path / "part.sqlite", n_jobs=1, progress=False)
     assert second.already == 2 and second.computed == 4 and second.remaining == 0
     assert stored(tmp_path / "part.sqlite") == stored(tmp_path / "whole.sqlite")
 
 
 def test_one_and_two_workers_give_identical_rows(tmp_path):
     config = small_config(2)
-    run_study(config, tmp_path / "one.sqlite", workers=1, progress=False)
-    run_study(config, tmp_path / "two.sqlite", workers=2, progress=False)
+    run_study(config, tmp_path / "one.sqlite", n_jobs=1, progress=False)
+    run_study(config, tmp_path / "two.sqlite", n_jobs=2, progress=False)
     assert stored(tmp_path / "one.sqlite") == stored(tmp_path / "two.sqlite")
 
 
@@ -260,7 +260,7 @@ def test_one_and_two_workers_give_identical_rows(tmp_path):
 def test_dask_local_cluster_gives_identical_rows(tmp_path):
     distributed = pytest.importorskip("distributed")
     config = small_config(2)
-    run_study(config, tmp_path / "one.sqlite", workers=1, progress=False)
+    run_study(config, tmp_path / "one.sqlite", n_jobs=1, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
@@ -274,10 +274,10 @@ def test_kill_minus_nine_and_resume_loses_nothing_and_duplicates_nothing(tmp_pat
     """A run killed with SIGKILL part way, then rerun, yields exactly an uninterrupted run's rows."""
     config_path = tmp_path / "study.toml"
     config_path.write_text(SMOKE.read_text().replace("repetitions = 4", "repetitions = 6"))
-    run_study(load_config(config_path), tmp_path / "whole.sqlite", workers=1, progress=False)
+    run_study(load_config(config_path), tmp_path / "whole.sqlite", n_jobs=1, progress=False)
     store = tmp_path / "killed.sqlite"
     cmd = [sys.executable, "-m", "cudbound", "coverage", "--config", str(config_path), "--store", str(store),
-           "--workers", "1", "--no-progress"]
+           "--jobs", "1", "--no-progress"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.time() + 120
@@ -308,7 +308,7 @@ def test_kill_minus_nine_and_resume_loses_nothing_and_duplicates_nothing(tmp_pat
 
 def test_cli_coverage_prints_the_table_and_resumes(tmp_path, capsys):
     store = tmp_path / "s.sqlite"
-    args = ["coverage", "--config", str(SMOKE), "--store", str(store), "--workers", "1", "--no-progress",
+    args = ["coverage", "--config", str(SMOKE), "--store", str(store), "--jobs", "1", "--no-progress",
             "--max-tasks", "2"]
     assert main(args) == 0
     out = capsys.readouterr().out

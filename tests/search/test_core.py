@@ -39,7 +39,7 @@ def test_every_engine_matches_the_brute_force_reference(name, index):
     det = ref_details(ref, design, y, counts)
     a = float(info["n"])
     for engine in ("auto", "python", "cvxpy"):
-        got = search_replicate(design, y, counts, loss=SPECS[name], alpha_n=a, engine=engine).value
+        got = search_replicate(design, y, counts, loss=SPECS[name], alpha_n=a, engine_options={"engine": engine}).value
         assert abs(got - det.q(a)) <= TOLS.get(name, 1e-9), (name, index, engine, got, det.q(a))
 
 
@@ -144,8 +144,8 @@ def test_a_programming_error_in_an_external_solver_propagates():
 
 def test_budget_and_floor_hold_for_the_external_kind():
     design, y, counts = _medium(4, n=30)
-    exact = search_replicate(design, y, counts, loss="logistic", engine="python")
-    cut = search_replicate(design, y, counts, loss="logistic", engine="python", max_nodes=3)
+    exact = search_replicate(design, y, counts, loss="logistic", engine_options={"engine": "python"})
+    cut = search_replicate(design, y, counts, loss="logistic", engine_options={"engine": "python", "max_nodes": 3})
     assert cut.status == "budget" and cut.lower <= exact.value + 1e-12 and cut.value >= exact.value - 1e-12
     assert math.isfinite(cut.value)
 

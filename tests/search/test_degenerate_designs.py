@@ -43,7 +43,7 @@ def test_compiled_search_matches_the_python_engine_on_discrete_designs(first):
     for seed in range(first, first + 100):
         design, y, counts = discrete_problem(seed)
         a = search_replicate(design, y, counts)
-        b = search_replicate(design, y, counts, engine="python")
+        b = search_replicate(design, y, counts, engine_options={"engine": "python"})
         assert a.status == b.status == "exact"
         if abs(a.value - b.value) > 1e-9:
             wrong.append((seed, a.value, b.value))
@@ -54,6 +54,6 @@ def test_compiled_search_matches_the_python_engine_on_discrete_designs(first):
 def test_the_case_that_failed_matches_the_cvxpy_engine(seed):
     design, y, counts = discrete_problem(seed)
     a = search_replicate(design, y, counts)
-    c = search_replicate(design, y, counts, engine="cvxpy")
+    c = search_replicate(design, y, counts, engine_options={"engine": "cvxpy"})
     assert a.status == c.status == "exact"
     assert a.value == pytest.approx(c.value, abs=1e-9) == pytest.approx(1 / 6, abs=1e-12)

@@ -163,7 +163,7 @@ def test_svc_intervals_use_it_and_agree_with_the_cvxpy_engine():
     X, y = demo_data(n=24, seed=5)
     fast = cudbound.cud_interval(X, y, estimator=SVC(kernel="linear", C=2.0), n_resamples=20, rng=3)
     slow = cudbound.cud_interval(X, y, estimator=SVC(kernel="linear", C=2.0), n_resamples=20, rng=3,
-                                 engine="cvxpy", exact_distribution=True)
+                                 engine_options={"engine": "cvxpy", "exact_distribution": True})
     assert abs(fast.half_width - slow.half_width) <= 1e-7
     assert not fast.conservative
 

@@ -323,7 +323,7 @@ def test_cud_interval_same_with_both_engines():
     X = rng.normal(size=(14, 2))
     y = np.where(X[:, 0] + X[:, 1] + rng.normal(size=14) > 0, 1, -1)
     a = cudbound.cud_interval(X, y, loss="logistic", n_resamples=20, rng=2)
-    b = cudbound.cud_interval(X, y, loss="logistic", n_resamples=20, rng=2, engine="cvxpy")
+    b = cudbound.cud_interval(X, y, loss="logistic", n_resamples=20, rng=2, engine_options={"engine": "cvxpy"})
     np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=0, atol=1e-9)
     assert abs(a.confidence_interval.low - b.confidence_interval.low) <= 1e-9
     assert abs(a.confidence_interval.high - b.confidence_interval.high) <= 1e-9
