@@ -338,6 +338,15 @@ def test_the_cli_runs_an_auc_study_and_prints_the_coverage_of_the_intervals(tmp_
     assert not methods & set(ESTIMATES)
 
 
+TIE_RULE_CHANGED = {("three_points", "compare.delong"): "A's and B's out-of-fold scores a rounding apart now tie "
+                                                          "(cudbound.ties): DeLong's statistic moved by 4e-4"}
+"""Rows the one tie rule changed in the committed tasks below (measured), left out of the comparison."""
+
+TARGET_TIE_MOVE = 1e-8
+"""How far the tie rule may move an AUC target: two of the test set's scores within 1e-10 of their
+scale now tie, which moves the AUC by 1 / (2 m n), about 5e-9 with 20,000 test points (Outlier)."""
+
+
 @pytest.mark.parametrize("dataset, n, rep", [("donut", 30, 0), ("outlier", 50, 7), ("three_points", 100, 3),
                                             ("spam", 50, 4), ("heart", 100, 2), ("chi2_small", 30, 812),
                                             ("mammogram", 100, 417)])
@@ -368,7 +377,12 @@ def test_the_committed_study3_chunks_are_what_the_code_computes(dataset, n, rep)
     if config.protocol().get("refits") and dataset in config.protocol()["refits"]["datasets"]:
         keys = ("target",)
     for new, old in zip(out["rows"], task["rows"]):
+        if (dataset, new["method"]) in TIE_RULE_CHANGED:
+            continue
         for key in keys:
+            if key == "target" and old[key] is not None:   # test scores within 1e-10 of each other now tie
+                assert new[key] == pytest.approx(old[key], abs=TARGET_TIE_MOVE), (new["method"], key)
+                continue
             if old[key] is None:
                 assert new[key] is None, (new["method"], key)
             else:
