@@ -469,7 +469,8 @@ class EstimatorRefits(Refits):
             Xb = _rows(self.X, np.flatnonzero(at[b]))
             try:
                 fitted = clone(self.estimator).fit(_rows(self.X, idx), self.labels[idx])
-                preds[b, at[b]] = np.asarray(fitted.predict(Xb), dtype=float)
+                if hasattr(fitted, "predict"):
+                    preds[b, at[b]] = np.asarray(fitted.predict(Xb), dtype=float)
             except Exception as exc:  # noqa: BLE001 - one clear message naming the procedure and the part
                 raise ValueError(f"{self.name} ({type(self.estimator).__name__}) failed on training part {b} "
                                  f"({idx.size} rows, {np.unique(self.labels[idx]).size} class(es)): "
@@ -479,6 +480,8 @@ class EstimatorRefits(Refits):
                     values[b, at[b]] = estimator_scores(fitted, Xb)
                 except ValueError:
                     values = None
+            if not hasattr(fitted, "predict"):   # a scorer without predict: the signs of its scores
+                preds[b, at[b]] = decision_signs(values[b, at[b]])
         return values, preds, log
 
 
@@ -515,13 +518,15 @@ def refits_for(data: PreparedData, loss: str | Loss | None = None) -> Refits:
 
 def as_procedure(procedure: Any, name: str = "the procedure") -> Any:
     """A :class:`Procedure` (given as one or as a dict of its fields) or a scikit-learn classifier
-    (anything with ``fit`` and ``predict``), checked; TypeError or ValueError otherwise."""
+    (anything with ``fit`` and ``predict``, ``decision_function`` or ``predict_proba``), checked;
+    TypeError or ValueError otherwise."""
     if isinstance(procedure, Mapping):
         unknown = sorted(set(procedure) - {"basis", "loss", "estimator"})
         if unknown:
             raise ValueError(f"{name} as a dict takes the keys 'basis', 'loss', 'estimator'; got {unknown}.")
         return Procedure(**procedure)
-    if isinstance(procedure, Procedure) or (hasattr(procedure, "fit") and hasattr(procedure, "predict")):
+    if isinstance(procedure, Procedure) or (hasattr(procedure, "fit") and any(
+            hasattr(procedure, m) for m in ("predict", "decision_function", "predict_proba"))):
         return procedure
     raise TypeError(f"{name} must be a cudbound.refit.Procedure (or a dict of its fields) or a scikit-learn "
                     f"classifier (with fit and predict); got {type(procedure).__name__}.")

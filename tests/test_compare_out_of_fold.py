@@ -9,7 +9,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import PredefinedSplit, StratifiedKFold, cross_val_predict
 from sklearn.naive_bayes import GaussianNB
 
-from cudbound.baselines.estimators import _design_iv
+from cudbound.design import reparametrise
+from cudbound.losses import get_loss
 from cudbound.compare import (Procedure, ProcedurePair, compare, delong_test, error_difference_interval, get_method,
                               mcnemar)
 from cudbound.compare.procedures import OUT_OF_FOLD_STREAM
@@ -68,7 +69,8 @@ def test_a_package_procedure_against_a_hand_loop_of_refits():
     res = compare(spec, LogisticRegression(), X, y, methods=ON_PREDICTIONS, cv=folds)
     assert np.array_equal(res[0].details["folds"], folds)
     data = _prepare(X, y, "poly:2", None, None, "logistic")
-    Z, labels, loss = _design_iv(data.design, data.labels, data.loss)
+    rep = reparametrise(data.design)
+    Z, labels, loss = rep.Z, data.labels, rep.loss(get_loss(data.loss))
     scores = np.empty(60)
     for f in range(4):
         test = folds == f

@@ -27,7 +27,8 @@ import numpy as np
 from ..basis import Basis
 from ..datasets import get_dataset
 from ..fit import fit_classifier, predict_signs
-from ..design import _prepare
+from .._validation import encode_labels
+from ..design import PreparedData
 from ..registry import intervals_from_design
 from ..losses import get_loss
 from .auc_tasks import run_auc_task
@@ -89,8 +90,11 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     t0 = time.perf_counter()
     data_ss, method_ss = config.task_seed(task).spawn(2)
     Xtr, ytr, Xte, yte, basis, design, redraws = draw_split(config, task, np.random.default_rng(data_ss), data_home)
-    # the training set with its basis: every method that refits on part of it refits the basis too
-    data = _prepare(Xtr, ytr, basis, None, None, config.loss)
+    # the training set with its basis (fitted once, by draw_split): a method that refits on part of
+    # it refits a copy of the basis on that part
+    labels, encoding = encode_labels(ytr)
+    data = PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=None, basis=basis,
+                        loss=config.loss, X=Xtr)
     fitted = fit_classifier(data.design, data.labels, get_loss(config.loss))
     train_err = fitted.train_error
     true_err = float(np.mean(predict_signs(basis.transform(Xte), fitted.coef) != yte))

@@ -190,7 +190,7 @@ def test_a_model_that_cannot_fit_is_named(capsys, csv_file):
     code, out, err = run(capsys, *base(csv_file, "--model-a", "squared", "--model-b",
                                        "sklearn.linear_model.LogisticRegression(C=-1.0)", "--methods", "mcnemar"))
     assert code == 2 and out == ""
-    assert "procedure B (LogisticRegression) failed on the training set without fold 0" in err
+    assert "procedure B (LogisticRegression) failed on training part 0" in err
 
 
 def test_swapping_the_models_flips_every_difference(capsys, csv_file):

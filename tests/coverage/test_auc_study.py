@@ -338,8 +338,12 @@ def test_the_cli_runs_an_auc_study_and_prints_the_coverage_of_the_intervals(tmp_
     assert not methods & set(ESTIMATES)
 
 
-TIE_RULE_CHANGED = {("three_points", "compare.delong"): "A's and B's out-of-fold scores a rounding apart now tie "
-                                                          "(cudbound.ties): DeLong's statistic moved by 4e-4"}
+TIE_RULE_CHANGED = {
+    ("three_points", "compare.delong"): "A's and B's out-of-fold scores a rounding apart now tie (cudbound.ties)",
+    ("three_points", "compare.ftest_5x2cv"): "decision values that are 0 in exact arithmetic now predict +1 on every "
+                                             "machine (they came out a rounding either side of 0)",
+    ("three_points", "compare.nested_cv"): "the same: the rows another machine computed differently (issue report)",
+}
 """Rows the one tie rule changed in the committed tasks below (measured), left out of the comparison."""
 
 TARGET_TIE_MOVE = 1e-8
