@@ -322,6 +322,22 @@ def _fitted_iv(fitted, design, labels, loss):
     return fitted
 
 
+def _prepare_cud(method, data, y, options, *, shared, root, rng) -> tuple[dict, dict]:
+    """The registry hook of ``"cud"``: beta-hat fitted once per loss of a call (the caller's ``fitted``,
+    ``shared["fitted"]``, when its loss is the one asked for), and an integer seed or a SeedSequence
+    given to CUD unchanged, so that ``intervals(X, y, rng=seed)`` reports ``cud_interval(X, y, rng=seed)``."""
+    loss = get_loss(options.get("loss", method.default("loss")))
+    key = ("fitted", loss.name.strip().lower())
+    if key not in shared:
+        given = shared.get("fitted")
+        same = given is not None and given.loss.name.strip().lower() == key[1]
+        shared[key] = given if same else fit_classifier(data.design, y, loss)
+    kwargs = {"fitted": shared[key]}
+    if isinstance(rng, np.random.SeedSequence) or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
+        kwargs["rng"] = rng
+    return kwargs, {}
+
+
 def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, n_jobs, time_limit,
                    engine_options) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int, np.random.Generator, int,
                                             float | None, EngineOptions]:

@@ -19,8 +19,9 @@ Random streams. ``rng`` is normalised once with ``np.random.default_rng`` and a 
 h(name) the first four bytes of SHA-256(name) as an integer, so it depends on the
 method's name only: adding, removing or reordering other methods changes nothing.
 The shared pieces draw from the streams ``"centre"`` and ``"bootstrap"``. One exception,
-by design: an integer seed or a ``SeedSequence`` is given to ``"cud"`` unchanged, so that
-``intervals(X, y, rng=seed)`` reports exactly the interval of ``cud_interval(X, y, rng=seed)``.
+by design: an integer seed or a ``SeedSequence`` is given to ``"cud"`` unchanged (its hook,
+:class:`IntervalMethod`), so that ``intervals(X, y, rng=seed)`` reports exactly the interval of
+``cud_interval(X, y, rng=seed)``.
 
 Adding a method (``docs/architecture.md`` has a worked example)::
 
@@ -29,8 +30,6 @@ Adding a method (``docs/architecture.md`` has a worked example)::
 from __future__ import annotations
 
 import inspect
-import numbers
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -40,16 +39,14 @@ from numpy.typing import ArrayLike
 
 from ._registry import Entry, Registry, generator, root_seed, stream
 from ._validation import check_confidence_level, check_scalar
-from .baselines.methods import (_bs632_distribution, _bs_iv, _centre_value, _distribution_iv, _kohavi_iv,
-                                _langford_iv, _martin_iv, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
+from .baselines.methods import (_bs_iv, _distribution_iv, _kohavi_iv, _langford_iv, _martin_iv, _share_centre,
+                                _share_centre_and_distribution, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
 from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
                                _wald_cv_iv, bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv)
 from .basis import Basis
-from .cud import _cud_design_iv, cud_from_design
-from .baselines.estimators import _refits_iv
+from .cud import _cud_design_iv, _prepare_cud, cud_from_design
 from .design import PreparedData, _prepare, as_prepared
-from .fit import FittedClassifier, fit_classifier
-from .losses import get_loss
+from .fit import FittedClassifier
 from .results import IntervalResult, ResultList
 
 if TYPE_CHECKING:
@@ -72,10 +69,17 @@ class IntervalMethod(Entry):
 
     ``function(design, y, *, confidence_level, rng, **options)`` returns an
     :class:`~cudbound.results.IntervalResult`. ``label`` is the short column header of
-    the tables (``"K"`` for Kohavi). ``shares_centre``: the method takes ``centre``,
-    ``n_boot`` and ``loss`` and is given the .632 estimate computed once for all such
-    methods; ``shares_distribution``: it takes ``bootstrap_distribution`` (BS1, BS2).
-    ``uses_fit``: it takes ``fitted``, the beta-hat fitted once (CUD). ``check`` (optional):
+    the tables (``"K"`` for Kohavi). ``prepare`` (optional) is the method's hook, owned by the
+    module that defines the method and called before it as
+    ``kwargs, details = prepare(method, data, y, options, shared=shared, root=root, rng=rng)``:
+    this entry, the data, labels and options the function gets, ``shared`` (a dict kept for one
+    call, so that a computation several methods need is made once; it starts as
+    ``{"fitted": the caller's fitted or None}``), the call's root SeedSequence (a shared
+    computation draws from ``cudbound._registry.generator(root, s)``, ``s`` in
+    :data:`SHARED_STREAMS`) and the user's ``rng``. ``kwargs`` join the call (an ``rng`` among them
+    replaces the method's stream), ``details`` the result's details. The built-in hooks give the
+    baselines the .632 centre (BS1 and BS2 also their bootstrap distribution) and CUD its beta-hat
+    and its seed rule (module docstring). ``check`` (optional):
     ``check(n, *, confidence_level, **options)`` raises ValueError (or TypeError) for options the
     function would refuse on a training set of n points, without computing anything
     (:func:`check_options`; a coverage study runs it when it reads its configuration).
@@ -83,22 +87,23 @@ class IntervalMethod(Entry):
     """
 
     label: str
-    shares_centre: bool = False
-    shares_distribution: bool = False
-    uses_fit: bool = False
+    prepare: Callable | None = None
     check: Callable | None = None
 
     DATA: ClassVar[tuple[str, ...]] = ("design", "y")
     RESERVED: ClassVar[tuple[str, ...]] = _RESERVED
+
+    def default(self, option: str) -> Any:
+        """The function's default value of ``option`` (what it uses when a call does not set it)."""
+        return self.parameters[option].default
 
 
 _REGISTRY: Registry[IntervalMethod] = Registry("interval method", IntervalMethod, caller="intervals()",
                                                taken=SHARED_STREAMS)
 
 
-def register(name: str, function: Callable, summary: str, *, label: str | None = None, shares_centre: bool = False,
-             shares_distribution: bool = False, uses_fit: bool = False, check: Callable | None = None,
-             replace: bool = False) -> IntervalMethod:
+def register(name: str, function: Callable, summary: str, *, label: str | None = None,
+             prepare: Callable | None = None, check: Callable | None = None, replace: bool = False) -> IntervalMethod:
     """Add an interval method to the registry under ``name`` (lower case, no commas or spaces).
 
     The function must accept ``(design, y, *, confidence_level, rng, ...)``: ``design`` is the
@@ -107,12 +112,15 @@ def register(name: str, function: Callable, summary: str, *, label: str | None =
     parts of it), ``y`` the labels in {-1, +1}. Its random
     stream is derived from ``name`` alone (module docstring), so registering it changes no
     other method's numbers. ``replace=True`` is needed to overwrite an existing name.
+    ``prepare`` (optional, see :class:`IntervalMethod`) is the method's hook: a function called
+    before the method that returns keyword arguments to add to its call and details to add to its
+    result, computing what several methods share once per call (e.g. the baselines' .632 centre:
+    ``prepare=get_method("kohavi").prepare``).
     ``check`` (optional, see :class:`IntervalMethod`) validates the options without computing;
     :func:`options_check` makes one from the function's own input validation. Without it,
     only the option names are checked ahead of a computation.
     """
-    return _REGISTRY.add(IntervalMethod(name, function, summary, label or name, shares_centre, shares_distribution,
-                                        uses_fit, check), replace=replace)
+    return _REGISTRY.add(IntervalMethod(name, function, summary, label or name, prepare, check), replace=replace)
 
 
 def unregister(name: str) -> None:
@@ -194,50 +202,50 @@ class _BuiltIn(NamedTuple):
     checks: tuple[Callable, ...]    # its input validation, and extra checks (:func:`options_check`)
     summary: str
     label: str
-    shares: dict[str, bool]
+    prepare: Callable | None    # its hook (:class:`IntervalMethod`)
     family: str
 
 
 _BUILT_IN: tuple[_BuiltIn, ...] = (
     _BuiltIn("cud", cud_from_design, (_cud_design_iv,), "CUD confidence set (Laber & Murphy 2008)", "CUD",
-             {"uses_fit": True}, _PAPER),
+             _prepare_cud, _PAPER),
     _BuiltIn("bs1", bs1, (_bs_iv, _distribution_check), "percentile interval of bootstrapped .632 estimates", "BS1",
-             {"shares_centre": True, "shares_distribution": True}, _PAPER),
+             _share_centre_and_distribution, _PAPER),
     _BuiltIn("bs2", bs2, (_bs_iv, _distribution_check),
              "basic (corrected) interval of bootstrapped .632 estimates", "BS2",
-             {"shares_centre": True, "shares_distribution": True}, _PAPER),
+             _share_centre_and_distribution, _PAPER),
     _BuiltIn("kohavi", kohavi, (_kohavi_iv,),
              "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)",
-             "K", {"shares_centre": True}, _PAPER),
+             "K", _share_centre, _PAPER),
     _BuiltIn("yang", yang, (_yang_iv,), "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", "Y",
-             {"shares_centre": True}, _PAPER),
+             _share_centre, _PAPER),
     _BuiltIn("martin", martin, (_martin_iv,), "Beta posterior interval (Martin & Hirschberg 1996)", "M",
-             {"shares_centre": True}, _PAPER),
+             _share_centre, _PAPER),
     _BuiltIn("langford", langford, (_langford_iv,),
              "Clopper-Pearson interval of the .632 estimate (Langford 2005)", "L",
-             {"shares_centre": True}, _PAPER),
+             _share_centre, _PAPER),
     _BuiltIn("wald_cv", wald_cv, (_wald_cv_iv,),
              "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", "WCV",
-             {}, _MODERN),
+             None, _MODERN),
     _BuiltIn("corrected_t", corrected_t, (_corrected_t_iv,),
-             "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)", "CT", {}, _MODERN),
+             "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)", "CT", None, _MODERN),
     _BuiltIn("conservative_z", conservative_z, (_conservative_z_iv,),
-             "conservative Z from 10 random halvings (Nadeau & Bengio 2003)", "CZ", {}, _MODERN),
+             "conservative Z from 10 random halvings (Nadeau & Bengio 2003)", "CZ", None, _MODERN),
     _BuiltIn("nested_cv", nested_cv, (_nested_cv_iv,),
-             "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)", "NCV", {}, _MODERN),
+             "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)", "NCV", None, _MODERN),
     _BuiltIn("bccv", bccv, (_bccv_iv,),
              "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)", "BCCV",
-             {}, _MODERN),
+             None, _MODERN),
     _BuiltIn("e632_delta", e632_delta, (_e632_delta_iv,),
-             ".632+ with the delta-method standard error (Efron & Tibshirani 1997)", "D632", {}, _MODERN),
+             ".632+ with the delta-method standard error (Efron & Tibshirani 1997)", "D632", None, _MODERN),
 )
 """The built-in methods, in the order they are registered: the paper's seven in the column order of
 its tables, then the intervals in use today. Each one's option check is its own input validation
 (:func:`options_check`)."""
 
 for _entry in _BUILT_IN:
-    register(_entry.name, _entry.function, _entry.summary, label=_entry.label,
-             check=options_check(_entry.function, *_entry.checks), **_entry.shares)
+    register(_entry.name, _entry.function, _entry.summary, label=_entry.label, prepare=_entry.prepare,
+             check=options_check(_entry.function, *_entry.checks))
 
 METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _PAPER)
 """The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
@@ -245,9 +253,6 @@ METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _PAPER)
 
 MODERN_METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _MODERN)
 """The intervals in use today, registered after the paper's seven."""
-
-
-_generator = generator
 
 
 def _methods_iv(methods) -> tuple:
@@ -268,14 +273,6 @@ def _options_iv(methods, options):
     """Split **options into shared options and ``<method>_options`` dicts, and check every name
     (:meth:`cudbound._registry.Registry.split_options`)."""
     return _REGISTRY.split_options(methods, options, "intervals_from_design()")
-
-
-def _is_seed(rng) -> bool:
-    return isinstance(rng, np.random.SeedSequence) or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool))
-
-
-def _loss_key(loss):
-    return loss.strip().lower() if isinstance(loss, str) else id(loss)
 
 
 def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS, *,
@@ -392,66 +389,26 @@ def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None,
     if fitted is not None and not isinstance(fitted, FittedClassifier):
         raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier; got {type(fitted).__name__}.")
     root = root_seed(rng)
-    centres, distributions, fits, results = {}, {}, {}, []
-    if fitted is not None:
-        fits[_loss_key(fitted.loss.name)] = fitted
+    cache: dict[Any, Any] = {"fitted": fitted}   # the hooks' shared computations (IntervalMethod)
+    results = []
     for name in methods:
         method = get_method(name)
-        params = method.parameters
-        kwargs = {k: v for k, v in shared.items() if k in params}
+        kwargs = {k: v for k, v in shared.items() if k in method.parameters}
         kwargs.update(per.get(name, {}))
-        if name == "cud" and _is_seed(rng):
-            method_rng = rng   # cud_interval(X, y, rng=seed) gives the same interval
-        else:
-            method_rng = _generator(root, name)
-        extra = {}
-        shared_seconds = 0.0
-        if method.uses_fit:
-            loss = get_loss(kwargs.get("loss", params["loss"].default))
-            key = _loss_key(loss.name)
-            if key not in fits:
-                fits[key] = fit_classifier(data.design, labels, loss)
-            kwargs["fitted"] = fits[key]
-        if method.shares_centre and "centre" not in kwargs:
-            loss = kwargs.get("loss", params["loss"].default)
-            n_boot = kwargs.get("n_boot", params["n_boot"].default)
-            key = (_loss_key(loss), n_boot)
-            if key not in centres:
-                t0 = time.perf_counter()
-                t, det = _centre_value(_refits_iv(data, None, loss), "632", check_scalar(n_boot, "n_boot", min_val=1),
-                                       _generator(root, "centre"), "intervals")
-                centres[key] = (t, det, time.perf_counter() - t0)
-            t, det, secs = centres[key]
-            kwargs["centre"] = t
-            shared_seconds += secs
-            extra.update({**det, "centre_source": ".632", "centre_shared": True})
-        if method.shares_distribution:
-            loss = kwargs.get("loss", params["loss"].default)
-            B = kwargs.get("n_resamples", params["n_resamples"].default)
-            J = kwargs.get("n_inner", params["n_inner"].default)
-            key = (_loss_key(loss), B, J)
-            if key not in distributions:
-                t0 = time.perf_counter()
-                B_, J_ = check_scalar(B, "n_resamples", min_val=2), check_scalar(J, "n_inner", min_val=1)
-                dist, log = _bs632_distribution(_refits_iv(data, None, loss), B_, J_, _generator(root, "bootstrap"))
-                log.warn("intervals (bootstrap distribution of the .632 estimate)")
-                distributions[key] = (dist, {"n_resamples": B_, "n_inner": J_,
-                                             "distribution_degenerate_refits": log.degenerate,
-                                             "distribution_refits": log.refits}, time.perf_counter() - t0)
-            dist, det, secs = distributions[key]
-            kwargs["bootstrap_distribution"] = dist
-            shared_seconds += secs
-            extra.update({**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"})
+        details: dict[str, Any] = {}
+        if method.prepare is not None:
+            more, details = method.prepare(method, data, labels, kwargs, shared=cache, root=root, rng=rng)
+            kwargs = {**kwargs, **more}
+        if "rng" not in kwargs:
+            kwargs["rng"] = generator(root, name)
         try:
-            res = method.function(data, labels, confidence_level=level, rng=method_rng, **kwargs)
+            res = method.function(data, labels, confidence_level=level, **kwargs)
         except ValueError as exc:   # say which of several methods refused (e.g. k > n on 5 rows)
             if len(methods) == 1:
                 raise
             raise type(exc)(f"interval method {name!r}: {exc}") from exc
         if not isinstance(res, IntervalResult):
             raise TypeError(f"interval method {name!r} returned {type(res).__name__}, not an IntervalResult.")
-        res.details.update(extra)
-        if method.shares_centre or method.shares_distribution:
-            res.details["shared_seconds"] = shared_seconds
+        res.details.update(details)
         results.append(res)
     return results

