@@ -481,6 +481,9 @@ class EstimatorRefits(Refits):
                 except ValueError:
                     values = None
             if not hasattr(fitted, "predict"):   # a scorer without predict: the signs of its scores
+                if values is None:
+                    raise ValueError(f"{self.name} ({type(self.estimator).__name__}) has neither predict nor "
+                                     f"scores (decision_function or predict_proba).")
                 preds[b, at[b]] = decision_signs(values[b, at[b]])
         return values, preds, log
 

@@ -171,7 +171,8 @@ def test_the_study_command_refuses_the_committed_chunks_of_the_earlier_refit_rul
     diffs = re.search(r"\((protocol\..*); 'store' meaning the chunks\)", proc.stderr)
     assert diffs and diffs.group(1).startswith("protocol.refits: store has '<absent>'"), proc.stderr
     assert diffs.group(1).count("protocol.") == 1, proc.stderr           # the refit rule is the only difference
-    fresh = command.replace(f"--chunks {chunks}", "--chunks new_chunks").replace("--store ", "--store new_")
+    fresh_dir = "new_" + chunks.replace("/", "_")                 # one per study: the workdir is shared
+    fresh = command.replace(f"--chunks {chunks}", f"--chunks {fresh_dir}").replace("--store ", "--store new_")
     proc = subprocess.run(_argv(fresh) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
                           text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr
