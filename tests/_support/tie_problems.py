@@ -1,5 +1,5 @@
 """Problems with many scores equal in exact arithmetic, and the transformations that must leave
-every result unchanged (tests/auc/test_tie_invariance.py, tests/test_compare_tie_invariance.py).
+every result unchanged (tests/auc/test_tie_invariance.py, tests/compare/test_compare_tie_invariance.py).
 
 Each problem comes with fixed fold labels; a transformation returns (X, y, folds) with the rows
 permuted (the folds with them), or one feature multiplied by a power of two. Fitted on rows in

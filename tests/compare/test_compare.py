@@ -27,7 +27,7 @@ from cudbound.compare import (ComparisonResult, Procedure, combined_ftest_5x2cv,
                               nested_cv_test, paired_table, paired_ttest_5x2cv, register, unregister, wald_cv_test)
 from cudbound.results import NoConfidenceIntervalError
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def predictions(n11, b, c, n22):
