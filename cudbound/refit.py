@@ -213,7 +213,8 @@ class Refits:
 
     def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
         """(B, n) decision values at every point of the procedure refitted on each part, the magnitude
-        of the terms of each (the scale of the tie rule, :func:`cudbound.ties.decision_signs`), and the log."""
+        of the terms of each (broadcastable to them: the scale of the tie rule,
+        :func:`cudbound.ties.decision_signs`), and the log."""
         raise NotImplementedError
 
     def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
@@ -256,8 +257,7 @@ class DesignRefits(Refits):
     """
 
     def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss) -> None:
-        self.design, self.labels, self.loss = design, y, loss
-        self.y, self.X = y, design
+        self.design, self.labels, self.loss, self.X = design, y, loss, design
         n, p = design.shape
         self.n = n
         if same_math(loss, SquaredLoss):
@@ -270,7 +270,7 @@ class DesignRefits(Refits):
             self.kind = "generic"
 
     def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
-        gamma = fit_coefficients(self.design, self.y, self.loss)   # as for CUD
+        gamma = fit_coefficients(self.design, self.labels, self.loss)   # as for CUD
         return gamma, predict_signs(self.design, gamma)
 
     def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
@@ -285,7 +285,7 @@ class DesignRefits(Refits):
 
     def _decision_batch(self, W: np.ndarray, log: RefitLog, scale: np.ndarray) -> np.ndarray:
         """The decision values of a batch of parts; ``scale`` (a view) receives |Z| |beta| of each fit."""
-        y = self.y
+        y = self.labels
         one, has_pos = _one_class(W, y)
         values = np.empty(W.shape)
         if one.any():
@@ -316,7 +316,7 @@ class DesignRefits(Refits):
         out, scale = np.empty(Wf.shape), np.ones(Wf.shape)
         for j, w in enumerate(Wf):
             try:
-                beta = fit_coefficients(self.design, self.y, self.loss, weights=w)
+                beta = fit_coefficients(self.design, self.labels, self.loss, weights=w)
                 ok = bool(np.all(np.isfinite(beta)))
             except Exception:  # noqa: BLE001 - any solver failure takes the documented fallback
                 ok = False
@@ -325,7 +325,7 @@ class DesignRefits(Refits):
                 scale[j] = term_scale(self.design, beta)
             else:
                 log.failed += 1
-                out[j] = 1.0 if np.dot(w, self.y) >= 0.0 else -1.0
+                out[j] = 1.0 if np.dot(w, self.labels) >= 0.0 else -1.0
         return out, scale
 
 
@@ -432,7 +432,7 @@ class EstimatorRefits(Refits):
 
     def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
         values, log = self.decision(weights)
-        return values, np.max(np.abs(values), axis=1, keepdims=True) * np.ones_like(values), log
+        return values, np.max(np.abs(values), axis=1, keepdims=True), log   # nothing else is known of its terms
 
     def decision(self, weights: ArrayLike) -> tuple[np.ndarray, RefitLog]:
         values, _, log = self.fit_score(weights)
