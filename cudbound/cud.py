@@ -30,7 +30,7 @@ from ._validation import (check_alpha_n, check_confidence_level, check_counts, c
                           check_rng, check_scalar)
 from ._warnings import warn
 from .basis import Basis
-from .design import _prepare, as_prepared, check_labelled_design, reparametrise
+from .design import PreparedData, as_prepared, check_labelled_design, prepare_data, reparametrise
 from .engine import ENGINES, ReplicateEngine
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import Loss, get_loss
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 # the main function first: the API reference lists them in this order
 __all__ = ["cud_interval", "cud_from_design", "EngineOptions", "SmallSampleWarning", "replicate_sup",
-           "search_replicate", "conservative_quantile"]
+           "search_replicate", "conservative_quantile", "prepare_cud"]
 
 
 @dataclass(frozen=True)
@@ -298,7 +298,7 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     t0 = time.perf_counter()
     _check_time_limit(time_limit, zero_time=False)
     started = time.time()
-    data = _prepare(X, y, basis, estimator, pos_label, loss)
+    data = prepare_data(X, y, basis, estimator, pos_label, loss)
     res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level,
                           n_resamples=n_resamples, alpha_n=alpha_n, rng=rng, n_jobs=n_jobs,
                           time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),
@@ -322,10 +322,14 @@ def _fitted_iv(fitted, design, labels, loss):
     return fitted
 
 
-def _prepare_cud(method, data, y, options, *, shared, root, rng) -> tuple[dict, dict]:
-    """The registry hook of ``"cud"``: beta-hat fitted once per loss of a call (the caller's ``fitted``,
-    ``shared["fitted"]``, when its loss is the one asked for), and an integer seed or a SeedSequence
-    given to CUD unchanged, so that ``intervals(X, y, rng=seed)`` reports ``cud_interval(X, y, rng=seed)``."""
+def prepare_cud(method: Any, data: PreparedData, y: np.ndarray, options: Mapping[str, Any], *,
+                shared: dict[Any, Any], root: np.random.SeedSequence,
+                rng: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``prepare`` hook of ``"cud"`` in :mod:`cudbound.registry` (its signature is
+    :class:`cudbound.registry.IntervalMethod`'s): beta-hat fitted once per loss of a call (the caller's
+    ``fitted``, ``shared["fitted"]``, when its loss is the one asked for), and an integer seed or a
+    SeedSequence given to CUD unchanged, so that ``intervals(X, y, rng=seed)`` reports
+    ``cud_interval(X, y, rng=seed)``."""
     loss = get_loss(options.get("loss", method.default("loss")))
     key = ("fitted", loss.name.strip().lower())
     if key not in shared:

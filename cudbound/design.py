@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
 __all__ = ["Reparametrisation", "reparametrise", "check_design", "check_labelled_design", "RankDeficientError",
-           "RANK_RTOL", "PreparedData", "as_prepared"]
+           "RANK_RTOL", "PreparedData", "prepare_data", "as_prepared", "PenalisedLoss"]
 
 RANK_RTOL = 1e-10
 """A column-scaled design is rank-deficient when a pivot of its QR factorisation is below
@@ -161,7 +161,7 @@ def loss_in_coordinates(loss: Loss, design: np.ndarray, T: np.ndarray) -> Loss:
         return loss
     if isinstance(loss, RidgeLoss) and _is_margin_loss(loss.base):
         mask = loss.penalty_mask(design)
-        return _PenalisedLoss(loss, np.sqrt(loss.lam) * T[mask], design, T)
+        return PenalisedLoss(loss, np.sqrt(loss.lam) * T[mask], design, T)
     return _LossAtTGamma(loss, design, T)
 
 
@@ -173,11 +173,14 @@ def _null_basis(M: np.ndarray, p: int) -> np.ndarray:
     return vt[rank:].T
 
 
-class _PenalisedLoss(Loss):
-    """base(Z gamma) + |M gamma|^2: a ridge loss carried to orthonormal coordinates.
+class PenalisedLoss(Loss):
+    """base(Z gamma) + |M gamma|^2: a ridge loss carried to orthonormal coordinates
+    (what :meth:`Reparametrisation.loss` makes of one, M = sqrt(lam) J T).
 
-    ``Phi`` and ``T`` (the user's design and beta = T gamma) let a fit be computed where the data
-    are exact, on the user's design (``cudbound.fit``, the ``hinge_ridge`` fit).
+    Its math is a ridge loss's (``base``, ``penalty_matrix``), so the solvers that serve a
+    :class:`~cudbound.losses.RidgeLoss` serve it too. ``Phi`` and ``T`` (the user's design and
+    beta = T gamma) let a fit be computed where the data are exact, on the user's design
+    (``cudbound.fit``, the ``hinge_ridge`` fit).
     """
 
     def __init__(self, ridge: RidgeLoss, M: np.ndarray, Phi: np.ndarray | None = None, T: np.ndarray | None = None):
@@ -193,16 +196,17 @@ class _PenalisedLoss(Loss):
     def kind(self) -> str:
         return self.ridge.kind
 
-    def penalty_matrix(self, design) -> np.ndarray:
+    def penalty_matrix(self, design: ArrayLike) -> np.ndarray:
         """Q with |M gamma|^2 = gamma'Q gamma."""
         return self.MtM
 
-    def value(self, design, y, weights, beta):
+    def value(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> float:
         b = np.asarray(beta, dtype=float)
         r = self.M @ b
         return self.base.value(design, y, weights, b) + float(r @ r)
 
-    def expression(self, design, y, weights, beta):
+    def expression(self, design: np.ndarray, y: np.ndarray, weights: np.ndarray | cp.Parameter,
+                   beta: cp.Expression) -> cp.Expression:
         pen = cp.sum_squares(self.M @ beta) if self.M.shape[0] else 0.0
         return self.base.expression(design, y, weights, beta) + pen
 
@@ -210,17 +214,18 @@ class _PenalisedLoss(Loss):
     def has_derivatives(self) -> bool:
         return self.base.has_derivatives
 
-    def gradient(self, design, y, weights, beta):
+    def gradient(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         return self.base.gradient(design, y, weights, beta) + 2.0 * self.MtM @ np.asarray(beta, dtype=float)
 
-    def hessian(self, design, y, weights, beta):
+    def hessian(self, design: np.ndarray, y: np.ndarray, weights: ArrayLike, beta: np.ndarray) -> np.ndarray:
         return self.base.hessian(design, y, weights, beta) + 2.0 * self.MtM
 
-    def quadratic_form(self, design, y, weights):
+    def quadratic_form(self, design: np.ndarray, y: np.ndarray,
+                       weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, float]:
         H, g, c = self.base.quadratic_form(design, y, weights)
         return H + self.MtM, g, c
 
-    def unpenalised_directions(self, design):
+    def unpenalised_directions(self, design: np.ndarray) -> np.ndarray:
         return _null_basis(self.M, design.shape[1])
 
     def __repr__(self) -> str:
@@ -301,7 +306,7 @@ def check_labelled_design(design: ArrayLike, y: ArrayLike, name: str = "design")
 
 @dataclass(frozen=True)
 class PreparedData:
-    """Features and labels as every function that applies a basis receives them (:func:`_prepare`).
+    """Features and labels as every function that applies a basis receives them (:func:`prepare_data`).
 
     The one contract of the data, whatever the entry point (``cud_interval``, ``intervals``,
     ``estimate_error``; the design-level functions apply the same rules to a design and labels,
@@ -367,7 +372,7 @@ class PreparedData:
         return out
 
 
-def _prepare(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None,
+def prepare_data(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None,
              estimator: BaseEstimator | None, pos_label: Any, loss: str | Loss | None = None) -> PreparedData:
     """The one front door from features and labels to a design (:class:`PreparedData` states the
     contract): the estimator's basis and loss, or the ones given (``cudbound.sklearn_bridge``); the

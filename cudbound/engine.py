@@ -48,7 +48,7 @@ from .search import ReplicateProblem, Screening, SearchOptions, SearchOutcome, b
 from .search.core import SearchContext, compiled_replicate
 from .search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from .search.lp_node_solver import HingeLPNodeSolver
-from .search.node_solvers import SOLVER_ERRORS, _checked, _QuadraticReplicate
+from .search.node_solvers import SOLVER_ERRORS, QuadraticReplicate, checked_solution
 from .search.smooth_node_solver import SmoothNodeSolver
 
 __all__ = ["ReplicateEngine", "ENGINES"]
@@ -121,7 +121,7 @@ class ReplicateEngine:
         self._counts = np.asarray(counts, dtype=float)
         quad = None
         if self.loss.is_quadratic:
-            quad = _QuadraticReplicate(self.loss, self.design, self.y, self._counts)
+            quad = QuadraticReplicate(self.loss, self.design, self.y, self._counts)
         if self.engine != "cvxpy" and quad is not None and quad.positive_definite:
             self._active.set_weights(self._counts)
             solver = _WithFallback(self._active, self._cvxpy_solver)
@@ -170,7 +170,7 @@ class ReplicateEngine:
         ReplicateProblem screens nothing for that point (always safe), and a fallback."""
         def solve(row, sign):
             try:
-                sol = _checked(solver.solve(np.array([row]), np.array([sign])))
+                sol = checked_solution(solver.solve(np.array([row]), np.array([sign])))
             except SOLVER_ERRORS as exc:
                 self._fallbacks += 1
                 raise NodeSolveError(f"screening solve: {type(exc).__name__}: {exc}") from None
@@ -217,7 +217,7 @@ class ReplicateEngine:
                 res.seconds = time.perf_counter() - t0
                 return res
         solver, root, quad = self.prepare(counts)
-        root = _checked(root)
+        root = checked_solution(root)
         self._fallbacks += int(root.fallback)
         screening = Screening(options.screen, self._screen_solver(solver), [(root.beta, root.beta_value)],
                               self._screen_bound(solver, root), self._screen_batch(solver, root))

@@ -67,7 +67,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import check_data, encode_labels
 from ._warnings import warn
-from .design import PreparedData, RankDeficientError, _prepare, reparametrise
+from .design import PreparedData, RankDeficientError, prepare_data, reparametrise
 from .fit import fit_coefficients, predict_signs
 from .losses import Loss, RidgeLoss, SquaredLoss, get_loss, same_math
 from .sklearn_bridge import from_estimator
@@ -507,7 +507,7 @@ def _mapped_loss(estimator) -> Callable[[int], Loss]:
 
 
 def refits_for(data: PreparedData, loss: str | Loss | None = None) -> Refits:
-    """The refits of the procedure behind ``data`` (:func:`cudbound.design._prepare`).
+    """The refits of the procedure behind ``data`` (:func:`cudbound.design.prepare_data`).
 
     With a scikit-learn ``estimator`` in ``data`` (and ``loss`` unset or its mapped loss), the
     estimator refitted on each part through its exact mapping (its penalty for the part's size);
@@ -540,7 +540,7 @@ def as_refits(procedure: Any, X: ArrayLike, y: ArrayLike, pos_label: Any = None,
     scikit-learn classifier (cloned and fitted per part, :class:`EstimatorRefits`)."""
     procedure = as_procedure(procedure, name)
     if isinstance(procedure, Procedure):
-        return refits_for(_prepare(X, y, procedure.basis, procedure.estimator, pos_label, procedure.loss))
+        return refits_for(prepare_data(X, y, procedure.basis, procedure.estimator, pos_label, procedure.loss))
     Xc, labels, _ = check_data(X, y, pos_label=pos_label) if not hasattr(X, "iloc") else (X, *encode_labels(
         y, pos_label=pos_label, n_rows=np.shape(X)[0]))
     return EstimatorRefits(procedure, Xc, labels, name)

@@ -39,13 +39,14 @@ from numpy.typing import ArrayLike
 
 from ._registry import Entry, Registry, generator, root_seed, stream
 from ._validation import check_confidence_level, check_scalar
-from .baselines.methods import (_bs_iv, _distribution_iv, _kohavi_iv, _langford_iv, _martin_iv, _share_centre,
-                                _share_centre_and_distribution, _yang_iv, bs1, bs2, kohavi, langford, martin, yang)
-from .baselines.modern import (_bccv_iv, _conservative_z_iv, _corrected_t_iv, _e632_delta_iv, _nested_cv_iv,
-                               _wald_cv_iv, bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv)
+from .baselines.methods import INPUT_CHECKS as _PAPER_CHECKS
+from .baselines.methods import (bs1, bs2, kohavi, langford, martin, share_centre, share_centre_and_distribution,
+                                yang)
+from .baselines.modern import INPUT_CHECKS as _MODERN_CHECKS
+from .baselines.modern import bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv
 from .basis import Basis
-from .cud import _cud_design_iv, _prepare_cud, cud_from_design
-from .design import PreparedData, _prepare, as_prepared
+from .cud import _cud_design_iv, cud_from_design, prepare_cud
+from .design import PreparedData, as_prepared, prepare_data
 from .fit import FittedClassifier
 from .results import IntervalResult, ResultList
 
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 # the main function first: the API reference lists them in this order
 __all__ = ["intervals", "intervals_from_design", "method_names", "register", "unregister", "get_method",
-           "IntervalMethod", "METHODS", "MODERN_METHODS", "stream", "check_options", "options_check"]
+           "IntervalMethod", "METHODS", "MODERN_METHODS", "stream", "check_options", "options_check", "select_methods"]
 
 SHARED_STREAMS = ("centre", "bootstrap")
 """Streams of the computations shared between methods; no method may take these names."""
@@ -187,10 +188,6 @@ def check_options(name: str, n: int, *, confidence_level: float = 0.95, **option
         method.check(n, confidence_level=confidence_level, **options)
 
 
-def _distribution_check(values):
-    _distribution_iv(values["distribution"])
-
-
 _PAPER, _MODERN = "paper", "modern"
 
 
@@ -208,35 +205,35 @@ class _BuiltIn(NamedTuple):
 
 _BUILT_IN: tuple[_BuiltIn, ...] = (
     _BuiltIn("cud", cud_from_design, (_cud_design_iv,), "CUD confidence set (Laber & Murphy 2008)", "CUD",
-             _prepare_cud, _PAPER),
-    _BuiltIn("bs1", bs1, (_bs_iv, _distribution_check), "percentile interval of bootstrapped .632 estimates", "BS1",
-             _share_centre_and_distribution, _PAPER),
-    _BuiltIn("bs2", bs2, (_bs_iv, _distribution_check),
+             prepare_cud, _PAPER),
+    _BuiltIn("bs1", bs1, (_PAPER_CHECKS["bs1"],), "percentile interval of bootstrapped .632 estimates", "BS1",
+             share_centre_and_distribution, _PAPER),
+    _BuiltIn("bs2", bs2, (_PAPER_CHECKS["bs2"],),
              "basic (corrected) interval of bootstrapped .632 estimates", "BS2",
-             _share_centre_and_distribution, _PAPER),
-    _BuiltIn("kohavi", kohavi, (_kohavi_iv,),
+             share_centre_and_distribution, _PAPER),
+    _BuiltIn("kohavi", kohavi, (_PAPER_CHECKS["kohavi"],),
              "Wilson (inverted normal) interval of the .632 estimate, n_eff = n (Kohavi 1995)",
-             "K", _share_centre, _PAPER),
-    _BuiltIn("yang", yang, (_yang_iv,), "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", "Y",
-             _share_centre, _PAPER),
-    _BuiltIn("martin", martin, (_martin_iv,), "Beta posterior interval (Martin & Hirschberg 1996)", "M",
-             _share_centre, _PAPER),
-    _BuiltIn("langford", langford, (_langford_iv,),
+             "K", share_centre, _PAPER),
+    _BuiltIn("yang", yang, (_PAPER_CHECKS["yang"],),
+             "normal interval, n_eff from 2-fold cross-validation (Yang 2006)", "Y", share_centre, _PAPER),
+    _BuiltIn("martin", martin, (_PAPER_CHECKS["martin"],),
+             "Beta posterior interval (Martin & Hirschberg 1996)", "M", share_centre, _PAPER),
+    _BuiltIn("langford", langford, (_PAPER_CHECKS["langford"],),
              "Clopper-Pearson interval of the .632 estimate (Langford 2005)", "L",
-             _share_centre, _PAPER),
-    _BuiltIn("wald_cv", wald_cv, (_wald_cv_iv,),
+             share_centre, _PAPER),
+    _BuiltIn("wald_cv", wald_cv, (_MODERN_CHECKS["wald_cv"],),
              "Wald interval from 10-fold cross-validation (Bayle et al. 2020)", "WCV",
              None, _MODERN),
-    _BuiltIn("corrected_t", corrected_t, (_corrected_t_iv,),
+    _BuiltIn("corrected_t", corrected_t, (_MODERN_CHECKS["corrected_t"],),
              "corrected resampled t, 15 splits of 90/10 (Nadeau & Bengio 2003)", "CT", None, _MODERN),
-    _BuiltIn("conservative_z", conservative_z, (_conservative_z_iv,),
+    _BuiltIn("conservative_z", conservative_z, (_MODERN_CHECKS["conservative_z"],),
              "conservative Z from 10 random halvings (Nadeau & Bengio 2003)", "CZ", None, _MODERN),
-    _BuiltIn("nested_cv", nested_cv, (_nested_cv_iv,),
+    _BuiltIn("nested_cv", nested_cv, (_MODERN_CHECKS["nested_cv"],),
              "nested cross-validation, bias-corrected (Bates, Hastie & Tibshirani 2023)", "NCV", None, _MODERN),
-    _BuiltIn("bccv", bccv, (_bccv_iv,),
+    _BuiltIn("bccv", bccv, (_MODERN_CHECKS["bccv"],),
              "bootstrap case cross-validation, bias-reduced percentile (Jiang, Varma & Simon 2008)", "BCCV",
              None, _MODERN),
-    _BuiltIn("e632_delta", e632_delta, (_e632_delta_iv,),
+    _BuiltIn("e632_delta", e632_delta, (_MODERN_CHECKS["e632_delta"],),
              ".632+ with the delta-method standard error (Efron & Tibshirani 1997)", "D632", None, _MODERN),
 )
 """The built-in methods, in the order they are registered: the paper's seven in the column order of
@@ -255,10 +252,14 @@ MODERN_METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _MOD
 """The intervals in use today, registered after the paper's seven."""
 
 
-def _methods_iv(methods) -> tuple:
-    """A list of interval methods parsed by the package's one method-list parser
-    (:meth:`cudbound._registry.Registry.select`), for :func:`intervals` and ``--methods`` on the
-    command line: registered names, a comma-separated string or ``"all"``."""
+def select_methods(methods: str | Sequence[str]) -> tuple[str, ...]:
+    """The registered interval methods that ``methods`` names, as :func:`intervals` reads it (and
+    ``--methods`` on the command line): a list of registered names, a comma-separated string or
+    ``"all"``; a ValueError that lists the registered ones for an unknown name.
+
+    >>> select_methods("kohavi, martin")
+    ('kohavi', 'martin')
+    """
     return _REGISTRY.select(methods)
 
 
@@ -350,10 +351,10 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     >>> len({r.estimate for r in res})   # one shared .632 centre
     1
     """
-    methods = _methods_iv(methods)
+    methods = select_methods(methods)
     options = _new_option_names(methods, options)
     user_loss = options.pop("loss", None)
-    data = _prepare(X, y, basis, estimator, pos_label, user_loss)
+    data = prepare_data(X, y, basis, estimator, pos_label, user_loss)
     if data.mapping is not None or user_loss is not None:
         options["loss"] = data.loss
     level = check_confidence_level(confidence_level)
@@ -381,7 +382,7 @@ def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None,
     the methods' loss, given to the methods that use a fit (CUD), so that a caller that has
     fitted beta-hat does not fit it again. Without it, beta-hat is fitted here, once.
     """
-    methods = _methods_iv(methods)
+    methods = select_methods(methods)
     data = as_prepared(design, y)
     labels = data.labels
     level = check_confidence_level(confidence_level)

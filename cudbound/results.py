@@ -52,13 +52,6 @@ COMMON_COLUMNS = ("method", "quantity", "estimate", "low", "high", "confidence_l
 _NUMERIC_COLUMNS = ("estimate", "low", "high", "confidence_level")
 
 
-class _Shown(str):
-    """A value already formatted for a repr (shown as is, without quotes)."""
-
-    def __repr__(self) -> str:
-        return str(self)
-
-
 def _pandas():
     try:
         import pandas
@@ -74,7 +67,9 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
-def _short(v) -> str:
+def _short(v, key: str = "") -> str:
+    if key == "confidence_level" and isinstance(v, (float, np.floating)):
+        return f"{float(v):g}"
     if isinstance(v, ConfidenceInterval):
         return f"ConfidenceInterval(low={v.low:.4g}, high={v.high:.4g})"
     if isinstance(v, (float, np.floating)):
@@ -211,7 +206,7 @@ class Result:
         return {"estimate": self.estimate}
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={_short(v)}' for k, v in self._repr_fields().items())})"
+        return f"{type(self).__name__}({', '.join(f'{k}={_short(v, k)}' for k, v in self._repr_fields().items())})"
 
     def _extra_dict(self) -> dict:
         """The result's own fields, after :data:`COMMON_COLUMNS` in :meth:`to_dict` (scalars only)."""
@@ -326,7 +321,7 @@ class IntervalResult(Result):
 
     def _repr_fields(self) -> dict:
         return {"method": self.method, "confidence_interval": self.confidence_interval,
-                "confidence_level": _Shown(f"{self.confidence_level:g}"), **self._own_repr_fields()}
+                "confidence_level": self.confidence_level, **self._own_repr_fields()}
 
     def _own_repr_fields(self) -> dict:
         return {"estimate": float(self.estimate), "n_samples": self.n_samples}

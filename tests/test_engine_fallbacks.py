@@ -35,7 +35,7 @@ from cudbound.losses import SquaredLoss
 from cudbound.results import SearchStats
 from cudbound.search import (ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver, branch_and_bound)
 from cudbound.search.bnb import SearchOptions, SearchOutcome
-from cudbound.search.node_solvers import SOLVER_ERRORS, _QuadraticReplicate
+from cudbound.search.node_solvers import SOLVER_ERRORS, QuadraticReplicate
 from cudbound.optim.qp import polish_kkt
 from cudbound.search.realisability import RealisabilityUnknown
 
@@ -83,7 +83,7 @@ def test_pima_polish_is_exact_where_nnls_used_to_crash(shared_data):
     (10 coefficients, row norms about 1e4, H with condition number about 1e12) stopped at its
     iteration cap. The polish now returns a certified point, the node's exact minimum."""
     design, y = pima_design(shared_data)
-    quad = _QuadraticReplicate(SquaredLoss(), design, y, PIMA_COUNTS.astype(float))
+    quad = QuadraticReplicate(SquaredLoss(), design, y, PIMA_COUNTS.astype(float))
     G = design[PIMA_ROWS] * PIMA_SIGNS[:, None]
     x = polish_kkt(quad.H, quad.g, G, PIMA_X0)
     assert x is not None
@@ -140,7 +140,7 @@ def test_pima_first_threshold_residual_matches_bounded_least_squares(shared_data
     lsq_linear, bounded-variable least squares). The residual is far above the certificate's
     tolerance, so this threshold rightly certifies nothing and the polish moves on."""
     design, y = pima_design(shared_data)
-    quad = _QuadraticReplicate(SquaredLoss(), design, y, PIMA_COUNTS.astype(float))
+    quad = QuadraticReplicate(SquaredLoss(), design, y, PIMA_COUNTS.astype(float))
     G = design[PIMA_ROWS] * PIMA_SIGNS[:, None]
     calls = []
     real = qp_mod.cone_residual

@@ -4,7 +4,15 @@ Imports inside functions count too (a cycle hidden in a function is still two mo
 cannot be read one after the other). The layers, lowest first, follow the data flow
 data -> basis -> fit -> resample -> search -> interval (``docs/architecture.md``): a module
 may import from its own layer (inside a subpackage) or from a lower one, never from a
-higher one."""
+higher one.
+
+Private names stay in their subpackage: a module imports an underscore name (``from m import _x``,
+or ``m._x`` of a module it imported) only from a module of its own subpackage (``cudbound/auc/*``
+from ``cudbound/auc/*``; the top-level modules ``cudbound/*.py`` are one subpackage, the package
+root). A name another subpackage needs is public API of its module (in its ``__all__``). The
+package-wide helper modules whose own name starts with an underscore (``cudbound/_validation.py``,
+``_registry.py``, ...) exist to be shared: every module may import them and their public names,
+and none may import their underscore names (not even a top-level module)."""
 import ast
 from pathlib import Path
 
@@ -118,3 +126,91 @@ def test_the_cycle_check_would_see_a_cycle():
     graph = import_graph()
     graph.add_edge("cudbound.search.core", "cudbound.search.bnb")
     assert any(set(c) == {"cudbound.search.core", "cudbound.search.bnb"} for c in nx.simple_cycles(graph))
+
+
+def _subpackage(module: str) -> str:
+    """``cudbound.auc`` for ``cudbound.auc.scores`` (and for ``cudbound.auc`` itself); ``cudbound``
+    for a top-level module (the package root is one subpackage)."""
+    parts = module.split(".")
+    if len(parts) >= 2 and (PACKAGE / parts[1]).is_dir():
+        return ".".join(parts[:2])
+    return "cudbound"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _shared_helper(module: str) -> bool:
+    """A package-wide private helper module (``cudbound._validation``, ...): shared by all, its
+    underscore names by none."""
+    return _subpackage(module) == "cudbound" and _private(module.rpartition(".")[2])
+
+
+def _crosses(importer: str, module: str, name: str) -> bool:
+    return _private(name) and importer != module and (
+        _subpackage(importer) != _subpackage(module) or _shared_helper(module))
+
+
+def private_imports() -> list[tuple[str, str, str]]:
+    """(importer, module, name) of every underscore name a module takes from another subpackage
+    (or from a shared helper module): ``from module import _name`` at any depth of the file, and
+    ``alias._name`` of a module imported as ``alias``."""
+    found = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = _module_name(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {}     # local name -> the cudbound module it is bound to
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                if not target.startswith("cudbound"):
+                    continue
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    if _is_module(sub):
+                        modules[alias.asname or alias.name] = sub
+                    elif _crosses(name, target, alias.name):
+                        found.add((name, target, alias.name))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("cudbound") and alias.asname:
+                        modules[alias.asname] = alias.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+                if _crosses(name, modules[node.value.id], node.attr):
+                    found.add((name, modules[node.value.id], node.attr))
+    return sorted(found)
+
+
+def test_private_names_stay_in_their_subpackage():
+    crossing = [f"{u} imports {m}.{n}" for u, m, n in private_imports()]
+    assert not crossing, "underscore names imported across subpackages:\n" + "\n".join(crossing)
+
+
+def test_the_private_check_sees_each_form(tmp_path, monkeypatch):
+    assert _subpackage("cudbound.auc.scores") == _subpackage("cudbound.auc") == "cudbound.auc"
+    assert _subpackage("cudbound.design") == _subpackage("cudbound._validation") == "cudbound"
+    package = tmp_path / "cudbound"
+    (package / "auc").mkdir(parents=True)
+    (package / "coverage").mkdir()
+    for init in ("__init__.py", "auc/__init__.py", "coverage/__init__.py"):
+        (package / init).write_text("")
+    (package / "auc" / "scores.py").write_text("def _auc(): pass\n")
+    (package / "auc" / "cv.py").write_text("from .scores import _auc\n")                 # same subpackage
+    (package / "_validation.py").write_text("def check(): pass\ndef _hidden(): pass\n")
+    (package / "fit.py").write_text("def _solve(): pass\n")
+    (package / "design.py").write_text("from ._validation import check, _hidden\nfrom .fit import _solve\n")
+    (package / "coverage" / "tasks.py").write_text(
+        "from ..auc.scores import _auc\nfrom .. import _validation\nfrom ..auc import scores as s\n"
+        "def f():\n    from ..fit import _solve\n    return _validation.check(), _validation._hidden(), s._auc()\n")
+    monkeypatch.setitem(globals(), "PACKAGE", package)
+    assert private_imports() == [("cudbound.coverage.tasks", "cudbound._validation", "_hidden"),
+                                 ("cudbound.coverage.tasks", "cudbound.auc.scores", "_auc"),
+                                 ("cudbound.coverage.tasks", "cudbound.fit", "_solve"),
+                                 ("cudbound.design", "cudbound._validation", "_hidden")]

@@ -16,7 +16,7 @@ from cudbound.auc import auc_interval, cv_auc, lpo_auc
 from cudbound.baselines import cross_validation, e632, leave_one_out
 from cudbound.basis import Basis, LinearBasis
 from cudbound.compare import Procedure, compare
-from cudbound.design import _prepare
+from cudbound.design import prepare_data
 from cudbound.refit import DegenerateResampleWarning, fit_and_score, refits_for
 
 N = 24
@@ -122,7 +122,7 @@ def test_a_cross_validated_method_fits_the_basis_on_the_complement_of_each_fold(
     X, y = _data()
     basis = SharedRecordingBasis()
     folds = np.arange(N) % 4
-    cross_validation(_prepare(X, y, basis, None, None, "squared"), None, folds=folds)
+    cross_validation(prepare_data(X, y, basis, None, None, "squared"), None, folds=folds)
     parts = basis.fits[1:]
     assert len(parts) == 4
     for f, part in enumerate(parts):
@@ -135,7 +135,7 @@ def test_a_bootstrap_method_fits_the_basis_on_each_resample_with_its_repeats():
     counts = np.random.default_rng(3).multinomial(N, np.full(N, 1 / N), size=7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateResampleWarning)
-        e632(_prepare(X, y, basis, None, None, "squared"), None, counts=counts)
+        e632(prepare_data(X, y, basis, None, None, "squared"), None, counts=counts)
     parts = basis.fits[1:]
     assert len(parts) == 7
     for c, part in zip(counts, parts):
@@ -145,7 +145,7 @@ def test_a_bootstrap_method_fits_the_basis_on_each_resample_with_its_repeats():
 def test_leave_one_out_fits_the_basis_n_times_without_the_point():
     X, y = _data()
     basis = SharedRecordingBasis()
-    leave_one_out(_prepare(X, y, basis, None, None, "squared"), None)
+    leave_one_out(prepare_data(X, y, basis, None, None, "squared"), None)
     parts = basis.fits[1:]
     assert [np.setdiff1d(np.arange(N), p).tolist() for p in parts] == [[i] for i in range(N)]
 
@@ -211,7 +211,7 @@ def test_out_of_fold_scores_of_zpca_equal_cross_val_predict_of_the_same_pipeline
     theirs = cross_val_predict(pipe, X, y.astype(float), cv=[(np.flatnonzero(~t), np.flatnonzero(t)) for t in tests])
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9)
     # and the CV error of the package's estimator is that of scikit-learn's predictions
-    data = _prepare(X, y, "zpca:3", None, None, "squared")
+    data = prepare_data(X, y, "zpca:3", None, None, "squared")
     est = cross_validation(data, None, folds=folds).estimate
     assert est == np.mean(np.where(theirs >= 0, 1, -1) != y)
     # the basis fitted once on all rows (the leak: its design taken as fixed features) scores otherwise
@@ -223,7 +223,7 @@ def test_a_scikit_learn_estimator_refits_with_the_penalty_of_the_parts_size():
     """intervals(estimator=...) refits C's objective on each part's m rows, as its own fit would."""
     X, y = _noisy(n=40, d=3)
     est = make_pipeline(StandardScaler(), LogisticRegression(C=0.3))
-    data = _prepare(X, y, None, est, None, None)
+    data = prepare_data(X, y, None, est, None, None)
     folds = np.arange(40) % 4
     tests = folds[None, :] == np.arange(4)[:, None]
     ours, _ = refits_for(data).decision((~tests).astype(float))

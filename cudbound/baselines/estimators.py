@@ -74,7 +74,7 @@ from .._deprecation import apply_renames, renamed, renames_of
 from .._docstrings import fill_doc
 from .._validation import check_rng, check_scalar
 from ..basis import Basis
-from ..design import _prepare, as_prepared
+from ..design import as_prepared, prepare_data
 from ..losses import Loss
 from ..refit import DegenerateResampleWarning, Refits, refits_for
 from ..resampling import Splitter, draw_counts, fold_assignments
@@ -586,7 +586,7 @@ ESTIMATORS = {
 def _estimate_error_iv(X, y, method, basis, pos_label):
     if not isinstance(method, str) or method not in ESTIMATORS:
         raise ValueError(f"`method` must be one of {list(ESTIMATORS)}; got {method!r}.")
-    return _prepare(X, y, basis, None, pos_label), ESTIMATORS[method]
+    return prepare_data(X, y, basis, None, pos_label), ESTIMATORS[method]
 
 
 def estimate_error(X: ArrayLike, y: ArrayLike, method: str = "632", *,

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,7 @@ from .._deprecation import renamed
 from .._registry import generator
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar, check_values
+from ..design import PreparedData
 from ..losses import Loss
 from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import Splitter, deal_folds, draw_counts, draw_indices, folds_or_count, tally as _tally
@@ -68,6 +70,7 @@ from .holdout import _alternative_iv, _clopper_pearson
 __all__ = [
     "bs1", "bs2", "kohavi", "yang", "martin", "langford",
     "normal_interval", "beta_interval", "bootstrap_632_distribution",
+    "share_centre", "share_centre_and_distribution", "INPUT_CHECKS",
 ]
 
 _DOC = {
@@ -362,16 +365,22 @@ def _shared_632_distribution(method, data, options, shared, root) -> tuple[dict,
     return {"bootstrap_distribution": dist}, {**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"}, seconds
 
 
-def _share_centre(method, data, y, options, *, shared, root, rng) -> tuple[dict, dict]:
-    """The registry hook of K, Y, M and L: the .632 centre shared by every baseline of a call
-    (:func:`_shared_632_centre`), its time in ``details["shared_seconds"]``."""
+def share_centre(method: Any, data: PreparedData, y: np.ndarray, options: Mapping[str, Any], *,
+                 shared: dict[Any, Any], root: np.random.SeedSequence,
+                 rng: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``prepare`` hook of K, Y, M and L in :mod:`cudbound.registry` (its signature is
+    :class:`cudbound.registry.IntervalMethod`'s): the .632 centre computed once per call and shared by
+    every baseline (:func:`_shared_632_centre`), its time in ``details["shared_seconds"]``."""
     kwargs, details, seconds = _shared_632_centre(method, data, options, shared, root)
     return kwargs, {**details, "shared_seconds": seconds}
 
 
-def _share_centre_and_distribution(method, data, y, options, *, shared, root, rng) -> tuple[dict, dict]:
-    """The registry hook of BS1 and BS2: the shared .632 centre and the bootstrap distribution they
-    share (:func:`_shared_632_distribution`), the time of both in ``details["shared_seconds"]``."""
+def share_centre_and_distribution(method: Any, data: PreparedData, y: np.ndarray, options: Mapping[str, Any], *,
+                                  shared: dict[Any, Any], root: np.random.SeedSequence,
+                                  rng: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``prepare`` hook of BS1 and BS2 in :mod:`cudbound.registry`: the shared .632 centre
+    (:func:`share_centre`) and the bootstrap distribution of the .632 estimate, computed once per call
+    for both (:func:`_shared_632_distribution`), the time of both in ``details["shared_seconds"]``."""
     centre, centre_details, centre_seconds = _shared_632_centre(method, data, options, shared, root)
     dist, dist_details, dist_seconds = _shared_632_distribution(method, data, options, shared, root)
     return {**centre, **dist}, {**centre_details, **dist_details,
@@ -826,3 +835,18 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     return _result("langford", _clopper_pearson(k, m, level, sides), level, t, refits.n, t0, details)
 
 
+def _bs_options_iv(design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng,
+                   bootstrap_distribution, distribution):
+    out = _bs_iv(design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng, bootstrap_distribution)
+    _distribution_iv(distribution)
+    return out
+
+
+INPUT_CHECKS: dict[str, Callable[..., object]] = {
+    "bs1": _bs_options_iv, "bs2": _bs_options_iv, "kohavi": _kohavi_iv, "yang": _yang_iv, "martin": _martin_iv,
+    "langford": _langford_iv,
+}
+"""The input validation of each interval, by the interval's name: called with (some of) the
+interval's own arguments, by name, it raises ValueError (or TypeError) for what the interval would
+refuse and computes nothing (:func:`cudbound.registry.options_check` makes a registered method's
+option check of it)."""

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -60,7 +61,7 @@ from .methods import _result
 
 __all__ = ["wald_cv", "corrected_t", "conservative_z", "nested_cv", "bccv", "e632_delta",
            "wald_interval", "corrected_t_interval", "conservative_z_interval", "delta_method_se",
-           "wald_mean_se", "corrected_t_mean_se", "nested_cv_splits", "nested_cv_estimate"]
+           "wald_mean_se", "corrected_t_mean_se", "nested_cv_splits", "nested_cv_estimate", "INPUT_CHECKS"]
 
 _DOC = {
     "data": """design : (n, p) array
@@ -788,3 +789,13 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     details["se"] = se
     half = normal_critical_value(level) * se
     return _finish("e632_delta", ConfidenceInterval(est - half, est + half), level, est, n, t0, details, log)
+
+
+INPUT_CHECKS: dict[str, Callable[..., object]] = {
+    "wald_cv": _wald_cv_iv, "corrected_t": _corrected_t_iv, "conservative_z": _conservative_z_iv,
+    "nested_cv": _nested_cv_iv, "bccv": _bccv_iv, "e632_delta": _e632_delta_iv,
+}
+"""The input validation of each interval, by the interval's name: called with (some of) the
+interval's own arguments, by name, it raises ValueError (or TypeError) for what the interval would
+refuse and computes nothing (:func:`cudbound.registry.options_check` makes a registered method's
+option check of it)."""

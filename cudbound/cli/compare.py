@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..basis import make_basis
-from ..compare import ALTERNATIVES, Procedure, _methods_iv, compare, get_method, method_names
+from ..compare import ALTERNATIVES, Procedure, compare, get_method, method_names, select_methods
 from ..losses import get_loss
 from ..output import envelope
 from ..results import AUC_DIFFERENCE
@@ -182,7 +182,7 @@ def _model_arg(text: str) -> ModelSpec:
 def _comparison_methods(text: str) -> tuple:
     """``--methods``: registered comparisons, parsed by the package's one method-list parser."""
     try:
-        return _methods_iv(text)
+        return select_methods(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(in_flags(str(exc))) from None
 

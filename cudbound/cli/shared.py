@@ -12,7 +12,7 @@ import warnings
 from .._validation import check_n_jobs
 from ..basis import make_basis
 from ..losses import get_loss
-from ..registry import _methods_iv
+from ..registry import select_methods
 
 __all__ = ["PROG", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "CLIError",
            "in_flags", "RenamedFlag", "add_flag", "shared_flags", "add_execution_flags"]
@@ -247,7 +247,7 @@ def _methods_spec(text: str) -> tuple:
     """``--methods``: registered method names, comma-separated, or 'all' (the library's parser,
     ``cudbound.registry``'s, so the command refuses what :func:`cudbound.intervals` refuses)."""
     try:
-        return _methods_iv(text)
+        return select_methods(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(in_flags(str(exc))) from None
 

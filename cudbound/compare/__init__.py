@@ -56,8 +56,8 @@ from .result import ALTERNATIVES, ComparisonResult
 __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "paired_table", "paired_ttest_5x2cv",
            "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "ComparisonResult",
            "Procedure", "ProcedurePair", "OutOfFold", "ComparisonMethod", "register", "unregister", "get_method",
-           "method_names", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS", "OUT_OF_FOLD_STREAM", "compare_pair",
-           "root_seed"]
+           "method_names", "select_methods", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS",
+           "OUT_OF_FOLD_STREAM", "compare_pair", "root_seed"]
 
 @dataclass(frozen=True)
 class ComparisonMethod(Entry):
@@ -123,9 +123,14 @@ DEFAULT_METHODS = ("corrected_t", "wald_cv")
 repeated splits, one with per-point differences; both give an interval."""
 
 
-def _methods_iv(methods) -> tuple[str, ...]:
-    """A list of comparisons parsed by the package's one method-list parser
-    (:meth:`cudbound._registry.Registry.select`, as :func:`cudbound.intervals` parses its methods)."""
+def select_methods(methods: str | Sequence[str]) -> tuple[str, ...]:
+    """The registered comparisons that ``methods`` names, as :func:`compare` reads it (and
+    ``--methods`` of ``cudbound compare``): a list of registered names, a comma-separated string or
+    ``"all"``; a ValueError that lists the registered ones for an unknown name.
+
+    >>> select_methods("mcnemar,delong")
+    ('mcnemar', 'delong')
+    """
     return _REGISTRY.select(methods)
 
 
@@ -177,7 +182,7 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
     >>> [r.method for r in res], all(r.estimate < 0 for r in res)
     (['corrected_t', 'wald_cv', 'ftest_5x2cv'], True)
     """
-    names = _methods_iv(methods)
+    names = select_methods(methods)
     shared, per = _REGISTRY.split_options(names, options, "compare()")
     pair = ProcedurePair(estimator_a, estimator_b, X, y, pos_label)
     return compare_pair(pair, names, root_seed(rng), confidence_level=confidence_level, alternative=alternative,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._validation import check_confidence_level
-from ..results import DIFFERENCES, ERROR_RATE_DIFFERENCE, ConfidenceInterval, Result, _Shown
+from ..results import DIFFERENCES, ERROR_RATE_DIFFERENCE, ConfidenceInterval, Result
 from ..statistics import ALTERNATIVES, check_alternative
 
 __all__ = ["ComparisonResult", "ALTERNATIVES"]
@@ -88,7 +88,7 @@ class ComparisonResult(Result):
         out: dict[str, Any] = {"method": self.method, "estimate": self.estimate}
         if self._ci is not None:
             out["confidence_interval"] = self._ci
-            out["confidence_level"] = _Shown(f"{self._level:g}")
+            out["confidence_level"] = self._level
         if self.statistic is not None:
             out["statistic"] = self.statistic
         if self.pvalue is not None:

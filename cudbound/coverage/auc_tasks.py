@@ -29,7 +29,7 @@ import numpy as np
 
 from ..auc.cv import lpo_auc
 from ..auc.registry import get_method as auc_method
-from ..auc.scores import _auc, pair_auc
+from ..auc.scores import auc_score, pair_auc
 from ..compare import OUT_OF_FOLD_STREAM, Procedure, ProcedurePair, compare_pair, root_seed
 from ..datasets import get_dataset
 from ..fit import fit_classifier, predict_signs
@@ -141,7 +141,7 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
     loss = get_loss(config.loss)
     fit_a, fit_b = fit_classifier(design_a, ytr, loss), fit_classifier(design_b, ytr, loss)
     za, zb = basis_a.transform(Xte), basis_b.transform(Xte)
-    auc_a, auc_b = _auc(yte, za @ fit_a.coef), _auc(yte, zb @ fit_b.coef)
+    auc_a, auc_b = auc_score(yte, za @ fit_a.coef), auc_score(yte, zb @ fit_b.coef)
     err_a = float(np.mean(predict_signs(za, fit_a.coef) != yte))
     err_b = float(np.mean(predict_signs(zb, fit_b.coef) != yte))
 
@@ -167,11 +167,11 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
                 rng=np.random.default_rng(stream(root, "auc:" + config.method_of[label])), **config.options[label])
             rows[label] = _interval_row(label, res, auc_a, time.perf_counter() - t1 + refit_seconds)
         t1 = time.perf_counter()
-        per_fold = [_auc(labels[folds == f], scores[folds == f]) for f in range(config.cv)]
+        per_fold = [auc_score(labels[folds == f], scores[folds == f]) for f in range(config.cv)]
         rows["cv_auc.averaged"] = _estimate_row("cv_auc.averaged", np.mean(per_fold), auc_a,
                                                 time.perf_counter() - t1 + refit_seconds)
         t1 = time.perf_counter()
-        rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", _auc(labels, scores), auc_a,
+        rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", auc_score(labels, scores), auc_a,
                                               time.perf_counter() - t1 + refit_seconds)
         t1 = time.perf_counter()
         if basis_a.learns_from_data:   # the basis refitted without each pair, with the classifier

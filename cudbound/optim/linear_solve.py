@@ -10,7 +10,7 @@ pivot threshold that suits its matrices: a pivot at most ``pivot_tol`` times the
 of B is a dependent row in all but round-off (exactly dependent rows, as discrete features
 make, leave a pivot of order 1e-16 that is zero or not depending on the processor's rounding),
 and the caller then reports a numerical failure and hands the question to an exact fallback.
-:func:`_cholesky` factors a symmetric positive definite matrix (the reduced Hessian of the hinge
+:func:`cholesky` factors a symmetric positive definite matrix (the reduced Hessian of the hinge
 nodes' active-set method, the Hessian of a smooth loss's flip-cost metric).
 """
 from __future__ import annotations
@@ -20,11 +20,11 @@ import math
 import numpy as np
 from numba import njit
 
-__all__: list[str] = []
+__all__ = ["lu_factor", "lu_solve", "lu_solve_t", "solve_in_place", "cholesky"]
 
 
 @njit(cache=True, inline="always")
-def _lu_factor(B, LU, perm, n, pivot_tol):
+def lu_factor(B, LU, perm, n, pivot_tol):
     """PB = LU of B[:n, :n], into LU[:n, :n] (the multipliers of L below the diagonal) and
     perm[:n]; LU may be B itself. False when B has a non-finite entry, is zero, or has a pivot
     at most ``pivot_tol`` times its largest entry."""
@@ -61,7 +61,7 @@ def _lu_factor(B, LU, perm, n, pivot_tol):
 
 
 @njit(cache=True, inline="always")
-def _lu_solve(LU, perm, rhs, out, n):
+def lu_solve(LU, perm, rhs, out, n):
     """out[:n] = B^-1 rhs[:n] from the factors of PB = LU (forward, then back substitution)."""
     for i in range(n):
         out[i] = rhs[perm[i]]
@@ -78,7 +78,7 @@ def _lu_solve(LU, perm, rhs, out, n):
 
 
 @njit(cache=True, inline="always")
-def _lu_solve_t(LU, perm, rhs, out, z, n):
+def lu_solve_t(LU, perm, rhs, out, z, n):
     """out[:n] = B^-T rhs[:n] from the factors of PB = LU (B' = U'L'P); z is scratch of length n."""
     for i in range(n):           # U'z = rhs
         s = rhs[i]
@@ -95,12 +95,12 @@ def _lu_solve_t(LU, perm, rhs, out, z, n):
 
 
 @njit(cache=True, inline="always")
-def _solve_in_place(M, b, x, n, perm, pivot_tol):
+def solve_in_place(M, b, x, n, perm, pivot_tol):
     """Solve M[:n, :n] x[:n] = b[:n], factoring M in place (perm: scratch of length n). False
-    when :func:`_lu_factor` fails or the answer is not finite."""
-    if not _lu_factor(M, M, perm, n, pivot_tol):
+    when :func:`lu_factor` fails or the answer is not finite."""
+    if not lu_factor(M, M, perm, n, pivot_tol):
         return False
-    _lu_solve(M, perm, b, x, n)
+    lu_solve(M, perm, b, x, n)
     for i in range(n):
         if not np.isfinite(x[i]):
             return False
@@ -108,7 +108,7 @@ def _solve_in_place(M, b, x, n, perm, pivot_tol):
 
 
 @njit(cache=True)
-def _cholesky(M, L, n, min_pivot):
+def cholesky(M, L, n, min_pivot):
     """M = LL' for the symmetric M[:n, :n] (its lower triangle is read), into the lower triangle
     of L (L may be M itself). False when a pivot (before its square root) is not above
     ``min_pivot``: M is not safely positive definite."""

@@ -48,16 +48,16 @@ class SearchContext:
 
     def solve(self, handle, rows, signs, use_fallback):
         """(ok, m, loss at beta, beta, new handle, fallback): ok 0 solved, 1 failed."""
-        from .node_solvers import SOLVER_ERRORS, _checked
+        from .node_solvers import SOLVER_ERRORS, checked_solution
         p = None
         try:
             if use_fallback:
                 if self.fallback is None:
                     return 1, math.nan, math.nan, np.zeros(0), -1, 0
-                sol = _checked(self.fallback().solve(rows, signs, None))
+                sol = checked_solution(self.fallback().solve(rows, signs, None))
                 fb = 1
             else:
-                sol = _checked(self.solver.solve(rows, signs, self.warms.get(handle)))
+                sol = checked_solution(self.solver.solve(rows, signs, self.warms.get(handle)))
                 fb = int(getattr(sol, "fallback", False))
         except SOLVER_ERRORS:
             return 1, math.nan, math.nan, np.zeros(0), -1, 0

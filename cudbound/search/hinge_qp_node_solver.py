@@ -45,7 +45,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import _cholesky
+from ..optim.linear_solve import cholesky
 from .node_qp import _times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
@@ -109,7 +109,7 @@ def _cholesky_solve(M, rhs, rel):
     dmax = 0.0
     for i in range(n):
         dmax = max(dmax, M[i, i])
-    if not dmax > 0.0 or not _cholesky(M, L, n, rel * dmax):
+    if not dmax > 0.0 or not cholesky(M, L, n, rel * dmax):
         return False, rhs.copy()
     x = rhs.copy()
     for i in range(n):
@@ -551,10 +551,10 @@ def _leaving_row(A, G, Q, c, side, b, E, ne, W, nw):
 def hinge_qp_parts(loss):
     """(penalty matrix function) when ``loss`` is the hinge loss plus a quadratic penalty b'Qb whose
     hinge part computes :class:`~cudbound.losses.HingeLoss`'s loss; else None."""
-    from ..design import _PenalisedLoss
+    from ..design import PenalisedLoss
     from ..losses import HingeLoss, RidgeLoss, same_math
 
-    if (same_math(loss, RidgeLoss) or same_math(loss, _PenalisedLoss)) and same_math(loss.base, HingeLoss):
+    if (same_math(loss, RidgeLoss) or same_math(loss, PenalisedLoss)) and same_math(loss.base, HingeLoss):
         return loss.penalty_matrix
     return None
 

@@ -66,7 +66,7 @@ import numpy as np
 from numba import njit
 
 from ..losses import HingeLoss, same_math
-from ..optim.linear_solve import _lu_factor, _lu_solve, _lu_solve_t
+from ..optim.linear_solve import lu_factor, lu_solve, lu_solve_t
 from .replicate_setup import _screen_point
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 
@@ -107,7 +107,7 @@ def _factor_basis(cols, sgn, m, n, basis, B, LU, perm, col):
         _column(cols, sgn, m, n, basis[r], col)
         for i in range(p):
             B[i, r] = col[i]
-    return _lu_factor(B, LU, perm, p, _LU_PIVOT)
+    return lu_factor(B, LU, perm, p, _LU_PIVOT)
 
 
 @njit(cache=True)
@@ -119,7 +119,7 @@ def _basic_values(cols, c, m, LU, perm, atup, xB):
         if atup[j]:
             for i in range(p):
                 rhs[i] -= c[j] * cols[j, i]
-    _lu_solve(LU, perm, rhs, xB, p)
+    lu_solve(LU, perm, rhs, xB, p)
 
 
 @njit(cache=True)
@@ -130,7 +130,7 @@ def _multipliers(m, basis, LU, perm, y):
     for r in range(p):
         if basis[r] < m:
             cB[r] = 1.0
-    _lu_solve_t(LU, perm, cB, y, np.empty(p), p)
+    lu_solve_t(LU, perm, cB, y, np.empty(p), p)
 
 
 @njit(cache=True)
@@ -208,7 +208,7 @@ def _simplex(cols, norms, c, m, n, sgn, basis, atup, max_iter):
         if q < 0:
             return OPTIMAL, it
         _column(cols, sgn, m, n, q, col)
-        _lu_solve(LU, perm, col, dx, LU.shape[0])     # x_B changes by -direction * t * dx
+        lu_solve(LU, perm, col, dx, LU.shape[0])     # x_B changes by -direction * t * dx
         big = 0.0
         for i in range(p):
             big = max(big, abs(dx[i]))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import _solve_in_place
+from ..optim.linear_solve import solve_in_place
 from .codes import QP_FAILED, QP_INFEASIBLE, QP_OPTIMAL
 
 __all__: list[str] = []
@@ -201,7 +201,7 @@ def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
         for i in range(p):
             v += N[i, a] * Qn[i]
         rhs[a] = v
-    if not _solve_in_place(M, rhs, r, nact, perm, _PIVOT):
+    if not solve_in_place(M, rhs, r, nact, perm, _PIVOT):
         return False
     _add_columns(Qn, QN, r, -1.0, nact, z)
     return True
@@ -221,7 +221,7 @@ def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, 
         for a in range(nact):
             for i in range(p):
                 M[a, i] = N[i, a]
-        if not _solve_in_place(M, hA, tmp, nact, perm, _PIVOT):
+        if not solve_in_place(M, hA, tmp, nact, perm, _PIVOT):
             return False
         for i in range(p):
             x[i] = tmp[i]
@@ -232,7 +232,7 @@ def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, 
         for i in range(p):
             v -= N[i, a] * x0[i]
         rhs[a] = v
-    if not _solve_in_place(M, rhs, tmp, nact, perm, _PIVOT):
+    if not solve_in_place(M, rhs, tmp, nact, perm, _PIVOT):
         return False
     _add_columns(x0, QN, tmp, 1.0, nact, x)
     return True

@@ -43,7 +43,7 @@ from ..optim.qp import polish_kkt, positive_definite
 from .realisability import RealisabilityUnknown
 
 __all__ = ["NodeSolution", "NodeSolveError", "NodeSolver", "CvxpyNodeSolver", "ActiveSetNodeSolver",
-           "default_solvers", "SOLVER_ERRORS"]
+           "default_solvers", "SOLVER_ERRORS", "checked_solution", "QuadraticReplicate"]
 
 
 class NodeSolveError(RuntimeError):
@@ -60,7 +60,7 @@ OverflowError). Library ValueErrors and RuntimeErrors (scipy's NNLS) are convert
 library is called, so that a programming error elsewhere is never mistaken for one."""
 
 
-def _checked(sol: "NodeSolution") -> "NodeSolution":
+def checked_solution(sol: "NodeSolution") -> "NodeSolution":
     """``sol`` if its value and point are finite, else NodeSolveError (a NaN must never reach a bound).
 
     The loss at the point may be +inf (a point pushed towards an infimum at infinity whose
@@ -97,8 +97,11 @@ class NodeSolver:
         raise NotImplementedError
 
 
-class _QuadraticReplicate:
-    """The quadratic form of a loss at one count vector: L = L_u + (b - b_u)'H(b - b_u)."""
+class QuadraticReplicate:
+    """The quadratic form of a quadratic loss at one count vector, L(b) = L_u + (b - b_u)'H(b - b_u)
+    with (H, g, c) = ``loss.quadratic_form`` and b_u a least-squares solution of H b = g; whether H is
+    positive definite is decided once (``positive_definite``). The engine and the node solvers of one
+    replicate share it."""
 
     def __init__(self, loss, design, y, counts):
         self.H, self.g, self.c = loss.quadratic_form(design, y, counts)
@@ -160,7 +163,7 @@ class CvxpyNodeSolver(NodeSolver):
     def set_weights(self, counts):
         self.counts = np.asarray(counts, dtype=float)
         if self.loss.is_quadratic:
-            self._quad = _QuadraticReplicate(self.loss, self.design, self.y, self.counts)
+            self._quad = QuadraticReplicate(self.loss, self.design, self.y, self.counts)
             w, V = np.linalg.eigh(self._quad.H)
             R = np.sqrt(np.clip(w, 0.0, None))[:, None] * V.T  # R'R = H, also when H is singular
             self.R.value = R
@@ -233,7 +236,7 @@ class CvxpyNodeSolver(NodeSolver):
                     continue
                 sol = NodeSolution(self._quad.value(exact), exact)
             try:
-                sol = _checked(sol)
+                sol = checked_solution(sol)
             except NodeSolveError as exc:
                 errors.append(f"{name}: {exc}")
                 continue
@@ -273,7 +276,7 @@ class ActiveSetNodeSolver(NodeSolver):
         self.loss, self.design, self.y = loss, design, y
 
     def set_weights(self, counts):
-        self.quad = _QuadraticReplicate(self.loss, self.design, self.y, np.asarray(counts, dtype=float))
+        self.quad = QuadraticReplicate(self.loss, self.design, self.y, np.asarray(counts, dtype=float))
         self.Qinv = 0.5 * np.linalg.inv(self.quad.H)  # f = 1/2 x'Qx + c'x with Q = 2H
 
     def solve(self, rows, signs, warm=None):
@@ -298,5 +301,5 @@ class ActiveSetNodeSolver(NodeSolver):
             raise NodeSolveError(f"active set: {type(exc).__name__}: {exc}") from None
         if status != 0:
             raise NodeSolveError(f"active set: status {status} (numerical failure)")
-        return _checked(NodeSolution(self.quad.value(x), x,
+        return checked_solution(NodeSolution(self.quad.value(x), x,
                                      (x, [int(rows[k]) for k in act[:nact]], u[:nact].copy())))

@@ -50,7 +50,7 @@ class Screening(NamedTuple):
 
 
 def _is_positive_definite(quad) -> bool:
-    """The replicate's own decision when it carries one (``_QuadraticReplicate``), else computed."""
+    """The replicate's own decision when it carries one (``QuadraticReplicate``), else computed."""
     known = getattr(quad, "positive_definite", None)
     return bool(known) if isinstance(known, (bool, np.bool_)) else positive_definite(quad.H)
 

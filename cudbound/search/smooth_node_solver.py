@@ -74,9 +74,9 @@ import numpy as np
 from numba import njit
 from scipy.optimize import nnls
 
-from ..design import _PenalisedLoss
+from ..design import PenalisedLoss
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
-from ..optim.linear_solve import _cholesky
+from ..optim.linear_solve import cholesky
 from .bounds import _flip_d
 from .node_qp import _gi
 from .replicate_setup import _screen_point
@@ -411,7 +411,7 @@ def _smooth_factor(sm, b, L, z):
             scale = L[j, j]
     if not (scale > 0.0) or not np.isfinite(scale):
         return -1.0
-    if not _cholesky(L, L, p, 1e-10 * scale):  # in place
+    if not cholesky(L, L, p, 1e-10 * scale):  # in place
         return -1.0
     r2 = 0.0
     for i in range(D.shape[0]):
@@ -607,7 +607,7 @@ def _builtin_kind(loss):
     plus a quadratic penalty b'Qb (a :class:`~cudbound.losses.RidgeLoss`, or a ridge loss
     carried to orthonormal coordinates by ``design``); else None. Decided by what the loss
     computes (:func:`~cudbound.losses.same_math`), not by its exact class."""
-    penalised = same_math(loss, RidgeLoss) or same_math(loss, _PenalisedLoss)
+    penalised = same_math(loss, RidgeLoss) or same_math(loss, PenalisedLoss)
     base = loss.base if penalised else loss
     for cls, kind in ((LogisticLoss, KIND_LOGISTIC), (ExponentialLoss, KIND_EXPONENTIAL)):
         if same_math(base, cls):

@@ -9,12 +9,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import PredefinedSplit, StratifiedKFold, cross_val_predict
 from sklearn.naive_bayes import GaussianNB
 
-from cudbound.design import reparametrise
 from cudbound.losses import get_loss
 from cudbound.compare import (Procedure, ProcedurePair, compare, delong_test, error_difference_interval, get_method,
                               mcnemar)
 from cudbound.compare.procedures import OUT_OF_FOLD_STREAM
-from cudbound.design import _prepare
+from cudbound.design import prepare_data, reparametrise
 from cudbound.fit import fit_coefficients
 
 ON_PREDICTIONS = ["mcnemar", "tango", "newcombe", "agresti_min", "delong"]
@@ -68,7 +67,7 @@ def test_a_package_procedure_against_a_hand_loop_of_refits():
     folds = np.arange(60) % 4
     res = compare(spec, LogisticRegression(), X, y, methods=ON_PREDICTIONS, cv=folds)
     assert np.array_equal(res[0].details["folds"], folds)
-    data = _prepare(X, y, "poly:2", None, None, "logistic")
+    data = prepare_data(X, y, "poly:2", None, None, "logistic")
     rep = reparametrise(data.design)
     Z, labels, loss = rep.Z, data.labels, rep.loss(get_loss(data.loss))
     scores = np.empty(60)

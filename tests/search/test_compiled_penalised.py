@@ -2,7 +2,7 @@
 
 ``logistic_ridge`` and ``exponential_ridge`` (what scikit-learn's ``LogisticRegression``
 maps onto) are searched in orthonormal coordinates, where the penalty lam |J beta|^2 becomes
-|M gamma|^2 with a full matrix M'M (``design._PenalisedLoss``). The compiled SQP kernel takes
+|M gamma|^2 with a full matrix M'M (``design.PenalisedLoss``). The compiled SQP kernel takes
 that penalty matrix, so these losses no longer fall back to the Python SQP. Checked here:
 
 * the engine picks the compiled solver by what the loss computes, not its exact class

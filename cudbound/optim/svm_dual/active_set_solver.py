@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..linear_solve import _solve_in_place
+from ..linear_solve import solve_in_place
 from .smo_solver import gradient
 
 __all__ = ["active_set"]
@@ -24,7 +24,7 @@ def _lu_solve(M, r):  # pragma: no cover - compiled
     (numerically singular) or z is not finite."""
     m = M.shape[0]
     z = np.zeros(m)
-    ok = _solve_in_place(M.copy(), r.copy(), z, m, np.empty(m, dtype=np.int64), 1e-13)
+    ok = solve_in_place(M.copy(), r.copy(), z, m, np.empty(m, dtype=np.int64), 1e-13)
     return z, ok
 
 
