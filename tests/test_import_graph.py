@@ -33,6 +33,14 @@ def _is_module(name: str) -> bool:
     return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
 
 
+def _imported_from(node: ast.ImportFrom, package: str) -> str:
+    """The absolute name of the module ``from ... import`` reads, in a module of ``package``."""
+    if node.level:
+        base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+        return ".".join(base + ([node.module] if node.module else []))
+    return node.module or ""
+
+
 def import_graph() -> nx.DiGraph:
     """module -> module it imports (absolute or relative, at any depth of the file)."""
     graph = nx.DiGraph()
@@ -42,11 +50,7 @@ def import_graph() -> nx.DiGraph:
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
+                target = _imported_from(node, package)
                 if not target.startswith("cudbound"):
                     continue
                 for alias in node.names:  # "from pkg import submodule" imports the submodule
@@ -164,11 +168,7 @@ def private_imports() -> list[tuple[str, str, str]]:
         modules = {}     # local name -> the cudbound module it is bound to
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
+                target = _imported_from(node, package)
                 if not target.startswith("cudbound"):
                     continue
                 for alias in node.names:
