@@ -123,8 +123,7 @@ def stop_workers(pool, timeout: float = 5.0) -> None:
     # pipe that thread has just closed (OSError: bad file descriptor, printed as a traceback).
     # The pool is finished: wait for its manager thread and take it off the hook's list; if it
     # is still finishing (a loaded machine), the hook keeps it (it joins it at exit) but wakes it
-    # through a wakeup that ignores a closed pipe. (Until 2026-11-26 the thread was read after
-    # shutdown(), which sets the attribute to None, so none of this ran.)
+    # through a wakeup that ignores a closed pipe.
     if manager is not None:
         with contextlib.suppress(Exception):
             manager.join(max(0.0, deadline - time.monotonic()) + 1.0)

@@ -11,13 +11,9 @@ refits the whole procedure, basis included (:mod:`cudbound.refit`). :func:`inter
 starts from prepared data (a coverage task) or a design matrix (fixed features). The command line, the coverage study and the
 figures read the same registry (:func:`method_names`, :func:`get_method`).
 
-Random streams. ``rng`` is normalised once with ``np.random.default_rng`` and a root
-``SeedSequence`` is drawn from it. The stream of a consumer called ``name`` is the child
-
-    SeedSequence(root.entropy, spawn_key=root.spawn_key + (h(name),)),
-
-h(name) the first four bytes of SHA-256(name) as an integer, so it depends on the
-method's name only: adding, removing or reordering other methods changes nothing.
+Random streams. A root ``SeedSequence`` is drawn once from ``rng`` and each method draws from the
+stream of its name (the rule of :mod:`cudbound._registry`, :func:`~cudbound._registry.stream`), so
+its numbers depend on its name only: adding, removing or reordering other methods changes nothing.
 The shared pieces draw from the streams ``"centre"`` and ``"bootstrap"``. One exception,
 by design: an integer seed or a ``SeedSequence`` is given to ``"cud"`` unchanged (its hook,
 :class:`IntervalMethod`), so that ``intervals(X, y, rng=seed)`` reports exactly the interval of

@@ -46,8 +46,8 @@ class Splitter(Protocol):
 
 
 def cv_splitter(cv: Any) -> Splitter | None:
-    """None when ``cv`` is a number of folds (the caller checks it and deals the folds itself, so
-    an integer gives the folds it always gave); otherwise ``cv`` as a scikit-learn splitter, through
+    """None when ``cv`` is a number of folds (the caller checks it and deals the folds itself, as
+    :func:`fold_assignments` does); otherwise ``cv`` as a scikit-learn splitter, through
     ``sklearn.model_selection.check_cv`` (a splitter, or an iterable of (train, test) index pairs).
     Anything else is a ValueError that says what ``cv`` may be.
 
@@ -181,7 +181,7 @@ def folds_or_count(cv: Any, y: np.ndarray, X: ArrayLike | None, check_count: Cal
 def deal_folds(cv: int | np.ndarray, y: np.ndarray, repeats: int, stratified: bool,
                gen: np.random.Generator) -> np.ndarray:
     """The (repeats, n) fold labels of :func:`folds_or_count`'s answer: dealt by :func:`draw_folds`
-    for a number of folds (as they always were), a splitter's as they are."""
+    for a number of folds, a splitter's as they are."""
     return cv if isinstance(cv, np.ndarray) else draw_folds(y, cv, repeats, stratified, gen)
 
 

@@ -321,9 +321,9 @@ def xi_alpha(X: ArrayLike, y: ArrayLike, *, C: float = 1.0,
              pos_label: Any = None) -> XiAlphaEstimate:
     """Joachims' xi-alpha estimates of a soft-margin SVM's error, recall, precision and F1.
 
-    Counts d = |{i : rho alpha_i R^2 + xi_i >= 1}| after one training run and returns
-    error = d / n, recall = 1 - d+ / n+, precision = (n+ - d+) / (n+ - d+ + d-) and
-    F1 = 2 (n+ - d+) / (2 n+ - d+ + d-) (Joachims 2000, Definitions 1 and 2).
+    Counts d = |{i : rho alpha_i R^2 + xi_i >= 1}| after one training run and returns the error
+    d / n and the recall, precision and F1 from d+ and d- (Joachims 2000, Definitions 1 and 2, as
+    the module docstring writes them).
 
     Parameters
     ----------

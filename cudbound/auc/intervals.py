@@ -1,4 +1,4 @@
-"""Confidence intervals for the AUC of one score vector (issue 32, point 1).
+"""Confidence intervals for the AUC of one score vector.
 
 With m positives X_i and n negatives Y_j, the AUC is the Wilcoxon-Mann-Whitney statistic
 A = (1 / m n) sum_i sum_j psi(X_i, Y_j), psi = 1, 1/2, 0 for X >, =, < Y (higher scores mean the
@@ -382,16 +382,11 @@ def _exact_auc(lev_pos: np.ndarray, lev_neg: np.ndarray, n_levels: int) -> float
 
 
 def _acceleration(labels: np.ndarray, s: np.ndarray) -> float:
-    """The BCa's acceleration from the stratified jackknife (each point deleted once, from its own
-    class), combined as scipy.stats.bootstrap combines several samples: with U_i = (m - 1)(mean of the class's leave-one-out AUCs - AUC without i),
-
-        a = (1/6) [sum_pos U^3 / m^3 + sum_neg U^3 / n^3] / [sum_pos U^2 / m^2 + sum_neg U^2 / n^2]^(3/2).
-
-    Leaving positive i out gives (m A - V10_i)/(m - 1), so U_i = V10_i - A: the centred DeLong
-    placements (likewise V01_j - A for the negatives). The denominator is 0 only when every
-    placement equals A, and then (sorted by score, the rows of psi only grow and the columns only
-    shrink, so equal sums make them all equal) every resample has the same AUC: the caller has
-    returned the one-point interval before; 0 is returned then all the same."""
+    """The acceleration a of :func:`bootstrap_interval`'s BCa interval, from the stratified jackknife
+    (its docstring states the formula; U_i = V10_i - A and V01_j - A, the centred DeLong placements).
+    The denominator is 0 only when every placement equals A, and then (sorted by score, the rows of
+    psi only grow and the columns only shrink, so equal sums make them all equal) every resample has
+    the same AUC: the caller has returned the one-point interval already; 0 is returned all the same."""
     p = delong_placements(labels, s)
     auc = float(p.auc[0])
     up, un = p.positives[0] - auc, p.negatives[0] - auc

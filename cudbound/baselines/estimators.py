@@ -238,10 +238,9 @@ def _leave_one_out_iv(design, y, loss):
 
 
 def _err1(wrong: np.ndarray, counts: np.ndarray):
-    """Efron's Err(1) from the (B, n) mistakes of the refits and the (B, n) counts.
-
-    Err(1) = (1 / n') sum_{i : L_i > 0} (1 / L_i) sum_{b : nu_bi = 0} 1{wrong_bi},
-    L_i = #{b : nu_bi = 0}, n' = #{i : L_i > 0}. Returns (Err(1) or None, n - n').
+    """Efron's Err(1) (:func:`loo_bootstrap` states it) from the (B, n) mistakes of the refits and the
+    (B, n) counts. Returns (Err(1), or None when no point was left out, and n - n', the number of
+    points no refit left out).
     """
     out = counts == 0
     L = out.sum(axis=0)

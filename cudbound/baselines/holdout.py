@@ -197,11 +197,9 @@ def binomial_lower(k: int, m: int, delta: float) -> float:
     """Binomial tail inversion lower bound on the true risk (Shah 2008, Theorem 2, corrected).
 
     B_l = min{p : P_p(X >= k) >= delta} = min{p : 1 - Bin(m, k - 1, p) >= delta}.
-    With probability at least 1 - delta, R(f) >= B_l. The paper prints
-    1 - Bin(m, k, p) = P_p(X > k), which is not a valid bound (at k = 0 it is
-    positive although zero errors are compatible with R(f) = 0); the tail must
-    contain k (``docs/method.md``). Equivalently the one-sided Clopper-Pearson
-    lower limit
+    With probability at least 1 - delta, R(f) >= B_l. The tail contains k: the
+    paper's printed P_p(X > k) is not a valid bound (module docstring,
+    ``docs/method.md``). Equivalently the one-sided Clopper-Pearson lower limit
 
         B_l = F^{-1}_{Beta(k, m - k + 1)}(delta).
 

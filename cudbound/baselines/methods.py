@@ -583,13 +583,12 @@ def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n
 
     The error estimate t is treated as a binomial proportion over n_eff test cases and its
     normal approximation |t - p| <= z sqrt(p (1 - p) / n_eff) is solved for p (Kohavi 1995,
-    section 2, the interval for the accuracy; :func:`wilson_interval`), z = Phi^{-1}(1 - delta / 2):
-
-        (2 n t + z^2 -/+ z sqrt(z^2 + 4 n t (1 - t))) / (2 (n + z^2)),  n = n_eff.
+    section 2, the interval for the accuracy): the Wilson score interval of t with n = n_eff and
+    z = Phi^{-1}(1 - delta / 2) (:func:`cudbound.statistics.wilson_interval` states it).
 
     ``form="wald"`` gives the un-inverted t +/- z sqrt(t (1 - t) / n_eff), clipped to [0, 1]
-    (zero width at t = 0), the reading of the results stored before 2026-11-25. The Wilson
-    interval is not centred at t; ``centre`` reports t.
+    (zero width at t = 0), the form the stored results of the paper's study use
+    (``experiments/paper.toml``). The Wilson interval is not centred at t; ``centre`` reports t.
 
     Default n_eff = n: Kohavi's bootstrap estimate uses all n instances, and the
     widths of K in Laber & Murphy's Tables 3 and 5 (about 0.32 at n = 30 and 0.25 at

@@ -1,4 +1,4 @@
-"""Comparing two classifiers: tests and intervals for the difference A - B (issue 31).
+"""Comparing two classifiers: tests and intervals for the difference A - B.
 
 On one set of predictions (a test set, or out-of-fold predictions), :mod:`cudbound.compare.predictions`:
 :func:`mcnemar`, :func:`error_difference_interval` (Tango's score interval by default, Newcombe's,

@@ -1,4 +1,4 @@
-"""The methods of an AUC and comparison study (``kind = "auc"``, issue 32), read from its TOML file.
+"""The methods of an AUC and comparison study (``kind = "auc"``), read from its TOML file.
 
 Example (``experiments/study3.toml``)::
 

@@ -1,4 +1,4 @@
-"""One task of an AUC and comparison study (``kind = "auc"``, issue 32).
+"""One task of an AUC and comparison study (``kind = "auc"``).
 
 Protocol, for a data set with procedures A (its ``basis``) and B (its ``basis_b``), both the
 squared loss of the study:

@@ -124,9 +124,9 @@ def _jsonable(value):
 
 
 _NOT_IN_PROTOCOL = frozenset({"replicate_time_limit"})
-"""Options added after studies were stored whose default (None: no budget) changes no result:
-left out of a protocol's defaults, so that the stored protocols stay valid (set in a study,
-they are part of its protocol like any option)."""
+"""Options whose default (None: no budget) changes no result: left out of a protocol's defaults, so
+that protocols stored without them stay valid (set in a study, they are part of its protocol like
+any option)."""
 
 
 def _options_objects(method: str) -> dict:
@@ -148,8 +148,8 @@ def _fields_given(value) -> dict:
 
 def _stored_names(method: str, options: dict) -> dict:
     """``options`` under the names a protocol records them by, so that the stored protocols (and the
-    committed chunks) stay valid: an option renamed since (:mod:`cudbound._deprecation`; ``k`` is now
-    ``cv``) keeps its old name there, whichever name the study uses, and an options object
+    committed chunks) stay valid: an option with a deprecated name (:mod:`cudbound._deprecation`; ``k``
+    for ``cv``) is recorded under that name, whichever name the study uses, and an options object
     (``engine_options``) is recorded field by field, under the fields' names."""
     objects = _options_objects(method)
     flat: dict = {}
@@ -319,10 +319,10 @@ def _auc_protocol(config: StudyConfig) -> dict:
 
 
 REFIT_RULE = "every refit on part of a training set refits the basis on that part (cudbound.refit)"
-"""What a study's protocol says of the refits where it matters. Rows made before the rule (the basis
-fitted once on the training set and reused by every refit) have no such entry, so a store or chunk
-directory holding them is refused for a rerun (another protocol) instead of being mixed with rows of
-today's rule."""
+"""What a study's protocol says of the refits where it matters. Rows made under another rule (the
+basis fitted once on the training set and reused by every refit) have no such entry, so a store or
+chunk directory holding them is refused for a rerun (another protocol), not mixed with rows of this
+rule."""
 
 
 def _refit_rule(config: StudyConfig) -> dict:

@@ -442,8 +442,8 @@ class ResultStore:
         """Write several tasks' results in one transaction (all or none), dropping their claims;
         returns how many were new (a task already stored is left as it is).
 
-        One transaction, so one flush to disk: loading the 30,000 tasks of a study's chunk
-        files a task at a time waited for 30,000 synchronous commits (about 4 minutes here)."""
+        One transaction, so one flush to disk: loading a study's chunk files (30,000 tasks) a task
+        at a time would wait for as many synchronous commits (minutes)."""
         results = list(results)
         if not results:
             return 0

@@ -25,9 +25,9 @@ the xi-alpha count of :mod:`cudbound.svm` (a comparison with 1) needs. (The modu
 named after the functions ``smo`` and ``active_set``: a package attribute re-exported under a
 submodule's name hides the submodule from ``import ... as`` and from Sphinx.)
 
-scikit-learn's ``SVC`` (libsvm) was the first choice; at the tolerance 1e-10 the count needs
-it did not terminate on a 20-point problem (polynomial kernel), so the toolkit solves the
-dual itself, and its tests check it against CLARABEL at 1e-12.
+Why not scikit-learn's ``SVC`` (libsvm): at the tolerance 1e-10 the count needs, it does not
+terminate on a 20-point problem (polynomial kernel). So the toolkit solves the dual itself, and
+its tests check it against CLARABEL at 1e-12.
 
 The compiled kernels of one file call those of others (the active-set method the gradient of
 the SMO file, the decremental path the eigen-step of the active-set file), which numba's own
@@ -44,7 +44,7 @@ from .decremental import decrement, independent_free_set, kkt_inverse
 from .kkt import bias_from_gradient, kkt_check, kkt_check_near, kkt_violation, polish
 from .smo_solver import gradient, smo
 
-# private steps importable from here before the split into modules (tests used them)
+# private steps also importable from the package (tests/optim/svm_dual/test_package.py)
 from .active_set_solver import _lu_solve  # noqa: F401
 from .decremental import _border, _border_vector, _remove_free  # noqa: F401
 
