@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
+from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar, check_scores, encode_labels
 from .._warnings import warn
 from ..resampling import draw_indices_by_row
@@ -42,6 +43,24 @@ TRANSFORMS = ("identity", "logit")
 
 BOOTSTRAP_METHODS = ("percentile", "bca")
 """The intervals of :func:`bootstrap_interval`, the default first."""
+
+_DOC = {
+    "pos_label": "pos_label : the positive class (see :func:`delong_interval`).",
+    "example": """>>> y = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
+    >>> s = [0.9, 0.8, 0.7, 0.6, 0.3, 0.65, 0.4, 0.2, 0.1, 0.05]""",
+}
+_DOC["parameters_returns"] = f"""Parameters
+    ----------
+    y_true : (n,) labels with two classes, at least 1 point of each.
+    scores : (n,) finite scores, higher for the positive class.
+    confidence_level : float in (0, 1), default 0.95
+    {_DOC["pos_label"]}
+
+    Returns
+    -------
+    AUCIntervalResult"""
+"""Docstring blocks shared by the intervals (:func:`cudbound._docstrings.fill_doc`): the Parameters
+and Returns sections of the two that take the data alone, ``pos_label``'s line and the examples' data."""
 
 _BATCH_ELEMENTS = 1 << 21
 """Resampled points drawn per batch of :func:`bootstrap_interval` (a few tens of MB at most);
@@ -84,6 +103,7 @@ def _degenerate(details: dict, reason: str, name: str) -> None:
 
 # --------------------------------------------------------------------------- DeLong
 
+@fill_doc(**_DOC)
 def delong_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level: float = 0.95,
                     transform: str = "identity", pos_label: Any = None) -> AUCIntervalResult:
     """DeLong's Wald interval for the AUC, on the AUC's scale or on the logit scale.
@@ -140,8 +160,7 @@ def delong_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level: f
 
     Examples
     --------
-    >>> y = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
-    >>> s = [0.9, 0.8, 0.7, 0.6, 0.3, 0.65, 0.4, 0.2, 0.1, 0.05]
+    %(example)s
     >>> delong_interval(y, s)
     AUCIntervalResult(method='delong', confidence_interval=ConfidenceInterval(low=0.6583, high=1), confidence_level=0.95, estimate=0.88, standard_error=0.1131, n_samples=10)
     >>> delong_interval(y, s, transform="logit")
@@ -183,6 +202,7 @@ def _auc_of(labels: np.ndarray, s: np.ndarray) -> float:
     return float(delong_placements(labels, s).auc[0])
 
 
+@fill_doc(**_DOC)
 def hanley_mcneil_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level: float = 0.95,
                            pos_label: Any = None) -> AUCIntervalResult:
     """Hanley & McNeil's (1982) Wald interval for the AUC.
@@ -200,16 +220,7 @@ def hanley_mcneil_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_l
     At A = 0 or 1 the SE is 0: the one-point interval, flagged and warned about
     (:class:`DegenerateIntervalWarning`).
 
-    Parameters
-    ----------
-    y_true : (n,) labels with two classes, at least 1 point of each.
-    scores : (n,) finite scores, higher for the positive class.
-    confidence_level : float in (0, 1), default 0.95
-    pos_label : the positive class (see :func:`delong_interval`).
-
-    Returns
-    -------
-    AUCIntervalResult
+    %(parameters_returns)s
         ``method="hanley_mcneil"``; ``details`` has the class counts, ``q1``, ``q2``, ``variance``,
         ``z``, ``clipped`` and ``degenerate``.
 
@@ -220,8 +231,7 @@ def hanley_mcneil_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_l
 
     Examples
     --------
-    >>> y = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
-    >>> s = [0.9, 0.8, 0.7, 0.6, 0.3, 0.65, 0.4, 0.2, 0.1, 0.05]
+    %(example)s
     >>> hanley_mcneil_interval(y, s)
     AUCIntervalResult(method='hanley_mcneil', confidence_interval=ConfidenceInterval(low=0.6486, high=1), confidence_level=0.95, estimate=0.88, standard_error=0.1181, n_samples=10)
     """
@@ -272,6 +282,7 @@ def _newcombe_lower(auc: float, z: float, m: int, n: int) -> float:
     return float(optimize.brentq(f, 0.0, auc, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200))
 
 
+@fill_doc(**_DOC)
 def newcombe_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level: float = 0.95,
                       pos_label: Any = None) -> AUCIntervalResult:
     """Newcombe's (2006) score-type interval for the AUC (his Method 5, the one he recommends).
@@ -299,16 +310,7 @@ def newcombe_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level:
     quartic, and the "NewcombeScore" of the AUCCI simulation code, which writes V in the second
     form above); the paper's printed examples could not be consulted.
 
-    Parameters
-    ----------
-    y_true : (n,) labels with two classes, at least 1 point of each.
-    scores : (n,) finite scores, higher for the positive class.
-    confidence_level : float in (0, 1), default 0.95
-    pos_label : the positive class (see :func:`delong_interval`).
-
-    Returns
-    -------
-    AUCIntervalResult
+    %(parameters_returns)s
         ``method="newcombe"``; ``details`` has the class counts, ``n_star`` (N*), ``variance``
         (V(A)), ``z`` and ``newcombe_method`` (5).
 
@@ -320,8 +322,7 @@ def newcombe_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level:
 
     Examples
     --------
-    >>> y = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
-    >>> s = [0.9, 0.8, 0.7, 0.6, 0.3, 0.65, 0.4, 0.2, 0.1, 0.05]
+    %(example)s
     >>> newcombe_interval(y, s)
     AUCIntervalResult(method='newcombe', confidence_interval=ConfidenceInterval(low=0.5047, high=0.9788), confidence_level=0.95, estimate=0.88, standard_error=0.1181, n_samples=10)
     >>> low, high = newcombe_interval(y, [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]).confidence_interval   # AUC = 1
@@ -397,6 +398,7 @@ def _acceleration(labels: np.ndarray, s: np.ndarray) -> float:
     return float((np.sum(up ** 3) / m ** 3 + np.sum(un ** 3) / n ** 3) / (6.0 * den ** 1.5))
 
 
+@fill_doc(**_DOC)
 def bootstrap_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level: float = 0.95,
                        method: str = "percentile", n_resamples: int = 2000, rng: Any = None,
                        pos_label: Any = None) -> AUCIntervalResult:
@@ -449,7 +451,7 @@ def bootstrap_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level
     method : {"percentile", "bca"}
     n_resamples : int >= 1, default 2000
     rng : numpy Generator, SeedSequence, int or None
-    pos_label : the positive class (see :func:`delong_interval`).
+    %(pos_label)s
 
     Returns
     -------
@@ -467,8 +469,7 @@ def bootstrap_interval(y_true: ArrayLike, scores: ArrayLike, *, confidence_level
 
     Examples
     --------
-    >>> y = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
-    >>> s = [0.9, 0.8, 0.7, 0.6, 0.3, 0.65, 0.4, 0.2, 0.1, 0.05]
+    %(example)s
     >>> r = bootstrap_interval(y, s, rng=0)
     >>> r.method, r.estimate, r.details["n_resamples"]
     ('bootstrap_percentile', 0.88, 2000)

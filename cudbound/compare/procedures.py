@@ -253,6 +253,19 @@ def _corrected_t(pair: ProcedurePair, *, confidence_level=0.95, alternative="two
                  "se": se, "low_unclipped": mean - half, "high_unclipped": mean + half, "folds": folds})
 
 
+# --------------------------------------------------------------------------- the normal test and interval
+
+def _normal_result(method: str, estimate: float, se: float, level: float, alternative: str, pair: ProcedurePair,
+                   t0: float, details: dict) -> ComparisonResult:
+    """The normal test z = estimate / se and the interval estimate +/- z_{1-alpha/2} se (within [-1, 1])."""
+    z = ratio_statistic(estimate, se)
+    half = normal_critical_value(level) * se
+    return ComparisonResult(
+        method=method, estimate=estimate, statistic=z, pvalue=normal_p_value(z, alternative),
+        confidence_interval=clipped(estimate - half, estimate + half), confidence_level=level,
+        alternative=alternative, n_samples=pair.n, seconds=time.perf_counter() - t0, details=details)
+
+
 # --------------------------------------------------------------------------- Wald-CV (Bayle et al.)
 
 def _wald_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10,
@@ -266,14 +279,9 @@ def _wald_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sid
     wa, wb, details = pair.errors(trains, tests)
     h = wa.any(axis=0).astype(float) - wb.any(axis=0).astype(float)
     R, se = wald_mean_se(h, folds[0], variance)
-    z = ratio_statistic(R, se)
-    half = normal_critical_value(level) * se
-    return ComparisonResult(
-        method="wald_cv", estimate=R, statistic=z, pvalue=normal_p_value(z, alternative),
-        confidence_interval=clipped(R - half, R + half), confidence_level=level, alternative=alternative,
-        n_samples=pair.n, seconds=time.perf_counter() - t0,
-        details={**details, "k": int(folds.max()) + 1, "variance": variance, "se": se, "loss_differences": h,
-                 "folds": folds[0]})
+    return _normal_result("wald_cv", R, se, level, alternative, pair, t0,
+                          {**details, "k": int(folds.max()) + 1, "variance": variance, "se": se,
+                           "loss_differences": h, "folds": folds[0]})
 
 
 # --------------------------------------------------------------------------- nested CV
@@ -294,15 +302,9 @@ def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-s
     trains, layouts, cv_layouts = nested_cv_splits(pair.n, K, R, Rb, gen)
     wa, wb, details = pair.errors(trains, ~trains)
     est = nested_cv_estimate(wa.astype(float) - wb.astype(float), layouts, cv_layouts)
-    centre, se = est["centre"], est["se"]
-    z = ratio_statistic(centre, se)
-    half = normal_critical_value(level) * se
-    return ComparisonResult(
-        method="nested_cv", estimate=centre, statistic=z, pvalue=normal_p_value(z, alternative),
-        confidence_interval=clipped(centre - half, centre + half), confidence_level=level, alternative=alternative,
-        n_samples=pair.n, seconds=time.perf_counter() - t0,
-        details={**details, **{k: v for k, v in est.items() if k != "centre"}, "k": K, "repeats": R,
-                 "bias_repeats": Rb, "fold_layouts": layouts, "cv_layouts": cv_layouts})
+    return _normal_result("nested_cv", est["centre"], est["se"], level, alternative, pair, t0,
+                          {**details, **{k: v for k, v in est.items() if k != "centre"}, "k": K, "repeats": R,
+                           "bias_repeats": Rb, "fold_layouts": layouts, "cv_layouts": cv_layouts})
 
 
 # --------------------------------------------------------------------------- on out-of-fold predictions

@@ -101,6 +101,12 @@ def _grow_pool(pool, cap):
 
 
 @njit(cache=True, inline="always")
+def _copy_slot(a, c, v):
+    """Slot c of one array of the pool becomes a copy of slot v."""
+    a[c] = a[v]
+
+
+@njit(cache=True, inline="always")
 def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
     """Slot c becomes the child of node v that fixes free point j to sign s (cost ``cost_j``):
     the parent's signs, minimiser, minimum and warm starts, solved (the caller changes that
@@ -114,40 +120,26 @@ def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
     depth[c] = depth[v] + 1
     fixed_cost = pool.fixed_cost
     fixed_cost[c] = fixed_cost[v] + cost_j
-    beta = pool.beta
-    beta[c] = beta[v]
-    minimum = pool.minimum
-    minimum[c] = minimum[v]
+    _copy_slot(pool.beta, c, v)
+    _copy_slot(pool.minimum, c, v)
     pool.flip_gap[c] = 0.0
     pool.solved[c] = True
     if kind == KIND_QP or kind == KIND_HINGE_QP:
-        active = pool.active
-        active[c] = active[v]
-        n_active = pool.n_active
-        n_active[c] = n_active[v]
-        dual = pool.dual
-        dual[c] = dual[v]
+        _copy_slot(pool.active, c, v)
+        _copy_slot(pool.n_active, c, v)
+        _copy_slot(pool.dual, c, v)
     elif kind == KIND_LP:
-        lp_basis = pool.lp_basis
-        lp_basis[c] = lp_basis[v]
-        lp_at_upper = pool.lp_at_upper
-        lp_at_upper[c] = lp_at_upper[v]
+        _copy_slot(pool.lp_basis, c, v)
+        _copy_slot(pool.lp_at_upper, c, v)
     else:
-        handle = pool.handle
-        handle[c] = handle[v]
-    witness = pool.witness
-    witness[c] = witness[v]
-    witness_active = pool.witness_active
-    witness_active[c] = witness_active[v]
-    witness_n = pool.witness_n
-    witness_n[c] = witness_n[v]
-    witness_dual = pool.witness_dual
-    witness_dual[c] = witness_dual[v]
+        _copy_slot(pool.handle, c, v)
+    _copy_slot(pool.witness, c, v)
+    _copy_slot(pool.witness_active, c, v)
+    _copy_slot(pool.witness_n, c, v)
+    _copy_slot(pool.witness_dual, c, v)
     if smooth_flip:
-        chol = pool.chol
-        chol[c] = chol[v]
-        flip_r = pool.flip_r
-        flip_r[c] = flip_r[v]
+        _copy_slot(pool.chol, c, v)
+        _copy_slot(pool.flip_r, c, v)
 
 
 def trimmed(pool, count):
