@@ -700,10 +700,8 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
     Genetics and Molecular Biology 7(1), article 8.
     """
     t0 = time.perf_counter()
-    refits, level, B, corrected, gen = _bccv_iv(design, y, confidence_level, n_resamples,
-                                                           bias_correction, loss, rng)
-    labels = refits.labels
-    n = refits.n
+    refits, level, B, corrected, gen = _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng)
+    labels, n = refits.labels, refits.n
     counts = draw_counts(n, B, gen)
     rows, cases, weights = _loo_case_weights(counts)
     loo_w = 1.0 - np.eye(n)
@@ -767,10 +765,8 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     errors and influence functions. JRSS B 54, 83-127.
     """
     t0 = time.perf_counter()
-    refits, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples,
-                                                           point_estimate, loss, rng)
-    labels = refits.labels
-    n = refits.n
+    refits, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng)
+    labels, n = refits.labels, refits.n
     counts = draw_counts(n, B, gen)
     _, full_preds = refits.full_fit()
     train = float(np.mean(full_preds != labels))
