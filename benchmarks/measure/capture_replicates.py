@@ -31,7 +31,7 @@ rng = np.random.default_rng(2)
 n = 50
 X = rng.normal(size=(n, 5))
 y = np.where(X[:, 0] + X[:, 1] + rng.normal(size=n) > 0, 1, -1)
-cud_interval(X, y, loss="squared", n_resamples=200, rng=2, progress=False)
+cud_interval(X, y, n_resamples=200, rng=2, progress=False)
 with open(sys.argv[1], "wb") as fh:
     pickle.dump(calls, fh)
 print(len(calls), "calls")
