@@ -2,7 +2,7 @@
 
     python benchmarks/measure/capture_replicates.py /tmp/calls.pkl
 
-Runs ``cud_interval(X, y, loss="squared", n_resamples=200, rng=2)`` on LinearGaussian-like data
+Runs ``cud_interval(X, y, n_resamples=200, rng=2)`` (the squared loss) on LinearGaussian-like data
 (n = 50, p = 5, ``default_rng(2)``) and pickles the arguments of every ``compiled_replicate``
 call (without a resume state), for ``replay_replicates.py`` (2026-11-26, issue 30).
 """

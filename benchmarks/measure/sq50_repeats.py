@@ -4,7 +4,7 @@
 
 ``DATA_DIR`` holds run.py's sq50 data (``sq50_seed{0,1,2}.npz``; ``make_data`` of run.py writes
 them). The process is pinned to core 1, warms up on a tiny squared-loss interval, then times
-``cud_interval(X, y, loss="squared", n_resamples=200, rng=seed, n_jobs=1)`` REPEATS times per
+``cud_interval(X, y, n_resamples=200, rng=seed, n_jobs=1)`` (the squared loss) REPEATS times per
 seed (CPU seconds, ``time.process_time``). Run it with the interpreters of the two versions in
 turn, several times, and compare medians and minima: run.py times each seed once, and single
 calls of 0.1-2 s vary by 30% or more on this machine even when it is idle.
