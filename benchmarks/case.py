@@ -14,12 +14,13 @@ The case is one JSON object (argv[1]):
 ``warmup``     optional, default true;
 ``estimator``  optional: a scikit-learn classifier as a Python expression over ``sklearn.svm`` and
                ``sklearn.linear_model`` (e.g. ``"LogisticRegression()"``), passed as ``estimator=``
-               instead of ``loss`` and ``basis``;
+               (``procedure=`` where the signature has it) instead of ``loss`` and ``basis``;
 ``time_limit`` optional: passed as ``time_limit=`` (the whole interval's budget since issue 28);
 ``n_jobs``     optional, default 1.
 
 Works with any version of ``cudbound`` that has ``cud_interval`` (bcb6719 or later): it passes
-only keyword arguments bcb6719 accepts, plus ``progress=False`` when the signature has it.
+only keyword arguments bcb6719 accepts, plus ``progress=False`` when the signature has it, and
+``basis``, ``loss``, ``estimator`` as one ``procedure`` when the signature takes the model so.
 
 Output, one JSON object per line on stdout:
 
@@ -120,15 +121,25 @@ def resolve_loss(spec):
 
 
 def call_kwargs(cud_interval, **kw) -> dict:
-    """The keyword arguments to pass: bcb6719's set, plus ``progress=False`` if the signature has it."""
+    """The keyword arguments to pass: bcb6719's set, plus ``progress=False`` if the signature has it;
+    ``basis``, ``loss`` and ``estimator`` as one ``procedure`` where the signature takes the model so
+    (a dict of the procedure's fields, or the estimator itself)."""
     params = inspect.signature(cud_interval).parameters
     out = {k: v for k, v in kw.items() if k in BEFORE_KWARGS}
+    if "procedure" in params:
+        model = {k: out.pop(k) for k in ("basis", "loss", "estimator") if k in out}
+        out["procedure"] = model.get("estimator", model)
     unknown = [k for k in out if k not in params]
     if unknown:
         raise TypeError(f"this cud_interval does not accept {unknown}")
     if "progress" in params:
         out["progress"] = False
     return out
+
+
+def shown(value):
+    """A keyword argument as the result line shows it: a JSON scalar as it is, anything else by its type."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
 
 
 def nodes_summary(nodes) -> dict:
@@ -199,8 +210,7 @@ def main(argv=None) -> int:
         model["time_limit"] = float(case["time_limit"])
     kw = call_kwargs(cudbound.cud_interval, **model, n_resamples=int(case["resamples"]), rng=int(case["rng"]),
                      n_jobs=int(case.get("n_jobs", 1)))
-    shown_kw = {k: (v if isinstance(v, (str, int, float, bool, type(None))) else type(v).__name__)
-                for k, v in kw.items()}
+    shown_kw = {k: ({f: shown(x) for f, x in v.items()} if isinstance(v, dict) else shown(v)) for k, v in kw.items()}
     out = {"event": "result", **info, "kwargs": shown_kw, "warmup_seconds": warm_seconds, "error": None,
            "warmup_peak_mib": peak_mib()}
     can_reset = reset_peak()

@@ -14,12 +14,13 @@ from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)
 from .plotting import plot_intervals
+from .refit import Procedure
 from .results import ConfidenceInterval, CUDResult, IntervalResult, ResultList, SearchStats
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "EngineOptions", "intervals",
+    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "EngineOptions", "intervals", "Procedure",
     "method_names", "register", "DegenerateResampleWarning", "SmallSampleWarning",
     "CUDResult", "IntervalResult", "ResultList", "ConfidenceInterval", "SearchStats", "plot_intervals",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",

@@ -19,7 +19,7 @@ import dataclasses
 import math
 import numbers
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,13 +29,13 @@ from numpy.typing import ArrayLike
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_jobs, check_n_resamples,
                           check_rng, check_scalar)
 from ._warnings import warn
-from .basis import Basis
 from .design import PreparedData, as_prepared, check_labelled_design, prepare_data, reparametrise
 from .engine import ENGINES, ReplicateEngine
 from .fit import FittedClassifier, fit_classifier, fit_coefficients
 from .losses import Loss, get_loss
 from .results import ConfidenceInterval, CUDResult, SearchStats
 from .quantile import kth_smallest, order_index, order_statistic
+from .refit import Procedure, as_mapped_procedure, takes_procedure
 from .resampling import draw_counts
 from .search import SearchOptions, SearchOutcome
 from .workers import ReplicateRunner
@@ -219,15 +219,15 @@ def conservative_quantile(values: ArrayLike, confidence_level: float) -> float:
     return kth_smallest(v, order_index(confidence_level, len(v)))
 
 
-def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
-                 loss: str | Loss | None = None, estimator: BaseEstimator | None = None,
+@takes_procedure
+def cud_interval(X: ArrayLike, y: ArrayLike, procedure: Procedure | Mapping[str, Any] | BaseEstimator | None = None, *,
                  confidence_level: float = 0.95, n_resamples: int = 500, alpha_n: float | None = None,
                  rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
                  n_jobs: int | None = 1, time_limit: float | None = None, progress: bool = False,
                  engine_options: EngineOptions | Mapping[str, Any] = EngineOptions()) -> CUDResult:
     """CUD confidence set for the generalization error of a linear-in-basis classifier.
 
-    Fits beta_hat by minimising ``loss`` on ``basis(X)``, draws ``n_resamples``
+    Fits beta_hat by minimising the procedure's loss on its basis phi(X), draws ``n_resamples``
     bootstrap count vectors from ``rng``, and returns err_D(beta_hat) +/- Q_hat with
     Q_hat the ceil(level * B)-th smallest replicate supremum Q^(b) (a conservative order
     statistic), clipped to [0, 1]. Q_hat is computed exactly; by default only as far as
@@ -241,13 +241,16 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     ----------
     X : (n, d) array of features.
     y : (n,) labels with two classes: {-1, 1}, {0, 1}, booleans, or any pair with ``pos_label``.
-    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', 'zpca:K', 'poly:D(zpca:K)', a
+    procedure : the classifier: None (default: ``Procedure()``, the 'linear' basis and the 'squared'
+        loss), a :class:`cudbound.Procedure` or a dict of its fields, e.g.
+        ``Procedure(basis="zpca:3", loss="hinge")``, or a scikit-learn classifier or Pipeline.
+        ``basis``: 'linear' (intercept + identity), 'poly:D', 'pca:K', 'zpca:K', 'poly:D(zpca:K)', a
         callable or a Basis. It is fitted on all n points and kept for every bootstrap resample:
         the class searched is the span of that basis (Laber & Murphy 2008, section 2).
-    loss : 'squared' (default), 'ridge[:LAM]', 'hinge', 'logistic', 'exponential',
+        ``loss``: 'squared', 'ridge[:LAM]', 'hinge', 'logistic', 'exponential',
         '<loss>_ridge[:LAM]' or a :class:`cudbound.losses.Loss` (``docs/losses.md``).
-    estimator : optional scikit-learn classifier or Pipeline, fitted or not, instead of ``basis``
-        and ``loss``: its earlier steps become the basis and its objective the loss, exactly
+        A scikit-learn classifier or Pipeline, fitted or not (``Procedure(estimator=...)``), gives
+        both: its earlier steps become the basis and its objective the loss, exactly
         (:mod:`cudbound.sklearn_bridge` lists what is supported). The positive class is then
         scikit-learn's (the larger label) unless ``pos_label`` is given.
     confidence_level : float in (0, 1).
@@ -298,7 +301,8 @@ def cud_interval(X: ArrayLike, y: ArrayLike, *, basis: str | Basis | Callable[[n
     t0 = time.perf_counter()
     _check_time_limit(time_limit, zero_time=False)
     started = time.time()
-    data = prepare_data(X, y, basis, estimator, pos_label, loss)
+    model = as_mapped_procedure(procedure)
+    data = prepare_data(X, y, model.basis, model.estimator, pos_label, model.loss)
     res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level,
                           n_resamples=n_resamples, alpha_n=alpha_n, rng=rng, n_jobs=n_jobs,
                           time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),

@@ -32,8 +32,8 @@ How, with the same result:
 * a scikit-learn classifier given as a procedure (``compare``, the AUC functions) is cloned and
   fitted per part (:class:`EstimatorRefits`); its scores are ``decision_function`` (else the
   positive class's ``predict_proba``). The interval methods, which need the exact loss of the fit
-  (``intervals(estimator=...)``), refit its mapping instead (:func:`refits_for`): the same
-  objective, solved exactly.
+  (``intervals(X, y, procedure=estimator)``, :func:`as_mapped_procedure`), refit its mapping
+  instead (:func:`refits_for`): the same objective, solved exactly.
 
 Degenerate parts (documented behaviour, never an error, never a NaN; counted in a
 :class:`RefitLog` and reported by one :class:`DegenerateResampleWarning`):
@@ -58,9 +58,10 @@ Pedregosa, F. et al. (2011). Scikit-learn: machine learning in Python. JMLR 12, 
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -73,8 +74,11 @@ from .losses import Loss, RidgeLoss, SquaredLoss, get_loss, same_math
 from .sklearn_bridge import from_estimator
 from .ties import decision_signs, term_scale
 
-__all__ = ["Procedure", "fit_and_score", "refits_for", "as_refits", "as_procedure", "estimator_scores", "Refits", "DesignRefits", "ProcedureRefits",
+__all__ = ["Procedure", "fit_and_score", "refits_for", "as_refits", "as_procedure", "as_mapped_procedure",
+           "takes_procedure", "estimator_scores", "Refits", "DesignRefits", "ProcedureRefits",
            "EstimatorRefits", "RefitLog", "DegenerateResampleWarning", "solve_normal_equations", "SINGULAR_RTOL"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 SINGULAR_RTOL = 1e-10
 """A normal matrix with eigenvalue ratio at most this is treated as singular."""
@@ -533,6 +537,52 @@ def as_procedure(procedure: Any, name: str = "the procedure") -> Any:
         return procedure
     raise TypeError(f"{name} must be a cudbound.refit.Procedure (or a dict of its fields) or a scikit-learn "
                     f"classifier (with fit and predict); got {type(procedure).__name__}.")
+
+
+def as_mapped_procedure(procedure: Any, name: str = "`procedure`") -> Procedure:
+    """``procedure`` as :func:`cudbound.cud_interval` and :func:`cudbound.intervals` take it, which need
+    the exact loss of the fit: None is ``Procedure()`` ('linear' basis, 'squared' loss), a
+    :class:`Procedure` or a dict of its fields is that procedure, and a scikit-learn classifier or
+    Pipeline is ``Procedure(estimator=...)``, its exact basis and loss (:mod:`cudbound.sklearn_bridge`).
+    Checked by :func:`as_procedure`.
+
+    >>> as_mapped_procedure({"basis": "zpca:3", "loss": "hinge"})
+    Procedure(basis='zpca:3', loss='hinge', estimator=None)
+    """
+    if procedure is None:
+        return Procedure()
+    procedure = as_procedure(procedure, name)
+    return procedure if isinstance(procedure, Procedure) else Procedure(estimator=procedure)
+
+
+def takes_procedure(function: _F) -> _F:
+    """Decorate a function that names the model by one argument, ``procedure``: ``basis=``, ``loss=`` or
+    ``estimator=`` given as keywords raise a TypeError that shows the call with a procedure. The
+    signature shown (``inspect.signature``, the documentation) is the function's own.
+
+    >>> @takes_procedure
+    ... def fit(X, y, procedure=None):
+    ...     return as_mapped_procedure(procedure)
+    >>> fit(None, None, basis="poly:2", loss="hinge")   # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    TypeError: fit() names the model by one argument: pass procedure=Procedure(basis='poly:2', loss='hinge') ...
+    """
+    where = f"{function.__name__}()"
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        given = [k for k in ("basis", "loss", "estimator") if k in kwargs]
+        if given:
+            if "estimator" in given:
+                how = "pass the scikit-learn classifier itself as `procedure` (it defines the basis and the loss)"
+            else:
+                fields = ", ".join(f"{k}={kwargs[k]!r}" for k in given)
+                how = f"pass procedure=Procedure({fields}) (cudbound.Procedure, or a dict of its fields)"
+            raise TypeError(f"{where} names the model by one argument: {how} instead of "
+                            f"{', '.join(k + '=' for k in given)}.")
+        return function(*args, **kwargs)
+    return cast(_F, wrapper)
 
 
 def as_refits(procedure: Any, X: ArrayLike, y: ArrayLike, pos_label: Any = None, name: str = "the procedure") -> Refits:

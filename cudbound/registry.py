@@ -40,10 +40,10 @@ from .baselines.methods import (bs1, bs2, kohavi, langford, martin, share_centre
                                 yang)
 from .baselines.modern import INPUT_CHECKS as _MODERN_CHECKS
 from .baselines.modern import bccv, conservative_z, corrected_t, e632_delta, nested_cv, wald_cv
-from .basis import Basis
 from .cud import _cud_design_iv, cud_from_design, prepare_cud
 from .design import PreparedData, as_prepared, prepare_data
 from .fit import FittedClassifier
+from .refit import Procedure, as_mapped_procedure, takes_procedure
 from .results import IntervalResult, ResultList
 
 if TYPE_CHECKING:
@@ -272,9 +272,9 @@ def _options_iv(methods, options):
     return _REGISTRY.split_options(methods, options, "intervals_from_design()")
 
 
+@takes_procedure
 def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS, *,
-              basis: str | Basis | Callable[[np.ndarray], ArrayLike] | None = None,
-              estimator: BaseEstimator | None = None, confidence_level: float = 0.95,
+              procedure: Procedure | Mapping[str, Any] | BaseEstimator | None = None, confidence_level: float = 0.95,
               rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
               **options: Any) -> ResultList:
     """Run any registered interval methods (CUD and the six baselines by default) on the same data and seed.
@@ -291,13 +291,15 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
         (:mod:`cudbound.baselines.modern`, :data:`MODERN_METHODS`), ``"all"`` for every
         registered method, or a method added with :func:`register`; default the seven of
         Laber & Murphy's comparison (:data:`METHODS`), in this order.
-    basis : 'linear' (intercept + identity, default), 'poly:D', 'pca:K', a callable or a Basis.
-        A method that refits on part of the data refits a basis that learns from the data (PCA) on
-        that part; CUD keeps the basis fitted on all n points.
-    estimator : optional scikit-learn classifier or Pipeline instead of ``basis`` and ``loss``
-        (:mod:`cudbound.sklearn_bridge`): its earlier steps are the basis, its objective the loss of
-        every method. A method that refits on part of the data refits the estimator as its own ``fit``
-        would on the part (earlier steps included, its penalty for the part's size; :mod:`cudbound.refit`).
+    procedure : the classifier, as :func:`cudbound.cud_interval` takes it: None (default:
+        ``Procedure()``, the 'linear' basis and the 'squared' loss), a :class:`cudbound.Procedure` or
+        a dict of its fields (``basis``: 'linear', 'poly:D', 'pca:K', 'zpca:K', a callable or a
+        Basis; ``loss``: a loss name or a :class:`cudbound.losses.Loss`), or a scikit-learn
+        classifier or Pipeline (:mod:`cudbound.sklearn_bridge`: its earlier steps are the basis,
+        its objective the loss of every method). A method that refits on part of the data refits
+        the whole procedure on that part: a basis that learns from the data (PCA), a scikit-learn
+        classifier as its own ``fit`` would (earlier steps included, its penalty for the part's
+        size; :mod:`cudbound.refit`). CUD keeps the basis fitted on all n points.
     confidence_level : float in (0, 1), default 0.95
     rng : None, int, SeedSequence or Generator
         Each method draws from its own stream, derived from ``rng`` and the method's name
@@ -306,7 +308,7 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     pos_label : the label value of the positive class (+1), when needed.
     **options
         Shared options, given to every selected method whose signature has them
-        (e.g. ``loss``, ``n_boot``, ``n_resamples``: note that ``n_resamples`` means B
+        (e.g. ``n_boot``, ``n_resamples``: note that ``n_resamples`` means B
         for both CUD and BS1/BS2), and per-method dicts ``cud_options``,
         ``bs1_options``, ... that override them for one method (a dict for a method not
         selected is ignored). Unknown names raise ValueError.
@@ -349,9 +351,9 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     """
     methods = select_methods(methods)
     options = _new_option_names(methods, options)
-    user_loss = options.pop("loss", None)
-    data = prepare_data(X, y, basis, estimator, pos_label, user_loss)
-    if data.mapping is not None or user_loss is not None:
+    model = as_mapped_procedure(procedure)
+    data = prepare_data(X, y, model.basis, model.estimator, pos_label, model.loss)
+    if data.mapping is not None or model.loss is not None:
         options["loss"] = data.loss
     level = check_confidence_level(confidence_level)
     results = intervals_from_design(data, None, methods, confidence_level=level, rng=rng, **options)

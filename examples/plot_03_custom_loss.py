@@ -6,8 +6,8 @@ The CUD bound holds for any surrogate loss that is convex in the coefficients. A
 subclass of :class:`cudbound.losses.Loss` with two methods: the loss l(y, t) elementwise in
 NumPy (``pointwise``) and as a convex cvxpy expression of t (``cvxpy_pointwise``); the
 optional ``derivatives`` lets the search solve its nodes by certified Newton-type steps
-instead of a conic solver. An instance is passed as ``loss=`` wherever a loss name is
-accepted (``docs/losses.md``, "Adding a loss").
+instead of a conic solver. An instance goes wherever a loss name is accepted, e.g. as the
+loss of a :class:`cudbound.Procedure` (``docs/losses.md``, "Adding a loss").
 
 Here is the squared hinge loss l(y, t) = max(0, 1 - y t)^2, the class of ``docs/losses.md``.
 """
@@ -16,6 +16,7 @@ import cvxpy as cp
 import numpy as np
 
 import cudbound
+from cudbound import Procedure
 from cudbound.datasets import demo_data
 from cudbound.losses import Loss
 
@@ -40,7 +41,7 @@ class SquaredHingeLoss(Loss):
 # A user loss runs the same search as the built-in ones, its node problems solved in Python
 # (called from the compiled loop), so it is slower: a small problem here.
 X, y = demo_data(n=30, seed=0)
-res = cudbound.cud_interval(X, y, loss=SquaredHingeLoss(), n_resamples=100, rng=0)
+res = cudbound.cud_interval(X, y, Procedure(loss=SquaredHingeLoss()), n_resamples=100, rng=0)
 print(res)
 print(f"loss {res.details['loss']}, coefficients {np.round(res.coef, 3)}")
 
@@ -48,7 +49,7 @@ print(f"loss {res.details['loss']}, coefficients {np.round(res.coef, 3)}")
 # The built-in losses by name, on the same data and seed, for comparison (the squared loss is
 # the default; ``"hinge"`` is the support vector machine's loss without its penalty):
 for loss in ["squared", "hinge"]:
-    r = cudbound.cud_interval(X, y, loss=loss, n_resamples=100, rng=0)
+    r = cudbound.cud_interval(X, y, Procedure(loss=loss), n_resamples=100, rng=0)
     print(f"{r.details['loss']:<14} [{r.low:.3f}, {r.high:.3f}]  training error {r.train_error:.3f}")
 print(f"{res.details['loss']:<14} [{res.low:.3f}, {res.high:.3f}]  training error {res.train_error:.3f}")
 

@@ -2,9 +2,10 @@
 A scikit-learn pipeline
 =======================
 
-``estimator=`` takes a scikit-learn classifier or a ``Pipeline`` ending in one, fitted or not,
-in place of ``basis=`` and ``loss=`` (:mod:`cudbound.sklearn_bridge`): its earlier steps become
-the basis, fitted on the training set, and its objective the exact loss, so that cudbound's
+The procedure of :func:`cudbound.cud_interval` and :func:`cudbound.intervals` may be a
+scikit-learn classifier or a ``Pipeline`` ending in one, fitted or not, in place of a
+:class:`cudbound.Procedure` of a basis and a loss (:mod:`cudbound.sklearn_bridge`): its earlier
+steps become the basis, fitted on the training set, and its objective the exact loss, so that cudbound's
 fitted coefficients are the estimator's own. Here: standardised features and an l2-penalised
 logistic regression, whose objective is the ``logistic_ridge`` loss with LAM = 1 / (2 C n).
 """
@@ -21,7 +22,7 @@ X, y = demo_data(n=40, seed=1)
 X = X * np.array([1.0, 100.0]) + np.array([0.0, 5.0])  # features on different scales
 pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=0.5))
 
-res = cudbound.cud_interval(X, y, estimator=pipeline, n_resamples=200, rng=0)
+res = cudbound.cud_interval(X, y, pipeline, n_resamples=200, rng=0)
 print(res)
 print(f"loss: {res.details['loss']}")
 
@@ -41,7 +42,7 @@ print("scikit-learn", np.round(np.r_[clf.intercept_, clf.coef_.ravel()], 5))
 # their own estimates. Every method refits the pipeline's classifier, with the penalty of the
 # full fit, on the parts of the data it resamples.
 others = cudbound.intervals(X, y, methods=["kohavi", "langford", "wald_cv", "corrected_t"],
-                            estimator=pipeline, rng=0, n_boot=50)
+                            procedure=pipeline, rng=0, n_boot=50)
 results = [res, *others]
 for r in results:
     print(f"{r.method:<12} [{r.low:.3f}, {r.high:.3f}]  estimate {r.estimate:.3f}")

@@ -40,6 +40,7 @@ import numpy as np
 import pytest
 
 import cudbound
+from cudbound import Procedure
 from cudbound.basis import make_basis
 from sweeps import first_of_each, kept_by_default
 
@@ -78,7 +79,7 @@ def _inputs(prob):
 
 def _run(prob, **extra):
     X, y = _inputs(prob)
-    return cudbound.cud_interval(X, y, loss=prob["loss"], basis=prob["basis"], n_resamples=prob["B"],
+    return cudbound.cud_interval(X, y, Procedure(basis=prob["basis"], loss=prob["loss"]), n_resamples=prob["B"],
                                  rng=prob["rng"], confidence_level=prob["confidence_level"], **extra)
 
 

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cudbound
+from cudbound import Procedure
 from cudbound.design import RankDeficientError, reparametrise
 from cudbound.fit import fit_coefficients, predict_signs
 
@@ -25,7 +26,7 @@ def _data(seed, n=N, d=2):
 
 
 def _report(X, y, loss="squared", B=30, basis="linear", **kw):
-    res = cudbound.cud_interval(X, y, loss=loss, basis=basis, n_resamples=B, rng=1,
+    res = cudbound.cud_interval(X, y, procedure=Procedure(basis=basis, loss=loss), n_resamples=B, rng=1,
                                 engine_options={"exact_distribution": True}, **kw)
     signs = predict_signs(cudbound.basis.make_basis(basis).fit_transform(X), res.coef)
     return res, signs

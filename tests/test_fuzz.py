@@ -116,7 +116,8 @@ def test_cud_interval(data):
     kw = dict(confidence_level=one_of(data.draw, clean, [0.95, 0.9, 0.5, 0.999], [0.0, 1.0, -0.1, 1.2, float("nan")]),
               alpha_n=one_of(data.draw, clean, [None, 0.0, 1e-12, 1.0, 1e12], [-1.0, float("inf"), float("nan")]),
               n_resamples=one_of(data.draw, clean, [20, 40, 20.0], [20.5, 0, -3, 1]),
-              loss=one_of(data.draw, clean, ["squared", "hinge", "logistic_ridge", "ridge:0.1"], ["bogus"]),
+              procedure={"loss": one_of(data.draw, clean, ["squared", "hinge", "logistic_ridge", "ridge:0.1"],
+                                        ["bogus"])},
               rng=rng, engine_options={"max_nodes": 2000})
     if kw["confidence_level"] > 0.95 and kw["n_resamples"] < 1000:
         kw["n_resamples"] = 1000 if clean else kw["n_resamples"]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import cudbound
+from cudbound import Procedure
 from cudbound.cli import main
 from cudbound.cud import search_replicate
 from cudbound.datasets import demo_data
@@ -213,7 +214,7 @@ def test_docs_example_in_cud_interval():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(25, 2))
     y = np.where(X[:, 0] + rng.normal(size=25) > 0, 1, -1)
-    res = cudbound.cud_interval(X, y, loss=_docs_loss()(), n_resamples=20, rng=1)
+    res = cudbound.cud_interval(X, y, procedure=Procedure(loss=_docs_loss()()), n_resamples=20, rng=1)
     assert res.details["loss"] == "squared_hinge" and not res.conservative
     assert 0.0 <= res.confidence_interval.low <= res.train_error <= res.confidence_interval.high <= 1.0
 
@@ -237,11 +238,11 @@ def test_separable_data_raise_a_clear_error(name, weak):
     with pytest.raises(NoMinimiserError, match=f"{name}_ridge:{DEFAULT_RIDGE}"):
         fit_coefficients(design, y, get_loss(name))
     with pytest.raises(ValueError, match="no minimiser"):
-        cudbound.cud_interval(X, y, loss=name, n_resamples=20, rng=0)
+        cudbound.cud_interval(X, y, procedure=Procedure(loss=name), n_resamples=20, rng=0)
     with pytest.raises(ValueError, match="no minimiser"):
         cudbound.replicate_sup(design, y, np.ones(len(y)), loss=name)
     # the suggested penalised loss has a minimiser, and the interval is computed
-    res = cudbound.cud_interval(X, y, loss=f"{name}_ridge", n_resamples=20, rng=0)
+    res = cudbound.cud_interval(X, y, procedure=Procedure(loss=f"{name}_ridge"), n_resamples=20, rng=0)
     assert np.all(np.isfinite(res.coef)) and np.max(np.abs(res.coef)) < 100 and not res.conservative
 
 
@@ -446,7 +447,7 @@ def test_cli_loss_option(capsys, spec, shown):
     record = json.loads(out)["results"][0]
     assert record["loss"] == shown
     X, y = demo_data(24, seed=0)
-    res = cudbound.cud_interval(X, y, loss=spec, n_resamples=20, rng=0)
+    res = cudbound.cud_interval(X, y, procedure=Procedure(loss=spec), n_resamples=20, rng=0)
     assert (record["low"], record["high"]) == tuple(res.confidence_interval)
 
 

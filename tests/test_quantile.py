@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import cudbound
+from cudbound import Procedure
 from cudbound.cud import conservative_quantile
 from cudbound.datasets import LinearGaussian
 from cudbound.quantile import order_statistic
@@ -130,7 +131,7 @@ def test_cli_jobs_progress_and_exact_distribution(capsys):
 def test_resumed_refinement_gives_the_interval_of_restarts_with_fewer_nodes(monkeypatch, loss, seed):
     import cudbound.quantile as quantile_mod
     X, y = _noisy(44, 4, seed)
-    kw = dict(n_resamples=60, rng=seed, loss=loss)
+    kw = dict(n_resamples=60, rng=seed, procedure=Procedure(loss=loss))
     resumed = cudbound.cud_interval(X, y, **kw)
     full = cudbound.cud_interval(X, y, engine_options={"exact_distribution": True}, **kw)
     monkeypatch.setattr(quantile_mod, "RESUME_TOTAL_BYTES", 0)
@@ -193,8 +194,8 @@ def test_spent_interval_budget_gives_the_trivial_bounds_and_a_wider_interval():
     from cudbound.resampling import draw_counts
 
     X, y = _noisy(30, 3, 4)
-    exact = cudbound.cud_interval(X, y, loss="logistic", n_resamples=40, rng=2)
-    cut = cudbound.cud_interval(X, y, loss="logistic", n_resamples=40, rng=2, time_limit=1e-6)
+    exact = cudbound.cud_interval(X, y, procedure=Procedure(loss="logistic"), n_resamples=40, rng=2)
+    cut = cudbound.cud_interval(X, y, procedure=Procedure(loss="logistic"), n_resamples=40, rng=2, time_limit=1e-6)
     counts = draw_counts(30, 40, np.random.default_rng(2))
     np.testing.assert_allclose(cut.bootstrap_distribution, [trivial_bound(c) for c in counts])
     assert cut.conservative and cut.stats.out_of_time

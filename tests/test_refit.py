@@ -17,7 +17,7 @@ from cudbound.baselines import cross_validation, e632, leave_one_out
 from cudbound.basis import Basis, LinearBasis
 from cudbound.compare import Procedure, compare
 from cudbound.design import prepare_data
-from cudbound.refit import DegenerateResampleWarning, fit_and_score, refits_for
+from cudbound.refit import DegenerateResampleWarning, as_mapped_procedure, fit_and_score, refits_for
 
 N = 24
 
@@ -108,7 +108,8 @@ def test_every_interval_method_refits_the_basis_on_each_part_and_on_it_only(meth
         options = dict(FAST.get(method, {}))
         if "n_boot" in cudbound.registry.get_method(method).options():
             options["n_boot"] = 5
-        cudbound.intervals(X, y, methods=[method], basis=basis, rng=0, **{f"{method}_options": options})
+        cudbound.intervals(X, y, methods=[method], procedure=Procedure(basis=basis), rng=0,
+                           **{f"{method}_options": options})
     fits = basis.fits
     assert np.array_equal(fits[0], np.arange(N))           # the fit on all n rows comes first
     parts = fits[1:]
@@ -244,3 +245,46 @@ def test_bad_weights_are_one_clear_error():
         fit_and_score(Procedure(), X, y, np.ones((2, N + 1)))
     with pytest.raises(TypeError, match="Procedure"):
         fit_and_score(42, X, y, np.ones(N))
+
+
+def test_a_procedure_for_the_interval_methods_is_read_from_every_form():
+    est = make_pipeline(StandardScaler(), LogisticRegression(C=0.3))
+    assert as_mapped_procedure(None) == Procedure() == Procedure(basis=None, loss=None, estimator=None)
+    assert as_mapped_procedure({"basis": "zpca:3", "loss": "hinge"}) == Procedure(basis="zpca:3", loss="hinge")
+    assert as_mapped_procedure(Procedure(loss="logistic")) == Procedure(loss="logistic")
+    assert as_mapped_procedure(est) == Procedure(estimator=est)      # its exact basis and loss, not a clone
+    with pytest.raises(ValueError, match="'basis', 'loss', 'estimator'; got \\['bases'\\]"):
+        as_mapped_procedure({"bases": "poly:2"})
+    with pytest.raises(TypeError, match="`procedure` must be .* got str"):
+        as_mapped_procedure("poly:2")
+
+
+@pytest.mark.parametrize("front_door", ["cud_interval", "intervals"])
+@pytest.mark.parametrize("keywords, fragment", [
+    ({"basis": "poly:2"}, "pass procedure=Procedure(basis='poly:2') (cudbound.Procedure, or a dict of its fields) "
+                          "instead of basis=."),
+    ({"loss": "hinge", "basis": "zpca:3"}, "pass procedure=Procedure(basis='zpca:3', loss='hinge') "),
+    ({"estimator": LogisticRegression()}, "pass the scikit-learn classifier itself as `procedure`"),
+])
+def test_the_front_doors_refuse_the_models_fields_as_keywords(front_door, keywords, fragment):
+    X, y = _data()
+    with pytest.raises(TypeError, match=f"^{front_door}\\(\\) names the model by one argument: ") as caught:
+        getattr(cudbound, front_door)(X, y, **keywords)
+    assert fragment in str(caught.value)
+
+
+def test_the_front_doors_read_the_procedure_in_every_form_alike():
+    X, y = _noisy(n=30, d=2)
+    kw = {"confidence_level": 0.8, "n_resamples": 10, "rng": 3}
+    default = cudbound.cud_interval(X, y, **kw)
+    for same in (Procedure(), {"basis": "linear", "loss": "squared"}, Procedure(basis="linear", loss="squared")):
+        res = cudbound.cud_interval(X, y, same, **kw)
+        assert res.confidence_interval == default.confidence_interval and res.details["loss"] == "squared"
+    ridge = cudbound.cud_interval(X, y, procedure={"loss": "ridge:0.5"}, **kw)
+    assert ridge.details["loss"] == "ridge:0.5"
+    a = cudbound.intervals(X, y, ["kohavi", "wald_cv"], procedure={"basis": "zpca:1", "loss": "ridge:5"}, rng=1)
+    b = cudbound.intervals(X, y, ["kohavi", "wald_cv"], procedure=Procedure(basis="zpca:1", loss="ridge:5"), rng=1)
+    squared = cudbound.intervals(X, y, ["kohavi", "wald_cv"], procedure={"basis": "zpca:1"}, rng=1)
+    assert [r.confidence_interval for r in a] == [r.confidence_interval for r in b]
+    assert all(r.details["basis"].startswith("PCABasis(n_components=1") for r in a)
+    assert all(r.confidence_interval != s.confidence_interval for r, s in zip(a, squared))   # the loss reached both

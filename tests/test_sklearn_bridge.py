@@ -17,6 +17,7 @@ from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 from sklearn.svm import SVC, LinearSVC
 
 import cudbound
+from cudbound import Procedure
 from cudbound.fit import fit_classifier
 from cudbound.sklearn_bridge import SUPPORTED_ESTIMATORS, EstimatorBasis, from_estimator
 
@@ -114,9 +115,9 @@ def test_unsupported_estimators_are_refused_with_the_supported_list(estimator, m
 def test_cud_interval_with_an_estimator_equals_the_interval_on_its_basis_and_loss():
     X, y = data(3, n=30)
     pipe = make_pipeline(StandardScaler(), LogisticRegression(C=0.5))
-    via_estimator = cudbound.cud_interval(X, y, estimator=pipe, n_resamples=20, rng=4)
+    via_estimator = cudbound.cud_interval(X, y, procedure=pipe, n_resamples=20, rng=4)
     mapping = from_estimator(pipe, n_samples=30)
-    direct = cudbound.cud_interval(X, y, basis=EstimatorBasis(StandardScaler()), loss=mapping.loss,
+    direct = cudbound.cud_interval(X, y, procedure=Procedure(basis=EstimatorBasis(StandardScaler()), loss=mapping.loss),
                                    n_resamples=20, rng=4)
     assert via_estimator.confidence_interval == direct.confidence_interval
     np.testing.assert_allclose(via_estimator.coef, direct.coef)
@@ -127,25 +128,25 @@ def test_cud_interval_with_an_estimator_equals_the_interval_on_its_basis_and_los
 
 def test_intervals_with_an_estimator_pass_its_loss_to_every_method():
     X, y = data(4, n=30)
-    res = cudbound.intervals(X, y, methods=["kohavi", "yang"], estimator=RidgeClassifier(alpha=3.0), rng=1)
+    res = cudbound.intervals(X, y, methods=["kohavi", "yang"], procedure=RidgeClassifier(alpha=3.0), rng=1)
     assert all(r.details["estimator_objective"].endswith("n x ridge:0.1") for r in res)
-    same = cudbound.intervals(X, y, methods=["kohavi", "yang"], loss="ridge:0.1", rng=1)
+    same = cudbound.intervals(X, y, methods=["kohavi", "yang"], procedure=Procedure(loss="ridge:0.1"), rng=1)
     assert [r.confidence_interval for r in res] == [r.confidence_interval for r in same]
 
 
 def test_estimator_and_basis_or_loss_together_are_refused():
     X, y = data(0, n=30)
     with pytest.raises(TypeError, match="either `estimator` or `basis`/`loss`"):
-        cudbound.cud_interval(X, y, estimator=LogisticRegression(), loss="logistic", n_resamples=20)
+        cudbound.cud_interval(X, y, Procedure(estimator=LogisticRegression(), loss="logistic"), n_resamples=20)
     with pytest.raises(TypeError, match="either `estimator` or `basis`/`loss`"):
-        cudbound.intervals(X, y, methods=["kohavi"], estimator=LogisticRegression(), basis="poly:2")
+        cudbound.intervals(X, y, methods=["kohavi"], procedure={"estimator": LogisticRegression(), "basis": "poly:2"})
 
 
 def test_string_labels_take_scikit_learns_positive_class():
     X, y = data(5, n=30)
     words = np.where(y > 0, "yes", "no")
     est = LogisticRegression(C=1.0, tol=1e-10, max_iter=10_000).fit(X, words)
-    res = cudbound.cud_interval(X, words, estimator=est, n_resamples=20, rng=0)
+    res = cudbound.cud_interval(X, words, procedure=est, n_resamples=20, rng=0)
     np.testing.assert_allclose(res.coef, theirs(est), atol=1e-6)   # positive class 'yes' = classes_[1]
     assert list(est.classes_) == ["no", "yes"]
 
@@ -154,7 +155,7 @@ def test_a_fitted_estimator_is_not_changed():
     X, y = data(6)
     est = LogisticRegression(C=0.4).fit(X, y)
     before = theirs(est).copy()
-    cudbound.cud_interval(X[:30], y[:30], estimator=est, n_resamples=20, rng=0)
+    cudbound.cud_interval(X[:30], y[:30], procedure=est, n_resamples=20, rng=0)
     np.testing.assert_array_equal(theirs(est), before)
 
 
@@ -195,7 +196,7 @@ def test_no_intercept_penalises_every_coefficient_even_a_constant_column():
 def test_a_penalised_intercept_beside_a_constant_column_is_refused(estimator):
     X, y = data(0)
     with pytest.raises(ValueError, match="include_bias=False"):
-        cudbound.cud_interval(X, y, estimator=estimator, n_resamples=20)
+        cudbound.cud_interval(X, y, procedure=estimator, n_resamples=20)
 
 
 @pytest.mark.parametrize("estimator, message", [
@@ -221,8 +222,8 @@ def test_a_dataframe_reaches_a_column_transformer_by_name():
     X, y = data(1, n=30)
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     pipe = make_pipeline(ColumnTransformer([("scale", StandardScaler(), ["a", "b"])]), LogisticRegression(C=1.0))
-    res = cudbound.cud_interval(frame, y, estimator=pipe, n_resamples=20, rng=0)
-    direct = cudbound.cud_interval(X[:, :2], y, estimator=make_pipeline(StandardScaler(), LogisticRegression(C=1.0)),
+    res = cudbound.cud_interval(frame, y, procedure=pipe, n_resamples=20, rng=0)
+    direct = cudbound.cud_interval(X[:, :2], y, procedure=make_pipeline(StandardScaler(), LogisticRegression(C=1.0)),
                                    n_resamples=20, rng=0)
     np.testing.assert_allclose(tuple(res.confidence_interval), tuple(direct.confidence_interval), atol=1e-12)
     np.testing.assert_allclose(res.coef, direct.coef, atol=1e-9)
@@ -232,7 +233,7 @@ def test_a_supervised_step_is_refused_with_a_clear_message():
     from sklearn.feature_selection import SelectKBest
     X, y = data(1, n=30)
     with pytest.raises(ValueError, match="must be unsupervised"):
-        cudbound.cud_interval(X, y, estimator=make_pipeline(SelectKBest(k=2), LogisticRegression()), n_resamples=20)
+        cudbound.cud_interval(X, y, procedure=make_pipeline(SelectKBest(k=2), LogisticRegression()), n_resamples=20)
 
 
 class _RenamedSVC(SVC):

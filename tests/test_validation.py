@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import cudbound
-from cudbound import cud_interval, replicate_sup
+from cudbound import Procedure, cud_interval, replicate_sup
 from cudbound._validation import check_scalar
 
 TINY_RUN = {"confidence_level": 0.5, "n_resamples": 2}
@@ -164,7 +164,7 @@ def test_labels_must_be_one_dimensional(data):
 def test_fewer_rows_than_basis_columns():
     X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [-1.0, 0.5]])
     with pytest.raises(ValueError, match="4 rows but 6 basis columns"):  # poly:2 in 2-D: p = 6
-        cud_interval(X, [1, -1, 1, -1], basis="poly:2", **TINY_RUN)
+        cud_interval(X, [1, -1, 1, -1], procedure=Procedure(basis="poly:2"), **TINY_RUN)
 
 
 @pytest.mark.parametrize("columns", [
@@ -182,13 +182,13 @@ def test_rank_deficient_design(data, columns):
 def test_bad_basis(data, basis):
     X, y = data
     with pytest.raises(ValueError, match="`basis` must be"):
-        cud_interval(X, y, basis=basis, **TINY_RUN)
+        cud_interval(X, y, procedure=Procedure(basis=basis), **TINY_RUN)
 
 
 def test_bad_loss(data):
     X, y = data
     with pytest.raises(ValueError, match="`loss` must be one of"):
-        cud_interval(X, y, loss="cubic", **TINY_RUN)
+        cud_interval(X, y, procedure=Procedure(loss="cubic"), **TINY_RUN)
 
 
 # ------------------------------------------------------------------ level, resamples, alpha_n

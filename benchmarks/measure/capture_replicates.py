@@ -2,7 +2,7 @@
 
     python benchmarks/measure/capture_replicates.py /tmp/calls.pkl
 
-Runs ``cud_interval(X, y, loss="squared", n_resamples=200, rng=2)`` on LinearGaussian-like data
+Runs ``cud_interval(X, y, n_resamples=200, rng=2)`` (the squared loss) on LinearGaussian-like data
 (n = 50, p = 5, ``default_rng(2)``) and pickles the arguments of every ``compiled_replicate``
 call (without a resume state), for ``replay_replicates.py`` (2026-11-26, issue 30).
 """
@@ -31,7 +31,7 @@ rng = np.random.default_rng(2)
 n = 50
 X = rng.normal(size=(n, 5))
 y = np.where(X[:, 0] + X[:, 1] + rng.normal(size=n) > 0, 1, -1)
-cud_interval(X, y, loss="squared", n_resamples=200, rng=2, progress=False)
+cud_interval(X, y, n_resamples=200, rng=2, progress=False)
 with open(sys.argv[1], "wb") as fh:
     pickle.dump(calls, fh)
 print(len(calls), "calls")

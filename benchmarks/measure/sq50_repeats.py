@@ -4,7 +4,7 @@
 
 ``DATA_DIR`` holds run.py's sq50 data (``sq50_seed{0,1,2}.npz``; ``make_data`` of run.py writes
 them). The process is pinned to core 1, warms up on a tiny squared-loss interval, then times
-``cud_interval(X, y, loss="squared", n_resamples=200, rng=seed, n_jobs=1)`` REPEATS times per
+``cud_interval(X, y, n_resamples=200, rng=seed, n_jobs=1)`` (the squared loss) REPEATS times per
 seed (CPU seconds, ``time.process_time``). Run it with the interpreters of the two versions in
 turn, several times, and compare medians and minima: run.py times each seed once, and single
 calls of 0.1-2 s vary by 30% or more on this machine even when it is idle.
@@ -25,7 +25,7 @@ def main(data_dir: str, repeats: int) -> None:
     X0 = np.random.default_rng(5).normal(size=(20, 5))
     y0 = np.where(X0[:, 0] > 0, 1, -1)
     y0[:3] *= -1
-    cudbound.cud_interval(X0, y0, loss="squared", n_resamples=20, rng=0, n_jobs=1)  # compile or load the kernels
+    cudbound.cud_interval(X0, y0, n_resamples=20, rng=0, n_jobs=1)  # compile or load the kernels
     times = {}
     for seed in (0, 1, 2):
         data = np.load(os.path.join(data_dir, f"sq50_seed{seed}.npz"))
@@ -33,7 +33,7 @@ def main(data_dir: str, repeats: int) -> None:
         times[seed] = []
         for _ in range(repeats):
             c = time.process_time()
-            cudbound.cud_interval(X, y, loss="squared", n_resamples=200, rng=seed, n_jobs=1)
+            cudbound.cud_interval(X, y, n_resamples=200, rng=seed, n_jobs=1)
             times[seed].append(time.process_time() - c)
     print(json.dumps({"file": cudbound.__file__, "times": times}))
 

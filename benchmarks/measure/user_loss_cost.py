@@ -4,7 +4,7 @@ derivatives, and the squared hinge with and without derivatives (n = 30, p = 3, 
     python benchmarks/measure/user_loss_cost.py
 """
 import numpy as np, time, cvxpy as cp
-from cudbound import cud_interval
+from cudbound import Procedure, cud_interval
 from cudbound.losses import Loss
 from cudbound.datasets import LinearGaussian
 class SqH(Loss):
@@ -23,6 +23,6 @@ class LogD(Loss):
         s = 1.0 / (1.0 + np.exp(y * t)); return -y * s, s * (1 - s)
 X, y = LinearGaussian(n_features=2, flip_probability=0.3).sample(30, np.random.default_rng(0))
 for loss in (SqHD(), LogD(), "logistic", SqH()):
-    cud_interval(X[:20], y[:20], loss=loss, n_resamples=20, rng=0, progress=False)
-    t = time.perf_counter(); r = cud_interval(X, y, loss=loss, n_resamples=500, rng=0, progress=False)
+    cud_interval(X[:20], y[:20], Procedure(loss=loss), n_resamples=20, rng=0, progress=False)
+    t = time.perf_counter(); r = cud_interval(X, y, Procedure(loss=loss), n_resamples=500, rng=0, progress=False)
     print(getattr(loss, "name", loss), round(time.perf_counter() - t, 2), r.confidence_interval, int(np.sum(r.stats.nodes)), "fallbacks", r.fallbacks, flush=True)

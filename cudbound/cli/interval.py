@@ -8,6 +8,7 @@ from pathlib import Path
 from ..cud import EngineOptions, cud_interval
 from ..datasets.simulated import DEMO_GENERATOR, demo_data
 from ..output import envelope
+from ..refit import Procedure
 from ..registry import get_method, intervals, method_names
 from .csv_input import read_labelled_csv
 from .output import _csv_data, _format_report, _plot_to_file
@@ -144,8 +145,8 @@ def _per_method_options(args, methods) -> dict:
 def _interval_methods(args, X, y, features, encoding, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     per = _per_method_options(args, args.methods)
-    results = intervals(X, y, methods=args.methods, basis=args.basis, confidence_level=args.confidence_level,
-                        rng=seed, pos_label=args.pos_label, loss=args.loss,
+    results = intervals(X, y, methods=args.methods, procedure=Procedure(basis=args.basis, loss=args.loss),
+                        confidence_level=args.confidence_level, rng=seed, pos_label=args.pos_label,
                         **{f"{m}_options": opts for m, opts in per.items() if opts})
     w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.confidence_level:g}, n = {X.shape[0]}, "
@@ -170,6 +171,6 @@ def _compute(X, y, args, *, basis, seed, pos_label=None):
         print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {resamples}) ...", file=sys.stderr)
     engine = EngineOptions(max_nodes=args.max_nodes, replicate_time_limit=args.replicate_time_limit,
                            exact_distribution=args.exact_distribution, scheduler=args.scheduler)
-    return cud_interval(X, y, basis=basis, loss=args.loss, confidence_level=args.confidence_level,
+    return cud_interval(X, y, Procedure(basis=basis, loss=args.loss), confidence_level=args.confidence_level,
                         n_resamples=resamples, alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=args.jobs,
                         time_limit=args.time_limit, progress=_show_progress(args), engine_options=engine)

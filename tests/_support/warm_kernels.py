@@ -29,10 +29,10 @@ def warm(group: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if group == "replicate":        # squared loss: the replicate kernel
-            cudbound.cud_interval(X, y, loss="squared", n_resamples=20, rng=0, progress=False)
+            cudbound.cud_interval(X, y, n_resamples=20, rng=0, progress=False)
         elif group == "search":         # the general search kernel, its LP, hinge and smooth node solvers
             for loss in ("hinge", "logistic"):
-                cudbound.cud_interval(X, y, loss=loss, n_resamples=20, rng=0, progress=False)
+                cudbound.cud_interval(X, y, {"loss": loss}, n_resamples=20, rng=0, progress=False)
         elif group == "svm":            # the SVM dual's solvers (exact leave-one-out)
             loo_error(X, y)
         else:

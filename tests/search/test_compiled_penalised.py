@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import cudbound
+from cudbound import Procedure
 from cudbound.design import reparametrise
 from cudbound.losses import ExponentialLoss, LogisticLoss, RidgeLoss, get_loss, same_math
 from cudbound.search.smooth_node_solver import SmoothNodeSolver, _builtin_kind
@@ -150,9 +151,9 @@ def test_logistic_regression_gives_the_interval_of_its_loss():
     from sklearn.linear_model import LogisticRegression
     from cudbound.datasets import demo_data
     X, y = demo_data(n=30, seed=2)
-    est = cudbound.cud_interval(X, y, estimator=LogisticRegression(C=0.5), n_resamples=40, rng=1)
+    est = cudbound.cud_interval(X, y, procedure=LogisticRegression(C=0.5), n_resamples=40, rng=1)
     lam = 1.0 / (2 * 0.5 * 30)
-    direct = cudbound.cud_interval(X, y, loss=f"logistic_ridge:{lam!r}", n_resamples=40, rng=1)
+    direct = cudbound.cud_interval(X, y, procedure=Procedure(loss=f"logistic_ridge:{lam!r}"), n_resamples=40, rng=1)
     assert est.details["loss"] == direct.details["loss"]
     assert est.confidence_interval == direct.confidence_interval
     np.testing.assert_array_equal(est.bootstrap_distribution, direct.bootstrap_distribution)

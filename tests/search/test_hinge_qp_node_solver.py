@@ -161,8 +161,8 @@ def test_svc_intervals_use_it_and_agree_with_the_cvxpy_engine():
     import cudbound
     from cudbound.datasets import demo_data
     X, y = demo_data(n=24, seed=5)
-    fast = cudbound.cud_interval(X, y, estimator=SVC(kernel="linear", C=2.0), n_resamples=20, rng=3)
-    slow = cudbound.cud_interval(X, y, estimator=SVC(kernel="linear", C=2.0), n_resamples=20, rng=3,
+    fast = cudbound.cud_interval(X, y, procedure=SVC(kernel="linear", C=2.0), n_resamples=20, rng=3)
+    slow = cudbound.cud_interval(X, y, procedure=SVC(kernel="linear", C=2.0), n_resamples=20, rng=3,
                                  engine_options={"engine": "cvxpy", "exact_distribution": True})
     assert abs(fast.half_width - slow.half_width) <= 1e-7
     assert not fast.conservative
@@ -174,8 +174,8 @@ def test_workers_do_not_change_the_interval(loss):
     import cudbound
     from cudbound.datasets import demo_data
     X, y = demo_data(n=30, seed=8)
-    one = cudbound.cud_interval(X, y, loss=loss, n_resamples=40, rng=2)
-    two = cudbound.cud_interval(X, y, loss=loss, n_resamples=40, rng=2, n_jobs=2)
+    one = cudbound.cud_interval(X, y, procedure=cudbound.Procedure(loss=loss), n_resamples=40, rng=2)
+    two = cudbound.cud_interval(X, y, procedure=cudbound.Procedure(loss=loss), n_resamples=40, rng=2, n_jobs=2)
     assert one.confidence_interval == two.confidence_interval
     np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
     np.testing.assert_array_equal(one.stats.nodes, two.stats.nodes)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import cudbound
+from cudbound import Procedure
 from cudbound.engine import ReplicateEngine, _WithFallback
 from cudbound.fit import fit_coefficients
 from cudbound.losses import FunctionLoss, Loss, NoMinimiserError, RidgeLoss, get_loss
@@ -322,8 +323,8 @@ def test_cud_interval_same_with_both_engines():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(14, 2))
     y = np.where(X[:, 0] + X[:, 1] + rng.normal(size=14) > 0, 1, -1)
-    a = cudbound.cud_interval(X, y, loss="logistic", n_resamples=20, rng=2)
-    b = cudbound.cud_interval(X, y, loss="logistic", n_resamples=20, rng=2, engine_options={"engine": "cvxpy"})
+    a = cudbound.cud_interval(X, y, Procedure(loss="logistic"), n_resamples=20, rng=2)
+    b = cudbound.cud_interval(X, y, Procedure(loss="logistic"), n_resamples=20, rng=2, engine_options={"engine": "cvxpy"})
     np.testing.assert_allclose(a.bootstrap_distribution, b.bootstrap_distribution, rtol=0, atol=1e-9)
     assert abs(a.confidence_interval.low - b.confidence_interval.low) <= 1e-9
     assert abs(a.confidence_interval.high - b.confidence_interval.high) <= 1e-9
