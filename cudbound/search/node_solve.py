@@ -161,7 +161,7 @@ def _solve_smooth(c, rep, slv, pool):
             gn[k] = rep.norms[i]
             k += 1
     act_s = np.zeros(P.shape[1], dtype=np.int64)
-    st, f, na_ = _sqp_compiled(sm_kind, D, yo, wn, pen, G, gn, pool.beta[c], maxit, act_s)
+    st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s)
     return st == 0, f
 
 

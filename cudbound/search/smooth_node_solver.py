@@ -46,10 +46,10 @@ step goes to the model minimiser over the cone (feasible), or to the first feasi
 point on the way if that has the smaller loss. A node without a parent starts from the
 replicate's unconstrained minimiser (screening solves) or from 0 (the root).
 
-The built-in logistic and exponential losses (and their ridge versions) run entirely in
-compiled code (numba), one call per node. Any other loss with derivatives runs the same
-iteration in Python, with its own ``derivatives`` (or ``gradient`` and ``hessian``) and
-the same compiled QP step and certificate.
+The iteration is written once (:func:`_sqp`). The built-in logistic and exponential losses
+(and their ridge versions) run it compiled (numba), one call per node; any other loss with
+derivatives runs the same function as Python, with its own ``derivatives`` (or ``gradient``
+and ``hessian``) and the same compiled QP step and certificate.
 
 Infima at infinity (``Loss.tends_to_zero``) are handled as in
 :class:`~cudbound.search.node_solvers.CvxpyNodeSolver`: the points the node's cone
@@ -71,7 +71,8 @@ import itertools
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 from scipy.optimize import nnls
 
 from ..design import PenalisedLoss
@@ -290,12 +291,37 @@ def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
     return f
 
 
-@njit(cache=True)
-def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
-    """The SQP iteration of the module docstring for a built-in pointwise loss.
+def _evaluate(model, b, grad, H, want):
+    """L(b); with ``want`` also its gradient and Hessian, written into grad and H. ``model`` is
+    (kind, D, yo, wn, pen) for a built-in loss (:func:`_pointwise_eval`; the only form compiled,
+    by the overload below) or an :class:`_Objective` (its loss's own methods, in Python)."""
+    if isinstance(model, tuple):
+        return _pointwise_eval(*model, b, grad, H, want)
+    f = model.value(b)
+    if want:
+        g, h = model.derivatives(b)
+        grad[:] = g
+        H[:] = h
+    return f
 
-    x (the start) is overwritten by the answer. Returns (status, L(x), nact); status 0:
-    certified, else a key of ``_STATUS``.
+
+@overload(_evaluate)
+def _evaluate_compiled(model, b, grad, H, want):
+    """:func:`_evaluate` in compiled code: a built-in loss's (kind, D, yo, wn, pen)."""
+    if isinstance(model, types.BaseTuple):
+        def impl(model, b, grad, H, want):  # pragma: no cover - compiled
+            return _pointwise_eval(model[0], model[1], model[2], model[3], model[4], b, grad, H, want)
+        return impl
+    return None
+
+
+def _sqp(model, G, norms, x, max_iter, act):
+    """The SQP iteration of the module docstring, the one source of both forms: compiled
+    (:func:`_sqp_compiled`, a built-in loss's (kind, D, yo, wn, pen)) and run as it stands in
+    Python for any other loss with derivatives (``model`` an :class:`_Objective`).
+
+    x (the start) is overwritten by the answer, ``act`` by the last QP's active rows. Returns
+    (status, L(x), nact); status 0: certified, else a key of ``_STATUS``.
     """
     p = x.shape[0]
     m = G.shape[0]
@@ -305,7 +331,7 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
     u = np.empty(p)
     dummy_g = np.empty(p)
     dummy_H = np.empty((p, p))
-    f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+    f = _evaluate(model, x, g, H, True)
     infeasible = False
     for k in range(m):
         if np.dot(G[k], x) < 0.0:
@@ -323,11 +349,11 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
                 tk = -a / (bb - a)
                 if tk > tmin:
                     tmin = tk
-        fz = _pointwise_eval(kind, D, yo, wn, pen, z, dummy_g, dummy_H, False)
+        fz = _evaluate(model, z, dummy_g, dummy_H, False)
         use_z = True
         if tmin < 1.0:
             xf = x + tmin * (z - x)
-            ff = _pointwise_eval(kind, D, yo, wn, pen, xf, dummy_g, dummy_H, False)
+            ff = _evaluate(model, xf, dummy_g, dummy_H, False)
             if np.isfinite(ff) and not (fz <= ff):
                 use_z = False
                 x[:] = xf
@@ -337,7 +363,7 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
             f = fz
         if not np.isfinite(f):
             return 1, f, 0
-        f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+        f = _evaluate(model, x, g, H, True)
     if not np.isfinite(f):
         return 1, f, 0
     nact = 0
@@ -350,14 +376,14 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
         dec = -np.dot(g, d)
         if dec <= RESOLUTION * max(1.0, abs(f)):
             x[:] = z
-            f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+            f = _evaluate(model, x, g, H, True)
             converged = True
             break
         t = 1.0
         ok = False
         fn = f
         while t >= 1e-10:
-            fn = _pointwise_eval(kind, D, yo, wn, pen, x + t * d, dummy_g, dummy_H, False)
+            fn = _evaluate(model, x + t * d, dummy_g, dummy_H, False)
             if fn <= f - ARMIJO * t * dec:
                 ok = True
                 break
@@ -369,14 +395,17 @@ def _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act):
             return 3, f, nact
         for i in range(p):
             x[i] += t * d[i]
-        f = _pointwise_eval(kind, D, yo, wn, pen, x, g, H, True)
+        f = _evaluate(model, x, g, H, True)
         if not np.isfinite(f):
             return 1, f, nact
     if not converged:
         return 4, f, nact
-    if not _kkt_ok(G, norms, x, g, act, nact):
+    if not np.isfinite(f) or not _kkt_ok(G, norms, x, g, act, nact):
         return 5, f, nact
     return 0, f, nact
+
+
+_sqp_compiled = njit(cache=True)(_sqp)
 
 
 @njit(cache=True)
@@ -496,7 +525,7 @@ def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L
             G[0, i] = -sides[j] * Phi[j, i]
         norms[0] = math.sqrt(np.dot(G[0], G[0]))
         x[:] = start
-        st, f, _ = _sqp_compiled(kind, D, yo, wn, pen, G, norms, x, max_iter, act)
+        st, f, _ = _sqp_compiled((kind, D, yo, wn, pen), G, norms, x, max_iter, act)
         if st != 0:
             out[j] = -1
             continue
@@ -640,6 +669,11 @@ class _Objective:
             self.pen = np.ascontiguousarray(0.5 * (pen + pen.T))  # 0 x 0: no penalty (skipped)
         self.pointwise = self.is_pointwise(loss)
 
+    @property
+    def model(self):
+        """What :func:`_sqp` evaluates: (kind, D, yo, wn, pen) for a built-in loss, else this object."""
+        return (self.kind_id, self.D, self.yo, self.wn, self.pen) if self.kind is not None else self
+
     @staticmethod
     def is_pointwise(loss) -> bool:
         """The loss is the built-in weighted mean of its ``pointwise`` and ``derivatives``."""
@@ -663,72 +697,6 @@ class _Objective:
             return self.D.T @ (self.wn * d1), self.D.T @ (self.D * (self.wn * d2)[:, None])
         return (np.asarray(self.loss.gradient(self.design, self.y, self.weights, b), dtype=float),
                 np.asarray(self.loss.hessian(self.design, self.y, self.weights, b), dtype=float))
-
-
-def _sqp_python(obj, G, norms, x, max_iter):
-    """The iteration of ``_sqp_compiled`` for any loss with derivatives. Returns (status, L(x))."""
-    p = len(x)
-    z, u, act = np.empty(p), np.empty(p), np.zeros(p, dtype=np.int64)
-
-    def qp(g, H, x):
-        status, nact = _model_qp(np.ascontiguousarray(g, dtype=float), np.ascontiguousarray(H, dtype=float),
-                                 G, norms, x, z, act, u)
-        return status, nact
-
-    f = obj.value(x)
-    g, H = obj.derivatives(x)
-    if G.shape[0] and np.any(G @ x < 0.0):
-        status, _ = qp(g, H, x)
-        if status != 0:
-            return 2, f, act, 0
-        zz = z.copy()
-        a, b = G @ x, G @ zz
-        cross = (a < 0) & (b > a)
-        tmin = float(np.max(-a[cross] / (b[cross] - a[cross]))) if cross.any() else 1.0
-        best, fbest = zz, obj.value(zz)
-        if tmin < 1.0:
-            xf = x + tmin * (zz - x)
-            ff = obj.value(xf)
-            if np.isfinite(ff) and not (fbest <= ff):
-                best, fbest = xf, ff
-        x[:] = best
-        f = fbest
-        if not np.isfinite(f):
-            return 1, f, act, 0
-        g, H = obj.derivatives(x)
-    if not np.isfinite(f):
-        return 1, f, act, 0
-    nact = 0
-    for _ in range(max_iter):
-        status, nact = qp(g, H, x)
-        if status != 0:
-            return 2, f, act, nact
-        d = z - x
-        dec = -float(g @ d)
-        if dec <= RESOLUTION * max(1.0, abs(f)):
-            x[:] = z
-            f = obj.value(x)
-            g, _ = obj.derivatives(x)
-            break
-        t, ok = 1.0, False
-        while t >= 1e-10:
-            fn = obj.value(x + t * d)
-            if fn <= f - ARMIJO * t * dec:
-                ok = True
-                break
-            t *= 0.5
-        if not ok:
-            if dec <= STALL * max(1.0, abs(f)):
-                break
-            return 3, f, act, nact
-        x += t * d
-        f = fn
-        g, H = obj.derivatives(x)
-    else:
-        return 4, f, act, nact
-    if not np.isfinite(f) or not _kkt_ok(G, norms, x, np.ascontiguousarray(g, dtype=float), act, nact):
-        return 5, f, act, nact
-    return 0, f, act, nact
 
 
 # ------------------------------------------------------------------------------ the solver
@@ -832,12 +800,9 @@ class SmoothNodeSolver(NodeSolver):
         obj = self._objective(weights)
         norms = np.sqrt(np.einsum("ij,ij->i", G, G)) if rows is None else np.ascontiguousarray(self._norms[rows])
         act = np.zeros(len(x), dtype=np.int64)
+        sqp = _sqp_compiled if self.kind is not None else _sqp
         try:
-            if self.kind is not None:
-                status, value, nact = _sqp_compiled(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, G, norms, x,
-                                                    max_iter, act)
-            else:
-                status, value, act, nact = _sqp_python(obj, G, norms, x, max_iter)
+            status, value, nact = sqp(obj.model, G, norms, x, max_iter, act)
         except _NUMERIC_ERRORS as exc:  # a LAPACK failure (eigh)  # pragma: no cover
             raise NodeSolveError(f"smooth solver: {exc}") from None
         if status in (3, 5) and np.all(np.isfinite(x)):
@@ -872,11 +837,8 @@ class SmoothNodeSolver(NodeSolver):
         slack = (G @ x) / norms
         if G.shape[0] and float(np.min(slack)) < -CHECK_TOL * xs:
             return False
-        if obj.kind is not None:
-            g = np.empty(len(x))
-            _pointwise_eval(obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, x, g, np.empty((len(x), len(x))), True)
-        else:
-            g = obj.derivatives(x)[0]
+        g = np.empty(len(x))
+        _evaluate(obj.model, x, g, np.empty((len(x), len(x))), True)
         if not np.all(np.isfinite(g)):
             return False
         act = np.flatnonzero(slack <= ACTIVE_TOL * xs)

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..linear_solve import solve_in_place
+from .kkt import _kkt_matrix
 from .smo_solver import gradient
 
 __all__ = ["active_set"]
@@ -100,19 +101,6 @@ def _eigen_step(M, r, k):  # pragma: no cover - compiled
         gnorm += r[a] * r[a]
     linear = null_part > 1e-20 * (1.0 + gnorm)
     return (d[:k] if linear else z[:k]), z, linear
-
-
-@njit(cache=True)
-def _kkt_matrix(K, y, F, k):  # pragma: no cover - compiled
-    """The KKT matrix [Q_FF y_F; y_F' 0] of the k free points F[:k]."""
-    M = np.zeros((k + 1, k + 1))
-    for a in range(k):
-        ia = F[a]
-        for c in range(k):
-            M[a, c] = y[ia] * y[F[c]] * K[ia, F[c]]
-        M[a, k] = y[ia]
-        M[k, a] = y[ia]
-    return M
 
 
 @njit(cache=True)
@@ -249,7 +237,7 @@ def active_set(K, y, C, alpha, active, b0, max_iter, tol, G0):  # pragma: no cov
                 amax = max(amax, alpha[i])
         infeasible = abs(eq) > 1e-12 * max(amax, 1e-300) * n
         if k > 0:
-            M = _kkt_matrix(K, y, F, k)
+            M = _kkt_matrix(K, y, F, k, False)
             r = np.zeros(k + 1)
             for a in range(k):
                 r[a] = -G[F[a]]

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .active_set_solver import _eigen_step, _kkt_matrix, _residual_max
+from .active_set_solver import _eigen_step, _residual_max
+from .kkt import _kkt_matrix
 
 __all__ = ["decrement", "kkt_inverse", "independent_free_set"]
 
@@ -88,12 +89,7 @@ def kkt_inverse(K, y, F, k):  # pragma: no cover - compiled
     points F[:k] in order), and whether LAPACK found it finite and moderate (each solve with
     it is checked by its residual). Used once per leave-one-out study for the full solution's
     free set, and by :func:`decrement` to refresh its updated inverse."""
-    M = np.zeros((k + 1, k + 1))
-    for a in range(k):
-        M[0, a + 1] = y[F[a]]
-        M[a + 1, 0] = y[F[a]]
-        for c in range(k):
-            M[a + 1, c + 1] = y[F[a]] * y[F[c]] * K[F[a], F[c]]
+    M = _kkt_matrix(K, y, F, k, True)
     Minv = np.zeros((k + 1, k + 1))
     try:
         Minv = np.linalg.inv(M)
@@ -123,10 +119,7 @@ def independent_free_set(K, y, C, alpha, max_rounds=None):
         F = np.flatnonzero((alpha > 0.0) & (alpha < C))
         if F.size == 0 or kkt_inverse(K, y, F, F.size)[1]:
             return alpha
-        M = np.zeros((F.size + 1, F.size + 1))
-        M[0, 1:] = M[1:, 0] = y[F]
-        M[1:, 1:] = np.outer(y[F], y[F]) * K[np.ix_(F, F)]
-        w, V = np.linalg.eigh(M)
+        w, V = np.linalg.eigh(_kkt_matrix(K, y, F, F.size, True))
         j = int(np.argmin(np.abs(w)))
         if abs(w[j]) > 1e-9 * np.max(np.abs(w)):
             return alpha
@@ -250,7 +243,7 @@ def _least_norm_solve(K, y, F, k, r, rmax, z):  # pragma: no cover - compiled
     feature space): any solution gives a path when the system is consistent; the least-norm
     one (:func:`~cudbound.optim.svm_dual.active_set_solver._eigen_step`) is written into ``z``.
     Returns False when the system is inconsistent."""
-    M = _kkt_matrix(K, y, F, k)
+    M = _kkt_matrix(K, y, F, k, False)
     rr = np.zeros(k + 1)
     for a in range(k):
         rr[a] = r[a + 1]

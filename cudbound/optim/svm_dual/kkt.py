@@ -6,6 +6,8 @@ only when it satisfies every KKT condition to 1e-9. After SMO or the active-set 
 identified the free set, this gives multipliers exact to round-off. :func:`kkt_violation`
 measures a solution; :func:`kkt_check` and :func:`kkt_check_near` are its compiled forms
 for the leave-one-out refits (afresh, or from a nearby solution's gradient).
+:func:`_kkt_matrix` builds the bordered KKT matrix of a free set, for the polish, the
+active-set steps and the decremental path alike.
 """
 from __future__ import annotations
 
@@ -15,6 +17,22 @@ from numba import njit
 from .smo_solver import support_vectors
 
 __all__ = ["bias_from_gradient", "kkt_violation", "polish", "kkt_check", "kkt_check_near"]
+
+
+@njit(cache=True)
+def _kkt_matrix(K, y, F, k, bias_first):  # pragma: no cover - compiled
+    """The KKT matrix of the k free points F[:k]: Q_FF (Q_ac = y_a y_c K_ac) bordered by y_F,
+    the bias first, [0 y_F'; y_F Q_FF] (``bias_first``), or last, [Q_FF y_F; y_F' 0]."""
+    M = np.zeros((k + 1, k + 1))
+    off = 1 if bias_first else 0   # the points' first row
+    at = 0 if bias_first else k    # the bias's row
+    for a in range(k):
+        ia = F[a]
+        for c in range(k):
+            M[a + off, c + off] = y[ia] * y[F[c]] * K[ia, F[c]]
+        M[a + off, at] = y[ia]
+        M[at, a + off] = y[ia]
+    return M
 
 
 def bias_from_gradient(G, y, alpha, C, active, prefer=None):
@@ -71,11 +89,7 @@ def polish(K, y, C, alpha, b, tol=1e-9, snap=1e-12, active=None, prefer=None):
     a = np.where(hi, C, 0.0)
     if F.size:
         yF = y[F]
-        A = np.empty((F.size + 1, F.size + 1))
-        A[:F.size, :F.size] = (yF[:, None] * yF[None, :]) * K[np.ix_(F, F)]
-        A[:F.size, F.size] = yF
-        A[F.size, :F.size] = yF
-        A[F.size, F.size] = 0.0
+        A = _kkt_matrix(K, y, F, F.size, False)
         rhs = np.empty(F.size + 1)
         rhs[:F.size] = 1.0 - yF * (K[F] @ (a * y))
         rhs[F.size] = -(y @ a)

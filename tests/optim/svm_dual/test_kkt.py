@@ -1,11 +1,39 @@
-"""cudbound/optim/svm_dual/kkt.py: the compiled KKT check against the direct computation, and the bias and the
-polish without a free multiplier."""
+"""cudbound/optim/svm_dual/kkt.py: the bordered KKT matrix against a plain NumPy construction, the compiled KKT
+check against the direct computation, and the bias and the polish without a free multiplier."""
 import numpy as np
 import pytest
 
-from cudbound.optim.svm_dual.kkt import bias_from_gradient, kkt_check, kkt_violation, polish
+from cudbound.optim.svm_dual.kkt import _kkt_matrix, bias_from_gradient, kkt_check, kkt_violation, polish
 from cudbound.optim.svm_dual.smo_solver import gradient, smo
 from svm_dual_problems import svm_problem
+
+
+def numpy_kkt_matrix(K, y, F, bias_first):
+    """Q_FF = (y_F y_F') * K_FF bordered by y_F: [0 y_F'; y_F Q_FF], or [Q_FF y_F; y_F' 0]."""
+    k = len(F)
+    M = np.zeros((k + 1, k + 1))
+    pts = slice(1, k + 1) if bias_first else slice(0, k)
+    at = 0 if bias_first else k
+    M[pts, pts] = np.outer(y[F], y[F]) * K[np.ix_(F, F)]
+    M[pts, at] = M[at, pts] = y[F]
+    return M
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kkt_matrix_is_the_bordered_matrix(seed):
+    """The one builder of the bordered KKT matrix (the polish, the active-set steps, the decremental path): equal
+    to NumPy's construction for free sets in any order, of any size (0 included), with the bias first or last; only
+    the first k entries of F count."""
+    K, y = svm_problem(seed)
+    rng = np.random.default_rng(seed)
+    for k in (0, 1, 2, 7, 30):
+        F = rng.permutation(30).astype(np.int64)
+        for bias_first in (True, False):
+            M = _kkt_matrix(K, y, F, k, bias_first)
+            np.testing.assert_array_equal(M, numpy_kkt_matrix(K, y, F[:k], bias_first))
+            if k:
+                lead = (M[0, 1:], M[1:, 0]) if bias_first else (M[k, :k], M[:k, k])
+                assert all(np.array_equal(v, y[F[:k]]) for v in lead)
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -1,0 +1,125 @@
+"""cudbound/search/smooth_node_solver.py: the one SQP iteration (``_sqp``), compiled for a built-in loss and run
+in Python for any other loss, gives the same answer on every built-in loss the smooth solver accepts.
+
+Compiled, the loss is evaluated by compiled loops (``_pointwise_eval``); in Python, by the loss's own NumPy methods
+(an ``_Objective`` built with kind None, as for a user's loss). The two evaluations differ by round-off, about
+1e-16 of the size of the terms summed; the minimiser moves by that over the smallest eigenvalue of the Hessian,
+and the value is pinned as far as the stopping rule pins it: the iteration stops when the predicted decrease
+-g'd is below round-off, and that decrease is itself computed only to about 1e-16 times the Hessian's condition
+number. Measured over 5,328 cases (200 seeds per loss): the minimiser at most 1.1e-11 apart (relative to
+max(1, |x|)) and the value 1.3e-12 (relative to max(1, |L|)), both on one unpenalised logistic loss whose Hessian
+has condition number 5e6 (the compiled form stopped on a predicted decrease of -1.4e-12); on every other case
+below 2.3e-13 and 1e-13. So the minimiser is checked to 1e-9, the value to 1e-11, the status and the active set
+exactly; a change of one line of either evaluation moves them by more. The same function run in Python with
+the compiled evaluation gave the compiled answers to the last bit on every case (checked to 1e-12: only the dot
+products of numba and NumPy may round apart).
+
+Each case: a random design (intercept + Gaussian features, n in 8..20, p in 2..4), random bootstrap counts, 1 to 3
+random rows of the design with random signs as the cone G b >= 0, and a start that is feasible (0), infeasible as
+the search's flip children are (the unconstrained minimiser, when there is one, each row's sign against its score
+there), or random.
+A cone in which the loss has no minimiser (``optim.smooth.separation`` finds points it separates along the
+penalty's null space) is skipped: there both forms run off to infinity, and where they stop is not the iteration's
+answer.
+"""
+import numpy as np
+import pytest
+
+from cudbound.design import loss_in_coordinates, reparametrise
+from cudbound.losses import get_loss
+from cudbound.optim.smooth import separation
+from cudbound.search.smooth_node_solver import KIND_EXPONENTIAL, KIND_LOGISTIC, _builtin_kind, _Objective, _sqp, \
+    _sqp_compiled
+
+X_RTOL = 1e-9
+F_RTOL = 1e-11
+SAME_RTOL = 1e-12   # the compiled iteration and the same one run in Python, both with the compiled evaluation
+SEEDS = 40
+
+# every built-in loss: (its spec, whether carried to orthonormal coordinates (``design._PenalisedLoss``))
+BUILTIN = {f"{base}{tail}{coords}": (f"{base}{spec}", bool(coords))
+           for base in ("logistic", "exponential")
+           for tail, spec in (("", ""), ("_ridge", "_ridge:0.05"), ("_ridge_all", "_ridge:0.05:all"))
+           for coords in ("", "_in_coordinates") if tail or not coords}
+
+
+def _loss(name, design):
+    """(loss, the design it is evaluated on)."""
+    spec, coords = BUILTIN[name]
+    loss = get_loss(spec)
+    if not coords:
+        return loss, design
+    rep = reparametrise(design)
+    return loss_in_coordinates(loss, design, rep.T), rep.Z
+
+
+def _run(sqp, model, G, x0):
+    x = np.array(x0, dtype=float)
+    act = np.zeros(len(x), dtype=np.int64)
+    status, value, nact = sqp(model, G, np.linalg.norm(G, axis=1), x, 100, act)
+    return status, float(value), x, sorted(act[:nact].tolist())
+
+
+def _cases(name):
+    """(seed, loss, design, y, counts, G, start kind, x0) of the cases where the loss has a minimiser on the cone."""
+    for seed in range(SEEDS):
+        rng = np.random.default_rng(8_100_000 + 1000 * sorted(BUILTIN).index(name) + seed)
+        n, p = int(rng.integers(8, 21)), int(rng.integers(2, 5))
+        phi = np.column_stack([np.ones(n), rng.standard_normal((n, p - 1))])
+        y = np.where(phi @ rng.standard_normal(p) + rng.standard_normal(n) >= 0, 1.0, -1.0)
+        counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
+        loss, design = _loss(name, phi)
+        free = loss.unpenalised_directions(design)
+        unconstrained = _run(_sqp_compiled, _Objective(loss, design, y, counts, _builtin_kind(loss)).model,
+                             np.zeros((0, p)), np.zeros(p))
+        separable = free.shape[1] > 0 and separation(design, y, counts, free)[0].any()
+        for start in ("zero", "flip", "random"):
+            rows = rng.choice(n, size=int(rng.integers(1, 4)), replace=False)
+            signs = rng.choice([-1.0, 1.0], size=len(rows))
+            x0 = rng.standard_normal(p) if start == "random" else np.zeros(p)
+            if start == "flip":
+                if separable:
+                    continue  # no minimiser without constraints: no parent to flip from
+                assert unconstrained[0] == 0
+                x0 = unconstrained[2]
+                signs = np.where(design[rows] @ x0 > 0, -1.0, 1.0)
+            G = np.ascontiguousarray(design[rows] * signs[:, None])
+            if free.shape[1] and separation(design, y, counts, free, G)[0].any():
+                continue
+            yield seed, loss, design, y, counts, G, start, x0
+
+
+def test_every_builtin_loss_is_here():
+    """The cases cover every (kind, penalised) that ``_builtin_kind`` distinguishes."""
+    phi = np.column_stack([np.ones(6), np.arange(6.0)])
+    kinds = {_builtin_kind(_loss(name, phi)[0]) for name in BUILTIN}
+    assert kinds == {(k, pen) for k in (KIND_LOGISTIC, KIND_EXPONENTIAL) for pen in (False, True)}
+    assert len(BUILTIN) == 10
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_compiled_and_python_forms_agree(name):
+    counted = {"zero": 0, "flip": 0, "random": 0, "active": 0}
+    for seed, loss, design, y, counts, G, start, x0 in _cases(name):
+        kind = _builtin_kind(loss)
+        compiled = _Objective(loss, design, y, counts, kind)
+        python = _Objective(loss, design, y, counts, None)   # the loss's own methods, as for a user's loss
+        assert python.model is python
+        st_c, f_c, x_c, act_c = _run(_sqp_compiled, compiled.model, G, x0)
+        st_p, f_p, x_p, act_p = _run(_sqp, python.model, G, x0)
+        where = (name, seed, start)
+        assert st_c == st_p == 0, where
+        assert act_c == act_p, where
+        assert np.max(np.abs(x_c - x_p)) <= X_RTOL * max(1.0, np.max(np.abs(x_c))), where
+        assert abs(f_c - f_p) <= F_RTOL * max(1.0, abs(f_c)), where
+        # the same source run in Python with the compiled evaluation: the two forms of the iteration alone
+        st_s, f_s, x_s, act_s = _run(_sqp, compiled.model, G, x0)
+        assert (st_s, act_s) == (st_c, act_c), where
+        assert np.max(np.abs(x_s - x_c)) <= SAME_RTOL * max(1.0, np.max(np.abs(x_c))), where
+        assert abs(f_s - f_c) <= SAME_RTOL * max(1.0, abs(f_c)), where
+        # the answer: feasible, and the value is the loss's own at the minimiser
+        assert np.all(G @ x_c >= -1e-9 * max(1.0, np.max(np.abs(x_c))) * np.linalg.norm(G, axis=1)), where
+        assert abs(loss.value(design, y, counts, x_c) - f_c) <= F_RTOL * max(1.0, abs(f_c)), where
+        counted[start] += 1
+        counted["active"] += len(act_c) > 0
+    assert min(counted.values()) >= 10, counted
