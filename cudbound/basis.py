@@ -9,6 +9,7 @@ intercept column first when there is one).
 """
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Callable
 from typing import Self
@@ -62,6 +63,24 @@ class Basis:
 
     def _columns(self, X) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def refit_designs(self, X: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The designs of all rows of X under copies of this basis refitted on parts of them, at once.
+
+        ``parts`` is a (G, m) array of row indices (a row repeated as often as the part holds it);
+        design g is ``copy.deepcopy(self).fit(X[parts[g]]).transform(X)``. ``X`` is the (n, d)
+        features, or a (G, n, d) stack of per-part features (a composed basis passes its inner
+        columns). Returns ((G, n, p) designs, (G,) bool ok): a part whose ok is False must be refitted
+        one at a time; None when the basis has no batched form. A basis that learns nothing returns
+        one design for every part; a learning one returns None unless it overrides this method
+        (:class:`PCABasis`, :class:`ComposedBasis`)."""
+        if self.learns_from_data:
+            return None
+        stack = X if X.ndim == 3 else X[None]
+        fitted = copy.deepcopy(self).fit(stack[0][parts[0]])
+        flat = fitted.transform(stack.reshape(-1, stack.shape[-1]))
+        designs = flat.reshape(stack.shape[0], stack.shape[1], -1)
+        return np.broadcast_to(designs, (parts.shape[0],) + designs.shape[1:]), np.ones(parts.shape[0], dtype=bool)
 
 
 class LinearBasis(Basis):
@@ -132,9 +151,68 @@ class PCABasis(Basis):
     def _columns(self, X):
         return ((X - self.mean_) / self.scale_) @ self.components_.T
 
+    def refit_designs(self, X: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`Basis.refit_designs` with :meth:`fit`'s centre, scales and sign rule on each part.
+
+        The leading k right singular vectors of each part's centred (scaled) rows R come from the
+        eigenvectors of the smaller Gram matrix, R'R or RR' (then v = R'u / |R'u|), in one stacked
+        ``eigh``. They span the subspace :meth:`fit`'s SVD finds to within rounding when the k-th
+        eigenvalue stands clear of the next (:data:`_GRAM_GAP` of the largest) and of zero; a part
+        where it does not is decomposed by the SVD itself, as :meth:`fit` does. The design's column
+        space is then the one a copy fitted on the part gives (its components to within a rotation
+        inside that subspace, a rounding-level one when the eigenvalues are apart)."""
+        G, m = parts.shape
+        d = X.shape[-1]
+        k = self.n_components
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= min(m, d):
+            return None   # fit's own check raises for these: the caller refits one part at a time
+        stack = X if X.ndim == 3 else X[None]
+        rows = stack[np.arange(G)[:, None], parts] if stack.shape[0] == G else stack[0][parts]   # (G, m, d)
+        mean = rows.mean(axis=1)
+        scale = rows.std(axis=1) if self.standardize else np.ones((G, d))
+        scale = np.where(scale > 0, scale, 1.0)
+        vt = _leading_right_vectors((rows - mean[:, None, :]) / scale[:, None, :], k)
+        lead = np.argmax(np.abs(vt), axis=2)
+        signs = np.sign(np.take_along_axis(vt, lead[..., None], axis=2))
+        components = vt * signs                                                              # (G, k, d)
+        M = (components / scale[:, None, :]).transpose(0, 2, 1)                               # (G, d, k)
+        cols = stack @ M - (mean[:, None, :] @ M)                    # ((x - mean) / scale) v: (G, n, k)
+        if self.intercept:
+            cols = np.concatenate([np.ones(cols.shape[:2] + (1,)), cols], axis=2)
+        return cols, np.ones(G, dtype=bool)
+
     def __repr__(self):
         extra = ", standardize=True" if self.standardize else ""
         return f"PCABasis(n_components={self.n_components}{extra})"
+
+
+_GRAM_GAP = 1e-6
+"""A part's k-th eigenvalue of the Gram matrix must exceed the (k+1)-th, and zero, by this fraction
+of the largest for :meth:`PCABasis.refit_designs` to take its leading vectors from the Gram matrix;
+then they are accurate to about machine epsilon / _GRAM_GAP (1e-10). Otherwise the SVD decides."""
+
+
+def _leading_right_vectors(R: np.ndarray, k: int) -> np.ndarray:
+    """(G, k, d): the k leading right singular vectors of each (m, d) matrix of the stack R (rows of
+    vt, largest first), from the stacked eigendecomposition of the smaller Gram matrix where the
+    spectrum is clear (:data:`_GRAM_GAP`), from ``np.linalg.svd`` where it is not."""
+    G, m, d = R.shape
+    tall = m >= d
+    Rt = R.transpose(0, 2, 1)
+    lam, U = np.linalg.eigh(Rt @ R if tall else R @ Rt)            # ascending
+    lam, U = lam[:, ::-1], U[:, :, ::-1]
+    top = np.maximum(lam[:, 0], 0.0)
+    below = lam[:, k] if k < lam.shape[1] else np.zeros(G)
+    clear = (lam[:, k - 1] - np.maximum(below, 0.0) > _GRAM_GAP * top) & (top > 0)
+    if tall:
+        vt = U[:, :, :k].transpose(0, 2, 1)
+    else:
+        V = Rt @ U[:, :, :k]                                        # R'u = sigma v
+        vt = (V / np.linalg.norm(V, axis=1, keepdims=True)).transpose(0, 2, 1)
+    vt = np.ascontiguousarray(vt)
+    if not clear.all():
+        vt[~clear] = np.linalg.svd(R[~clear], full_matrices=False)[2][:, :k]
+    return vt
 
 
 class ComposedBasis(Basis):
@@ -180,6 +258,27 @@ class ComposedBasis(Basis):
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         return self.outer.transform(self._inner_columns(self._check_fitted_input(X)))
+
+    def refit_designs(self, X: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`Basis.refit_designs` through the inner and the outer basis's batched forms. The inner
+        columns constant on a part are dropped as :meth:`fit` drops them; a part that would drop
+        other columns than most parts do is left to be refitted alone (ok False)."""
+        inner = self.inner.refit_designs(X, parts)
+        if inner is None:
+            return None
+        cols, ok = inner
+        G = parts.shape[0]
+        on_part = cols[np.arange(G)[:, None], parts] if cols.shape[0] == G else cols[0][parts]
+        keep = np.ptp(on_part, axis=1) > 0                                                   # (G, q)
+        patterns, counts = np.unique(keep, axis=0, return_counts=True)
+        common = patterns[np.argmax(counts)]
+        if not common.any():
+            return None
+        outer = self.outer.refit_designs(cols[..., common], parts)
+        if outer is None:
+            return None
+        designs, outer_ok = outer
+        return designs, ok & outer_ok & np.all(keep == common, axis=1)
 
     def __repr__(self):
         return f"ComposedBasis({self.outer!r}, {self.inner!r})"

@@ -86,6 +86,16 @@ SINGULAR_RTOL = 1e-10
 _BATCH = 8192
 """Refits solved per stacked linear-algebra call (bounds the memory to a few MB per n = 100)."""
 
+_BATCH_VALUES = 1 << 21
+"""Numbers per part-batch of a learning basis's refits (n (d + 1) per part): about 16 MB an array."""
+
+_FULL_RANK_MARGIN = 1e-6
+"""A refitted design whose least singular value (columns at unit norm) exceeds this fraction of its
+largest is of full rank under :func:`cudbound.design.reparametrise`'s rule (every pivot of the pivoted
+QR is at least the least singular value, the first at most the largest, and this margin is far above
+:data:`cudbound.design.RANK_RTOL` and above the rounding of the singular values, which are taken from
+the eigenvalues of A'A); the others are decided by that rule, one part at a time."""
+
 
 class DegenerateResampleWarning(RuntimeWarning):
     """A bootstrap sample or training fold gave a degenerate refit (one class only, a singular
@@ -179,6 +189,15 @@ def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = 
         coef = np.einsum("bji,bj->bi", V, gs[singular]) * inv       # V' g / lambda
         beta_s[singular] = np.einsum("bij,bj->bi", V, coef)
     return beta_s * s, singular
+
+
+def _unit_columns(Phi: np.ndarray) -> np.ndarray:
+    """Each (n, p) design of a (G, n, p) stack with its columns scaled to unit norm (a zero column
+    left as it is), the norm computed after dividing by the column's largest |entry| (no overflow)."""
+    amax = np.max(np.abs(Phi), axis=1, keepdims=True)
+    S = Phi / np.where(amax > 0, amax, 1.0)
+    norms = np.sqrt(np.einsum("gnp,gnp->gp", S, S))[:, None, :]
+    return S / np.where(norms > 0, norms, 1.0)
 
 
 def _weights_iv(weights, n: int) -> np.ndarray:
@@ -381,10 +400,71 @@ class ProcedureRefits(Refits):
             return self._fixed_basis(W, m)
         out, scale = np.empty(W.shape), np.empty(W.shape)
         log = RefitLog()
-        for b in range(W.shape[0]):
+        done = self._batched_squared(W, m, out, scale, log)
+        for b in np.flatnonzero(~done):
             out[b], scale[b], lg = self._one_part(W[b])
             log.add(lg)
         return out, scale, log
+
+    def _batched_squared(self, W: np.ndarray, m: np.ndarray, out: np.ndarray, scale: np.ndarray,
+                         log: RefitLog) -> np.ndarray:
+        """Refit at once the parts whose loss is the (unpenalised) squared loss, their basis refitted
+        by its batched form (:meth:`cudbound.basis.Basis.refit_designs`); fills ``out``/``scale`` and
+        returns which parts it did (one-class parts included). The others are refitted one by one."""
+        done, has_pos = _one_class(W, self.labels)
+        if done.any():
+            out[done], scale[done] = np.where(has_pos[done], 1.0, -1.0)[:, None], 1.0
+            log.refits += int(done.sum())
+            log.one_class += int(done.sum())
+        if not isinstance(self.X, np.ndarray) or self.X.ndim != 2:
+            return done
+        per = max(1, _BATCH_VALUES // (self.n * (self.X.shape[1] + 1)))
+        for size in np.unique(m[~done]):
+            if not same_math(self.loss_for(int(size)), SquaredLoss):
+                continue
+            idx = np.flatnonzero(~done & (m == size))
+            for start in range(0, idx.size, per):
+                chunk = idx[start:start + per]
+                done[chunk] = self._squared_chunk(W[chunk], out, scale, chunk, log)
+        return done
+
+    def _squared_chunk(self, W: np.ndarray, out: np.ndarray, scale: np.ndarray, rows: np.ndarray,
+                       log: RefitLog) -> np.ndarray:
+        """Least squares on parts of one size, in stacked linear algebra: Phi_g from the batched basis,
+        Z_g = sqrt(n) Q_g (Phi_g D_g^-1 = Q_g R_g, the orthonormal coordinates of
+        :func:`cudbound.design.reparametrise`), then the normal equations Z_g' W_g Z_g gamma = Z_g' W_g y
+        with the singular rule of :func:`solve_normal_equations`. A part whose design is not clearly of
+        full rank (singular-value ratio <= :data:`_FULL_RANK_MARGIN`; reparametrise's pivoted QR decides
+        it exactly) is left to the one-part path."""
+        G, n = W.shape
+        parts = np.repeat(np.tile(np.arange(n), G), W.astype(np.int64).ravel()).reshape(G, -1)
+        try:
+            got = self.data.basis.refit_designs(self.X, parts)
+        except (ValueError, np.linalg.LinAlgError):
+            got = None
+        if got is None:
+            return np.zeros(G, dtype=bool)
+        Phi, ok = got
+        ok = ok & np.all(np.isfinite(Phi), axis=(1, 2))
+        if not ok.any():
+            return ok
+        A = _unit_columns(Phi[ok])
+        ev = np.linalg.eigvalsh(A.transpose(0, 2, 1) @ A)            # squared singular values, ascending
+        full = ev[:, 0] > _FULL_RANK_MARGIN ** 2 * ev[:, -1]
+        ok[np.flatnonzero(ok)[~full]] = False
+        A = A[full]
+        if not A.shape[0]:
+            return ok
+        Z = np.sqrt(n) * np.linalg.qr(A, mode="reduced")[0]
+        Wk = W[ok]
+        ZW = Z * Wk[:, :, None]
+        beta, singular = solve_normal_equations(ZW.transpose(0, 2, 1) @ Z, np.einsum("gnp,n->gp", ZW, self.labels),
+                                                equilibrate=False)   # Z is orthonormal
+        out[rows[ok]] = np.einsum("gnp,gp->gn", Z, beta)
+        scale[rows[ok]] = np.einsum("gnp,gp->gn", np.abs(Z), np.abs(beta))
+        log.refits += int(ok.sum())
+        log.singular += int(singular.sum())
+        return ok
 
     def _fixed_basis(self, W: np.ndarray, m: np.ndarray):
         """The design does not change with the part: batched refits, one batch per loss (per m when

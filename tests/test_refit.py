@@ -17,7 +17,7 @@ from cudbound.baselines import cross_validation, e632, leave_one_out
 from cudbound.basis import Basis, LinearBasis
 from cudbound.compare import Procedure, compare
 from cudbound.design import prepare_data
-from cudbound.refit import DegenerateResampleWarning, as_mapped_procedure, fit_and_score, refits_for
+from cudbound.refit import DegenerateResampleWarning, RefitLog, as_mapped_procedure, fit_and_score, refits_for
 
 N = 24
 
@@ -288,3 +288,76 @@ def test_the_front_doors_read_the_procedure_in_every_form_alike():
     assert [r.confidence_interval for r in a] == [r.confidence_interval for r in b]
     assert all(r.details["basis"].startswith("PCABasis(n_components=1") for r in a)
     assert all(r.confidence_interval != s.confidence_interval for r, s in zip(a, squared))   # the loss reached both
+
+
+# ------------------------------------------------------------------ batched refits of a learning basis
+def _reference_values(spec, X, y, w):
+    """Least squares on part w with the basis refitted on the part's rows, one part at a time, by
+    NumPy's lstsq: an independent computation of what ProcedureRefits.scored returns."""
+    idx = np.repeat(np.arange(len(y)), w.astype(int))
+    if np.unique(y[idx]).size == 1:
+        return np.full(len(y), float(y[idx][0]))
+    design = cudbound.basis.make_basis(spec).fit(X[idx]).transform(X)
+    beta = np.linalg.lstsq(design[idx], y[idx].astype(float), rcond=None)[0]
+    return design @ beta
+
+
+def _parts(rng, n, kind, B=60):
+    if kind == "bootstrap":
+        return rng.multinomial(n, np.ones(n) / n, size=B).astype(float)
+    return (rng.random((B, n)) < 0.75).astype(float)
+
+
+@pytest.mark.parametrize("spec, d", [("zpca:3", 6), ("pca:2", 4), ("poly:2(zpca:2)", 5), ("zpca:3", 40),
+                                     ("poly:2(pca:3)", 3)])
+@pytest.mark.parametrize("kind", ["bootstrap", "folds"])
+def test_batched_refits_of_a_learning_basis_equal_one_refit_per_part(spec, d, kind):
+    """The batched path (PCA from the stacked Gram matrices, stacked least squares) gives every
+    part's decision values as a basis refitted alone on the part and least squares give them, with
+    features in very different units and centres (d = 40 > n: the PCA from the n x n Gram matrix)."""
+    rng = np.random.default_rng(d)
+    n = 30
+    X = rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) * rng.uniform(0.01, 100, size=d) + rng.normal(0, 50, d)
+    y = np.where(X[:, 0] / X[:, 0].std() + rng.normal(size=n) > 0, 1, -1)
+    W = _parts(rng, n, kind)
+    values, log = refits_for(prepare_data(X, y, spec, None, None)).decision(W)
+    reference = np.array([_reference_values(spec, X, y, w) for w in W])
+    assert log.refits == len(W) and log.failed == 0
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-9 * np.abs(reference).max())
+
+
+def test_batched_refits_take_the_one_part_path_where_the_part_is_degenerate():
+    """One-class parts and a part of two distinct rows (a zero eigenvalue inside the leading k, a
+    singular normal matrix) give what one refit per part gives, degenerate refits counted alike."""
+    rng = np.random.default_rng(5)
+    n = 16
+    F = rng.normal(size=(n, 2))
+    X = np.column_stack([F, F[:, ::-1]])
+    y = np.where(F[:, 0] + 0.5 * rng.normal(size=n) > 0, 1, -1)
+    W = rng.multinomial(n, np.ones(n) / n, size=40).astype(float)
+    W[0] = np.where(y > 0, 1.0, 0.0) * 2                   # one class only
+    W[1] = 0.0
+    W[1, [0, int(np.flatnonzero(y != y[0])[0])]] = 8.0      # two distinct rows, both classes: singular
+    refits = refits_for(prepare_data(X, y, "zpca:2", None, None))
+    values, log = refits.decision(W)
+    one_by_one = [refits._one_part(w) for w in W]
+    np.testing.assert_allclose(values, np.array([v for v, _, _ in one_by_one]), atol=1e-9)
+    expected = RefitLog()
+    for _, _, lg in one_by_one:
+        expected.add(lg)
+    assert (log.one_class, log.failed, log.singular) == (expected.one_class, expected.failed, expected.singular)
+    assert log.one_class >= 1 and log.failed + log.singular >= 1
+
+
+def test_batched_refits_give_the_predictions_of_the_one_part_path_under_the_tie_rule():
+    """Predicted labels (sign with sign(0) = +1 by the tie rule) of the batched path equal the one-part
+    path's on many parts, including points exactly on a refit's boundary (duplicated rows, symmetric data)."""
+    rng = np.random.default_rng(11)
+    n = 24
+    X = np.repeat(rng.normal(size=(n // 2, 3)), 2, axis=0)
+    y = np.tile([1, -1], n // 2)                           # each duplicated row carries both labels
+    W = rng.multinomial(n, np.ones(n) / n, size=80).astype(float)
+    refits = refits_for(prepare_data(X, y, "zpca:2", None, None))
+    preds, _ = refits.predict(W)
+    ref = np.array([cudbound.ties.decision_signs(*refits._one_part(w)[:2]) for w in W])
+    np.testing.assert_array_equal(preds, ref)
