@@ -64,23 +64,24 @@ class Basis:
     def _columns(self, X) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def refit_designs(self, X: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def refit_designs(self, X: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """The designs of all rows of X under copies of this basis refitted on parts of them, at once.
 
-        ``parts`` is a (G, m) array of row indices (a row repeated as often as the part holds it);
-        design g is ``copy.deepcopy(self).fit(X[parts[g]]).transform(X)``. ``X`` is the (n, d)
-        features, or a (G, n, d) stack of per-part features (a composed basis passes its inner
-        columns). Returns ((G, n, p) designs, (G,) bool ok): a part whose ok is False must be refitted
-        one at a time; None when the basis has no batched form. A basis that learns nothing returns
-        one design for every part; a learning one returns None unless it overrides this method
-        (:class:`PCABasis`, :class:`ComposedBasis`)."""
+        ``weights`` is a (G, n) array of whole numbers, row g the copies of each row in part g; design
+        g is ``copy.deepcopy(self).fit(X[np.repeat(np.arange(n), weights[g])]).transform(X)``. ``X`` is
+        the (n, d) features, or a (G, n, d) stack of per-part features (a composed basis passes its
+        inner columns). Returns ((G, n, p) designs, (G,) bool ok): a part whose ok is False must be
+        refitted one at a time; None when the basis has no batched form. A basis that learns nothing
+        returns one design for every part; a learning one returns None unless it overrides this
+        method (:class:`PCABasis`, :class:`ComposedBasis`)."""
         if self.learns_from_data:
             return None
         stack = X if X.ndim == 3 else X[None]
-        fitted = copy.deepcopy(self).fit(stack[0][parts[0]])
+        fitted = copy.deepcopy(self).fit(stack[0][weights[0] > 0])
         flat = fitted.transform(stack.reshape(-1, stack.shape[-1]))
         designs = flat.reshape(stack.shape[0], stack.shape[1], -1)
-        return np.broadcast_to(designs, (parts.shape[0],) + designs.shape[1:]), np.ones(parts.shape[0], dtype=bool)
+        G = weights.shape[0]
+        return np.broadcast_to(designs, (G,) + designs.shape[1:]), np.ones(G, dtype=bool)
 
 
 class LinearBasis(Basis):
@@ -151,35 +152,43 @@ class PCABasis(Basis):
     def _columns(self, X):
         return ((X - self.mean_) / self.scale_) @ self.components_.T
 
-    def refit_designs(self, X: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def refit_designs(self, X: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`Basis.refit_designs` with :meth:`fit`'s centre, scales and sign rule on each part.
 
-        The leading k right singular vectors of each part's centred (scaled) rows R come from the
-        eigenvectors of the smaller Gram matrix, R'R or RR' (then v = R'u / |R'u|), in one stacked
-        ``eigh``. They span the subspace :meth:`fit`'s SVD finds to within rounding when the k-th
-        eigenvalue stands clear of the next (:data:`_GRAM_GAP` of the largest) and of zero; a part
-        where it does not is decomposed by the SVD itself, as :meth:`fit` does. The design's column
-        space is then the one a copy fitted on the part gives (its components to within a rotation
-        inside that subspace, a rounding-level one when the eigenvalues are apart)."""
-        G, m = parts.shape
+        Part g's centred (scaled) rows, repeated by their counts, have the right singular vectors of
+        R_g = diag(sqrt(w_g)) (X - mean_g) / scale_g (its rows out of the part are zero). The leading k
+        come from the eigenvectors of the smaller Gram matrix of R_g's rows in the part, R'R or RR'
+        (then v = R'u / |R'u|), in one stacked ``eigh`` (:func:`_leading_right_vectors`). They span the
+        subspace :meth:`fit`'s SVD finds to within rounding when the k-th eigenvalue stands clear of
+        the next and of zero (:data:`_GRAM_GAP`); a part where it does not, or with a column constant
+        on the part up to rounding, is left to be refitted alone (ok False), as :meth:`fit` does it.
+        The design's column space is then the one a copy fitted on the part gives."""
+        G, n = weights.shape
         d = X.shape[-1]
         k = self.n_components
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= min(m, d):
+        m = weights.sum(axis=1)
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 or k > d:
             return None   # fit's own check raises for these: the caller refits one part at a time
         stack = X if X.ndim == 3 else X[None]
-        rows = stack[np.arange(G)[:, None], parts] if stack.shape[0] == G else stack[0][parts]   # (G, m, d)
-        mean = rows.mean(axis=1)
-        scale = rows.std(axis=1) if self.standardize else np.ones((G, d))
+        mean = (weights[:, None, :] @ stack)[:, 0, :] / m[:, None]                            # (G, d)
+        D = stack - mean[:, None, :]                                                          # (G, n, d)
+        var = np.einsum("gn,gnd->gd", weights, D * D) / m[:, None]
+        ok = (m >= k) & ~np.any((var > 0) & (var <= (1e-12 * mean) ** 2), axis=1)
+        scale = np.sqrt(var) if self.standardize else np.ones((G, d))
         scale = np.where(scale > 0, scale, 1.0)
-        vt = _leading_right_vectors((rows - mean[:, None, :]) / scale[:, None, :], k)
+        R = D / scale[:, None, :] * np.sqrt(weights)[:, :, None]
+        rows = int(np.max(np.count_nonzero(weights, axis=1)))
+        if rows < d:                                   # the part's rows only: a smaller Gram matrix
+            first = np.argsort(weights == 0, axis=1, kind="stable")[:, :rows]
+            R = np.take_along_axis(R, first[:, :, None], axis=1)
+        vt, clear = _leading_right_vectors(R, k)
         lead = np.argmax(np.abs(vt), axis=2)
         signs = np.sign(np.take_along_axis(vt, lead[..., None], axis=2))
-        components = vt * signs                                                              # (G, k, d)
-        M = (components / scale[:, None, :]).transpose(0, 2, 1)                               # (G, d, k)
+        M = (vt * signs / scale[:, None, :]).transpose(0, 2, 1)                               # (G, d, k)
         cols = stack @ M - (mean[:, None, :] @ M)                    # ((x - mean) / scale) v: (G, n, k)
         if self.intercept:
             cols = np.concatenate([np.ones(cols.shape[:2] + (1,)), cols], axis=2)
-        return cols, np.ones(G, dtype=bool)
+        return cols, ok & clear
 
     def __repr__(self):
         extra = ", standardize=True" if self.standardize else ""
@@ -189,30 +198,33 @@ class PCABasis(Basis):
 _GRAM_GAP = 1e-6
 """A part's k-th eigenvalue of the Gram matrix must exceed the (k+1)-th, and zero, by this fraction
 of the largest for :meth:`PCABasis.refit_designs` to take its leading vectors from the Gram matrix;
-then they are accurate to about machine epsilon / _GRAM_GAP (1e-10). Otherwise the SVD decides."""
+then they are accurate to about machine epsilon / _GRAM_GAP (1e-10). Otherwise the part is refitted
+alone (by :meth:`PCABasis.fit`'s SVD)."""
 
 
-def _leading_right_vectors(R: np.ndarray, k: int) -> np.ndarray:
-    """(G, k, d): the k leading right singular vectors of each (m, d) matrix of the stack R (rows of
-    vt, largest first), from the stacked eigendecomposition of the smaller Gram matrix where the
-    spectrum is clear (:data:`_GRAM_GAP`), from ``np.linalg.svd`` where it is not."""
+def _leading_right_vectors(R: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """((G, k, d), (G,) bool): the k leading right singular vectors of each (m, d) matrix of the stack
+    R (rows of vt, largest first), from the stacked eigendecomposition of the smaller Gram matrix, and
+    whether the spectrum is clear there (:data:`_GRAM_GAP`: the vectors span the SVD's leading
+    subspace to within rounding). Where it is not, the vectors are meaningless: the caller decides."""
     G, m, d = R.shape
     tall = m >= d
     Rt = R.transpose(0, 2, 1)
     lam, U = np.linalg.eigh(Rt @ R if tall else R @ Rt)            # ascending
     lam, U = lam[:, ::-1], U[:, :, ::-1]
     top = np.maximum(lam[:, 0], 0.0)
-    below = lam[:, k] if k < lam.shape[1] else np.zeros(G)
-    clear = (lam[:, k - 1] - np.maximum(below, 0.0) > _GRAM_GAP * top) & (top > 0)
+    below = np.maximum(lam[:, k], 0.0) if k < lam.shape[1] else np.zeros(G)
+    clear = (k <= lam.shape[1]) & (top > 0)
+    if k <= lam.shape[1]:
+        clear &= lam[:, k - 1] - below > _GRAM_GAP * top
+    if not clear.any():
+        return np.zeros((G, k, d)), clear
     if tall:
         vt = U[:, :, :k].transpose(0, 2, 1)
     else:
         V = Rt @ U[:, :, :k]                                        # R'u = sigma v
-        vt = (V / np.linalg.norm(V, axis=1, keepdims=True)).transpose(0, 2, 1)
-    vt = np.ascontiguousarray(vt)
-    if not clear.all():
-        vt[~clear] = np.linalg.svd(R[~clear], full_matrices=False)[2][:, :k]
-    return vt
+        vt = (V / np.where(clear[:, None, None], np.linalg.norm(V, axis=1, keepdims=True), 1.0)).transpose(0, 2, 1)
+    return np.ascontiguousarray(vt), clear
 
 
 class ComposedBasis(Basis):
@@ -259,22 +271,21 @@ class ComposedBasis(Basis):
     def transform(self, X: ArrayLike) -> np.ndarray:
         return self.outer.transform(self._inner_columns(self._check_fitted_input(X)))
 
-    def refit_designs(self, X: np.ndarray, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def refit_designs(self, X: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`Basis.refit_designs` through the inner and the outer basis's batched forms. The inner
         columns constant on a part are dropped as :meth:`fit` drops them; a part that would drop
         other columns than most parts do is left to be refitted alone (ok False)."""
-        inner = self.inner.refit_designs(X, parts)
+        inner = self.inner.refit_designs(X, weights)
         if inner is None:
             return None
         cols, ok = inner
-        G = parts.shape[0]
-        on_part = cols[np.arange(G)[:, None], parts] if cols.shape[0] == G else cols[0][parts]
-        keep = np.ptp(on_part, axis=1) > 0                                                   # (G, q)
+        held = (weights > 0)[:, :, None]
+        keep = np.where(held, cols, -np.inf).max(axis=1) > np.where(held, cols, np.inf).min(axis=1)   # (G, q)
         patterns, counts = np.unique(keep, axis=0, return_counts=True)
         common = patterns[np.argmax(counts)]
         if not common.any():
             return None
-        outer = self.outer.refit_designs(cols[..., common], parts)
+        outer = self.outer.refit_designs(cols[..., common], weights)
         if outer is None:
             return None
         designs, outer_ok = outer

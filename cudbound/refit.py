@@ -437,9 +437,8 @@ class ProcedureRefits(Refits):
         full rank (singular-value ratio <= :data:`_FULL_RANK_MARGIN`; reparametrise's pivoted QR decides
         it exactly) is left to the one-part path."""
         G, n = W.shape
-        parts = np.repeat(np.tile(np.arange(n), G), W.astype(np.int64).ravel()).reshape(G, -1)
         try:
-            got = self.data.basis.refit_designs(self.X, parts)
+            got = self.data.basis.refit_designs(self.X, W)
         except (ValueError, np.linalg.LinAlgError):
             got = None
         if got is None:

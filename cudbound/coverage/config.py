@@ -224,6 +224,13 @@ class StudyConfig:
     cv: int = 0
     """AUC studies: the folds of the out-of-fold scores the AUC intervals and the prediction-level
     comparisons share."""
+    reuse_methods: tuple = field(default=(), compare=False)
+    """Error-rate studies, ``[reuse] methods``: labels whose rows are taken from ``reuse_chunks`` where that
+    directory holds the task with the same draw (:func:`cudbound.coverage.tasks.run_task`), not computed again."""
+    reuse_chunks: str = field(default="", compare=False)
+    """``[reuse] chunks``: a chunk directory of an earlier run (relative paths from the configuration file's
+    directory). Reused rows are the rows the code computes (a method whose rows do not depend on what
+    changed, e.g. CUD, whose basis is fitted once on the training set); the protocol does not record it."""
 
     def repetitions_for(self, n: int) -> int:
         """The repetitions of training size n (``repetitions``, or its entry for n when it is a table)."""
@@ -438,7 +445,7 @@ def parse_config(text: str, source: str = "<string>", *,
         problems.add(f"[study] kind must be 'error' (intervals of the error rate) or 'auc' (AUC intervals and "
                      f"comparisons); got {kind!r}.")
         kind = "error"
-    tables = {"study", "options", "datasets"} | ({"comparison_options"} if kind == "auc" else set())
+    tables = {"study", "options", "datasets"} | ({"comparison_options"} if kind == "auc" else {"reuse"})
     unknown = set(doc) - tables
     if unknown:
         problems.add(f"unknown top-level key(s) {sorted(unknown)}; expected {', '.join(sorted(tables))}.")
@@ -480,11 +487,34 @@ def parse_config(text: str, source: str = "<string>", *,
             _check_method_options(labels, method_of, opts, datasets, sizes, level, loss, problems)
     if data_home is not None:
         _check_files(datasets, sizes, data_home, problems)
+    reuse = _reuse(doc.get("reuse"), labels, source, problems) if kind == "error" else {}
     problems.raise_if_any()
     return StudyConfig(name=str(study.get("name", "study")), seed=int(seed), repetitions=reps,
                        size_repetitions=per_size, sizes=sizes,
                        confidence_level=float(level), test_size=test_size, loss=loss, methods=tuple(labels),
-                       method_of=method_of, options=opts, datasets=tuple(datasets), source=text, kind=kind, **auc)
+                       method_of=method_of, options=opts, datasets=tuple(datasets), source=text, kind=kind, **auc,
+                       **reuse)
+
+
+def _reuse(raw, labels, source: str, problems) -> dict:
+    """``[reuse]``: ``methods`` (labels of the study) and ``chunks`` (a directory, relative to the
+    configuration file's)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or set(raw) != {"methods", "chunks"}:
+        problems.add(f"[reuse] must set exactly `methods` (labels of the study) and `chunks` (a chunk directory); "
+                     f"got {raw!r}.")
+        return {}
+    methods, chunks = raw["methods"], raw["chunks"]
+    if not isinstance(methods, list) or not methods or any(m not in labels for m in methods):
+        problems.add(f"[reuse] methods must be a non-empty list of the study's method labels {list(labels)}; "
+                     f"got {methods!r}.")
+        return {}
+    if not isinstance(chunks, str) or not chunks:
+        problems.add(f"[reuse] chunks must be a directory (text); got {chunks!r}.")
+        return {}
+    base = Path(source).parent if source and not source.startswith("<") else Path.cwd()
+    return {"reuse_methods": tuple(methods), "reuse_chunks": str(base / chunks)}
 
 
 def _sizes(sizes, problems) -> tuple:

@@ -18,6 +18,7 @@ replacements is recorded (``redraws``): the study is conditional on a fit existi
 """
 from __future__ import annotations
 
+import functools
 import os
 import time
 import warnings
@@ -32,8 +33,10 @@ from ..design import PreparedData
 from ..registry import intervals_from_design
 from ..losses import get_loss
 from .auc_tasks import run_auc_task
+from .chunks import _text, read_chunk
 from .config import REAL_BASIS, StudyConfig, Task, known_datasets
 from .draws import MAX_REDRAWS, _jsonable, _usable
+from .store import EXTRA_COLUMNS
 
 __all__ = ["run_task", "draw_split", "known_datasets", "REAL_BASIS", "MAX_REDRAWS"]
 
@@ -98,11 +101,10 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     fitted = fit_classifier(data.design, data.labels, get_loss(config.loss))
     train_err = fitted.train_error
     true_err = float(np.mean(predict_signs(basis.transform(Xte), fitted.coef) != yte))
-    plain = [m for m in config.methods if config.method_of[m] == m]
-    calls = ([plain] if plain else []) + [[m] for m in config.methods if m not in plain]
-    rows: dict[str, dict]
-    seen: set[str]
-    rows, seen = {}, set()
+    rows: dict[str, dict] = reused_rows(config, task, train_err, true_err, len(yte), redraws)
+    seen: set[str] = set()
+    plain = [m for m in config.methods if config.method_of[m] == m and m not in rows]
+    calls = ([plain] if plain else []) + [[m] for m in config.methods if m not in plain and m not in rows]
     for labels in calls:
         methods = [config.method_of[m] for m in labels]
         options = {f"{config.method_of[m]}_options": config.method_options(m, task.n) for m in labels}
@@ -116,3 +118,28 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     return {"dataset": task.dataset, "n": task.n, "rep": task.rep, "train_error": float(train_err),
             "true_error": true_err, "test_size": int(len(yte)), "redraws": redraws,
             "warnings": sorted(seen), "seconds": time.perf_counter() - t0, "rows": [rows[m] for m in config.methods]}
+
+
+@functools.lru_cache(maxsize=8)
+def _reuse_chunk(path: str) -> dict:
+    """(data set, n, rep) -> task, from one chunk file of the reuse directory (cached per process)."""
+    return {(t["dataset"], t["n"], t["rep"]): t for t in read_chunk(path)} if os.path.exists(path) else {}
+
+
+def reused_rows(config: StudyConfig, task: Task, train_error: float, true_error: float, test_size: int,
+                redraws: int) -> dict[str, dict]:
+    """The rows of ``config.reuse_methods`` for ``task`` from the chunk directory ``config.reuse_chunks``
+    (``[reuse]``), when it holds the task with the same draw: the same training and true error (to the
+    chunks' 12 significant digits), test size and redraws. Empty otherwise: the methods are computed."""
+    if not config.reuse_methods:
+        return {}
+    block = task.rep - task.rep % 50
+    path = os.path.join(config.reuse_chunks, task.dataset, f"n{task.n}", f"reps{block:04d}-{block + 49:04d}.csv.gz")
+    old = _reuse_chunk(path).get((task.dataset, task.n, task.rep))
+    if old is None or (_text(old["train_error"]), _text(old["true_error"]), old["test_size"], old["redraws"]) != (
+            _text(float(train_error)), _text(true_error), test_size, redraws):
+        return {}
+    by_method = {r["method"]: r for r in old["rows"]}
+    if any(m not in by_method for m in config.reuse_methods):
+        return {}
+    return {m: {k: v for k, v in by_method[m].items() if k not in EXTRA_COLUMNS} for m in config.reuse_methods}
