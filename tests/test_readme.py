@@ -154,26 +154,28 @@ def test_the_command_runs_as_written(command, workdir):
 
 
 @pytest.mark.parametrize("command", _slow_if_whole_study(NEEDS_DATA))
-def test_the_study_command_refuses_the_committed_chunks_of_the_earlier_refit_rule(command, workdir):
-    """The committed chunks were made before every refit refitted the basis (the README says so):
-    the study's command refuses them, naming that difference and no other, instead of mixing rows of
-    two protocols; on a new chunk directory it runs (with --max-tasks 0: nothing computed here)."""
-    from cudbound.coverage.chunks import chunk_files
+def test_the_study_command_resumes_its_chunks_and_refuses_the_record_of_the_earlier_refit_rule(command, workdir):
+    """The study's command, as written, resumes from the committed chunks of today's rule (with
+    --max-tasks 0: it loads them, computes nothing); the same command on the chunks kept as the record
+    of the earlier rule (``chunks_shared_basis``, the README says so) is refused, naming that
+    difference and no other, instead of mixing rows of two protocols."""
+    from cudbound.coverage.chunks import chunk_files, read_chunk as read_tasks
     data = os.environ.get("CUDBOUND_DATA")
     if not data:
         pytest.skip("real UCI files not available: set CUDBOUND_DATA to the directory with the raw files")
-    chunks = re.search(r"--chunks (\S+)", command).group(1)      # the study's committed chunks
-    assert chunk_files(workdir / chunks)
     env = {**os.environ, "CUDBOUND_DATA": data}
+    chunks = re.search(r"--chunks (\S+)", command).group(1)
+    committed = sum(len({(t["dataset"], t["n"], t["rep"]) for t in read_tasks(p)}) for p in chunk_files(workdir / chunks))
     proc = subprocess.run(_argv(command) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
+                          text=True, timeout=900, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(rf"(\d+) tasks, {committed} already stored, 0 computed now, 0 failed", proc.stdout), proc.stdout
+    record = chunks.replace("/chunks", "/chunks_shared_basis")
+    assert chunk_files(workdir / record)
+    old = command.replace(f"--chunks {chunks}", f"--chunks {record}").replace("--store ", "--store old_")
+    proc = subprocess.run(_argv(old) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
                           text=True, timeout=900, env=env)
     assert proc.returncode == 2, proc.stdout
     diffs = re.search(r"\((protocol\..*); 'store' meaning the chunks\)", proc.stderr)
     assert diffs and diffs.group(1).startswith("protocol.refits: store has '<absent>'"), proc.stderr
     assert diffs.group(1).count("protocol.") == 1, proc.stderr           # the refit rule is the only difference
-    fresh_dir = "new_" + chunks.replace("/", "_")                 # one per study: the workdir is shared
-    fresh = command.replace(f"--chunks {chunks}", f"--chunks {fresh_dir}").replace("--store ", "--store new_")
-    proc = subprocess.run(_argv(fresh) + ["--no-progress", "--max-tasks", "0"], cwd=workdir, capture_output=True,
-                          text=True, timeout=900, env=env)
-    assert proc.returncode == 0, proc.stderr
-    assert re.search(r"(\d+) tasks, 0 already stored, 0 computed now, 0 failed, \1 remaining", proc.stdout), proc.stdout

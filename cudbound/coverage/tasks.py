@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+from pathlib import Path
 import warnings
 
 import numpy as np
@@ -33,7 +34,7 @@ from ..design import PreparedData
 from ..registry import intervals_from_design
 from ..losses import get_loss
 from .auc_tasks import run_auc_task
-from .chunks import _text, read_chunk
+from .chunks import _span, _text, read_chunk
 from .config import REAL_BASIS, StudyConfig, Task, known_datasets
 from .draws import MAX_REDRAWS, _jsonable, _usable
 from .store import EXTRA_COLUMNS
@@ -120,6 +121,12 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
             "warnings": sorted(seen), "seconds": time.perf_counter() - t0, "rows": [rows[m] for m in config.methods]}
 
 
+@functools.lru_cache(maxsize=64)
+def _reuse_files(directory: str) -> tuple:
+    """((first, last) repetition, path) of each chunk file in one (data set, n) directory."""
+    return tuple((_span(p), str(p)) for p in sorted(Path(directory).glob("reps*.csv.gz")))
+
+
 @functools.lru_cache(maxsize=8)
 def _reuse_chunk(path: str) -> dict:
     """(data set, n, rep) -> task, from one chunk file of the reuse directory (cached per process)."""
@@ -133,9 +140,9 @@ def reused_rows(config: StudyConfig, task: Task, train_error: float, true_error:
     chunks' 12 significant digits), test size and redraws. Empty otherwise: the methods are computed."""
     if not config.reuse_methods:
         return {}
-    block = task.rep - task.rep % 50
-    path = os.path.join(config.reuse_chunks, task.dataset, f"n{task.n}", f"reps{block:04d}-{block + 49:04d}.csv.gz")
-    old = _reuse_chunk(path).get((task.dataset, task.n, task.rep))
+    spans = _reuse_files(os.path.join(config.reuse_chunks, task.dataset, f"n{task.n}"))
+    path = next((p for (a, b), p in spans if a <= task.rep <= b), None)
+    old = _reuse_chunk(path).get((task.dataset, task.n, task.rep)) if path else None
     if old is None or (_text(old["train_error"]), _text(old["true_error"]), old["test_size"], old["redraws"]) != (
             _text(float(train_error)), _text(true_error), test_size, redraws):
         return {}

@@ -160,18 +160,29 @@ def test_engine_options_are_recorded_field_by_field():
     assert pinned.protocol()["defaults"]["cud"]["engine"] == "auto" and pinned.fingerprint() != config.fingerprint()
 
 
-@pytest.mark.parametrize("name", ["study2", "sensitivity", "study3"])
-def test_committed_chunks_differ_from_the_shipped_protocol_in_the_refit_rule_only(name):
-    """The committed chunks were made before every refit refitted the basis: their protocol is the
-    shipped one without its ``refits`` entry (the runner refuses them for a rerun). Any other change
-    to the config code or a default that altered the protocol would show here."""
-    stamp = ROOT / "results" / name / "chunks" / "protocol.json"
+@pytest.mark.parametrize("name, directory", [("study2", "chunks_shared_basis"), ("sensitivity", "chunks"),
+                                             ("study3", "chunks_shared_basis")])
+def test_committed_chunks_of_the_earlier_rule_differ_from_the_shipped_protocol_in_the_refit_rule_only(name, directory):
+    """The chunks made before every refit refitted the basis (kept as the record of that protocol):
+    their protocol is the shipped one without its ``refits`` entry (the runner refuses them for a
+    rerun). Any other change to the config code or a default that altered the protocol would show here."""
+    stamp = ROOT / "results" / name / directory / "protocol.json"
     if not stamp.exists():
         pytest.skip(f"no committed chunks for {name}")
     config = load_config(ROOT / "experiments" / f"{name}.toml")
     shipped = json.loads(json.dumps(config.protocol()))
     assert shipped.pop("refits")["rule"] == REFIT_RULE
     assert json.loads(stamp.read_text())["protocol"] == shipped
+
+
+@pytest.mark.parametrize("name", ["study2", "study3", "study3_null"])
+def test_committed_chunks_of_the_current_rule_have_the_shipped_protocol(name):
+    """results/<study>/chunks, run under the current refit rule: their protocol is the shipped one."""
+    stamp = ROOT / "results" / name / "chunks" / "protocol.json"
+    if not stamp.exists():
+        pytest.skip(f"no committed chunks for {name} under the current refit rule yet")
+    config = load_config(ROOT / "experiments" / f"{name}.toml")
+    assert json.loads(stamp.read_text())["protocol"] == json.loads(json.dumps(config.protocol()))
 
 
 @pytest.mark.parametrize("damage", [b"not gzip at all", gzip.compress(b"dataset,n\nx,notanumber\n", mtime=0)],

@@ -372,3 +372,50 @@ def test_a_task_fits_the_basis_once_and_beta_hat_once(monkeypatch):
     assert out["redraws"] == 0
     assert calls == {"basis": 1, "fit": 1}
     assert {r["method"] for r in out["rows"]} == set(config.methods)
+
+
+def test_reuse_takes_the_named_methods_rows_from_earlier_chunks_where_the_draw_is_the_same(tmp_path):
+    """``[reuse]``: a run whose configuration names CUD's rows for reuse takes them, bit for bit and with
+    their recorded seconds, from an earlier run's chunks (and computes every other method); a task
+    whose recorded draw differs (here: its stored true error edited) computes CUD again, and the
+    rows are the same either way."""
+    import csv
+    import gzip
+
+    from cudbound.coverage.chunks import chunk_files, read_chunk
+    earlier = tmp_path / "earlier"
+    run_study(small_config(2), tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=earlier, chunk_size=2)
+    files = chunk_files(earlier)
+    victim = next(p for p in files if "donut" in p.as_posix())
+    with gzip.open(victim, "rt", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    for row in table:
+        if row["rep"] == "1":
+            row["true_error"] = "0.5"                            # a draw this run will not make
+            row["seconds"] = row["seconds"] if row["method"] != "cud" else "999"
+    with gzip.open(victim, "wt", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(table[0]))
+        writer.writeheader()
+        writer.writerows(table)
+    config = small_config(2, f'\n[reuse]\nmethods = ["cud"]\nchunks = "{earlier.as_posix()}"\n')
+    assert config.reuse_methods == ("cud",) and config.protocol() == small_config(2).protocol()
+    old = {(t["dataset"], t["rep"]): t for p in chunk_files(earlier) for t in read_chunk(p)}
+    for dataset, rep in [("donut", 0), ("donut", 1), ("three_points", 0)]:
+        out = run_task(config, Task(dataset, 30, rep))
+        fresh = run_task(small_config(2), Task(dataset, 30, rep))
+        cud, recorded = out["rows"][0], {r["method"]: r for r in old[(dataset, rep)]["rows"]}["cud"]
+        assert cud["method"] == "cud"
+        for key in ("low", "high", "centre", "covered", "half_width", "nodes_total"):
+            assert f"{cud[key]:.12g}" == f"{fresh['rows'][0][key]:.12g}" == f"{recorded[key]:.12g}", key
+        reused = (dataset, rep) != ("donut", 1)
+        assert (cud["seconds"] == recorded["seconds"]) is reused
+        assert [r["low"] for r in out["rows"][1:]] == [r["low"] for r in fresh["rows"][1:]]
+
+
+@pytest.mark.parametrize("table, fragment", [
+    ('[reuse]\nmethods = ["nope"]\nchunks = "x"', "the study's method labels"),
+    ('[reuse]\nmethods = ["cud"]', "exactly `methods`"),
+    ('[reuse]\nmethods = ["cud"]\nchunks = 3', "a directory")])
+def test_a_bad_reuse_table_is_refused_with_the_key_named(table, fragment):
+    with pytest.raises(ConfigError, match=fragment):
+        small_config(2, "\n" + table + "\n")
