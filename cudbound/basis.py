@@ -90,7 +90,7 @@ class ColumnBasis(Basis):
            [1., 5., 6.]])
     """
 
-    def __init__(self, columns, intercept: bool = True):
+    def __init__(self, columns: ArrayLike, intercept: bool = True):
         cols = tuple(int(check_scalar(c, "column", min_val=0)) for c in np.atleast_1d(columns).tolist())
         if not cols or len(set(cols)) != len(cols):
             raise ValueError(f"`columns` must name at least one column, each once; got {columns!r}.")

@@ -91,5 +91,5 @@ for _name in DATASETS:
 for _gen in SIMULATED.values():
     register(_gen)
 register(LinearGaussian())
-for _gen in NULL_DESIGNS.values():
-    register(_gen)
+for _null in NULL_DESIGNS.values():
+    register(_null)
