@@ -19,7 +19,8 @@ from numpy.typing import ArrayLike
 
 from ._validation import check_features, check_scalar
 
-__all__ = ["Basis", "LinearBasis", "PolynomialBasis", "PCABasis", "ComposedBasis", "FunctionBasis", "make_basis"]
+__all__ = ["Basis", "LinearBasis", "ColumnBasis", "PolynomialBasis", "PCABasis", "ComposedBasis", "FunctionBasis",
+           "make_basis"]
 
 
 class Basis:
@@ -95,6 +96,55 @@ class LinearBasis(Basis):
 
     def __repr__(self):
         return "LinearBasis()" if self.intercept else "LinearBasis(intercept=False)"
+
+
+class ColumnBasis(Basis):
+    """phi(x) = (1, x_c1, ..., x_cm): intercept plus the feature columns ``columns`` (0-based), in
+    that order; spec ``"cols:I-J"`` (I to J inclusive) or ``"cols:I,J,K"``.
+
+    It learns nothing from the rows; ``fit`` checks that every column exists.
+
+    >>> import numpy as np
+    >>> make_basis("cols:1-2").fit_transform(np.arange(8.0).reshape(2, 4))
+    array([[1., 1., 2.],
+           [1., 5., 6.]])
+    """
+
+    def __init__(self, columns: ArrayLike, intercept: bool = True):
+        cols = tuple(int(check_scalar(c, "column", min_val=0)) for c in np.atleast_1d(columns).tolist())
+        if not cols or len(set(cols)) != len(cols):
+            raise ValueError(f"`columns` must name at least one column, each once; got {columns!r}.")
+        self.columns, self.intercept = cols, intercept
+
+    def fit(self, X: ArrayLike) -> Self:
+        super().fit(X)
+        if max(self.columns) >= self.n_features_in_:
+            raise ValueError(f"{self!r} selects column {max(self.columns)} but X has {self.n_features_in_} "
+                             f"feature column(s), numbered from 0.")
+        return self
+
+    @property
+    def learns_from_data(self) -> bool:
+        return False   # the columns are fixed; fit only checks that they exist
+
+    def _columns(self, X):
+        return X[:, list(self.columns)]
+
+    def __repr__(self):
+        extra = "" if self.intercept else ", intercept=False"
+        return f"ColumnBasis({list(self.columns)}{extra})"
+
+
+def _column_list(arg: str) -> list:
+    """The columns of ``"I-J"`` (inclusive) or ``"I,J,K"`` (each item an index or a range)."""
+    cols: list = []
+    for item in arg.split(","):
+        first, dash, last = item.strip().partition("-")
+        low, high = int(first), int(last) if dash else int(first)
+        if low > high:
+            raise ValueError(item)
+        cols.extend(range(low, high + 1))
+    return cols
 
 
 class PolynomialBasis(Basis):
@@ -233,7 +283,10 @@ class ComposedBasis(Basis):
 
     Columns of the inner basis that are constant on the training set (its intercept, or a
     constant column a user's function returns) are dropped before the outer expansion, which
-    would otherwise repeat them; the outer basis decides whether phi has an intercept.
+    would otherwise repeat them; the outer basis decides whether phi has an intercept. After a
+    :class:`ColumnBasis` the kept columns are fixed, its intercept dropped and every selected
+    column kept (as ``poly:D`` keeps every feature), so that nothing is learnt unless the outer
+    basis learns.
 
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(20, 5))
@@ -252,14 +305,18 @@ class ComposedBasis(Basis):
 
     @property
     def learns_from_data(self) -> bool:
-        return True   # which inner columns are constant on the training rows (keep_) is learnt
+        # which inner columns are constant on the training rows (keep_) is learnt, but for a column selection
+        return not isinstance(self.inner, ColumnBasis) or self.outer.learns_from_data
 
     def fit(self, X: ArrayLike) -> Self:
         X = check_features(X)
         self.n_features_in_ = X.shape[1]
         self.inner.fit(X)
         cols = self.inner.transform(X)
-        self.keep_ = np.ptp(cols, axis=0) > 0
+        if isinstance(self.inner, ColumnBasis):
+            self.keep_ = np.arange(cols.shape[1]) >= int(self.inner.intercept)
+        else:
+            self.keep_ = np.ptp(cols, axis=0) > 0
         if not self.keep_.any():
             raise ValueError(f"the inner basis {self.inner!r} is constant on the training set.")
         self.outer.fit(cols[:, self.keep_])
@@ -279,8 +336,11 @@ class ComposedBasis(Basis):
         if inner is None:
             return None
         cols, ok = inner
-        held = (weights > 0)[:, :, None]
-        keep = np.where(held, cols, -np.inf).max(axis=1) > np.where(held, cols, np.inf).min(axis=1)   # (G, q)
+        if isinstance(self.inner, ColumnBasis):       # fixed columns, as fit keeps them
+            keep = np.broadcast_to(np.arange(cols.shape[2]) >= int(self.inner.intercept), (weights.shape[0], cols.shape[2]))
+        else:
+            held = (weights > 0)[:, :, None]
+            keep = np.where(held, cols, -np.inf).max(axis=1) > np.where(held, cols, np.inf).min(axis=1)   # (G, q)
         patterns, counts = np.unique(keep, axis=0, return_counts=True)
         common = patterns[np.argmax(counts)]
         if not common.any():
@@ -319,10 +379,11 @@ class FunctionBasis(Basis):
 
 
 def make_basis(spec: str | Basis | Callable[[np.ndarray], ArrayLike] | None) -> Basis:
-    """A Basis from ``"linear"``, ``"poly:D"``, ``"pca:K"``, ``"zpca:K"`` (PCA of the standardised
-    features), ``"poly:D(pca:K)"`` or ``"poly:D(zpca:K)"`` (a degree-D polynomial in the first K
-    components; any of the plain forms may stand inside the parentheses), a callable or a Basis
-    instance."""
+    """A Basis from ``"linear"``, ``"cols:I-J"`` or ``"cols:I,J,K"`` (intercept and the feature
+    columns named, 0-based, ranges inclusive), ``"poly:D"``, ``"pca:K"``, ``"zpca:K"`` (PCA of the
+    standardised features), ``"poly:D(pca:K)"`` or ``"poly:D(zpca:K)"`` (a degree-D polynomial in
+    the first K components; any of the plain forms may stand inside the parentheses, e.g.
+    ``"poly:2(cols:0-1)"``), a callable or a Basis instance."""
     if isinstance(spec, Basis):
         return spec
     if spec is None:
@@ -345,8 +406,9 @@ def make_basis(spec: str | Basis | Callable[[np.ndarray], ArrayLike] | None) -> 
             except ValueError:
                 pass
     raise ValueError(
-        f"`basis` must be 'linear', 'poly:D' (D a positive integer), 'pca:K', 'zpca:K', 'poly:D(zpca:K)' "
-        f"(one plain form inside another), a callable or a cudbound.basis.Basis; got {spec!r}."
+        f"`basis` must be 'linear', 'poly:D' (D a positive integer), 'pca:K', 'zpca:K', 'cols:I-J' or 'cols:I,J,K' "
+        f"(intercept and the feature columns named, from 0), 'poly:D(zpca:K)' (one plain form inside another), a "
+        f"callable or a cudbound.basis.Basis; got {spec!r}."
     )
 
 
@@ -361,6 +423,8 @@ def _plain_basis(text: str) -> Basis:
             return PCABasis(int(arg))
         if name == "zpca" and arg:
             return PCABasis(int(arg), standardize=True)
+        if name == "cols" and arg:
+            return ColumnBasis(_column_list(arg))
     except ValueError:
         pass
     raise ValueError(text)

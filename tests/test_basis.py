@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from cudbound.basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
+from cudbound.basis import ColumnBasis, ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 
 TINY = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]])
 
@@ -55,6 +55,62 @@ def test_transform_rejects_non_finite_input():
     basis = LinearBasis().fit(TINY)
     with pytest.raises(ValueError, match="NaN at row 1, column 0"):
         basis.transform(np.array([[0.0, 1.0], [np.nan, 1.0]]))
+
+
+# ------------------------------------------------------------------ ColumnBasis
+
+@pytest.mark.parametrize("spec, columns", [
+    ("cols:0-1", [0, 1]), ("cols:2-3", [2, 3]), ("COLS: 1 - 3", [1, 2, 3]), ("cols:3", [3]),
+    ("cols:3,0,2", [3, 0, 2]), ("cols:0-1,3", [0, 1, 3]),
+])
+def test_column_basis_is_the_intercept_then_the_selected_columns(spec, columns):
+    X = np.random.default_rng(1).normal(size=(7, 4))
+    basis = make_basis(spec)
+    assert isinstance(basis, ColumnBasis) and list(basis.columns) == columns
+    np.testing.assert_array_equal(basis.fit_transform(X), np.column_stack([np.ones(7), X[:, columns]]))
+    np.testing.assert_array_equal(ColumnBasis(columns, intercept=False).fit_transform(X), X[:, columns])
+    assert not basis.learns_from_data
+
+
+def test_column_basis_learns_nothing_from_the_rows():
+    rng = np.random.default_rng(2)
+    X, other = rng.normal(size=(6, 4)), rng.normal(size=(9, 4)) * 100
+    np.testing.assert_array_equal(make_basis("cols:1-2").fit(X).transform(other),
+                                  make_basis("cols:1-2").fit(other).transform(other))
+
+
+@pytest.mark.parametrize("spec", ["cols", "cols:", "cols:a", "cols:2-1", "cols:-1", "cols:0-1-2", "cols:0,0",
+                                  "cols:0-2,1", "cols:1.5", "poly:2(cols:1-0)"])
+def test_make_basis_bad_column_specs(spec):
+    with pytest.raises(ValueError, match="`basis` must be .* 'cols:I-J' or 'cols:I,J,K'"):
+        make_basis(spec)
+
+
+@pytest.mark.parametrize("spec, column", [("cols:0-4", 4), ("cols:7", 7), ("poly:2(cols:2-4)", 4)])
+def test_columns_outside_the_data_fail_at_fit(spec, column):
+    with pytest.raises(ValueError, match=f"selects column {column} but X has 4 feature column"):
+        make_basis(spec).fit(np.ones((5, 4)))
+    with pytest.raises(ValueError, match="at least one column"):
+        ColumnBasis([])
+
+
+def test_a_polynomial_in_selected_columns_is_the_polynomial_of_those_columns():
+    rng = np.random.default_rng(3)
+    Xtr, Xte = rng.normal(size=(12, 5)), rng.normal(size=(6, 5))
+    basis = make_basis("poly:2(cols:3-4)").fit(Xtr)
+    assert isinstance(basis, ComposedBasis) and not basis.learns_from_data
+    for X in (Xtr, Xte):
+        np.testing.assert_array_equal(basis.transform(X), PolynomialBasis(2).fit(X[:, 3:]).transform(X[:, 3:]))
+    assert make_basis("zpca:1(cols:0-2)").learns_from_data   # an outer basis that learns still does
+
+
+def test_a_selected_column_constant_on_the_rows_is_kept():
+    """The kept columns after a selection are fixed (as ``poly:2`` keeps every feature): a selected
+    column constant on the training rows stays, and the design is rank-deficient, not narrower."""
+    X = np.column_stack([np.ones(6), np.arange(6.0), np.zeros(6)])
+    design = make_basis("poly:2(cols:1-2)").fit_transform(X)
+    np.testing.assert_array_equal(design, PolynomialBasis(2).fit_transform(X[:, 1:]))
+    assert make_basis("poly:2(linear)").fit_transform(X).shape[1] == 1 + 1 + 1   # other inner bases drop it
 
 
 # ------------------------------------------------------------------ PolynomialBasis

@@ -17,7 +17,8 @@ from cudbound.baselines import cross_validation, e632, leave_one_out
 from cudbound.basis import Basis, LinearBasis
 from cudbound.compare import Procedure, compare
 from cudbound.design import prepare_data
-from cudbound.refit import DegenerateResampleWarning, RefitLog, as_mapped_procedure, fit_and_score, refits_for
+from cudbound.refit import (DegenerateResampleWarning, ProcedureRefits, RefitLog, as_mapped_procedure, as_refits,
+                            fit_and_score, refits_for)
 
 N = 24
 
@@ -192,6 +193,22 @@ def test_lpo_auc_refits_a_procedure_whose_basis_learns_without_each_pair():
     assert res.n_pairs == n_pos * (10 - n_pos) == len(basis.fits) - 1
     for fit in basis.fits[1:]:
         assert fit.size == 8
+
+
+@pytest.mark.parametrize("spec, columns, plain", [("cols:1-2", [1, 2], "linear"),
+                                                  ("poly:2(cols:2-3)", [2, 3], "poly:2")])
+def test_a_column_selection_is_a_fixed_design_refitted_in_batches(spec, columns, plain, monkeypatch):
+    """``cols:I-J`` (alone or inside a polynomial) learns nothing: its refits take the batched path
+    of a fixed design, and score as the plain basis on the selected columns does."""
+    X, y = _data(n=20)
+    weights = np.random.default_rng(4).multinomial(20, np.full(20, 1 / 20), size=6)
+    expected = fit_and_score(Procedure(basis=plain), X[:, columns], y, weights)
+    assert not as_refits(Procedure(basis=spec), X, y).learns
+
+    def per_part(*args):
+        raise AssertionError("a fixed design must not be refitted part by part")
+    monkeypatch.setattr(ProcedureRefits, "_one_part", per_part)
+    np.testing.assert_allclose(fit_and_score(Procedure(basis=spec), X, y, weights), expected, atol=1e-9)
 
 
 # ------------------------------------------------------------------------------ the leak, against scikit-learn

@@ -39,6 +39,7 @@ PUBLIC_MODULES = (
     "cudbound.svm",
     "cudbound.datasets",
     "cudbound.datasets.base",
+    "cudbound.datasets.null_simulated",
     "cudbound.datasets.paper_simulated",
     "cudbound.datasets.registry",
     "cudbound.datasets.simulated",

@@ -1,7 +1,8 @@
 """What every data set offers a coverage study: the small base classes of the registry.
 
 A :class:`DataSource` has a ``name``, ``n_features``, the ``basis`` a study uses with it
-by default, a ``kind`` ("simulated" or "real") and one method a study calls,
+by default, a ``kind`` ("simulated" or "real"), ``null_by_construction`` (True for a design on
+which a study's procedures A and B have equal expected error) and one method a study calls,
 ``draw(n, test_size, rng, data_home)``: a training set of n points and a test set. A
 :class:`Simulator` draws both from its distribution (``sample(n, rng)``) and may know its
 true error; a :class:`RealData` set loads its rows (``load(data_home)``), draws the training
@@ -33,6 +34,9 @@ class DataSource(abc.ABC):
     n_features: int
     basis: str
     kind: str
+    null_by_construction: bool = False
+    """True for a design on which procedures A (``basis``) and B (``basis_b``) have equal expected
+    error and AUC by construction (:mod:`cudbound.datasets.null_simulated`)."""
 
     @abc.abstractmethod
     def draw(self, n: int, test_size: int, rng: np.random.Generator, data_home: str | os.PathLike[str] | None = None

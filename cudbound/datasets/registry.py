@@ -1,8 +1,10 @@
 """One registry of the data sets a study can use: the eight UCI sets and the simulators.
 
     >>> from cudbound.datasets import dataset_names, get_dataset
-    >>> dataset_names("simulated")
+    >>> dataset_names("simulated", null=False)
     ('donut', 'outlier', 'chi2_small', 'three_points', 'linear_gaussian')
+    >>> dataset_names(null=True)
+    ('null_easy', 'null_hard', 'null_nonlinear', 'null_outliers')
     >>> get_dataset("donut").basis
     'poly:2'
 
@@ -18,6 +20,7 @@ import numpy as np
 
 from .._registry import Registry
 from .base import DataSource, RealData
+from .null_simulated import NULL_DESIGNS
 from .paper_simulated import SIMULATED
 from .simulated import LinearGaussian
 from .uci import DATASETS, FILENAMES, get_data_home, load
@@ -71,11 +74,16 @@ def get_dataset(name: str) -> DataSource:
     return _REGISTRY.lookup(name)
 
 
-def dataset_names(kind: str | None = None) -> tuple:
-    """Registered names, in registration order; ``kind`` "real" or "simulated" selects one kind."""
+def dataset_names(kind: str | None = None, *, null: bool | None = None) -> tuple:
+    """Registered names, in registration order; ``kind`` "real" or "simulated" selects one kind,
+    ``null`` True only the designs with a null by construction (``null_by_construction``), False
+    the others."""
     if kind not in (None, "real", "simulated"):
         raise ValueError(f"`kind` must be None, 'real' or 'simulated'; got {kind!r}.")
-    return tuple(name for name, s in _REGISTRY.items() if kind is None or s.kind == kind)
+    if null not in (None, True, False):
+        raise ValueError(f"`null` must be None, True or False; got {null!r}.")
+    return tuple(name for name, s in _REGISTRY.items() if (kind is None or s.kind == kind)
+                 and (null is None or bool(s.null_by_construction) is null))
 
 
 for _name in DATASETS:
@@ -83,3 +91,5 @@ for _name in DATASETS:
 for _gen in SIMULATED.values():
     register(_gen)
 register(LinearGaussian())
+for _null in NULL_DESIGNS.values():
+    register(_null)

@@ -18,6 +18,7 @@ from cudbound.coverage.chunks import AUC_ROW_COLUMNS, ROW_COLUMNS, ChunkDir, loa
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY3 = ROOT / "experiments" / "study3.toml"
+STUDY3_NULL = ROOT / "experiments" / "study3_null.toml"
 
 SMALL = """
 [study]
@@ -119,6 +120,27 @@ def test_the_shipped_study3_parses_to_its_tasks_and_row_labels():
     assert all(m.startswith("compare.") for m in config.methods[10:]) and len(config.methods) == 20
     assert {d.basis_b for d in config.datasets} == {"poly:2", "poly:2(zpca:3)"}
     assert config.protocol()["kind"] == "auc" and "bases_b" in config.protocol()
+
+
+def test_the_null_study_is_study3_on_the_null_designs_only_with_1000_repetitions_at_each_n():
+    from cudbound.datasets import NULL_DESIGNS, dataset_names, get_dataset
+    null, study3 = load_config(STUDY3_NULL), load_config(STUDY3)
+    assert (null.name, null.seed) != (study3.name, study3.seed)
+    for key in ("kind", "loss", "cv", "confidence_level", "test_size", "methods", "method_of", "options"):
+        assert getattr(null, key) == getattr(study3, key), key
+    assert null.sizes == (30, 50, 100) and all(null.repetitions_for(n) >= 1000 for n in null.sizes)
+    assert [d.name for d in null.datasets] == list(NULL_DESIGNS) == list(dataset_names(null=True))
+    for d in null.datasets:
+        gen = get_dataset(d.name)
+        assert gen.null_by_construction and (d.basis, d.basis_b) == (gen.basis, gen.basis_b)
+    assert len(null.tasks()) == 4 * 3 * 1000
+
+
+@pytest.mark.parametrize("dataset", ["null_easy", "null_nonlinear"])
+def test_a_null_study_task_runs(dataset):
+    out = run_auc_task(load_config(STUDY3_NULL), Task(dataset, 30, 0))
+    assert [r["method"] for r in out["rows"]] == list(load_config(STUDY3_NULL).methods)
+    assert out["test_size"] == 20000 and 0.0 < out["true_error"] < 0.5
 
 
 def test_an_error_study_protocol_has_no_kind_so_stored_studies_keep_their_fingerprint():

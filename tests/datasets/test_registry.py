@@ -5,13 +5,13 @@ import pytest
 
 from cudbound.coverage import parse_config, run_task
 from cudbound.coverage.config import known_datasets
-from cudbound.datasets import (DATASETS, SIMULATED, DataSource, LinearGaussian, Simulator, dataset_names,
+from cudbound.datasets import (DATASETS, NULL_DESIGNS, SIMULATED, DataSource, LinearGaussian, Simulator, dataset_names,
                                get_dataset, register, unregister)
 
 
 def test_the_registry_holds_the_papers_twelve_and_the_demo_generator():
     assert dataset_names("real") == DATASETS
-    assert set(dataset_names("simulated")) == set(SIMULATED) | {"linear_gaussian"}
+    assert set(dataset_names("simulated")) == set(SIMULATED) | {"linear_gaussian"} | set(NULL_DESIGNS)
     assert known_datasets() == {name: get_dataset(name).basis for name in dataset_names()}
     assert all(get_dataset(name).basis == "zpca:3" for name in DATASETS)
 
