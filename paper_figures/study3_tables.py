@@ -296,6 +296,12 @@ _KIND_TEXT = {"conditional": "each repetition's own difference on the test set",
               None: "each repetition's own difference (the method states no target)"}
 
 
+def _in_order(cells_, methods) -> list:
+    """``cells_`` by n, then data set (the paper's order), then method (``methods``' order)."""
+    rank = {d: i for i, d in enumerate(order({c["dataset"] for c in cells_}))}
+    return sorted(cells_, key=lambda c: (c["n"], rank[c["dataset"]], methods.index(c["method"])))
+
+
 def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
     alpha = 1 - target
     done = complete(cmp_, config)
@@ -316,14 +322,8 @@ def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
         out += ["Per design and n (never pooled); exact 95% intervals in brackets. A method without a p-value "
                 "rejects when its interval excludes 0.", "",
                 "| n | design | method | rejections / reps | size |", "|---|---|---|---|---|"]
-        for n in sorted({r["n"] for r in null}):
-            for d in order({r["dataset"] for r in null if r["n"] == n}):
-                for m in methods:
-                    c = next((r for r in null if (r["n"], r["dataset"], r["method"]) == (n, d, m)), None)
-                    if c is not None:
-                        out.append(f"| {n} | {LABELS.get(d, d)} | {m} | {c['rejections']} / {c['reps']} | "
-                                   f"{_rate(c['rejections'], c['reps'])} |")
-        out.append("")
+        out += [f"| {c['n']} | {LABELS.get(c['dataset'], c['dataset'])} | {c['method']} | {c['rejections']} / "
+                f"{c['reps']} | {_rate(c['rejections'], c['reps'])} |" for c in _in_order(null, methods)] + [""]
     alt = [r for r in done if not r["degenerate"]]
     out += [f"### Power per data set: rejections at level {alpha:.2f} whose estimate has the sign of the method's "
             "own target", "",
@@ -332,14 +332,9 @@ def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
             "auc_A(T) - auc_B(T)).", "",
             "| n | data set | method | mean difference | rejections / reps | power | wrong sign |",
             "|---|---|---|---|---|---|---|"]
-    for n in sorted({r["n"] for r in alt}):
-        for d in order({r["dataset"] for r in alt if r["n"] == n}):
-            for m in methods:
-                c = next((r for r in alt if (r["n"], r["dataset"], r["method"]) == (n, d, m)), None)
-                if c is not None:
-                    out.append(f"| {n} | {LABELS.get(d, d)} | {m} | {c['mean_target']:+.3f} | "
-                               f"{c['right_sign']} / {c['reps']} | {_rate(c['right_sign'], c['reps'])} | "
-                               f"{c['wrong_sign']} |")
+    out += [f"| {c['n']} | {LABELS.get(c['dataset'], c['dataset'])} | {c['method']} | {c['mean_target']:+.3f} | "
+            f"{c['right_sign']} / {c['reps']} | {_rate(c['right_sign'], c['reps'])} | {c['wrong_sign']} |"
+            for c in _in_order(alt, methods)]
     out += ["", f"### Power by the size of the true difference |A - B|, at level {alpha:.2f}", "",
             "Each repetition of a design that is not null by construction, binned by the absolute value of the "
             "method's own target (a conditional test: its repetition's difference; an expected test: its cell's "
