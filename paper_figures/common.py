@@ -16,7 +16,9 @@ from cudbound.coverage import ResultStore  # noqa: E402
 from cudbound.coverage.chunks import chunk_files, read_chunk  # noqa: E402
 
 __all__ = ["cells", "training_error_kurtosis", "chunk_tasks", "chunk_cells", "chunk_kurtosis", "excess_kurtosis", "write_csv",
-           "DATASETS", "LABELS", "PAPER_METHODS", "PUBLISHED", "order", "figure_args", "pyplot", "save"]
+           "DATASETS", "LABELS", "PAPER_METHODS", "PUBLISHED", "order", "figure_args", "pyplot", "save",
+           "NOISE_MOVE", "MARKS", "coverage_numbers", "target_noise", "position", "within", "sources",
+           "null_by_construction", "flagged", "kept_out"]
 
 
 def cells(store_path) -> dict:
@@ -74,6 +76,108 @@ def chunk_kurtosis(chunks, sizes=None) -> dict:
     for task in chunk_tasks(chunks, sizes):
         values[(task["dataset"], task["n"])].append(task["train_error"])
     return {key: excess_kurtosis(v) for key, v in values.items()}
+
+
+NOISE_MOVE = 0.01
+"""A cell's target is noisy when moving every repetition's target by its own standard error, up or
+down, moves the cell's coverage by more than this (``noisy_target``)."""
+
+MARKS = {"above": "+", "below": "-", "straddles": "", None: ""}
+"""How a coverage is marked by where its exact 95% interval lies against the nominal level."""
+
+
+def within(value: float, bound: float) -> bool:
+    """|value| <= bound, both read to 9 decimals (the stored rows keep 12 significant digits, so
+    that no decision turns on the rounding of a difference of two rates)."""
+    return round(abs(float(value)), 9) <= round(bound, 9)
+
+
+def position(low: float, high: float, level: float) -> str:
+    """Where the exact interval [low, high] of a coverage lies against ``level``."""
+    return "above" if low > level else "below" if high < level else "straddles"
+
+
+def target_noise(low, high, target, target_se) -> dict:
+    """How far the targets' own noise could move a cell's coverage.
+
+    Each repetition's target t moved by its own standard error: ``coverage_plus_se`` the share of
+    intervals holding t + se, ``coverage_minus_se`` of t - se, and ``noisy_target`` (1 or 0) whether
+    either differs from the share holding t by more than :data:`NOISE_MOVE` (counted exactly: more
+    than NOISE_MOVE * reps intervals change). ``target_se`` the mean standard error. All None when a
+    repetition has no standard error (rows stored without one)."""
+    from fractions import Fraction
+    se = np.array([np.nan if s is None else s for s in target_se], dtype=float)
+    if se.size == 0 or np.isnan(se).any():
+        return {"target_se": None, "coverage_plus_se": None, "coverage_minus_se": None, "noisy_target": None}
+    low, high, target = (np.asarray(a, dtype=float) for a in (low, high, target))
+    holds = [int(np.sum((low <= t) & (t <= high))) for t in (target, target + se, target - se)]
+    moved = max(abs(holds[1] - holds[0]), abs(holds[2] - holds[0]))
+    return {"target_se": float(se.mean()), "coverage_plus_se": holds[1] / se.size,
+            "coverage_minus_se": holds[2] / se.size,
+            "noisy_target": int(moved > Fraction(str(NOISE_MOVE)) * se.size)}
+
+
+def coverage_numbers(low, high, target, covered, target_se, level: float = 0.95) -> dict:
+    """A cell's coverage (covered of reps, its exact Clopper-Pearson 95% interval and ``position``
+    against ``level``), where its misses fall and the targets' noise (:func:`target_noise`).
+
+    ``miss_below``: the share of repetitions whose target lies below the interval, ``miss_above``
+    above it; with the coverage they sum to 1 (a miss is below when its target is under the
+    interval's midpoint, so a stored ``covered`` decides, never a rounded end)."""
+    from cudbound.coverage.store import coverage_interval
+    low, high, target = (np.asarray(a, dtype=float) for a in (low, high, target))
+    covered = np.asarray(covered, dtype=bool)
+    reps, k = covered.size, int(covered.sum())
+    lo, hi = coverage_interval(k, reps)
+    below = int(np.sum(~covered & (target < (low + high) / 2)))
+    return {"reps": reps, "covered": k, "coverage": k / reps, "coverage_low": lo, "coverage_high": hi,
+            "miss_below": below / reps, "miss_above": (reps - k - below) / reps, "position": position(lo, hi, level),
+            **target_noise(low, high, target, target_se)}
+
+
+def sources(chunks) -> dict:
+    """A chunk directory's data set labels -> registered data set names, where they differ (its
+    ``protocol.json``'s ``sources``)."""
+    import json
+    marker = Path(chunks) / "protocol.json"
+    if not marker.is_file():
+        return {}
+    return dict(json.loads(marker.read_text(encoding="utf-8"))["protocol"].get("sources", {}))
+
+
+def null_by_construction(name: str) -> bool:
+    """Whether the registered data set ``name`` has two procedures of equal expected error by
+    construction (its class's ``null_by_construction``); False for a name not registered."""
+    from cudbound.datasets import get_dataset
+    try:
+        source = get_dataset(name)
+    except ValueError:
+        return False
+    return bool(getattr(source, "null_by_construction", False))
+
+
+def flagged(cell) -> bool:
+    """Whether a cell is kept out of the verdict counts: a noisy target or a degenerate cell."""
+    return bool(cell.get("noisy_target")) or bool(cell.get("degenerate"))
+
+
+def kept_out(cells, label=lambda m: m) -> list[str]:
+    """Markdown lines naming the flagged cells (:func:`flagged`) that the summaries leave out,
+    per n and data set, with the methods."""
+    out = []
+    for flag, why in (("noisy_target", f"a noisy target (`~`: moving each target by its standard error "
+                                       f"moves the coverage by more than {NOISE_MOVE})"),
+                      ("degenerate", "a degenerate cell (`=`)")):
+        groups: dict = defaultdict(list)
+        for c in cells:
+            if c.get(flag):
+                groups[(c["n"], c["dataset"])].append(label(c["method"]))
+        if groups:
+            rank = {d: i for i, d in enumerate(order({d for _, d in groups}))}
+            names = [f"{LABELS.get(d, d)} n = {n} ({', '.join(ms)})"
+                     for (n, d), ms in sorted(groups.items(), key=lambda g: (g[0][0], rank[g[0][1]]))]
+            out.append(f"Kept out of the counts, {why}: " + "; ".join(names) + ".")
+    return (out + [""]) if out else []
 
 
 def order(names) -> list:

@@ -7,8 +7,11 @@
 Sources (all committed): the CSV exports of the first study (``results/paper_*.csv.gz``,
 ``results/alpha_*.csv.gz``, read back into temporary SQLite stores by ``import_csv.py``), and
 the chunk directories of the second study (``results/study2/chunks``), of the basis
-sensitivity study (``results/sensitivity/chunks``) and of the third study (``results/study3/chunks``). A source that is absent is skipped with a
-note. The figures need matplotlib (``pip install "cudbound[figures]"``).
+sensitivity study (``results/sensitivity/chunks``) and of the third study (``results/study3/chunks``);
+for "what changed with honest refits" (``refit_change.py``), the chunks of the second and third
+studies under the earlier refit rule (``results/study2/chunks_shared_basis``,
+``results/study3/chunks_shared_basis``) beside the current ones. A step whose source is absent is
+skipped with a note. The figures need matplotlib (``pip install "cudbound[figures]"``).
 """
 from __future__ import annotations
 
@@ -30,7 +33,8 @@ def _script(name: str):
 
 
 def steps(results: Path, out: Path, stores: Path) -> list:
-    """(needs, script, argv) in order; ``needs`` is the committed file or directory read."""
+    """(needs, script, argv) in order; ``needs`` is the committed file or directory read (or a tuple of
+    them, all needed)."""
     paper, alpha = stores / "paper.sqlite", stores / "alpha.sqlite"
     study2, sens = results / "study2" / "chunks", results / "sensitivity" / "chunks"
     study3 = results / "study3" / "chunks"
@@ -52,7 +56,9 @@ def steps(results: Path, out: Path, stores: Path) -> list:
         (study3, "study3_tables", ["--chunks", str(study3), "--out", str(out / "study3"),
                                    "--config", str(ROOT / "experiments" / "study3.toml")]),
         (study3, "study3_figure", ["--chunks", str(study3), "--out", str(out / "study3")]),
-    ]
+    ] + [((old, new), "refit_change", ["--old", str(old), "--new", str(new), "--out", str(out / study / "refit_change.md")])
+         for study, old, new in (("study2", results / "study2" / "chunks_shared_basis", study2),
+                                 ("study3", results / "study3" / "chunks_shared_basis", study3))]
 
 
 def main(argv=None) -> int:
@@ -66,8 +72,9 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="cudbound-rebuild-") as tmp:
         for needs, name, script_argv in steps(results, out, Path(tmp)):
             line = f"python paper_figures/{name}.py " + " ".join(script_argv)
-            if not needs.exists():
-                print(f"skipped (no {needs}): {line}")
+            missing = [p for p in (needs if isinstance(needs, tuple) else (needs,)) if not p.exists()]
+            if missing:
+                print(f"skipped (no {missing[0]}): {line}")
                 continue
             print(line, flush=True)
             if not args.dry_run:

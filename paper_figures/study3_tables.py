@@ -7,21 +7,35 @@ Reads the committed chunk files only (``cudbound.coverage.chunks``) and writes t
 
 * ``auc_cells.csv``: one row per (data set, n, AUC interval): repetitions, covered, coverage and
   its exact (Clopper-Pearson) 95% interval, mean and median width, the shares of misses below
-  (target under the interval) and above, where the coverage's interval lies against 0.95, and
-  the share of intervals holding the cell's mean target (the average over the repetitions: what
-  an interval for the procedure's expected AUC, rather than this fit's, would have to hold);
-* ``estimates.csv``: one row per (data set, n, CV AUC estimate): the mean target, the mean
-  estimate, the bias (estimate - target) with its standard error over the repetitions, the RMSE;
-* ``comparison_cells.csv``: one row per (data set, n, comparison): the coverage of its interval of
-  the difference (blank for a test without one), and its rejections at level 1 - confidence
-  level among the repetitions whose true difference is within 0.005 of zero (``null_*``, its
-  size) and among the others (``alt_*``, its power). A method without a p-value rejects when
-  its interval excludes 0. Power counts the rejections whose estimate has the sign of the true
-  difference; a rejection of the wrong sign is counted apart (``alt_wrong_sign``);
-* ``tables.md``: the cells per n, and the per-method summaries the report quotes.
+  (target under the interval) and above, where the coverage's interval lies against 0.95, the
+  share of intervals holding the cell's mean target (the average over the repetitions: what an
+  interval for the procedure's expected AUC, rather than this fit's, would have to hold); the
+  mean target, its mean standard error (DeLong's, on the test set, stored with each row as
+  ``target_se``), the coverage with every target moved up and down by its standard error and
+  ``noisy_target`` (1 when either moves it by more than 0.01: ``common.target_noise``), and
+  ``degenerate`` (1 when the mean target AUC is within 0.02 of 0.5: a scorer without signal);
+* ``estimates.csv``: one row per (data set, n, CV AUC estimate): the mean target and its mean
+  standard error, the mean estimate, the bias (estimate - target) with its standard error over
+  the repetitions, the RMSE;
+* ``comparison_cells.csv``: one row per (data set, n, comparison): which difference it addresses
+  (``target_kind``: ``conditional``, of the two classifiers fitted on the n points, or ``expected``,
+  of the two procedures; ``cudbound.compare.TARGETS``), the coverage of its interval of the
+  conditional difference with its misses and target noise as above (blank for a test without an
+  interval), ``degenerate`` (1 on a design whose two procedures have equal expected error by
+  construction), and its rejections at level 1 - confidence level: all of them, those whose
+  estimate has the sign of the method's own target (``right_sign``: the repetition's difference
+  for a conditional test, the cell's mean difference for an expected one) and the others
+  (``wrong_sign``). A method without a p-value rejects when its interval excludes 0;
+* ``tables.md``: the cells per n (coverage marked ``+`` / ``-`` / nothing by its exact interval
+  against the level, ``~`` a noisy target, ``=`` a degenerate cell), the per-method summaries
+  (flagged cells kept out and named), the size of every test on the designs with no difference by
+  construction, per design and n, and its power per data set and n and by bins of the true
+  difference |A - B|, never pooled over designs' sizes and powers; every rate with its exact 95%
+  interval.
 
 With ``--config`` the summaries count only the complete cells (the repetitions the configuration
-asks for at their n) and name the others, so a study still running summarises what it has.
+asks for at their n) and name the others, so a study still running summarises what it has. Rows
+stored without ``target_se`` (chunks of an older run) leave the noise columns blank.
 """
 from __future__ import annotations
 
@@ -33,20 +47,26 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import LABELS, chunk_tasks, order, write_csv  # noqa: E402
+from common import (LABELS, MARKS, chunk_tasks, coverage_numbers, flagged, kept_out, null_by_construction,  # noqa: E402
+                    order, sources, within, write_csv)
 
 from cudbound.coverage.auc_config import COMPARISON_PREFIX, ESTIMATES  # noqa: E402
 from cudbound.coverage.store import coverage_interval  # noqa: E402
 
-NULL_BAND = 0.005
-"""A true difference within this of zero counts as no difference (the size); beyond it, power."""
+DEGENERATE_AUC = 0.02
+"""An AUC cell whose mean target is within this of 0.5 is degenerate (a scorer without signal)."""
 
+BINS = (0.0, 0.02, 0.05, 0.10, 0.20)
+"""Left edges of the bins of the true difference |A - B| for power: [0, 0.02), ..., [0.20, inf)."""
+
+NOISE_COLUMNS = ("mean_target", "target_se", "coverage_plus_se", "coverage_minus_se", "noisy_target", "degenerate")
 AUC_COLUMNS = ("dataset", "n", "method", "reps", "covered", "coverage", "coverage_low", "coverage_high", "mean_width",
-               "median_width", "miss_below", "miss_above", "position", "coverage_of_mean_target")
-ESTIMATE_COLUMNS = ("dataset", "n", "estimate", "reps", "mean_target", "mean_estimate", "bias", "bias_se", "rmse")
-COMPARISON_COLUMNS = ("dataset", "n", "method", "reps", "covered", "coverage", "coverage_low", "coverage_high",
-                      "mean_width", "position", "coverage_of_mean_target", "null_reps", "null_rejections", "alt_reps", "alt_rejections",
-                      "alt_wrong_sign")
+               "median_width", "miss_below", "miss_above", "position", "coverage_of_mean_target") + NOISE_COLUMNS
+ESTIMATE_COLUMNS = ("dataset", "n", "estimate", "reps", "mean_target", "target_se", "mean_estimate", "bias", "bias_se",
+                    "rmse")
+COMPARISON_COLUMNS = ("dataset", "n", "method", "target_kind", "reps", "covered", "coverage", "coverage_low",
+                      "coverage_high", "mean_width", "miss_below", "miss_above", "position", "coverage_of_mean_target"
+                      ) + NOISE_COLUMNS + ("rejections", "right_sign", "wrong_sign")
 
 
 def read(chunks: Path) -> dict:
@@ -58,19 +78,25 @@ def read(chunks: Path) -> dict:
     return out
 
 
+def _se(row):
+    return row.get("details", {}).get("target_se")
+
+
 def _coverage(rows, target):
-    covered = [r["covered"] for r in rows if r["covered"] is not None]
-    if not covered:
-        return {}
-    k, reps = int(sum(covered)), len(covered)
-    lo, hi = coverage_interval(k, reps)
-    widths = [r["width"] for r in rows if r["width"] is not None]
-    mean_target = float(np.mean([r["target"] for r in rows]))
-    of_mean = float(np.mean([r["low"] <= mean_target <= r["high"] for r in rows if r["low"] is not None]))
-    return {"covered": k, "coverage": k / reps, "coverage_low": lo, "coverage_high": hi,
-            "mean_width": float(np.mean(widths)), "median_width": float(np.median(widths)),
-            "position": "above" if lo > target else "below" if hi < target else "straddles",
-            "coverage_of_mean_target": of_mean}
+    """The cell's mean target and its mean standard error (None when a row lacks it), and the coverage
+    numbers of the rows with an interval (:func:`common.coverage_numbers`; none for a test without one)."""
+    se = [_se(r) for r in rows]
+    out = {"mean_target": float(np.mean([r["target"] for r in rows])),
+           "target_se": None if None in se else float(np.mean(se))}
+    ok = [r for r in rows if r["covered"] is not None]
+    if not ok:
+        return out
+    low, high = np.array([r["low"] for r in ok]), np.array([r["high"] for r in ok])
+    widths, mean_target = high - low, out["mean_target"]
+    return {**coverage_numbers(low, high, [r["target"] for r in ok], [r["covered"] for r in ok],
+                               [_se(r) for r in ok], target),
+            "reps": len(rows), "mean_width": float(np.mean(widths)), "median_width": float(np.median(widths)),
+            "coverage_of_mean_target": float(np.mean((low <= mean_target) & (mean_target <= high))), **out}
 
 
 def rejects(row, alpha: float) -> bool:
@@ -83,18 +109,35 @@ def rejects(row, alpha: float) -> bool:
     return not (row["low"] <= 0.0 <= row["high"])
 
 
+def target_kind(method: str) -> str | None:
+    """The difference a comparison addresses, from its registry entry (``cudbound.compare.TARGETS``);
+    None for a method not registered or not stating it."""
+    from cudbound.compare import get_method, method_names
+    return get_method(method).target if method in method_names() else None
+
+
+def own_targets(rows, kind) -> np.ndarray:
+    """Each repetition's target as the method addresses it: its own difference (a conditional test),
+    or the cell's mean difference, the design's expected one at n (an expected test)."""
+    t = np.array([r["target"] for r in rows], dtype=float)
+    return np.full_like(t, t.mean()) if kind == "expected" else t
+
+
 def level_of(chunks: Path) -> float:
     """The study's confidence level, from the chunks' ``protocol.json``."""
     import json
     return float(json.loads((Path(chunks) / "protocol.json").read_text())["protocol"]["confidence_level"])
 
 
-def cells(chunks: Path, target: float | None = None) -> tuple[list, list, list]:
-    """(AUC interval cells, estimate cells, comparison cells) of the chunks; ``target`` (the nominal
-    coverage, and 1 - the tests' level) is the study's confidence level unless given."""
-    auc, est, cmp_ = [], [], []
+def tables(chunks: Path, target: float | None = None) -> dict:
+    """Every table of the chunks: ``auc``, ``estimates``, ``comparisons`` (the cells), and ``decisions``,
+    (data set, n, comparison) -> (the method's own targets, its rejections, those of the right sign), for
+    :func:`power_bins`. ``target`` (the nominal coverage, and 1 - the tests' level) is the study's
+    confidence level unless given."""
+    auc, est, cmp_, decisions = [], [], [], {}
     target = level_of(chunks) if target is None else target
     alpha = 1.0 - target
+    names = sources(chunks)
     for (d, n, m), rows in read(chunks).items():
         reps = len(rows)
         if m in ESTIMATES:
@@ -102,27 +145,65 @@ def cells(chunks: Path, target: float | None = None) -> tuple[list, list, list]:
             e = np.array([r["centre"] for r in rows])
             err = e - t
             est.append({"dataset": d, "n": n, "estimate": m, "reps": reps, "mean_target": float(t.mean()),
+                        "target_se": _coverage(rows, target)["target_se"],
                         "mean_estimate": float(e.mean()), "bias": float(err.mean()),
                         "bias_se": float(err.std(ddof=1) / np.sqrt(reps)) if reps > 1 else float("nan"),
                         "rmse": float(np.sqrt(np.mean(err ** 2)))})
         elif m.startswith(COMPARISON_PREFIX):
-            cov = _coverage(rows, target)
-            null = [r for r in rows if abs(r["target"]) <= NULL_BAND]
-            alt = [r for r in rows if abs(r["target"]) > NULL_BAND]
-            cmp_.append({"dataset": d, "n": n, "method": m[len(COMPARISON_PREFIX):], "reps": reps,
-                         **{k: cov.get(k) for k in ("covered", "coverage", "coverage_low", "coverage_high",
-                                                    "mean_width", "position", "coverage_of_mean_target")},
-                         "null_reps": len(null), "null_rejections": sum(rejects(r, alpha) for r in null),
-                         "alt_reps": len(alt),
-                         "alt_rejections": sum(rejects(r, alpha) and r["centre"] * r["target"] > 0 for r in alt),
-                         "alt_wrong_sign": sum(rejects(r, alpha) and r["centre"] * r["target"] <= 0 for r in alt)})
+            method = m[len(COMPARISON_PREFIX):]
+            kind = target_kind(method)
+            own = own_targets(rows, kind)
+            reject = np.array([rejects(r, alpha) for r in rows])
+            right = reject & (np.array([r["centre"] for r in rows]) * own > 0)
+            decisions[(d, n, method)] = (own, reject, right)
+            cell = {k: None for k in COMPARISON_COLUMNS}
+            cell.update(_coverage(rows, target))
+            cell.update({"dataset": d, "n": n, "method": method, "target_kind": kind, "reps": reps,
+                         "degenerate": int(null_by_construction(names.get(d, d))), "rejections": int(reject.sum()),
+                         "right_sign": int(right.sum()), "wrong_sign": int(reject.sum() - right.sum())})
+            cmp_.append(cell)
         else:
             cov = _coverage(rows, target)
-            below = np.mean([r["target"] < r["low"] for r in rows])
-            above = np.mean([r["target"] > r["high"] for r in rows])
-            auc.append({"dataset": d, "n": n, "method": m, "reps": reps, **cov, "miss_below": float(below),
-                        "miss_above": float(above)})
-    return auc, est, cmp_
+            auc.append({"dataset": d, "n": n, "method": m, **cov,
+                        "degenerate": int(within(cov["mean_target"] - 0.5, DEGENERATE_AUC))})
+    return {"auc": auc, "estimates": est, "comparisons": cmp_, "decisions": decisions}
+
+
+def cells(chunks: Path, target: float | None = None) -> tuple[list, list, list]:
+    """(AUC interval cells, estimate cells, comparison cells) of the chunks (:func:`tables`)."""
+    t = tables(chunks, target)
+    return t["auc"], t["estimates"], t["comparisons"]
+
+
+def _bin(x: float) -> int:
+    """The index of the bin of |x| (:data:`BINS`), |x| read to 9 decimals (:func:`common.within`)."""
+    r = round(abs(float(x)), 9)
+    return sum(r >= edge for edge in BINS[1:])
+
+
+def bin_label(i: int) -> str:
+    return f"[{BINS[i]:.2f}, {BINS[i + 1]:.2f})" if i + 1 < len(BINS) else f">= {BINS[i]:.2f}"
+
+
+def power_bins(decisions: dict, cells_: list) -> list[dict]:
+    """Power by bins of the true difference |A - B|, per n and method, over the cells of ``cells_`` that
+    are not null by construction: each repetition binned by the method's own target (:func:`own_targets`),
+    a rejection counted as power when its estimate has that target's sign, else as wrong sign.
+    ``decisions``: :func:`tables`'s."""
+    acc: dict = defaultdict(lambda: {"reps": 0, "right_sign": 0, "wrong_sign": 0, "datasets": set()})
+    for c in cells_:
+        if c["degenerate"]:
+            continue
+        own, reject, right = decisions[(c["dataset"], c["n"], c["method"])]
+        for t, rej, ok in zip(own, reject, right):
+            a = acc[(c["n"], c["method"], _bin(t))]
+            a["reps"] += 1
+            a["right_sign"] += int(ok)
+            a["wrong_sign"] += int(rej and not ok)
+            a["datasets"].add(c["dataset"])
+    return [{"n": n, "method": m, "bin": bin_label(b), "bin_index": b, "datasets": len(a["datasets"]),
+             "reps": a["reps"], "right_sign": a["right_sign"], "wrong_sign": a["wrong_sign"]}
+            for (n, m, b), a in sorted(acc.items(), key=lambda kv: (kv[0][0], kv[0][2]))]
 
 
 def complete(rows, config) -> list:
@@ -148,36 +229,57 @@ def _methods(rows, key="method", known=()) -> list:
     return [m for m in known if m in present] + sorted(present - set(known))
 
 
-def _grid(rows, methods, n, key, fmt, mark=False, col="method") -> list[str]:
+def _mark(c) -> str:
+    return MARKS[c.get("position")] + ("~" if c.get("noisy_target") else "") + ("=" if c.get("degenerate") else "")
+
+
+def _grid(rows, methods, n, key, fmt, mark=False, col="method", extra=()) -> list[str]:
+    """A table of ``key`` per data set (rows) and method (columns) at n; ``extra``: (heading, function of
+    the data set's cells) columns after ``reps``."""
     by = {(r["dataset"], r[col]): r for r in rows if r["n"] == n}
-    mk = {"above": "+", "below": "-", "straddles": "", None: ""}
-    out = ["| data set | reps | " + " | ".join(methods) + " |", "|---|---|" + "---|" * len(methods)]
+    out = ["| data set | reps | " + "".join(f"{h} | " for h, _ in extra) + " | ".join(methods) + " |",
+           "|---|---|" + "---|" * (len(extra) + len(methods))]
     for d in order({r["dataset"] for r in rows if r["n"] == n}):
-        reps = max((by[(d, m)]["reps"] for m in methods if (d, m) in by), default=0)
+        mine = [by[(d, m)] for m in methods if (d, m) in by]
+        reps = max((c["reps"] for c in mine), default=0)
         values = []
         for m in methods:
             c = by.get((d, m))
-            values.append("" if c is None or c.get(key) is None else fmt.format(c[key])
-                          + (mk[c.get("position")] if mark else ""))
-        out.append(f"| {LABELS.get(d, d)} | {reps} | " + " | ".join(values) + " |")
+            values.append("" if c is None or c.get(key) is None else
+                          (fmt(c) if callable(fmt) else fmt.format(c[key])) + (_mark(c) if mark else ""))
+        out.append(f"| {LABELS.get(d, d)} | {reps} | " + "".join(f"{f(mine)} | " for _, f in extra)
+                   + " | ".join(values) + " |")
     return out + [""]
+
+
+def _mean_of(key, fmt="{:.3f}"):
+    """An extra column of :func:`_grid`: the first cell's ``key`` (the same for every method)."""
+    def f(mine):
+        v = next((c.get(key) for c in mine if c.get(key) is not None), None)
+        return "" if v is None else fmt.format(v)
+    return f
 
 
 def _position_summary(rows, methods, title) -> list[str]:
     out = [f"### {title}: cells whose coverage interval lies above, straddles or lies below the level", "",
            "The mean coverage over the cells, of the target and of the cell's mean target (what an interval "
-           "for the procedure's expected value would have to hold), beside.", "",
-           "| n | method | above | straddles | below | mean width | mean coverage | mean coverage of the mean target |",
-           "|---|---|---|---|---|---|---|---|"]
+           "for the procedure's expected value would have to hold), and the mean shares of misses below and "
+           "above the interval, beside.", ""]
+    out += kept_out(rows)
+    out += ["| n | method | above | straddles | below | mean width | mean coverage | mean coverage of the mean target "
+            "| mean miss below | mean miss above |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for n in sorted({r["n"] for r in rows}):
         for m in methods:
-            mine = [r for r in rows if r["n"] == n and r["method"] == m and r.get("position")]
+            mine = [r for r in rows if r["n"] == n and r["method"] == m and r.get("position") and not flagged(r)]
             if not mine:
                 continue
             count = {p: sum(r["position"] == p for r in mine) for p in ("above", "straddles", "below")}
+            mean = {k: np.mean([r[k] for r in mine]) for k in ("mean_width", "coverage", "coverage_of_mean_target",
+                                                               "miss_below", "miss_above")}
             out.append(f"| {n} | {m} | {count['above']} | {count['straddles']} | {count['below']} | "
-                       f"{np.mean([r['mean_width'] for r in mine]):.3f} | {np.mean([r['coverage'] for r in mine]):.3f} | "
-                       f"{np.mean([r['coverage_of_mean_target'] for r in mine]):.3f} |")
+                       f"{mean['mean_width']:.3f} | {mean['coverage']:.3f} | {mean['coverage_of_mean_target']:.3f} | "
+                       f"{mean['miss_below']:.3f} | {mean['miss_above']:.3f} |")
     return out + [""]
 
 
@@ -189,7 +291,68 @@ def _rate(k: int, reps: int) -> str:
     return f"{k / reps:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def markdown(auc, est, cmp_, config=None, target=0.95) -> str:
+_KIND_TEXT = {"conditional": "each repetition's own difference on the test set",
+              "expected": "the cell's mean difference (the design's expected difference at n)",
+              None: "each repetition's own difference (the method states no target)"}
+
+
+def _in_order(cells_, methods) -> list:
+    """``cells_`` by n, then data set (the paper's order), then method (``methods``' order)."""
+    rank = {d: i for i, d in enumerate(order({c["dataset"] for c in cells_}))}
+    return sorted(cells_, key=lambda c: (c["n"], rank[c["dataset"]], methods.index(c["method"])))
+
+
+def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
+    alpha = 1 - target
+    done = complete(cmp_, config)
+    bins = power_bins(decisions, done)
+    out = ["### Which difference each comparison addresses", "",
+           "`conditional`: the difference of the two classifiers fitted on the n points (the tests on one set of "
+           "predictions); `expected`: the expected difference of the two procedures at n (the tests on refits "
+           "over repeated splits; `cudbound.compare.TARGETS`). Power scores each against its own target.", "",
+           "| method | target | power scored against |", "|---|---|---|"]
+    kinds = {r["method"]: r["target_kind"] for r in cmp_}
+    out += [f"| {m} | {kinds[m] or '-'} | {_KIND_TEXT[kinds[m]]} |" for m in methods] + [""]
+    null = [r for r in done if r["degenerate"]]
+    out += [f"### Size: rejections at level {alpha:.2f} on the designs with no difference by construction", ""]
+    if not null:
+        out += ["No design of these chunks has two procedures of equal expected error by construction, so no size "
+                "is measured here (real data give no null by construction).", ""]
+    else:
+        out += ["Per design and n (never pooled); exact 95% intervals in brackets. A method without a p-value "
+                "rejects when its interval excludes 0.", "",
+                "| n | design | method | rejections / reps | size |", "|---|---|---|---|---|"]
+        out += [f"| {c['n']} | {LABELS.get(c['dataset'], c['dataset'])} | {c['method']} | {c['rejections']} / "
+                f"{c['reps']} | {_rate(c['rejections'], c['reps'])} |" for c in _in_order(null, methods)] + [""]
+    alt = [r for r in done if not r["degenerate"]]
+    out += [f"### Power per data set: rejections at level {alpha:.2f} whose estimate has the sign of the method's "
+            "own target", "",
+            "Per data set and n (never pooled); wrong-sign rejections apart; exact 95% intervals in brackets. "
+            "Mean difference: the mean of err_A(T) - err_B(T) over the repetitions (for DeLong's test, of "
+            "auc_A(T) - auc_B(T)).", "",
+            "| n | data set | method | mean difference | rejections / reps | power | wrong sign |",
+            "|---|---|---|---|---|---|---|"]
+    out += [f"| {c['n']} | {LABELS.get(c['dataset'], c['dataset'])} | {c['method']} | {c['mean_target']:+.3f} | "
+            f"{c['right_sign']} / {c['reps']} | {_rate(c['right_sign'], c['reps'])} | {c['wrong_sign']} |"
+            for c in _in_order(alt, methods)]
+    out += ["", f"### Power by the size of the true difference |A - B|, at level {alpha:.2f}", "",
+            "Each repetition of a design that is not null by construction, binned by the absolute value of the "
+            "method's own target (a conditional test: its repetition's difference; an expected test: its cell's "
+            "mean difference, so a whole cell falls in one bin); data sets: how many designs fill the bin. "
+            "DeLong's test's difference is of AUCs.", "",
+            "| n | bin | method | data sets | rejections / reps | power | wrong sign |", "|---|---|---|---|---|---|---|"]
+    for n in sorted({b["n"] for b in bins}):
+        for i in range(len(BINS)):
+            for m in methods:
+                b = next((b for b in bins if (b["n"], b["bin_index"], b["method"]) == (n, i, m)), None)
+                if b is not None:
+                    out.append(f"| {n} | {b['bin']} | {m} | {b['datasets']} | {b['right_sign']} / {b['reps']} | "
+                               f"{_rate(b['right_sign'], b['reps'])} | {b['wrong_sign']} |")
+    return out + [""]
+
+
+def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None) -> str:
+    """tables.md; the size and power tables need ``decisions`` (:func:`tables`)."""
     from cudbound.auc.registry import method_names as auc_names
     from cudbound.compare import method_names as comparison_names
     auc_methods = _methods(auc, known=auc_names())
@@ -197,16 +360,25 @@ def markdown(auc, est, cmp_, config=None, target=0.95) -> str:
     estimates = _methods(est, key="estimate", known=ESTIMATES)
     out = ["# Study 3: AUC intervals, the bias of the CV AUC, comparisons of two classifiers", "",
            f"Coverage of {target:.2f} intervals: `+` its exact 95% interval lies above {target}, `-` below, "
-           f"nothing: it straddles {target}.", ""]
+           f"nothing: it straddles {target}; `~` a noisy target (moving every repetition's target by its own "
+           "standard error, up or down, moves the coverage by more than 0.01); `=` a degenerate cell (an AUC "
+           "within 0.02 of 0.5 on average: a scorer without signal; a comparison on a design with no difference "
+           "by construction). Flagged cells are kept out of the per-method counts. Target SE: the mean standard "
+           "error of the target on the test set (blank for rows stored without it).", ""]
     out += ["## 1. AUC intervals (target: the AUC of A fitted on the n points, on the test set)", ""]
+    target_columns = (("mean AUC", _mean_of("mean_target")), ("target SE", _mean_of("target_se")))
     for n in sorted({r["n"] for r in auc}):
-        out += [f"### n = {n}: coverage", ""] + _grid(auc, auc_methods, n, "coverage", "{:.3f}", mark=True)
+        out += [f"### n = {n}: coverage", ""] + _grid(auc, auc_methods, n, "coverage", "{:.3f}", mark=True,
+                                                      extra=target_columns)
+        out += [f"### n = {n}: misses below / above the interval", ""]
+        out += _grid(auc, auc_methods, n, "coverage", lambda c: f"{c['miss_below']:.3f} / {c['miss_above']:.3f}")
         out += [f"### n = {n}: mean width", ""] + _grid(auc, auc_methods, n, "mean_width", "{:.3f}")
     done = complete(auc, config)
     out += _todo(auc, config) + _position_summary(done, auc_methods, "AUC intervals per method")
     out += ["## 2. The cross-validated AUC: bias (estimate - target)", ""]
     for n in sorted({r["n"] for r in est}):
-        out += [f"### n = {n}: bias", ""] + _grid(est, estimates, n, "bias", "{:+.3f}", col="estimate")
+        out += [f"### n = {n}: bias", ""] + _grid(est, estimates, n, "bias", "{:+.3f}", col="estimate",
+                                                  extra=(("target SE", _mean_of("target_se")),))
     done = complete(est, config)
     out += _todo(est, config)
     out += ["### CV AUC per estimate: mean bias, mean |bias| and mean RMSE over the data sets", "",
@@ -223,34 +395,38 @@ def markdown(auc, est, cmp_, config=None, target=0.95) -> str:
                        f"{np.mean([abs(r['bias']) for r in mine]):.3f} | {np.mean([r['rmse'] for r in mine]):.3f} | "
                        f"{low} / {len(mine) - low - high} / {high} |")
     out += ["", "## 3. Comparisons of A and B (target: the true difference A - B on the test set)", "",
-            "The target is the difference of the two classifiers fitted on the n points, err_A(T) - err_B(T) "
-            "(for DeLong's test auc_A(T) - auc_B(T)), the conditional difference a user of these n points has; "
-            "the tests on repeated splits (5x2cv, corrected t, nested CV) estimate the expected difference of "
-            "the two procedures at smaller training sizes, so part of what they miss here is that gap.", ""]
+            "The coverage is of the conditional difference of the two classifiers fitted on the n points, "
+            "err_A(T) - err_B(T) (for DeLong's test auc_A(T) - auc_B(T)), the difference a user of these n points "
+            "has; the tests on repeated splits (5x2cv, corrected t, Wald-CV, nested CV) address the expected "
+            "difference of the two procedures, so part of what they miss here is that gap (the coverage of the "
+            "cell's mean difference beside it).", ""]
+    for n in sorted({r["n"] for r in cmp_}):
+        out += [f"### n = {n}: the targets", "", "| data set | reps | err_A - err_B: mean | its SE | "
+                "auc_A - auc_B: mean | its SE | no difference by construction |", "|---|---|---|---|---|---|---|"]
+        for d in order({r["dataset"] for r in cmp_ if r["n"] == n}):
+            mine = [r for r in cmp_ if (r["n"], r["dataset"]) == (n, d)]
+            err = next((r for r in mine if r["method"] != "delong"), None)
+            dl = next((r for r in mine if r["method"] == "delong"), None)
+
+            def text(c, key, fmt):
+                return "" if c is None or c.get(key) is None else fmt.format(c[key])
+            out.append(f"| {LABELS.get(d, d)} | {max(r['reps'] for r in mine)} | {text(err, 'mean_target', '{:+.3f}')} | "
+                       f"{text(err, 'target_se', '{:.3f}')} | {text(dl, 'mean_target', '{:+.3f}')} | "
+                       f"{text(dl, 'target_se', '{:.3f}')} | {'yes' if mine[0]['degenerate'] else ''} |")
+        out.append("")
     with_interval = [r for r in cmp_ if r.get("position")]
     cmp_int = _methods(with_interval, known=comparison_names())
     for n in sorted({r["n"] for r in with_interval}):
         out += [f"### n = {n}: coverage of the interval of the difference", ""]
         out += _grid(with_interval, cmp_int, n, "coverage", "{:.3f}", mark=True)
+        out += [f"### n = {n}: misses below / above the interval of the difference", ""]
+        out += _grid(with_interval, cmp_int, n, "coverage",
+                     lambda c: f"{c['miss_below']:.3f} / {c['miss_above']:.3f}")
     done = complete(cmp_, config)
     out += _todo(cmp_, config) + _position_summary([r for r in done if r.get("position")], cmp_int,
                                                    "Intervals of the difference per method")
-    out += [f"### Tests: rejections at level {1 - target:.2f}, pooled over the data sets", "",
-            f"Size: the repetitions whose true difference is within {NULL_BAND} of 0; power: the others, a "
-            "rejection counted when its estimate has the sign of the true difference (wrong-sign rejections "
-            "apart). Exact 95% intervals in brackets. A method without a p-value rejects when its interval "
-            "excludes 0.", "",
-            "| n | method | size: rejections / reps | size | power: rejections / reps | power | wrong sign |",
-            "|---|---|---|---|---|---|---|"]
-    for n in sorted({r["n"] for r in done}):
-        for m in cmp_methods:
-            mine = [r for r in done if r["n"] == n and r["method"] == m]
-            if not mine:
-                continue
-            k0, r0 = sum(r["null_rejections"] for r in mine), sum(r["null_reps"] for r in mine)
-            k1, r1 = sum(r["alt_rejections"] for r in mine), sum(r["alt_reps"] for r in mine)
-            wrong = sum(r["alt_wrong_sign"] for r in mine)
-            out.append(f"| {n} | {m} | {k0} / {r0} | {_rate(k0, r0)} | {k1} / {r1} | {_rate(k1, r1)} | {wrong} |")
+    if decisions is not None:
+        out += _comparison_section(cmp_, decisions, cmp_methods, target, config)
     return "\n".join(out) + "\n"
 
 
@@ -269,7 +445,8 @@ def main(argv=None) -> int:
     if not (Path(args.chunks) / "protocol.json").is_file():
         parser.error(f"no chunk directory at {args.chunks} (its protocol.json is missing)")
     target = level_of(Path(args.chunks)) if args.target is None else args.target
-    auc, est, cmp_ = cells(Path(args.chunks), target)
+    built = tables(Path(args.chunks), target)
+    auc, est, cmp_ = built["auc"], built["estimates"], built["comparisons"]
     if not (auc or est or cmp_):
         parser.error(f"no chunk files under {args.chunks}")
     rank = {d: i for i, d in enumerate(order({r["dataset"] for r in auc + est + cmp_}))}
@@ -281,7 +458,7 @@ def main(argv=None) -> int:
     write_csv(out / "auc_cells.csv", AUC_COLUMNS, auc)
     write_csv(out / "estimates.csv", ESTIMATE_COLUMNS, est)
     write_csv(out / "comparison_cells.csv", COMPARISON_COLUMNS, cmp_)
-    (out / "tables.md").write_text(markdown(auc, est, cmp_, config, target), encoding="utf-8")
+    (out / "tables.md").write_text(markdown(auc, est, cmp_, config, target, built["decisions"]), encoding="utf-8")
     print(f"wrote {out}/auc_cells.csv, estimates.csv, comparison_cells.csv and tables.md")
     return 0
 

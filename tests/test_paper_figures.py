@@ -315,8 +315,8 @@ def test_report_summary_table_is_the_committed_one():
 
 def test_study3_tables_from_chunks(tmp_path):
     """The third study's tables from the chunk rows of a small AUC study: every coverage and its exact
-    interval (statsmodels' Clopper-Pearson), every bias, every size and power count, recomputed
-    from the store's raw rows; and its two figures."""
+    interval (statsmodels' Clopper-Pearson), misses, target standard errors and noise flags, every bias,
+    every rejection count, recomputed from the store's raw rows; and its two figures."""
     import csv
 
     from statsmodels.stats.proportion import proportion_confint
@@ -361,24 +361,37 @@ def test_study3_tables_from_chunks(tmp_path):
         assert float(c["bias_se"]) == pytest.approx(err.std(ddof=1) / np.sqrt(len(err)), abs=1e-5)
     cmp_ = read("comparison_cells.csv")
     assert {c["method"] for c in cmp_} == {"mcnemar", "tango", "newcombe", "delong", "ttest_5x2cv", "wald_cv"}
+    import json
+    kinds = {"mcnemar": "conditional", "tango": "conditional", "newcombe": "conditional", "delong": "conditional",
+             "ttest_5x2cv": "expected", "wald_cv": "expected"}
     for c in cmp_:
         rows = mine(c, "compare." + c["method"])
-        null = [r for r in rows if abs(r["target"]) <= 0.005]
-        alt = [r for r in rows if abs(r["target"]) > 0.005]
 
         def decide(r):
             return r["pvalue"] < 0.05 if r["pvalue"] is not None else not (r["low"] <= 0 <= r["high"])
-        assert int(c["null_reps"]) == len(null) and int(c["alt_reps"]) == len(alt) == len(rows) - len(null)
-        assert int(c["null_rejections"]) == sum(decide(r) for r in null)
-        assert int(c["alt_rejections"]) == sum(decide(r) and np.sign(r["centre"]) == np.sign(r["target"]) for r in alt)
-        assert int(c["alt_wrong_sign"]) == sum(decide(r) and np.sign(r["centre"]) != np.sign(r["target"]) for r in alt)
+        assert c["target_kind"] == kinds[c["method"]] and c["degenerate"] == "0"
+        own = [r["target"] if c["target_kind"] == "conditional" else np.mean([x["target"] for x in rows]) for r in rows]
+        assert int(c["rejections"]) == sum(decide(r) for r in rows)
+        assert int(c["right_sign"]) == sum(decide(r) and r["centre"] * t > 0 for r, t in zip(rows, own))
+        assert int(c["wrong_sign"]) == int(c["rejections"]) - int(c["right_sign"])
+        se = [json.loads(r["details"])["target_se"] for r in rows]
+        assert float(c["target_se"]) == pytest.approx(np.mean(se), rel=1e-5)
         if c["method"] in ("mcnemar", "ttest_5x2cv"):            # tests without an interval
-            assert c["coverage"] == "" and c["position"] == ""
+            assert c["coverage"] == "" and c["position"] == "" and c["noisy_target"] == ""
         else:
             assert int(c["covered"]) == sum(r["low"] <= r["target"] <= r["high"] for r in rows)
+            below = np.mean([r["target"] < r["low"] for r in rows])
+            assert float(c["miss_below"]) == pytest.approx(below, abs=1e-9)
+            assert float(c["coverage"]) + float(c["miss_below"]) + float(c["miss_above"]) == pytest.approx(1, abs=1e-9)
+            moved = [sum(r["low"] <= r["target"] + k * s <= r["high"] for r, s in zip(rows, se)) for k in (1, -1)]
+            assert int(c["noisy_target"]) == int(max(abs(k - int(c["covered"])) for k in moved) > 0.01 * len(rows))
+    for c in auc:
+        se = [json.loads(r["details"])["target_se"] for r in mine(c, c["method"])]
+        assert float(c["target_se"]) == pytest.approx(np.mean(se), rel=1e-5)
     text = (tmp_path / "out" / "tables.md").read_text()
     assert "Complete cells only: 2 of the 2 (data set, n) pairs of `smoke-auc`" in text
-    for heading in ("## 1. AUC intervals", "## 2. The cross-validated AUC", "## 3. Comparisons", "### Tests:"):
+    for heading in ("## 1. AUC intervals", "## 2. The cross-validated AUC", "## 3. Comparisons", "### Size:",
+                    "### Power per data set", "### Power by the size of the true difference"):
         assert heading in text
     figure = script("study3_figure")
     assert figure.main(["--chunks", str(chunks), "--out", str(tmp_path / "fig")]) == 0
@@ -414,3 +427,255 @@ def test_report_study3_sections_quote_the_committed_tables():
     assert numbers, "the verdicts quote no number"
     unknown = sorted(x for x in numbers if x not in tables)
     assert unknown == []
+
+
+# --------------------------------------------------------------------------- miss direction, target noise, size and power
+
+def _csv(path):
+    import csv
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def _num(text):
+    return None if text == "" else float(text)
+
+
+def test_study2_cells_give_the_miss_direction_and_flag_a_noisy_target(tmp_path):
+    """Hand-made chunks: the shares of misses below and above sum with the coverage to 1, each counted
+    here from the rows; a cell whose coverage moves by 2 of 100 when every target moves by its standard
+    error sqrt(e (1 - e) / T) = 0.02 is noisy, one that moves by exactly 1 of 100 (0.01) is not; the
+    noisy cell is left out of the per-method counts and named."""
+    from chunk_makers import interval_row, task, write_chunks
+    rows = {"cud": [(0.1, 0.3)] * 97 + [(0.19, 0.21)] * 2 + [(0.25, 0.4)],     # 2 narrow: noisy
+            "bs1": [(0.1, 0.3)] * 99 + [(0.19, 0.21)],                           # 1 narrow: a move of 0.01
+            "kohavi": [(0.1, 0.3)] * 90 + [(0.0, 0.15)] * 6 + [(0.25, 0.5)] * 4}  # 6 above, 4 below
+    tasks = [task("donut", 30, rep, [interval_row(m, *rows[m][rep]) for m in rows], true_error=0.2, test_size=400)
+             for rep in range(100)]
+    chunks = write_chunks(tmp_path / "chunks", tasks)
+    tables = script("study2_tables")
+    assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out")]) == 0
+    cells = {c["method"]: c for c in _csv(tmp_path / "out" / "cells.csv")}
+    se = np.sqrt(0.2 * 0.8 / 400)
+    for m, intervals in rows.items():
+        c = cells[m]
+        low, high = np.array(intervals).T
+        covered = (low <= 0.2) & (0.2 <= high)
+        assert float(c["coverage"]) == pytest.approx(covered.mean(), abs=1e-12)
+        assert float(c["miss_below"]) == pytest.approx(np.mean(0.2 < low), abs=1e-12)
+        assert float(c["miss_above"]) == pytest.approx(np.mean(0.2 > high), abs=1e-12)
+        assert float(c["coverage"]) + float(c["miss_below"]) + float(c["miss_above"]) == pytest.approx(1, abs=1e-12)
+        assert float(c["target_se"]) == pytest.approx(se, rel=1e-6)
+        up, down = np.mean((low <= 0.2 + se) & (0.2 + se <= high)), np.mean((low <= 0.2 - se) & (0.2 - se <= high))
+        assert (float(c["coverage_plus_se"]), float(c["coverage_minus_se"])) == pytest.approx((up, down), abs=1e-12)
+    assert {m: c["noisy_target"] for m, c in cells.items()} == {"cud": "1", "bs1": "0", "kohavi": "0"}
+    assert (cells["kohavi"]["miss_below"], cells["kohavi"]["miss_above"]) == ("0.04", "0.06")
+    text = (tmp_path / "out" / "tables.md").read_text()
+    from statsmodels.stats.proportion import proportion_confint
+    assert [proportion_confint(k, 100, alpha=0.05, method="beta")[0] > 0.95 for k in (99, 100, 90)] == [False, True,
+                                                                                                       False]
+    assert proportion_confint(90, 100, alpha=0.05, method="beta")[1] > 0.95                   # K straddles
+    assert "| Donut | 100 | 0.020 | 0.990~ | 1.000+ | 0.900 |" in text         # the coverage grid, target SE
+    assert "| Donut | 100 | 0.010 / 0.000 | 0.000 / 0.000 | 0.040 / 0.060 |" in text
+    assert "Kept out of the counts, a noisy target" in text and "Donut n = 30 (CUD)" in text
+    assert "| 30 | CUD |" not in text                                              # not counted
+    assert "| 30 | K | 0 | 1 | 0 | 0.199 | 0.040 | 0.060 |" in text             # (90 x 0.2 + 6 x 0.15 + 4 x 0.25) / 100
+    assert "| 30 | BS1 | 1 | 0 | 0 | 0.198 | 0.000 | 0.000 |" in text           # (99 x 0.2 + 0.02) / 100
+
+
+class _NullStub:
+    """A registered data set whose two procedures have equal expected error by construction."""
+
+    @staticmethod
+    def make():
+        from cudbound.datasets import Simulator
+
+        class NullStub(Simulator):
+            name, n_features, basis = "null_stub", 2, "linear"
+            null_by_construction = True
+
+            def sample(self, n, rng=None):
+                X = np.random.default_rng(rng).normal(size=(n, 2))
+                return X, np.where(X[:, 0] >= 0, 1, -1)
+        return NullStub()
+
+
+@pytest.fixture
+def null_stub():
+    from cudbound.datasets import register, unregister
+    register(_NullStub.make())
+    yield "null_stub"
+    unregister("null_stub")
+
+
+def _study3_chunks(directory, with_se=True):
+    """A hand-made third study: Donut (its AUC 0.52 on average: degenerate at the edge; differences in
+    every bin, one on the edge 0.05) and a null design, 10 repetitions each at n = 30."""
+    from chunk_makers import interval_row, pvalue_row, task, write_chunks
+    diffs = {"donut": [0.01, -0.03, 0.3 - 0.25, 0.12, 0.25, 0.0, -0.015, 0.08, 0.3, 0.02],
+             "null_stub": [0.01, -0.01, 0.02, -0.04, 0.0, 0.03, -0.02, 0.01, 0.05, -0.03]}
+    aucs = {"donut": [0.5, 0.54] * 5, "null_stub": [0.8, 0.82] * 5}
+    tasks = []
+    for d in diffs:
+        for rep in range(10):
+            t, a = diffs[d][rep], aucs[d][rep]
+            se = (lambda v: v) if with_se else (lambda v: None)
+            centre = t + (0.04 if rep % 3 else -0.2)                 # every third estimate of the wrong sign
+            p = 0.01 if rep % 2 else 0.3                             # odd repetitions reject
+            tasks.append(task(d, 30, rep, [
+                interval_row("delong", *{3: (a + 0.01, a + 0.2), 4: (a - 0.2, a - 0.01)}.get(rep, (a - 0.1, a + 0.1)),
+                             a, target_se=se(0.03)),
+                {**pvalue_row("cv_auc.averaged", a + 0.01, a, None, target_se=se(0.03))},
+                pvalue_row("compare.mcnemar", centre, t, p, target_se=se(0.01)),
+                interval_row("compare.tango", centre - 0.05, centre + 0.05, t, pvalue=p, target_se=se(0.01),
+                             centre=centre),
+                interval_row("compare.corrected_t", centre - 0.2, centre + 0.2, t, pvalue=p, target_se=se(0.01),
+                             centre=centre)]))
+    return write_chunks(directory, tasks, kind="auc"), diffs, aucs
+
+
+def test_study3_size_only_on_null_designs_power_per_design_and_by_bins(tmp_path, null_stub):
+    """Size is measured on the null design alone and power on the others, each rejection scored against
+    the method's own target (a conditional test: its repetition's difference; an expected test: the
+    cell's mean difference), every count and rate against a direct computation and statsmodels'
+    Clopper-Pearson interval; the bins of |difference| read to 9 decimals (0.3 - 0.25 falls in
+    [0.05, 0.10)); a mean AUC of 0.52 is degenerate, the null design's comparisons too."""
+    from statsmodels.stats.proportion import proportion_confint
+    chunks, diffs, aucs = _study3_chunks(tmp_path / "chunks")
+    tables = script("study3_tables")
+    assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out")]) == 0
+    cmp_ = {(c["dataset"], c["method"]): c for c in _csv(tmp_path / "out" / "comparison_cells.csv")}
+    rejects = np.arange(10) % 2 == 1
+    centre = {d: np.array(diffs[d]) + np.where(np.arange(10) % 3, 0.04, -0.2) for d in diffs}
+    for (d, m), c in cmp_.items():
+        kind = {"mcnemar": "conditional", "tango": "conditional", "corrected_t": "expected"}[m]
+        assert c["target_kind"] == kind and c["degenerate"] == ("1" if d == "null_stub" else "0")
+        own = np.array(diffs[d]) if kind == "conditional" else np.full(10, np.mean(diffs[d]))
+        right = rejects & (centre[d] * own > 0)
+        assert (int(c["rejections"]), int(c["right_sign"]), int(c["wrong_sign"])) == (
+            rejects.sum(), right.sum(), rejects.sum() - right.sum())
+        assert float(c["target_se"]) == pytest.approx(0.01)
+        if m != "mcnemar":
+            low, high = centre[d] + (-0.05, -0.2)[m == "corrected_t"], centre[d] + (0.05, 0.2)[m == "corrected_t"]
+            t = np.array(diffs[d])
+            assert float(c["miss_below"]) == pytest.approx(np.mean(t < low)) and float(c["miss_above"]) == pytest.approx(
+                np.mean(t > high))
+            assert float(c["coverage"]) + float(c["miss_below"]) + float(c["miss_above"]) == pytest.approx(1)
+    auc = {c["dataset"]: c for c in _csv(tmp_path / "out" / "auc_cells.csv")}
+    assert auc["donut"]["degenerate"] == "1" and auc["null_stub"]["degenerate"] == "0"
+    assert float(auc["donut"]["mean_target"]) == pytest.approx(0.52)
+    for d, c in auc.items():           # rep 3's interval starts above its target, rep 4's ends below it
+        assert (float(c["miss_below"]), float(c["miss_above"]), float(c["coverage"])) == pytest.approx((0.1, 0.1, 0.8))
+        assert c["noisy_target"] == "1"   # moving every target by 0.03 moves rep 3 (up) or rep 4 (down) back in
+        assert (float(c["coverage_plus_se"]), float(c["coverage_minus_se"])) == pytest.approx((0.9, 0.9))
+    text = (tmp_path / "out" / "tables.md").read_text()
+    size = text[text.index("### Size"):text.index("### Power per data set")]
+    power = text[text.index("### Power per data set"):text.index("### Power by the size")]
+    assert "Null Stub" not in power and "| 30 | null_stub |" not in power and "Donut" not in size
+    for m in ("mcnemar", "tango", "corrected_t"):
+        k = int(rejects.sum())
+        lo, hi = proportion_confint(k, 10, alpha=0.05, method="beta")
+        assert f"| 30 | null_stub | {m} | {k} / 10 | {k / 10:.3f} [{lo:.3f}, {hi:.3f}] |" in size
+        c = cmp_[("donut", m)]
+        k = int(c["right_sign"])
+        lo, hi = proportion_confint(k, 10, alpha=0.05, method="beta")
+        assert (f"| 30 | Donut | {m} | {np.mean(diffs['donut']):+.3f} | {k} / 10 | {k / 10:.3f} [{lo:.3f}, {hi:.3f}] | "
+                f"{c['wrong_sign']} |") in power
+    bins = text[text.index("### Power by the size"):]
+    edges = [0.0, 0.02, 0.05, 0.10, 0.20, np.inf]
+    labels = ["[0.00, 0.02)", "[0.02, 0.05)", "[0.05, 0.10)", "[0.10, 0.20)", ">= 0.20"]
+    for m, kind in (("tango", "conditional"), ("corrected_t", "expected")):
+        d = np.array(diffs["donut"])
+        own = d if kind == "conditional" else np.full(10, d.mean())
+        where = np.digitize(np.round(np.abs(own), 9), edges[1:-1], right=False)
+        for i, label in enumerate(labels):
+            mine = where == i
+            if not mine.any():
+                assert f"| 30 | {label} | {m} |" not in bins
+                continue
+            right = int(np.sum(mine & rejects & (centre["donut"] * own > 0)))
+            wrong = int(np.sum(mine & rejects)) - right
+            lo, hi = proportion_confint(right, mine.sum(), alpha=0.05, method="beta")
+            assert (f"| 30 | {label} | {m} | 1 | {right} / {mine.sum()} | {right / mine.sum():.3f} [{lo:.3f}, "
+                    f"{hi:.3f}] | {wrong} |") in bins, (m, label)
+    assert np.digitize(round(abs(0.3 - 0.25), 9), edges[1:-1]) == 2       # the edge case is in [0.05, 0.10)
+    assert "| conditional |" in text and "| corrected_t | expected |" in text
+    assert "NULL_BAND" not in (FIGS / "study3_tables.py").read_text()
+
+
+def test_study3_tables_build_from_chunks_without_target_standard_errors(tmp_path, null_stub):
+    """Chunks of an older run (no target_se column) build: the noise columns blank, nothing flagged noisy."""
+    chunks, _, _ = _study3_chunks(tmp_path / "chunks", with_se=False)
+    import gzip
+    path = next(chunks.glob("donut/n30/*.csv.gz"))
+    header = gzip.open(path, "rt").readline()
+    tables = script("study3_tables")
+    assert tables.main(["--chunks", str(chunks), "--out", str(tmp_path / "out")]) == 0
+    for name in ("auc_cells.csv", "comparison_cells.csv"):
+        for c in _csv(tmp_path / "out" / name):
+            assert c["target_se"] == c["noisy_target"] == c["coverage_plus_se"] == "", (name, c["method"])
+    assert all(c["target_se"] == "" for c in _csv(tmp_path / "out" / "estimates.csv"))
+    assert "target_se" in header        # the column is there, empty: the same as an old chunk without it
+    text = (tmp_path / "out" / "tables.md").read_text()
+    assert "a noisy target (`~`: moving" not in text
+
+
+def test_refit_change_compares_the_tasks_both_directories_hold(tmp_path):
+    """The before/after table on hand-made chunks: the new directory lacks a cell and half of another's
+    repetitions; coverage and mean width per method, per n and over both, from the paired rows only."""
+    from chunk_makers import interval_row, task, write_chunks
+    rng = np.random.default_rng(0)
+
+    def tasks(shift, keep):
+        out = []
+        for d, n, reps in (("donut", 30, 6), ("heart", 30, 4), ("donut", 50, 4)):
+            for rep in range(reps):
+                if keep is None or (d, n, rep) in keep:
+                    e = 0.1 + 0.05 * rep
+                    lows = rng.uniform(0.0, 0.2, size=2) + shift
+                    out.append(task(d, n, rep, [interval_row("cud", lows[0], lows[0] + 0.3),
+                                                interval_row("kohavi", lows[1], lows[1] + 0.2 - shift)],
+                                    true_error=e))
+        return out
+    old_tasks = tasks(0.0, None)
+    keep = {("donut", 30, r) for r in range(3)} | {("donut", 50, r) for r in range(4)}
+    new_tasks = tasks(0.05, keep)
+    old = write_chunks(tmp_path / "study2" / "chunks_shared_basis", old_tasks, protocol={"refits": {"datasets": ["heart"]}})
+    new = write_chunks(tmp_path / "study2" / "chunks", new_tasks, protocol={"refits": {"datasets": ["heart"]}})
+    change = script("refit_change")
+    out = tmp_path / "refit_change.md"
+    assert change.main(["--old", str(old), "--new", str(new), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "7 of the 14 before and 7 after, 2 cells (Donut)" in text
+    before = {(t["dataset"], t["n"], t["rep"]): t for t in old_tasks}
+    for m, label in (("cud", "CUD"), ("kohavi", "K")):
+        for n in (30, 50, "all"):
+            pairs = [(before[(t["dataset"], t["n"], t["rep"])], t) for t in new_tasks if n == "all" or t["n"] == n]
+
+            def share(t):
+                r = next(r for r in t["rows"] if r["method"] == m)
+                return int(r["low"] <= t["true_error"] <= r["high"]), r["width"]
+            b = np.array([share(tb) for tb, _ in pairs])
+            a = np.array([share(ta) for _, ta in pairs])
+            cells = len({(t["dataset"], t["n"]) for _, t in pairs})
+            row = (f"| {label} | {n} | {cells} | {len(pairs)} | {b[:, 0].mean():.3f} | {a[:, 0].mean():.3f} | "
+                   f"{a[:, 0].mean() - b[:, 0].mean():+.3f} | {b[:, 1].mean():.3f} | {a[:, 1].mean():.3f} | "
+                   f"{a[:, 1].mean() - b[:, 1].mean():+.3f} |")
+            assert row in text, row
+    assert "the data sets whose basis learns from the data" not in text     # Heart is not in the new directory
+    full = write_chunks(tmp_path / "full", tasks(0.05, None), protocol={"refits": {"datasets": ["heart"]}})
+    assert change.main(["--old", str(old), "--new", str(full), "--out", str(out)]) == 0
+    heart = out.read_text().split("### Intervals of the error rate: the data sets whose basis learns from the data")[1]
+    r = [(t["rows"][0], t["true_error"]) for t in old_tasks if t["dataset"] == "heart"]
+    assert f"| CUD | all | 1 | 4 | {np.mean([lo['low'] <= e <= lo['high'] for lo, e in r]):.3f} |" in heart
+    # the third study's kind: AUC intervals, intervals of the difference and the CV AUC apart
+    chunks, diffs, aucs = _study3_chunks(tmp_path / "s3")
+    assert change.main(["--old", str(chunks), "--new", str(chunks), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "| delong | 30 | 2 | 20 | 0.800 | 0.800 | +0.000 | 0.198 | 0.198 | +0.000 |" in text   # (8 x 0.2 + 2 x 0.19) / 10
+    assert "## Intervals of the difference A - B" in text and "| tango | all | 2 | 20 |" in text
+    assert "| cv_auc.averaged | 30 | 2 | 20 | 0.010 | 0.010 | +0.000 |" in text
+    assert "mcnemar" not in text                                      # a test without an interval
+    rebuild = script("rebuild_all")
+    names = {name: needs for needs, name, _ in rebuild.steps(tmp_path, tmp_path / "o", tmp_path)}
+    assert names["refit_change"] == (tmp_path / "study3" / "chunks_shared_basis", tmp_path / "study3" / "chunks")

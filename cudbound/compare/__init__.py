@@ -57,7 +57,7 @@ __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "pa
            "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "ComparisonResult",
            "Procedure", "ProcedurePair", "OutOfFold", "ComparisonMethod", "register", "unregister", "get_method",
            "method_names", "select_methods", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS",
-           "OUT_OF_FOLD_STREAM", "compare_pair", "root_seed"]
+           "OUT_OF_FOLD_STREAM", "compare_pair", "root_seed", "TARGETS"]
 
 @dataclass(frozen=True)
 class ComparisonMethod(Entry):
@@ -68,22 +68,36 @@ class ComparisonMethod(Entry):
     stream: str = ""
     """The name of the random stream :func:`compare` gives it (default: its own name)."""
 
+    target: str | None = None
+    """The difference it addresses (:data:`TARGETS`): ``"conditional"``, that of the two classifiers
+    fitted on the n points; ``"expected"``, that of the two learning procedures, in expectation over
+    training sets; None when not stated (a user's method)."""
+
     DATA: ClassVar[tuple[str, ...]] = ("pair",)
     REQUIRED: ClassVar[tuple[str, ...]] = ("confidence_level", "alternative", "rng")
     RESERVED: ClassVar[tuple[str, ...]] = REQUIRED
 
 
+TARGETS = ("conditional", "expected")
+"""What a comparison's difference A - B is of (``ComparisonMethod.target``; Dietterich 1998, and the
+table of ``docs/compare.md``): ``"conditional"``, of the two classifiers fitted on these n points (the
+tests on one set of predictions); ``"expected"``, of the two learning procedures at this n, in
+expectation over training sets (the tests on refits over repeated splits)."""
+
 _REGISTRY: Registry[ComparisonMethod] = Registry("comparison", ComparisonMethod, caller="compare()")
 
 
 def register(name: str, function: Callable, summary: str, *, replace: bool = False,
-             stream: str | None = None) -> ComparisonMethod:
+             stream: str | None = None, target: str | None = None) -> ComparisonMethod:
     """Add a comparison of two procedures under ``name`` (lower case, no commas or spaces); its
     function takes ``(pair, *, confidence_level, alternative, rng, **options)``. ``stream`` names
     the random stream :func:`compare` draws its ``rng`` from (default ``name``); methods that
     share a stream see the same random draws (the comparisons on out-of-fold predictions share
-    :data:`~cudbound.compare.procedures.OUT_OF_FOLD_STREAM`, hence their folds)."""
-    return _REGISTRY.add(ComparisonMethod(name, function, summary, stream or name), replace=replace)
+    :data:`~cudbound.compare.procedures.OUT_OF_FOLD_STREAM`, hence their folds). ``target``, one of
+    :data:`TARGETS` or None, says which difference it addresses."""
+    if target is not None and target not in TARGETS:
+        raise ValueError(f"`target` must be one of {TARGETS} or None; got {target!r}.")
+    return _REGISTRY.add(ComparisonMethod(name, function, summary, stream or name, target), replace=replace)
 
 
 def unregister(name: str) -> None:
@@ -108,7 +122,7 @@ for _name, _function, _summary in (
         ("agresti_min", _interval_oof("agresti_min"),
          "Agresti & Min's interval on out-of-fold predictions (Agresti & Min 2005)"),
         ("delong", _delong_oof, "DeLong's test of two AUCs on out-of-fold scores (DeLong et al. 1988)")):
-    register(_name, _function, _summary, stream=OUT_OF_FOLD_STREAM)
+    register(_name, _function, _summary, stream=OUT_OF_FOLD_STREAM, target="conditional")
 
 for _name, _function, _summary in (
         ("ttest_5x2cv", _t5x2, "5x2cv paired t test (Dietterich 1998)"),
@@ -116,7 +130,7 @@ for _name, _function, _summary in (
         ("corrected_t", _corrected_t, "corrected repeated k-fold t test and interval (Nadeau & Bengio 2003)"),
         ("wald_cv", _wald_cv, "cross-validation Wald test and interval (Bayle et al. 2020)"),
         ("nested_cv", _nested_cv, "nested cross-validation interval (Bates, Hastie & Tibshirani 2023)")):
-    register(_name, _function, _summary)
+    register(_name, _function, _summary, target="expected")
 
 DEFAULT_METHODS = ("corrected_t", "wald_cv")
 """The comparisons :func:`compare` runs by default: one with a t reference distribution over

@@ -18,6 +18,9 @@ squared loss of the study:
 4. Every comparison of A and B (:func:`cudbound.compare.compare_pair`, the same split for the
    prediction-level ones, so the refits are shared), scored against the difference of the error
    rates (or of the AUCs for DeLong's test).
+
+Every row's ``details`` holds ``target_se``, the standard error of its target on the T test points
+(:func:`target_standard_errors`): what the target's own noise is beside the intervals.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ import numpy as np
 
 from ..auc.cv import lpo_auc
 from ..auc.registry import get_method as auc_method
-from ..auc.scores import auc_score, pair_auc
+from ..auc.scores import auc_score, delong_placements, pair_auc
 from ..compare import OUT_OF_FOLD_STREAM, Procedure, ProcedurePair, compare_pair, root_seed
 from ..datasets import get_dataset
 from ..fit import fit_classifier, predict_signs
@@ -40,7 +43,7 @@ from .auc_config import COMPARISON_PREFIX, ESTIMATES
 from .config import StudyConfig, Task
 from .draws import MAX_REDRAWS, _jsonable, _usable
 
-__all__ = ["run_auc_task", "lpo_least_squares", "lpo_auc_least_squares"]
+__all__ = ["run_auc_task", "lpo_least_squares", "lpo_auc_least_squares", "target_standard_errors"]
 
 
 def lpo_least_squares(design: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -82,6 +85,37 @@ def lpo_auc_least_squares(design: np.ndarray, labels: np.ndarray) -> float:
     return pair_auc(lpo_least_squares(design, labels))
 
 
+def target_standard_errors(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, wrong_a: np.ndarray,
+                           wrong_b: np.ndarray) -> dict:
+    """The standard errors of a task's three targets on its T test points.
+
+    * ``"auc"``: of A's empirical AUC, DeLong's variance S10 / m + S01 / n of one AUC
+      (:meth:`cudbound.auc.DeLongPlacements.covariance`; DeLong et al. 1988);
+    * ``"auc difference"``: of auc_A - auc_B, DeLong's paired variance S_AA + S_BB - 2 S_AB;
+    * ``"error difference"``: of err_A - err_B, the paired (multinomial) standard error
+      sqrt((d01 + d10 - (d10 - d01)^2) / T), d10 and d01 the shares of the test points that A
+      alone and B alone get wrong (the standard error of the mean of l_A - l_B).
+
+    ``labels`` in {-1, +1}; ``wrong_a``, ``wrong_b`` booleans, True where the fit errs.
+
+    On four points, A's placements (1, 3/4) and (3/4, 1), each of sample variance 1/32, so
+    S = 1/64 + 1/64; A errs on two points and B on none, so d10 = 1/2, d01 = 0 and the error
+    difference's variance is (1/2 - 1/4) / 4 = 1/16:
+
+    >>> y, s = np.array([1, 1, -1, -1]), np.array([0.9, 0.2, 0.2, 0.1])
+    >>> se = target_standard_errors(y, s, s, np.array([True, True, False, False]), np.zeros(4, dtype=bool))
+    >>> round(se["auc"] ** 2, 12), se["auc difference"], se["error difference"]
+    (0.03125, 0.0, 0.25)
+    """
+    placements = delong_placements(labels, np.vstack([scores_a, scores_b]))
+    S = placements.covariance()
+    t = wrong_a.size
+    d10 = np.count_nonzero(wrong_a & ~wrong_b) / t
+    d01 = np.count_nonzero(~wrong_a & wrong_b) / t
+    return {"auc": float(np.sqrt(S[0, 0])), "auc difference": float(np.sqrt(max(S[0, 0] + S[1, 1] - 2 * S[0, 1], 0.0))),
+            "error difference": float(np.sqrt(max(d01 + d10 - (d10 - d01) ** 2, 0.0) / t))}
+
+
 def _draw(config: StudyConfig, task: Task, rng, data_home):
     spec = config.dataset(task.dataset)
     source = get_dataset(spec.name)
@@ -101,23 +135,25 @@ _STORED_QUANTITY = {ERROR_RATE_DIFFERENCE: "error difference", AUC_DIFFERENCE: "
 """A comparison's quantity as the store's ``details`` record it (the store's words, unchanged)."""
 
 
-def _interval_row(label, res, target, seconds=None):
+def _interval_row(label, res, target, target_se, seconds=None):
     low, high = float(res.low), float(res.high)
     return {"method": label, "low": low, "high": high, "centre": float(res.estimate), "width": high - low,
             "covered": int(low <= target <= high), "seconds": float(res.seconds if seconds is None else seconds),
             "target": float(target), "statistic": None, "pvalue": None,
-            "details": _jsonable({"standard_error": res.standard_error, **res.details})}
+            "details": _jsonable({"standard_error": res.standard_error, **res.details, "target_se": target_se})}
 
 
-def _estimate_row(label, value, target, seconds):
+def _estimate_row(label, value, target, target_se, seconds):
     return {"method": label, "low": None, "high": None, "centre": float(value), "width": None, "covered": None,
-            "seconds": float(seconds), "target": float(target), "statistic": None, "pvalue": None, "details": {}}
+            "seconds": float(seconds), "target": float(target), "statistic": None, "pvalue": None,
+            "details": {"target_se": target_se}}
 
 
-def _comparison_row(label, res, target):
+def _comparison_row(label, res, target, target_se):
     row = {"method": label, "low": None, "high": None, "centre": float(res.estimate), "width": None, "covered": None,
            "seconds": float(res.seconds), "target": float(target), "statistic": res.statistic, "pvalue": res.pvalue,
-           "details": _jsonable({"quantity": _STORED_QUANTITY[res.quantity], **res.details})}
+           "details": _jsonable({"quantity": _STORED_QUANTITY[res.quantity], **res.details,
+                                 "target_se": target_se})}
     if res.has_confidence_interval:
         low, high = map(float, res.confidence_interval)
         row.update(low=low, high=high, width=high - low, covered=int(low <= target <= high))
@@ -141,9 +177,11 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
     loss = get_loss(config.loss)
     fit_a, fit_b = fit_classifier(design_a, ytr, loss), fit_classifier(design_b, ytr, loss)
     za, zb = basis_a.transform(Xte), basis_b.transform(Xte)
-    auc_a, auc_b = auc_score(yte, za @ fit_a.coef), auc_score(yte, zb @ fit_b.coef)
-    err_a = float(np.mean(predict_signs(za, fit_a.coef) != yte))
-    err_b = float(np.mean(predict_signs(zb, fit_b.coef) != yte))
+    sa, sb = za @ fit_a.coef, zb @ fit_b.coef
+    auc_a, auc_b = auc_score(yte, sa), auc_score(yte, sb)
+    wrong_a, wrong_b = predict_signs(za, fit_a.coef) != yte, predict_signs(zb, fit_b.coef) != yte
+    err_a, err_b = float(np.mean(wrong_a)), float(np.mean(wrong_b))
+    target_se = target_standard_errors(yte, sa, sb, wrong_a, wrong_b)
 
     root = root_seed(method_ss)
     rows: dict[str, dict] = {}
@@ -165,27 +203,28 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
             res = auc_method(config.method_of[label]).function(
                 labels, scores, folds, confidence_level=config.confidence_level,
                 rng=np.random.default_rng(stream(root, "auc:" + config.method_of[label])), **config.options[label])
-            rows[label] = _interval_row(label, res, auc_a, time.perf_counter() - t1 + refit_seconds)
+            rows[label] = _interval_row(label, res, auc_a, target_se["auc"], time.perf_counter() - t1 + refit_seconds)
         t1 = time.perf_counter()
         per_fold = [auc_score(labels[folds == f], scores[folds == f]) for f in range(config.cv)]
-        rows["cv_auc.averaged"] = _estimate_row("cv_auc.averaged", np.mean(per_fold), auc_a,
+        rows["cv_auc.averaged"] = _estimate_row("cv_auc.averaged", np.mean(per_fold), auc_a, target_se["auc"],
                                                 time.perf_counter() - t1 + refit_seconds)
         t1 = time.perf_counter()
-        rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", auc_score(labels, scores), auc_a,
+        rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", auc_score(labels, scores), auc_a, target_se["auc"],
                                               time.perf_counter() - t1 + refit_seconds)
         t1 = time.perf_counter()
         if basis_a.learns_from_data:   # the basis refitted without each pair, with the classifier
             lpo = lpo_auc(Procedure(basis=spec.basis, loss=config.loss), Xtr, labels).estimate
         else:                           # the design is the same without the pair: the closed form
             lpo = lpo_auc_least_squares(design_a, labels)
-        rows["lpo_auc"] = _estimate_row("lpo_auc", lpo, auc_a, time.perf_counter() - t1)
+        rows["lpo_auc"] = _estimate_row("lpo_auc", lpo, auc_a, target_se["auc"], time.perf_counter() - t1)
         comparisons = [label for label in config.methods if label.startswith(COMPARISON_PREFIX)]
         names = [config.method_of[label] for label in comparisons]
         results = compare_pair(pair, names, root, confidence_level=config.confidence_level,
                                per={config.method_of[label]: config.options[label] for label in comparisons})
         for label, res in zip(comparisons, results):
+            quantity = _STORED_QUANTITY[res.quantity]
             target = auc_a - auc_b if res.quantity == AUC_DIFFERENCE else err_a - err_b
-            rows[label] = _comparison_row(label, res, target)
+            rows[label] = _comparison_row(label, res, target, target_se[quantity])
     seen.update(f"{type(w.message).__name__}: {w.message}" for w in caught)
     return {"dataset": task.dataset, "n": task.n, "rep": task.rep, "train_error": float(fit_a.train_error),
             "true_error": err_a, "test_size": int(len(yte)), "redraws": redraws, "warnings": sorted(seen),

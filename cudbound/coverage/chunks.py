@@ -37,9 +37,13 @@ __all__ = ["ChunkDir", "load_chunks", "export_store", "ExportReport"]
 TASK_COLUMNS = ("dataset", "n", "rep", "train_error", "true_error", "test_size", "redraws", "task_seconds")
 ROW_COLUMNS = TASK_COLUMNS + ("method",) + RESULT_COLUMNS
 """The columns of an error-rate study's chunk."""
-AUC_ROW_COLUMNS = ROW_COLUMNS + EXTRA_COLUMNS
-"""The columns of an AUC and comparison study's chunk (``kind = "auc"``): its rows' targets, statistics
-and p-values besides."""
+DETAIL_COLUMNS = ("target_se",)
+"""Keys of a row's JSON ``details`` that an AUC study's chunk keeps as columns (the rest of the details
+stay in the store): ``target_se``, the standard error of the row's target on the test set. A chunk
+written before it existed lacks the column; its rows read back without it."""
+AUC_ROW_COLUMNS = ROW_COLUMNS + EXTRA_COLUMNS + DETAIL_COLUMNS
+"""The columns of an AUC and comparison study's chunk (``kind = "auc"``): its rows' targets, statistics,
+p-values and targets' standard errors besides."""
 
 
 def row_columns(config: StudyConfig) -> tuple:
@@ -150,13 +154,15 @@ class ChunkDir:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         columns = row_columns(self.config)
-        result_columns = columns[len(TASK_COLUMNS) + 1:]
+        result_columns = [c for c in columns[len(TASK_COLUMNS) + 1:] if c not in DETAIL_COLUMNS]
+        detail_columns = [c for c in columns if c in DETAIL_COLUMNS]
         w.writerow(columns)
         for r in rows:
             t = task_rows[r["rep"]]
+            details = json.loads(r["details"]) if detail_columns else {}
             w.writerow([_text(v) for v in (dataset, n, r["rep"], t["train_error"], t["true_error"], t["test_size"],
                                            t["redraws"], t["seconds"], r["method"])]
-                       + [_text(r[c]) for c in result_columns])
+                       + [_text(r[c]) for c in result_columns] + [_text(details.get(c)) for c in detail_columns])
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")   # runs sharing a store may write it at once
         with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
@@ -221,7 +227,9 @@ def read_chunk(path) -> list[dict]:
                 tasks[key] = {"dataset": r["dataset"], "n": r["n"], "rep": r["rep"], "train_error": r["train_error"],
                               "true_error": r["true_error"], "test_size": r["test_size"], "redraws": r["redraws"],
                               "seconds": r["task_seconds"], "host": f"chunk {Path(path).name}", "rows": []}
-            tasks[key]["rows"].append({k: r.get(k) for k in ("method",) + RESULT_COLUMNS + EXTRA_COLUMNS})
+            row = {k: r.get(k) for k in ("method",) + RESULT_COLUMNS + EXTRA_COLUMNS}
+            row["details"] = {k: r[k] for k in DETAIL_COLUMNS if r.get(k) is not None}
+            tasks[key]["rows"].append(row)
     return list(tasks.values())
 
 

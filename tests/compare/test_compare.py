@@ -502,6 +502,38 @@ def test_the_registry_names_the_comparisons():
         unregister("zero")
 
 
+def test_each_comparison_states_the_difference_it_addresses():
+    """The tests on one set of predictions address the two fitted classifiers' difference, those on refits
+    over repeated splits the procedures' expected one: docs/compare.md's table, one entry per method."""
+    from cudbound.compare import TARGETS
+    kinds = {m: get_method(m).target for m in method_names()}
+    assert {m for m, k in kinds.items() if k == "conditional"} == {"mcnemar", "tango", "newcombe", "agresti_min",
+                                                                   "delong"}
+    assert {m for m, k in kinds.items() if k == "expected"} == {"ttest_5x2cv", "ftest_5x2cv", "corrected_t",
+                                                                "wald_cv", "nested_cv"}
+    assert set(kinds.values()) == set(TARGETS)
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "compare.md").read_text()
+    table = doc[doc.index("## Which method answers which question"):doc.index("## Notation")]
+    rows = [line.split("|")[1:-1] for line in table.splitlines() if line.startswith("| ") and "`" in line][1:]
+    assert len(rows) == 5                      # the header left out
+    for question, _, _, names in rows:         # the question names the target: two procedures, or two fits
+        want = "expected" if "procedures" in question or "expected" in question else "conditional"
+        listed = [w.strip("`(),;") for w in names.split() if w.strip("`(),;") in kinds]
+        assert listed and all(kinds[w] == want for w in listed), question
+    assert {w.strip("`(),;") for *_, names in rows for w in names.split()} >= set(kinds)   # every method in it
+
+    def stub(pair, *, confidence_level, alternative, rng):
+        return ComparisonResult(method="stub", estimate=0.0, n_samples=pair.n, pvalue=1.0, no_interval_reason="stub")
+    with pytest.raises(ValueError, match="`target` must be one of"):
+        register("stub", stub, "a stub", target="marginal")
+    assert "stub" not in method_names()
+    register("stub", stub, "a stub")
+    try:
+        assert get_method("stub").target is None
+    finally:
+        unregister("stub")
+
+
 def test_compare_routes_options_and_refuses_unknown_ones():
     X, y = _data()
     res = compare(GaussianNB(), Procedure(loss="hinge"), X, y, methods="corrected_t, wald_cv", rng=0, cv=4,

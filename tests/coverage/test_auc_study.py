@@ -13,7 +13,8 @@ from cudbound.auc.registry import get_method as auc_method
 from cudbound.compare import Procedure, compare
 from cudbound.coverage import ConfigError, ResultStore, Task, check_store, load_config, parse_config, run_study
 from cudbound.coverage.auc_config import ESTIMATES
-from cudbound.coverage.auc_tasks import _draw, lpo_auc_least_squares, lpo_least_squares, run_auc_task
+from cudbound.coverage.auc_tasks import (_draw, lpo_auc_least_squares, lpo_least_squares, run_auc_task,
+                                         target_standard_errors)
 from cudbound.coverage.chunks import AUC_ROW_COLUMNS, ROW_COLUMNS, ChunkDir, load_chunks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,6 +214,63 @@ def test_a_task_scores_every_row_against_its_target_on_the_test_set():
         else:
             assert r["covered"] is None and r["width"] is None
     assert rows["compare.mcnemar"]["pvalue"] is not None and rows["compare.mcnemar"]["low"] is None
+    # every row's target standard error, from the m n comparisons and the per-point loss differences
+    sa, sb = ba.transform(Xte) @ beta_a, bb.transform(Xte) @ beta_b
+    S = _brute_delong_covariance(yte, sa, sb)
+    h = (np.where(sa >= 0, 1, -1) != yte).astype(float) - (np.where(sb >= 0, 1, -1) != yte)
+    for label in ("delong", "bootstrap_percentile", "cvauc", *ESTIMATES):
+        assert rows[label]["details"]["target_se"] == pytest.approx(np.sqrt(S[0, 0]), rel=1e-9)
+    for label in ("compare.mcnemar", "compare.tango", "compare.ttest_5x2cv", "compare.wald_cv"):
+        assert rows[label]["details"]["target_se"] == pytest.approx(h.std() / np.sqrt(h.size), rel=1e-12)
+    assert rows["compare.delong"]["details"]["target_se"] == pytest.approx(np.sqrt(S[0, 0] + S[1, 1] - 2 * S[0, 1]),
+                                                                          rel=1e-9)
+
+
+def _brute_delong_covariance(y, *scores):
+    """DeLong's covariance of the AUCs of ``scores`` from the m n comparisons psi(x_i, y_j) themselves
+    (DeLong, DeLong & Clarke-Pearson 1988, eqs. 3-5; no midranks)."""
+    v10, v01 = [], []
+    for s in scores:
+        x, z = s[y > 0], s[y < 0]
+        psi = (x[:, None] > z[None, :]) + 0.5 * (x[:, None] == z[None, :])
+        v10.append(psi.mean(axis=1))
+        v01.append(psi.mean(axis=0))
+    v10, v01 = np.array(v10), np.array(v01)
+    return np.cov(v10) / v10.shape[1] + np.cov(v01) / v01.shape[1]
+
+
+def test_target_standard_errors_are_the_spread_of_the_targets_over_bootstrap_resamples_of_the_test_set():
+    """The three standard errors against the standard deviation of the AUC, the AUC difference and the
+    error difference over 2000 bootstrap resamples of a test set of 600 points (within 10%: the
+    bootstrap's own noise is about 2% at B = 2000), and against the closed forms on ties and
+    on a tiny set."""
+    rng = np.random.default_rng(3)
+    T = 600
+    y = np.where(rng.random(T) < 0.4, 1, -1)
+    sa = 0.8 * y + rng.normal(size=T)
+    sb = 0.5 * y + 0.6 * sa + rng.normal(size=T)
+    wa, wb = np.where(sa >= 0, 1, -1) != y, np.where(sb >= 0.3, 1, -1) != y
+    se = target_standard_errors(y, sa, sb, wa, wb)
+    boot = np.array([(auc_score(y[i], sa[i]), auc_score(y[i], sa[i]) - auc_score(y[i], sb[i]),
+                      np.mean(wa[i]) - np.mean(wb[i])) for i in rng.integers(0, T, size=(2000, T))])
+    sd = boot.std(axis=0, ddof=1)
+    assert se["auc"] == pytest.approx(sd[0], rel=0.1)
+    assert se["auc difference"] == pytest.approx(sd[1], rel=0.1)
+    assert se["error difference"] == pytest.approx(sd[2], rel=0.1)
+    S = _brute_delong_covariance(y, sa, sb)
+    assert se["auc"] == pytest.approx(np.sqrt(S[0, 0]), rel=1e-12)
+    # tied scores: psi = 1/2 on ties, as the brute force counts them
+    ta, tb = np.round(sa), np.round(sb)
+    S = _brute_delong_covariance(y, ta, tb)
+    tied = target_standard_errors(y, ta, tb, wa, wb)
+    assert tied["auc"] == pytest.approx(np.sqrt(S[0, 0]), rel=1e-12)
+    assert tied["auc difference"] == pytest.approx(np.sqrt(S[0, 0] + S[1, 1] - 2 * S[0, 1]), rel=1e-12)
+    # ten points: A alone errs on 2, B alone on 1, both on 1: (0.3 - 0.1^2) / 10
+    wa, wb = np.zeros(10, dtype=bool), np.zeros(10, dtype=bool)
+    wa[[0, 1, 2]], wb[[2, 3]] = True, True
+    y10 = np.array([1, -1] * 5)
+    assert target_standard_errors(y10, y10 * 1.0, y10 * 1.0, wa, wb)["error difference"] == pytest.approx(
+        np.sqrt(0.029), rel=1e-14)
 
 
 def test_the_comparisons_are_those_of_compare_and_the_auc_intervals_use_their_folds():
@@ -283,6 +341,9 @@ def test_auc_chunks_carry_targets_and_p_values_and_load_back(tmp_path):
     assert tuple(header) == AUC_ROW_COLUMNS and AUC_ROW_COLUMNS[:len(ROW_COLUMNS)] == ROW_COLUMNS
     load_chunks(tmp_path / "chunks", config, tmp_path / "back.sqlite", size=2)
     before, after = _rows(tmp_path / "s.sqlite"), _rows(tmp_path / "back.sqlite")
+    for b, a in zip(before, after, strict=True):         # the targets' standard errors, kept as a column
+        se = json.loads(b["details"])["target_se"]
+        assert se > 0 and json.loads(a["details"])["target_se"] == pytest.approx(se, rel=1e-11)
     keys = ("dataset", "n", "rep", "method", "low", "high", "centre", "covered", "target", "statistic", "pvalue")
     for b, a in zip(before, after, strict=True):
         for k in keys:
