@@ -7,7 +7,9 @@
 Sources (all committed): the CSV exports of the first study (``results/paper_*.csv.gz``,
 ``results/alpha_*.csv.gz``, read back into temporary SQLite stores by ``import_csv.py``), and
 the chunk directories of the second study (``results/study2/chunks``), of the basis
-sensitivity study (``results/sensitivity/chunks``) and of the third study (``results/study3/chunks``);
+sensitivity study (``results/sensitivity/chunks``), of the third study (``results/study3/chunks``)
+and of its null designs (``results/study3_null/chunks``); the chunks of the second and third
+studies under the earlier refit rule (``chunks_shared_basis``), tabulated into ``shared_basis/``;
 for "what changed with honest refits" (``refit_change.py``), the chunks of the second and third
 studies under the earlier refit rule (``results/study2/chunks_shared_basis``,
 ``results/study3/chunks_shared_basis``) beside the current ones. A step whose source is absent is
@@ -37,7 +39,8 @@ def steps(results: Path, out: Path, stores: Path) -> list:
     them, all needed)."""
     paper, alpha = stores / "paper.sqlite", stores / "alpha.sqlite"
     study2, sens = results / "study2" / "chunks", results / "sensitivity" / "chunks"
-    study3 = results / "study3" / "chunks"
+    study3, null = results / "study3" / "chunks", results / "study3_null" / "chunks"
+    record2, record3 = results / "study2" / "chunks_shared_basis", results / "study3" / "chunks_shared_basis"
     return [
         (results / "paper_results.csv.gz", "import_csv",
          ["--config", str(ROOT / "experiments" / "paper.toml"), "--csv", str(results / "paper"), "--store", str(paper)]),
@@ -56,6 +59,17 @@ def steps(results: Path, out: Path, stores: Path) -> list:
         (study3, "study3_tables", ["--chunks", str(study3), "--out", str(out / "study3"),
                                    "--config", str(ROOT / "experiments" / "study3.toml")]),
         (study3, "study3_figure", ["--chunks", str(study3), "--out", str(out / "study3")]),
+        (null, "study3_tables", ["--chunks", str(null), "--out", str(out / "study3_null"),
+                                 "--config", str(ROOT / "experiments" / "study3_null.toml")]),
+        (null, "study3_figure", ["--chunks", str(null), "--out", str(out / "study3_null")]),
+        # the record of the earlier refit rule, tabulated by today's scripts
+        (record2, "study2_tables", ["--chunks", str(record2), "--out", str(out / "study2" / "shared_basis"),
+                                    "--config", str(ROOT / "experiments" / "study2.toml")]),
+        (record2, "study2_figure", ["--chunks", str(record2),
+                                    "--out", str(out / "study2" / "shared_basis" / "coverage_width.png")]),
+        (record3, "study3_tables", ["--chunks", str(record3), "--out", str(out / "study3" / "shared_basis"),
+                                    "--config", str(ROOT / "experiments" / "study3.toml")]),
+        (record3, "study3_figure", ["--chunks", str(record3), "--out", str(out / "study3" / "shared_basis")]),
     ] + [((old, new), "refit_change", ["--old", str(old), "--new", str(new), "--out", str(out / study / "refit_change.md")])
          for study, old, new in (("study2", results / "study2" / "chunks_shared_basis", study2),
                                  ("study3", results / "study3" / "chunks_shared_basis", study3))]
