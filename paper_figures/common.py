@@ -79,8 +79,8 @@ def chunk_kurtosis(chunks, sizes=None) -> dict:
 
 
 NOISE_MOVE = 0.01
-"""A cell's target is noisy when moving every repetition's target by its own standard error, up or
-down, moves the cell's coverage by more than this (``noisy_target``)."""
+"""A cell's target is noisy when its noise moves the cell's expected coverage by more than this
+(``noise_shift``, ``noisy_target``)."""
 
 MARKS = {"above": "+", "below": "-", "straddles": "", None: ""}
 """How a coverage is marked by where its exact 95% interval lies against the nominal level."""
@@ -98,23 +98,26 @@ def position(low: float, high: float, level: float) -> str:
 
 
 def target_noise(low, high, target, target_se) -> dict:
-    """How far the targets' own noise could move a cell's coverage.
+    """How far the targets' own noise moves a cell's coverage.
 
-    Each repetition's target t moved by its own standard error: ``coverage_plus_se`` the share of
-    intervals holding t + se, ``coverage_minus_se`` of t - se, and ``noisy_target`` (1 or 0) whether
-    either differs from the share holding t by more than :data:`NOISE_MOVE` (counted exactly: more
-    than NOISE_MOVE * reps intervals change). ``target_se`` the mean standard error. All None when a
-    repetition has no standard error (rows stored without one)."""
-    from fractions import Fraction
+    ``noise_shift`` = mean_r [Phi((high_r - t_r) / se_r) - Phi((low_r - t_r) / se_r)] - coverage
+    (the indicator low_r <= t_r <= high_r when se_r = 0): the expected coverage were each target
+    t_r to carry one more independent normal draw of its noise, at its own standard error, minus
+    the coverage of the stored targets. A noise of variance s^2 smooths the coverage by an amount
+    proportional to s^2 to first order, and the stored targets carry one draw of it, so
+    ``noise_shift`` estimates the coverage of the stored targets minus that of the noise-free ones.
+    ``noisy_target`` (1 or 0): |noise_shift| > :data:`NOISE_MOVE` (read to 9 decimals,
+    :func:`within`). ``target_se`` the mean standard error. All None when a repetition has no
+    standard error (rows stored without one)."""
     se = np.array([np.nan if s is None else s for s in target_se], dtype=float)
     if se.size == 0 or np.isnan(se).any():
-        return {"target_se": None, "coverage_plus_se": None, "coverage_minus_se": None, "noisy_target": None}
+        return {"target_se": None, "noise_shift": None, "noisy_target": None}
     low, high, target = (np.asarray(a, dtype=float) for a in (low, high, target))
-    holds = [int(np.sum((low <= t) & (t <= high))) for t in (target, target + se, target - se)]
-    moved = max(abs(holds[1] - holds[0]), abs(holds[2] - holds[0]))
-    return {"target_se": float(se.mean()), "coverage_plus_se": holds[1] / se.size,
-            "coverage_minus_se": holds[2] / se.size,
-            "noisy_target": int(moved > Fraction(str(NOISE_MOVE)) * se.size)}
+    holds = ((low <= target) & (target <= high)).astype(float)
+    noisy, scale = se > 0, np.where(se > 0, se, 1.0)
+    smoothed = stats.norm.cdf((high - target) / scale) - stats.norm.cdf((low - target) / scale)
+    shift = float(np.mean(np.where(noisy, smoothed, holds) - holds))
+    return {"target_se": float(se.mean()), "noise_shift": shift, "noisy_target": int(not within(shift, NOISE_MOVE))}
 
 
 def coverage_numbers(low, high, target, covered, target_se, level: float = 0.95) -> dict:
@@ -165,8 +168,8 @@ def kept_out(cells, label=lambda m: m) -> list[str]:
     """Markdown lines naming the flagged cells (:func:`flagged`) that the summaries leave out,
     per n and data set, with the methods."""
     out = []
-    for flag, why in (("noisy_target", f"a noisy target (`~`: moving each target by its standard error "
-                                       f"moves the coverage by more than {NOISE_MOVE})"),
+    for flag, why in (("noisy_target", f"a noisy target (`~`: one more draw of every target's noise "
+                                       f"moves the expected coverage by more than {NOISE_MOVE})"),
                       ("degenerate", "a degenerate cell (`=`)")):
         groups: dict = defaultdict(list)
         for c in cells:

@@ -9,9 +9,10 @@ writes to ``--out``:
   exact (Clopper-Pearson) 95% interval, the shares of misses below (the true error under the
   interval) and above, mean and median width, the share of trivial intervals ([0, 1]) and of
   clipped ones (an end at 0 or 1); the target's noise: the mean standard error of the true
-  error, sqrt(e (1 - e) / T) on the T test points, the coverage with every target moved up and
-  down by its standard error, and ``noisy_target`` (1 when either moves the coverage by more
-  than 0.01: ``common.target_noise``);
+  error, sqrt(e (1 - e) / T) on the T test points, ``noise_shift`` (the expected coverage were
+  every true error to carry one more draw of its noise, normal at its standard error, minus the
+  coverage: an estimate of how far the noise has moved the coverage) and ``noisy_target`` (1 when
+  it exceeds 0.01 in size: ``common.target_noise``);
 * ``tables.md``: per n, coverage per data set and method marked by where its exact 95%
   interval lies against the target (``+`` above, ``-`` below, nothing: straddles; ``~`` a
   noisy target), beside the data set's mean target standard error; the misses below / above,
@@ -40,7 +41,7 @@ from cudbound.registry import get_method, method_names  # noqa: E402
 
 COLUMNS = ("dataset", "n", "method", "reps", "covered", "coverage", "coverage_low", "coverage_high", "miss_below",
            "miss_above", "mean_width", "median_width", "trivial", "clipped", "position", "target_se",
-           "coverage_plus_se", "coverage_minus_se", "noisy_target")
+           "noise_shift", "noisy_target")
 
 
 exact_interval = coverage_interval
@@ -104,9 +105,10 @@ def markdown(rows, target=0.95, config=None) -> str:
     methods = _methods(rows)
     by = {(r["dataset"], r["n"], r["method"]): r for r in rows}
     out = [f"Coverage of {target:.2f} intervals: `+` the exact 95% interval of the coverage lies above "
-           f"{target}, `-` below, nothing: it straddles {target}; `~` a noisy target (moving every repetition's "
-           "true error by its standard error sqrt(e (1 - e) / T), up or down, moves the coverage by more than "
-           "0.01). Target SE: the mean standard error of the true error over the repetitions.", ""]
+           f"{target}, `-` below, nothing: it straddles {target}; `~` a noisy target (one more draw of "
+           "every repetition's true error, normal at its standard error sqrt(e (1 - e) / T), moves the "
+           "expected coverage by more than 0.01). Target SE: the mean standard error of the true error over the "
+           "repetitions.", ""]
     for n in sorted({r["n"] for r in rows}):
         names = order({r["dataset"] for r in rows if r["n"] == n})
         for title, text in (("coverage", _coverage_text),

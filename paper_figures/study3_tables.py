@@ -11,8 +11,9 @@ Reads the committed chunk files only (``cudbound.coverage.chunks``) and writes t
   share of intervals holding the cell's mean target (the average over the repetitions: what an
   interval for the procedure's expected AUC, rather than this fit's, would have to hold); the
   mean target, its mean standard error (DeLong's, on the test set, stored with each row as
-  ``target_se``), the coverage with every target moved up and down by its standard error and
-  ``noisy_target`` (1 when either moves it by more than 0.01: ``common.target_noise``), and
+  ``target_se``), ``noise_shift`` (the expected coverage were every target to carry one more
+  draw of its noise, normal at its standard error, minus the coverage) and ``noisy_target`` (1
+  when it exceeds 0.01 in size: ``common.target_noise``), and
   ``degenerate`` (1 when the mean target AUC is within 0.02 of 0.5: a scorer without signal);
 * ``estimates.csv``: one row per (data set, n, CV AUC estimate): the mean target and its mean
   standard error, the mean estimate, the bias (estimate - target) with its standard error over
@@ -59,7 +60,7 @@ DEGENERATE_AUC = 0.02
 BINS = (0.0, 0.02, 0.05, 0.10, 0.20)
 """Left edges of the bins of the true difference |A - B| for power: [0, 0.02), ..., [0.20, inf)."""
 
-NOISE_COLUMNS = ("mean_target", "target_se", "coverage_plus_se", "coverage_minus_se", "noisy_target", "degenerate")
+NOISE_COLUMNS = ("mean_target", "target_se", "noise_shift", "noisy_target", "degenerate")
 AUC_COLUMNS = ("dataset", "n", "method", "reps", "covered", "coverage", "coverage_low", "coverage_high", "mean_width",
                "median_width", "miss_below", "miss_above", "position", "coverage_of_mean_target") + NOISE_COLUMNS
 ESTIMATE_COLUMNS = ("dataset", "n", "estimate", "reps", "mean_target", "target_se", "mean_estimate", "bias", "bias_se",
@@ -360,8 +361,9 @@ def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None) -> str:
     estimates = _methods(est, key="estimate", known=ESTIMATES)
     out = ["# Study 3: AUC intervals, the bias of the CV AUC, comparisons of two classifiers", "",
            f"Coverage of {target:.2f} intervals: `+` its exact 95% interval lies above {target}, `-` below, "
-           f"nothing: it straddles {target}; `~` a noisy target (moving every repetition's target by its own "
-           "standard error, up or down, moves the coverage by more than 0.01); `=` a degenerate cell (an AUC "
+           f"nothing: it straddles {target}; `~` a noisy target (one more draw of every "
+           "repetition's target, normal at its own standard error, moves the expected coverage by more than "
+           "0.01); `=` a degenerate cell (an AUC "
            "within 0.02 of 0.5 on average: a scorer without signal; a comparison on a design with no difference "
            "by construction). Flagged cells are kept out of the per-method counts. Target SE: the mean standard "
            "error of the target on the test set (blank for rows stored without it).", ""]
