@@ -22,8 +22,8 @@ Reads the committed chunk files only (``cudbound.coverage.chunks``) and writes t
   (``target_kind``: ``conditional``, of the two classifiers fitted on the n points, or ``expected``,
   of the two procedures; ``cudbound.compare.TARGETS``), the coverage of its interval of the
   conditional difference with its misses and target noise as above (blank for a test without an
-  interval), ``degenerate`` (1 on a design whose two procedures have equal expected error by
-  construction), and its rejections at level 1 - confidence level: all of them, those whose
+  interval), ``null_design`` (1 on a design whose two procedures have equal expected error by
+  construction: its size is measured there; its coverage still counts), and its rejections at level 1 - confidence level: all of them, those whose
   estimate has the sign of the method's own target (``right_sign``: the repetition's difference
   for a conditional test, the cell's mean difference for an expected one) and the others
   (``wrong_sign``). A method without a p-value rejects when its interval excludes 0;
@@ -67,7 +67,7 @@ ESTIMATE_COLUMNS = ("dataset", "n", "estimate", "reps", "mean_target", "target_s
                     "rmse")
 COMPARISON_COLUMNS = ("dataset", "n", "method", "target_kind", "reps", "covered", "coverage", "coverage_low",
                       "coverage_high", "mean_width", "miss_below", "miss_above", "position", "coverage_of_mean_target"
-                      ) + NOISE_COLUMNS + ("rejections", "right_sign", "wrong_sign")
+                      ) + NOISE_COLUMNS[:-1] + ("null_design", "rejections", "right_sign", "wrong_sign")
 
 
 def read(chunks: Path) -> dict:
@@ -160,7 +160,7 @@ def tables(chunks: Path, target: float | None = None) -> dict:
             cell = {k: None for k in COMPARISON_COLUMNS}
             cell.update(_coverage(rows, target))
             cell.update({"dataset": d, "n": n, "method": method, "target_kind": kind, "reps": reps,
-                         "degenerate": int(null_by_construction(names.get(d, d))), "rejections": int(reject.sum()),
+                         "null_design": int(null_by_construction(names.get(d, d))), "rejections": int(reject.sum()),
                          "right_sign": int(right.sum()), "wrong_sign": int(reject.sum() - right.sum())})
             cmp_.append(cell)
         else:
@@ -193,7 +193,7 @@ def power_bins(decisions: dict, cells_: list) -> list[dict]:
     ``decisions``: :func:`tables`'s."""
     acc: dict = defaultdict(lambda: {"reps": 0, "right_sign": 0, "wrong_sign": 0, "datasets": set()})
     for c in cells_:
-        if c["degenerate"]:
+        if c["null_design"]:
             continue
         own, reject, right = decisions[(c["dataset"], c["n"], c["method"])]
         for t, rej, ok in zip(own, reject, right):
@@ -231,7 +231,8 @@ def _methods(rows, key="method", known=()) -> list:
 
 
 def _mark(c) -> str:
-    return MARKS[c.get("position")] + ("~" if c.get("noisy_target") else "") + ("=" if c.get("degenerate") else "")
+    return (MARKS[c.get("position")] + ("~" if c.get("noisy_target") else "") + ("=" if c.get("degenerate") else "")
+            + ("0" if c.get("null_design") else ""))
 
 
 def _grid(rows, methods, n, key, fmt, mark=False, col="method", extra=()) -> list[str]:
@@ -314,7 +315,7 @@ def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
            "| method | target | power scored against |", "|---|---|---|"]
     kinds = {r["method"]: r["target_kind"] for r in cmp_}
     out += [f"| {m} | {kinds[m] or '-'} | {_KIND_TEXT[kinds[m]]} |" for m in methods] + [""]
-    null = [r for r in done if r["degenerate"]]
+    null = [r for r in done if r["null_design"]]
     out += [f"### Size: rejections at level {alpha:.2f} on the designs with no difference by construction", ""]
     if not null:
         out += ["No design of these chunks has two procedures of equal expected error by construction, so no size "
@@ -325,7 +326,7 @@ def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
                 "| n | design | method | rejections / reps | size |", "|---|---|---|---|---|"]
         out += [f"| {c['n']} | {LABELS.get(c['dataset'], c['dataset'])} | {c['method']} | {c['rejections']} / "
                 f"{c['reps']} | {_rate(c['rejections'], c['reps'])} |" for c in _in_order(null, methods)] + [""]
-    alt = [r for r in done if not r["degenerate"]]
+    alt = [r for r in done if not r["null_design"]]
     out += [f"### Power per data set: rejections at level {alpha:.2f} whose estimate has the sign of the method's "
             "own target", "",
             "Per data set and n (never pooled); wrong-sign rejections apart; exact 95% intervals in brackets. "
@@ -363,9 +364,10 @@ def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None) -> str:
            f"Coverage of {target:.2f} intervals: `+` its exact 95% interval lies above {target}, `-` below, "
            f"nothing: it straddles {target}; `~` a noisy target (one more draw of every "
            "repetition's target, normal at its own standard error, moves the expected coverage by more than "
-           "0.01); `=` a degenerate cell (an AUC "
-           "within 0.02 of 0.5 on average: a scorer without signal; a comparison on a design with no difference "
-           "by construction). Flagged cells are kept out of the per-method counts. Target SE: the mean standard "
+           "0.01); `=` a degenerate AUC cell (an AUC within 0.02 of 0.5 on average: a scorer without signal). "
+           "Flagged cells are kept out of the per-method counts. `0` a comparison on a design with no difference "
+           "by construction (its coverage counts: the difference of the two fitted classifiers is spread around "
+           "0, not 0; its size is measured there and only there). Target SE: the mean standard "
            "error of the target on the test set (blank for rows stored without it).", ""]
     out += ["## 1. AUC intervals (target: the AUC of A fitted on the n points, on the test set)", ""]
     target_columns = (("mean AUC", _mean_of("mean_target")), ("target SE", _mean_of("target_se")))
@@ -414,7 +416,7 @@ def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None) -> str:
                 return "" if c is None or c.get(key) is None else fmt.format(c[key])
             out.append(f"| {LABELS.get(d, d)} | {max(r['reps'] for r in mine)} | {text(err, 'mean_target', '{:+.3f}')} | "
                        f"{text(err, 'target_se', '{:.3f}')} | {text(dl, 'mean_target', '{:+.3f}')} | "
-                       f"{text(dl, 'target_se', '{:.3f}')} | {'yes' if mine[0]['degenerate'] else ''} |")
+                       f"{text(dl, 'target_se', '{:.3f}')} | {'yes' if mine[0]['null_design'] else ''} |")
         out.append("")
     with_interval = [r for r in cmp_ if r.get("position")]
     cmp_int = _methods(with_interval, known=comparison_names())

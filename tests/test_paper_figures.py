@@ -388,7 +388,7 @@ def test_study3_tables_from_chunks(tmp_path):
 
         def decide(r):
             return r["pvalue"] < 0.05 if r["pvalue"] is not None else not (r["low"] <= 0 <= r["high"])
-        assert c["target_kind"] == kinds[c["method"]] and c["degenerate"] == "0"
+        assert c["target_kind"] == kinds[c["method"]] and c["null_design"] == "0"
         own = [r["target"] if c["target_kind"] == "conditional" else np.mean([x["target"] for x in rows]) for r in rows]
         assert int(c["rejections"]) == sum(decide(r) for r in rows)
         assert int(c["right_sign"]) == sum(decide(r) and r["centre"] * t > 0 for r, t in zip(rows, own))
@@ -614,7 +614,7 @@ def test_study3_size_only_on_null_designs_power_per_design_and_by_bins(tmp_path,
     centre = {d: np.array(diffs[d]) + np.where(np.arange(10) % 3, 0.04, -0.2) for d in diffs}
     for (d, m), c in cmp_.items():
         kind = {"mcnemar": "conditional", "tango": "conditional", "corrected_t": "expected"}[m]
-        assert c["target_kind"] == kind and c["degenerate"] == ("1" if d == "null_stub" else "0")
+        assert c["target_kind"] == kind and c["null_design"] == ("1" if d == "null_stub" else "0")
         own = np.array(diffs[d]) if kind == "conditional" else np.full(10, np.mean(diffs[d]))
         right = rejects & (centre[d] * own > 0)
         assert (int(c["rejections"]), int(c["right_sign"]), int(c["wrong_sign"])) == (
