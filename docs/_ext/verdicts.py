@@ -19,6 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ROOT / "results" / "study2" / "tables.md"
+RECORD = ROOT / "results" / "study2" / "shared_basis" / "tables.md"
+"""The run under the earlier refit rule, read while the rerun under today's rule is incomplete."""
 SECTION = "### Per method: cells whose coverage interval lies above, straddles or lies below the target"
 
 NAMES = {  # the study's abbreviations: the registry's names
@@ -29,15 +31,16 @@ NAMES = {  # the study's abbreviations: the registry's names
 VERDICTS = ("keeps its promise at every n", "keeps it at some n only", "does not keep it")
 
 
-def read_counts(path: Path = TABLES) -> dict:
-    """{method: {n: (above, straddles, below, mean width)}} from the per-method section."""
-    text = path.read_text(encoding="utf-8")
+def read_counts(path: Path | None = None) -> dict:
+    """{method: {n: (above, straddles, below, mean width)}} from the per-method section (default: the
+    table of :func:`source`)."""
+    text = (source()[0] if path is None else path).read_text(encoding="utf-8")
     start = text.index(SECTION)
     counts: dict = {}
     for line in text[start:].splitlines()[1:]:
         if line.startswith("### "):
             break
-        m = re.match(r"^\| (\d+) \| (\w+) \| (\d+) \| (\d+) \| (\d+) \| ([\d.]+) \|$", line)
+        m = re.match(r"^\| (\d+) \| (\w+) \| (\d+) \| (\d+) \| (\d+) \| ([\d.]+) \|", line)
         if m:
             n, method = int(m.group(1)), m.group(2)
             counts.setdefault(method, {})[n] = (int(m.group(3)), int(m.group(4)), int(m.group(5)),
@@ -45,6 +48,20 @@ def read_counts(path: Path = TABLES) -> dict:
     if not counts:
         raise ValueError(f"no per-method rows under {SECTION!r} in {path}")
     return counts
+
+
+def source() -> tuple[Path, str]:
+    """The table the page is built from: the study's, once every cell of it is complete, else the
+    record of the earlier refit rule (``results/study2/shared_basis/tables.md``), and a sentence
+    saying which."""
+    text = TABLES.read_text(encoding="utf-8") if TABLES.exists() else ""
+    m = re.search(r"Complete cells only: (\d+) of the (\d+)", text)
+    if m and m.group(1) == m.group(2):
+        return TABLES, "Source: `results/study2/tables.md` (every refit refits the whole procedure)."
+    return RECORD, ("Source: `results/study2/shared_basis/tables.md`, the run under the earlier refit rule (the "
+                    "principal components fitted once per training set and reused by every refit); the rerun "
+                    "under today's rule is in progress (`results/study2/README.md`). CUD's rows are the same "
+                    "under both rules.")
 
 
 def verdict(per_n: dict) -> str:
@@ -56,10 +73,10 @@ def verdict(per_n: dict) -> str:
     return VERDICTS[2]
 
 
-def verdict_table(path: Path = TABLES) -> str:
+def verdict_table(path: Path | None = None) -> str:
     """The Markdown table of the page: one row per method, its verdict and, per n, the cells
     below the target and the mean width, in the order of the verdicts."""
-    counts = read_counts(path)
+    counts = read_counts(source()[0] if path is None else path)
     sizes = sorted({n for per_n in counts.values() for n in per_n})
     head = "| method | verdict | " + " | ".join(f"n = {n}: cells below / mean width" for n in sizes) + " |"
     rows = [head, "|" + "---|" * (2 + len(sizes))]
@@ -73,6 +90,6 @@ def verdict_table(path: Path = TABLES) -> str:
 
 def write(out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    text = verdict_table()
+    text = source()[1] + "\n\n" + verdict_table()
     if not out.exists() or out.read_text(encoding="utf-8") != text:
         out.write_text(text, encoding="utf-8")
