@@ -483,7 +483,7 @@ def test_the_study3_chunks_of_the_earlier_refit_rule_agree_with_the_code_where_t
 
 
 @pytest.mark.parametrize("dataset, n, rep", [
-    ("donut", 50, 11), ("three_points", 30, 5), ("heart", 30, 3), ("spam", 50, 4),
+    ("donut", 50, 11), ("three_points", 30, 5), ("heart", 30, 3), ("spam", 30, 17), ("spam", 50, 4),
     pytest.param("liver", 100, 2, marks=pytest.mark.slow), pytest.param("magic", 50, 600, marks=pytest.mark.slow),
     pytest.param("mammogram", 100, 417, marks=pytest.mark.slow)])
 def test_the_committed_study3_chunks_are_what_the_code_computes(dataset, n, rep):

@@ -419,3 +419,33 @@ def test_reuse_takes_the_named_methods_rows_from_earlier_chunks_where_the_draw_i
 def test_a_bad_reuse_table_is_refused_with_the_key_named(table, fragment):
     with pytest.raises(ConfigError, match=fragment):
         small_config(2, "\n" + table + "\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset, n, rep", [("spam", 30, 3), ("spam", 30, 61)])
+def test_the_committed_study2_chunks_are_what_the_code_computes(dataset, n, rep):
+    """A task of the second study's rerun (results/study2/chunks), recomputed from its seed by the code
+    of today with CUD computed afresh (no ``[reuse]``), gives every committed row to the chunks' 12
+    significant digits: the baselines' rows under today's refit rule, and CUD's rows, which the run
+    took from the earlier run's chunks, bit for bit as text (skipped while the task is not committed)."""
+    import dataclasses
+
+    from cudbound.coverage.chunks import _text, chunk_files, read_chunk
+    data_home = os.environ.get("CUDBOUND_DATA")
+    if not data_home:
+        pytest.skip("real UCI files not available: set CUDBOUND_DATA to the directory with the raw files")
+    committed = [t for path in chunk_files(ROOT / "results" / "study2" / "chunks")
+                 if f"/{dataset}/n{n}/" in path.as_posix() for t in read_chunk(path) if t["rep"] == rep]
+    if not committed:
+        pytest.skip(f"{dataset} n = {n} rep {rep} is not committed yet")
+    (task,) = committed
+    config = dataclasses.replace(load_config(ROOT / "experiments" / "study2.toml"), reuse_methods=())
+    out = run_task(config, Task(dataset, n, rep), data_home)
+    assert _text(out["true_error"]) == _text(task["true_error"]) and out["redraws"] == task["redraws"]
+    for new, old in zip(out["rows"], task["rows"], strict=True):
+        assert new["method"] == old["method"]
+        for key in ("low", "high", "centre", "covered", "half_width", "nodes_total"):
+            if old[key] is None:
+                assert new.get(key) is None, (new["method"], key)
+            else:
+                assert _text(float(new[key])) == _text(float(old[key])), (new["method"], key)
