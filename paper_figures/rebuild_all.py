@@ -67,6 +67,8 @@ def steps(results: Path, out: Path, stores: Path) -> list:
                                     "--config", str(ROOT / "experiments" / "study2.toml")]),
         (record2, "study2_figure", ["--chunks", str(record2),
                                     "--out", str(out / "study2" / "shared_basis" / "coverage_width.png")]),
+        (record2, "figure_kurtosis", ["--chunks", str(record2), "--sizes", "30", "50",
+                                      "--out", str(out / "study2" / "shared_basis" / "figure1_kurtosis.png")]),
         (record3, "study3_tables", ["--chunks", str(record3), "--out", str(out / "study3" / "shared_basis"),
                                     "--config", str(ROOT / "experiments" / "study3.toml")]),
         (record3, "study3_figure", ["--chunks", str(record3), "--out", str(out / "study3" / "shared_basis")]),
