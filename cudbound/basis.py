@@ -31,6 +31,9 @@ class Basis:
     """
 
     intercept: bool = True
+    fixed_columns: bool = False
+    """Whether a :class:`ComposedBasis` keeps every column of this (inner) basis but its intercept,
+    whatever the rows (a column selection), rather than dropping the columns constant on the rows."""
 
     @property
     def learns_from_data(self) -> bool:
@@ -109,6 +112,8 @@ class ColumnBasis(Basis):
     array([[1., 1., 2.],
            [1., 5., 6.]])
     """
+
+    fixed_columns = True
 
     def __init__(self, columns: ArrayLike, intercept: bool = True):
         cols = tuple(int(check_scalar(c, "column", min_val=0)) for c in np.atleast_1d(columns).tolist())
@@ -195,8 +200,7 @@ class PCABasis(Basis):
         self.scale_ = np.where(scale > 0, scale, 1.0)
         _, _, vt = np.linalg.svd((X - self.mean_) / self.scale_, full_matrices=False)
         # fix the sign of each component (largest |loading| positive) so results are reproducible
-        signs = np.sign(vt[np.arange(vt.shape[0]), np.argmax(np.abs(vt), axis=1)])
-        self.components_ = (vt * signs[:, None])[:k]
+        self.components_ = _fix_signs(vt)[:k]
         return self
 
     def _columns(self, X):
@@ -232,9 +236,7 @@ class PCABasis(Basis):
             first = np.argsort(weights == 0, axis=1, kind="stable")[:, :rows]
             R = np.take_along_axis(R, first[:, :, None], axis=1)
         vt, clear = _leading_right_vectors(R, k)
-        lead = np.argmax(np.abs(vt), axis=2)
-        signs = np.sign(np.take_along_axis(vt, lead[..., None], axis=2))
-        M = (vt * signs / scale[:, None, :]).transpose(0, 2, 1)                               # (G, d, k)
+        M = (_fix_signs(vt) / scale[:, None, :]).transpose(0, 2, 1)                           # (G, d, k)
         cols = stack @ M - (mean[:, None, :] @ M)                    # ((x - mean) / scale) v: (G, n, k)
         if self.intercept:
             cols = np.concatenate([np.ones(cols.shape[:2] + (1,)), cols], axis=2)
@@ -243,6 +245,13 @@ class PCABasis(Basis):
     def __repr__(self):
         extra = ", standardize=True" if self.standardize else ""
         return f"PCABasis(n_components={self.n_components}{extra})"
+
+
+def _fix_signs(vt: np.ndarray) -> np.ndarray:
+    """Each component (a row, the last axis; stacks too) times the sign of its largest |entry|, so that
+    the components, and results, are reproducible."""
+    lead = np.argmax(np.abs(vt), axis=-1)
+    return vt * np.sign(np.take_along_axis(vt, lead[..., None], axis=-1))
 
 
 _GRAM_GAP = 1e-6
@@ -305,16 +314,20 @@ class ComposedBasis(Basis):
 
     @property
     def learns_from_data(self) -> bool:
-        # which inner columns are constant on the training rows (keep_) is learnt, but for a column selection
-        return not isinstance(self.inner, ColumnBasis) or self.outer.learns_from_data
+        # which inner columns are constant on the training rows (keep_) is learnt, unless they are fixed
+        return not self.inner.fixed_columns or self.outer.learns_from_data
+
+    def _fixed_keep(self, n_columns: int) -> np.ndarray:
+        """The inner columns kept after an inner basis with :attr:`~Basis.fixed_columns`: all but its intercept."""
+        return np.arange(n_columns) >= int(self.inner.intercept)
 
     def fit(self, X: ArrayLike) -> Self:
         X = check_features(X)
         self.n_features_in_ = X.shape[1]
         self.inner.fit(X)
         cols = self.inner.transform(X)
-        if isinstance(self.inner, ColumnBasis):
-            self.keep_ = np.arange(cols.shape[1]) >= int(self.inner.intercept)
+        if self.inner.fixed_columns:
+            self.keep_ = self._fixed_keep(cols.shape[1])
         else:
             self.keep_ = np.ptp(cols, axis=0) > 0
         if not self.keep_.any():
@@ -336,8 +349,8 @@ class ComposedBasis(Basis):
         if inner is None:
             return None
         cols, ok = inner
-        if isinstance(self.inner, ColumnBasis):       # fixed columns, as fit keeps them
-            keep = np.broadcast_to(np.arange(cols.shape[2]) >= int(self.inner.intercept), (weights.shape[0], cols.shape[2]))
+        if self.inner.fixed_columns:
+            keep = np.broadcast_to(self._fixed_keep(cols.shape[2]), (weights.shape[0], cols.shape[2]))
         else:
             held = (weights > 0)[:, :, None]
             keep = np.where(held, cols, -np.inf).max(axis=1) > np.where(held, cols, np.inf).min(axis=1)   # (G, q)
