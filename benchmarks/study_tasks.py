@@ -3,6 +3,8 @@
 
     PYTHONPATH=/path/to/checkout python benchmarks/study_tasks.py --config experiments/study3.toml \
         --task magic:50:357 --task spam:50:743 --repeats 3 --label after --out /tmp/after.json
+    PYTHONPATH=... python benchmarks/study_tasks.py --config experiments/study2.toml --without cud \
+        --task spam:30:200 --repeats 3 --label after
 
 Prints the machine, the command, and per task the median CPU seconds (``time.process_time``) and
 wall seconds over ``--repeats`` runs of the same task (after one warm-up task), and writes them
@@ -26,12 +28,22 @@ def main(argv=None) -> int:
     parser.add_argument("--config", required=True, help="the study's TOML")
     parser.add_argument("--task", action="append", required=True, help="DATASET:N:REP (repeatable)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--without", action="append", default=[],
+                        help="leave this method out of the study's methods (repeatable), e.g. cud, whose rows "
+                             "the second study's rerun reuses")
     parser.add_argument("--label", default="")
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
     import cudbound
     from cudbound.coverage import Task, load_config, run_task
     config = load_config(args.config)
+    if args.without:
+        import dataclasses
+
+        unknown = sorted(set(args.without) - set(config.methods))
+        if unknown:
+            parser.error(f"--without {unknown}: not among the study's methods {list(config.methods)}")
+        config = dataclasses.replace(config, methods=tuple(m for m in config.methods if m not in args.without))
     data = os.environ.get("CUDBOUND_DATA")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; cudbound from {os.path.dirname(cudbound.__file__)}")

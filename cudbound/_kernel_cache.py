@@ -35,7 +35,8 @@ import hashlib
 import os
 from pathlib import Path
 
-__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES", "SVM_DUAL_SOURCES", "SHARED_SOURCES"]
+__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES", "SVM_DUAL_SOURCES", "SHARED_SOURCES",
+           "STANDALONE_SOURCES"]
 
 PACKAGE = Path(__file__).resolve().parent
 SEARCH = PACKAGE / "search"
@@ -51,6 +52,9 @@ SVM_DUAL_SOURCES = ("active_set_solver.py", "decremental.py", "kkt.py", "smo_sol
 SHARED_SOURCES = ("optim/linear_solve.py",)
 """Kernel files (relative to the package) whose functions the kernels of both folders call:
 part of every folder's digest, so that an edit to them clears both."""
+STANDALONE_SOURCES = ("pca_parts.py",)
+"""Kernel files (relative to the package) whose kernels call no kernel of another file: numba's own
+check of their file's time stamp keeps them fresh, so they are part of no digest."""
 DIGEST_FILE = "cudbound_kernels.sha256"
 LOCK_FILE = "cudbound_kernels.lock"
 

@@ -212,35 +212,20 @@ class PCABasis(Basis):
         Part g's centred (scaled) rows, repeated by their counts, have the right singular vectors of
         R_g = diag(sqrt(w_g)) (X - mean_g) / scale_g (its rows out of the part are zero). The leading k
         come from the eigenvectors of the smaller Gram matrix of R_g's rows in the part, R'R or RR'
-        (then v = R'u / |R'u|), in one stacked ``eigh`` (:func:`_leading_right_vectors`). They span the
-        subspace :meth:`fit`'s SVD finds to within rounding when the k-th eigenvalue stands clear of
-        the next and of zero (:data:`_GRAM_GAP`); a part where it does not, or with a column constant
-        on the part up to rounding, is left to be refitted alone (ok False), as :meth:`fit` does it.
-        The design's column space is then the one a copy fitted on the part gives."""
-        G, n = weights.shape
-        d = X.shape[-1]
+        (then v = R'u / |R'u|), one part at a time in a compiled loop
+        (:func:`cudbound.pca_parts.pca_part_designs`). They span the subspace :meth:`fit`'s SVD finds
+        to within rounding when the k-th eigenvalue stands clear of the next and of zero
+        (:data:`_GRAM_GAP`); a part where it does not, or with a column constant on the part up to
+        rounding, is left to be refitted alone (ok False), as :meth:`fit` does it. The design's
+        column space is then the one a copy fitted on the part gives."""
         k = self.n_components
-        m = weights.sum(axis=1)
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 or k > d:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= X.shape[-1]:
             return None   # fit's own check raises for these: the caller refits one part at a time
-        stack = X if X.ndim == 3 else X[None]
-        mean = (weights[:, None, :] @ stack)[:, 0, :] / m[:, None]                            # (G, d)
-        D = stack - mean[:, None, :]                                                          # (G, n, d)
-        var = np.einsum("gn,gnd->gd", weights, D * D) / m[:, None]
-        ok = (m >= k) & ~np.any((var > 0) & (var <= (1e-12 * mean) ** 2), axis=1)
-        scale = np.sqrt(var) if self.standardize else np.ones((G, d))
-        scale = np.where(scale > 0, scale, 1.0)
-        R = D / scale[:, None, :] * np.sqrt(weights)[:, :, None]
-        rows = int(np.max(np.count_nonzero(weights, axis=1)))
-        if rows < d:                                   # the part's rows only: a smaller Gram matrix
-            first = np.argsort(weights == 0, axis=1, kind="stable")[:, :rows]
-            R = np.take_along_axis(R, first[:, :, None], axis=1)
-        vt, clear = _leading_right_vectors(R, k)
-        M = (_fix_signs(vt) / scale[:, None, :]).transpose(0, 2, 1)                           # (G, d, k)
-        cols = stack @ M - (mean[:, None, :] @ M)                    # ((x - mean) / scale) v: (G, n, k)
-        if self.intercept:
-            cols = np.concatenate([np.ones(cols.shape[:2] + (1,)), cols], axis=2)
-        return cols, ok & clear
+        from .pca_parts import pca_part_designs
+
+        stack = np.ascontiguousarray(X if X.ndim == 3 else X[None], dtype=np.float64)
+        return pca_part_designs(stack, np.ascontiguousarray(weights, dtype=np.float64), int(k),
+                                bool(self.standardize), bool(self.intercept), _GRAM_GAP)
 
     def __repr__(self):
         extra = ", standardize=True" if self.standardize else ""
@@ -259,31 +244,6 @@ _GRAM_GAP = 1e-6
 of the largest for :meth:`PCABasis.refit_designs` to take its leading vectors from the Gram matrix;
 then they are accurate to about machine epsilon / _GRAM_GAP (1e-10). Otherwise the part is refitted
 alone (by :meth:`PCABasis.fit`'s SVD)."""
-
-
-def _leading_right_vectors(R: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """((G, k, d), (G,) bool): the k leading right singular vectors of each (m, d) matrix of the stack
-    R (rows of vt, largest first), from the stacked eigendecomposition of the smaller Gram matrix, and
-    whether the spectrum is clear there (:data:`_GRAM_GAP`: the vectors span the SVD's leading
-    subspace to within rounding). Where it is not, the vectors are meaningless: the caller decides."""
-    G, m, d = R.shape
-    tall = m >= d
-    Rt = R.transpose(0, 2, 1)
-    lam, U = np.linalg.eigh(Rt @ R if tall else R @ Rt)            # ascending
-    lam, U = lam[:, ::-1], U[:, :, ::-1]
-    top = np.maximum(lam[:, 0], 0.0)
-    below = np.maximum(lam[:, k], 0.0) if k < lam.shape[1] else np.zeros(G)
-    clear = (k <= lam.shape[1]) & (top > 0)
-    if k <= lam.shape[1]:
-        clear &= lam[:, k - 1] - below > _GRAM_GAP * top
-    if not clear.any():
-        return np.zeros((G, k, d)), clear
-    if tall:
-        vt = U[:, :, :k].transpose(0, 2, 1)
-    else:
-        V = Rt @ U[:, :, :k]                                        # R'u = sigma v
-        vt = (V / np.where(clear[:, None, None], np.linalg.norm(V, axis=1, keepdims=True), 1.0)).transpose(0, 2, 1)
-    return np.ascontiguousarray(vt), clear
 
 
 class ComposedBasis(Basis):

@@ -333,25 +333,33 @@ def test_whole_float_sizes_count_as_integers(train_test):
     np.testing.assert_array_equal(PolynomialBasis(2.0).fit_transform(X), PolynomialBasis(2).fit_transform(X))
 
 
-def test_the_batched_leading_vectors_span_the_svds_and_flag_a_spectrum_that_ties():
-    """basis._leading_right_vectors: on a stack of matrices (tall and wide), the leading k right singular
-    vectors span the SVD's subspace to 1e-10; where the k-th singular value ties the next one exactly
-    (no subspace to find) or is zero, the part is flagged (not clear) and the others are not."""
-    from cudbound.basis import _leading_right_vectors
+def test_the_compiled_part_pcas_equal_fits_svd_and_flag_a_spectrum_that_ties():
+    """pca_parts.pca_part_designs: on parts of rows with a known spectrum (tall: the d x d Gram
+    matrix; wide: the part's m x m one), each part's design equals PCABasis.fit's on the part (SVD,
+    same sign rule) to 1e-10; where the k-th singular value ties the next one exactly (no subspace to
+    find) or is zero, the part is flagged (not ok) and the others are not (unstandardised); a stack of features (one X
+    per part, as a composed basis passes them) gives what each X gives alone."""
+    from cudbound.basis import _GRAM_GAP
+    from cudbound.pca_parts import pca_part_designs
     rng = np.random.default_rng(3)
 
-    def with_spectrum(m, d, s):
-        U = np.linalg.qr(rng.normal(size=(m, m)))[0][:, :len(s)]
+    def with_spectrum(m, d, s):        # centred columns (U orthogonal to 1), singular values s
+        U = np.linalg.qr(np.column_stack([np.ones(m), rng.normal(size=(m, m - 1))]))[0][:, 1:len(s) + 1]
         V = np.linalg.qr(rng.normal(size=(d, d)))[0][:, :len(s)]
         return (U * s) @ V.T
 
     for m, d in [(12, 5), (5, 12)]:
-        R = np.stack([rng.normal(size=(m, d)) for _ in range(6)]
-                     + [with_spectrum(m, d, [3.0, 2.0, 2.0, 1.0]),            # a tie at k = 2
-                        with_spectrum(m, d, [3.0, 0.0, 0.0, 0.0])])           # zero at k = 2
-        vt, clear = _leading_right_vectors(R, 2)
-        svd_vt = np.linalg.svd(R, full_matrices=False)[2][:, :2]
-        for g in range(6):
-            P, Q = vt[g].T @ vt[g], svd_vt[g].T @ svd_vt[g]                  # projectors on the subspaces
-            np.testing.assert_allclose(P, Q, atol=1e-10)
-        assert clear.tolist() == [True] * 6 + [False, False]
+        parts = [rng.normal(size=(m, d)) * rng.uniform(0.1, 10, d) + rng.normal(0, 5, d) for _ in range(6)]
+        parts += [with_spectrum(m, d, [3.0, 2.0, 2.0, 1.0]),            # a tie at k = 2
+                  with_spectrum(m, d, [3.0, 0.0, 0.0, 0.0])]            # zero at k = 2
+        X3 = np.stack(parts)
+        for standardize in (False, True):
+            designs, ok = pca_part_designs(X3, np.ones((len(parts), m)), 2, standardize, True, _GRAM_GAP)
+            # standardising rescales the columns: the designed spectra hold for the raw features only
+            assert ok.tolist()[:6] == [True] * 6 and (standardize or ok.tolist()[6:] == [False, False])
+            for g in range(6):
+                expected = PCABasis(2, standardize=standardize).fit_transform(parts[g])
+                np.testing.assert_allclose(designs[g], expected, rtol=0, atol=1e-10 * np.abs(expected).max())
+                alone, ok_alone = pca_part_designs(parts[g][None], np.ones((1, m)), 2, standardize, True, _GRAM_GAP)
+                np.testing.assert_array_equal(alone[0], designs[g])
+                assert ok_alone[0]

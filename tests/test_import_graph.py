@@ -66,7 +66,7 @@ def import_graph() -> nx.DiGraph:
 LAYERS = (
     ("_validation", "_docstrings", "_kernel_cache", "_warnings", "_deprecation", "_registry", "ties"),  # the tie rule, checks, docstring blocks, numba's cache location, warnings at the user's line, renamed names, the registry class and named streams
     ("datasets",),                         # data
-    ("basis",),                            # phi(x)
+    ("basis", "pca_parts"),                # phi(x); the compiled kernel of a PCA basis refitted on many parts
     ("losses",),                           # surrogate losses (swappable)
     ("sklearn_bridge",),                   # scikit-learn classifiers as a basis and a loss
     ("design",),                           # rank check, orthonormal coordinates

@@ -91,12 +91,22 @@ def test_every_kernel_source_of_the_search_is_listed():
     assert kernels | types == set(kc.KERNEL_SOURCES)
 
 
+def test_a_standalone_kernel_file_imports_no_other_kernel():
+    """A kernel file kept out of the digests (numba's time stamp of its own file keeps it fresh)
+    must call no kernel of another file: it imports nothing from the package."""
+    for name in kc.STANDALONE_SOURCES:
+        text = (kc.PACKAGE / name).read_text()
+        assert "\n@njit(cache=True" in text
+        assert "from ." not in text and "import cudbound" not in text and "from cudbound" not in text, name
+
+
 def test_every_other_kernel_file_is_a_shared_source_of_both_digests(tmp_path):
     """A kernel file outside the two folders (the one Gaussian elimination) is inlined into
-    kernels of both: it is listed, and an edit to it changes both folders' digests."""
+    kernels of both: it is listed, and an edit to it changes both folders' digests; a standalone
+    kernel file (one that calls no other file's kernel) is listed too."""
     others = {str(p.relative_to(kc.PACKAGE)) for p in kc.PACKAGE.rglob("*.py")
               if "\n@njit(cache=True" in p.read_text() and p.parent not in (kc.SEARCH, kc.SVM_DUAL)}
-    assert others == set(kc.SHARED_SOURCES)
+    assert others == set(kc.SHARED_SOURCES) | set(kc.STANDALONE_SOURCES)
     package = tmp_path / "cudbound"
     shutil.copytree(kc.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
     before = (kc.digest(package / "search"), kc.digest(package / "optim" / "svm_dual", kc.SVM_DUAL_SOURCES))
