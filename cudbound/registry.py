@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
 # the main function first: the API reference lists them in this order
-__all__ = ["intervals", "intervals_from_design", "method_names", "register", "unregister", "get_method",
-           "IntervalMethod", "METHODS", "MODERN_METHODS", "stream", "check_options", "options_check", "select_methods"]
+__all__ = ["intervals", "intervals_from_design", "IntervalsInterrupted", "method_names", "register", "unregister",
+           "get_method", "IntervalMethod", "METHODS", "MODERN_METHODS", "stream", "check_options", "options_check", "select_methods"]
 
 SHARED_STREAMS = ("centre", "bootstrap")
 """Streams of the computations shared between methods; no method may take these names."""
@@ -97,6 +97,30 @@ class IntervalMethod(Entry):
 
 _REGISTRY: Registry[IntervalMethod] = Registry("interval method", IntervalMethod, caller="intervals()",
                                                taken=SHARED_STREAMS)
+
+
+class IntervalsInterrupted(KeyboardInterrupt):
+    """Ctrl-C (KeyboardInterrupt) during :func:`intervals` or :func:`intervals_from_design`, with what
+    finished: ``results`` (a :class:`cudbound.results.ResultList` of the methods that completed, in
+    order), ``method`` (the one that was running) and ``pending`` (the names not started). It is a
+    KeyboardInterrupt, so code that does not look for it stops as before."""
+
+    def __init__(self, results: Sequence[IntervalResult], method: str, pending: Sequence[str]) -> None:
+        self.results, self.method, self.pending = ResultList(results), method, tuple(pending)
+        super().__init__(f"interrupted during {method!r}: {len(self.results)} method(s) finished"
+                         f"{', not started: ' + ', '.join(self.pending) if self.pending else ''}")
+
+
+def _progress_bar(progress: bool | None, total: int):
+    """A tqdm bar over the methods on stderr, or None. ``progress`` None: only on a terminal, and only
+    once the run has lasted 2 s (tqdm's ``delay``); True: always; False: never."""
+    import sys
+
+    if progress is False or (progress is None and not sys.stderr.isatty()) or total < 1:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="intervals", unit="method", delay=0.0 if progress else 2.0, dynamic_ncols=True)
 
 
 def register(name: str, function: Callable, summary: str, *, label: str | None = None,
@@ -276,7 +300,7 @@ def _options_iv(methods, options):
 def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS, *,
               procedure: Procedure | Mapping[str, Any] | BaseEstimator | None = None, confidence_level: float = 0.95,
               rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
-              **options: Any) -> ResultList:
+              progress: bool | None = None, **options: Any) -> ResultList:
     """Run any registered interval methods (CUD and the six baselines by default) on the same data and seed.
 
     Parameters
@@ -306,12 +330,22 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
         (module docstring), so a method's result depends on the data, ``rng`` and its own
         options only. An integer seed or a SeedSequence is passed to ``"cud"`` unchanged.
     pos_label : the label value of the positive class (+1), when needed.
+    progress : bool or None, default None
+        One progress bar over the methods on stderr, naming the method that runs: None shows it on a
+        terminal once the run has lasted 2 seconds, True always, False never. (CUD's own bar over
+        its replicates is ``cud_options={"progress": True}``.)
     **options
         Shared options, given to every selected method whose signature has them
         (e.g. ``n_boot``, ``n_resamples``: note that ``n_resamples`` means B
         for both CUD and BS1/BS2), and per-method dicts ``cud_options``,
         ``bs1_options``, ... that override them for one method (a dict for a method not
         selected is ignored). Unknown names raise ValueError.
+
+    Raises
+    ------
+    IntervalsInterrupted
+        On Ctrl-C: a KeyboardInterrupt that keeps the results of the methods that finished
+        (``.results``), the method that was running (``.method``) and those not started (``.pending``).
 
     Returns
     -------
@@ -356,7 +390,13 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     if data.mapping is not None or model.loss is not None:
         options["loss"] = data.loss
     level = check_confidence_level(confidence_level)
-    results = intervals_from_design(data, None, methods, confidence_level=level, rng=rng, **options)
+    try:
+        results = intervals_from_design(data, None, methods, confidence_level=level, rng=rng, progress=progress,
+                                        **options)
+    except IntervalsInterrupted as stop:
+        for res in stop.results:
+            res.details.update(data.details())
+        raise
     for res in results:
         res.details.update(data.details())
     return ResultList(results)
@@ -366,7 +406,8 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
 def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None, methods: str | Sequence[str] = METHODS, *,
                           confidence_level: float = 0.95,
                           rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-                          fitted: FittedClassifier | None = None, **options: Any) -> list[IntervalResult]:
+                          fitted: FittedClassifier | None = None, progress: bool | None = False,
+                          **options: Any) -> list[IntervalResult]:
     """:func:`intervals` on a design matrix and its labels (the basis already applied), or on a
     prepared data set (``cudbound.design.PreparedData``, with ``y`` None).
 
@@ -379,6 +420,9 @@ def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None,
     ``fitted`` (optional): the :class:`cudbound.fit.FittedClassifier` of this design and
     the methods' loss, given to the methods that use a fit (CUD), so that a caller that has
     fitted beta-hat does not fit it again. Without it, beta-hat is fitted here, once.
+
+    ``progress``: :func:`intervals`' bar over the methods (default False here). Ctrl-C raises
+    :class:`IntervalsInterrupted` with the results that finished.
     """
     methods = select_methods(methods)
     data = as_prepared(design, y)
@@ -389,25 +433,43 @@ def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None,
         raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier; got {type(fitted).__name__}.")
     root = root_seed(rng)
     cache: dict[Any, Any] = {"fitted": fitted}   # the hooks' shared computations (IntervalMethod)
-    results = []
-    for name in methods:
-        method = get_method(name)
-        kwargs = {k: v for k, v in shared.items() if k in method.parameters}
-        kwargs.update(per.get(name, {}))
-        details: dict[str, Any] = {}
-        if method.prepare is not None:
-            more, details = method.prepare(method, data, labels, kwargs, shared=cache, root=root, rng=rng)
-            kwargs = {**kwargs, **more}
-        if "rng" not in kwargs:
-            kwargs["rng"] = generator(root, name)
-        try:
-            res = method.function(data, labels, confidence_level=level, **kwargs)
-        except ValueError as exc:   # say which of several methods refused (e.g. k > n on 5 rows)
-            if len(methods) == 1:
-                raise
-            raise type(exc)(f"interval method {name!r}: {exc}") from exc
-        if not isinstance(res, IntervalResult):
-            raise TypeError(f"interval method {name!r} returned {type(res).__name__}, not an IntervalResult.")
-        res.details.update(details)
-        results.append(res)
+    results: list[IntervalResult] = []
+    bar = _progress_bar(progress, len(methods))
+    try:
+        for name in methods:
+            if bar is not None:
+                bar.set_description(f"intervals: {name}")
+            try:
+                results.append(_run_method(name, data, labels, level, shared, per, cache, root, rng, len(methods)))
+            except KeyboardInterrupt:
+                raise IntervalsInterrupted(results, name, methods[len(results) + 1:]) from None
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     return results
+
+
+def _run_method(name, data, labels, level, shared, per, cache, root, rng, n_methods) -> IntervalResult:
+    """One method of :func:`intervals_from_design`: its options, its ``prepare`` hook (the shared
+    pieces), its own stream, its result."""
+    method = get_method(name)
+    kwargs = {k: v for k, v in shared.items() if k in method.parameters}
+    kwargs.update(per.get(name, {}))
+    details: dict[str, Any] = {}
+    if method.prepare is not None:
+        more, details = method.prepare(method, data, labels, kwargs, shared=cache, root=root, rng=rng)
+        kwargs = {**kwargs, **more}
+    if "rng" not in kwargs:
+        kwargs["rng"] = generator(root, name)
+    try:
+        res = method.function(data, labels, confidence_level=level, **kwargs)
+    except ValueError as exc:   # say which of several methods refused (e.g. k > n on 5 rows)
+        if n_methods == 1:
+            raise
+        raise type(exc)(f"interval method {name!r}: {exc}") from exc
+    if not isinstance(res, IntervalResult):
+        raise TypeError(f"interval method {name!r} returned {type(res).__name__}, not an IntervalResult.")
+    res.details.update(details)
+    return res

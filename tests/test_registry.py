@@ -269,3 +269,45 @@ def test_methods_all_runs_every_registered_method_in_order(xy01):
     assert _by_method(res)["kohavi"].confidence_interval == kohavi_alone.confidence_interval
     with pytest.raises(ValueError, match=r"unknown interval method\(s\) everything"):
         intervals(X, y, methods="everything")
+
+
+# ------------------------------------------------------------------ one job: progress bar and Ctrl-C
+
+@pytest.fixture
+def stopping_method():
+    """A registered method that raises KeyboardInterrupt when called, as Ctrl-C during it would."""
+    def stop(design, y, *, confidence_level=0.95, rng=None):
+        raise KeyboardInterrupt
+    register("ctrl_c", stop, "raises KeyboardInterrupt")
+    yield "ctrl_c"
+    unregister("ctrl_c")
+
+
+def test_ctrl_c_keeps_the_methods_that_finished(xy01, stopping_method):
+    """Ctrl-C during the second of three methods: IntervalsInterrupted (a KeyboardInterrupt) carries the
+    first method's result, equal to what a run of that method alone gives, the running method's name
+    and the one not started."""
+    from cudbound.registry import IntervalsInterrupted
+    X, y = xy01
+    alone = intervals(X, y, methods=["kohavi"], rng=3)[0]
+    with pytest.raises(IntervalsInterrupted) as info:
+        intervals(X, y, methods=["kohavi", stopping_method, "langford"], rng=3)
+    stop = info.value
+    assert isinstance(stop, KeyboardInterrupt)
+    assert [r.method for r in stop.results] == ["kohavi"] and stop.method == stopping_method
+    assert stop.pending == ("langford",)
+    assert stop.results[0].confidence_interval == alone.confidence_interval
+    assert stop.results[0].details["basis"] == alone.details["basis"]      # intervals()' details added
+    assert "interrupted during 'ctrl_c'" in str(stop) and "langford" in str(stop)
+
+
+def test_one_progress_bar_over_the_methods_names_each(xy01, capsys):
+    """progress=True: one bar on stderr over the methods (3/3 at the end, each method named while it
+    runs); progress=False and the default off a terminal: nothing on stderr."""
+    X, y = xy01
+    intervals(X, y, methods=["kohavi", "martin", "langford"], rng=3, progress=True)
+    err = capsys.readouterr().err
+    assert "3/3" in err and "intervals: langford" in err
+    intervals(X, y, methods=["kohavi", "martin"], rng=3, progress=False)
+    intervals(X, y, methods=["kohavi", "martin"], rng=3)          # stderr is not a terminal under pytest
+    assert capsys.readouterr().err == ""

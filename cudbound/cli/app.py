@@ -13,7 +13,7 @@ from concurrent.futures import BrokenExecutor
 from .. import __version__
 from . import auc, compare, coverage, interval, xi_alpha
 from .output import _json_default, _print_warnings, _warning_lines
-from .shared import EXIT_FAILURE, EXIT_USAGE, PROG, _Parser, in_flags
+from .shared import EXIT_FAILURE, EXIT_USAGE, PROG, InterruptedWithOutput, _Parser, in_flags
 
 __all__ = ["build_parser", "main"]
 
@@ -70,6 +70,17 @@ def main(argv=None) -> int:
         _print_warnings(seen)
         print(f"{PROG}: error: {in_flags(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
+    except InterruptedWithOutput as stop:   # Ctrl-C with finished work: print it, then end as interrupted
+        _print_warnings(seen)
+        if args.json:
+            stop.record["warnings"] = [line.removeprefix(f"{PROG}: warning: ") for line in seen]
+        try:
+            print(json.dumps(stop.record, indent=2, default=_json_default) if args.json else stop.report)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            return _broken_pipe()
+        print(f"{PROG}: interrupted (what finished is printed above)", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

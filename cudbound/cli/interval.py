@@ -9,11 +9,11 @@ from ..cud import EngineOptions, cud_interval
 from ..datasets.simulated import DEMO_GENERATOR, demo_data
 from ..output import envelope
 from ..refit import Procedure
-from ..registry import get_method, intervals, method_names
+from ..registry import IntervalsInterrupted, get_method, intervals, method_names
 from .csv_input import read_labelled_csv
 from .output import _csv_data, _format_report, _plot_to_file
-from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, _basis_spec, _methods_spec, _positive, _show_progress, add_flag,
-                     shared_flags)
+from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, InterruptedWithOutput, _basis_spec, _methods_spec, _positive,
+                     _show_progress, add_flag, shared_flags)
 
 __all__ = ["add_parser"]
 
@@ -145,9 +145,24 @@ def _per_method_options(args, methods) -> dict:
 def _interval_methods(args, X, y, features, encoding, seed) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     per = _per_method_options(args, args.methods)
-    results = intervals(X, y, methods=args.methods, procedure=Procedure(basis=args.basis, loss=args.loss),
-                        confidence_level=args.confidence_level, rng=seed, pos_label=args.pos_label,
-                        **{f"{m}_options": opts for m, opts in per.items() if opts})
+    try:
+        results = intervals(X, y, methods=args.methods, procedure=Procedure(basis=args.basis, loss=args.loss),
+                            confidence_level=args.confidence_level, rng=seed, pos_label=args.pos_label,
+                            progress=_show_progress(args), **{f"{m}_options": opts for m, opts in per.items() if opts})
+    except IntervalsInterrupted as stop:     # Ctrl-C: keep and print what finished
+        note = (f"interrupted during {stop.method}; not started: {', '.join(stop.pending) or 'none'}")
+        record, report = _methods_output(args, X, features, encoding, seed, stop.results, note)
+        record["interrupted"] = {"during": stop.method, "not_started": list(stop.pending)}
+        raise InterruptedWithOutput(record, report) from None
+    return _methods_output(args, X, features, encoding, seed, results)
+
+
+def _methods_output(args, X, features, encoding, seed, results, note=None) -> tuple[dict, str]:
+    """The table (and record) of several methods' results; ``note`` a line on what did not finish."""
+    if not results:
+        lines = [f"No method finished ({note})." if note else "No method finished."]
+        return envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed, results=[], plot=None), \
+            "\n".join(lines)
     w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.confidence_level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
@@ -156,6 +171,8 @@ def _interval_methods(args, X, y, features, encoding, seed) -> tuple[dict, str]:
               f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
     lines += ["", "  estimate: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
                   "2008), each method's own estimate for the others."]
+    if note:
+        lines.append(f"  {note}.")
     plotted = _maybe_plot(args, list(results))
     if plotted:
         lines.append(f"  plot: {plotted}")

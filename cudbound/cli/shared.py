@@ -39,6 +39,15 @@ class CLIError(ValueError):
     """Bad input found by the command line itself (file, columns, values)."""
 
 
+class InterruptedWithOutput(KeyboardInterrupt):
+    """Ctrl-C after part of a command's work finished: ``record`` (the JSON record) and ``report`` (the
+    text) of what finished, printed before the command ends as interrupted."""
+
+    def __init__(self, record: dict, report: str) -> None:
+        super().__init__("interrupted")
+        self.record, self.report = record, report
+
+
 # the library's parameter names as the command line spells them (messages speak in flags)
 _FLAGS = {"confidence_level": "--confidence-level", "n_resamples": "--resamples", "alpha_n": "--alpha-n", "n_jobs": "--jobs",
           "max_nodes": "--max-nodes", "time_limit": "--time-limit", "replicate_time_limit": "--replicate-time-limit",

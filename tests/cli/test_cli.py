@@ -405,3 +405,29 @@ def test_resamples_reach_every_resampling_method(capsys, yes_no_csv):
     want = intervals(X, y, methods=["cud", "bs1"], rng=4, cud_options={"n_resamples": 30},
                      bs1_options={"n_resamples": 30})
     assert [(r["low"], r["high"]) for r in got] == [(r.low, r.high) for r in want]
+
+
+def test_ctrl_c_prints_the_methods_that_finished(capsys, zero_one_csv):
+    """Ctrl-C during the third of four methods: the table of the two that finished, a line naming the
+    method that was running and the one not started, `interrupted` on stderr, exit status 130; with
+    --json the record of the finished ones and where it stopped."""
+    from cudbound.registry import register, unregister
+
+    def stop(design, y, *, confidence_level=0.95, rng=None):
+        raise KeyboardInterrupt
+    register("ctrl_c", stop, "raises KeyboardInterrupt")
+    try:
+        argv = ["interval", "--data", zero_one_csv, "--label", "label", "--seed", 4,
+                "--methods", "kohavi,yang,ctrl_c,langford"]
+        code, out, err = run(capsys, *argv)
+        assert code == 130
+        assert re.search(r"^\s+kohavi\s+\d\.\d{4}", out, re.M) and re.search(r"^\s+yang\s+\d\.\d{4}", out, re.M)
+        assert not re.search(r"^\s+langford\s", out, re.M)
+        assert "interrupted during ctrl_c; not started: langford" in out
+        assert "interrupted" in err
+        code, out, _ = run(capsys, *argv, "--json")
+        record = json.loads(out)
+        assert code == 130 and [r["method"] for r in record["results"]] == ["kohavi", "yang"]
+        assert record["interrupted"] == {"during": "ctrl_c", "not_started": ["langford"]}
+    finally:
+        unregister("ctrl_c")
