@@ -30,6 +30,21 @@ __all__ = ["pca_part_designs"]
 
 
 @njit(cache=True)
+def _gram(M):
+    """M'M, the Gram matrix of M's columns (symmetric, summed over M's rows in order)."""
+    rows, size = M.shape
+    A = np.empty((size, size))
+    for a in range(size):
+        for b in range(a + 1):
+            s = 0.0
+            for t in range(rows):
+                s += M[t, a] * M[t, b]
+            A[a, b] = s
+            A[b, a] = s
+    return A
+
+
+@njit(cache=True)
 def pca_part_designs(X, weights, k, standardize, intercept, gap):
     """(designs (G, n, k + intercept), ok (G,)) for the parts ``weights`` (G, n) of X (Gx, n, d),
     Gx = 1 (the same features for every part) or G (part g's own features X[g])."""
@@ -85,23 +100,10 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
         size = d if tall else r
         if k > size:
             continue
-        A = np.empty((size, size))
         if tall:
-            for a in range(d):
-                for b in range(a + 1):
-                    s = 0.0
-                    for t in range(r):
-                        s += R[t, a] * R[t, b]
-                    A[a, b] = s
-                    A[b, a] = s
+            A = _gram(R[:r])                                         # R'R
         else:
-            for a in range(r):
-                for b in range(a + 1):
-                    s = 0.0
-                    for j in range(d):
-                        s += R[a, j] * R[b, j]
-                    A[a, b] = s
-                    A[b, a] = s
+            A = _gram(R[:r].T)                                       # RR'
         lam, U = np.linalg.eigh(A)                                   # ascending
         top = max(lam[size - 1], 0.0)
         below = max(lam[size - 1 - k], 0.0) if k < size else 0.0
