@@ -3,9 +3,10 @@
 The CUD bound of Laber & Murphy (UAI 2008), computed exactly by branch and bound
 over the sign patterns of a linear-in-basis classifier.
 """
-from . import _kernel_cache
+from . import _kernel_cache, _kernel_compile
 
 _kernel_cache.install()  # compiled kernels cache outside the installed package (before any is defined)
+_kernel_compile.install()  # a kernel's first compile says so once and is timed apart
 
 from .baselines import DegenerateResampleWarning
 from .basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis

@@ -1,42 +1,48 @@
-"""Where numba keeps cudbound's compiled kernels, and the check that keeps them fresh.
+"""Where numba keeps cudbound's compiled kernels, keyed by the content of their sources.
 
 **Outside the installed package.** numba caches an ``@njit(cache=True)`` function next to its
 source (``__pycache__``) when that folder is writable. For an installed package that is
 ``site-packages/cudbound/``: the files outlive ``pip uninstall`` (a folder of cache files left
 there is then imported as an empty namespace package that hides a later editable install), and a
 read-only or shared installation cannot be written at all. :func:`install` puts a locator in
-front of numba's own that sends the kernels of cudbound's files to a per-user cache directory:
+front of numba's own that sends the kernels of cudbound's files to
 
-- ``$CUDBOUND_CACHE_DIR`` if set, else the platform's user cache directory for "cudbound"
-  (``platformdirs.user_cache_dir``: ``~/.cache/cudbound`` on Linux), under ``numba/``, one
-  folder per source folder (named as numba names them, with a hash of the folder's path, so two
-  installations never share kernels);
-- ``$NUMBA_CACHE_DIR`` if set is honoured instead (numba's own locator then places them);
+- ``$NUMBA_CACHE_DIR`` if set, else ``$CUDBOUND_CACHE_DIR`` if set, else the platform's user
+  cache directory for "cudbound" (``platformdirs.user_cache_dir``: ``~/.cache/cudbound`` on
+  Linux) under ``numba/``;
+- one folder per kernel group and version of its sources, ``GROUP-KEY`` (:func:`kernel_dir`);
 - a folder that cannot be created or written is skipped: numba then tries its own locations.
 
 It runs when :mod:`cudbound` is imported, before any kernel is defined (numba picks a function's
 cache location when it is decorated).
 
-**Fresh.** numba checks only the time stamp of a kernel's own file. A kernel that inlines
-functions of another file (the search loop in ``search/core.py`` calls the QP of
-``search/node_qp.py``) is therefore loaded stale after that other file changes: in an
-editable install, an edit to ``node_qp.py`` would not reach ``core._search``. The same holds
-for the SVM dual's solvers in ``optim/svm_dual`` (the decremental path calls a step of the
-active-set file, which calls the gradient of the SMO file), and for the one Gaussian elimination
-of ``optim/linear_solve.py`` that both folders call. :func:`check` keeps a SHA-256
-digest of every kernel source of one such folder next to their cached kernels and clears
-those kernels when the digest changes. It runs once per folder, when :mod:`cudbound.search`
-or :mod:`cudbound.optim.svm_dual` is imported, before any kernel is loaded, under a file lock
-(two processes starting at once clear and stamp the folder once).
+**Keyed by content, never stale.** A group is the set of files whose kernels call each other:
+the search (``search/``: the loop in ``core.py`` inlines the QP of ``node_qp.py``), the SVM
+dual's solvers (``optim/svm_dual/``: the decremental path calls a step of the active-set file,
+which calls the gradient of the SMO file), both with the Gaussian elimination of
+``optim/linear_solve.py`` that they inline (:data:`SHARED_SOURCES`); every other kernel file is
+a group of its own (:data:`STANDALONE_SOURCES`, and ``linear_solve.py``'s own kernels). KEY is
+the SHA-256 (:func:`digest`) of numba's version and of the names and contents of the group's
+files, and it is also the source stamp numba checks in each kernel's cache index (numba's own
+stamp is the time stamp, or in recent versions the hash, of the kernel's own file only). So an
+edit to any file of a group, or another numba, gives new kernels, while two copies of the same
+sources (an editable checkout, an installed copy, a second checkout) share one folder and
+compile once. numba keys the rest itself: the Python version (in the file names) and the CPU
+(in the index). When a group's folder is first created, the folders of its other versions
+beyond the :data:`KEEP` most recently used, and unused for a day, are removed.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
+import shutil
+import time
 from pathlib import Path
 
-__all__ = ["install", "check", "cache_root", "kernel_dir", "digest", "KERNEL_SOURCES", "SVM_DUAL_SOURCES", "SHARED_SOURCES",
-           "STANDALONE_SOURCES"]
+__all__ = ["install", "cache_root", "kernel_dir", "digest", "group_of", "KERNEL_SOURCES", "SVM_DUAL_SOURCES",
+           "SHARED_SOURCES", "STANDALONE_SOURCES", "KEEP"]
 
 PACKAGE = Path(__file__).resolve().parent
 SEARCH = PACKAGE / "search"
@@ -51,12 +57,13 @@ SVM_DUAL_SOURCES = ("active_set_solver.py", "decremental.py", "kkt.py", "smo_sol
 """The files of ``cudbound/optim/svm_dual`` with ``@njit(cache=True)`` functions."""
 SHARED_SOURCES = ("optim/linear_solve.py",)
 """Kernel files (relative to the package) whose functions the kernels of both folders call:
-part of every folder's digest, so that an edit to them clears both."""
+part of both groups' keys."""
 STANDALONE_SOURCES = ("pca_parts.py",)
-"""Kernel files (relative to the package) whose kernels call no kernel of another file: numba's own
-check of their file's time stamp keeps them fresh, so they are part of no digest."""
-DIGEST_FILE = "cudbound_kernels.sha256"
-LOCK_FILE = "cudbound_kernels.lock"
+"""Kernel files (relative to the package) whose kernels call no kernel of another file: each is
+keyed by its own content alone."""
+KEEP = 4
+"""Folders of a group's other versions kept (the most recently used), whatever their age."""
+_UNUSED = 86400.0  # seconds: a folder used within this time is never removed
 
 
 def cache_root() -> Path:
@@ -69,28 +76,67 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("cudbound", appauthor=False))
 
 
-def _subpath(source_dir: Path) -> str:
-    from numba.core.caching import _CacheLocator
-
-    # numba's own naming (the folder's name and a hash of its path), from any file in it
-    return _CacheLocator.get_suitable_cache_subpath(str(Path(source_dir) / "_"))
-
-
-def kernel_dir(source_dir: Path = SEARCH) -> Path:
-    """The folder numba caches the kernels of the files in ``source_dir`` in."""
+def _root() -> Path:
     from numba.core import config
 
-    if config.CACHE_DIR:        # NUMBA_CACHE_DIR: numba's own locator, same naming
-        return Path(config.CACHE_DIR) / _subpath(source_dir)
-    return cache_root() / "numba" / _subpath(source_dir)
+    if config.CACHE_DIR:        # NUMBA_CACHE_DIR: numba's own cache directory
+        return Path(config.CACHE_DIR)
+    return cache_root() / "numba"
 
 
-def _inside_package(py_file: str) -> bool:
-    try:
-        Path(py_file).resolve().relative_to(PACKAGE)
-    except (ValueError, OSError):
-        return False
-    return True
+def group_of(py_file: Path, package: Path = PACKAGE) -> tuple[str, tuple[str, ...]]:
+    """(name, files): the group of the kernel file ``py_file`` of ``package`` and the files
+    (relative to ``package``) its key is taken over. ValueError for a file outside ``package``."""
+    rel = Path(py_file).resolve().relative_to(Path(package).resolve()).as_posix()
+    folder, _, _ = rel.rpartition("/")
+    if folder == "search":
+        name, files = "search", tuple(f"search/{s}" for s in KERNEL_SOURCES) + SHARED_SOURCES
+    elif folder == "optim/svm_dual":
+        name, files = "svm_dual", tuple(f"optim/svm_dual/{s}" for s in SVM_DUAL_SOURCES) + SHARED_SOURCES
+    else:
+        name, files = Path(rel).stem, ()
+    return name, files if rel in files else files + (rel,)   # an unlisted file: its own content too
+
+
+def digest(files: tuple[str, ...], package: Path = PACKAGE) -> str:
+    """SHA-256 of numba's version and of the ``files`` of ``package`` (names relative to it, and
+    contents, in the order given)."""
+    import numba
+
+    h = hashlib.sha256(f"numba {numba.__version__}\n".encode())
+    for name in files:
+        text = (Path(package) / name).read_bytes()
+        h.update(f"{name} {len(text)}\n".encode() + text)
+    return h.hexdigest()
+
+
+def _folder(name: str, key: str) -> Path:
+    return _root() / f"{name}-{key[:16]}"
+
+
+def kernel_dir(py_file: Path = SEARCH / "core.py", package: Path = PACKAGE) -> Path:
+    """The folder numba caches the kernels of the file ``py_file`` of ``package`` in."""
+    name, files = group_of(py_file, package)
+    return _folder(name, digest(files, package))
+
+
+def _first_use(folder: Path, name: str) -> None:
+    """Create ``folder`` or mark it used (its time stamp); when it is new, remove the group's
+    folders of other versions beyond the :data:`KEEP` most recently used and unused for a day
+    (best effort: another process may be removing them too)."""
+    if folder.is_dir():
+        with contextlib.suppress(OSError):
+            os.utime(folder)
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    pattern = re.compile(re.escape(name) + r"-[0-9a-f]{16}")
+    with contextlib.suppress(OSError):
+        others = sorted(((p.stat().st_mtime, p) for p in folder.parent.iterdir()
+                         if p != folder and pattern.fullmatch(p.name) and p.is_dir()), reverse=True)
+        now = time.time()
+        for used, path in others[KEEP:]:
+            if now - used > _UNUSED:
+                shutil.rmtree(path, ignore_errors=True)
 
 
 _LOCATOR = None
@@ -99,76 +145,42 @@ _LOCATOR = None
 def install() -> None:
     """Put the locator in front of numba's (once per process)."""
     global _LOCATOR
-    from numba.core import caching, config
+    from numba.core import caching
 
     if _LOCATOR is not None:
         return
+    located: dict[tuple[str, ...], tuple[str, str]] = {}    # a group's files -> (cache folder, key), once per process
 
     class CudboundCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-        """The kernels of cudbound's own files, in :func:`kernel_dir` of their folder."""
+        """The kernels of cudbound's own files, in :func:`kernel_dir` of their group, stamped with its key."""
 
-        def __init__(self, py_func, py_file):
+        def __init__(self, py_func, py_file, files):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            self._cache_path = str(kernel_dir(Path(py_file).resolve().parent))
+            self._cache_path, self._stamp = located[files]
 
         def get_cache_path(self):
             return self._cache_path
 
+        def get_source_stamp(self):
+            return self._stamp
+
         @classmethod
         def from_function(cls, py_func, py_file):
-            if config.CACHE_DIR or not _inside_package(py_file):
-                return None     # numba's own locators (NUMBA_CACHE_DIR honoured; other packages untouched)
-            return super().from_function(py_func, py_file)
+            try:
+                name, files = group_of(py_file)
+            except (ValueError, OSError):
+                return None     # numba's own locators for other packages' kernels
+            try:
+                if files not in located:
+                    key = digest(files)
+                    _first_use(_folder(name, key), name)
+                    located[files] = (str(_folder(name, key)), key)
+                self = cls(py_func, py_file, files)
+                self.ensure_cache_path()
+            except OSError:
+                return None     # no writable folder: numba's own locations
+            return self
 
     caching.CacheImpl._locator_classes.insert(0, CudboundCacheLocator)
     _LOCATOR = CudboundCacheLocator
-
-
-def digest(folder: Path = SEARCH, sources: tuple[str, ...] = KERNEL_SOURCES) -> str:
-    """SHA-256 of the kernel ``sources`` of ``folder`` (names and contents, in the order given),
-    and of the package's :data:`SHARED_SOURCES`."""
-    h = hashlib.sha256()
-    for name in sources:
-        h.update(name.encode())
-        h.update((Path(folder) / name).read_bytes())
-    for name in SHARED_SOURCES:
-        h.update(name.encode())
-        h.update((PACKAGE / name).read_bytes())
-    return h.hexdigest()
-
-
-def check(folder: Path = SEARCH, cache: Path | None = None, sources: tuple[str, ...] = KERNEL_SOURCES) -> bool:
-    """Clear the cached kernels of ``folder`` if its kernel ``sources`` changed since they were cached.
-
-    ``cache``: the folder of those kernels (default :func:`kernel_dir` of ``folder``). Returns
-    True when the cache was cleared. Does nothing (returns False) when the cache folder cannot
-    be written: numba then keeps its cache elsewhere.
-    """
-    from filelock import FileLock, Timeout
-
-    cache = kernel_dir(folder) if cache is None else Path(cache)
-    stamp = cache / DIGEST_FILE
-    now = digest(folder, sources)
-    try:
-        if stamp.read_text(encoding="ascii").strip() == now:
-            return False
-    except OSError:
-        pass
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(cache / LOCK_FILE), timeout=120):
-            try:        # another process may have cleared and stamped it while we waited
-                if stamp.read_text(encoding="ascii").strip() == now:
-                    return False
-            except OSError:
-                pass
-            cleared = False
-            for entry in cache.iterdir():
-                if entry.suffix in (".nbi", ".nbc"):
-                    entry.unlink(missing_ok=True)
-                    cleared = True
-            stamp.write_text(now + "\n", encoding="ascii")
-            return cleared
-    except (OSError, Timeout):
-        return False

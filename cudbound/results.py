@@ -303,7 +303,8 @@ class IntervalResult(Result):
         .632 estimate for the paper's baselines).
     n_samples : int
     seconds : float
-        Wall time of the computation.
+        Wall time of the computation (CUD's leaves out the time numba spent compiling kernels in
+        this process on a first run: ``details["compile_seconds"]``).
     details : dict
         Method-specific extras (effective sample sizes, bootstrap values, warnings).
     """

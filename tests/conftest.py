@@ -18,9 +18,9 @@ def pytest_configure(config):
     - ``python -m pytest`` in a checkout imports the checkout's ``cudbound`` (the current directory
       comes first on ``sys.path``, and the doctests are collected from ``cudbound/``), while the
       commands the tests run (``python -m cudbound ...`` in a temporary directory) would import
-      the installed copy: two copies, two sets of numba kernels to compile (the cache is per copy,
-      ``cudbound._kernel_cache``). The checkout is put first on ``PYTHONPATH`` for those commands,
-      so that the suite tests one source. A test that runs another copy sets its own ``PYTHONPATH``.
+      the installed copy, which may be another version of the sources (numba's kernels are cached per
+      version of the sources, ``cudbound._kernel_cache``). The checkout is put first on ``PYTHONPATH``
+      for those commands, so that the suite tests one source. A test that runs another copy sets its own ``PYTHONPATH``.
     - Before the workers of a parallel run (pytest-xdist) start, the kernels are compiled once, in
       two processes side by side (tests/_support/warm_kernels.py): on a cold cache each worker,
       and each command a test runs, would otherwise wait for or compile them in turn. Seconds when

@@ -1,78 +1,98 @@
 """numba's cache of cudbound's kernels: outside the installed package (issue 29: a cache written
 into site-packages/cudbound outlived `pip uninstall` and then hid an editable install as an empty
-namespace package; a read-only installation could not be written), and cleared when any kernel
-source of the search, or of the SVM dual's solvers, changes (numba checks only the caller's file)."""
+namespace package; a read-only installation could not be written), and keyed by the content of the
+kernel sources (issue 44): two copies of the same sources share their kernels, and an edit to any
+file whose kernels a group inlines, or another numba, gives a new folder (numba checks only the
+caller's file)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
-import cudbound
 from cudbound import _kernel_cache as kc
 
-
-def _copy(tmp_path):
-    for name in kc.KERNEL_SOURCES:
-        shutil.copy(kc.SEARCH / name, tmp_path / name)
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    return cache
+KERNEL_FILES = sorted(str(p.relative_to(kc.PACKAGE)) for p in kc.PACKAGE.rglob("*.py")
+                      if "\n@njit(cache=True" in p.read_text())
 
 
-def test_an_edit_to_any_kernel_source_clears_the_cached_kernels(tmp_path):
-    cache = _copy(tmp_path)
-    (cache / "core._search-1.py311.nbi").write_text("index")
-    (cache / "core._search-1.py311.1.nbc").write_text("code")
-    (cache / "other.txt").write_text("kept")
-    assert kc.check(tmp_path, cache) is True            # no digest yet: cleared, digest written
-    assert sorted(p.name for p in cache.iterdir()) == sorted([kc.DIGEST_FILE, kc.LOCK_FILE, "other.txt"])
-    (cache / "core._search-1.py311.nbi").write_text("index")
-    assert kc.check(tmp_path, cache) is False           # sources unchanged: the cache stays
-    assert (cache / "core._search-1.py311.nbi").exists()
-    with open(tmp_path / "node_qp.py", "a") as fh:      # an edit to another file than core.py
+def _copy(root):
+    package = root / "cudbound"
+    shutil.copytree(kc.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    return package
+
+
+def _folders(package):
+    """{kernel file: its cache folder} for a copy of the package."""
+    return {name: kc.kernel_dir(package / name, package) for name in KERNEL_FILES}
+
+
+def _edit(path):
+    with open(path, "a") as fh:
         fh.write("\n# edited\n")
-    assert kc.check(tmp_path, cache) is True
-    assert not (cache / "core._search-1.py311.nbi").exists()
 
 
-def test_an_edit_to_any_kernel_source_of_the_svm_dual_clears_its_cached_kernels(tmp_path):
-    """The decremental path calls the eigen-step of active_set_solver.py: an edit there must reach it."""
-    for name in kc.SVM_DUAL_SOURCES:
-        shutil.copy(kc.SVM_DUAL / name, tmp_path / name)
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    assert kc.check(tmp_path, cache, kc.SVM_DUAL_SOURCES) is False     # nothing to clear: the digest is written
-    assert (cache / kc.DIGEST_FILE).read_text().strip() == kc.digest(tmp_path, kc.SVM_DUAL_SOURCES)
-    (cache / "decremental.decrement-1.py311.nbi").write_text("index")
-    assert kc.check(tmp_path, cache, kc.SVM_DUAL_SOURCES) is False     # sources unchanged: the cache stays
-    assert (cache / "decremental.decrement-1.py311.nbi").exists()
-    with open(tmp_path / "active_set_solver.py", "a") as fh:
-        fh.write("\n# edited\n")
-    assert kc.check(tmp_path, cache, kc.SVM_DUAL_SOURCES) is True
-    assert not (cache / "decremental.decrement-1.py311.nbi").exists()
+@pytest.fixture
+def two_copies(tmp_path, monkeypatch):
+    monkeypatch.setenv(kc.ENV, str(tmp_path / "cache"))
+    monkeypatch.setattr("numba.core.config.CACHE_DIR", "")
+    first, second = _copy(tmp_path / "a"), _copy(tmp_path / "b")
+    old = time.time() - 7 * 86400                     # the second copy's files are a week older
+    for p in second.rglob("*.py"):
+        os.utime(p, (old, old))
+    return first, second
 
 
-def test_an_unwritable_cache_is_left_alone(tmp_path):
-    _copy(tmp_path)
-    blocker = tmp_path / "file"
-    blocker.write_text("not a folder")
-    assert kc.check(tmp_path, blocker / "cache") is False
+def test_two_copies_of_the_package_share_every_kernel_folder(two_copies):
+    first, second = two_copies
+    one, two = _folders(first), _folders(second)
+    assert one == two and len(KERNEL_FILES) >= 19
+    assert {p.parent for p in one.values()} == {kc.cache_root() / "numba"}
+    assert len(set(one.values())) == 4                # search, svm_dual, linear_solve, pca_parts
+    assert one == _folders(kc.PACKAGE)                # and the imported copy's
 
 
-def test_the_package_is_checked_on_import():
-    stamp = kc.kernel_dir() / kc.DIGEST_FILE
-    assert not stamp.exists() or stamp.read_text().strip() == kc.digest()
+@pytest.mark.parametrize("edited", [*(f"search/{s}" for s in kc.KERNEL_SOURCES),
+                                    *(f"optim/svm_dual/{s}" for s in kc.SVM_DUAL_SOURCES),
+                                    *kc.SHARED_SOURCES, *kc.STANDALONE_SOURCES])
+def test_an_edit_to_a_kernel_source_moves_every_group_that_reads_it(two_copies, edited):
+    """An edit to node_qp.py moves core.py's kernels too (the loop inlines the QP); an edit to the
+    shared Gaussian elimination moves both folders' kernels and its own; nothing else moves."""
+    first, second = two_copies
+    before = _folders(first)
+    _edit(second / edited)
+    after = _folders(second)
+    moved = {name for name in KERNEL_FILES if after[name] != before[name]}
+    readers = {name for name in KERNEL_FILES if edited in kc.group_of(first / name, first)[1]}
+    assert edited in readers or edited == "search/records.py"      # records.py holds the search's numba type
+    assert moved == readers and moved
 
 
-def test_the_svm_dual_is_checked_on_import():
-    import cudbound.optim.svm_dual  # noqa: F401
+def test_another_numba_moves_every_folder(two_copies, monkeypatch):
+    import numba
 
-    stamp = kc.kernel_dir(kc.SVM_DUAL) / kc.DIGEST_FILE
-    assert not stamp.exists() or stamp.read_text().strip() == kc.digest(kc.SVM_DUAL, kc.SVM_DUAL_SOURCES)
+    first, _ = two_copies
+    before = _folders(first)
+    monkeypatch.setattr(numba, "__version__", numba.__version__ + ".post1")
+    after = _folders(first)
+    assert all(after[name] != before[name] for name in KERNEL_FILES)
+
+
+def test_numba_cache_dir_is_the_root_when_set(two_copies, monkeypatch, tmp_path):
+    first, _ = two_copies
+    monkeypatch.setattr("numba.core.config.CACHE_DIR", str(tmp_path / "numba"))
+    assert kc.kernel_dir(first / "search" / "core.py", first).parent == tmp_path / "numba"
+
+
+def test_a_file_outside_the_package_has_no_group(tmp_path):
+    (tmp_path / "mine.py").write_text("x = 1\n")
+    with pytest.raises(ValueError):
+        kc.group_of(tmp_path / "mine.py")
 
 
 def test_every_kernel_source_of_the_svm_dual_is_listed():
@@ -91,66 +111,72 @@ def test_every_kernel_source_of_the_search_is_listed():
     assert kernels | types == set(kc.KERNEL_SOURCES)
 
 
-def test_a_standalone_kernel_file_imports_no_other_kernel():
-    """A kernel file kept out of the digests (numba's time stamp of its own file keeps it fresh)
-    must call no kernel of another file: it imports nothing from the package."""
-    for name in kc.STANDALONE_SOURCES:
-        text = (kc.PACKAGE / name).read_text()
-        assert "\n@njit(cache=True" in text
-        assert "from ." not in text and "import cudbound" not in text and "from cudbound" not in text, name
-
-
-def test_every_other_kernel_file_is_a_shared_source_of_both_digests(tmp_path):
-    """A kernel file outside the two folders (the one Gaussian elimination) is inlined into
-    kernels of both: it is listed, and an edit to it changes both folders' digests; a standalone
-    kernel file (one that calls no other file's kernel) is listed too."""
-    others = {str(p.relative_to(kc.PACKAGE)) for p in kc.PACKAGE.rglob("*.py")
-              if "\n@njit(cache=True" in p.read_text() and p.parent not in (kc.SEARCH, kc.SVM_DUAL)}
+def test_every_other_kernel_file_is_listed_and_imports_no_other_kernel():
+    """A kernel file outside the two folders is shared (the one Gaussian elimination, which both
+    inline) or standalone; either is keyed by its own content, so it must call no kernel of another
+    file: it imports nothing from the package."""
+    others = {name for name in KERNEL_FILES if not name.startswith(("search/", "optim/svm_dual/"))}
     assert others == set(kc.SHARED_SOURCES) | set(kc.STANDALONE_SOURCES)
-    package = tmp_path / "cudbound"
-    shutil.copytree(kc.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
-    before = (kc.digest(package / "search"), kc.digest(package / "optim" / "svm_dual", kc.SVM_DUAL_SOURCES))
-    real = kc.PACKAGE
-    try:
-        kc.PACKAGE = package
-        unchanged = (kc.digest(package / "search"), kc.digest(package / "optim" / "svm_dual", kc.SVM_DUAL_SOURCES))
-        with open(package / kc.SHARED_SOURCES[0], "a") as fh:
-            fh.write("\n# edited\n")
-        after = (kc.digest(package / "search"), kc.digest(package / "optim" / "svm_dual", kc.SVM_DUAL_SOURCES))
-    finally:
-        kc.PACKAGE = real
-    assert unchanged == before
-    assert after[0] != before[0] and after[1] != before[1]
+    for name in others:
+        text = (kc.PACKAGE / name).read_text()
+        assert "from ." not in text and "import cudbound" not in text and "from cudbound" not in text, name
+        assert kc.group_of(kc.PACKAGE / name)[1] == (name,)
 
 
-def test_kernels_are_cached_outside_the_package():
-    """Every cached kernel of the package (search and optim) is located in the per-user cache,
-    not beside its source."""
-    from cudbound.optim import svm_dual
+def test_a_new_groups_folder_removes_old_versions_no_one_used_for_a_day(tmp_path):
+    day = 86400.0
+    now = time.time()
+
+    def folder(name, age):
+        path = tmp_path / name
+        path.mkdir()
+        os.utime(path, (now - age, now - age))
+        return path
+
+    old = [folder(f"search-{i:016x}", 2 * day + i) for i in range(kc.KEEP + 2)]   # old[0] the most recent
+    recent = folder("search-" + "f" * 16, 0.5 * day)                             # used today: kept
+    others = [folder("svm_dual-" + "0" * 16, 9 * day), folder("search_" + "0" * 40, 9 * day),
+              folder("search-notahash", 9 * day)]
+    kc._first_use(tmp_path / ("search-" + "e" * 16), "search")
+    assert (tmp_path / ("search-" + "e" * 16)).is_dir() and recent.is_dir()
+    assert [p.is_dir() for p in old] == [True] * (kc.KEEP - 1) + [False] * 3   # the recent one is among the KEEP
+    assert all(p.is_dir() for p in others)              # another group, numba's naming, not a key
+    kc._first_use(recent, "search")                     # a folder in use: marked, nothing removed
+    assert recent.stat().st_mtime >= now - 1 and old[0].is_dir()
+
+
+def test_kernels_are_cached_outside_the_package_and_stamped_with_their_key():
+    """Every cached kernel of the package is located in its group's folder of the per-user cache,
+    not beside its source, and numba's index checks the group's key, not the file's own stamp."""
+    from cudbound import pca_parts
+    from cudbound.optim import linear_solve, svm_dual
     from cudbound.optim.svm_dual import active_set_solver, decremental, kkt, smo_solver
     from cudbound.search import bounds, core, node_pool, node_qp
 
     checked = 0
-    for module in (bounds, core, node_pool, node_qp, svm_dual, active_set_solver, decremental, kkt, smo_solver):
+    for module in (bounds, core, node_pool, node_qp, svm_dual, active_set_solver, decremental, kkt, smo_solver,
+                   linear_solve, pca_parts):
         for obj in vars(module).values():
             cache = getattr(obj, "_cache", None)
             path = getattr(cache, "_cache_path", None)
             if path is None or type(cache).__name__ == "NullCache":
                 continue
+            source = Path(obj.py_func.__code__.co_filename)
             assert not Path(path).resolve().is_relative_to(kc.PACKAGE), (obj, path)
-            assert Path(path).resolve().is_relative_to(kc.kernel_dir(Path(module.__file__).parent).parent)
+            assert Path(path) == kc.kernel_dir(source), (obj, path)
+            assert cache._impl.locator.get_source_stamp() == kc.digest(kc.group_of(source)[1])
             checked += 1
-    assert checked >= 10
+    assert checked >= 12
 
 
 SCRIPT = textwrap.dedent("""
-    import sys
-    import numpy as np
     import cudbound
     from cudbound.search import bounds
     # a small cached kernel: compiled (or loaded) and run
     assert bounds._flip_d(1.0, 4.0, 0.0) == 0.25
+    stats = bounds._flip_d.stats
     print(cudbound.__file__)
+    print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 """)
 
 
@@ -161,7 +187,35 @@ def _run(env_extra, cwd):
 
 
 def _package_files(root):
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in (".nbi", ".nbc", ".sha256"))
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in (".nbi", ".nbc"))
+
+
+def _cache_files(root):
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")}
+
+
+def test_a_second_copy_loads_the_kernels_the_first_compiled_and_an_edit_compiles_anew(two_copies, tmp_path):
+    """Two copies of the package (the second's files a week older) in one cache: the second loads
+    the kernel the first compiled, writing nothing; a third copy with an edit to a file the kernel's
+    group inlines (node_qp.py, not the kernel's own bounds.py) compiles it again, in another folder."""
+    first, second = two_copies
+    env = {"CUDBOUND_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_CACHE_DIR": ""}
+    out = _run({**env, "PYTHONPATH": str(first.parent)}, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == str(first / "__init__.py") and out.stdout.split()[1:] == ["0", "1"]
+    written = _cache_files(tmp_path / "cache")
+    assert written and all(re.fullmatch(r"numba/search-[0-9a-f]{16}/bounds\._flip_d-\d+\.py\d+\.(nbi|1\.nbc)", f)
+                           for f in written)
+    out = _run({**env, "PYTHONPATH": str(second.parent)}, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == str(second / "__init__.py") and out.stdout.split()[1:] == ["1", "0"]
+    assert _cache_files(tmp_path / "cache") == written                    # loaded, nothing written
+    _edit(second / "search" / "node_qp.py")
+    out = _run({**env, "PYTHONPATH": str(second.parent)}, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[1:] == ["0", "1"]                           # compiled again
+    now = _cache_files(tmp_path / "cache")
+    assert {f: now[f] for f in written} == written and len(now) == 2 * len(written)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through read-only permissions")
@@ -169,7 +223,7 @@ def test_a_read_only_installation_runs(tmp_path):
     """A copy of the package with every folder read-only: kernels compile and run, nothing is
     written inside it, and they land in CUDBOUND_CACHE_DIR."""
     site = tmp_path / "site"
-    shutil.copytree(kc.PACKAGE, site / "cudbound", ignore=shutil.ignore_patterns("__pycache__"))
+    _copy(site)
     for d in [site / "cudbound", *(p for p in (site / "cudbound").rglob("*") if p.is_dir())]:
         d.chmod(0o555)
     try:
@@ -185,24 +239,23 @@ def test_a_read_only_installation_runs(tmp_path):
 
 def test_a_copy_of_the_package_writes_nothing_inside_it(tmp_path):
     """As above with a writable copy (numba would use its __pycache__ if allowed): still nothing
-    inside the package; CUDBOUND_CACHE_DIR holds the kernels and the digest."""
+    inside the package; CUDBOUND_CACHE_DIR holds the kernels."""
     site = tmp_path / "site"
-    shutil.copytree(kc.PACKAGE, site / "cudbound", ignore=shutil.ignore_patterns("__pycache__"))
+    _copy(site)
     out = _run({"PYTHONPATH": str(site), "CUDBOUND_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_CACHE_DIR": ""},
                tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == str(site / "cudbound" / "__init__.py")
+    assert out.stdout.split()[0] == str(site / "cudbound" / "__init__.py")
     assert _package_files(site / "cudbound") == []
     assert list((tmp_path / "cache").rglob("*.nbi"))
-    assert list((tmp_path / "cache").rglob(kc.DIGEST_FILE))
 
 
 def test_numba_cache_dir_is_honoured(tmp_path):
     site = tmp_path / "site"
-    shutil.copytree(kc.PACKAGE, site / "cudbound", ignore=shutil.ignore_patterns("__pycache__"))
+    _copy(site)
     out = _run({"PYTHONPATH": str(site), "CUDBOUND_CACHE_DIR": str(tmp_path / "mine"),
                 "NUMBA_CACHE_DIR": str(tmp_path / "numba")}, tmp_path)
     assert out.returncode == 0, out.stderr
     assert _package_files(site / "cudbound") == []
-    assert list((tmp_path / "numba").rglob("*.nbi"))
+    assert [p.parent.parent for p in (tmp_path / "numba").rglob("*.nbi")] == [tmp_path / "numba"]
     assert not (tmp_path / "mine").exists()

@@ -33,6 +33,7 @@ def _format_report(result, context, extra=()) -> str:
         ("training error", f"{result.train_error:.4f}"),
         ("half-width", f"{result.half_width:.4f} (before clipping to [0, 1])"),
         *extra,
+        *_compile_row(result),
         ("time", f"{result.seconds:.2f} s"),
     ]
     summary = result.stats.summary()
@@ -58,6 +59,15 @@ def _format_report(result, context, extra=()) -> str:
             lines.append(f"  The exact interval's upper end lies in [{min(1.0, high - result.upper_gap):.4f}, "
                          f"{high:.4f}]" + (" (the time budget ran out)." if summary["out_of_time"] else "."))
     return "\n".join(lines)
+
+
+def _compile_row(result) -> list:
+    """The report's row for the kernels numba compiled during the call (a first run only; the
+    result's ``seconds`` leave that time out): none when it compiled nothing."""
+    compiled = result.details.get("compile_seconds", 0.0)
+    if not compiled:
+        return []
+    return [("compiled kernels", f"in {compiled:.2f} s (first run only; cached for later runs)")]
 
 
 def _json_default(obj):

@@ -1,8 +1,4 @@
 """The exact search for the replicate supremum Q^(b): problem, node solvers, branch and bound."""
-from .. import _kernel_cache
-
-_kernel_cache.check()  # before any compiled kernel is loaded (see cudbound._kernel_cache)
-
 from .bnb import SearchOptions, SearchOutcome, Tolerances, branch_and_bound
 from .node_solvers import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .problem import ReplicateProblem, Screening

@@ -68,12 +68,12 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, objmode
 
+from .._kernel_compile import compile_once
 from .bounds import _bound, _flip_d, _objective, _value_at
 from .branching import _branch_point
 from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP,
                     KIND_QP, KIND_SMOOTH, LEAF, NOT_REALISABLE, OPEN, PRUNED, QP_FAILED, QP_INFEASIBLE, REALISABLE,
                     SOLVER_FAILURE, STATES, STATIC, STATUS, STOPPED_ABOVE, UNREALISABLE)
-from .compile_notice import _compile_once
 from .context import SearchContext, _realise_call, _record
 from .heap import _heap_pop, _heap_push
 from .hinge_qp_node_solver import HingeQPNodeSolver
@@ -621,7 +621,7 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
             float(problem.alpha_n), float(problem.L_hat), start, slv, quad is not None, Hinv,
             _loop_options(options, tol, lazy, record, python_realise), resume is not None,
             resume.arrays if resume is not None else _placeholder_state(p))
-    with _compile_once(_search, args):
+    with compile_once(_search, args):
         out = _search(*args)
     value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
     state = None
@@ -684,7 +684,7 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
             np.ascontiguousarray(g, dtype=np.float64), float(c), beta_hat, float(alpha),
             bool(options.screen), int(context.key if context is not None else 0), opt,
             resume is not None, resume.arrays if resume is not None else _placeholder_state(p))
-    with _compile_once(_replicate, args):
+    with compile_once(_replicate, args):
         out = _replicate(*args)
     ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, arrays, mf = out
     if not ok:

@@ -1,6 +1,6 @@
 """Compile (or load) cudbound's numba kernels: run by tests/conftest.py before the workers of a
 parallel run start, so that the workers, and the commands they run, load the kernels from the cache
-instead of each compiling them (cudbound/search/compile_notice.py locks the search kernels' cache
+instead of each compiling them (cudbound/_kernel_compile.py locks the search kernels' cache
 folder while one process compiles).
 
     python tests/_support/warm_kernels.py GROUP [GROUP ...]

@@ -31,12 +31,9 @@ its tests check it against CLARABEL at 1e-12.
 
 The compiled kernels of one file call those of others (the active-set method the gradient of
 the SMO file, the decremental path the eigen-step of the active-set file), which numba's own
-staleness check does not see: ``cudbound._kernel_cache.check`` clears them all when any of
-these files changes.
+staleness check does not see: :mod:`cudbound._kernel_cache` keys their cache by the content of
+all these files.
 """
-from ... import _kernel_cache
-
-_kernel_cache.check(_kernel_cache.SVM_DUAL, sources=_kernel_cache.SVM_DUAL_SOURCES)  # before any kernel is loaded
 
 from .active_set_solver import active_set
 from .conic import solve_conic
