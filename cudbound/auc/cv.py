@@ -6,7 +6,7 @@ Under cross-validation the AUC can be estimated three ways:
   has no AUC and is skipped, with a warning);
 * **pooled**: one AUC of all held-out scores together. Scores of different folds come from
   different models, whose offsets differ, so pooling is biased (usually downwards) when
-  folds are small (the seed paper's first pitfall);
+  folds are small (Suominen et al.'s first pitfall);
 * **leave-pair-out** (Pahikkala et al. 2008): for every positive-negative pair (i, j), train
   on the other n - 2 points and compare the two held-out scores. Every pair is scored by a
   model that saw neither point, and no cross-fold pooling happens. For regularized least
@@ -18,7 +18,7 @@ RLScore's conventions), a scikit-learn estimator.
 References
 ----------
 Suominen, H., Pahikkala, T. and Salakoski, T. (2008). Critical points in assessing learning
-performance via cross-validation. AKRR 2008 (``../shared/seeds/003``).
+performance via cross-validation. Proceedings of AKRR 2008.
 Pahikkala, T., Airola, A., Boberg, J. and Salakoski, T. (2008). Exact and efficient
 leave-pair-out cross-validation for ranking RLS. AKRR 2008.
 """
