@@ -20,6 +20,7 @@ PAGES = [
     ("svm.md", None, 4, None),
     ("architecture.md", RUNNER, 4, _architecture_after),
     ("compare.md", RUNNER, 4, None),
+    ("losses.md", None, 2, None),
 ]
 
 
