@@ -183,9 +183,20 @@ def _check_time_limit(time_limit, *, zero_time=True) -> float | None:
 
 def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
                   alpha_n: float | None = None) -> float:
-    """The replicate supremum Q^(b) for one bootstrap count vector, computed exactly.
+    r"""The replicate supremum Q^(b) for one bootstrap count vector, computed exactly.
 
-    Q^(b) = sup_beta |err_{D^(b)}(beta) - err_D(beta)| * g(alpha_n (L(D^(b), beta_hat) - L(D^(b), beta)))
+    .. math::
+
+        Q^{(b)} = \sup_\beta \, \bigl| \mathrm{err}_{D^{(b)}}(\beta) - \mathrm{err}_D(\beta) \bigr|
+        \; g\bigl(\alpha_n \{ L(D^{(b)}, \hat\beta) - L(D^{(b)}, \beta) \}\bigr),
+        \qquad g(x) = \min(1, x + 1),
+
+    with :math:`\mathrm{err}_D(\beta) = \frac1n \sum_i 1\{y_i \ne \operatorname{sign}(\phi_i^\top \beta)\}`,
+    its resample form weighted by the counts, :math:`\mathrm{err}_{D^{(b)}}(\beta) =
+    \frac1n \sum_i \nu_i 1\{y_i \ne \operatorname{sign}(\phi_i^\top \beta)\}`, the mean loss
+    :math:`L(D^{(b)}, \beta) = \frac1n \sum_i \nu_i \ell(y_i, \phi_i^\top \beta)` (plus the
+    loss's penalty, if any) and :math:`\hat\beta` its minimiser on the unweighted data (Laber &
+    Murphy 2008).
 
     Parameters
     ----------
@@ -226,12 +237,19 @@ def cud_interval(X: ArrayLike, y: ArrayLike, procedure: Procedure | Mapping[str,
                  rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
                  n_jobs: int | None = 1, time_limit: float | None = None, progress: bool = False,
                  engine_options: EngineOptions | Mapping[str, Any] = EngineOptions()) -> CUDResult:
-    """CUD confidence set for the generalization error of a linear-in-basis classifier.
+    r"""CUD confidence set for the generalization error of a linear-in-basis classifier.
 
     Fits beta_hat by minimising the procedure's loss on its basis phi(X), draws ``n_resamples``
-    bootstrap count vectors from ``rng``, and returns err_D(beta_hat) +/- Q_hat with
-    Q_hat the ceil(level * B)-th smallest replicate supremum Q^(b) (a conservative order
-    statistic), clipped to [0, 1]. Q_hat is computed exactly; by default only as far as
+    bootstrap count vectors from ``rng``, and returns
+
+    .. math::
+
+        \bigl[\mathrm{err}_D(\hat\beta) - \hat Q, \; \mathrm{err}_D(\hat\beta) + \hat Q\bigr] \cap [0, 1],
+        \qquad \hat Q = Q_{(\lceil \gamma B \rceil)},
+
+    :math:`Q_{(k)}` the k-th smallest of the B replicate suprema :math:`Q^{(b)}`
+    (:func:`replicate_sup`) and :math:`\gamma` the confidence level (a conservative order
+    statistic; Laber & Murphy 2008). Q_hat is computed exactly; by default only as far as
     it needs (``cudbound.quantile``: a replicate is searched to the end only if its
     bounds straddle Q_hat), which gives the same interval as solving every replicate.
     The fit and the searches run in orthonormal coordinates of the design

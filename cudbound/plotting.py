@@ -57,7 +57,8 @@ def plot_replicates(result: Any, ax: Axes | None = None, bins: int | str | Seque
 
     Exact replicates are drawn as one histogram; replicates the quantile refinement left with
     bounds (``stats.status == "bounded"``: on one side of Q_hat, the interval is exact all the
-    same) as a second, hatched one at their upper bounds. The bins are the attainable counts
+    same) as a second, hatched one at their upper bounds, stacked on the first (a bar's height is
+    every replicate of its bin; neither kind hides the other). The bins are the attainable counts
     k/n (one bar per count; ``bins`` when n is unknown). A vertical line
     marks Q_hat, the ceil(level B)-th smallest value; the title gives the interval
     err_D +/- Q_hat, n and B (``title`` replaces it). Labels are typeset (matplotlib's mathtext).
@@ -68,10 +69,15 @@ def plot_replicates(result: Any, ax: Axes | None = None, bins: int | str | Seque
     values = np.asarray(result.bootstrap_distribution, dtype=float)
     exact = np.asarray(result.exact_replicates, dtype=bool)
     edges = _replicate_edges(values, getattr(result, "n_samples", None), bins)
-    ax.hist(values[exact], bins=edges, color="C0", alpha=0.8, label=f"$Q^{{(b)}}$, exact ({int(exact.sum())})")
-    if (~exact).any():
-        ax.hist(values[~exact], bins=edges, color="C7", alpha=0.5, hatch="//",
-                label=rf"upper bounds, side of $\hat Q$ decided ({int((~exact).sum())})")
+    label = f"$Q^{{(b)}}$, exact ({int(exact.sum())})"
+    if exact.all():
+        ax.hist(values, bins=edges, color="C0", label=label)
+    else:       # the bounded replicates stacked on the exact ones, hatched: no bar hides another
+        bounded = rf"upper bounds, side of $\hat Q$ decided ({int((~exact).sum())})"
+        _, _, (_, upper) = ax.hist([values[exact], values[~exact]], bins=edges, stacked=True, color=["C0", "0.85"],
+                                   label=[label, bounded])
+        for patch in upper:
+            patch.set(hatch="//", edgecolor="0.45", linewidth=0.5)
     q = float(result.half_width)
     ax.axvline(q, color="C3", linewidth=2, label=rf"$\hat Q$ = {q:.3f}")
     low, high = result.confidence_interval

@@ -32,11 +32,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._deprecation import renamed
-from ._registry import stream
+from ._registry import generator, root_seed, stream
 from ._validation import check_rng, check_scalar, encode_labels
 
 __all__ = ["bootstrap_counts", "fold_assignments", "tally", "draw_counts", "draw_indices", "draw_indices_by_row",
-           "draw_folds", "cv_splitter", "splitter_folds", "folds_or_count", "deal_folds", "stream"]
+           "draw_folds", "cv_splitter", "splitter_folds", "folds_or_count", "deal_folds", "stream",
+           "OUT_OF_FOLD_STREAM", "out_of_fold_folds"]
 
 
 class Splitter(Protocol):
@@ -236,6 +237,25 @@ def fold_assignments(y: ArrayLike, cv: int | Splitter, repeats: int = 1, *, stra
     """
     labels, folds_or_k, repeats, stratified, gen = _fold_assignments_iv(y, cv, repeats, stratified, rng)
     return deal_folds(folds_or_k, labels, repeats, stratified, gen)
+
+
+OUT_OF_FOLD_STREAM = "out_of_fold"
+"""The name of the one random stream of the folds of out-of-fold predictions: ``cv_auc``,
+``auc_interval`` and the comparisons on out-of-fold predictions of ``cudbound.compare`` deal their
+K stratified folds from it (:func:`out_of_fold_folds`), so that the same ``rng`` and K give the same
+folds in each; being a stream of its own (:func:`stream`), no other method changes them."""
+
+
+def out_of_fold_folds(y: np.ndarray, k: int, root: np.random.SeedSequence) -> np.ndarray:
+    """The (n,) fold labels of a call's out-of-fold predictions: ``k`` stratified folds
+    (:func:`draw_folds`) dealt from the stream :data:`OUT_OF_FOLD_STREAM` of ``root``, the call's
+    root seed (``cudbound._registry.root_seed(rng)``). Labels in {-1, +1}, ``k`` checked by the caller.
+
+    >>> y = np.array([1, -1] * 5)
+    >>> np.array_equal(out_of_fold_folds(y, 5, root_seed(0)), out_of_fold_folds(y, 5, root_seed(0)))
+    True
+    """
+    return draw_folds(y, k, 1, True, generator(root, OUT_OF_FOLD_STREAM))[0]
 
 
 def draw_folds(y: np.ndarray, k: int, repeats: int, stratified: bool, gen: np.random.Generator) -> np.ndarray:

@@ -5,7 +5,7 @@ For the soft-margin SVM with a bias, trained once on n points, with dual solutio
 
     d = |{i : rho alpha_i R^2 + xi_i >= 1}|,     d+ / d- the same count over the positives / negatives,
 
-and estimates (Definitions 1 and 2 of ``../shared/seeds/001``; rho = 2)
+and estimates (Joachims 2000, Definitions 1 and 2; rho = 2)
 
     error = d / n,   recall = 1 - d+ / n+,   precision = (n+ - d+) / (n+ - d+ + d-),
     F1 = (2 n+ - 2 d+) / (2 n+ - d+ + d-).
@@ -35,8 +35,8 @@ rho = 1 is the value Joachims found accurate in practice, not the one his theore
 References
 ----------
 Joachims, T. (2000). Estimating the generalization performance of a SVM efficiently.
-ICML 2000, 431-438 (``../shared/seeds/001``); Joachims, T. (2002). Learning to Classify
-Text Using Support Vector Machines, ch. 5 (``../shared/seeds/000``).
+ICML 2000, 431-438; Joachims, T. (2002). Learning to Classify Text Using Support Vector
+Machines, ch. 5.
 """
 from __future__ import annotations
 

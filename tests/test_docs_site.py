@@ -258,3 +258,18 @@ def test_which_interval_page_is_built_from_the_study_table():
     table = verdicts.verdict_table()
     assert table.count("\n") == len(counts) + 2
     assert "which_interval" in _toctree_entries((DOCS / "index.rst").read_text(encoding="utf-8"))
+
+
+def test_the_main_entry_points_typeset_their_formulas():
+    """The formulas of the CUD interval, the replicate supremum and every baseline interval are
+    typeset (numpydoc ``.. math::``, rendered by the API reference's MathJax), not plain text."""
+    import inspect
+
+    import cudbound
+    from cudbound.baselines import methods, modern
+    functions = [cudbound.cud_interval, cudbound.replicate_sup,
+                 *(getattr(methods, name) for name in ("bs1", "bs2", "kohavi", "yang", "martin", "langford")),
+                 *(getattr(modern, name) for name in ("wald_cv", "corrected_t", "conservative_z", "nested_cv", "bccv",
+                                                      "e632_delta"))]
+    plain = [f.__name__ for f in functions if ".. math::" not in (inspect.getdoc(f) or "")]
+    assert not plain, plain

@@ -69,12 +69,33 @@ CHANGED_ON_PURPOSE = {
 move, by at most that much."""
 
 
+def _with_the_folds_of_f50360a(call, y):
+    """``call`` with the folds f50360a drew given as fold labels: ``cv_auc`` and ``auc_interval`` now
+    deal their folds from the out-of-fold stream, as the comparisons do (the same ``rng``, the same
+    folds everywhere), where they drew a StratifiedKFold seed from ``rng`` (cv_auc) or from the stream
+    ``"folds"`` (auc_interval). The numbers on the same folds are the test."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from cudbound._registry import generator, root_seed
+    from cudbound.resampling import splitter_folds
+
+    call_id, family, function, problem, kwargs = call
+    if family != "auc" or function not in ("cv_auc", "auc_interval"):
+        return call
+    gen = generator(root_seed(kwargs["rng"]), "folds") if function == "auc_interval" else \
+        np.random.default_rng(kwargs["rng"])
+    splitter = StratifiedKFold(n_splits=kwargs["cv"], shuffle=True, random_state=int(gen.integers(2**31 - 1)))
+    labels = np.where(np.asarray(y, dtype=float) > 0, 1.0, -1.0)
+    return call_id, family, function, problem, {**kwargs, "cv": splitter_folds(splitter, labels)[0]}
+
+
 @pytest.mark.parametrize("call", SCRIPT.CALLS, ids=[call[0] for call in SCRIPT.CALLS])
 def test_every_number_is_bit_identical_to_f50360a(call):
     before = STORED_CALLS[call[0]]["results"]
+    X, y = _problem(call[3])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # degenerate refits are warned of; the numbers are the test
-        now = SCRIPT.run_call(call, *_problem(call[3]))
+        now = SCRIPT.run_call(_with_the_folds_of_f50360a(call, y), X, y)
     assert [row.get("method") for row in now] == [row.get("method") for row in before], call[0]
     compared = 0
     for old, new in zip(before, now):

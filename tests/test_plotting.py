@@ -141,6 +141,34 @@ def test_forest_title_and_legend_say_what_is_drawn():
     plt.close("all")
 
 
+def test_exact_and_bounded_bars_do_not_hide_each_other():
+    """The bounded replicates' bars stand on the exact ones' in the bins both share: no two bars
+    overlap, each bin's bars add up to its replicates, and the bounded ones are hatched."""
+    from types import SimpleNamespace
+
+    from cudbound.plotting import plot_replicates
+    n = 20
+    exact_values = np.array([1, 2, 2, 3, 3, 3, 4, 5]) / n
+    bounded_values = np.array([3, 3, 4, 6, 6]) / n                # bins 3 and 4 hold both kinds
+    result = SimpleNamespace(bootstrap_distribution=np.concatenate([exact_values, bounded_values]),
+                             exact_replicates=np.r_[np.ones(8, bool), np.zeros(5, bool)], n_samples=n,
+                             half_width=0.25, confidence_interval=(0.05, 0.55), confidence_level=0.95,
+                             train_error=0.3)
+    ax = plot_replicates(result)
+    exact_bars, bounded_bars = ax.containers
+    bars = [(round(p.get_x() * n + 0.5), p.get_y(), p.get_y() + p.get_height())
+            for p in ax.patches if p.get_height() > 0]
+    for k in {b[0] for b in bars}:
+        spans = sorted((lo, hi) for kk, lo, hi in bars if kk == k)
+        assert all(hi <= lo for (_, hi), (lo, _) in zip(spans, spans[1:])), (k, spans)   # stacked, not overlapping
+        assert sum(hi - lo for lo, hi in spans) == np.sum(np.round(result.bootstrap_distribution * n) == k)
+    assert [p.get_height() for p in exact_bars if p.get_height() > 0] == [1, 2, 3, 1, 1]
+    tops = {round(p.get_x() * n + 0.5): (p.get_y(), p.get_height()) for p in bounded_bars if p.get_height() > 0}
+    assert tops == {3: (3, 2), 4: (1, 1), 6: (0, 2)}
+    assert all(p.get_hatch() == "//" for p in bounded_bars) and not any(p.get_hatch() for p in exact_bars)
+    plt.close("all")
+
+
 def test_histogram_bins_are_the_counts_even_off_the_grid(data):
     """With g < 1 some suprema fall between the counts k/n: the bins stay one per count (the
     issue's spikes and gaps came from equal bins over such values), every replicate counted."""

@@ -63,3 +63,12 @@ def test_former_module_names_are_not_quoted():
     found = [f"{path.relative_to(ROOT)}: {m.group(0)}" for path in _sources()
              for m in pattern.finditer(path.read_text(encoding="utf-8"))]
     assert not found, found
+
+
+def test_papers_are_cited_not_paths_outside_the_repository():
+    """A paper is cited by its authors, year and title (each page's References), never by a path
+    to a copy outside the repository (``../shared/seeds/003``) or by the name of that copy."""
+    pattern = re.compile(r"shared/seeds|\bseeds?[ /]0\d\d\b")
+    found = [f"{path.relative_to(ROOT)}: {m.group(0)}" for path in [*_sources(), ROOT / "README.md"]
+             for m in pattern.finditer(path.read_text(encoding="utf-8"))]
+    assert not found, found

@@ -6,7 +6,7 @@ Under cross-validation the AUC can be estimated three ways:
   has no AUC and is skipped, with a warning);
 * **pooled**: one AUC of all held-out scores together. Scores of different folds come from
   different models, whose offsets differ, so pooling is biased (usually downwards) when
-  folds are small (the seed paper's first pitfall);
+  folds are small (Suominen et al.'s first pitfall);
 * **leave-pair-out** (Pahikkala et al. 2008): for every positive-negative pair (i, j), train
   on the other n - 2 points and compare the two held-out scores. Every pair is scored by a
   model that saw neither point, and no cross-fold pooling happens. For regularized least
@@ -18,7 +18,7 @@ RLScore's conventions), a scikit-learn estimator.
 References
 ----------
 Suominen, H., Pahikkala, T. and Salakoski, T. (2008). Critical points in assessing learning
-performance via cross-validation. AKRR 2008 (``../shared/seeds/003``).
+performance via cross-validation. Proceedings of AKRR 2008.
 Pahikkala, T., Airola, A., Boberg, J. and Salakoski, T. (2008). Exact and efficient
 leave-pair-out cross-validation for ranking RLS. AKRR 2008.
 """
@@ -32,13 +32,14 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import GroupKFold, StratifiedKFold
+from sklearn.model_selection import GroupKFold
 
 from .._deprecation import renamed
-from .._validation import check_data, check_features, check_rng, check_scalar, redefined_methods
+from .._registry import root_seed
+from .._validation import check_data, check_features, check_scalar, redefined_methods
 from .._warnings import warn
 from ..refit import as_refits
-from ..resampling import Splitter, cv_splitter, splitter_folds
+from ..resampling import Splitter, cv_splitter, out_of_fold_folds, splitter_folds
 from ..results import AUC, PointEstimateResult
 from ..ties import decision_signs, term_scale
 from .scores import _auc, pair_auc
@@ -170,16 +171,17 @@ class LPOAUCResult(PointEstimateResult):
         return {"n_pairs": self.n_pairs, "computation": self.computation}
 
 
-def _folds(cv, X, labels, groups, rng):
-    """The (repeats, n) fold labels of ``cv`` (:func:`cudbound.resampling.splitter_folds`): a number
-    of folds (stratified and shuffled, or grouped), a splitter, or one fold label per row."""
+def _folds(cv, X, labels, groups, root):
+    """The (repeats, n) fold labels of ``cv``: a number of folds (grouped by ``groups``, or
+    stratified and dealt from the out-of-fold stream of ``root``,
+    :func:`cudbound.resampling.out_of_fold_folds`), a splitter
+    (:func:`cudbound.resampling.splitter_folds`), or one fold label per row."""
     n = X.shape[0]
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         k = check_scalar(cv, "cv", min_val=2, max_val=n)
-        if groups is not None:
-            cv = GroupKFold(n_splits=k)
-        else:
-            cv = StratifiedKFold(n_splits=k, shuffle=True, random_state=int(check_rng(rng).integers(2**31 - 1)))
+        if groups is None:
+            return out_of_fold_folds(labels, k, root).reshape(1, n)
+        cv = GroupKFold(n_splits=k)
     elif not hasattr(cv, "split") and np.ndim(cv) == 1 and np.shape(cv) == (n,):   # a fold label per row
         return np.unique(np.asarray(cv), return_inverse=True)[1].astype(np.int64).reshape(1, n)
     return splitter_folds(cv_splitter(cv), labels, X, groups)
@@ -191,8 +193,11 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
            rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None) -> CVAUCResult:
     """Cross-validated AUC, ``pooling="averaged"`` (per fold, then the mean) or ``"pooled"``.
 
-    ``cv``: a number of folds (stratified and shuffled with ``rng``; grouped by ``groups``
-    when given, so that related rows stay in one fold), a scikit-learn splitter (a repeated one,
+    ``cv``: a number of folds (grouped by ``groups`` when given, so that related rows stay in one
+    fold; otherwise stratified, dealt from the out-of-fold stream of ``rng``,
+    :func:`cudbound.resampling.out_of_fold_folds`, so that the same ``rng`` gives the folds of
+    :func:`cudbound.auc.auc_interval` and of the comparisons on out-of-fold predictions of
+    :func:`cudbound.compare.compare`), a scikit-learn splitter (a repeated one,
     ``RepeatedStratifiedKFold``, gives every fold of every repetition: the averaged AUC is their
     mean, the pooled one the mean of each repetition's pooled AUC), or a fold label per row. ``estimator`` is any scikit-learn estimator with ``fit`` and
     ``decision_function`` (``model`` is its old name, deprecated); it is cloned and refitted on each
@@ -206,7 +211,15 @@ def cv_auc(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, *, cv: int | Sp
     if pooling not in ("averaged", "pooled"):
         raise ValueError(f"`pooling` must be 'averaged' or 'pooled'; got {pooling!r}.")
     X, labels, _ = check_data(X, y, pos_label=pos_label)
-    folds = _folds(cv, X, labels, groups, rng)
+    return _cross_validated_auc(estimator, X, labels, cv=cv, pooling=pooling, groups=groups, root=root_seed(rng))
+
+
+def _cross_validated_auc(estimator: BaseEstimator, X: np.ndarray, labels: np.ndarray, *, cv: int | Splitter | ArrayLike,
+                         pooling: str, groups: ArrayLike | None, root: np.random.SeedSequence) -> CVAUCResult:
+    """:func:`cv_auc` on checked features and labels in {-1, +1}, a number of folds dealt from the
+    out-of-fold stream of ``root`` (the call's root seed, ``cudbound._registry.root_seed(rng)``), so
+    that :func:`cudbound.auc.auc_interval` draws its folds and its method from one root."""
+    folds = _folds(cv, X, labels, groups, root)
     refits = as_refits(estimator, X, labels, name="the estimator")
     scores = np.empty(folds.shape)
     per_fold = []

@@ -31,15 +31,12 @@ from numpy.typing import ArrayLike
 from .._registry import Entry, Registry, generator, root_seed
 from .._validation import check_data
 from ..resampling import Splitter
-from .cv import cv_auc
+from .cv import _cross_validated_auc
 from .cvauc import cvauc_interval
 from .intervals import bootstrap_interval, delong_interval, hanley_mcneil_interval, newcombe_interval
 from .result import AUCIntervalResult
 
-__all__ = ["AUCMethod", "register", "unregister", "get_method", "method_names", "auc_interval", "FOLDS_STREAM"]
-
-FOLDS_STREAM = "folds"
-"""The stream of the folds :func:`auc_interval` draws (each method's own stream is its name)."""
+__all__ = ["AUCMethod", "register", "unregister", "get_method", "method_names", "auc_interval"]
 
 
 @dataclass(frozen=True)
@@ -132,13 +129,14 @@ def auc_interval(estimator: Any, X: ArrayLike, y: ArrayLike, *, method: str = "d
 
     ``estimator`` (any scikit-learn classifier with ``decision_function``) is refitted on the
     training part of each fold of ``cv`` and scores the held-out part (:func:`cudbound.auc.cv_auc`,
-    which takes ``cv`` and ``groups`` as here; stratified shuffled folds for a number); the
+    which takes ``cv`` and ``groups`` as here, and draws the same folds from the same ``rng``); the
     interval ``method`` (a registered name, :func:`method_names`) is computed on these out-of-fold
     scores: on all of them as one score vector (DeLong, Hanley-McNeil, Newcombe, the bootstraps:
     the usual practice, although they come from different models), or fold by fold (``cvauc``,
     ``cvauc_pooled``, the intervals made for cross-validation; with ``groups``, ``cvauc_pooled``
     clusters by them). ``options`` go to the method (``n_resamples`` for the bootstraps). ``rng`` seeds the folds and the method, each from a
-    stream of its own (:func:`cudbound.resampling.stream`).
+    stream of its own (:func:`cudbound.resampling.stream`): the folds from the out-of-fold stream
+    (:data:`cudbound.resampling.OUT_OF_FOLD_STREAM`), the method from its name.
 
     >>> import numpy as np
     >>> from cudbound.auc import KernelRLS
@@ -154,12 +152,11 @@ def auc_interval(estimator: Any, X: ArrayLike, y: ArrayLike, *, method: str = "d
     options = _REGISTRY.entry_options(spec.name, options, "auc_interval()")
     root = root_seed(rng)
     t0 = time.perf_counter()
-    cv_result = cv_auc(estimator, X, y, cv=cv, pooling="pooled", groups=groups, pos_label=pos_label,
-                       rng=generator(root, FOLDS_STREAM))
+    X, labels, _ = check_data(X, y, pos_label=pos_label)
+    cv_result = _cross_validated_auc(estimator, X, labels, cv=cv, pooling="pooled", groups=groups, root=root)
     if np.ndim(cv_result.scores) != 1:
         raise ValueError("`cv` must give every row one held-out score (a K-fold split, not a repeated one) for an "
                          "AUC interval.")
-    _, labels, _ = check_data(X, y, pos_label=pos_label)
     if spec.name == "cvauc_pooled" and groups is not None and "ids" not in options:
         options = {**options, "ids": np.asarray(groups)}     # the subjects the folds were grouped by
     result = spec.function(labels, cv_result.scores, cv_result.folds, confidence_level=confidence_level,

@@ -28,8 +28,8 @@ Two-sided at level 1 - delta: [B_l(delta / 2), B_u(delta / 2)], the exact
 
 References
 ----------
-.. [1] Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation
-       (``../shared/seeds/002_91496b9ec1de4e80.txt``); Risk bounds for classifier
+.. [1] Shah, M. (2008). Hold-out risk bounds for classifier performance evaluation;
+       Risk bounds for classifier
        evaluation: possibilities and challenges. 3rd Workshop on Evaluation Methods
        for Machine Learning, ICML 2008.
 .. [2] Langford, J. (2005). Tutorial on practical prediction theory for

@@ -454,9 +454,13 @@ def bs1(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
         n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
         rng: np.random.Generator | np.random.SeedSequence | int | None = None,
         bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal") -> IntervalResult:
-    """BS1: percentile bootstrap interval of the .632 estimate (Efron & Tibshirani 1993, ch. 13).
+    r"""BS1: percentile bootstrap interval of the .632 estimate (Efron & Tibshirani 1993, ch. 13).
 
-    [q_{delta/2}, q_{1-delta/2}], q the quantiles (:func:`percentile_interval`) of the
+    .. math::
+
+        \bigl[q_{\delta/2}, \; q_{1-\delta/2}\bigr], \qquad \delta = 1 - \text{confidence level},
+
+    q the quantiles (:func:`percentile_interval`) of the
     B values of the .632 estimate recomputed on B bootstrap samples of the data,
     each with an inner bootstrap of J samples for its Err(1)
     (:func:`bootstrap_632_distribution`). Reported with centre t, the .632 estimate
@@ -520,9 +524,13 @@ def bs2(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
         n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
         rng: np.random.Generator | np.random.SeedSequence | int | None = None,
         bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal") -> IntervalResult:
-    """BS2: basic ("corrected") bootstrap interval of the .632 estimate.
+    r"""BS2: basic ("corrected") bootstrap interval of the .632 estimate.
 
-    [2 t - q_{1-delta/2}, 2 t - q_{delta/2}] (:func:`basic_interval`), with t the .632
+    .. math::
+
+        \bigl[2t - q_{1-\delta/2}, \; 2t - q_{\delta/2}\bigr]
+
+    (:func:`basic_interval`), with t the .632
     estimate on the data and q the quantiles of the same bootstrap distribution as
     BS1 (:func:`bootstrap_632_distribution`), so BS1 and BS2 have the same width, as
     in the tables of Laber & Murphy (2008). Clipped to [0, 1]. Defaults as for
@@ -579,12 +587,19 @@ def _kohavi_iv(design, y, confidence_level, n_eff, form, n_boot, loss, centre, r
 def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_eff: float | None = None,
            form: str = "wilson", n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
            rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """K: Kohavi's normal approximation around the .632 estimate, inverted (Wilson).
+    r"""K: Kohavi's normal approximation around the .632 estimate, inverted (Wilson).
 
     The error estimate t is treated as a binomial proportion over n_eff test cases and its
-    normal approximation |t - p| <= z sqrt(p (1 - p) / n_eff) is solved for p (Kohavi 1995,
-    section 2, the interval for the accuracy): the Wilson score interval of t with n = n_eff and
-    z = Phi^{-1}(1 - delta / 2) (:func:`cudbound.statistics.wilson_interval` states it).
+    normal approximation is solved for p (Kohavi 1995, section 2, the interval for the accuracy):
+
+    .. math::
+
+        \Bigl\{p : |t - p| \le z \sqrt{p (1 - p) / n_{\mathrm{eff}}}\Bigr\}
+        = \frac{t + \frac{z^2}{2 n_{\mathrm{eff}}} \pm z \sqrt{\frac{t (1 - t)}{n_{\mathrm{eff}}}
+          + \frac{z^2}{4 n_{\mathrm{eff}}^2}}}{1 + z^2 / n_{\mathrm{eff}}},
+        \qquad z = \Phi^{-1}(1 - \delta/2),
+
+    the Wilson score interval of t with n = n_eff (:func:`cudbound.statistics.wilson_interval`).
 
     ``form="wald"`` gives the un-inverted t +/- z sqrt(t (1 - t) / n_eff), clipped to [0, 1]
     (zero width at t = 0), the form the stored results of the paper's study use
@@ -647,9 +662,14 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv:
          stratified: bool = True, n_eff: float | None = None, n_boot: int = 200, loss: str | Loss = "squared",
          centre: str | float = "632",
          rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """Y: Yang's cross-validation normal approximation.
+    r"""Y: Yang's cross-validation normal approximation.
 
-    t +/- z sqrt(t (1 - t) / n_eff), clipped to [0, 1]. Yang (2006) evaluates a
+    .. math::
+
+        \Bigl[t - z \sqrt{t (1 - t) / n_{\mathrm{eff}}}, \; t + z \sqrt{t (1 - t) / n_{\mathrm{eff}}}\Bigr]
+        \cap [0, 1], \qquad z = \Phi^{-1}(1 - \delta/2).
+
+    Yang (2006) evaluates a
     classifier by cross-validation with data splitting: fit on n_1 points, test on
     the remaining n_2 = n - n_1, average over random splits; the error estimate is
     then asymptotically normal with variance of order t (1 - t) / n_2, the size of
@@ -731,14 +751,17 @@ def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m
            prior: tuple[float, float] = (1.0, 1.0), n_boot: int = 200, loss: str | Loss = "squared",
            centre: str | float = "632",
            rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """M: Martin & Hirschberg's Beta-posterior interval around the .632 estimate.
+    r"""M: Martin & Hirschberg's Beta-posterior interval around the .632 estimate.
 
     The error rate after e errors in m trials has, under a Beta(a, b) prior, the
     posterior Beta(a + e, b + m - e); plugging in e = t m with t the .632 estimate
     ("acting as if we had a test set", Laber & Murphy 2008, footnote 3) gives the
     equal-tailed credible interval
 
-        [F^{-1}(delta / 2), F^{-1}(1 - delta / 2)],  F the cdf of Beta(a + t m, b + (1 - t) m)
+    .. math::
+
+        \bigl[F^{-1}(\delta/2), \; F^{-1}(1 - \delta/2)\bigr], \qquad
+        F \text{ the cdf of } \mathrm{Beta}\bigl(a + t m, \; b + (1 - t) m\bigr)
 
     (:func:`beta_interval`). Defaults: uniform prior a = b = 1, and m = n, the number of
     cases the estimate is computed from (M's widths in Laber & Murphy's Table 3 match
@@ -789,16 +812,22 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
              alternative: str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",
              centre: str | float = "632",
              rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
+    r"""L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
 
     "Acting as if we had a test set" (Laber & Murphy 2008, footnote 3): k = round(t m)
     errors out of m test cases (rounding half up, k = floor(t m + 1/2)), and the
     binomial tail inversion of Langford (2005) (:func:`cudbound.baselines.binomial_interval`):
 
-    * two-sided (default): [B_l(delta / 2), B_u(delta / 2)], the exact Clopper-Pearson
-      interval, B_u = max{p : P_p(X <= k) >= delta/2}, B_l = min{p : P_p(X >= k) >= delta/2};
-    * ``alternative="less"``: [0, B_u(delta)], Langford's one-sided test set bound;
-    * ``alternative="greater"``: [B_l(delta), 1].
+    * two-sided (default): :math:`[B_l(\delta/2), B_u(\delta/2)]`, the exact Clopper-Pearson
+      interval, with :math:`X \sim \mathrm{Bin}(m, p)` and
+
+      .. math::
+
+          B_u(\epsilon) = \max\{p : P_p(X \le k) \ge \epsilon\}, \qquad
+          B_l(\epsilon) = \min\{p : P_p(X \ge k) \ge \epsilon\};
+
+    * ``alternative="less"``: :math:`[0, B_u(\delta)]`, Langford's one-sided test set bound;
+    * ``alternative="greater"``: :math:`[B_l(\delta), 1]`.
 
     Default m = n (L's widths in Laber & Murphy's Table 3, 0.32-0.37 at n = 30, are
     the Clopper-Pearson widths for 30 trials).

@@ -269,12 +269,18 @@ def _wald_cv_iv(design, y, confidence_level, cv, variance, stratified, loss, rng
 def wald_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int | Splitter = 10,
             variance: str = "all-pairs", stratified: bool = True, loss: str | Loss = "squared",
             rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """Wald interval from K-fold cross-validation (Bayle, Bayle, Janson & Mackey 2020).
+    r"""Wald interval from K-fold cross-validation (Bayle, Bayle, Janson & Mackey 2020).
 
     One K-fold split; h_i the held-out 0-1 loss of point i (the classifier refitted without
-    its fold); R = (1/n) sum_i h_i; R +/- z sigma / sqrt(n) with sigma^2 the all-pairs
-    variance (1/n) sum_i (h_i - R)^2 (default, the authors' reported choice) or the
-    within-fold one (:func:`wald_interval`). Targets the K-fold test error, the mean true
+    its fold);
+
+    .. math::
+
+        \hat R = \frac1n \sum_i h_i, \qquad \hat R \pm z_{1-\delta/2} \, \frac{\hat\sigma}{\sqrt n},
+        \qquad \hat\sigma^2 = \frac1n \sum_i (h_i - \hat R)^2
+
+    (the all-pairs variance, default, the authors' reported choice), or the within-fold one
+    (:func:`wald_interval`). Targets the K-fold test error, the mean true
     error of the K fold models. Defaults: K = 10 (the authors' experiments), folds dealt
     stratified by class (the authors' code splits unshuffled; at n = 30 stratification keeps
     both classes in every training set).
@@ -346,11 +352,17 @@ def _corrected_t_iv(design, y, confidence_level, n_splits, test_fraction, loss, 
 def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_splits: int = 15,
                 test_fraction: float = 0.1, loss: str | Loss = "squared",
                 rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """Corrected resampled t interval (Nadeau & Bengio 2003).
+    r"""Corrected resampled t interval (Nadeau & Bengio 2003).
 
     J random splits of the n points into n1 training and n2 = round(test_fraction n) test
-    points; mu_j the test error of the classifier refitted on the training part; the interval
-    mu +/- t_{J-1} sqrt((1/J + n2/n1) s^2) (:func:`corrected_t_interval`). The factor
+    points; mu_j the test error of the classifier refitted on the training part, mu and s^2
+    their mean and variance; the interval
+
+    .. math::
+
+        \bar\mu \pm t_{J-1,\,1-\delta/2} \sqrt{\Bigl(\frac1J + \frac{n_2}{n_1}\Bigr) s^2}
+
+    (:func:`corrected_t_interval`). The factor
     n2/n1 corrects the variance for the overlap of the training sets. Targets the expected
     error of the classifier trained on n1 points. Defaults J = 15 and n2 = n / 10, the
     settings of Nadeau & Bengio's simulations (also mlr3inferr's defaults).
@@ -402,13 +414,19 @@ def _conservative_z_iv(design, y, confidence_level, n_splits, n_halves, test_fra
 def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_splits: int = 15,
                    n_halves: int = 10, test_fraction: float = 0.1, loss: str | Loss = "squared",
                    rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """Conservative Z interval (Nadeau & Bengio 2003).
+    r"""Conservative Z interval (Nadeau & Bengio 2003).
 
     The estimate mu is that of :func:`corrected_t` on all the data (J splits, n1 training, n2
     test points). Its variance is bounded by repeating the same estimate on two disjoint halves
     of n' = floor(n / 2) points, M times: on each half J splits with n2 test and n' - n2
-    training points give mu_m and mu_m^c, and sigma^2 = (1/(2M)) sum_m (mu_m - mu_m^c)^2
-    (:func:`conservative_z_interval`). The interval mu +/- z sigma is conservative because the
+    training points give mu_m and mu_m^c, and
+
+    .. math::
+
+        \hat\sigma^2 = \frac{1}{2M} \sum_{m=1}^M (\hat\mu_m - \hat\mu_m^c)^2, \qquad
+        \hat\mu \pm z_{1-\delta/2} \, \hat\sigma
+
+    (:func:`conservative_z_interval`). The interval is conservative because the
     halves train on fewer points (a larger variance). Targets the expected error of the
     classifier trained on n1 points. Defaults J = 15, M = 10, n2 = n / 10 (Nadeau & Bengio's
     simulations; mlr3inferr's defaults). Needs n2 < n / 2.
@@ -498,7 +516,7 @@ def _all_folds(n, k, gen):
 def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int = 10, repeats: int = 50,
               bias_repeats: int | None = None, loss: str | Loss = "squared",
               rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """Nested cross-validation interval (Bates, Hastie & Tibshirani 2023, Algorithm 1).
+    r"""Nested cross-validation interval (Bates, Hastie & Tibshirani 2023, Algorithm 1).
 
     Following the authors' R package ``nestedcv`` (R/core.R). Each of R repetitions splits
     the data at random into K folds of m = floor(n / K) points (the other n mod K points
@@ -507,9 +525,13 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     a_k = mean(e_in) - mean(e_out) and b_k = var(e_out) / m (divisor m - 1), and over all R K
     outer folds
 
-        MSE = max(0, mean(a^2) - mean(b)),  Err_NCV = mean of every e_in,
-        SE = c sd(e_in) / sqrt(n),  c = sqrt(MSE) / (sd(e_in) / sqrt(floor(n (K - 1) / K)))
-        clipped to [1, sqrt(K)],
+    .. math::
+
+        \widehat{\mathrm{MSE}} = \max\bigl(0, \overline{a^2} - \bar b\bigr), \qquad
+        \mathrm{Err}_{\mathrm{NCV}} = \overline{e_{\mathrm{in}}}, \qquad
+        \mathrm{SE} = c \, \frac{\mathrm{sd}(e_{\mathrm{in}})}{\sqrt n}, \qquad
+        c = \min\Bigl\{\sqrt K, \max\Bigl\{1, \frac{\sqrt{\widehat{\mathrm{MSE}}}}
+            {\mathrm{sd}(e_{\mathrm{in}}) / \sqrt{\lfloor n (K - 1) / K \rfloor}}\Bigr\}\Bigr\},
 
     the centre Err_NCV - bias with bias = (1 + ((K - 2) / K)^1.5) (Err_NCV - Err_CV), Err_CV
     the mean of the fold errors of ``bias_repeats`` plain K-fold CV runs on fresh splits that
@@ -665,11 +687,16 @@ def _loo_case_weights(counts):
 def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
          bias_correction: bool = True, loss: str | Loss = "squared",
          rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """Bootstrap case cross-validation interval (Jiang, Varma & Simon 2008).
+    r"""Bootstrap case cross-validation interval (Jiang, Varma & Simon 2008).
 
     B bootstrap samples of the n cases (counts N^b); on each, leave-one-case-out
-    cross-validation that leaves out every copy of a case together, e*_b = (1/n) sum_j N_j^b
-    1{f_{b,-j}(x_j) != y_j}, f_{b,-j} refitted on sample b without case j. The BCCV
+    cross-validation that leaves out every copy of a case together,
+
+    .. math::
+
+        e^*_b = \frac1n \sum_j N_j^b \, 1\{f_{b,-j}(x_j) \ne y_j\},
+
+    f_{b,-j} refitted on sample b without case j. The BCCV
     percentile interval is [q_{delta/2}, q_{1-delta/2}] of the e*_b. Its "simple bias
     reduction" (default): both ends shifted by Delta = mean(e*) - e_LOO, the bootstrap's
     bias against the leave-one-out error e_LOO on the data, which is then the centre.
@@ -734,14 +761,20 @@ def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, los
 def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
                point_estimate: str = ".632+", loss: str | Loss = "squared",
                rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
-    """Normal interval around the .632+ estimate with Efron & Tibshirani's delta-method SE.
+    r"""Normal interval around the .632+ estimate with Efron & Tibshirani's delta-method SE.
 
     SE_del of the leave-one-out bootstrap Err(1) by the delta method (Efron & Tibshirani
     1997, section 3, eq. 40; :func:`delta_method_se`), rescaled proportionally for the
-    estimate reported, SE = SE_del Err / Err(1) (as the authors suggest for .632+, and as the
-    nestedcv and oosse R packages do), and Err +/- z SE. ``point_estimate``: '.632+' (default),
-    '.632' or 'err1' (Err(1) itself, SE = SE_del). Default B = 200 bootstrap samples (the
-    authors' simulations use 50 for the estimate; the SE needs more).
+    estimate reported (as the authors suggest for .632+, and as the nestedcv and oosse R
+    packages do), and the interval
+
+    .. math::
+
+        \widehat{\mathrm{Err}} \pm z_{1-\delta/2} \, \mathrm{SE}, \qquad
+        \mathrm{SE} = \mathrm{SE}_{\mathrm{del}} \, \widehat{\mathrm{Err}} / \widehat{\mathrm{Err}}^{(1)}.
+
+    ``point_estimate``: '.632+' (default), '.632' or 'err1' (Err(1) itself, SE = SE_del). Default
+    B = 200 bootstrap samples (the authors' simulations use 50 for the estimate; the SE needs more).
 
     Parameters
     ----------

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from ..basis import make_basis
-from ..compare import ALTERNATIVES, Procedure, compare, get_method, method_names, select_methods
+from ..compare import (ALTERNATIVES, DEFAULT_METHODS, Procedure, compare, get_method, method_names,
+                       select_methods)
 from ..losses import get_loss
 from ..output import envelope
 from ..results import AUC_DIFFERENCE
@@ -34,13 +35,7 @@ from .csv_input import read_labelled_csv
 from .output import _csv_data, _plot_to_file
 from .shared import CLIError, _positive, in_flags, shared_flags
 
-__all__ = ["add_parser", "parse_model_spec", "ModelSpec", "DEFAULT_METHODS"]
-
-DEFAULT_METHODS = ("mcnemar", "tango", "corrected_t", "wald_cv")
-"""The comparisons of ``cudbound compare`` without ``--methods``: McNemar's test and Tango's
-interval on out-of-fold predictions, the corrected repeated k-fold t test and interval, and the
-Wald-CV interval: every one takes either alternative and any classifier (DeLong needs scores, the
-combined 5x2cv F test is two-sided only; ``--methods`` adds them)."""
+__all__ = ["add_parser", "parse_model_spec", "ModelSpec"]
 
 _FIXED_SPLITS = ("ttest_5x2cv", "ftest_5x2cv")
 """Their ``cv`` and ``repeats`` define the test (five halvings): ``--cv`` and ``--repeats`` leave them."""
@@ -202,7 +197,7 @@ def add_parser(subparsers) -> None:
     cmd.add_argument("--model-b", required=True, type=_model_arg, metavar="SPEC", help="classifier B")
     cmd.add_argument("--methods", type=_comparison_methods, default=DEFAULT_METHODS, metavar="M1,M2,...",
                      help="comma-separated comparisons: " + ", ".join(method_names()) + ", or 'all' (default "
-                          + ",".join(DEFAULT_METHODS) + ")")
+                          + ",".join(DEFAULT_METHODS) + ", cudbound.compare.DEFAULT_METHODS: docs/compare.md)")
     cmd.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
                      help="alternative of the tests' p-values: 'less' says A's error (or AUC) is below B's "
                           "(default two-sided; the intervals are two-sided whatever it is)")

@@ -15,11 +15,14 @@ from .shared import CLIError
 __all__ = ["read_csv", "read_labelled_csv"]
 
 
-def read_csv(path, label: str):
+def read_csv(path, label: str, *, keep_index_column: bool = False):
     """Read a CSV file with a header row into features and raw labels.
 
     Every column except ``label`` is a feature and must be numeric and finite.
-    Blank lines are skipped.
+    Blank lines are skipped. A first column without a name in the header is the row index
+    pandas' ``DataFrame.to_csv`` writes (unless ``index=False``), whatever its values (those of
+    ``df.sample(...)`` are shuffled row labels): it is dropped, with a warning, unless
+    ``keep_index_column``.
 
     Parameters
     ----------
@@ -27,6 +30,9 @@ def read_csv(path, label: str):
         The file, comma-separated, UTF-8 (a byte-order mark is allowed).
     label : str
         Name of the label column in the header.
+    keep_index_column : bool, default False
+        Keep an unnamed first column as a feature, named ``"index"`` (``"level_0"`` if a column
+        is named ``"index"`` already), the names pandas' ``reset_index`` gives it.
 
     Returns
     -------
@@ -42,15 +48,13 @@ def read_csv(path, label: str):
     ------
     CLIError
         The file cannot be read, has no data rows, lacks the label column, has
-        a ragged row or an unnamed column (other than a row index, see below), or a
-        feature value is missing, non-numeric or non-finite; the message names the
-        column and the line.
+        a ragged row or an unnamed column other than the first, or a feature value is
+        missing, non-numeric or non-finite; the message names the column and the line.
 
     Warns
     -----
     UserWarning
-        An unnamed first column holding 0, 1, ..., n-1 (the row index pandas writes)
-        is dropped.
+        An unnamed first column (pandas' row index) is dropped.
     """
     path = Path(path)
     try:
@@ -64,6 +68,8 @@ def read_csv(path, label: str):
     if not rows:
         raise CLIError(f"data file '{path}' is empty; expected a header row and data rows.")
     header = rows[0][1]
+    width = len(header)
+    header, dropped = _index_column(path, header, keep_index_column)
     if len(set(header)) != len(header):
         dup = next(name for name in header if header.count(name) > 1)
         raise CLIError(f"column name {dup!r} appears more than once in the header of '{path}'.")
@@ -73,9 +79,9 @@ def read_csv(path, label: str):
     if not body:
         raise CLIError(f"data file '{path}' has a header but no data rows.")
     for line, row in body:
-        if len(row) != len(header):
-            raise CLIError(f"line {line} of '{path}' has {len(row)} fields but the header has {len(header)}.")
-    header, body = _drop_index_column(path, header, body, label)
+        if len(row) != width:
+            raise CLIError(f"line {line} of '{path}' has {len(row)} fields but the header has {width}.")
+    body = [(line, row[dropped:]) for line, row in body]
     features = [name for name in header if name != label]
     if not features:
         raise CLIError(f"data file '{path}' has no feature columns besides the label column {label!r}.")
@@ -83,22 +89,27 @@ def read_csv(path, label: str):
     X = np.column_stack([_feature_column(name, [(line, row[columns[name]]) for line, row in body])
                          for name in features])
     y = _label_column(label, [(line, row[columns[label]]) for line, row in body])
+    if dropped:
+        warnings.warn(f"the first column of '{path}' has no name: read as the row index pandas' to_csv writes and "
+                      f"dropped (--keep-index-column keeps it as a feature)", UserWarning, stacklevel=2)
     return X, y, features
 
 
-def _drop_index_column(path, header, body, label):
-    """An unnamed first column holding 0, 1, ..., n-1 is a row index (pandas' ``to_csv`` writes
-    one unless ``index=False``): dropped, with a warning. Any other unnamed column is refused."""
-    unnamed = [j for j, name in enumerate(header) if name == "" and name != label]
-    if not unnamed:
-        return header, body
-    if unnamed == [0] and [row[0] for _, row in body] == [str(i) for i in range(len(body))]:
-        warnings.warn(f"the first column of '{path}' has no name and holds 0, 1, ..., {len(body) - 1}: read as a "
-                      f"row index (as pandas' to_csv writes one) and not used as a feature", UserWarning, stacklevel=3)
-        return header[1:], [(line, row[1:]) for line, row in body]
-    where = "the first column" if unnamed[0] == 0 else f"column {unnamed[0] + 1}"
-    raise CLIError(f"{where} of '{path}' has no name in the header; name it to use it as a feature "
-                   f"(or drop it).")
+def _index_column(path, header, keep: bool):
+    """The header without pandas' row index, and how many columns that drops (0 or 1). An unnamed
+    first column is that index, whatever it holds (``to_csv`` writes one unless ``index=False``;
+    after ``sample`` or a filter it is not 0, 1, ..., n-1): dropped with a warning, or kept as a
+    feature named as ``reset_index`` names it (:func:`read_csv` warns when it drops it). Any other
+    unnamed column is refused."""
+    others = [j for j, name in enumerate(header) if name == "" and j > 0]
+    if others:
+        raise CLIError(f"column {others[0] + 1} of '{path}' has no name in the header; name it to use it as a "
+                       f"feature (or drop it).")
+    if header[0] != "":
+        return header, 0
+    if keep:
+        return ["level_0" if "index" in header else "index", *header[1:]], 0
+    return header[1:], 1
 
 
 def _feature_column(name: str, cells) -> np.ndarray:
@@ -147,9 +158,10 @@ def _check_labels(y, column: str, pos_label):
 
 
 def read_labelled_csv(args):
-    """``--data``, ``--label`` and ``--pos-label`` of a command read and checked: the one path of
-    every command that reads a CSV file. Returns ``(X, y, features, labels, encoding)``: the
-    features, the raw labels, the feature names, the labels as -1/+1 and their encoding."""
-    X, y, features = read_csv(args.data, args.label)
+    """``--data``, ``--label``, ``--pos-label`` and ``--keep-index-column`` of a command read and
+    checked: the one path of every command that reads a CSV file. Returns ``(X, y, features, labels,
+    encoding)``: the features, the raw labels, the feature names, the labels as -1/+1 and their
+    encoding."""
+    X, y, features = read_csv(args.data, args.label, keep_index_column=args.keep_index_column)
     labels, encoding = _check_labels(y, args.label, args.pos_label)
     return X, y, features, labels, encoding

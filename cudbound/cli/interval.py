@@ -11,7 +11,7 @@ from ..output import envelope
 from ..refit import Procedure
 from ..registry import IntervalsInterrupted, get_method, intervals, method_names
 from .csv_input import read_labelled_csv
-from .output import _csv_data, _format_report, _plot_to_file
+from .output import _coefficient_names, _csv_data, _format_report, _plot_to_file
 from .shared import (DEFAULT_RESAMPLES, PROG, CLIError, InterruptedWithOutput, _basis_spec, _methods_spec, _positive,
                      _show_progress, add_flag, shared_flags)
 
@@ -56,14 +56,15 @@ def _demo(args) -> tuple[dict, str]:
     plotted = _maybe_plot(args, result)
     if plotted:
         context.append(("plot", plotted))
+    names = _coefficient_names("linear", X, ["x1", "x2"])
     record = envelope("demo", data={"source": source, "n": args.n, "features": ["x1", "x2"], "label_mapping": None},
-                      seed=args.seed, results=[result.to_dict()], plot=plotted,
+                      seed=args.seed, results=[{**result.to_dict(), "coef_names": names}], plot=plotted,
                       details={"true_error": true_error, "bayes_error": DEMO_GENERATOR.bayes_error,
                                "covered": covered})
     truth = [("true error", f"{true_error:.4f} (exact for the simulated model; "
                             f"{'inside' if covered else 'OUTSIDE'} the interval; "
                             f"Bayes error {DEMO_GENERATOR.bayes_error:g})")]
-    return record, _format_report(result, context, truth)
+    return record, _format_report(result, context, truth, coef_names=names)
 
 
 def _maybe_plot(args, results):
@@ -96,9 +97,10 @@ def _interval(args) -> tuple[dict, str]:
     plotted = _maybe_plot(args, result)
     if plotted:
         context.append(("plot", plotted))
+    names = _coefficient_names(args.basis, X, features)
     record = envelope("interval", data=_csv_data(args, X, features, result.label_encoding), seed=seed,
-                      results=[result.to_dict()], plot=plotted)
-    return record, _format_report(result, context)
+                      results=[{**result.to_dict(), "coef_names": names}], plot=plotted)
+    return record, _format_report(result, context, coef_names=names)
 
 
 # the options of the interval commands that not every method takes: flag -> parameter name (a field of
@@ -176,8 +178,10 @@ def _methods_output(args, X, features, encoding, seed, results, note=None) -> tu
     plotted = _maybe_plot(args, list(results))
     if plotted:
         lines.append(f"  plot: {plotted}")
+    names = _coefficient_names(args.basis, X, features) if "cud" in args.methods else None
     record = envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed,
-                      results=[r.to_dict() for r in results], plot=plotted)
+                      results=[{**r.to_dict(), "coef_names": names} if r.method == "cud" else r.to_dict()
+                               for r in results], plot=plotted)
     return record, "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from ..basis import ColumnBasis, ComposedBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 from .shared import PROG, in_flags
 
 __all__: list[str] = []   # the commands' helpers, each imported by name (underscore names)
@@ -20,14 +21,48 @@ _SEARCH_ROWS = [  # (label, median key, total key, scale of the median) in Searc
 ]
 
 
-def _format_report(result, context, extra=()) -> str:
-    """The readable table: context rows, the interval, then the search statistics."""
+def _column_names(basis, names: list) -> list | None:
+    """The names of a fitted basis's columns on inputs named ``names``: ``intercept`` first when it has
+    one, then a feature's name (``linear``, ``cols:``), a monomial of them (``poly:D``: ``x1^2``,
+    ``x1*x2``) or a principal component (``PC1``, ...); None for a basis of another kind."""
+    if isinstance(basis, ComposedBasis):     # the outer basis on the inner columns it kept
+        inner = _column_names(basis.inner, names)
+        return None if inner is None else _column_names(basis.outer, [n for n, k in zip(inner, basis.keep_) if k])
+    if isinstance(basis, PolynomialBasis):
+        columns = ["*".join(f"{names[j]}^{c.count(j)}" if c.count(j) > 1 else names[j] for j in sorted(set(c)))
+                   for c in basis.powers_]
+    elif isinstance(basis, PCABasis):
+        columns = [f"PC{j + 1}" for j in range(basis.components_.shape[0])]
+    elif isinstance(basis, ColumnBasis):
+        columns = [names[j] for j in basis.columns]
+    elif isinstance(basis, LinearBasis):
+        columns = list(names)
+    else:
+        return None
+    return None if columns is None else (["intercept"] if basis.intercept else []) + columns
+
+
+def _coefficient_names(basis, X, features) -> list:
+    """The names of the CUD coefficients on ``basis`` (a spec, fitted here on X as the interval fits it):
+    :func:`_column_names`, or ``phi_1``, ``phi_2``, ... for a basis it cannot name."""
+    fitted = make_basis(basis).fit(X)
+    names = _column_names(fitted, list(features))
+    return names if names is not None else [f"phi_{j + 1}" for j in range(fitted.transform(X[:1]).shape[1])]
+
+
+def _format_report(result, context, extra=(), coef_names=None) -> str:
+    """The readable table: context rows, the interval, its coefficients (named ``coef_names``), then
+    the search statistics."""
     low, high = result.confidence_interval
+    names = coef_names if coef_names is not None else [f"phi_{j + 1}" for j in range(len(result.coef))]
+    name_width = max(len(n) for n in names)
+    coefficients = [("coefficients" if j == 0 else "", f"{n:<{name_width}}  {c:+.4f}")
+                    for j, (n, c) in enumerate(zip(names, result.coef))]
     rows = [
         *context,
         ("labels", repr(result.label_encoding) if result.label_encoding is not None else "as given"),
         ("model", f"{result.details['basis']}, {result.details['loss']} loss, alpha_n = {result.alpha_n:g}"),
-        ("coefficients", " ".join(f"{c:+.4f}" for c in result.coef)),
+        *coefficients,
         ("confidence level", f"{result.confidence_level:g} (B = {result.n_resamples} bootstrap resamples)"),
         ("interval", f"[{low:.4f}, {high:.4f}]" + ("  (conservative)" if result.conservative else "")),
         ("training error", f"{result.train_error:.4f}"),

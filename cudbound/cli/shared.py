@@ -112,6 +112,9 @@ def _data_flags(parser) -> None:
     parser.add_argument("--pos-label", default=None, metavar="VALUE",
                         help="label value of the positive class (needed unless the labels are -1/1, 0/1, true/false "
                              "or yes/no)")
+    parser.add_argument("--keep-index-column", action="store_true",
+                        help="keep a first column without a name in the header as a feature, named 'index' (by "
+                             "default it is read as the row index pandas' to_csv writes, and dropped with a note)")
 
 
 def _seed_flag(parser) -> None:
@@ -172,7 +175,7 @@ the command's own options; what adds them). Each is defined here once (:func:`sh
 
 def shared_flags(*groups: str) -> argparse.ArgumentParser:
     """The one parent parser of a command's shared flags: the named groups of :data:`_SHARED_FLAGS`
-    (``data``: --data, --label, --pos-label; ``cud``: the CUD interval's flags; ``confidence-level``;
+    (``data``: --data, --label, --pos-label, --keep-index-column; ``cud``: the CUD interval's flags; ``confidence-level``;
     ``seed``: --seed, default :data:`DEFAULT_SEED`; ``json``; ``progress``: --no-progress), in the
     order given. ``--help`` lists them after the command's own options, in sections of their own. A new
     parser each time: argparse shares a parent's actions with its children."""

@@ -309,12 +309,6 @@ def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-s
 
 # --------------------------------------------------------------------------- on out-of-fold predictions
 
-OUT_OF_FOLD_STREAM = "out_of_fold"
-"""The name of the random stream of the folds of every comparison on out-of-fold predictions
-(``mcnemar``, ``tango``, ``newcombe``, ``agresti_min``, ``delong`` in :func:`cudbound.compare.compare`):
-one stream for the family, so that in one call they see the same folds, hence the same predictions
-(refitted once), and a stream of its own, so that no other method changes their numbers."""
-
 _OUT_OF_FOLD_CAVEAT = ("the out-of-fold predictions of one K-fold split treated as one test set: they come from K "
                        "models fitted on overlapping training sets, so they are not independent test outcomes")
 

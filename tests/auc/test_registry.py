@@ -7,8 +7,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold
 
 from cudbound.auc import KernelRLS, cv_auc
-from cudbound.auc.registry import (FOLDS_STREAM, auc_interval, get_method, method_names, register, unregister)
-from cudbound.resampling import stream
+from cudbound.auc.registry import auc_interval, get_method, method_names, register, unregister
+from cudbound.compare import compare
+from cudbound.resampling import OUT_OF_FOLD_STREAM, draw_folds, stream
 
 BUILT_IN = ("delong", "delong_logit", "hanley_mcneil", "newcombe", "bootstrap_percentile", "bootstrap_bca", "cvauc",
             "cvauc_pooled")
@@ -34,7 +35,7 @@ def test_the_front_end_is_the_method_on_the_out_of_fold_scores_of_cv_auc(method)
     model = KernelRLS(regparam=2.0)
     res = auc_interval(model, X, y, method=method, cv=4, rng=3)
     root = np.random.SeedSequence([int(v) for v in np.random.default_rng(3).integers(0, 2**63, size=4)])
-    cv = cv_auc(model, X, y, cv=4, pooling="pooled", rng=np.random.default_rng(stream(root, FOLDS_STREAM)))
+    cv = cv_auc(model, X, y, cv=4, pooling="pooled", rng=3)                  # the same rng, the same folds
     labels = np.where(y == "yes", 1.0, -1.0)
     direct = get_method(method).function(labels, cv.scores, cv.folds, confidence_level=0.95,
                                          rng=np.random.default_rng(stream(root, method)))
@@ -44,6 +45,26 @@ def test_the_front_end_is_the_method_on_the_out_of_fold_scores_of_cv_auc(method)
         assert res.estimate == pytest.approx(cv.estimate)     # the pooled out-of-fold AUC
     if method in ("cvauc", "cvauc_pooled"):                   # the fold-averaged AUC
         assert res.estimate == pytest.approx(np.mean(cv_auc(model, X, y, cv=cv.folds).fold_auc))
+
+
+def test_the_same_rng_gives_the_same_folds_everywhere():
+    """cv_auc, auc_interval and the comparisons on out-of-fold predictions deal their K stratified
+    folds from one stream, OUT_OF_FOLD_STREAM of the call's root seed: equal rng, equal folds (they
+    drew three different splits for rng=0)."""
+    X, y = data(n=50, seed=2)
+    labels = np.where(y == "yes", 1.0, -1.0)
+    root = np.random.SeedSequence([int(v) for v in np.random.default_rng(0).integers(0, 2**63, size=4)])
+    want = draw_folds(labels, 5, 1, True, np.random.default_rng(stream(root, OUT_OF_FOLD_STREAM)))[0]
+    model = KernelRLS()
+    averaged = cv_auc(model, X, y, cv=5, rng=0)
+    pooled = cv_auc(model, X, y, cv=5, pooling="pooled", rng=0)
+    assert np.array_equal(averaged.folds, want) and np.array_equal(pooled.folds, want)
+    on_oof = compare(model, LogisticRegression(), X, y, methods=["mcnemar", "delong"], rng=0, cv=5, pos_label="yes")
+    assert all(np.array_equal(r.details["folds"], want) for r in on_oof)
+    # auc_interval's folds, seen through its estimates: the AUCs of cv_auc's out-of-fold scores
+    assert auc_interval(model, X, y, method="delong", cv=5, rng=0).estimate == pooled.estimate
+    assert auc_interval(model, X, y, method="cvauc", cv=5, rng=0).estimate == averaged.estimate
+    assert not np.array_equal(cv_auc(model, X, y, cv=5, rng=1).folds, want)
 
 
 def test_the_front_end_is_reproducible_by_seed_and_takes_any_sklearn_classifier():

@@ -200,6 +200,39 @@ def test_interval_options_reach_the_computation(capsys, zero_one_csv):
     assert (cud["confidence_level"], cud["alpha_n"], cud["n_resamples"]) == (0.9, 100.0, 10)
 
 
+def test_the_coefficients_are_printed_with_their_names(capsys, yes_no_csv):
+    """Each coefficient beside the basis column it multiplies: the intercept and the features for
+    the linear basis, in the text and in --json (coef_names beside coef)."""
+    code, out, _ = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST)
+    assert code == 0
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("coefficients"))
+    shown = [lines[at].split("coefficients", 1)[1].split()] + [line.split() for line in lines[at + 1:at + 3]]
+    _, plain, _ = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 1, *FAST, "--json")
+    cud = json.loads(plain)["results"][0]
+    assert cud["coef_names"] == [name for name, _ in shown] == ["intercept", "x1", "x2"]
+    assert [float(value) for _, value in shown] == pytest.approx(cud["coef"], abs=5e-5)
+
+
+@pytest.mark.parametrize("basis", ["poly:2", "cols:1", "poly:2(cols:0-1)", "zpca:2", "poly:2(zpca:2)"])
+def test_the_coefficient_names_say_which_column_each_multiplies(basis):
+    """A monomial's name evaluated on the named features (or principal component scores) is the
+    basis's column at its place."""
+    from cudbound.basis import make_basis
+    from cudbound.cli.output import _coefficient_names
+    X = np.random.default_rng(4).normal(size=(25, 3))
+    names = _coefficient_names(basis, X, ["a", "b", "c"])
+    fitted = make_basis(basis).fit(X)
+    design = fitted.transform(X)
+    scores = make_basis("zpca:2").fit(X).transform(X)[:, 1:] if "pca" in basis else None
+    values = {"a": X[:, 0], "b": X[:, 1], "c": X[:, 2]} if scores is None else {"PC1": scores[:, 0], "PC2": scores[:, 1]}
+    assert len(names) == design.shape[1] and names[0] == "intercept" and len(set(names)) == len(names)
+    for j, name in enumerate(names[1:], start=1):
+        column = np.prod([values[f.split("^")[0]] ** int(f.split("^")[1] if "^" in f else 1) for f in name.split("*")],
+                         axis=0)
+        np.testing.assert_allclose(design[:, j], column, atol=1e-12, err_msg=name)
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["--data", "{missing}", "--label", "label"], "data file '.*missing.csv' not found"),
     (["--data", "{zero_one}", "--label", "klass"], "label column 'klass' is not in the header.*x1, x2, label"),

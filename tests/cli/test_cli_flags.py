@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cudbound import SmallSampleWarning, cud_interval
-from cudbound.cli import in_flags, main
+from cudbound.cli import in_flags, main, read_csv
 
 FAST = ["--resamples", "20"]
 
@@ -121,11 +121,64 @@ def test_pandas_index_column_is_dropped_with_a_note(capsys, tmp_path, csv_file):
         [{k: r[k] for k in same} for r in record["results"]]
 
 
+def _interval_json(capsys, path, *flags):
+    """``interval --methods wald_cv,kohavi --json`` on ``path``: the record (each result's interval and
+    estimate) and stderr."""
+    code, out, err = run(capsys, "interval", "--data", path, "--label", "y", "--methods", "wald_cv,kohavi",
+                         "--seed", 1, "--json", *flags)
+    assert code == 0, err
+    record = json.loads(out)
+    record["results"] = [{k: r[k] for k in ("method", "low", "high", "estimate")} for r in record["results"]]
+    return record, err
+
+
+def test_pandas_sample_round_trip(capsys, tmp_path, csv_file):
+    """``df.sample(...).to_csv(path)`` writes the shuffled row labels as an unnamed first column: it is
+    read as that index and dropped, with one line on stderr, and the result is the one of the same
+    rows written without it."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_csv(csv_file).sample(frac=1, random_state=0)
+    assert list(frame.index) != list(range(len(frame)))
+    frame.to_csv(tmp_path / "sampled.csv")
+    frame.to_csv(tmp_path / "plain.csv", index=False)
+    record, err = _interval_json(capsys, tmp_path / "sampled.csv")
+    assert record["data"]["features"] == ["x1", "x2"]
+    assert len(err.strip().splitlines()) == 1 and "row index" in err and "--keep-index-column" in err
+    plain, _ = _interval_json(capsys, tmp_path / "plain.csv")
+    assert record["results"] == plain["results"]
+
+
+def test_an_unnamed_first_column_is_the_index_whatever_it_holds(capsys, tmp_path, csv_file):
+    """The file pandas writes after ``sample`` or a filter, written by hand: row labels in any order."""
+    lines = csv_file.read_text().splitlines()
+    labels = np.random.default_rng(5).permutation(100)[:len(lines) - 1]
+    indexed = tmp_path / "indexed.csv"
+    indexed.write_text("," + lines[0] + "\n" + "".join(f"{i},{row}\n" for i, row in zip(labels, lines[1:])))
+    record, err = _interval_json(capsys, indexed)
+    assert record["data"]["features"] == ["x1", "x2"] and "row index" in err
+    assert record["results"] == _interval_json(capsys, csv_file)[0]["results"]
+    X, _, features = read_csv(indexed, "y", keep_index_column=True)
+    assert features == ["index", "x1", "x2"] and X[:, 0].tolist() == labels.tolist()
+
+
+def test_keep_index_column_keeps_it_as_a_feature(capsys, tmp_path):
+    path = tmp_path / "k.csv"
+    rows = [(7, 0.5, 1.0, 1), (3, 1.5, 0.0, 0), (9, -0.5, 2.0, 1), (1, 0.0, 1.0, 0), (4, 2.0, 0.5, 1), (8, 1.0, 1.5, 0)]
+    path.write_text(",x1,x2,y\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    code, out, err = run(capsys, "xi-alpha", "--data", path, "--label", "y", "--keep-index-column", "--json")
+    assert code == 0, err
+    assert json.loads(out)["data"]["features"] == ["index", "x1", "x2"] and "row index" not in err
+    path.write_text(",index,x2,y\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    assert read_csv(path, "y", keep_index_column=True)[2] == ["level_0", "index", "x2"]
+    for command in ("interval", "compare", "auc", "xi-alpha"):
+        assert "--keep-index-column" in run(capsys, command, "--help")[1]
+
+
 def test_other_unnamed_columns_are_refused(capsys, tmp_path):
     path = tmp_path / "u.csv"
-    path.write_text(",x2,y\n5,1,1\n3,2,0\n4,0,1\n1,1,0\n")
+    path.write_text("x1,,y\n5,1,1\n3,2,0\n4,0,1\n1,1,0\n")
     code, _, err = run(capsys, "interval", "--data", path, "--label", "y", *FAST)
-    assert code == 2 and "has no name in the header; name it" in err
+    assert code == 2 and "column 2 of" in err and "has no name in the header; name it" in err
 
 
 def test_folds_reach_every_method_that_cross_validates(capsys, csv_file):
@@ -251,14 +304,14 @@ def test_shared_flags_mean_the_same_in_every_command():
     seen = {}
     for command, parser in _subcommands().items():
         for action in parser._actions:
-            for flag in set(action.option_strings) & {"--data", "--label", "--pos-label", "--seed", "--json",
-                                                      "--no-progress"}:
+            for flag in set(action.option_strings) & {"--data", "--label", "--pos-label", "--keep-index-column",
+                                                      "--seed", "--json", "--no-progress"}:
                 seen.setdefault(flag, {})[command] = (action.help, action.default, action.required)
     for flag, per in seen.items():
         assert len(set(per.values())) == 1, (flag, per)
     assert set(seen["--seed"]) == {"demo", "interval", "compare", "auc"}
     assert {v[1] for v in seen["--seed"].values()} == {DEFAULT_SEED} == {0}
-    assert set(seen["--data"]) == {"interval", "compare", "auc", "xi-alpha"}
+    assert set(seen["--data"]) == set(seen["--keep-index-column"]) == {"interval", "compare", "auc", "xi-alpha"}
     assert set(seen["--json"]) == set(_subcommands()) - {"store"}
 
 

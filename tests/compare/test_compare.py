@@ -7,8 +7,10 @@ Lydersen & Laake's book, as its companion package contingencytables prints it); 
 DeLong; mlxtend's 5x2cv tests (tests/fixtures/make_compare_mlxtend_fixture.py) and hand-computed
 folds; scipy.stats.t and norm built by hand.
 """
+import inspect
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -637,3 +639,19 @@ def test_a_training_part_with_one_class_is_the_constant_classifier_of_that_class
     with pytest.warns(DegenerateResampleWarning, match="only one class"):
         oof = pair.out_of_fold(folds)
     assert np.all(oof.pred_a[folds == 1] == -1) and np.all(oof.pred_b[folds == 1] == -1)
+
+
+def test_one_default_method_list():
+    """The default comparisons are defined once, cudbound.compare.DEFAULT_METHODS: compare()'s
+    signature, cudbound compare's --methods (and its --help) and docs/compare.md state that list."""
+    from cudbound.cli import build_parser
+    from cudbound.compare import DEFAULT_METHODS, select_methods
+    assert DEFAULT_METHODS == ("mcnemar", "corrected_t") and select_methods(DEFAULT_METHODS) == DEFAULT_METHODS
+    assert inspect.signature(compare).parameters["methods"].default == DEFAULT_METHODS
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["compare"]
+    flag = next(a for a in sub._actions if a.dest == "methods")
+    assert flag.default == DEFAULT_METHODS and f"default {','.join(DEFAULT_METHODS)}," in flag.help
+    page = (Path(__file__).parents[2] / "docs" / "compare.md").read_text()
+    stated = re.findall(r"`cudbound\.compare\.DEFAULT_METHODS`: `([a-z0-9_,]+)`", page)
+    assert [tuple(s.split(",")) for s in stated] == [DEFAULT_METHODS]
+    assert "default methods are those of `compare()`" in page

@@ -12,7 +12,7 @@ from sklearn.naive_bayes import GaussianNB
 from cudbound.losses import get_loss
 from cudbound.compare import (Procedure, ProcedurePair, compare, delong_test, error_difference_interval, get_method,
                               mcnemar)
-from cudbound.compare.procedures import OUT_OF_FOLD_STREAM
+from cudbound.resampling import OUT_OF_FOLD_STREAM
 from cudbound.design import prepare_data, reparametrise
 from cudbound.fit import fit_coefficients
 
