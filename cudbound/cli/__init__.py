@@ -1,4 +1,4 @@
-"""Command-line interface: ``cudbound demo``, ``interval``, ``coverage``, ``store``, ``auc``, ``xi-alpha``.
+"""Command-line interface: ``cudbound demo``, ``interval``, ``compare``, ``coverage``, ``store``, ``auc``, ``xi-alpha``.
 
 ``cudbound demo`` computes the CUD interval on a simulated data set (no files,
 no network); ``cudbound interval`` on a CSV file. Both print a readable table,
@@ -11,9 +11,10 @@ file, configuration or store included) prints ``cudbound: error: <message>`` on 
 and exits with status 2; an interrupted coverage run exits with status 130.
 
 One module per job: ``shared`` (program name, exit statuses, errors, flags, argument types),
-``csv_input`` (``read_csv``), ``output`` (the printed report, warnings), one module per command
-(``interval`` with ``demo``, ``coverage`` with ``store``, ``auc``, ``xi_alpha``), each adding its
-own sub-parser, and ``app`` (the parser and ``main``).
+``csv_input`` (``read_csv``), ``model_spec`` (a model SPEC, how every command names a classifier),
+``output`` (the printed report, warnings), one module per command (``interval`` with ``demo``,
+``compare``, ``coverage`` with ``store``, ``auc``, ``xi_alpha``), each adding its own sub-parser, and
+``app`` (the parser and ``main``).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``cudbound auc``: the cross-validated AUC of kernel RLS for a CSV file, or an interval for it (``--interval``)."""
+"""``cudbound auc``: the cross-validated AUC of a classifier for a CSV file (kernel RLS, or any model SPEC
+given by ``--model``: :mod:`cudbound.cli.model_spec`), or an interval for it (``--interval``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,11 +14,15 @@ __all__ = ["add_parser"]
 
 def add_parser(subparsers) -> None:
     """The ``auc`` subcommand. Its ``--confidence-level`` is its own: it belongs to ``--interval``."""
-    auc = subparsers.add_parser("auc", parents=[shared_flags("data", "seed", "json")], help="cross-validated AUC of kernel RLS for a CSV file: pooled, averaged or "
-                                            "leave-pair-out",
-                                description="The AUC of regularized least squares (kernel ridge on -1/+1 labels) under "
-                                            "cross-validation (Suominen, Pahikkala & Salakoski 2008): per fold then "
-                                            "averaged, pooled over folds, or leave-pair-out (exact, closed form).")
+    auc = subparsers.add_parser("auc", parents=[shared_flags("data", "model", "seed", "json")],
+                                help="cross-validated AUC of a classifier for a CSV file: pooled, averaged or "
+                                     "leave-pair-out",
+                                description="The AUC of a classifier under cross-validation (Suominen, Pahikkala & "
+                                            "Salakoski 2008): per fold then averaged, pooled over folds, or "
+                                            "leave-pair-out. The classifier is regularized least squares (kernel "
+                                            "ridge on -1/+1 labels; leave-pair-out in closed form), or any model "
+                                            "SPEC given by --model whose scores are its decision_function or its "
+                                            "predict_proba (leave-pair-out by refits).")
     auc.add_argument("--method", choices=("lpo", "pooled", "averaged"), default=None,
                      help="leave-pair-out (default), pooled or averaged cross-validation")
     auc.add_argument("--interval", choices=_interval_names(), default=None, metavar="METHOD",
@@ -30,10 +35,11 @@ def add_parser(subparsers) -> None:
     add_flag(auc, "--cv", "--folds", type=_positive(int, "--cv"), default=5, metavar="K",
              help="folds of pooled/averaged cross-validation and of --interval's out-of-fold scores (default "
                   "%(default)s, stratified)")
-    auc.add_argument("--regparam", type=_positive(float, "--regparam"), default=1.0, metavar="LAMBDA",
+    auc.add_argument("--regparam", type=_positive(float, "--regparam"), default=None, metavar="LAMBDA",
                      help="regularization parameter of the RLS (default 1)")
-    auc.add_argument("--kernel", choices=("linear", "gaussian"), default="linear", help="kernel (default linear)")
-    auc.add_argument("--gamma", type=_positive(float, "--gamma"), default=1.0, help="Gaussian kernel width (default 1)")
+    auc.add_argument("--kernel", choices=("linear", "gaussian"), default=None, help="kernel of the RLS (default linear)")
+    auc.add_argument("--gamma", type=_positive(float, "--gamma"), default=None,
+                     help="Gaussian kernel width of the RLS (default 1)")
     auc.set_defaults(handler=_auc)
 
 
@@ -44,7 +50,7 @@ def _interval_names() -> list[str]:
 
 def _auc(args) -> tuple[dict, str]:
     """``cudbound auc``: one of the three cross-validated AUCs of cudbound.auc, or an interval."""
-    from ..auc import KernelRLS, cv_auc, lpo_auc
+    from ..auc import cv_auc, lpo_auc
 
     folds = args.cv
     if args.interval is not None and args.method is not None:
@@ -52,7 +58,7 @@ def _auc(args) -> tuple[dict, str]:
     if args.interval is None and (args.confidence_level is not None or args.resamples is not None):
         raise CLIError("--confidence-level and --resamples belong to --interval; add --interval METHOD.")
     X, _, features, labels, encoding = read_labelled_csv(args)
-    model = KernelRLS(regparam=args.regparam, kernel=args.kernel, gamma=args.gamma)
+    model = _model(args)
     if args.interval is not None:
         return _interval(args, model, X, features, labels, encoding)
     args.method = args.method or "lpo"
@@ -68,15 +74,42 @@ def _auc(args) -> tuple[dict, str]:
         how = f"{args.method} over {folds} stratified folds (seed {args.seed})" + (
             f", {res.n_skipped_folds} one-class folds skipped" if res.n_skipped_folds else "")
     record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=seed,
-                      results=[{**res.to_dict(), **extra}], details={"model": repr(model)})
-    report = "\n".join([f"AUC {res.estimate:.4f}: {how}",
-                        f"  model   {model!r} (kernel ridge on -1/+1 labels)",
+                      results=[{**res.to_dict(), **extra}], details=_details(args, model))
+    report = "\n".join([f"AUC {res.estimate:.4f}: {how}", _model_line(args, model),
                         f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
     return record, report
 
 
+def _model(args):
+    """``--model``'s classifier, or kernel RLS of ``--regparam``, ``--kernel`` and ``--gamma``; both is an error."""
+    from ..auc import KernelRLS
+
+    rls = {"regparam": args.regparam, "kernel": args.kernel, "gamma": args.gamma}
+    if args.model is None:
+        return KernelRLS(**{k: v for k, v in rls.items() if v is not None})
+    given = [f"--{k}" for k, v in rls.items() if v is not None]
+    if given:
+        raise CLIError(f"{', '.join(given)} {'belongs' if len(given) == 1 else 'belong'} to the default classifier, "
+                       f"kernel RLS; leave {'it' if len(given) == 1 else 'them'} out with "
+                       f"--model (or name kernel RLS in the SPEC: 'cudbound.auc.KernelRLS(regparam=2.0)').")
+    return args.model.procedure
+
+
+def _details(args, model) -> dict:
+    out = {"model": repr(model)}
+    if args.model is not None:
+        out["model_spec"] = args.model.text
+    return out
+
+
+def _model_line(args, model) -> str:
+    if args.model is None:
+        return f"  model   {model!r} (kernel ridge on -1/+1 labels)"
+    return f"  model   {args.model.text}  ->  {model!r}"
+
+
 def _interval(args, model, X, features, labels, encoding) -> tuple[dict, str]:
-    """``cudbound auc --interval METHOD``: :func:`cudbound.auc.auc_interval` of kernel RLS."""
+    """``cudbound auc --interval METHOD``: :func:`cudbound.auc.auc_interval` of the classifier."""
     from ..auc.registry import auc_interval, get_method
 
     bootstrap = "n_resamples" in get_method(args.interval).options()
@@ -87,11 +120,11 @@ def _interval(args, model, X, features, labels, encoding) -> tuple[dict, str]:
     res = auc_interval(model, X, labels, method=args.interval, cv=args.cv, confidence_level=level, rng=args.seed,
                        **options)
     record = envelope("auc", data=_csv_data(args, X, features, encoding), seed=args.seed,
-                      results=[{**res.to_dict(), "folds": args.cv, **options}], details={"model": repr(model)})
+                      results=[{**res.to_dict(), "folds": args.cv, **options}], details=_details(args, model))
     se = "" if res.standard_error is None else f", standard error {res.standard_error:.4f}"
     report = "\n".join([f"AUC {res.estimate:.4f}, {res.confidence_level:g} interval [{res.low:.4f}, {res.high:.4f}] "
                         f"({args.interval}{se})",
                         f"  scores  out of fold, {args.cv} stratified folds (seed {args.seed})",
-                        f"  model   {model!r} (kernel ridge on -1/+1 labels)",
+                        _model_line(args, model),
                         f"  data    {args.data} (n = {X.shape[0]}, {len(features)} features), labels {encoding!r}"])
     return record, report

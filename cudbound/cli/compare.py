@@ -1,177 +1,27 @@
 """``cudbound compare``: two classifiers compared on a CSV file by the methods of
 :mod:`cudbound.compare` (tests and intervals for the difference A - B), one table, ``--json``,
-``--plot`` (a forest plot of the differences).
-
-A model is named by a SPEC (``--model-a``, ``--model-b``), one of
-
-* the package's classifier: a loss with optional ``basis=`` (``logistic``, ``hinge,basis=poly:2``,
-  ``basis=poly:2`` for the default squared loss), or ``estimator=PATH(...)`` for the basis and loss
-  of a scikit-learn estimator (:class:`cudbound.compare.Procedure`'s fields);
-* a scikit-learn classifier by import path with keyword parameters,
-  ``sklearn.linear_model.LogisticRegression(C=0.5)``: the parameters are read by
-  :func:`ast.literal_eval` (numbers, strings, True/False/None, tuples, lists, dicts), never
-  evaluated, and only the named class is taken from its module.
+``--plot`` (a forest plot of the differences). A and B are model SPECs (``--model-a``,
+``--model-b``; :mod:`cudbound.cli.model_spec`).
 """
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib
-import inspect
-import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ..basis import make_basis
-from ..compare import (ALTERNATIVES, DEFAULT_METHODS, Procedure, compare, get_method, method_names,
-                       select_methods)
-from ..losses import get_loss
+from ..compare import ALTERNATIVES, DEFAULT_METHODS, compare, get_method, method_names, select_methods
 from ..output import envelope
 from ..results import AUC_DIFFERENCE
 from .csv_input import read_labelled_csv
+from .model_spec import SPEC_HELP, model_arg
 from .output import _csv_data, _plot_to_file
 from .shared import CLIError, _positive, in_flags, shared_flags
 
-__all__ = ["add_parser", "parse_model_spec", "ModelSpec"]
+__all__ = ["add_parser"]
 
 _FIXED_SPLITS = ("ttest_5x2cv", "ftest_5x2cv")
 """Their ``cv`` and ``repeats`` define the test (five halvings): ``--cv`` and ``--repeats`` leave them."""
-
-_PROCEDURE_KEYS = ("loss", "basis", "estimator")
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A parsed ``--model-a`` / ``--model-b``: the text as given and the procedure it names (a
-    :class:`Procedure` or a scikit-learn classifier)."""
-
-    text: str
-    procedure: Any
-
-    def describe(self) -> str:
-        return repr(self.procedure)
-
-
-def _split_top_level(text: str) -> list[str]:
-    """``text`` split at the commas outside parentheses, brackets, braces and quotes."""
-    parts, depth, quote, start = [], 0, None, 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    if depth or quote:
-        raise ValueError(f"unbalanced {'quote' if quote else 'parentheses'} in {text!r}.")
-    parts.append(text[start:])
-    return [p.strip() for p in parts]
-
-
-_IMPORT_PATH = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\s*(?:\((.*)\))?", re.S)
-
-
-def _estimator(text: str):
-    """A scikit-learn classifier from ``module.Class(name=literal, ...)``: the parameters read by
-    ``ast.literal_eval``, the module imported and the class alone taken from it."""
-    match = _IMPORT_PATH.fullmatch(text.strip())
-    if not match:
-        raise ValueError(f"{text!r} is not an import path with parameters, e.g. "
-                         f"sklearn.linear_model.LogisticRegression(C=0.5).")
-    path, args = match.group(1), match.group(2) or ""
-    try:
-        call = ast.parse(f"_({args})", mode="eval").body
-    except SyntaxError:
-        raise ValueError(f"the parameters of {path} are not name=value pairs: ({args}).") from None
-    if not isinstance(call, ast.Call) or call.args or any(kw.arg is None for kw in call.keywords):
-        raise ValueError(f"the parameters of {path} must be given by name, as name=value: ({args}).")
-    params = {}
-    for kw in call.keywords:
-        try:
-            params[kw.arg] = ast.literal_eval(kw.value)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            raise ValueError(f"parameter {kw.arg} of {path} must be a literal (a number, string, True, False, "
-                             f"None, or a tuple, list or dict of them); got {ast.unparse(kw.value)}.") from None
-    module_name, _, class_name = path.rpartition(".")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"cannot import module {module_name!r} for {path}: {exc}.") from None
-    cls = getattr(module, class_name, None)
-    if not inspect.isclass(cls):
-        raise ValueError(f"module {module_name!r} has no class {class_name!r}.")
-    if not (hasattr(cls, "fit") and hasattr(cls, "predict")):
-        raise ValueError(f"{path} is not a classifier: it lacks fit and predict.")
-    try:
-        return cls(**params)
-    except Exception as exc:  # noqa: BLE001 - any constructor error, one line naming the class
-        raise ValueError(f"{path}({args}) could not be built: {type(exc).__name__}: {exc}") from None
-
-
-def parse_model_spec(text: str) -> ModelSpec:
-    """A model SPEC (module docstring) as the procedure it names; a ValueError saying what is wrong.
-
-    >>> parse_model_spec("hinge,basis=poly:2").procedure
-    Procedure(basis='poly:2', loss='hinge', estimator=None)
-    >>> parse_model_spec("sklearn.linear_model.LogisticRegression(C=0.5)").procedure
-    LogisticRegression(C=0.5)
-    """
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("a model SPEC is empty; give a loss (e.g. logistic), a loss with basis= (e.g. "
-                         "hinge,basis=poly:2) or a scikit-learn classifier by import path.")
-    text = text.strip()
-    if _IMPORT_PATH.fullmatch(text):
-        return ModelSpec(text, _estimator(text))
-    fields: dict[str, Any] = {}
-    for i, item in enumerate(_split_top_level(text)):
-        key, eq, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not eq:
-            if i:
-                raise ValueError(f"{item!r} in {text!r}: only the first item may be a bare loss name; the others "
-                                 f"are key=value ({', '.join(_PROCEDURE_KEYS)}).")
-            key, value = "loss", item
-        if key not in _PROCEDURE_KEYS:
-            raise ValueError(f"unknown key {key!r} in {text!r}; a model SPEC takes {', '.join(_PROCEDURE_KEYS)} "
-                             f"(or is a scikit-learn classifier by import path).")
-        if key in fields:
-            raise ValueError(f"{key} is given twice in {text!r}.")
-        if not value:
-            raise ValueError(f"{key} has no value in {text!r}.")
-        fields[key] = value
-    if "loss" in fields:
-        try:
-            fields["loss"] = get_loss(fields["loss"]).name
-        except ValueError as exc:
-            raise ValueError(f"{text!r}: {exc}".replace("`loss`: ", "").replace("`loss` must", "the loss must")
-                             .replace(" or a Loss instance", "")) from None
-    if "basis" in fields:
-        try:
-            make_basis(fields["basis"])
-        except ValueError as exc:
-            raise ValueError(f"{text!r}: {exc}".replace("`basis` must", "the basis must")
-                             .replace(", a callable or a cudbound.basis.Basis", "")) from None
-    if "estimator" in fields:
-        if set(fields) != {"estimator"}:
-            raise ValueError(f"{text!r}: estimator= takes its basis and loss from the estimator; leave out the loss "
-                             f"and basis= (or give the estimator alone, by its import path, to refit it as it is).")
-        fields["estimator"] = _estimator(fields["estimator"])
-    return ModelSpec(text, Procedure(**fields))
-
-
-def _model_arg(text: str) -> ModelSpec:
-    try:
-        return parse_model_spec(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _comparison_methods(text: str) -> tuple:
@@ -189,12 +39,9 @@ def add_parser(subparsers) -> None:
         description="Compare two classifiers A and B on a CSV file by the methods of cudbound.compare: McNemar's "
                     "test, the paired error-difference intervals and DeLong's test on out-of-fold predictions, "
                     "and tests and intervals on repeated refits (5x2cv, corrected t, Wald-CV, nested CV). Every "
-                    "estimate is A - B: a negative error difference favours A. A SPEC is a loss with optional "
-                    "basis= (logistic; hinge,basis=poly:2), estimator=PATH(...) for the basis and loss of a "
-                    "scikit-learn estimator, or a scikit-learn classifier by import path with parameters "
-                    "(sklearn.linear_model.LogisticRegression(C=0.5); quote it in the shell).")
-    cmd.add_argument("--model-a", required=True, type=_model_arg, metavar="SPEC", help="classifier A")
-    cmd.add_argument("--model-b", required=True, type=_model_arg, metavar="SPEC", help="classifier B")
+                    "estimate is A - B: a negative error difference favours A. A SPEC is " + SPEC_HELP + ".")
+    cmd.add_argument("--model-a", required=True, type=model_arg, metavar="SPEC", help="classifier A")
+    cmd.add_argument("--model-b", required=True, type=model_arg, metavar="SPEC", help="classifier B")
     cmd.add_argument("--methods", type=_comparison_methods, default=DEFAULT_METHODS, metavar="M1,M2,...",
                      help="comma-separated comparisons: " + ", ".join(method_names()) + ", or 'all' (default "
                           + ",".join(DEFAULT_METHODS) + ", cudbound.compare.DEFAULT_METHODS: docs/compare.md)")

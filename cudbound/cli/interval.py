@@ -1,5 +1,6 @@
 """``cudbound demo`` and ``cudbound interval``: the CUD interval on simulated data or a CSV
-file, and several interval methods on a CSV file (``--methods``)."""
+file, and several interval methods on a CSV file (``--methods``); the classifier is ``--loss`` and
+``--basis``, or a model SPEC (``--model``, :mod:`cudbound.cli.model_spec`)."""
 from __future__ import annotations
 
 import sys
@@ -29,11 +30,11 @@ def add_parser(subparsers) -> None:
     demo.set_defaults(handler=_demo)
 
     interval = subparsers.add_parser("interval", parents=[shared_flags("data", "seed", "confidence-level", "cud",
-                                                                       "json", "progress")],
+                                                                       "model", "json", "progress")],
                                      help="CUD interval for a CSV file",
                                      description="Compute the CUD interval for a CSV file with a header row. "
                                                  "Every column except the label column is a numeric feature.")
-    interval.add_argument("--basis", type=_basis_spec, default="linear", metavar="linear|poly:D|pca:K|zpca:K|poly:D(zpca:K)",
+    interval.add_argument("--basis", type=_basis_spec, default=None, metavar="linear|poly:D|pca:K|zpca:K|poly:D(zpca:K)",
                           help="basis of the linear classifier (default linear: intercept plus features)")
     interval.add_argument("--methods", type=_methods_spec, default=("cud",), metavar="M1,M2,...",
                           help="comma-separated interval methods: " + ", ".join(method_names())
@@ -47,7 +48,8 @@ def add_parser(subparsers) -> None:
 def _demo(args) -> tuple[dict, str]:
     """``cudbound demo``: the CUD interval on simulated data, against the model's exact error."""
     X, y = demo_data(args.n, args.seed)
-    result = _compute(X, y, args, basis="linear", seed=args.seed)
+    procedure = _procedure(args)
+    result = _compute(X, y, args, procedure, seed=args.seed)
     true_error = DEMO_GENERATOR.error_rate(result.coef)
     low, high = result.confidence_interval
     source = f"simulated {DEMO_GENERATOR!r}, n = {args.n}, seed {args.seed}"
@@ -56,7 +58,7 @@ def _demo(args) -> tuple[dict, str]:
     plotted = _maybe_plot(args, result)
     if plotted:
         context.append(("plot", plotted))
-    names = _coefficient_names("linear", X, ["x1", "x2"])
+    names = _coefficient_names(procedure, X, y, ["x1", "x2"])
     record = envelope("demo", data={"source": source, "n": args.n, "features": ["x1", "x2"], "label_mapping": None},
                       seed=args.seed, results=[{**result.to_dict(), "coef_names": names}], plot=plotted,
                       details={"true_error": true_error, "bayes_error": DEMO_GENERATOR.bayes_error,
@@ -83,24 +85,45 @@ def _maybe_plot(args, results):
 
 def _interval(args) -> tuple[dict, str]:
     """``cudbound interval``: the CUD interval for a CSV file, or with ``--methods`` several intervals."""
-    X, y, features, _, encoding = read_labelled_csv(args)
+    X, y, features, labels, encoding = read_labelled_csv(args)
     seed = args.seed
+    procedure = _procedure(args)
     if args.methods != ("cud",):
-        return _interval_methods(args, X, y, features, encoding, seed)
+        return _interval_methods(args, X, y, labels, features, encoding, seed, procedure)
     _per_method_options(args, ("cud",))     # an option CUD does not take (--cv) is an error
-    result = _compute(X, y, args, basis=args.basis, seed=seed, pos_label=args.pos_label)
+    result = _compute(X, y, args, procedure, seed=seed, pos_label=args.pos_label)
     shown = ", ".join(features[:8]) + (", ..." if len(features) > 8 else "")
     context = [("data", f"{args.data} (n = {X.shape[0]}, {len(features)} feature"
                         f"{'s' if len(features) != 1 else ''}: {shown})"),
                ("label column", args.label),
                ("seed", f"{seed}")]
+    if args.model is not None:
+        context.append(("classifier", f"{args.model.text}  ->  {args.model.describe()}"))
     plotted = _maybe_plot(args, result)
     if plotted:
         context.append(("plot", plotted))
-    names = _coefficient_names(args.basis, X, features)
+    names = _coefficient_names(procedure, X, labels, features)
     record = envelope("interval", data=_csv_data(args, X, features, result.label_encoding), seed=seed,
-                      results=[{**result.to_dict(), "coef_names": names}], plot=plotted)
+                      results=[{**result.to_dict(), "coef_names": names}], plot=plotted, details=_model_details(args))
     return record, _format_report(result, context, coef_names=names)
+
+
+def _procedure(args):
+    """The classifier of ``demo`` and ``interval``: ``--model``'s, or a Procedure of ``--basis`` (default
+    linear) and ``--loss`` (default squared); both at once is an error."""
+    model = getattr(args, "model", None)
+    if model is None:
+        return Procedure(basis=getattr(args, "basis", None) or "linear", loss=args.loss or "squared")
+    given = [flag for flag, value in (("--loss", args.loss), ("--basis", args.basis)) if value is not None]
+    if given:
+        raise CLIError(f"--model names the classifier, basis and loss included; leave out {' and '.join(given)} "
+                       f"(or give the loss and basis in the SPEC: 'hinge,basis=poly:2').")
+    return model.procedure
+
+
+def _model_details(args) -> dict:
+    """The ``details`` of the JSON output: the ``--model`` SPEC as given, when one is."""
+    return {} if args.model is None else {"model": args.model.text, "procedure": args.model.describe()}
 
 
 # the options of the interval commands that not every method takes: flag -> parameter name (a field of
@@ -144,11 +167,11 @@ def _per_method_options(args, methods) -> dict:
     return per
 
 
-def _interval_methods(args, X, y, features, encoding, seed) -> tuple[dict, str]:
+def _interval_methods(args, X, y, labels, features, encoding, seed, procedure) -> tuple[dict, str]:
     """Several methods on the same data and seed (:func:`cudbound.intervals`)."""
     per = _per_method_options(args, args.methods)
     try:
-        results = intervals(X, y, methods=args.methods, procedure=Procedure(basis=args.basis, loss=args.loss),
+        results = intervals(X, y, methods=args.methods, procedure=procedure,
                             confidence_level=args.confidence_level, rng=seed, pos_label=args.pos_label,
                             progress=_show_progress(args), **{f"{m}_options": opts for m, opts in per.items() if opts})
     except IntervalsInterrupted as stop:     # Ctrl-C: keep and print what finished
@@ -178,20 +201,20 @@ def _methods_output(args, X, features, encoding, seed, results, note=None) -> tu
     plotted = _maybe_plot(args, list(results))
     if plotted:
         lines.append(f"  plot: {plotted}")
-    names = _coefficient_names(args.basis, X, features) if "cud" in args.methods else None
+    names = _coefficient_names(procedure, X, labels, features) if "cud" in args.methods else None
     record = envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed,
                       results=[{**r.to_dict(), "coef_names": names} if r.method == "cud" else r.to_dict()
-                               for r in results], plot=plotted)
+                               for r in results], plot=plotted, details=_model_details(args))
     return record, "\n".join(lines)
 
 
-def _compute(X, y, args, *, basis, seed, pos_label=None):
-    """cud_interval with the options shared by every command."""
+def _compute(X, y, args, procedure, *, seed, pos_label=None):
+    """cud_interval of ``procedure`` with the options shared by every command."""
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     if sys.stderr.isatty():
         print(f"{PROG}: computing the CUD interval (n = {len(y)}, B = {resamples}) ...", file=sys.stderr)
     engine = EngineOptions(max_nodes=args.max_nodes, replicate_time_limit=args.replicate_time_limit,
                            exact_distribution=args.exact_distribution, scheduler=args.scheduler)
-    return cud_interval(X, y, Procedure(basis=basis, loss=args.loss), confidence_level=args.confidence_level,
+    return cud_interval(X, y, procedure, confidence_level=args.confidence_level,
                         n_resamples=resamples, alpha_n=args.alpha_n, rng=seed, pos_label=pos_label, n_jobs=args.jobs,
                         time_limit=args.time_limit, progress=_show_progress(args), engine_options=engine)

@@ -6,7 +6,10 @@ import sys
 
 import numpy as np
 
-from ..basis import ColumnBasis, ComposedBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
+from ..basis import ColumnBasis, ComposedBasis, LinearBasis, PCABasis, PolynomialBasis
+from ..design import prepare_data
+from ..refit import Procedure
+from ..sklearn_bridge import EstimatorBasis
 from .shared import PROG, in_flags
 
 __all__: list[str] = []   # the commands' helpers, each imported by name (underscore names)
@@ -24,7 +27,10 @@ _SEARCH_ROWS = [  # (label, median key, total key, scale of the median) in Searc
 def _column_names(basis, names: list) -> list | None:
     """The names of a fitted basis's columns on inputs named ``names``: ``intercept`` first when it has
     one, then a feature's name (``linear``, ``cols:``), a monomial of them (``poly:D``: ``x1^2``,
-    ``x1*x2``) or a principal component (``PC1``, ...); None for a basis of another kind."""
+    ``x1*x2``), a principal component (``PC1``, ...) or the name a scikit-learn pipeline's earlier
+    steps give their column (``get_feature_names_out``); None for a basis of another kind."""
+    if isinstance(basis, EstimatorBasis):
+        return _estimator_column_names(basis, names)
     if isinstance(basis, ComposedBasis):     # the outer basis on the inner columns it kept
         inner = _column_names(basis.inner, names)
         return None if inner is None else _column_names(basis.outer, [n for n, k in zip(inner, basis.keep_) if k])
@@ -42,12 +48,26 @@ def _column_names(basis, names: list) -> list | None:
     return None if columns is None else (["intercept"] if basis.intercept else []) + columns
 
 
-def _coefficient_names(basis, X, features) -> list:
-    """The names of the CUD coefficients on ``basis`` (a spec, fitted here on X as the interval fits it):
+def _estimator_column_names(basis, names: list) -> list | None:
+    """:func:`_column_names` of a scikit-learn pipeline's earlier steps (an :class:`EstimatorBasis`)."""
+    columns = list(names)
+    if basis.transformer_ is not None:
+        try:
+            columns = [str(c) for c in basis.transformer_.get_feature_names_out(names)]
+        except (AttributeError, TypeError, ValueError):
+            return None
+    return (["intercept"] if basis.intercept else []) + [c for c, k in zip(columns, basis.keep_) if k]
+
+
+def _coefficient_names(procedure, X, labels, features) -> list:
+    """The names of the CUD coefficients of ``procedure`` (a Procedure or a scikit-learn classifier),
+    its basis fitted here on X as the interval fits it (:func:`cudbound.design.prepare_data`):
     :func:`_column_names`, or ``phi_1``, ``phi_2``, ... for a basis it cannot name."""
-    fitted = make_basis(basis).fit(X)
-    names = _column_names(fitted, list(features))
-    return names if names is not None else [f"phi_{j + 1}" for j in range(fitted.transform(X[:1]).shape[1])]
+    if not isinstance(procedure, Procedure):
+        procedure = Procedure(estimator=procedure)
+    data = prepare_data(X, labels, procedure.basis, procedure.estimator, None, procedure.loss)
+    names = _column_names(data.basis, list(features))
+    return names if names is not None else [f"phi_{j + 1}" for j in range(data.design.shape[1])]
 
 
 def _format_report(result, context, extra=(), coef_names=None) -> str:

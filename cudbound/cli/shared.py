@@ -13,6 +13,7 @@ from .._validation import check_n_jobs
 from ..basis import make_basis
 from ..losses import get_loss
 from ..registry import select_methods
+from .model_spec import SPEC_HELP, model_arg
 
 __all__ = ["PROG", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "CLIError",
            "in_flags", "RenamedFlag", "add_flag", "shared_flags", "add_execution_flags"]
@@ -144,7 +145,7 @@ def _cud_flags(parser) -> None:
                              f"given to every method that resamples: cud, bs1, bs2)")
     parser.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
                         help="scale alpha_n of the neighbourhood (default n, the sample size)")
-    parser.add_argument("--loss", type=_loss_spec, default="squared", metavar="LOSS",
+    parser.add_argument("--loss", type=_loss_spec, default=None, metavar="LOSS",
                         help="surrogate loss of the fit: squared (default), hinge, logistic, exponential, "
                              "ridge[:LAM] (squared plus LAM |beta|^2, intercept unpenalised, default LAM 0.1), "
                              "or hinge_ridge, logistic_ridge, exponential_ridge [:LAM] (docs/losses.md)")
@@ -166,7 +167,13 @@ def _cud_flags(parser) -> None:
                         metavar="SECONDS", help="time budget of each replicate's search, as --max-nodes (default: none)")
 
 
-_SHARED_FLAGS = {"data": ("data", _data_flags), "cud": ("CUD interval", _cud_flags),
+def _model_flag(parser) -> None:
+    parser.add_argument("--model", type=model_arg, default=None, metavar="SPEC",
+                        help=f"the classifier, in place of the command's own model flags (interval: --loss, "
+                             f"--basis; auc: kernel RLS's --regparam, --kernel, --gamma): {SPEC_HELP}")
+
+
+_SHARED_FLAGS = {"data": ("data", _data_flags), "cud": ("CUD interval", _cud_flags), "model": (None, _model_flag),
                  "confidence-level": (None, _level_flag), "seed": ("common options", _seed_flag),
                  "json": ("common options", _json_flag), "progress": ("common options", _progress_flag)}
 """The flags several commands share, by group: (the section of ``--help`` they are listed in, None for
@@ -175,7 +182,8 @@ the command's own options; what adds them). Each is defined here once (:func:`sh
 
 def shared_flags(*groups: str) -> argparse.ArgumentParser:
     """The one parent parser of a command's shared flags: the named groups of :data:`_SHARED_FLAGS`
-    (``data``: --data, --label, --pos-label, --keep-index-column; ``cud``: the CUD interval's flags; ``confidence-level``;
+    (``data``: --data, --label, --pos-label, --keep-index-column; ``cud``: the CUD interval's flags; ``model``:
+    --model, a model SPEC (:mod:`cudbound.cli.model_spec`); ``confidence-level``;
     ``seed``: --seed, default :data:`DEFAULT_SEED`; ``json``; ``progress``: --no-progress), in the
     order given. ``--help`` lists them after the command's own options, in sections of their own. A new
     parser each time: argparse shares a parent's actions with its children."""

@@ -1,4 +1,5 @@
-"""``cudbound auc --interval``: an interval for the AUC of kernel RLS from a CSV file (issue 32)."""
+"""``cudbound auc``: the cross-validated AUC, or an interval for it (``--interval``, issue 32), of
+kernel RLS or of any classifier a model SPEC names (``--model``), from a CSV file."""
 from __future__ import annotations
 
 import csv
@@ -68,3 +69,32 @@ def test_every_registered_interval_is_a_choice_and_bad_flags_exit_2(capsys, pati
     assert "belong to --interval" in capsys.readouterr().err
     assert main(["auc", "--data", str(path), "--label", "outcome", "--interval", "delong", "--resamples", "50"]) == 2
     assert "belongs to the bootstrap intervals" in capsys.readouterr().err
+
+
+def test_a_model_spec_gives_the_auc_of_that_classifier(capsys, patients):
+    """--model: any classifier with decision_function or predict_proba, or the package's, as named by
+    a SPEC; the same AUC as cv_auc, lpo_auc and auc_interval of that classifier in Python."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+
+    from cudbound.auc import cv_auc, lpo_auc
+    from cudbound.cli import read_csv
+    from cudbound.compare import Procedure
+    path, _, _ = patients
+    X, y, _ = read_csv(path, "outcome")
+    cases = [(["--model", "sklearn.linear_model.LogisticRegression(C=0.5)", "--method", "pooled"],
+              cv_auc(LogisticRegression(C=0.5), X, y, cv=5, pooling="pooled", rng=0, pos_label="yes")),
+             (["--model", "sklearn.naive_bayes.GaussianNB()", "--method", "averaged", "--cv", "4", "--seed", "2"],
+              cv_auc(GaussianNB(), X, y, cv=4, rng=2, pos_label="yes")),            # predict_proba's scores
+             (["--model", "ridge:0.5,basis=poly:2"], lpo_auc(Procedure(basis="poly:2", loss="ridge:0.5"), X, y,
+                                                                pos_label="yes")),
+             (["--model", "logistic_ridge", "--interval", "delong"],
+              auc_interval(Procedure(loss="logistic_ridge"), X, y, method="delong", rng=0, pos_label="yes"))]
+    for flags, direct in cases:
+        assert main(["auc", "--data", str(path), "--label", "outcome", *flags, "--json"]) == 0
+        record = json.loads(capsys.readouterr().out)
+        (item,) = record["results"]
+        assert item["estimate"] == pytest.approx(direct.estimate, abs=1e-12), flags
+        assert record["details"]["model_spec"] == flags[1]
+    assert main(["auc", "--data", str(path), "--label", "outcome", "--model", "hinge", "--regparam", "2"]) == 2
+    assert "--regparam belongs to the default classifier, kernel RLS" in capsys.readouterr().err

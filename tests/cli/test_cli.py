@@ -220,8 +220,9 @@ def test_the_coefficient_names_say_which_column_each_multiplies(basis):
     basis's column at its place."""
     from cudbound.basis import make_basis
     from cudbound.cli.output import _coefficient_names
+    from cudbound.refit import Procedure
     X = np.random.default_rng(4).normal(size=(25, 3))
-    names = _coefficient_names(basis, X, ["a", "b", "c"])
+    names = _coefficient_names(Procedure(basis=basis), X, np.tile([1, -1], 13)[:25], ["a", "b", "c"])
     fitted = make_basis(basis).fit(X)
     design = fitted.transform(X)
     scores = make_basis("zpca:2").fit(X).transform(X)[:, 1:] if "pca" in basis else None
@@ -231,6 +232,59 @@ def test_the_coefficient_names_say_which_column_each_multiplies(basis):
         column = np.prod([values[f.split("^")[0]] ** int(f.split("^")[1] if "^" in f else 1) for f in name.split("*")],
                          axis=0)
         np.testing.assert_allclose(design[:, j], column, atol=1e-12, err_msg=name)
+
+
+def _numbers(record):
+    """Each result's method and numbers (not its timing) from a --json record."""
+    return [{k: r[k] for k in ("method", "low", "high", "estimate") + (("coef",) if "coef" in r else ())}
+            for r in record["results"]]
+
+
+def test_a_model_spec_gives_the_interval_of_the_same_classifier_in_python(capsys, yes_no_csv):
+    """--model names the classifier as compare's SPECs do: a scikit-learn classifier by import path gives
+    the interval of that estimator in Python, and a loss with a basis that of --loss and --basis."""
+    from sklearn.linear_model import LogisticRegression
+    X, y, _ = read_csv(yes_no_csv, "outcome")
+    spec = "sklearn.linear_model.LogisticRegression(C=0.5)"
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--pos-label", "yes",
+                         "--model", spec, "--seed", 1, *FAST, "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    direct = cud_interval(X, y, LogisticRegression(C=0.5), n_resamples=20, rng=1, pos_label="yes")
+    (cud,) = record["results"]
+    assert (cud["low"], cud["high"]) == tuple(direct.confidence_interval) and cud["coef"] == pytest.approx(direct.coef)
+    assert cud["loss"] == direct.details["loss"] and record["details"]["model"] == spec
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--pos-label", "yes",
+                         "--model", spec, "--seed", 1, "--methods", "kohavi,wald_cv", "--json")
+    assert code == 0, err
+    several = intervals(X, y, methods=["kohavi", "wald_cv"], procedure=LogisticRegression(C=0.5), rng=1,
+                        pos_label="yes")
+    assert [(r["low"], r["high"]) for r in json.loads(out)["results"]] == [tuple(r.confidence_interval) for r in several]
+    flags = ["interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 2, *FAST, "--json"]
+    _, by_spec, _ = run(capsys, *flags, "--model", "ridge:0.5,basis=poly:2")
+    _, by_flags, _ = run(capsys, *flags, "--loss", "ridge:0.5", "--basis", "poly:2")
+    assert _numbers(json.loads(by_spec)) == _numbers(json.loads(by_flags))
+
+
+def test_a_model_spec_and_the_model_flags_are_not_given_together(capsys, yes_no_csv):
+    code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--model", "hinge",
+                         "--basis", "poly:2", *FAST)
+    assert code == 2 and out == "" and "--model names the classifier" in err and "leave out --basis" in err
+
+
+def test_a_pipelines_coefficients_are_named_by_its_steps():
+    """A scikit-learn pipeline's coefficients: the intercept, then the names its earlier steps give
+    their columns (PolynomialFeatures' bias column, constant, is dropped as the interval drops it)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+
+    from cudbound.cli.output import _coefficient_names
+    X = np.random.default_rng(5).normal(size=(30, 2))
+    y = np.tile([1, -1], 15)
+    assert _coefficient_names(LogisticRegression(), X, y, ["a", "b"]) == ["intercept", "a", "b"]
+    pipe = make_pipeline(StandardScaler(), PolynomialFeatures(2), LogisticRegression())
+    assert _coefficient_names(pipe, X, y, ["a", "b"]) == ["intercept", "a", "b", "a^2", "a b", "b^2"]
 
 
 @pytest.mark.parametrize("argv, fragment", [
