@@ -271,20 +271,22 @@ def separation_excluded(rows: np.ndarray, W: np.ndarray, multipliers: np.ndarray
     (G, n) lam_i >= 0, e.g. lam_i = -w_i y_i l'(y_i, t_i) of a margin loss at a minimiser: positive,
     and sum_i lam_i a_i = -n F'(the gradient of the data term) ~ 0.
 
-    Over the weighted points with a_i != 0 (P), with unit rows u_i = a_i / |a_i|, any mu_i > 0,
-    r = sum mu_i u_i, and sigma the least singular value of the u_i stacked: a d with
-    u_i'd >= -kappa |d| for every i in P has sum over u_i'd > 0 of u_i'd >= (sigma - |P| kappa)|d|,
-    and mu_min times that is at most r'd + kappa |d| sum mu. So when
+    P: the weighted points with a_i != 0; u_i = a_i / |a_i|. For a subset S of P whose u_i span R^r
+    (least singular value sigma_S > 0), any mu_i > 0 on S and r_S = sum_S mu_i u_i: a d with
+    u_i'd >= -kappa |d| on S has sum over u_i'd > 0 of u_i'd >= (sigma_S - |S| kappa)|d|, and
+    min_S mu times that is at most r_S'd + kappa |d| sum_S mu. So when
 
-        mu_min (sigma - |P| kappa) > |r| + kappa sum mu   (|r| plus its rounding),
+        min_S mu (sigma_S - |S| kappa) > |r_S| + kappa sum_S mu   (|r_S| plus its rounding),
 
-    no d != 0 has u_i'd >= -kappa |d| on P: no separating direction (kappa = 0: Stiemke's
-    theorem with a margin), nor the direction separation's cleaning accepts, which is within
-    1e-10 sigma_max(A) |d| of the null space of the rows it does not separate (kappa = 2e-10
-    |A_P|_F / min |a_i|, twice that cut-off for rounding) and has u_i'd > 0.25 on the others. Two
-    choices of mu are tried: mu_i = lam_i |a_i|, and with one unpenalised direction (r = 1, u_i = +-1)
-    mu_i = 1 / (the number of rows of u_i's sign), for which r = 0: any part whose rows take both
-    signs. A part that passes is one on which separation finds nothing (so
+    no d != 0 has u_i'd >= -kappa |d| on S: no direction separates the part (kappa = 0: Stiemke's
+    theorem with a margin), nor is one the direction separation's cleaning accepts, which is
+    within 1e-10 sigma_max(A) |d| of the null space of the rows it does not separate (kappa =
+    2e-10 |A_P|_F / min_S |a_i|, twice that cut-off for rounding) and has u_i'd > 0.25 on the
+    others. Tried: mu_i = lam_i |a_i| on S = P, then on the points whose mu_i is at least 1e-2,
+    1e-4, ..., 1e-12 of the largest (points far on their side have multipliers that vanish or
+    underflow; they need not take part), and with one unpenalised direction (r = 1, u_i = +-1)
+    mu_i = 1 / (the number of points of u_i's sign) on S = P, for which r_S = 0: any part whose
+    rows take both signs. A part that passes is one on which separation finds nothing (so
     :func:`cudbound.fit.check_minimiser_exists` raises nothing); one that fails may still have a
     minimiser: the caller asks the linear program.
     """
@@ -293,30 +295,35 @@ def separation_excluded(rows: np.ndarray, W: np.ndarray, multipliers: np.ndarray
     P = (W > 0) & (an > 0)
     units = rows / np.where(an > 0, an, 1.0)[..., None] if rows.ndim == 3 else \
         rows / np.where(an[0] > 0, an[0], 1.0)[:, None]
-    Pf = P.astype(float)
-    spec = "gn,ni,nj->gij" if rows.ndim == 2 else "gn,gni,gnj->gij"
-    ev = np.linalg.eigvalsh(np.einsum(spec, Pf, units, units))
-    sigma = np.sqrt(np.maximum(ev[:, 0] - 1e-13 * np.maximum(ev[:, -1], 0.0), 0.0))
-    an_min = np.min(np.where(P, an, np.inf), axis=1)
-    kappa = 2e-10 * np.sqrt(np.einsum("gn,gn->g", Pf, an * an)) / np.where(np.isfinite(an_min), an_min, 1.0)
-    margin = sigma - P.sum(axis=1) * kappa
-    unit_sum = "gn,ni->gi" if rows.ndim == 2 else "gn,gni->gi"
+    frob = np.sqrt(np.einsum("gn,gn->g", P.astype(float), an * an))
+    shared = rows.ndim == 2
 
-    def certified(mu: np.ndarray) -> np.ndarray:
-        mu = np.where(P, mu, 0.0)
-        mu_min = np.min(np.where(P, mu, np.inf), axis=1)
-        r = np.linalg.norm(np.einsum(unit_sum, mu, units), axis=1)
+    def certified(mu: np.ndarray, S: np.ndarray) -> np.ndarray:
+        mu = np.where(S, mu, 0.0)
+        Sf = S.astype(float)
+        ev = np.linalg.eigvalsh(np.einsum("gn,ni,nj->gij" if shared else "gn,gni,gnj->gij", Sf, units, units))
+        sigma = np.sqrt(np.maximum(ev[:, 0] - 1e-13 * np.maximum(ev[:, -1], 0.0), 0.0))
+        an_min = np.min(np.where(S, an, np.inf), axis=1)
+        kappa = 2e-10 * frob / np.where(np.isfinite(an_min), an_min, 1.0)
+        mu_min = np.min(np.where(S, mu, np.inf), axis=1)
+        r = np.linalg.norm(np.einsum("gn,ni->gi" if shared else "gn,gni->gi", mu, units), axis=1)
         mu_sum = mu.sum(axis=1)
         with np.errstate(invalid="ignore"):
-            return (P.any(axis=1) & np.isfinite(mu_min) & (mu_min > 0.0)
-                    & (mu_min * margin > r + (kappa + 8.0 * n * np.finfo(float).eps) * mu_sum))
+            return (S.any(axis=1) & np.isfinite(mu_min) & (mu_min > 0.0) & (mu_min * (sigma - S.sum(axis=1) * kappa)
+                    > r + (kappa + 8.0 * n * np.finfo(float).eps) * mu_sum))
 
-    ok = certified(multipliers * an)
+    mu = np.where(P, multipliers * an, 0.0)
+    ok = certified(mu, P)
+    largest = mu.max(axis=1, keepdims=True)
+    for cut in (1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12):
+        if ok.all():
+            break
+        ok |= certified(mu, P & (mu >= cut * largest))
     if rows.shape[-1] == 1 and not ok.all():
         side = units[..., 0] > 0 if rows.ndim == 3 else np.broadcast_to(units[:, 0] > 0, (G, n))
-        count_pos = np.einsum("gn,gn->g", Pf, side.astype(float))
+        count_pos = np.einsum("gn,gn->g", P.astype(float), side.astype(float))
         count_neg = P.sum(axis=1) - count_pos
         with np.errstate(divide="ignore"):
             balanced = np.where(side, 1.0 / count_pos[:, None], 1.0 / count_neg[:, None])
-        ok |= certified(np.where(np.isfinite(balanced), balanced, 0.0))
+        ok |= certified(np.where(np.isfinite(balanced), balanced, 0.0), P)
     return ok
