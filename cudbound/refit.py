@@ -28,7 +28,17 @@ How, with the same result:
   :attr:`cudbound.basis.Basis.learns_from_data` is False) gives the same design whatever the
   part, so the design is formed once and all the refits of one loss are solved in batches
   (:class:`DesignRefits`);
-* a basis that learns is refitted per part (:class:`ProcedureRefits`);
+* a basis that learns is refitted per part (:class:`ProcedureRefits`), in batches for the squared
+  loss and the smooth ones;
+* a smooth loss (logistic, exponential, their ridge forms, a user's margin loss with derivatives)
+  is solved for all parts at once by damped Newton (:mod:`cudbound.optim.smooth_parts`),
+  warm-started from the fit on all n points, to rounding (the one-part path, cvxpy polished by
+  Newton, agrees to its own accuracy, about 1e-8 of the scores' scale). A part the batched solve
+  does not certify (no convergence in 100 steps, a Hessian singular on the unpenalised directions,
+  or, for a loss that tends to 0, a minimiser whose existence the multipliers do not prove and
+  the fit's linear program does not confirm, :func:`cudbound.fit.separated_points`) takes the
+  one-part path, :func:`cudbound.fit.fit_coefficients`: so the parts declared without a minimiser
+  are the fit's, and the rules below hold unchanged;
 * a scikit-learn classifier given as a procedure (``compare``, the AUC functions) is cloned and
   fitted per part (:class:`EstimatorRefits`); its scores are ``decision_function`` (else the
   positive class's ``predict_proba``). The interval methods, which need the exact loss of the fit
@@ -275,7 +285,9 @@ class DesignRefits(Refits):
 
     Squared loss: the normal equations H_b beta_b = g_b, H_b = Z' W_b Z, g_b = Z' W_b y, formed
     with one matrix product and solved by one stacked solve; other quadratic losses from their
-    quadratic forms; any other loss by :func:`cudbound.fit.fit_coefficients`, one solve a part.
+    quadratic forms; a smooth loss (:func:`_smooth_base`) by damped Newton on all parts at once
+    (:meth:`_smooth`), a part it does not certify falling back to :func:`cudbound.fit.fit_coefficients`;
+    any other loss by :func:`cudbound.fit.fit_coefficients`, one solve a part.
     ``loss`` is the loss in those coordinates (``Reparametrisation.loss``). Weights enter the
     loss's (1/n) sum_i w_i l_i as given: the caller makes it the part's mean (:func:`_part_weights`).
     """
