@@ -85,14 +85,17 @@ def _merge(before_path: str, after_path: str, out: str | None) -> int:
         json.dump({"before": before, "after": after}, fh, indent=1)
     rows = {r["model"]: r for r in after["results"]}
     squared_after = rows.get("squared", {}).get("wall_median")
-    print("| model | before wall s (CPU s) | after wall s (CPU s) | before / after | after / squared after |")
-    print("|---|---|---|---|---|")
+    print("| model | before wall s (CPU s) | after wall s (CPU s) | before / after | after / squared after "
+          "| largest change of an estimate or bound |")
+    print("|---|---|---|---|---|---|")
     for b in before["results"]:
         a = rows[b["model"]]
         ratio = b["wall_median"] / a["wall_median"]
         rel = a["wall_median"] / squared_after if squared_after else float("nan")
+        change = max((abs(x - z) for m, v in b["estimates"].items() for x, z in zip(v, a["estimates"].get(m, v))
+                      if x is not None and z is not None), default=float("nan"))
         print(f"| {b['model']} | {b['wall_median']:.2f} ({b['cpu_median']:.2f}) | {a['wall_median']:.2f} "
-              f"({a['cpu_median']:.2f}) | {ratio:.1f}x | {rel:.1f}x |")
+              f"({a['cpu_median']:.2f}) | {ratio:.1f}x | {rel:.1f}x | {change:.2g} |")
     print(f"\nwritten: {path}")
     return 0
 

@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 import pytest
 import scipy.optimize
-from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LinearRegression, LogisticRegression
@@ -23,6 +22,7 @@ from cudbound.compare import Procedure, compare
 from cudbound.design import prepare_data, reparametrise
 from cudbound.refit import (DegenerateResampleWarning, DesignRefits, ProcedureRefits, RefitLog, _part_weights,
                             as_mapped_procedure, as_refits, fit_and_score, refits_for)
+from reference_losses import RefLoss
 
 N = 24
 
@@ -401,7 +401,7 @@ def _smooth_data(n=30, seed=4, noise=1.5):
 def _scipy_decision(X, y, w, spec):
     """Decision values at every row of the linear classifier minimising the part's mean loss plus lam |beta|^2
     (intercept spared unless ':all'), by scipy's trust-exact on standardised features and Newton steps to
-    rounding: no code of cudbound's."""
+    rounding: no code of cudbound's (the losses of tests/_support/reference_losses.py)."""
     base, _, rest = spec.partition("_ridge:")
     lam, _, every = rest.partition(":")
     lam = float(lam) if lam else 0.0
@@ -411,23 +411,16 @@ def _scipy_decision(X, y, w, spec):
     L[0, 0], L[0, 1:], L[1:, 1:] = 1.0, -mu / sd, np.diag(1.0 / sd)
     J = np.diag([1.0 if every == "all" else 0.0] + [1.0] * X.shape[1])
     P = lam * L.T @ J @ L
-    yf, m = y.astype(float), w.sum()
-
-    def terms(c):
-        t = yf * (A @ c)
-        if base == "logistic":
-            return np.logaddexp(0.0, -t), -expit(-t), expit(t) * expit(-t)
-        e = np.exp(-t)
-        return e, -e, e
+    yf, m, ref = y.astype(float), w.sum(), RefLoss(base, "smooth")
 
     def f(c):
-        return w @ terms(c)[0] / m + c @ P @ c
+        return w @ ref.l(yf, A @ c) / m + c @ P @ c
 
     def grad(c):
-        return A.T @ (w * yf * terms(c)[1]) / m + 2 * P @ c
+        return A.T @ (w * ref.d(yf, A @ c)[0]) / m + 2 * P @ c
 
     def hess(c):
-        return A.T @ (A * (w * terms(c)[2])[:, None]) / m + 2 * P
+        return A.T @ (A * (w * ref.d(yf, A @ c)[1])[:, None]) / m + 2 * P
     c = scipy.optimize.minimize(f, np.zeros(A.shape[1]), jac=grad, hess=hess, method="trust-exact",
                                 options={"gtol": 1e-13, "maxiter": 5000}).x
     for _ in range(3):

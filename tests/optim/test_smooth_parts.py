@@ -4,34 +4,29 @@ non-separation certificate against the separation linear program it stands in fo
 import numpy as np
 import pytest
 import scipy.optimize
-from scipy.special import expit
 
 from cudbound.losses import ExponentialLoss, LogisticLoss
 from cudbound.optim.smooth import separation
 from cudbound.optim.smooth_parts import (CONVERGED, SEPARATES, StackedParts, newton_parts, positive_definite_parts,
                                          separation_excluded)
+from reference_losses import RefLoss
 
 
 def _objective(Z, y, w, M, kind):
-    """F(g) = (1/n) sum w_i l(y_i z_i'g) + |M g|^2, its gradient and Hessian, written out independently."""
+    """F(g) = (1/n) sum w_i l(y_i z_i'g) + |M g|^2, its gradient and Hessian, from the tests' own losses."""
     n = len(y)
     M = np.zeros((0, Z.shape[1])) if M is None else M
 
-    def parts(g):
-        m = y * (Z @ g)
-        if kind == "logistic":
-            return np.logaddexp(0.0, -m), -expit(-m), expit(m) * expit(-m)
-        e = np.exp(-m)
-        return e, -e, e
+    ref = RefLoss(kind, "smooth")
 
     def f(g):
-        return w @ parts(g)[0] / n + np.sum((M @ g) ** 2)
+        return w @ ref.l(y, Z @ g) / n + np.sum((M @ g) ** 2)
 
     def grad(g):
-        return Z.T @ (w * y * parts(g)[1]) / n + 2 * M.T @ (M @ g)
+        return Z.T @ (w * ref.d(y, Z @ g)[0]) / n + 2 * M.T @ (M @ g)
 
     def hess(g):
-        return Z.T @ (Z * (w * parts(g)[2])[:, None]) / n + 2 * M.T @ M
+        return Z.T @ (Z * (w * ref.d(y, Z @ g)[1])[:, None]) / n + 2 * M.T @ M
     return f, grad, hess
 
 
