@@ -46,7 +46,7 @@ from .optim.qp import polish_hinge, positive_definite
 from .ties import decision_signs, term_scale
 
 __all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
-           "check_minimiser_exists"]
+           "check_minimiser_exists", "separated_points"]
 
 
 def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -111,17 +111,28 @@ def fit_classifier(design: ArrayLike, y: ArrayLike, loss: Loss, *, solver: str |
     return FittedClassifier(rep=rep, y=y, loss=loss, loss_z=loss_z, gamma=gamma)
 
 
-def check_minimiser_exists(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None) -> None:
-    """Raise NoMinimiserError if ``loss`` (one that tends to 0) has no minimiser on the data."""
-    if not loss.tends_to_zero:
-        return
+def separated_points(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None
+                     ) -> np.ndarray | None:
+    """(n,) bool: the points of positive weight that a direction the penalty of ``loss`` ignores
+    separates (:func:`cudbound.optim.smooth.separation`; none for a loss that does not tend to 0), or
+    None when the linear program cannot tell. ``loss`` has a minimiser only if none is separated."""
     n = design.shape[0]
+    if not loss.tends_to_zero:
+        return np.zeros(n, dtype=bool)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     try:
         mask, _ = separation(design, y, w, loss.unpenalised_directions(design))
     except SeparationUnknown:
-        return  # undecided: the solver will fail (not silently) if there is no minimiser
-    if not mask.any():
+        return None
+    return mask
+
+
+def check_minimiser_exists(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None) -> None:
+    """Raise NoMinimiserError if ``loss`` (one that tends to 0) has no minimiser on the data
+    (:func:`separated_points` finds a point; undecided, nothing is raised: the solver will fail, not
+    silently, if there is no minimiser)."""
+    mask = separated_points(design, y, loss, weights)
+    if mask is None or not mask.any():
         return
     if isinstance(loss, RidgeLoss) or isinstance(getattr(loss, "ridge", None), RidgeLoss):
         hint = ("only the unpenalised intercept can grow, so all points with positive weight have one label; "

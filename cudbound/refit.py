@@ -28,7 +28,17 @@ How, with the same result:
   :attr:`cudbound.basis.Basis.learns_from_data` is False) gives the same design whatever the
   part, so the design is formed once and all the refits of one loss are solved in batches
   (:class:`DesignRefits`);
-* a basis that learns is refitted per part (:class:`ProcedureRefits`);
+* a basis that learns is refitted per part (:class:`ProcedureRefits`), in batches for the squared
+  loss and the smooth ones;
+* a smooth loss (logistic, exponential, their ridge forms, a user's margin loss with derivatives)
+  is solved for all parts at once by damped Newton (:mod:`cudbound.optim.smooth_parts`),
+  warm-started from the fit on all n points, to rounding (the one-part path, cvxpy polished by
+  Newton, agrees to its own accuracy, about 1e-8 of the scores' scale). A part the batched solve
+  does not certify (no convergence in 100 steps, a Hessian singular on the unpenalised directions,
+  or, for a loss that tends to 0, a minimiser whose existence the multipliers do not prove and
+  the fit's linear program does not confirm, :func:`cudbound.fit.separated_points`) takes the
+  one-part path, :func:`cudbound.fit.fit_coefficients`: so the parts declared without a minimiser
+  are the fit's, and the rules below hold unchanged;
 * a scikit-learn classifier given as a procedure (``compare``, the AUC functions) is cloned and
   fitted per part (:class:`EstimatorRefits`); its scores are ``decision_function`` (else the
   positive class's ``predict_proba``). The interval methods, which need the exact loss of the fit
@@ -68,9 +78,10 @@ from numpy.typing import ArrayLike
 
 from ._validation import check_data, encode_labels
 from ._warnings import warn
-from .design import PreparedData, RankDeficientError, prepare_data, reparametrise
-from .fit import fit_coefficients, predict_signs
-from .losses import Loss, RidgeLoss, SquaredLoss, get_loss, same_math
+from .design import PenalisedLoss, PreparedData, RankDeficientError, _is_margin_loss, prepare_data, reparametrise
+from .fit import fit_coefficients, predict_signs, separated_points
+from .losses import Loss, RidgeLoss, SquaredLoss, _overrides, get_loss, same_math
+from .optim.smooth_parts import CONVERGED, StackedParts, newton_parts, separation_excluded
 from .sklearn_bridge import from_estimator
 from .ties import decision_signs, term_scale
 
@@ -274,7 +285,9 @@ class DesignRefits(Refits):
 
     Squared loss: the normal equations H_b beta_b = g_b, H_b = Z' W_b Z, g_b = Z' W_b y, formed
     with one matrix product and solved by one stacked solve; other quadratic losses from their
-    quadratic forms; any other loss by :func:`cudbound.fit.fit_coefficients`, one solve a part.
+    quadratic forms; a smooth loss (:func:`_smooth_base`) by damped Newton on all parts at once
+    (:meth:`_smooth`), a part it does not certify falling back to :func:`cudbound.fit.fit_coefficients`;
+    any other loss by :func:`cudbound.fit.fit_coefficients`, one solve a part.
     ``loss`` is the loss in those coordinates (``Reparametrisation.loss``). Weights enter the
     loss's (1/n) sum_i w_i l_i as given: the caller makes it the part's mean (:func:`_part_weights`).
     """
@@ -289,6 +302,11 @@ class DesignRefits(Refits):
             self._yphi = design * y[:, None]
         elif loss.is_quadratic:
             self.kind = "quadratic"
+        elif (base := _smooth_base(loss)) is not None:
+            self.kind = "smooth"
+            self._base = base
+            self._M = None if base is loss else _penalty_factor(loss, design)
+            self._free = loss.unpenalised_directions(design)
         else:
             self.kind = "generic"
 
@@ -318,8 +336,8 @@ class DesignRefits(Refits):
         if not fit.any():
             return values
         Wf = W[fit] if one.any() else W
-        if self.kind == "generic":
-            values[fit], scale[fit] = self._generic(Wf, log)
+        if self.kind in ("generic", "smooth"):
+            values[fit], scale[fit] = (self._smooth if self.kind == "smooth" else self._generic)(Wf, log)
             return values
         p = self.design.shape[1]
         if self.kind == "squared":
@@ -335,7 +353,52 @@ class DesignRefits(Refits):
         scale[fit] = np.abs(beta) @ np.abs(self.design).T
         return values
 
+    def _smooth(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
+        """A smooth loss's parts by damped Newton all at once (:func:`cudbound.optim.smooth_parts.newton_parts`),
+        warm-started from the fit on all n points; the parts it does not certify by :meth:`_generic`."""
+        out, scale = np.empty(Wf.shape), np.ones(Wf.shape)
+        n, p = self.design.shape
+        per = max(1, _BATCH_VALUES // (p * (p + n)))
+        for start in range(0, Wf.shape[0], per):
+            W = Wf[start:start + per]
+            gamma, ok = self._minimisers(W, np.broadcast_to(self._start, (W.shape[0], p)))
+            rows = np.arange(start, start + W.shape[0])
+            out[rows[ok]] = gamma[ok] @ self.design.T
+            scale[rows[ok]] = np.abs(gamma[ok]) @ np.abs(self.design).T
+            if not ok.all():
+                out[rows[~ok]], scale[rows[~ok]] = self._generic(W[~ok], log)
+        return out, scale
+
+    def _minimisers(self, W: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(gamma, ok): Newton's minimisers of the parts, ok where converged and, for a loss that tends to 0
+        with unpenalised directions, a minimiser exists by the fit's own rule: certified from the
+        multipliers (:func:`separation_excluded`: then the rule's linear program finds no separated point),
+        else asked of that linear program (:func:`cudbound.fit.separated_points`; a separated point or an
+        undecided program leaves the part to the one-part path, which declares it as before)."""
+        p = self.design.shape[1]
+        parts = StackedParts(self.design, self.labels, W, self._M, self._base)
+        gamma, status = newton_parts(parts, start, free=self._free,
+                                     stop_separating=self.loss.tends_to_zero and self._free.shape[1] == p)
+        ok = status == CONVERGED
+        if self.loss.tends_to_zero and self._free.shape[1] and ok.any():
+            c1, _ = parts.take(ok).derivatives(gamma[ok])
+            rows = (self.design @ self._free) * self.labels[:, None]
+            certified = separation_excluded(rows, W[ok], -c1 * self.labels)
+            for j in np.flatnonzero(ok)[~certified]:
+                mask = separated_points(self.design, self.labels, self.loss, W[j])
+                ok[j] = mask is not None and not mask.any()
+        return gamma, ok
+
+    @functools.cached_property
+    def _start(self) -> np.ndarray:
+        """The certified minimiser on all n points (weights 1) from 0, the parts' warm start; 0 if none."""
+        n, p = self.design.shape
+        gamma, ok = self._minimisers(np.ones((1, n)), np.zeros((1, p)))
+        return gamma[0] if ok[0] else np.zeros(p)
+
     def _generic(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
+        """One :func:`cudbound.fit.fit_coefficients` per part (the one-part path); a solver failure is the
+        failed-fit fallback, the weighted majority class."""
         out, scale = np.empty(Wf.shape), np.ones(Wf.shape)
         for j, w in enumerate(Wf):
             try:
@@ -350,6 +413,50 @@ class DesignRefits(Refits):
                 log.failed += 1
                 out[j] = 1.0 if np.dot(w, self.labels) >= 0.0 else -1.0
         return out, scale
+
+
+def _smooth_base(loss: Loss) -> Loss | None:
+    """The margin loss l when ``loss`` is (1/n) sum_i w_i l(y_i, z_i'gamma), or that plus a ridge penalty
+    gamma'Q gamma (:class:`~cudbound.losses.RidgeLoss`, or one in orthonormal coordinates), with l's
+    pointwise derivatives and no minimiser of its own; else None (quadratic losses, the hinge, user
+    losses given as a whole)."""
+    base = loss.base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
+    if loss.is_quadratic or base.is_quadratic or hasattr(loss, "minimiser") or hasattr(base, "minimiser"):
+        return None
+    return base if _is_margin_loss(base) and _overrides(base, "derivatives") else None
+
+
+def _penalty_factor(loss: Loss, design: np.ndarray) -> np.ndarray:
+    """M with the penalty of a ridge loss on ``design`` = |M gamma|^2 (``PenalisedLoss.M``; sqrt(lam) J)."""
+    if isinstance(loss, PenalisedLoss):
+        return loss.M
+    return np.sqrt(loss.lam) * np.eye(design.shape[1])[loss.penalty_mask(design)]
+
+
+def _orthonormal_parts(Phi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(Z, R, D, full) of a stack of (n, p) designs: full, whether each is clearly of full rank (least
+    singular value of its unit-column form above :data:`_FULL_RANK_MARGIN` times the largest), and for
+    those Z = sqrt(n) Q, R and the column norms D with Phi D^-1 = Q R (the coordinates of
+    :func:`cudbound.design.reparametrise`)."""
+    n = Phi.shape[1]
+    amax = np.max(np.abs(Phi), axis=1, keepdims=True)
+    amax = np.where(amax > 0, amax, 1.0)
+    D = (amax * np.sqrt(np.einsum("gnp,gnp->gp", Phi / amax, Phi / amax))[:, None, :])[:, 0, :]
+    D = np.where(D > 0, D, 1.0)
+    full = np.all(np.isfinite(Phi), axis=(1, 2))
+    A = Phi[full] / D[full][:, None, :]
+    ev = np.linalg.eigvalsh(A.transpose(0, 2, 1) @ A)            # squared singular values, ascending
+    full[np.flatnonzero(full)[~(ev[:, 0] > _FULL_RANK_MARGIN ** 2 * ev[:, -1])]] = False
+    Q, R = np.linalg.qr(Phi[full] / D[full][:, None, :], mode="reduced")
+    return np.sqrt(n) * Q, R, D[full], full
+
+
+def _penalty_masks(loss: RidgeLoss, Phi: np.ndarray) -> np.ndarray:
+    """(G, p) ``loss.penalty_mask`` of each design of a stack, asked once per pattern of columns that are
+    constant and non-zero (all the mask depends on)."""
+    constant = np.all(Phi == Phi[:, :1, :], axis=1) & (Phi[:, 0, :] != 0)
+    _, first, inverse = np.unique(constant, axis=0, return_index=True, return_inverse=True)
+    return np.array([loss.penalty_mask(Phi[i]) for i in first])[inverse.ravel()]
 
 
 def _penalised(loss: Loss) -> bool:
@@ -385,6 +492,7 @@ class ProcedureRefits(Refits):
         self.data, self.loss_for = data, loss_for
         self.X, self.labels, self.n = data.X, data.labels, data.labels.shape[0]
         self._full = DesignRefits(data.Z, data.labels, data.rep.loss(loss_for(self.n)))
+        self._by_loss: dict[str, DesignRefits] = {}
         self.learns = data.basis.learns_from_data
 
     def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
@@ -401,6 +509,7 @@ class ProcedureRefits(Refits):
         out, scale = np.empty(W.shape), np.empty(W.shape)
         log = RefitLog()
         done = self._batched_squared(W, m, out, scale, log)
+        done = self._batched_smooth(W, m, out, scale, log, done)
         for b in np.flatnonzero(~done):
             out[b], scale[b], lg = self._one_part(W[b])
             log.add(lg)
@@ -477,11 +586,108 @@ class ProcedureRefits(Refits):
         for rows in groups.values():
             idx = np.asarray(sorted(rows))
             loss = losses[m[idx[0]]]
-            refits = self._full if loss.name == self._full.loss.name else DesignRefits(
-                self.data.Z, self.labels, self.data.rep.loss(loss))
-            out[idx], scale[idx], lg = refits.scored(_part_weights(W[idx], loss))
+            out[idx], scale[idx], lg = self._design_refits(loss).scored(_part_weights(W[idx], loss))
             log.add(lg)
         return out, scale, log
+
+    def _design_refits(self, loss: Loss) -> DesignRefits:
+        """The refits of ``loss`` on the design of all n points, one per loss name, kept (a smooth loss's
+        warm start is computed once)."""
+        if loss.name == self._full.loss.name:
+            return self._full
+        if loss.name not in self._by_loss:
+            self._by_loss[loss.name] = DesignRefits(self.data.Z, self.labels, self.data.rep.loss(loss))
+        return self._by_loss[loss.name]
+
+    def _batched_smooth(self, W: np.ndarray, m: np.ndarray, out: np.ndarray, scale: np.ndarray, log: RefitLog,
+                        done: np.ndarray) -> np.ndarray:
+        """Refit at once the parts not yet done whose loss is smooth (:func:`_smooth_base`): the basis refitted
+        on each (:meth:`_part_designs`), then a part whose design is bitwise the full data's is solved in the full
+        data's coordinates (:class:`DesignRefits`, as the one-part path would), the others in their own
+        (:meth:`_stacked_smooth`). Fills ``out``/``scale``; returns ``done`` with the parts it did."""
+        p = self.data.design.shape[1]
+        per = max(1, _BATCH_VALUES // (self.n * (2 * p + 1)))
+        for size in np.unique(m[~done]):
+            loss = self.loss_for(int(size))
+            if _smooth_base(loss) is None:
+                continue
+            idx = np.flatnonzero(~done & (m == size))
+            for start in range(0, idx.size, per):
+                chunk = idx[start:start + per]
+                Phi, ok = self._part_designs(W[chunk])
+                same = ok & np.all(Phi == self.data.design, axis=(1, 2)) if Phi.shape[1:] == self.data.design.shape \
+                    else np.zeros(chunk.size, dtype=bool)
+                if same.any():
+                    out[chunk[same]], scale[chunk[same]], lg = self._design_refits(loss).scored(
+                        _part_weights(W[chunk[same]], loss))
+                    log.add(lg)
+                    done[chunk[same]] = True
+                other = np.flatnonzero(ok & ~same)
+                if other.size:
+                    values, scales, good = self._stacked_smooth(Phi[other], W[chunk[other]], loss)
+                    out[chunk[other[good]]], scale[chunk[other[good]]] = values[good], scales[good]
+                    log.refits += int(good.sum())
+                    done[chunk[other[good]]] = True
+        return done
+
+    def _part_designs(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """((G, n, p) designs of all n points under the basis refitted on each part, (G,) ok): the basis's
+        batched form (:meth:`cudbound.basis.Basis.refit_designs`), else one fit per part as :meth:`_one_part`
+        makes it; a part whose fit raises or gives another number of columns than the full data's is not ok."""
+        if isinstance(self.X, np.ndarray) and self.X.ndim == 2:
+            try:
+                got = self.data.basis.refit_designs(self.X, W)
+            except (ValueError, np.linalg.LinAlgError):
+                got = None
+            if got is not None:
+                return got
+        G, (n, p) = W.shape[0], self.data.design.shape
+        Phi, ok = np.zeros((G, n, p)), np.zeros(G, dtype=bool)
+        for g, w in enumerate(W):
+            try:
+                basis = copy.deepcopy(self.data.basis).fit(_rows(self.X, np.repeat(np.arange(n), w.astype(np.int64))))
+                design = np.asarray(basis.transform(self.X), dtype=float)
+            except (RankDeficientError, ValueError, np.linalg.LinAlgError):
+                continue
+            if design.shape == (n, p):
+                Phi[g], ok[g] = design, True
+        return Phi, ok
+
+    def _stacked_smooth(self, Phi: np.ndarray, W: np.ndarray, loss: Loss) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(values, scales, good) of a smooth loss on parts with their own designs ``Phi`` (G, n, p): each in the
+        orthonormal coordinates of :func:`cudbound.design.reparametrise` (Z = Phi T, T = sqrt(n) D^-1 R^-1 from
+        Phi D^-1 = Q R; a design not clearly of full rank, :data:`_FULL_RANK_MARGIN`, is not good), a ridge
+        penalty |M gamma|^2 with M = sqrt(lam) J T, warm-started from the scores of the fit on all n points
+        (gamma_0 = Z'f / n), all solved by one Newton run per pattern of penalised columns; good where
+        certified as in :meth:`DesignRefits._minimisers`."""
+        G, n, p = Phi.shape
+        values, scales, good = np.zeros((G, n)), np.ones((G, n)), np.zeros(G, dtype=bool)
+        Z, R, D, full = _orthonormal_parts(Phi)
+        if not full.any():
+            return values, scales, good
+        at = np.flatnonzero(full)
+        Wp = _part_weights(W[at], loss)
+        ridge = isinstance(loss, RidgeLoss)
+        masks = _penalty_masks(loss, Phi[at]) if ridge else np.zeros((at.size, p), dtype=bool)
+        T = np.sqrt(n) * np.linalg.inv(R) / D[:, :, None]
+        fitted = self._design_refits(loss)
+        start = np.einsum("gnp,n->gp", Z, self.data.Z @ fitted._start) / n
+        base = _smooth_base(loss)
+        for mask in np.unique(masks, axis=0):
+            k = np.flatnonzero(np.all(masks == mask, axis=1))
+            M = np.sqrt(loss.lam) * mask[None, :, None] * T[k] if ridge else None
+            F = None if not ridge else np.linalg.qr(R[k][:, :, ~mask])[0] if (~mask).any() else np.zeros((k.size, p, 0))
+            parts = StackedParts(Z[k], self.labels, Wp[k], M, base)
+            gamma, status = newton_parts(parts, start[k], free=F, stop_separating=loss.tends_to_zero and not ridge)
+            ok = status == CONVERGED
+            if loss.tends_to_zero and (F is None or F.shape[-1]) and ok.any():
+                c1, _ = parts.take(ok).derivatives(gamma[ok])
+                rows = Z[k[ok]] if F is None else Z[k[ok]] @ F[ok]
+                ok[ok] = separation_excluded(rows * self.labels[None, :, None], Wp[k[ok]], -c1 * self.labels)
+            values[at[k]] = np.einsum("gnp,gp->gn", Z[k], gamma)
+            scales[at[k]] = np.einsum("gnp,gp->gn", np.abs(Z[k]), np.abs(gamma))
+            good[at[k]] = ok
+        return values, scales, good
 
     def _one_part(self, w: np.ndarray):
         y = self.labels

@@ -1,10 +1,13 @@
 """The one fit-and-score (cudbound.refit): every refit on part of the data refits the whole
-procedure, basis included, and sees no held-out row."""
+procedure, basis included, and sees no held-out row; a smooth loss's parts solved together give the
+one-part path's fits (and an independent scipy fit's)."""
+import copy
 import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, TransformerMixin
+import scipy.optimize
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.model_selection import cross_val_predict
@@ -16,9 +19,10 @@ from cudbound.auc import auc_interval, cv_auc, lpo_auc
 from cudbound.baselines import cross_validation, e632, leave_one_out
 from cudbound.basis import Basis, LinearBasis
 from cudbound.compare import Procedure, compare
-from cudbound.design import prepare_data
-from cudbound.refit import (DegenerateResampleWarning, ProcedureRefits, RefitLog, as_mapped_procedure, as_refits,
-                            fit_and_score, refits_for)
+from cudbound.design import prepare_data, reparametrise
+from cudbound.refit import (DegenerateResampleWarning, DesignRefits, ProcedureRefits, RefitLog, _part_weights,
+                            as_mapped_procedure, as_refits, fit_and_score, refits_for)
+from reference_losses import RefLoss
 
 N = 24
 
@@ -378,3 +382,267 @@ def test_batched_refits_give_the_predictions_of_the_one_part_path_under_the_tie_
     preds, _ = refits.predict(W)
     ref = np.array([cudbound.ties.decision_signs(*refits._one_part(w)[:2]) for w in W])
     np.testing.assert_array_equal(preds, ref)
+
+
+# ------------------------------------------------------------------------------ smooth losses, batched
+
+SMOOTH_SPECS = ["logistic", "logistic_ridge:0.05", "logistic_ridge:0.05:all", "exponential", "exponential_ridge:0.02"]
+
+
+def _smooth_data(n=30, seed=4, noise=1.5):
+    """Three features in units a million apart (spreads 1e-3, 1 and 1e3), off centre (2e-3, 0, -2e3)."""
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(n, 3))
+    X = F * [1e-3, 1.0, 1e3] + [2e-3, 0.0, -2e3]
+    y = np.where(F[:, 0] - F[:, 1] + noise * rng.normal(size=n) > 0, 1, -1)
+    return rng, X, y
+
+
+def _scipy_decision(X, y, w, spec):
+    """Decision values at every row of the linear classifier minimising the part's mean loss plus lam |beta|^2
+    (intercept spared unless ':all'), by scipy's trust-exact on standardised features and Newton steps to
+    rounding: no code of cudbound's (the losses of tests/_support/reference_losses.py)."""
+    base, _, rest = spec.partition("_ridge:")
+    lam, _, every = rest.partition(":")
+    lam = float(lam) if lam else 0.0
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    A = np.column_stack([np.ones(len(y)), (X - mu) / sd])
+    L = np.zeros((A.shape[1], A.shape[1]))            # beta (user coefficients) = L c
+    L[0, 0], L[0, 1:], L[1:, 1:] = 1.0, -mu / sd, np.diag(1.0 / sd)
+    J = np.diag([1.0 if every == "all" else 0.0] + [1.0] * X.shape[1])
+    P = lam * L.T @ J @ L
+    yf, m, ref = y.astype(float), w.sum(), RefLoss(base, "smooth")
+
+    def f(c):
+        return w @ ref.l(yf, A @ c) / m + c @ P @ c
+
+    def grad(c):
+        return A.T @ (w * ref.d(yf, A @ c)[0]) / m + 2 * P @ c
+
+    def hess(c):
+        return A.T @ (A * (w * ref.d(yf, A @ c)[1])[:, None]) / m + 2 * P
+    c = scipy.optimize.minimize(f, np.zeros(A.shape[1]), jac=grad, hess=hess, method="trust-exact",
+                                options={"gtol": 1e-13, "maxiter": 5000}).x
+    for _ in range(3):
+        c = c - np.linalg.solve(hess(c), grad(c))
+    return A @ c
+
+
+def _count_rows(monkeypatch, cls, name):
+    """Record the number of parts (rows of the first argument) each call of cls.name receives."""
+    sent, original = [], getattr(cls, name)
+
+    def counted(self, W, *args, **kwargs):
+        sent.append(1 if np.ndim(W) == 1 else len(W))
+        return original(self, W, *args, **kwargs)
+    monkeypatch.setattr(cls, name, counted)
+    return sent
+
+
+def _one_part_fits(data, loss, W):
+    """The one-part path on a fixed design: cudbound.fit.fit_coefficients part by part (DesignRefits._generic)."""
+    log = RefitLog()
+    refits = DesignRefits(data.Z, data.labels, data.rep.loss(loss))
+    values, _ = refits._generic(_part_weights(W, loss), log)
+    return values, log
+
+
+@pytest.mark.parametrize("spec", SMOOTH_SPECS)
+@pytest.mark.parametrize("kind", ["bootstrap", "folds"])
+def test_batched_smooth_refits_equal_scipy_and_the_one_part_path(spec, kind, monkeypatch):
+    """Logistic and exponential losses, unpenalised and ridge (intercept spared or not), features in very
+    different units: every part's decision values within 1e-9 of an independent scipy fit (the batched Newton
+    is accurate to rounding), within 1e-6 of the one-part path (cvxpy polished by Newton: accurate to ~1e-8
+    here), the same parts failed with the same fallback, and the same predictions under the tie rule except
+    where the reference is within 1e-6 of 0. Only the failed parts reach the one-part path."""
+    rng, X, y = _smooth_data()
+    W = _parts(rng, len(y), kind, B=10)
+    data = prepare_data(X, y, "linear", None, None, spec)
+    loss = cudbound.losses.get_loss(spec)
+    refits = refits_for(data)
+    assert refits._design_refits(loss).kind == "smooth"
+    sent = _count_rows(monkeypatch, DesignRefits, "_generic")
+    values, log = refits.decision(W)
+    assert sum(sent) == log.failed
+    preds, _ = refits.predict(W)
+    one_part, one_log = _one_part_fits(data, loss, W)
+    assert (log.refits, log.failed, log.one_class) == (len(W), one_log.failed, 0)
+    for b, w in enumerate(W):
+        scale = np.abs(one_part[b]).max()
+        if np.all(np.abs(one_part[b]) == 1.0) and np.unique(one_part[b]).size == 1:   # failed: majority class
+            np.testing.assert_array_equal(values[b], one_part[b])
+            continue
+        ref = _scipy_decision(X, data.labels, w, spec)
+        np.testing.assert_allclose(values[b], ref, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(one_part[b], ref, rtol=0, atol=1e-6 * scale)
+        clear = np.abs(ref) > 1e-6 * scale
+        np.testing.assert_array_equal(preds[b][clear], np.where(ref[clear] >= 0, 1.0, -1.0))
+    assert log.failed < len(W)
+
+
+@pytest.mark.parametrize("spec", ["logistic", "exponential"])
+def test_separable_parts_are_declared_as_by_the_one_part_path(spec):
+    """An unpenalised vanishing-margin loss on small data: the parts the fit's rule declares without a
+    minimiser (separable) are the one-part path's, with the same fallback (the weighted majority class), and
+    the others are fitted alike."""
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.normal(size=12))
+    y = np.where(x > 0, 1, -1)
+    y[[4, 7]] *= -1                                      # two points on the wrong side: the data are not separable
+    X = x[:, None] * 1e3 + 50.0
+    W = rng.multinomial(12, np.ones(12) / 12, size=40).astype(float)
+    data = prepare_data(X, y, "linear", None, None, spec)
+    values, log = refits_for(data).decision(W)
+    one_part, one_log = _one_part_fits(data, cudbound.losses.get_loss(spec), W)
+    assert 0 < log.failed < len(W) - log.one_class and log.failed == one_log.failed
+    failed = np.all(np.abs(one_part) == 1.0, axis=1) & (np.ptp(one_part, axis=1) == 0)
+    np.testing.assert_array_equal(values[failed], one_part[failed])
+    np.testing.assert_allclose(values[~failed], one_part[~failed], rtol=0, atol=1e-6 * np.abs(one_part).max())
+
+
+@pytest.mark.parametrize("spec", ["logistic", "exponential"])
+def test_a_part_whose_rows_do_not_span_the_basis_takes_the_one_part_path(spec, monkeypatch):
+    """Unpenalised, on a part of two distinct rows each with both labels (no separating direction, a flat
+    direction: no unique minimiser): the batched path leaves it to the one-part path and returns its values."""
+    _, X, y = _smooth_data()
+    W = np.zeros((2, len(y)))
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    X[neg[0]], X[neg[1]] = X[pos[0]], X[pos[1]]               # rows of both labels at two points
+    W[0, [pos[0], pos[1], neg[0], neg[1]]] = [3.0, 1.0, 1.0, 2.0]
+    W[1] = 1.0
+    data = prepare_data(X, y, "linear", None, None, spec)
+    sent = _count_rows(monkeypatch, DesignRefits, "_generic")
+    values, _ = refits_for(data).decision(W)
+    assert sent == [1]
+    one_part, _ = _one_part_fits(data, cudbound.losses.get_loss(spec), W[:1])
+    np.testing.assert_array_equal(values[0], one_part[0])
+
+
+def test_one_class_parts_of_a_smooth_loss_are_the_constant_classifier():
+    _, X, y = _smooth_data()
+    W = np.vstack([np.where(y > 0, 1.0, 0.0), np.where(y < 0, 2.0, 0.0), np.ones(len(y))])
+    values, log = refits_for(prepare_data(X, y, "linear", None, None, "logistic_ridge:0.1")).decision(W)
+    assert values[0].tolist() == [1.0] * len(y) and values[1].tolist() == [-1.0] * len(y)
+    assert (log.one_class, log.failed) == (2, 0) and np.ptp(values[2]) > 0
+
+
+class PseudoHuberMarginLoss(cudbound.losses.Loss):
+    """l(y, t) = sqrt(1 + (1 - y t)^2) + (1 - y t): smooth, convex, tends to 0 as y t grows (a user loss,
+    not declared strictly convex: the fit checks that its Hessian is positive definite)."""
+
+    name = "pseudo_huber_margin"
+
+    def pointwise(self, y, t):
+        u = 1.0 - y * t
+        return np.sqrt(1.0 + u * u) + u
+
+    def cvxpy_pointwise(self, y, t):
+        import cvxpy as cp
+        u = 1.0 - cp.multiply(y, t)
+        return cp.norm(cp.vstack([np.ones(len(y)), u]), 2, axis=0) + u
+
+    def derivatives(self, y, t):
+        u = 1.0 - y * t
+        root = np.sqrt(1.0 + u * u)
+        return -y * (u / root + 1.0), 1.0 / root ** 3
+
+
+def test_a_user_loss_with_derivatives_is_batched_and_equals_scipy():
+    """A user's margin loss given by pointwise, cvxpy_pointwise and derivatives: batched, and every part's
+    decision values as scipy's fit of the same objective (and the one-part path's)."""
+    rng, X, y = _smooth_data(seed=7)
+    W = _parts(rng, len(y), "bootstrap", B=8)
+    loss = PseudoHuberMarginLoss()
+    data = prepare_data(X, y, "linear", None, None, loss)
+    refits = refits_for(data)
+    assert refits._design_refits(loss).kind == "smooth"
+    values, log = refits.decision(W)
+    one_part, _ = _one_part_fits(data, loss, W)
+    Phi, yf = data.design, data.labels
+    for b, w in enumerate(W):
+        def f(beta, w=w):
+            return w @ loss.pointwise(yf, Phi @ beta)
+        ref = scipy.optimize.minimize(f, np.zeros(Phi.shape[1]), method="BFGS",
+                                      jac=lambda beta, w=w: Phi.T @ (w * loss.derivatives(yf, Phi @ beta)[0]),
+                                      options={"gtol": 1e-12, "maxiter": 10000}).x
+        scale = np.abs(values[b]).max()
+        np.testing.assert_allclose(values[b], Phi @ ref, rtol=0, atol=1e-6 * scale)
+        np.testing.assert_allclose(values[b], one_part[b], rtol=0, atol=1e-6 * scale)
+    assert log.failed == 0
+
+
+def _old_one_part(data, loss_for, w):
+    """A refitted basis's one-part path as it was: the basis fitted on the part's rows, the design
+    reparametrised, cudbound.fit.fit_coefficients on the part (DesignRefits._generic)."""
+    y = data.labels
+    idx = np.repeat(np.arange(len(y)), w.astype(int))
+    if np.unique(y[idx]).size == 1:
+        return np.full(len(y), float(y[idx][0])), RefitLog(refits=1, one_class=1)
+    rep = reparametrise(copy.deepcopy(data.basis).fit(data.X[idx]).transform(data.X))
+    loss = loss_for(int(w.sum()))
+    log = RefitLog(refits=1)
+    values, _ = DesignRefits(rep.Z, y, rep.loss(loss))._generic(_part_weights(w[None], loss), log)
+    return values[0], log
+
+
+@pytest.mark.parametrize("procedure", ["zpca:2 logistic_ridge:0.05", "pca:2 exponential", "zpca:3 logistic",
+                                       "StandardScaler LogisticRegression(C=0.5)", "LogisticRegression()"])
+@pytest.mark.parametrize("kind", ["bootstrap", "folds"])
+def test_batched_smooth_refits_of_a_refitted_basis_equal_the_one_part_path(procedure, kind, monkeypatch):
+    """A basis refitted per part (principal components, a pipeline's scaler, a scikit-learn classifier's own
+    basis, whose penalty follows the part's size): the batched path gives the old one-part path's decision
+    values within 1e-6 (the one-part path's accuracy), its failed parts and fallbacks, and, for the
+    classifiers, scikit-learn's own fit within 1e-6; a penalised loss sends no part to the one-part path."""
+    rng, X, y = _smooth_data(n=24, seed=11, noise=1.0)
+    W = _parts(rng, len(y), kind, B=8)
+    head, _, tail = procedure.partition(" ")
+    if "LogisticRegression" in procedure:
+        C = 0.5 if "C=0.5" in procedure else 1.0
+        est = make_pipeline(StandardScaler(), LogisticRegression(C=C)) if head == "StandardScaler" else \
+            LogisticRegression()
+        data = prepare_data(X, y, None, est, None, None)
+        loss_for = lambda m: cudbound.sklearn_bridge.from_estimator(est, m).loss  # noqa: E731
+    else:
+        data = prepare_data(X, y, head, None, None, tail)
+        est, loss_for = None, lambda m: cudbound.losses.get_loss(tail)  # noqa: E731
+    sent = _count_rows(monkeypatch, ProcedureRefits, "_one_part")
+    values, log = refits_for(data).decision(W)
+    if "ridge" in procedure or "LogisticRegression" in procedure:   # a minimiser always: nothing falls back
+        assert not sent
+    old = [_old_one_part(data, loss_for, w) for w in W]
+    expected = RefitLog()
+    for _, lg in old:
+        expected.add(lg)
+    assert (log.refits, log.failed, log.one_class) == (expected.refits, expected.failed, expected.one_class)
+    reference = np.array([v for v, _ in old])
+    np.testing.assert_allclose(values, reference, rtol=0, atol=1e-6 * np.abs(reference).max())
+    if est is not None:
+        for b, w in enumerate(W):
+            idx = np.repeat(np.arange(len(y)), w.astype(int))
+            tight = clone(est).set_params(**{("logisticregression__" if head == "StandardScaler" else "") + k: v
+                                             for k, v in {"tol": 1e-12, "max_iter": 100_000}.items()})
+            theirs = tight.fit(X[idx], y[idx]).decision_function(X)
+            np.testing.assert_allclose(values[b], theirs, rtol=0, atol=1e-6 * np.abs(theirs).max())
+
+
+def test_smooth_refits_predict_as_the_one_part_path_off_exact_ties():
+    """Symmetric data (x and -x with opposite labels, two rows at 0 with both labels) and symmetric parts: the
+    logistic ridge fit's decision value at 0 is 0 in exact arithmetic. Both paths give it within 1e-12 of the
+    scores' scale (its sign is rounding's: the tie rule sees no tie, its only term being the solver's residual
+    intercept), and the same labels everywhere else."""
+    x = np.array([-3.0, -2.0, -1.0, 0.0, 0.0, 1.0, 2.0, 3.0])
+    y = np.array([-1, 1, -1, -1, 1, 1, -1, 1])
+    X = np.column_stack([x * 1e3, x ** 3])
+    W = np.array([[1, 1, 1, 1, 1, 1, 1, 1], [2, 1, 3, 1, 1, 3, 1, 2], [1, 0, 2, 4, 4, 2, 0, 1]], dtype=float)
+    data = prepare_data(X, y, "linear", None, None, "logistic_ridge:0.1")
+    refits = refits_for(data)
+    values, _ = refits.decision(W)
+    preds, _ = refits.predict(W)
+    loss = cudbound.losses.get_loss("logistic_ridge:0.1")
+    one_part, one_scale = DesignRefits(data.Z, data.labels, data.rep.loss(loss))._generic(_part_weights(W, loss),
+                                                                                       RefitLog())
+    tie = x == 0
+    big = np.abs(values).max(axis=1, keepdims=True)
+    assert np.all(np.abs(values[:, tie]) <= 1e-12 * big) and np.all(np.abs(one_part[:, tie]) <= 1e-12 * big)
+    np.testing.assert_array_equal(preds[:, ~tie], cudbound.ties.decision_signs(one_part, one_scale)[:, ~tie])
+    np.testing.assert_array_equal(preds[:, ~tie], np.where(one_part[:, ~tie] >= 0, 1.0, -1.0))
