@@ -176,18 +176,18 @@ def _interval_methods(args, X, y, labels, features, encoding, seed, procedure) -
                             progress=_show_progress(args), **{f"{m}_options": opts for m, opts in per.items() if opts})
     except IntervalsInterrupted as stop:     # Ctrl-C: keep and print what finished
         note = (f"interrupted during {stop.method}; not started: {', '.join(stop.pending) or 'none'}")
-        record, report = _methods_output(args, X, features, encoding, seed, stop.results, note)
+        record, report = _methods_output(args, X, labels, features, encoding, seed, procedure, stop.results, note)
         record["interrupted"] = {"during": stop.method, "not_started": list(stop.pending)}
         raise InterruptedWithOutput(record, report) from None
-    return _methods_output(args, X, features, encoding, seed, results)
+    return _methods_output(args, X, labels, features, encoding, seed, procedure, results)
 
 
-def _methods_output(args, X, features, encoding, seed, results, note=None) -> tuple[dict, str]:
+def _methods_output(args, X, labels, features, encoding, seed, procedure, results, note=None) -> tuple[dict, str]:
     """The table (and record) of several methods' results; ``note`` a line on what did not finish."""
     if not results:
         lines = [f"No method finished ({note})." if note else "No method finished."]
-        return envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed, results=[], plot=None), \
-            "\n".join(lines)
+        return envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed, results=[], plot=None,
+                        details=_model_details(args)), "\n".join(lines)
     w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.confidence_level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
