@@ -420,7 +420,7 @@ def _smooth_base(loss: Loss) -> Loss | None:
     gamma'Q gamma (:class:`~cudbound.losses.RidgeLoss`, or one in orthonormal coordinates), with l's
     pointwise derivatives and no minimiser of its own; else None (quadratic losses, the hinge, user
     losses given as a whole)."""
-    base = loss.base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
+    base = cast(Any, loss).base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
     if loss.is_quadratic or base.is_quadratic or hasattr(loss, "minimiser") or hasattr(base, "minimiser"):
         return None
     return base if _is_margin_loss(base) and _overrides(base, "derivatives") else None
@@ -430,7 +430,8 @@ def _penalty_factor(loss: Loss, design: np.ndarray) -> np.ndarray:
     """M with the penalty of a ridge loss on ``design`` = |M gamma|^2 (``PenalisedLoss.M``; sqrt(lam) J)."""
     if isinstance(loss, PenalisedLoss):
         return loss.M
-    return np.sqrt(loss.lam) * np.eye(design.shape[1])[loss.penalty_mask(design)]
+    ridge = cast(RidgeLoss, loss)
+    return np.sqrt(ridge.lam) * np.eye(design.shape[1])[ridge.penalty_mask(design)]
 
 
 def _orthonormal_parts(Phi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -667,18 +668,19 @@ class ProcedureRefits(Refits):
             return values, scales, good
         at = np.flatnonzero(full)
         Wp = _part_weights(W[at], loss)
-        ridge = isinstance(loss, RidgeLoss)
-        masks = _penalty_masks(loss, Phi[at]) if ridge else np.zeros((at.size, p), dtype=bool)
+        ridge = loss if isinstance(loss, RidgeLoss) else None
+        masks = _penalty_masks(ridge, Phi[at]) if ridge is not None else np.zeros((at.size, p), dtype=bool)
         T = np.sqrt(n) * np.linalg.inv(R) / D[:, :, None]
         fitted = self._design_refits(loss)
         start = np.einsum("gnp,n->gp", Z, self.data.Z @ fitted._start) / n
         base = _smooth_base(loss)
         for mask in np.unique(masks, axis=0):
             k = np.flatnonzero(np.all(masks == mask, axis=1))
-            M = np.sqrt(loss.lam) * mask[None, :, None] * T[k] if ridge else None
-            F = None if not ridge else np.linalg.qr(R[k][:, :, ~mask])[0] if (~mask).any() else np.zeros((k.size, p, 0))
+            M = np.sqrt(ridge.lam) * mask[None, :, None] * T[k] if ridge is not None else None
+            F = None if ridge is None else np.linalg.qr(R[k][:, :, ~mask])[0] if (~mask).any() else \
+                np.zeros((k.size, p, 0))
             parts = StackedParts(Z[k], self.labels, Wp[k], M, base)
-            gamma, status = newton_parts(parts, start[k], free=F, stop_separating=loss.tends_to_zero and not ridge)
+            gamma, status = newton_parts(parts, start[k], free=F, stop_separating=loss.tends_to_zero and ridge is None)
             ok = status == CONVERGED
             if loss.tends_to_zero and (F is None or F.shape[-1]) and ok.any():
                 c1, _ = parts.take(ok).derivatives(gamma[ok])

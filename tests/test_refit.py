@@ -518,6 +518,29 @@ def test_a_part_whose_rows_do_not_span_the_basis_takes_the_one_part_path(spec, m
     np.testing.assert_array_equal(values[0], one_part[0])
 
 
+@pytest.mark.parametrize("lp_separates", [False, True])
+def test_a_part_the_multipliers_do_not_certify_is_decided_by_the_fits_linear_program(lp_separates, monkeypatch):
+    """Where the certificate from the multipliers fails (forced here), the fit's own rule decides: the part keeps
+    its Newton fit when the linear program finds no separated point, and goes to the one-part path (which asks
+    the program again and declares the part) when it finds one."""
+    rng, X, y = _smooth_data()
+    W = _parts(rng, len(y), "bootstrap", B=6)
+    data = prepare_data(X, y, "linear", None, None, "logistic")
+    expected, _ = refits_for(data).decision(W)
+    asked = []
+
+    def separated_points(design, labels, loss, w):
+        asked.append(1)
+        return np.arange(len(w)) == int(np.argmax(w)) if lp_separates else np.zeros(len(w), dtype=bool)
+    monkeypatch.setattr(cudbound.refit, "separation_excluded", lambda rows, W, lam: np.zeros(len(W), dtype=bool))
+    monkeypatch.setattr(cudbound.refit, "separated_points", separated_points)
+    sent = _count_rows(monkeypatch, DesignRefits, "_generic")
+    values, log = refits_for(data).decision(W)
+    assert len(asked) == len(W) + 1                       # every part, and the fit on all n points (the warm start)
+    assert sum(sent) == (len(W) if lp_separates else 0)
+    np.testing.assert_allclose(values, expected, rtol=0, atol=1e-6 * np.abs(expected).max())
+
+
 def test_one_class_parts_of_a_smooth_loss_are_the_constant_classifier():
     _, X, y = _smooth_data()
     W = np.vstack([np.where(y > 0, 1.0, 0.0), np.where(y < 0, 2.0, 0.0), np.ones(len(y))])
