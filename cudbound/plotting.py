@@ -8,7 +8,7 @@ picture is asked for: ``cud_interval(X, y).plot()``, ``cudbound.intervals(X, y).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -74,8 +74,9 @@ def plot_replicates(result: Any, ax: Axes | None = None, bins: int | str | Seque
         ax.hist(values, bins=edges, color="C0", label=label)
     else:       # the bounded replicates stacked on the exact ones, hatched: no bar hides another
         bounded = rf"upper bounds, side of $\hat Q$ decided ({int((~exact).sum())})"
-        _, _, (_, upper) = ax.hist([values[exact], values[~exact]], bins=edges, stacked=True, color=["C0", "0.85"],
+        _, _, containers = ax.hist([values[exact], values[~exact]], bins=edges, stacked=True, color=["C0", "0.85"],
                                    label=[label, bounded])
+        upper = cast("list[Any]", containers)[1]          # one BarContainer per stacked data set
         for patch in upper:
             patch.set(hatch="//", edgecolor="0.45", linewidth=0.5)
     q = float(result.half_width)

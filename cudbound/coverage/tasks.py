@@ -22,6 +22,7 @@ import functools
 import os
 import time
 from pathlib import Path
+from typing import Any
 import warnings
 
 import numpy as np
@@ -108,7 +109,7 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     calls = ([plain] if plain else []) + [[m] for m in config.methods if m not in plain and m not in rows]
     for labels in calls:
         methods = [config.method_of[m] for m in labels]
-        options = {f"{config.method_of[m]}_options": config.method_options(m, task.n) for m in labels}
+        options: dict[str, Any] = {f"{config.method_of[m]}_options": config.method_options(m, task.n) for m in labels}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             results = intervals_from_design(data, None, methods=methods, confidence_level=config.confidence_level,
