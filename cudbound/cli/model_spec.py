@@ -7,7 +7,11 @@
 * a scikit-learn classifier by import path with keyword parameters,
   ``sklearn.linear_model.LogisticRegression(C=0.5)``: the parameters are read by
   :func:`ast.literal_eval` (numbers, strings, True/False/None, tuples, lists, dicts), never
-  evaluated, and only the named class is taken from its module.
+  evaluated, and only the named class is taken from its module;
+* a loss of one's own (a :class:`cudbound.losses.Loss` subclass, docs/losses.md "Adding a loss") by
+  import path, alone (``mylosses.SquaredHingeLoss()``) or as ``loss=`` beside a basis
+  (``loss=mylosses.SquaredHingeLoss(),basis=poly:2``); its module must be importable (for a file in
+  the working directory: ``PYTHONPATH=.`` or ``python -m cudbound``).
 """
 from __future__ import annotations
 
@@ -20,14 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..basis import make_basis
-from ..losses import get_loss
+from ..losses import Loss, get_loss
 from ..refit import Procedure
 
 __all__ = ["ModelSpec", "parse_model_spec", "model_arg", "SPEC_HELP"]
 
-SPEC_HELP = ("a loss with optional basis= (logistic; hinge,basis=poly:2; basis=poly:2 for the squared loss), "
-             "estimator=PATH(...) for the basis and loss of a scikit-learn estimator, or a scikit-learn classifier "
-             "by import path with parameters (sklearn.linear_model.LogisticRegression(C=0.5); quote it in the shell)")
+SPEC_HELP = ("a loss with optional basis= (logistic; hinge,basis=poly:2; basis=poly:2 for the squared loss; a loss "
+             "class of one's own by import path, loss=mylosses.MyLoss()), estimator=PATH(...) for the basis and loss "
+             "of a scikit-learn estimator, or a scikit-learn classifier by import path with parameters "
+             "(sklearn.linear_model.LogisticRegression(C=0.5); quote it in the shell)")
 """What a SPEC may be, in the words of every command's ``--help``."""
 
 _PROCEDURE_KEYS = ("loss", "basis", "estimator")
@@ -69,8 +74,8 @@ def _split_top_level(text: str) -> list[str]:
 _IMPORT_PATH = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\s*(?:\((.*)\))?", re.S)
 
 
-def _estimator(text: str):
-    """A scikit-learn classifier from ``module.Class(name=literal, ...)``: the parameters read by
+def _construct(text: str):
+    """An instance of the class named by ``module.Class(name=literal, ...)``: the parameters read by
     ``ast.literal_eval``, the module imported and the class alone taken from it."""
     match = _IMPORT_PATH.fullmatch(text.strip())
     if not match:
@@ -94,16 +99,37 @@ def _estimator(text: str):
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ValueError(f"cannot import module {module_name!r} for {path}: {exc}.") from None
+        raise ValueError(f"cannot import module {module_name!r} for {path}: {exc} (a module of your own must be "
+                         f"on the import path: PYTHONPATH=. for one in the working directory).") from None
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
         raise ValueError(f"module {module_name!r} has no class {class_name!r}.")
-    if not (hasattr(cls, "fit") and hasattr(cls, "predict")):
-        raise ValueError(f"{path} is not a classifier: it lacks fit and predict.")
+    if not issubclass(cls, Loss) and not (hasattr(cls, "fit") and hasattr(cls, "predict")):
+        raise ValueError(f"{path} is neither a classifier (it lacks fit and predict) nor a cudbound.losses.Loss.")
     try:
         return cls(**params)
     except Exception as exc:  # noqa: BLE001 - any constructor error, one line naming the class
         raise ValueError(f"{path}({args}) could not be built: {type(exc).__name__}: {exc}") from None
+
+
+def _estimator(text: str):
+    """A scikit-learn classifier from ``module.Class(name=literal, ...)`` (:func:`_construct`)."""
+    est = _construct(text)
+    if isinstance(est, Loss):
+        raise ValueError(f"{text!r} is a loss, not a scikit-learn estimator: give it as loss= (or alone).")
+    return est
+
+
+def _loss(text: str, built: Any = None) -> Loss:
+    """A loss of one's own from ``module.Class(name=literal, ...)`` (:func:`_construct`, or ``built``
+    if given), checked by :func:`cudbound.losses.get_loss`."""
+    loss = _construct(text) if built is None else built
+    if not isinstance(loss, Loss):
+        raise ValueError(f"{text!r} is not a cudbound.losses.Loss; loss= takes a loss (a name or a Loss class).")
+    try:
+        return get_loss(loss)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{text!r}: {exc}") from None
 
 
 def parse_model_spec(text: str) -> ModelSpec:
@@ -118,12 +144,18 @@ def parse_model_spec(text: str) -> ModelSpec:
         raise ValueError("a model SPEC is empty; give a loss (e.g. logistic), a loss with basis= (e.g. "
                          "hinge,basis=poly:2) or a scikit-learn classifier by import path.")
     text = text.strip()
-    if _IMPORT_PATH.fullmatch(text):
-        return ModelSpec(text, _estimator(text))
+    items = _split_top_level(text)
+    if len(items) == 1 and _IMPORT_PATH.fullmatch(text):
+        built = _construct(text)
+        if isinstance(built, Loss):
+            return ModelSpec(text, Procedure(loss=_loss(text, built)))
+        return ModelSpec(text, built)
     fields: dict[str, Any] = {}
-    for i, item in enumerate(_split_top_level(text)):
+    for i, item in enumerate(items):
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
+        if _IMPORT_PATH.fullmatch(item):                              # a loss class, its parameters' "=" aside
+            key, eq, value = "", "", item
         if not eq:
             if i:
                 raise ValueError(f"{item!r} in {text!r}: only the first item may be a bare loss name; the others "
@@ -137,7 +169,9 @@ def parse_model_spec(text: str) -> ModelSpec:
         if not value:
             raise ValueError(f"{key} has no value in {text!r}.")
         fields[key] = value
-    if "loss" in fields:
+    if "loss" in fields and _IMPORT_PATH.fullmatch(fields["loss"]):
+        fields["loss"] = _loss(fields["loss"])
+    elif "loss" in fields:
         try:
             fields["loss"] = get_loss(fields["loss"]).name
         except ValueError as exc:

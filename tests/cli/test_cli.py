@@ -550,3 +550,30 @@ def test_ctrl_c_prints_the_methods_that_finished(capsys, zero_one_csv):
         assert record["interrupted"] == {"during": "ctrl_c", "not_started": ["langford"]}
     finally:
         unregister("ctrl_c")
+
+
+def test_a_loss_of_ones_own_by_import_path_gives_the_interval_of_that_loss_in_python(capsys, yes_no_csv, tmp_path,
+                                                                                    monkeypatch):
+    """--model with a Loss subclass by import path (docs/losses.md's squared hinge in a module of one's own):
+    the command's CUD interval equals cud_interval's with an instance of the class."""
+    import importlib
+    module = tmp_path / "cli_squared_hinge.py"
+    module.write_text("import cvxpy as cp\nimport numpy as np\nfrom cudbound.losses import Loss\n\n\n"
+                      "class SquaredHingeLoss(Loss):\n    name = 'squared_hinge'\n\n"
+                      "    def pointwise(self, y, t):\n        return np.maximum(0.0, 1.0 - y * t) ** 2\n\n"
+                      "    def cvxpy_pointwise(self, y, t):\n        return cp.square(cp.pos(1.0 - cp.multiply(y, t)))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    try:
+        X, y, _ = read_csv(yes_no_csv, "outcome")
+        code, out, err = run(capsys, "interval", "--data", yes_no_csv, "--label", "outcome", "--pos-label", "yes",
+                             "--model", "cli_squared_hinge.SquaredHingeLoss()", "--seed", 3, *FAST, "--json")
+        assert code == 0, err
+        from cli_squared_hinge import SquaredHingeLoss
+        from cudbound import Procedure
+        direct = cud_interval(X, y, Procedure(loss=SquaredHingeLoss()), n_resamples=20, rng=3, pos_label="yes")
+        (cud,) = json.loads(out)["results"]
+        assert (cud["low"], cud["high"]) == tuple(direct.confidence_interval)
+        assert cud["loss"] == direct.details["loss"]
+    finally:
+        sys.modules.pop("cli_squared_hinge", None)

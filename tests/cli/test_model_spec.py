@@ -46,7 +46,7 @@ def test_an_estimator_spec_builds_the_named_class_from_literals():
     ("sklearn.linear_model.Nope()", "has no class 'Nope'"),
     ("no_such_package.Model()", "cannot import module 'no_such_package'"),
     ("os.path.join()", "has no class 'join'"),
-    ("sklearn.preprocessing.StandardScaler()", "not a classifier"),
+    ("sklearn.preprocessing.StandardScaler()", "neither a classifier"),
     ("sklearn.linear_model.LogisticRegression(bogus=1)", "could not be built: TypeError"),
     ("hinge,basis=poly:2(zpca:1", "unbalanced parentheses"),
 ])
@@ -62,3 +62,67 @@ def test_a_literal_is_never_evaluated(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="must be a literal"):
         parse_model_spec(f"sklearn.linear_model.LogisticRegression(C=open({str(marker)!r}, 'w'))")
     assert not marker.exists()
+
+
+MY_LOSSES = '''
+import cvxpy as cp
+import numpy as np
+
+from cudbound.losses import Loss
+
+
+class SquaredHingeLoss(Loss):
+    """l(y, t) = max(0, 1 - y t)^2 (docs/losses.md, "Adding a loss")."""
+
+    name = "squared_hinge"
+
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+    def pointwise(self, y, t):
+        return self.scale * np.maximum(0.0, 1.0 - y * t) ** 2
+
+    def cvxpy_pointwise(self, y, t):
+        return self.scale * cp.square(cp.pos(1.0 - cp.multiply(y, t)))
+
+
+class NotALoss:
+    pass
+'''
+
+
+@pytest.fixture
+def my_losses(tmp_path, monkeypatch):
+    """A module of one's own on the import path (as PYTHONPATH=. puts one), holding a loss class."""
+    import importlib
+    import sys
+    name = f"my_losses_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(MY_LOSSES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    yield name
+    sys.modules.pop(name, None)
+
+
+def test_a_loss_class_by_import_path_is_the_procedures_loss(my_losses):
+    """A Loss subclass by import path, alone, first, or as loss= beside a basis: the procedure's loss is an
+    instance of that class built from the literal parameters."""
+    import importlib
+    cls = importlib.import_module(my_losses).SquaredHingeLoss
+    for text, basis in [(f"{my_losses}.SquaredHingeLoss(scale=2.0)", None),
+                        (f"{my_losses}.SquaredHingeLoss(scale=2.0),basis=poly:2", "poly:2"),
+                        (f"basis=poly:2(zpca:1), loss={my_losses}.SquaredHingeLoss(scale=2.0)", "poly:2(zpca:1)")]:
+        proc = parse_model_spec(text).procedure
+        assert isinstance(proc, Procedure) and proc.basis == basis and proc.estimator is None
+        assert type(proc.loss) is cls and proc.loss.scale == 2.0
+
+
+def test_a_spec_says_what_is_wrong_with_a_loss_class(my_losses):
+    with pytest.raises(ValueError, match="is not a cudbound.losses.Loss"):
+        parse_model_spec(f"loss=sklearn.linear_model.LogisticRegression(),basis=poly:2")
+    with pytest.raises(ValueError, match="is a loss, not a scikit-learn estimator"):
+        parse_model_spec(f"estimator={my_losses}.SquaredHingeLoss()")
+    with pytest.raises(ValueError, match="neither a classifier"):
+        parse_model_spec(f"{my_losses}.NotALoss()")
+    with pytest.raises(ValueError, match="PYTHONPATH=."):
+        parse_model_spec("no_such_module_of_mine.MyLoss()")
