@@ -89,12 +89,15 @@ class IntervalMethod(Entry):
     ``check(n, *, confidence_level, **options)`` raises ValueError (or TypeError) for options the
     function would refuse on a training set of n points, without computing anything
     (:func:`check_options`; a coverage study runs it when it reads its configuration).
-    Its options (``options()``) are the function's keywords besides those :func:`intervals` sets.
+    ``knobs``: keywords of the function that are knobs of the run, set by :func:`intervals` alone
+    (the baselines' ``time_limit``, their share of the run's). Its options (``options()``) are the
+    function's keywords besides those :func:`intervals` sets and its knobs.
     """
 
     label: str
     prepare: Callable | None = None
     check: Callable | None = None
+    knobs: tuple[str, ...] = ()
 
     DATA: ClassVar[tuple[str, ...]] = ("design", "y")
     RESERVED: ClassVar[tuple[str, ...]] = _RESERVED
@@ -102,6 +105,10 @@ class IntervalMethod(Entry):
     def default(self, option: str) -> Any:
         """The function's default value of ``option`` (what it uses when a call does not set it)."""
         return self.parameters[option].default
+
+    def options(self) -> list[str]:
+        """The option names a user may set, sorted: :meth:`cudbound._registry.Entry.options` less the knobs."""
+        return [k for k in super().options() if k not in self.knobs]
 
 
 _REGISTRY: Registry[IntervalMethod] = Registry("interval method", IntervalMethod, caller="intervals()",
@@ -133,7 +140,8 @@ def _progress_bar(progress: bool | None, total: int):
 
 
 def register(name: str, function: Callable, summary: str, *, label: str | None = None,
-             prepare: Callable | None = None, check: Callable | None = None, replace: bool = False) -> IntervalMethod:
+             prepare: Callable | None = None, check: Callable | None = None, knobs: Sequence[str] = (),
+             replace: bool = False) -> IntervalMethod:
     """Add an interval method to the registry under ``name`` (lower case, no commas or spaces).
 
     The function must accept ``(design, y, *, confidence_level, rng, ...)``: ``design`` is the
@@ -148,9 +156,17 @@ def register(name: str, function: Callable, summary: str, *, label: str | None =
     ``prepare=get_method("kohavi").prepare``).
     ``check`` (optional, see :class:`IntervalMethod`) validates the options without computing;
     :func:`options_check` makes one from the function's own input validation. Without it,
-    only the option names are checked ahead of a computation.
+    only the option names are checked ahead of a computation. ``knobs`` (see :class:`IntervalMethod`):
+    keywords that :func:`intervals` sets from the run, not options (``("time_limit",)``: the
+    function gets its share of the run's time limit, and no option sets it). A ``time_limit`` that is
+    not a knob is an option too, and the smaller of it and the share is given.
     """
-    return _REGISTRY.add(IntervalMethod(name, function, summary, label or name, prepare, check), replace=replace)
+    knobs = tuple(knobs)
+    stray = [k for k in knobs if k not in inspect.signature(function).parameters]
+    if stray:
+        raise TypeError(f"the knobs {stray} of interval method {name!r} are not keywords of its function.")
+    return _REGISTRY.add(IntervalMethod(name, function, summary, label or name, prepare, check, knobs),
+                         replace=replace)
 
 
 def unregister(name: str) -> None:
@@ -267,16 +283,14 @@ _BUILT_IN: tuple[_BuiltIn, ...] = (
 )
 """The built-in methods, in the order they are registered: the paper's seven in the column order of
 its tables, then the intervals in use today. Each one's option check is its own input validation
-(:func:`options_check`)."""
-
-def _time_limit_option(values: dict) -> None:
-    """The option check of a method's ``time_limit`` (seconds or None)."""
-    check_time_limit(values.get("time_limit"))
-
+(:func:`options_check`). A resampling baseline's ``time_limit`` is a knob (its share of the run's);
+CUD's is an option as well (its own budget, which a study may set)."""
 
 for _entry in _BUILT_IN:
     register(_entry.name, _entry.function, _entry.summary, label=_entry.label, prepare=_entry.prepare,
-             check=options_check(_entry.function, *_entry.checks, _time_limit_option))
+             check=options_check(_entry.function, *_entry.checks),
+             knobs=("time_limit",) if _entry.name != "cud" and "time_limit" in inspect.signature(
+                 _entry.function).parameters else ())
 
 METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _PAPER)
 """The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
@@ -347,8 +361,8 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     time_limit : float > 0, optional
         Seconds for the whole run, the data's preparation included (None, default: no limit).
         Each method that takes a ``time_limit`` gets, when it starts, an equal share of the time
-        left: that time divided by the number of methods not yet run, itself included (or its own
-        ``<method>_options`` limit, if smaller), so that the first methods cannot starve the last;
+        left: that time divided by the number of methods not yet run, itself included (or CUD's own
+        ``cud_options`` limit, if smaller), so that the first methods cannot starve the last;
         what a method leaves unused goes to the ones after it. CUD returns a certified, conservative
         interval when its share runs out (:func:`cudbound.cud_interval`); a resampling method stops
         its resamples, after the fewest its interval needs, and says how many it used

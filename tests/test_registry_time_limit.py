@@ -160,3 +160,20 @@ def test_a_run_without_a_limit_skips_nothing_and_warns_nothing(xy01):
         warnings.simplefilter("error")
         res = intervals(X, y, methods=["kohavi", "wald_cv"], rng=1)
     assert res.skipped == () and [r.method for r in res] == ["kohavi", "wald_cv"]
+
+
+def test_a_baselines_time_limit_is_the_runs_not_an_option(xy01):
+    """The resampling baselines take ``time_limit`` as a knob of the run (their share of it), not as an
+    option: a study's protocol does not record it, and ``<method>_options`` cannot set it; CUD's own
+    ``time_limit`` stays an option. A knob must be a keyword of the function."""
+    from cudbound.registry import check_options, get_method
+    X, y = xy01
+    assert get_method("bs1").knobs == ("time_limit",) and "time_limit" not in get_method("bs1").options()
+    assert get_method("cud").knobs == () and "time_limit" in get_method("cud").options()
+    with pytest.raises(ValueError, match="time_limit"):
+        intervals(X, y, methods=["kohavi"], kohavi_options={"time_limit": 5})
+    with pytest.raises(ValueError, match="time_limit"):
+        check_options("bs1", 30, time_limit=5)
+    check_options("cud", 30, time_limit=5)
+    with pytest.raises(TypeError, match="knobs"):
+        register("knobless", lambda design, y, *, confidence_level=0.95, rng=None: None, "x", knobs=("time_limit",))
