@@ -741,7 +741,7 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv:
     rng : None, int, SeedSequence or Generator
         Source of the folds, then of the .632 bootstrap.
     %(time_limit)s
-        The budget is spent on the cross-validation runs first (``repeats_used``), then on the centre.
+        The cross-validation runs (``repeats_used``) come before the centre's bootstrap.
 
     Returns
     -------
