@@ -8,6 +8,7 @@ of T seconds lasts about T refits, wherever they are made, and nothing depends o
 import numpy as np
 import pytest
 from fake_clock import clock_by_the_refit, install
+from reference_baselines import make_data
 
 from cudbound.baselines import (bccv, bs1, bs2, conservative_z, corrected_t, e632_delta, kohavi, langford, martin,
                                 nested_cv, yang)
@@ -19,10 +20,7 @@ from cudbound.statistics import basic_interval, normal_critical_value, percentil
 
 @pytest.fixture(scope="module")
 def data():
-    rng = np.random.default_rng(11)
-    X = rng.normal(size=(30, 2))
-    y = np.where(X[:, 0] + 0.8 * rng.normal(size=30) > 0, 1, -1)
-    return np.column_stack([np.ones(30), X]), y
+    return make_data(n=30, seed=11, noise=0.8)
 
 
 def _same(a, b):
