@@ -82,7 +82,7 @@ class IntervalMethod(Entry):
     (optional), ``{name: seconds}`` of the shared computations the method used, each timed on
     ``cudbound._budget.clock`` where it was computed: :func:`intervals` charges each one's seconds
     in equal parts to the methods that used it (``seconds``). Under a time limit, ``options`` hold
-    the method's ``time_limit``, what is left of the run's budget, which a shared computation
+    the method's ``time_limit``, its share of the run's budget, which a shared computation
     honours too. The built-in hooks give the
     baselines the .632 centre (BS1 and BS2 also their bootstrap distribution) and CUD its beta-hat
     and its seed rule (module docstring). ``check`` (optional):
