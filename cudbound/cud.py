@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._budget import check_time_limit
 from ._kernel_compile import compile_seconds
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_jobs, check_n_resamples,
                           check_rng, check_scalar)
@@ -158,7 +159,7 @@ def search_replicate(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss
     Phi, y, counts, loss, alpha = _replicate_iv(design, y, counts, loss, alpha_n)
     engine = EngineOptions.coerce(engine_options)
     options = engine.search_options(search_options)
-    time_limit = _check_time_limit(time_limit, zero_time=False)
+    time_limit = check_time_limit(time_limit, zero=False)
     if time_limit is not None and (options.time_limit is None or time_limit < options.time_limit):
         options = dataclasses.replace(options, time_limit=time_limit)
     rep = reparametrise(Phi)
@@ -169,16 +170,6 @@ def search_replicate(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss
         gamma_hat = rep.from_user(np.asarray(beta_hat, dtype=float))
     eng = ReplicateEngine(rep.Z, y, loss_z, engine=engine.engine, solver=engine.solver)
     return eng.search(counts, gamma_hat, alpha, options, record_tree=record_tree)
-
-
-def _check_time_limit(time_limit, *, zero_time=True) -> float | None:
-    """The whole call's ``time_limit``: seconds or None; 0 only where ``zero_time``
-    (:func:`cud_interval` hands what is left of it to :func:`cud_from_design`)."""
-    if time_limit is None:
-        return None
-    return check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0,
-                        include_boundaries="left" if zero_time else "neither",
-                        hint=" (seconds; None: no limit)")
 
 
 def replicate_sup(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss: str | Loss = "squared",
@@ -318,7 +309,7 @@ def cud_interval(X: ArrayLike, y: ArrayLike, procedure: Procedure | Mapping[str,
     True
     """
     t0, compiled = time.perf_counter(), compile_seconds()
-    _check_time_limit(time_limit, zero_time=False)
+    check_time_limit(time_limit, zero=False)
     started = time.time()
     model = as_mapped_procedure(procedure)
     data = prepare_data(X, y, model.basis, model.estimator, pos_label, model.loss)
@@ -387,7 +378,7 @@ def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng,
     level = check_confidence_level(confidence_level)
     B = check_n_resamples(n_resamples, level)
     gen = check_rng(rng)
-    return (Phi, labels, loss, alpha, level, B, gen, check_n_jobs(n_jobs), _check_time_limit(time_limit),
+    return (Phi, labels, loss, alpha, level, B, gen, check_n_jobs(n_jobs), check_time_limit(time_limit),
             EngineOptions.coerce(engine_options))
 
 
@@ -436,6 +427,8 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     res = CUDResult(confidence_interval=ci, confidence_level=level, estimate=centre, half_width=q_hat,
                     bootstrap_distribution=out.upper, coef=fit.coef, alpha_n=alpha, stats=stats, n_samples=n,
                     details={"loss": loss.name, "basis": "design", "label_encoding": None})
+    if time_limit is not None:
+        res.details["cut_by_time_limit"] = bool(out.out_of_time)
     _own_time(res, t0, compiled)
     return res
 

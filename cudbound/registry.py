@@ -33,8 +33,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import _budget
+from ._budget import Budget, check_time_limit
+from ._kernel_compile import compile_seconds
 from ._registry import Entry, Registry, generator, root_seed, stream
 from ._validation import check_confidence_level, check_scalar
+from ._warnings import warn
 from .baselines.methods import INPUT_CHECKS as _PAPER_CHECKS
 from .baselines.methods import (bs1, bs2, kohavi, langford, martin, share_centre, share_centre_and_distribution,
                                 yang)
@@ -74,18 +78,26 @@ class IntervalMethod(Entry):
     ``{"fitted": the caller's fitted or None}``), the call's root SeedSequence (a shared
     computation draws from ``cudbound._registry.generator(root, s)``, ``s`` in
     :data:`SHARED_STREAMS`) and the user's ``rng``. ``kwargs`` join the call (an ``rng`` among them
-    replaces the method's stream), ``details`` the result's details. The built-in hooks give the
+    replaces the method's stream), ``details`` the result's details. Among them, ``shared_pieces``
+    (optional), ``{name: seconds}`` of the shared computations the method used, each timed on
+    ``cudbound._budget.clock`` where it was computed: :func:`intervals` charges each one's seconds
+    in equal parts to the methods that used it (``seconds``). Under a time limit, ``options`` hold
+    the method's ``time_limit``, its share of the run's budget, which a shared computation
+    honours too. The built-in hooks give the
     baselines the .632 centre (BS1 and BS2 also their bootstrap distribution) and CUD its beta-hat
     and its seed rule (module docstring). ``check`` (optional):
     ``check(n, *, confidence_level, **options)`` raises ValueError (or TypeError) for options the
     function would refuse on a training set of n points, without computing anything
     (:func:`check_options`; a coverage study runs it when it reads its configuration).
-    Its options (``options()``) are the function's keywords besides those :func:`intervals` sets.
+    ``knobs``: keywords of the function that are knobs of the run, set by :func:`intervals` alone
+    (the baselines' ``time_limit``, their share of the run's). Its options (``options()``) are the
+    function's keywords besides those :func:`intervals` sets and its knobs.
     """
 
     label: str
     prepare: Callable | None = None
     check: Callable | None = None
+    knobs: tuple[str, ...] = ()
 
     DATA: ClassVar[tuple[str, ...]] = ("design", "y")
     RESERVED: ClassVar[tuple[str, ...]] = _RESERVED
@@ -93,6 +105,10 @@ class IntervalMethod(Entry):
     def default(self, option: str) -> Any:
         """The function's default value of ``option`` (what it uses when a call does not set it)."""
         return self.parameters[option].default
+
+    def options(self) -> list[str]:
+        """The option names a user may set, sorted: :meth:`cudbound._registry.Entry.options` less the knobs."""
+        return [k for k in super().options() if k not in self.knobs]
 
 
 _REGISTRY: Registry[IntervalMethod] = Registry("interval method", IntervalMethod, caller="intervals()",
@@ -124,7 +140,8 @@ def _progress_bar(progress: bool | None, total: int):
 
 
 def register(name: str, function: Callable, summary: str, *, label: str | None = None,
-             prepare: Callable | None = None, check: Callable | None = None, replace: bool = False) -> IntervalMethod:
+             prepare: Callable | None = None, check: Callable | None = None, knobs: Sequence[str] = (),
+             replace: bool = False) -> IntervalMethod:
     """Add an interval method to the registry under ``name`` (lower case, no commas or spaces).
 
     The function must accept ``(design, y, *, confidence_level, rng, ...)``: ``design`` is the
@@ -139,9 +156,17 @@ def register(name: str, function: Callable, summary: str, *, label: str | None =
     ``prepare=get_method("kohavi").prepare``).
     ``check`` (optional, see :class:`IntervalMethod`) validates the options without computing;
     :func:`options_check` makes one from the function's own input validation. Without it,
-    only the option names are checked ahead of a computation.
+    only the option names are checked ahead of a computation. ``knobs`` (see :class:`IntervalMethod`):
+    keywords that :func:`intervals` sets from the run, not options (``("time_limit",)``: the
+    function gets its share of the run's time limit, and no option sets it). A ``time_limit`` that is
+    not a knob is an option too, and the smaller of it and the share is given.
     """
-    return _REGISTRY.add(IntervalMethod(name, function, summary, label or name, prepare, check), replace=replace)
+    knobs = tuple(knobs)
+    stray = [k for k in knobs if k not in inspect.signature(function).parameters]
+    if stray:
+        raise TypeError(f"the knobs {stray} of interval method {name!r} are not keywords of its function.")
+    return _REGISTRY.add(IntervalMethod(name, function, summary, label or name, prepare, check, knobs),
+                         replace=replace)
 
 
 def unregister(name: str) -> None:
@@ -258,11 +283,14 @@ _BUILT_IN: tuple[_BuiltIn, ...] = (
 )
 """The built-in methods, in the order they are registered: the paper's seven in the column order of
 its tables, then the intervals in use today. Each one's option check is its own input validation
-(:func:`options_check`)."""
+(:func:`options_check`). A resampling baseline's ``time_limit`` is a knob (its share of the run's);
+CUD's is an option as well (its own budget, which a study may set)."""
 
 for _entry in _BUILT_IN:
     register(_entry.name, _entry.function, _entry.summary, label=_entry.label, prepare=_entry.prepare,
-             check=options_check(_entry.function, *_entry.checks))
+             check=options_check(_entry.function, *_entry.checks),
+             knobs=("time_limit",) if _entry.name != "cud" and "time_limit" in inspect.signature(
+                 _entry.function).parameters else ())
 
 METHODS = tuple(entry.name for entry in _BUILT_IN if entry.family == _PAPER)
 """The methods of Laber & Murphy's comparison, in the column order of their tables (the default of
@@ -300,7 +328,7 @@ def _options_iv(methods, options):
 def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS, *,
               procedure: Procedure | Mapping[str, Any] | BaseEstimator | None = None, confidence_level: float = 0.95,
               rng: np.random.Generator | np.random.SeedSequence | int | None = None, pos_label: Any = None,
-              progress: bool | None = None, **options: Any) -> ResultList:
+              time_limit: float | None = None, progress: bool | None = None, **options: Any) -> ResultList:
     """Run any registered interval methods (CUD and the six baselines by default) on the same data and seed.
 
     Parameters
@@ -330,10 +358,23 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
         (module docstring), so a method's result depends on the data, ``rng`` and its own
         options only. An integer seed or a SeedSequence is passed to ``"cud"`` unchanged.
     pos_label : the label value of the positive class (+1), when needed.
+    time_limit : float > 0, optional
+        Seconds for the whole run, the data's preparation included (None, default: no limit).
+        Each method that takes a ``time_limit`` gets, when it starts, an equal share of the time
+        left: that time divided by the number of methods not yet run, itself included (or CUD's own
+        ``cud_options`` limit, if smaller), so that the first methods cannot starve the last;
+        what a method leaves unused goes to the ones after it. CUD returns a certified, conservative
+        interval when its share runs out (:func:`cudbound.cud_interval`); a resampling method stops
+        its resamples, after the fewest its interval needs, and says how many it used
+        (``details``: ``<option>_used``, ``cut_by_time_limit``); the resamples it used are the
+        first ones of the run without a limit, drawn the same way. A method without a
+        ``time_limit`` (``wald_cv``, one K-fold split) runs to its end. A method that has not
+        started when the time is up is skipped: it is not in the results, ``ResultList.skipped``
+        names it and a warning says so (an interval is never computed another way to fit the time).
     progress : bool or None, default None
-        One progress bar over the methods on stderr, naming the method that runs: None shows it on a
-        terminal once the run has lasted 2 seconds, True always, False never. (CUD's own bar over
-        its replicates is ``cud_options={"progress": True}``.)
+        One progress bar over the methods on stderr, naming the method that runs (and the time left
+        of ``time_limit``): None shows it on a terminal once the run has lasted 2 seconds, True always,
+        False never. (CUD's own bar over its replicates is ``cud_options={"progress": True}``.)
     **options
         Shared options, given to every selected method whose signature has them
         (e.g. ``n_boot``, ``n_resamples``: note that ``n_resamples`` means B
@@ -350,10 +391,10 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     Returns
     -------
     ResultList
-        A list of IntervalResult, one per method, in the order of ``methods`` (``CUDResult`` for
-        ``"cud"``); ``.to_frame()`` gives them as a tidy pandas DataFrame, ``.plot()`` as a forest
-        plot. With a DataFrame ``X``
-        the column names are in each result's ``details["feature_names"]``.
+        A list of IntervalResult, one per method that ran, in the order of ``methods``
+        (``CUDResult`` for ``"cud"``), and ``.skipped``, the methods the time limit left out;
+        ``.to_frame()`` gives them as a tidy pandas DataFrame, ``.plot()`` as a forest plot. With a
+        DataFrame ``X`` the column names are in each result's ``details["feature_names"]``.
 
     Notes
     -----
@@ -368,8 +409,10 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
       ``n_inner`` and ``loss`` agree, so the two have the same width as in the
       paper's tables.
 
-    ``seconds`` of a baseline covers its own work; the time of the shared pieces it
-    used is in ``details["shared_seconds"]``.
+    ``seconds`` of each result is its method's own time plus an equal share of each shared
+    computation it used (``details["shared_pieces"]``) and of the data's preparation
+    (``details["shared_seconds"]``, its share of both): they add up to the run's time, less the
+    time spent compiling kernels (``details["compile_seconds"]``).
 
     Examples
     --------
@@ -383,6 +426,8 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
     >>> len({r.estimate for r in res})   # one shared .632 centre
     1
     """
+    began = _budget.clock()
+    budget = Budget(check_time_limit(time_limit, zero=False))
     methods = select_methods(methods)
     options = _new_option_names(methods, options)
     model = as_mapped_procedure(procedure)
@@ -391,23 +436,21 @@ def intervals(X: ArrayLike, y: ArrayLike, methods: str | Sequence[str] = METHODS
         options["loss"] = data.loss
     level = check_confidence_level(confidence_level)
     try:
-        results = intervals_from_design(data, None, methods, confidence_level=level, rng=rng, progress=progress,
-                                        **options)
+        results = _run(_Call(data, methods, level, rng, None, budget, began), progress, options)
     except IntervalsInterrupted as stop:
         for res in stop.results:
             res.details.update(data.details())
         raise
     for res in results:
         res.details.update(data.details())
-    return ResultList(results)
-
+    return results
 
 
 def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None, methods: str | Sequence[str] = METHODS, *,
                           confidence_level: float = 0.95,
                           rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-                          fitted: FittedClassifier | None = None, progress: bool | None = False,
-                          **options: Any) -> list[IntervalResult]:
+                          fitted: FittedClassifier | None = None, time_limit: float | None = None,
+                          progress: bool | None = False, **options: Any) -> ResultList:
     """:func:`intervals` on a design matrix and its labels (the basis already applied), or on a
     prepared data set (``cudbound.design.PreparedData``, with ``y`` None).
 
@@ -421,55 +464,152 @@ def intervals_from_design(design: ArrayLike | PreparedData, y: ArrayLike | None,
     the methods' loss, given to the methods that use a fit (CUD), so that a caller that has
     fitted beta-hat does not fit it again. Without it, beta-hat is fitted here, once.
 
-    ``progress``: :func:`intervals`' bar over the methods (default False here). Ctrl-C raises
-    :class:`IntervalsInterrupted` with the results that finished.
+    ``time_limit`` and ``progress``: as for :func:`intervals` (the bar is off by default here).
+    Ctrl-C raises :class:`IntervalsInterrupted` with the results that finished.
     """
+    began = _budget.clock()
+    budget = Budget(check_time_limit(time_limit, zero=False))
     methods = select_methods(methods)
     data = as_prepared(design, y)
-    labels = data.labels
     level = check_confidence_level(confidence_level)
-    shared, per = _options_iv(methods, options)
     if fitted is not None and not isinstance(fitted, FittedClassifier):
         raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier; got {type(fitted).__name__}.")
-    root = root_seed(rng)
-    cache: dict[Any, Any] = {"fitted": fitted}   # the hooks' shared computations (IntervalMethod)
+    return _run(_Call(data, methods, level, rng, fitted, budget, began), progress, options)
+
+
+class _Call(NamedTuple):
+    """What every method of one call of :func:`intervals` shares: the data, the methods, the level,
+    the user's rng, the caller's beta-hat, the run's time budget and the moment the run began."""
+
+    data: PreparedData
+    methods: tuple[str, ...]
+    level: float
+    rng: Any
+    fitted: FittedClassifier | None
+    budget: Budget
+    began: float
+
+
+def _run(call: _Call, progress: bool | None, options: dict) -> ResultList:
+    """Every method of ``call`` in order, each from its own stream, the shared pieces once; a method
+    not started when the budget is spent is skipped (a warning names them). Each result's
+    ``seconds`` (:func:`_charge`) are read on ``cudbound._budget.clock``; Ctrl-C raises
+    :class:`IntervalsInterrupted` with the finished ones."""
+    methods, budget = call.methods, call.budget
+    shared, per = _options_iv(methods, options)
+    root = root_seed(call.rng)
+    cache: dict[Any, Any] = {"fitted": call.fitted}   # the hooks' shared computations (IntervalMethod)
     results: list[IntervalResult] = []
+    bounds: list[float] = []      # when each method began, then when the last one ended
+    compiled: list[float] = []    # seconds each spent compiling kernels
+    skipped: tuple[str, ...] = ()
     bar = _progress_bar(progress, len(methods))
     try:
-        for name in methods:
-            if bar is not None:
-                bar.set_description(f"intervals: {name}")
+        for i, name in enumerate(methods):
+            if budget.spent():
+                skipped = methods[i:]
+                break
+            bounds.append(_budget.clock())
+            before = compile_seconds()
+            _show(bar, name, budget)
             try:
-                results.append(_run_method(name, data, labels, level, shared, per, cache, root, rng, len(methods)))
+                results.append(_run_method(name, call, shared, per, cache, root, len(methods) - i))
             except KeyboardInterrupt:
-                raise IntervalsInterrupted(results, name, methods[len(results) + 1:]) from None
+                _charge(results, bounds, compiled, call.began)
+                raise IntervalsInterrupted(results, name, methods[i + 1:]) from None
+            compiled.append(compile_seconds() - before)
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
-    return results
+    bounds.append(_budget.clock())
+    _charge(results, bounds, compiled, call.began)
+    if skipped:
+        warn(f"the time limit ran out before {', '.join(skipped)} started: "
+             f"{'it was' if len(skipped) == 1 else 'they were'} skipped (ResultList.skipped).", UserWarning)
+    return ResultList(results, skipped=skipped)
 
 
-def _run_method(name, data, labels, level, shared, per, cache, root, rng, n_methods) -> IntervalResult:
-    """One method of :func:`intervals_from_design`: its options, its ``prepare`` hook (the shared
-    pieces), its own stream, its result."""
+def _show(bar, name: str, budget: Budget) -> None:
+    """The bar's text: the method that runs, and the time left of the budget."""
+    if bar is None:
+        return
+    bar.set_description(f"intervals: {name}")
+    left = budget.left()
+    if left is not None:
+        bar.set_postfix_str(f"{left:.0f} s left", refresh=False)
+
+
+def _charge(results: list[IntervalResult], bounds: list[float], compiled: list[float], began: float) -> None:
+    """Each result's ``seconds``: the time from its method's start to the next one's (``bounds``), less
+    the kernels' compile time (``details["compile_seconds"]``) and the shared pieces computed during
+    it, plus its equal share of every shared piece it used (``details["shared_pieces"]``) and of the
+    time before the first method (the data's preparation). Summed, they are the run's time from
+    ``began`` to the last bound, less the compile time."""
+    if not results:
+        return
+    own = [bounds[i + 1] - bounds[i] - compiled[i] for i in range(len(results))]
+    cost: dict[str, float] = {}
+    users: dict[str, list[int]] = {}
+    for i, res in enumerate(results):
+        for piece, seconds in res.details.get("shared_pieces", {}).items():
+            if piece not in cost:         # the first method to use a piece computed it
+                cost[piece] = seconds
+                own[i] -= seconds
+            users.setdefault(piece, []).append(i)
+    share = [(bounds[0] - began) / len(results)] * len(results)
+    for piece, who in users.items():
+        for i in who:
+            share[i] += cost[piece] / len(who)
+    for i, res in enumerate(results):
+        res.seconds = own[i] + share[i]
+        res.details["shared_seconds"] = share[i]
+        res.details.pop("compile_seconds", None)
+        if compiled[i] > 0:
+            res.details["compile_seconds"] = compiled[i]
+
+
+def _method_budget(method: IntervalMethod, kwargs: dict, budget: Budget, remaining: int) -> Budget | None:
+    """The budget of a method that takes a ``time_limit``: an equal share of what is left of the run's,
+    the time left divided by the ``remaining`` methods (itself included), or the method's own limit if
+    it ends first; None for a method without one, or when neither is limited."""
+    if "time_limit" not in method.parameters or (not budget.limited and kwargs.get("time_limit") is None):
+        return None
+    left = budget.left()
+    share = None if left is None else Budget(left / remaining).deadline
+    return Budget(check_time_limit(kwargs.get("time_limit")), deadline=share)
+
+
+def _run_method(name: str, call: _Call, shared: dict, per: dict, cache: dict, root, remaining: int) -> IntervalResult:
+    """One method of :func:`intervals`: its options, its ``prepare`` hook (the shared pieces), its own
+    stream, its budget (``time_limit``, :func:`_method_budget`: what is left of it when the hook starts,
+    then when the method starts), its result."""
     method = get_method(name)
     kwargs = {k: v for k, v in shared.items() if k in method.parameters}
     kwargs.update(per.get(name, {}))
+    budget = _method_budget(method, kwargs, call.budget, remaining)
+    if budget is not None:
+        kwargs["time_limit"] = budget.left()
     details: dict[str, Any] = {}
     if method.prepare is not None:
-        more, details = method.prepare(method, data, labels, kwargs, shared=cache, root=root, rng=rng)
+        more, details = method.prepare(method, call.data, call.data.labels, kwargs, shared=cache, root=root,
+                                       rng=call.rng)
         kwargs = {**kwargs, **more}
+    if budget is not None:
+        kwargs["time_limit"] = budget.left()
     if "rng" not in kwargs:
         kwargs["rng"] = generator(root, name)
     try:
-        res = method.function(data, labels, confidence_level=level, **kwargs)
+        res = method.function(call.data, call.data.labels, confidence_level=call.level, **kwargs)
     except ValueError as exc:   # say which of several methods refused (e.g. k > n on 5 rows)
-        if n_methods == 1:
+        if len(call.methods) == 1:
             raise
         raise type(exc)(f"interval method {name!r}: {exc}") from exc
     if not isinstance(res, IntervalResult):
         raise TypeError(f"interval method {name!r} returned {type(res).__name__}, not an IntervalResult.")
+    cut = res.details.get("cut_by_time_limit", False) or details.get("cut_by_time_limit", False)
     res.details.update(details)
+    if "cut_by_time_limit" in res.details:
+        res.details["cut_by_time_limit"] = bool(cut)
     return res

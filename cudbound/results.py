@@ -12,7 +12,7 @@ of a point estimate, a NaN) is None in ``to_dict()`` (JSON's null) and NaN in ``
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -240,7 +240,8 @@ class Result:
 
 class ResultList(list):
     """A list of results, what :func:`cudbound.intervals` and :func:`cudbound.compare.compare` return,
-    with one table (:meth:`to_frame`) and one picture (:meth:`plot`).
+    with one table (:meth:`to_frame`) and one picture (:meth:`plot`); ``skipped``, the names of the
+    methods a call left out (:func:`cudbound.intervals`: not started when its time limit ran out).
 
     >>> import numpy as np, cudbound
     >>> rng = np.random.default_rng(0)
@@ -249,6 +250,10 @@ class ResultList(list):
     >>> list(frame["method"]), list(frame.columns[:7])
     (['kohavi', 'martin'], ['method', 'quantity', 'estimate', 'low', 'high', 'confidence_level', 'n_samples'])
     """
+
+    def __init__(self, results: Iterable[Any] = (), *, skipped: Sequence[str] = ()) -> None:
+        super().__init__(results)
+        self.skipped: tuple[str, ...] = tuple(skipped)
 
     def plot(self, ax: Axes | None = None, **options: Any) -> Axes:
         """Forest plot of the results (:func:`cudbound.plotting.plot_intervals`, which takes ``labels``,
@@ -304,7 +309,8 @@ class IntervalResult(Result):
     n_samples : int
     seconds : float
         Wall time of the computation (CUD's leaves out the time numba spent compiling kernels in
-        this process on a first run: ``details["compile_seconds"]``).
+        this process on a first run: ``details["compile_seconds"]``; from :func:`cudbound.intervals`,
+        every method's does, and includes its share of the work it shares with others).
     details : dict
         Method-specific extras (effective sample sizes, bootstrap values, warnings).
     """

@@ -70,13 +70,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._budget import Budget
 from .._deprecation import apply_renames, renamed, renames_of
 from .._docstrings import fill_doc
 from .._validation import check_rng, check_scalar
 from ..basis import Basis
 from ..design import as_prepared, prepare_data
 from ..losses import Loss
-from ..refit import DegenerateResampleWarning, Refits, refits_for
+from ..refit import DegenerateResampleWarning, RefitLog, Refits, refits_for
 from ..resampling import Splitter, draw_counts, fold_assignments
 from ..results import PointEstimateResult
 
@@ -251,15 +252,36 @@ def _err1(wrong: np.ndarray, counts: np.ndarray):
     return float(per_point.mean()), int((~keep).sum())
 
 
-def _bootstrap_parts(refits: Refits, counts):
-    """Training error, Err(1) and the bookkeeping shared by the bootstrap estimators."""
+def _predict_within(refits: Refits, weights, budget: Budget | None, *, offsets=None, minimum: int = 1,
+                    cap: int | None = None) -> tuple[np.ndarray, RefitLog, int]:
+    """The predictions of the refits on the rows of ``weights``, resample by resample while ``budget``
+    lasts (:meth:`cudbound._budget.Budget.chunks`; all at once without a limit): ``(preds, log, used)``,
+    the rows of the first ``used`` resamples. ``offsets`` (B + 1,): where each resample's rows start
+    (default one row each). Each row is refitted on its own, so the rows done are those of the run
+    without a limit."""
+    W = np.asarray(weights, dtype=float)
+    offsets = np.arange(W.shape[0] + 1) if offsets is None else np.asarray(offsets)
+    parts, log, used = [], RefitLog(), 0
+    for start, stop in (budget or Budget(None)).chunks(len(offsets) - 1, minimum=minimum, cap=cap):
+        preds, lg = refits.predict(W[offsets[start]:offsets[stop]])
+        parts.append(preds)
+        log.add(lg)
+        used = stop
+    return (np.concatenate(parts) if parts else np.empty((0, W.shape[1]))), log, used
+
+
+def _bootstrap_parts(refits: Refits, counts, budget: Budget | None = None, option: str = "n_resamples"):
+    """Training error, Err(1) and the bookkeeping shared by the bootstrap estimators; under a
+    ``budget``, from the first resamples the budget allowed (``details[option + "_used"]``)."""
     y = refits.labels
     beta, preds = refits.full_fit()
     train = float(np.mean(preds != y))
-    refit_preds, log = refits.predict(counts)
-    err1, dropped = _err1(refit_preds != y, counts)
+    refit_preds, log, used = _predict_within(refits, counts, budget)
+    err1, dropped = _err1(refit_preds != y, counts[:used])
     details = {"train_error": train, "n_resamples": int(counts.shape[0]), "points_never_left_out": dropped,
                **log.as_details()}
+    if budget is not None:
+        budget.note(details, option, used, counts.shape[0])
     if err1 is None:   # no point was ever left out (possible only for tiny B): fall back to err
         details["err1_fallback"] = "train_error"
         err1 = train

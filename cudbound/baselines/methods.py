@@ -54,6 +54,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .. import _budget
+from .._budget import Budget, check_time_limit
 from .._deprecation import renamed
 from .._registry import generator
 from .._docstrings import fill_doc
@@ -88,6 +90,11 @@ _DOC = {
     centre : '632' or float, default '632'
         The centre to report; a number is used as given.
     rng : None, int, SeedSequence or Generator""",
+    "time_limit": """time_limit : float, optional
+        Seconds for the interval (None, default: no limit). Its resamples stop once they are spent,
+        after the fewest the interval needs; those it used are the first ones of the run without a
+        limit, drawn the same way, and ``details`` says how many (``<option>_used``, e.g.
+        ``n_boot_used``, and ``cut_by_time_limit``).""",
     "returns_ci": """Returns
     -------
     ConfidenceInterval""",
@@ -245,17 +252,18 @@ def _bootstrap_632_distribution_iv(design, y, loss, n_resamples, n_inner, rng):
             check_rng(rng))
 
 
-def _bs632_distribution(refits: Refits, B, J, gen):
+def _bs632_distribution(refits: Refits, B, J, gen, budget: Budget | None = None):
+    """The B values (the first ones the ``budget`` allowed, at least 2) and the log: the outer samples
+    drawn at once, the inner ones chunk by chunk (the same numbers whatever the chunks)."""
     n = refits.n
     outer_idx = draw_indices(n, (B, n), gen)
-    per = max(1, _CHUNK_REFITS // J)
-    values, log = np.empty(B), RefitLog()
-    for start in range(0, B, per):
-        stop = min(B, start + per)
+    values, log, used = np.empty(B), RefitLog(), 0
+    for start, stop in (budget or Budget(None)).chunks(B, minimum=2, cap=max(1, _CHUNK_REFITS // J)):
         inner_pos = draw_indices(n, (stop - start, J, n), gen)
         values[start:stop], lg = _bs632_values(refits, outer_idx[start:stop], inner_pos)
         log.add(lg)
-    return values, log
+        used = stop
+    return values[:used], log
 
 
 @fill_doc(**_DOC)
@@ -316,15 +324,17 @@ def _centre_iv(centre, allowed=("632",)):
     return _rate(centre, "centre")
 
 
-def _centre_value(refits: Refits, centre, n_boot, gen, name):
-    """t: the given number, or the .632 estimate from n_boot bootstrap samples drawn from gen."""
+def _centre_value(refits: Refits, centre, n_boot, gen, name, budget: Budget | None = None):
+    """t: the given number, or the .632 estimate from n_boot bootstrap samples drawn from gen (the
+    first ones the ``budget`` allowed, ``n_boot_used``)."""
     if not isinstance(centre, str):
         return centre, {"centre_source": "given"}
     counts = draw_counts(refits.n, n_boot, gen)
-    _, _, train, err1, det, log = _bootstrap_parts(refits, counts)
+    _, _, train, err1, det, log = _bootstrap_parts(refits, counts, budget, "n_boot")
     log.warn(f"{name} (.632 centre)")
     return _e632_value(train, err1), {"centre_source": ".632", "train_error": train, "err1": err1, "n_boot": n_boot,
-                                      "centre_degenerate_refits": log.degenerate}
+                                      "centre_degenerate_refits": log.degenerate,
+                                      **{k: det[k] for k in ("n_boot_used", "cut_by_time_limit") if k in det}}
 
 
 def _loss_key(loss):
@@ -332,37 +342,51 @@ def _loss_key(loss):
     return loss.strip().lower() if isinstance(loss, str) else id(loss)
 
 
-def _shared_632_centre(method, data, options, shared, root) -> tuple[dict, dict, float]:
-    """(kwargs, details, seconds) of the .632 centre computed once per (loss, n_boot) of a call, from
-    stream ``"centre"``; nothing when the method's options set their own ``centre``."""
-    if "centre" in options:
-        return {}, {}, 0.0
-    loss, n_boot = options.get("loss", method.default("loss")), options.get("n_boot", method.default("n_boot"))
-    key = ("centre", _loss_key(loss), n_boot)
+def _shared_piece(shared, key, compute) -> tuple[Any, dict, dict]:
+    """(value, details, {name: seconds}) of the piece ``key`` of a call, computed by ``compute()`` (which
+    returns the value and its details) the first time a method asks, timed on the budgets' clock."""
     if key not in shared:
-        t0 = time.perf_counter()
-        t, det = _centre_value(_refits_iv(data, None, loss), "632", check_scalar(n_boot, "n_boot", min_val=1),
-                               generator(root, "centre"), "intervals")
-        shared[key] = (t, det, time.perf_counter() - t0)
-    t, det, seconds = shared[key]
-    return {"centre": t}, {**det, "centre_source": ".632", "centre_shared": True}, seconds
+        t0 = _budget.clock()
+        value, det = compute()
+        shared[key] = (value, det, _budget.clock() - t0)
+    value, det, seconds = shared[key]
+    return value, det, {" ".join(map(str, key)): seconds}
 
 
-def _shared_632_distribution(method, data, options, shared, root) -> tuple[dict, dict, float]:
-    """(kwargs, details, seconds) of the bootstrap distribution of the .632 estimate computed once per
-    (loss, n_resamples, n_inner) of a call, from stream ``"bootstrap"``."""
+def _shared_632_centre(method, data, options, shared, root, budget) -> tuple[dict, dict, dict]:
+    """(kwargs, details, pieces) of the .632 centre computed once per (loss, n_boot) of a call, from
+    stream ``"centre"`` (within ``budget``); nothing when the method's options set their own ``centre``."""
+    if "centre" in options:
+        return {}, {}, {}
+    loss, n_boot = options.get("loss", method.default("loss")), options.get("n_boot", method.default("n_boot"))
+    t, det, piece = _shared_piece(shared, ("centre", _loss_key(loss), n_boot), lambda: _centre_value(
+        _refits_iv(data, None, loss), "632", check_scalar(n_boot, "n_boot", min_val=1), generator(root, "centre"),
+        "intervals", budget))
+    return {"centre": t}, {**det, "centre_source": ".632", "centre_shared": True}, piece
+
+
+def _shared_632_distribution(method, data, options, shared, root, budget) -> tuple[dict, dict, dict]:
+    """(kwargs, details, pieces) of the bootstrap distribution of the .632 estimate computed once per
+    (loss, n_resamples, n_inner) of a call, from stream ``"bootstrap"`` (within ``budget``)."""
     loss = options.get("loss", method.default("loss"))
     B, J = options.get("n_resamples", method.default("n_resamples")), options.get("n_inner", method.default("n_inner"))
-    key = ("bootstrap", _loss_key(loss), B, J)
-    if key not in shared:
-        t0 = time.perf_counter()
+
+    def compute():
         B_, J_ = check_scalar(B, "n_resamples", min_val=2), check_scalar(J, "n_inner", min_val=1)
-        dist, log = _bs632_distribution(_refits_iv(data, None, loss), B_, J_, generator(root, "bootstrap"))
+        dist, log = _bs632_distribution(_refits_iv(data, None, loss), B_, J_, generator(root, "bootstrap"), budget)
         log.warn("intervals (bootstrap distribution of the .632 estimate)")
-        shared[key] = (dist, {"n_resamples": B_, "n_inner": J_, "distribution_degenerate_refits": log.degenerate,
-                              "distribution_refits": log.refits}, time.perf_counter() - t0)
-    dist, det, seconds = shared[key]
-    return {"bootstrap_distribution": dist}, {**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"}, seconds
+        det = {"n_resamples": B_, "n_inner": J_, "distribution_degenerate_refits": log.degenerate,
+               "distribution_refits": log.refits}
+        budget.note(det, "n_resamples", dist.shape[0], B_)
+        return dist, det
+    dist, det, piece = _shared_piece(shared, ("bootstrap", _loss_key(loss), B, J), compute)
+    return {"bootstrap_distribution": dist}, {**det, "distribution_source": "bootstrap (shared by bs1 and bs2)"}, piece
+
+
+def _merge_notes(first: dict, second: dict) -> dict:
+    """Two pieces' details as one, ``cut_by_time_limit`` True if either was cut short."""
+    cut = [d["cut_by_time_limit"] for d in (first, second) if "cut_by_time_limit" in d]
+    return {**first, **second, **({"cut_by_time_limit": any(cut)} if cut else {})}
 
 
 def share_centre(method: Any, data: PreparedData, y: np.ndarray, options: Mapping[str, Any], *,
@@ -370,9 +394,11 @@ def share_centre(method: Any, data: PreparedData, y: np.ndarray, options: Mappin
                  rng: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``prepare`` hook of K, Y, M and L in :mod:`cudbound.registry` (its signature is
     :class:`cudbound.registry.IntervalMethod`'s): the .632 centre computed once per call and shared by
-    every baseline (:func:`_shared_632_centre`), its time in ``details["shared_seconds"]``."""
-    kwargs, details, seconds = _shared_632_centre(method, data, options, shared, root)
-    return kwargs, {**details, "shared_seconds": seconds}
+    every baseline (:func:`_shared_632_centre`), within the method's ``time_limit``; its name and
+    seconds in ``details["shared_pieces"]``."""
+    budget = Budget(check_time_limit(options.get("time_limit")))
+    kwargs, details, pieces = _shared_632_centre(method, data, options, shared, root, budget)
+    return kwargs, {**details, "shared_pieces": pieces}
 
 
 def share_centre_and_distribution(method: Any, data: PreparedData, y: np.ndarray, options: Mapping[str, Any], *,
@@ -380,11 +406,13 @@ def share_centre_and_distribution(method: Any, data: PreparedData, y: np.ndarray
                                   rng: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``prepare`` hook of BS1 and BS2 in :mod:`cudbound.registry`: the shared .632 centre
     (:func:`share_centre`) and the bootstrap distribution of the .632 estimate, computed once per call
-    for both (:func:`_shared_632_distribution`), the time of both in ``details["shared_seconds"]``."""
-    centre, centre_details, centre_seconds = _shared_632_centre(method, data, options, shared, root)
-    dist, dist_details, dist_seconds = _shared_632_distribution(method, data, options, shared, root)
-    return {**centre, **dist}, {**centre_details, **dist_details,
-                                "shared_seconds": centre_seconds + dist_seconds}
+    for both (:func:`_shared_632_distribution`), within the method's ``time_limit``; the names and
+    seconds of both in ``details["shared_pieces"]``."""
+    budget = Budget(check_time_limit(options.get("time_limit")))
+    centre, centre_details, centre_piece = _shared_632_centre(method, data, options, shared, root, budget)
+    dist, dist_details, dist_piece = _shared_632_distribution(method, data, options, shared, root, budget)
+    return {**centre, **dist}, {**_merge_notes(centre_details, dist_details),
+                                "shared_pieces": {**centre_piece, **dist_piece}}
 
 
 def _result(method, ci, level, t, n, t0, details) -> IntervalResult:
@@ -416,15 +444,17 @@ def _bs2_iv(*args):
 
 
 def _bs_common(name, design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng,
-               bootstrap_distribution, iv):
+               bootstrap_distribution, iv, time_limit):
+    budget = Budget(check_time_limit(time_limit))
     refits, level, B, J, n_boot, centre, gen, dist = iv(
         design, y, confidence_level, n_resamples, n_inner, n_boot, loss, centre, rng, bootstrap_distribution)
-    t, details = _centre_value(refits, centre, n_boot, gen, name)
+    t, details = _centre_value(refits, centre, n_boot, gen, name, budget)
     if dist is None:
-        dist, log = _bs632_distribution(refits, B, J, gen)
+        dist, log = _bs632_distribution(refits, B, J, gen, budget)
         log.warn(f"{name} (bootstrap distribution)")
         details.update({"n_resamples": B, "n_inner": J, "distribution_degenerate_refits": log.degenerate,
                         "distribution_refits": log.refits})
+        budget.note(details, "n_resamples", dist.shape[0], B)
     else:
         details.update({"n_resamples": int(dist.shape[0]), "distribution_source": "given"})
     details["bootstrap_distribution"] = dist
@@ -453,7 +483,8 @@ def _variant(dist, t, distribution, details):
 def bs1(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 1000, n_inner: int = 50,
         n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
         rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-        bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal") -> IntervalResult:
+        bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal",
+        time_limit: float | None = None) -> IntervalResult:
     r"""BS1: percentile bootstrap interval of the .632 estimate (Efron & Tibshirani 1993, ch. 13).
 
     .. math::
@@ -486,6 +517,7 @@ def bs1(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
         shifted by t - mean(values), removing the nested bootstrap's bias (its .632 values sit
         below t, because a copy of a left-out row can stay in the inner sample);
         ``details["bootstrap_bias"]`` reports mean(values) - t either way.
+    %(time_limit)s
 
     Returns
     -------
@@ -514,7 +546,7 @@ def bs1(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
     t0 = time.perf_counter()
     _distribution_iv(distribution)
     n, level, t, dist, details = _bs_common("bs1", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
-                                            centre, rng, bootstrap_distribution, _bs1_iv)
+                                            centre, rng, bootstrap_distribution, _bs1_iv, time_limit)
     dist = _variant(dist, t, distribution, details)
     return _result("bs1", percentile_interval(dist, level), level, t, n, t0, details)
 
@@ -523,7 +555,8 @@ def bs1(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
 def bs2(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 1000, n_inner: int = 50,
         n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
         rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-        bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal") -> IntervalResult:
+        bootstrap_distribution: ArrayLike | None = None, distribution: str = "literal",
+        time_limit: float | None = None) -> IntervalResult:
     r"""BS2: basic ("corrected") bootstrap interval of the .632 estimate.
 
     .. math::
@@ -550,6 +583,7 @@ def bs2(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
         Reuse the values of a BS1 run.
     distribution : 'literal' (default) or 'bias_corrected'
         As for :func:`bs1`; with 'bias_corrected' BS2 is BS1 reflected about t.
+    %(time_limit)s
 
     Returns
     -------
@@ -569,7 +603,7 @@ def bs2(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_re
     t0 = time.perf_counter()
     _distribution_iv(distribution)
     n, level, t, dist, details = _bs_common("bs2", design, y, confidence_level, n_resamples, n_inner, n_boot, loss,
-                                            centre, rng, bootstrap_distribution, _bs2_iv)
+                                            centre, rng, bootstrap_distribution, _bs2_iv, time_limit)
     dist = _variant(dist, t, distribution, details)
     return _result("bs2", basic_interval(t, dist, level), level, t, n, t0, details)
 
@@ -586,7 +620,8 @@ def _kohavi_iv(design, y, confidence_level, n_eff, form, n_boot, loss, centre, r
 @fill_doc(**_DOC)
 def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_eff: float | None = None,
            form: str = "wilson", n_boot: int = 200, loss: str | Loss = "squared", centre: str | float = "632",
-           rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+           rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+           time_limit: float | None = None) -> IntervalResult:
     r"""K: Kohavi's normal approximation around the .632 estimate, inverted (Wilson).
 
     The error estimate t is treated as a binomial proportion over n_eff test cases and its
@@ -616,6 +651,7 @@ def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n
         Effective sample size, default n.
     form : 'wilson' (default) or 'wald'
     %(centre)s
+    %(time_limit)s
 
     Returns
     -------
@@ -632,7 +668,7 @@ def kohavi(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n
     t0 = time.perf_counter()
     refits, level, n_eff, form, n_boot, centre, gen = _kohavi_iv(design, y, confidence_level, n_eff, form,
                                                                             n_boot, loss, centre, rng)
-    t, details = _centre_value(refits, centre, n_boot, gen, "kohavi")
+    t, details = _centre_value(refits, centre, n_boot, gen, "kohavi", Budget(check_time_limit(time_limit)))
     details.update({"n_eff": n_eff, "form": form})
     ci = wilson_interval(t, n_eff, level) if form == "wilson" else normal_interval(t, n_eff, level)
     return _result("kohavi", ci, level, t, refits.n, t0, details)
@@ -660,8 +696,8 @@ def _yang_iv(design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot
 @fill_doc(**_DOC)
 def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int | Splitter = 2, repeats: int = 10,
          stratified: bool = True, n_eff: float | None = None, n_boot: int = 200, loss: str | Loss = "squared",
-         centre: str | float = "632",
-         rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+         centre: str | float = "632", rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+         time_limit: float | None = None) -> IntervalResult:
     r"""Y: Yang's cross-validation normal approximation.
 
     .. math::
@@ -704,6 +740,8 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv:
     centre : '632', 'cv' or float, default '632'
     rng : None, int, SeedSequence or Generator
         Source of the folds, then of the .632 bootstrap.
+    %(time_limit)s
+        The cross-validation runs (``repeats_used``) come before the centre's bootstrap.
 
     Returns
     -------
@@ -721,22 +759,35 @@ def yang(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv:
     16(2), 635-657. Laber, E. B. and Murphy, S. A. (2008). UAI 2008.
     """
     t0 = time.perf_counter()
+    budget = Budget(check_time_limit(time_limit))
     (refits, level, folds_or_k, repeats, stratified, n_eff, n_boot, centre, gen) = _yang_iv(
         design, y, confidence_level, cv, repeats, stratified, n_eff, n_boot, loss, centre, rng)
     folds = deal_folds(folds_or_k, refits.labels, repeats, stratified, gen)
     k, repeats = int(folds[0].max()) + 1, int(folds.shape[0])
     n_eff = refits.n / k if n_eff is None else n_eff
-    per_repeat, log = _cv_parts(refits, folds)
+    per_repeat, log = _cv_runs(refits, folds, budget)
     log.warn("yang (cross-validation)")
     cv_estimate = float(per_repeat.mean())
     details: dict[str, Any]
     if centre == "cv":
         t, details = cv_estimate, {"centre_source": "cv"}
     else:
-        t, details = _centre_value(refits, centre, n_boot, gen, "yang")
+        t, details = _centre_value(refits, centre, n_boot, gen, "yang", budget)
+    budget.note(details, "repeats", per_repeat.shape[0], repeats)
     details.update({"n_eff": n_eff, "k": k, "repeats": repeats, "stratified": stratified, "cv_estimate": cv_estimate,
                     "cv_degenerate_refits": log.degenerate})
     return _result("yang", normal_interval(t, n_eff, level), level, t, refits.n, t0, details)
+
+
+def _cv_runs(refits: Refits, folds: np.ndarray, budget: Budget) -> tuple[np.ndarray, RefitLog]:
+    """The pooled CV error of each run of ``folds`` (:func:`cudbound.baselines.estimators._cv_parts`), the
+    runs one after the other while ``budget`` lasts (at least one; all at once without a limit)."""
+    parts, log = [], RefitLog()
+    for start, stop in budget.chunks(folds.shape[0]):
+        per_repeat, lg = _cv_parts(refits, folds[start:stop])
+        parts.append(per_repeat)
+        log.add(lg)
+    return np.concatenate(parts), log
 
 
 def _martin_iv(design, y, confidence_level, m, prior, n_boot, loss, centre, rng):
@@ -749,8 +800,8 @@ def _martin_iv(design, y, confidence_level, m, prior, n_boot, loss, centre, rng)
 @fill_doc(**_DOC)
 def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m: float | None = None,
            prior: tuple[float, float] = (1.0, 1.0), n_boot: int = 200, loss: str | Loss = "squared",
-           centre: str | float = "632",
-           rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+           centre: str | float = "632", rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+           time_limit: float | None = None) -> IntervalResult:
     r"""M: Martin & Hirschberg's Beta-posterior interval around the .632 estimate.
 
     The error rate after e errors in m trials has, under a Beta(a, b) prior, the
@@ -774,6 +825,7 @@ def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m
         Effective number of test cases, default n.
     prior : (a, b), default (1, 1)
     %(centre)s
+    %(time_limit)s
 
     Returns
     -------
@@ -791,7 +843,7 @@ def martin(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m
     t0 = time.perf_counter()
     refits, level, m, (a, b), n_boot, centre, gen = _martin_iv(design, y, confidence_level, m, prior,
                                                                           n_boot, loss, centre, rng)
-    t, details = _centre_value(refits, centre, n_boot, gen, "martin")
+    t, details = _centre_value(refits, centre, n_boot, gen, "martin", Budget(check_time_limit(time_limit)))
     details.update({"m": m, "prior_a": a, "prior_b": b, "posterior_a": a + t * m, "posterior_b": b + (1.0 - t) * m})
     return _result("martin", beta_interval(t, m, level, (a, b)), level, t, refits.n, t0, details)
 
@@ -810,8 +862,8 @@ def _langford_iv(design, y, confidence_level, m, alternative, n_boot, loss, cent
 @fill_doc(**_DOC)
 def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, m: int | None = None,
              alternative: str = "two-sided", n_boot: int = 200, loss: str | Loss = "squared",
-             centre: str | float = "632",
-             rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+             centre: str | float = "632", rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+             time_limit: float | None = None) -> IntervalResult:
     r"""L: Langford's inverted binomial (Clopper-Pearson) with the .632 estimate as test error.
 
     "Acting as if we had a test set" (Laber & Murphy 2008, footnote 3): k = round(t m)
@@ -840,6 +892,7 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     alternative : 'two-sided' (default), 'less' or 'greater'
         As in ``scipy.stats.binomtest`` (``sides``, 2, 'upper' or 'lower', is its old name, deprecated).
     %(centre)s
+    %(time_limit)s
 
     Returns
     -------
@@ -857,7 +910,7 @@ def langford(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95,
     t0 = time.perf_counter()
     refits, level, m, sides, n_boot, centre, gen = _langford_iv(design, y, confidence_level, m,
                                                                            alternative, n_boot, loss, centre, rng)
-    t, details = _centre_value(refits, centre, n_boot, gen, "langford")
+    t, details = _centre_value(refits, centre, n_boot, gen, "langford", Budget(check_time_limit(time_limit)))
     k = min(m, max(0, math.floor(t * m + 0.5)))
     details.update({"k": k, "m": m, "sides": sides})
     return _result("langford", _clopper_pearson(k, m, level, sides), level, t, refits.n, t0, details)

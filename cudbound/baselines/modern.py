@@ -48,6 +48,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._budget import Budget, check_time_limit
 from .._deprecation import renamed
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_rng, check_scalar
@@ -56,7 +57,8 @@ from ..results import ConfidenceInterval, IntervalResult
 from ..resampling import Splitter, cv_splitter, deal_folds, draw_counts, folds_or_count
 from ..refit import Refits
 from ..statistics import normal_critical_value, percentile_interval, t_critical_value
-from .estimators import _e632plus_parts, _e632_value, _refits_iv
+from .estimators import _e632plus_parts, _e632_value, _predict_within, _refits_iv
+from .methods import _DOC as _PAPER_DOC
 from .methods import _result
 
 __all__ = ["wald_cv", "corrected_t", "conservative_z", "nested_cv", "bccv", "e632_delta",
@@ -72,6 +74,7 @@ _DOC = {
         The surrogate loss the classifier is fitted with (as for CUD).
     rng : None, int, SeedSequence or Generator
         The source of every random split or resample.""",
+    "time_limit": _PAPER_DOC["time_limit"],
 }
 
 
@@ -351,7 +354,8 @@ def _corrected_t_iv(design, y, confidence_level, n_splits, test_fraction, loss, 
 @fill_doc(**_DOC)
 def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_splits: int = 15,
                 test_fraction: float = 0.1, loss: str | Loss = "squared",
-                rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+                rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+                time_limit: float | None = None) -> IntervalResult:
     r"""Corrected resampled t interval (Nadeau & Bengio 2003).
 
     J random splits of the n points into n1 training and n2 = round(test_fraction n) test
@@ -374,6 +378,8 @@ def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.
         J, at least 2.
     test_fraction : float in (0, 1), default 0.1
     %(tail)s
+    %(time_limit)s
+        The splits are the resamples (``n_splits_used``, at least 2).
 
     Returns
     -------
@@ -387,15 +393,18 @@ def corrected_t(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.
     of significance tests for comparing learning algorithms. PAKDD 2004.
     """
     t0 = time.perf_counter()
+    budget = Budget(check_time_limit(time_limit))
     refits, level, J, f, n1, n2, gen = _corrected_t_iv(design, y, confidence_level, n_splits,
                                                                   test_fraction, loss, rng)
     train, test = _random_splits(refits.n, n2, J, gen)
-    wrong, log = _heldout_wrong(refits, train, test)
-    mu = wrong.sum(axis=1) / n2
+    preds, log, used = _predict_within(refits, train, budget, minimum=2)
+    train, test = train[:used], test[:used]
+    mu = ((preds != refits.labels) & test).sum(axis=1) / n2
     ci = corrected_t_interval(mu, n1, n2, level)
-    return _finish("corrected_t", ci, level, float(mu.mean()), refits.n, t0,
-                   {"n_splits": J, "test_fraction": f, "n_train": n1, "n_test": n2, "split_errors": mu,
-                    "train_masks": train, "test_masks": test}, log)
+    details = {"n_splits": J, "test_fraction": f, "n_train": n1, "n_test": n2, "split_errors": mu,
+               "train_masks": train, "test_masks": test}
+    budget.note(details, "n_splits", used, J)
+    return _finish("corrected_t", ci, level, float(mu.mean()), refits.n, t0, details, log)
 
 
 def _conservative_z_iv(design, y, confidence_level, n_splits, n_halves, test_fraction, loss, rng):
@@ -413,7 +422,8 @@ def _conservative_z_iv(design, y, confidence_level, n_splits, n_halves, test_fra
 @fill_doc(**_DOC)
 def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_splits: int = 15,
                    n_halves: int = 10, test_fraction: float = 0.1, loss: str | Loss = "squared",
-                   rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+                   rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+                   time_limit: float | None = None) -> IntervalResult:
     r"""Conservative Z interval (Nadeau & Bengio 2003).
 
     The estimate mu is that of :func:`corrected_t` on all the data (J splits, n1 training, n2
@@ -440,6 +450,9 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
         M, the number of random halvings.
     test_fraction : float in (0, 1), default 0.1
     %(tail)s
+    %(time_limit)s
+        The J splits of the estimate are always made; the halvings are the resamples
+        (``n_halves_used``, at least 1).
 
     Returns
     -------
@@ -452,6 +465,7 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
     Learning 52, 239-281.
     """
     t0 = time.perf_counter()
+    budget = Budget(check_time_limit(time_limit))
     refits, level, J, M, f, n1, n2, gen = _conservative_z_iv(design, y, confidence_level, n_splits,
                                                                         n_halves, test_fraction, loss, rng)
     n = refits.n
@@ -465,15 +479,19 @@ def conservative_z(design: ArrayLike, y: ArrayLike, *, confidence_level: float =
             trains.append(tr)
             tests.append(te)
     trains, tests = np.concatenate(trains), np.concatenate(tests)  # type: ignore[assignment]  # the lists, joined
-    wrong, log = _heldout_wrong(refits, trains, tests)
-    mu_split = wrong.sum(axis=1) / n2
+    wrong, log = _heldout_wrong(refits, trains[:J], tests[:J])       # the estimate's J splits, always
+    halves, lg, used = _predict_within(refits, trains[J:], budget, offsets=np.arange(M + 1) * 2 * J)
+    log.add(lg)
+    trains, tests = trains[:J * (1 + 2 * used)], tests[:J * (1 + 2 * used)]
+    mu_split = np.concatenate([wrong, (halves != refits.labels) & tests[J:]]).sum(axis=1) / n2
     mu = float(mu_split[:J].mean())
-    pairs = mu_split[J:].reshape(M, 2, J).mean(axis=2)
+    pairs = mu_split[J:].reshape(used, 2, J).mean(axis=2)
     ci = conservative_z_interval(mu, pairs, level)
-    return _finish("conservative_z", ci, level, mu, n, t0,
-                   {"n_splits": J, "n_halves": M, "test_fraction": f, "n_train": n1, "n_test": n2,
-                    "half_train": half - n2, "sigma": (ci.high - mu) / normal_critical_value(level),
-                    "half_errors": pairs, "train_masks": trains, "test_masks": tests}, log)
+    details = {"n_splits": J, "n_halves": M, "test_fraction": f, "n_train": n1, "n_test": n2,
+               "half_train": half - n2, "sigma": (ci.high - mu) / normal_critical_value(level),
+               "half_errors": pairs, "train_masks": trains, "test_masks": tests}
+    budget.note(details, "n_halves", used, M)
+    return _finish("conservative_z", ci, level, mu, n, t0, details, log)
 
 
 def _nested_cv_iv(design, y, confidence_level, cv, repeats, bias_repeats, loss, rng) -> tuple[
@@ -515,7 +533,8 @@ def _all_folds(n, k, gen):
 @fill_doc(**_DOC)
 def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, cv: int = 10, repeats: int = 50,
               bias_repeats: int | None = None, loss: str | Loss = "squared",
-              rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+              rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+              time_limit: float | None = None) -> IntervalResult:
     r"""Nested cross-validation interval (Bates, Hastie & Tibshirani 2023, Algorithm 1).
 
     Following the authors' R package ``nestedcv`` (R/core.R). Each of R repetitions splits
@@ -554,6 +573,9 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     bias_repeats : int, optional
         Plain CV runs for Err_CV, default ceil(repeats / 5).
     %(tail)s
+    %(time_limit)s
+        The plain CV runs for Err_CV are always made; the R repetitions are the resamples
+        (``repeats_used``, at least 1).
 
     Returns
     -------
@@ -567,18 +589,24 @@ def nested_cv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95
     and how well does it do it? JASA 119, 1434-1445 (code: stephenbates19/nestedcv).
     """
     t0 = time.perf_counter()
+    budget = Budget(check_time_limit(time_limit))
     refits, level, K, R, Rb, gen = _nested_cv_iv(design, y, confidence_level, cv, repeats,
                                                             bias_repeats, loss, rng)
     labels = refits.labels
     n = refits.n
     trains, layouts, cv_layouts = nested_cv_splits(n, K, R, Rb, gen)
-    preds, log = refits.predict(trains.astype(float))
-    est = nested_cv_estimate(preds != labels, layouts, cv_layouts)
+    per_rep = K + len(_inner_pairs(K))
+    bias, log = refits.predict(trains[R * per_rep:].astype(float))        # the plain CV runs, always
+    nested, lg, used = _predict_within(refits, trains[:R * per_rep], budget, offsets=np.arange(R + 1) * per_rep)
+    log.add(lg)
+    layouts = layouts[:used]
+    est = nested_cv_estimate(np.concatenate([nested, bias]) != labels, layouts, cv_layouts)
     half = normal_critical_value(level) * est["se"]
     centre = est["centre"]
-    return _finish("nested_cv", ConfidenceInterval(centre - half, centre + half), level, centre, n, t0,
-                   {"k": K, "repeats": R, "bias_repeats": Rb, **{k: est[k] for k in _NESTED_DETAILS},
-                    "fold_layouts": layouts, "cv_layouts": cv_layouts}, log)
+    details = {"k": K, "repeats": R, "bias_repeats": Rb, **{k: est[k] for k in _NESTED_DETAILS},
+               "fold_layouts": layouts, "cv_layouts": cv_layouts}
+    budget.note(details, "repeats", used, R)
+    return _finish("nested_cv", ConfidenceInterval(centre - half, centre + half), level, centre, n, t0, details, log)
 
 
 _NESTED_DETAILS = ("err_ncv", "err_cv", "bias", "mse", "se", "se_inflation")
@@ -686,7 +714,8 @@ def _loo_case_weights(counts):
 @fill_doc(**_DOC)
 def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
          bias_correction: bool = True, loss: str | Loss = "squared",
-         rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+         rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+         time_limit: float | None = None) -> IntervalResult:
     r"""Bootstrap case cross-validation interval (Jiang, Varma & Simon 2008).
 
     B bootstrap samples of the n cases (counts N^b); on each, leave-one-case-out
@@ -714,6 +743,9 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
         B.
     bias_correction : bool, default True
     %(tail)s
+    %(time_limit)s
+        The leave-one-out fits on the data are always made; the B bootstrap samples are the
+        resamples (``n_resamples_used``, at least 2).
 
     Returns
     -------
@@ -727,23 +759,29 @@ def bccv(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_r
     Genetics and Molecular Biology 7(1), article 8.
     """
     t0 = time.perf_counter()
+    budget = Budget(check_time_limit(time_limit))
     refits, level, B, corrected, gen = _bccv_iv(design, y, confidence_level, n_resamples, bias_correction, loss, rng)
     labels, n = refits.labels, refits.n
     counts = draw_counts(n, B, gen)
     rows, cases, weights = _loo_case_weights(counts)
-    loo_w = 1.0 - np.eye(n)
-    preds, log = refits.predict(np.concatenate([weights, loo_w]))
-    m = rows.shape[0]
+    loo, log = refits.predict(1.0 - np.eye(n))                            # leave-one-out on the data, always
+    e_loo = float(np.mean(np.diagonal(loo) != labels))
+    offsets = np.searchsorted(rows, np.arange(B + 1))                      # each sample's rows (rows is sorted)
+    preds, lg, used = _predict_within(refits, weights, budget, offsets=offsets, minimum=2)
+    log.add(lg)
+    m = offsets[used]
+    rows, cases, counts = rows[:m], cases[:m], counts[:used]
     miss = preds[np.arange(m), cases] != labels[cases]
-    e_star = np.bincount(rows, weights=counts[rows, cases] * miss, minlength=B) / n
-    e_loo = float(np.mean(preds[m + np.arange(n), np.arange(n)] != labels))
+    e_star = np.bincount(rows, weights=counts[rows, cases] * miss, minlength=used) / n
     low, high = percentile_interval(e_star, level)
     shift = float(e_star.mean() - e_loo) if corrected else 0.0
     centre = e_loo if corrected else float(e_star.mean())
+    details = {"n_resamples": B, "bias_correction": corrected, "loo_error": e_loo,
+               "bootstrap_mean": float(e_star.mean()), "shift": shift, "bootstrap_distribution": e_star,
+               "counts": counts}
+    budget.note(details, "n_resamples", used, B)
     return _finish("bccv", ConfidenceInterval(float(low) - shift, float(high) - shift), level, centre, n, t0,
-                   {"n_resamples": B, "bias_correction": corrected, "loo_error": e_loo,
-                    "bootstrap_mean": float(e_star.mean()), "shift": shift, "bootstrap_distribution": e_star,
-                    "counts": counts}, log)
+                   details, log)
 
 
 def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng) -> tuple[
@@ -760,7 +798,8 @@ def _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, los
 @fill_doc(**_DOC)
 def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.95, n_resamples: int = 200,
                point_estimate: str = ".632+", loss: str | Loss = "squared",
-               rng: np.random.Generator | np.random.SeedSequence | int | None = None) -> IntervalResult:
+               rng: np.random.Generator | np.random.SeedSequence | int | None = None,
+               time_limit: float | None = None) -> IntervalResult:
     r"""Normal interval around the .632+ estimate with Efron & Tibshirani's delta-method SE.
 
     SE_del of the leave-one-out bootstrap Err(1) by the delta method (Efron & Tibshirani
@@ -785,6 +824,8 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
         The estimate the interval is centred on (``estimator`` is its old name, deprecated:
         ``estimator`` means a scikit-learn model everywhere else).
     %(tail)s
+    %(time_limit)s
+        The B bootstrap samples are the resamples (``n_resamples_used``, at least 2).
 
     Returns
     -------
@@ -798,15 +839,18 @@ def e632_delta(design: ArrayLike, y: ArrayLike, *, confidence_level: float = 0.9
     errors and influence functions. JRSS B 54, 83-127.
     """
     t0 = time.perf_counter()
+    budget = Budget(check_time_limit(time_limit))
     refits, level, B, key, gen = _e632_delta_iv(design, y, confidence_level, n_resamples, point_estimate, loss, rng)
     labels, n = refits.labels, refits.n
     counts = draw_counts(n, B, gen)
     _, full_preds = refits.full_fit()
     train = float(np.mean(full_preds != labels))
-    preds, log = refits.predict(counts)
+    preds, log, used = _predict_within(refits, counts, budget, minimum=2)
+    counts = counts[:used]
     err1, se_del, _ = delta_method_se(preds != labels, counts)
     details = {"n_resamples": B, "estimator": key, "train_error": train, "err1": err1, "se_err1": se_del,
                "counts": counts}
+    budget.note(details, "n_resamples", used, B)
     if key == "err1":
         est = err1
     elif key == "632":

@@ -127,9 +127,10 @@ def _model_details(args) -> dict:
 
 
 # the options of the interval commands that not every method takes: flag -> parameter name (a field of
-# CUD's engine_options, cudbound.EngineOptions, as "engine_options.FIELD")
+# CUD's engine_options, cudbound.EngineOptions, as "engine_options.FIELD"); --time-limit is the whole
+# run's (intervals(time_limit=...)), which every method honours
 _METHOD_OPTIONS = {"--resamples": "n_resamples", "--alpha-n": "alpha_n", "--jobs": "n_jobs",
-                   "--time-limit": "time_limit", "--scheduler": "engine_options.scheduler",
+                   "--scheduler": "engine_options.scheduler",
                    "--exact-distribution": "engine_options.exact_distribution",
                    "--max-nodes": "engine_options.max_nodes",
                    "--replicate-time-limit": "engine_options.replicate_time_limit", "--cv": "cv"}
@@ -173,7 +174,8 @@ def _interval_methods(args, X, y, labels, features, encoding, seed, procedure) -
     try:
         results = intervals(X, y, methods=args.methods, procedure=procedure,
                             confidence_level=args.confidence_level, rng=seed, pos_label=args.pos_label,
-                            progress=_show_progress(args), **{f"{m}_options": opts for m, opts in per.items() if opts})
+                            time_limit=args.time_limit, progress=_show_progress(args),
+                            **{f"{m}_options": opts for m, opts in per.items() if opts})
     except IntervalsInterrupted as stop:     # Ctrl-C: keep and print what finished
         note = (f"interrupted during {stop.method}; not started: {', '.join(stop.pending) or 'none'}")
         record, report = _methods_output(args, X, labels, features, encoding, seed, procedure, stop.results, note)
@@ -182,20 +184,45 @@ def _interval_methods(args, X, y, labels, features, encoding, seed, procedure) -
     return _methods_output(args, X, labels, features, encoding, seed, procedure, results)
 
 
+def _time_note(result) -> str:
+    """What the time limit cut short in one result: each loop's resamples used of those asked for
+    (``<option>_used`` against ``<option>``), or CUD's certified, conservative interval; "" if nothing."""
+    details = result.details
+    if not details.get("cut_by_time_limit"):
+        return ""
+    cut = [f"{key[:-5]} {used} of {details[key[:-5]]}" for key, used in details.items()
+           if key.endswith("_used") and key[:-5] in details and used < details[key[:-5]]]
+    return "time limit: " + (", ".join(cut) if cut else "conservative")
+
+
+def _time_limit_details(args, results) -> dict:
+    """The record's ``details`` on the time limit: its seconds and the methods it left out."""
+    if args.time_limit is None:
+        return {}
+    return {"time_limit": args.time_limit, "skipped": list(getattr(results, "skipped", ()))}
+
+
 def _methods_output(args, X, labels, features, encoding, seed, procedure, results, note=None) -> tuple[dict, str]:
-    """The table (and record) of several methods' results; ``note`` a line on what did not finish."""
+    """The table (and record) of several methods' results; ``note`` a line on what did not finish, and a
+    line on the methods the time limit left out (``results.skipped``)."""
+    skipped = tuple(getattr(results, "skipped", ()))
+    if skipped:
+        note = (f"{note}; " if note else "") + (f"not started, the time limit of {args.time_limit:g} s having run "
+                                               f"out: {', '.join(skipped)}")
+    details = {**_model_details(args), **_time_limit_details(args, results)}
     if not results:
         lines = [f"No method finished ({note})." if note else "No method finished."]
         return envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed, results=[], plot=None,
-                        details=_model_details(args)), "\n".join(lines)
+                        details=details), "\n".join(lines)
     w = max(10, 2 + max(len(r.method) for r in results))
     lines = [f"Confidence intervals for the generalization error (level {args.confidence_level:g}, n = {X.shape[0]}, "
              f"seed {seed})", f"labels: {encoding!r}", "",
              f"  {'method':<{w}}{'low':>8}{'high':>8}{'estimate':>10}{'width':>8}{'seconds':>9}"]
-    lines += [f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.estimate:>10.4f}{r.width:>8.4f}"
-              f"{r.seconds + r.details.get('shared_seconds', 0.0):>9.2f}" for r in results]
+    lines += [(f"  {r.method:<{w}}{r.low:>8.4f}{r.high:>8.4f}{r.estimate:>10.4f}{r.width:>8.4f}{r.seconds:>9.2f}"
+               f"  {_time_note(r)}").rstrip() for r in results]
     lines += ["", "  estimate: training error for cud, the .632 estimate for the paper's six baselines (Laber & Murphy "
-                  "2008), each method's own estimate for the others."]
+                  "2008), each method's own estimate for the others; seconds: each method's own, plus its share of "
+                  "what it shares with others."]
     if note:
         lines.append(f"  {note}.")
     plotted = _maybe_plot(args, list(results))
@@ -204,7 +231,7 @@ def _methods_output(args, X, labels, features, encoding, seed, procedure, result
     names = _coefficient_names(procedure, X, labels, features) if "cud" in args.methods else None
     record = envelope("interval", data=_csv_data(args, X, features, encoding), seed=seed,
                       results=[{**r.to_dict(), "coef_names": names} if r.method == "cud" else r.to_dict()
-                               for r in results], plot=plotted, details=_model_details(args))
+                               for r in results], plot=plotted, details=details)
     return record, "\n".join(lines)
 
 

@@ -160,9 +160,11 @@ def _cud_flags(parser) -> None:
                         help="node budget of each replicate's search; a replicate cut short keeps a certified "
                              "upper bound and the interval is flagged conservative (default: none)")
     parser.add_argument("--time-limit", type=_positive(float, "--time-limit"), default=None, metavar="SECONDS",
-                        help="time budget of the whole CUD interval: spent on the replicates that decide it; when "
-                             "it runs out, a certified (conservative) interval is returned at once, with how far "
-                             "its upper end could still move (default: none)")
+                        help="time budget of the whole run (default: none). CUD spends it on the replicates that "
+                             "decide the interval; when it runs out, a certified (conservative) interval is "
+                             "returned at once, with how far its upper end could still move. With --methods, every "
+                             "method honours it: a resampling method stops its resamples and says how many it "
+                             "used; a method not started when it runs out is skipped and listed as such")
     parser.add_argument("--replicate-time-limit", type=_positive(float, "--replicate-time-limit"), default=None,
                         metavar="SECONDS", help="time budget of each replicate's search, as --max-nodes (default: none)")
 

@@ -492,9 +492,11 @@ def test_a_system_failure_is_one_line_and_exit_status_1(capsys, monkeypatch, err
     assert err.count("\n") == 1 and err.startswith("cudbound: error: ") and fragment in err, err
 
 
-def test_several_methods_forward_every_budget(capsys, yes_no_csv):
-    """--max-nodes and --time-limit reach CUD when other methods are chosen too (issue 28): the
-    same conservative interval as CUD alone under the same budget."""
+def test_several_methods_forward_every_budget(capsys, monkeypatch, yes_no_csv):
+    """--max-nodes and --time-limit reach CUD when other methods are chosen too: the same conservative
+    interval as CUD alone under the same node budget; --time-limit, the whole run's, reaches CUD as
+    what is left of it (all of it, on a frozen fake clock: tests/_support/fake_clock.py)."""
+    from fake_clock import install
     base = ("interval", "--data", yes_no_csv, "--label", "outcome", "--seed", 3, "--resamples", 20, "--json")
     alone = json.loads(run(capsys, *base, "--max-nodes", 1)[1])["results"][0]
     code, out, err = run(capsys, *base, "--max-nodes", 1, "--methods", "cud,kohavi")
@@ -502,11 +504,13 @@ def test_several_methods_forward_every_budget(capsys, yes_no_csv):
     both = json.loads(out)["results"][0]
     assert both["conservative"] and alone["conservative"]
     assert (both["low"], both["high"]) == (alone["low"], alone["high"])
+    install(monkeypatch)
     spent = json.loads(run(capsys, *base, "--time-limit", 1e-9, "--methods", "cud,kohavi")[1])["results"][0]
     assert spent["conservative"] and spent["search"]["out_of_time"] and spent["upper_gap"] > 0
+    assert spent["details"]["cut_by_time_limit"]
 
 
-@pytest.mark.parametrize("flag, value", [("--max-nodes", 5), ("--time-limit", 3), ("--alpha-n", 10),
+@pytest.mark.parametrize("flag, value", [("--max-nodes", 5), ("--alpha-n", 10),
                                          ("--replicate-time-limit", 3), ("--exact-distribution", None)])
 def test_an_option_no_chosen_method_takes_is_an_error(capsys, yes_no_csv, flag, value):
     extra = (flag,) if value is None else (flag, value)
@@ -577,3 +581,68 @@ def test_a_loss_of_ones_own_by_import_path_gives_the_interval_of_that_loss_in_py
         assert cud["loss"] == direct.details["loss"]
     finally:
         sys.modules.pop("cli_squared_hinge", None)
+
+
+def test_time_limit_lists_the_methods_it_left_out(capsys, monkeypatch, zero_one_csv):
+    """--time-limit is the whole run's: ``slow`` spends 100 s of 50 (a fake clock, tests/_support/fake_clock.py),
+    so martin is not started: the table of the two that ran and a line naming martin; --json the same
+    results, with the limit and the skipped methods in ``details`` (the record still matches the schema)."""
+    from fake_clock import install
+
+    from cudbound.output import OUTPUT_SCHEMA
+    from cudbound.registry import register, unregister
+    from cudbound.results import ConfidenceInterval, IntervalResult
+
+    jsonschema = pytest.importorskip("jsonschema")
+    clock = install(monkeypatch)
+
+    def slow(design, y, *, confidence_level=0.95, rng=None):
+        clock.advance(100.0)
+        return IntervalResult(method="slow", confidence_interval=ConfidenceInterval(0.1, 0.6),
+                              confidence_level=confidence_level, estimate=0.3, n_samples=len(y))
+    register("slow", slow, "moves the fake clock 100 s")
+    try:
+        argv = ["interval", "--data", zero_one_csv, "--label", "label", "--seed", 4, "--methods", "kohavi,slow,martin",
+                "--time-limit", 50]
+        code, out, err = run(capsys, *argv)
+        assert code == 0, err
+        assert re.search(r"^\s+kohavi\s+\d\.\d{4}", out, re.M) and re.search(r"^\s+slow\s+0\.1000", out, re.M)
+        assert not re.search(r"^\s+martin\s", out, re.M)
+        assert "not started, the time limit of 50 s having run out: martin" in out
+        assert "skipped" in err
+        code, out, _ = run(capsys, *argv, "--json")
+        record = json.loads(out)
+        assert [r["method"] for r in record["results"]] == ["kohavi", "slow"]
+        assert record["details"]["time_limit"] == 50 and record["details"]["skipped"] == ["martin"]
+        jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(record)
+    finally:
+        unregister("slow")
+
+
+def test_time_limit_shows_the_resamples_a_method_used(capsys, monkeypatch, zero_one_csv):
+    """One second per refit (a fake clock): wald_cv, one 10-fold split, runs to its end (10 s), and
+    e632_delta gets the 15 s left for 60 bootstrap samples, uses the first k, and the table says
+    'time limit: n_resamples k of 60', the JSON n_resamples_used = k."""
+    from fake_clock import clock_by_the_refit
+
+    clock_by_the_refit(monkeypatch)
+    argv = ["interval", "--data", zero_one_csv, "--label", "label", "--seed", 4, "--methods", "wald_cv,e632_delta",
+            "--resamples", 60, "--time-limit", 25]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert re.search(r"^\s+wald_cv\s+[\d. ]+$", out, re.M)
+    used = int(re.search(r"^\s+e632_delta\s.*time limit: n_resamples (\d+) of 60$", out, re.M).group(1))
+    assert 2 <= used < 60
+    code, out, _ = run(capsys, *argv, "--json")
+    delta = json.loads(out)["results"][1]
+    assert delta["details"]["n_resamples_used"] == used and delta["details"]["cut_by_time_limit"]
+    assert delta["details"]["n_resamples"] == 60
+
+
+def test_the_time_limit_is_every_methods(capsys, zero_one_csv):
+    """--time-limit with methods other than CUD is no error: it is the run's, and they honour it."""
+    code, out, err = run(capsys, "interval", "--data", zero_one_csv, "--label", "label", "--seed", 1,
+                         "--methods", "kohavi,yang", "--time-limit", 600, "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["details"]["skipped"] == [] and not any(r["details"]["cut_by_time_limit"] for r in record["results"])
