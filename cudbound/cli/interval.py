@@ -179,7 +179,7 @@ def _interval_methods(args, X, y, labels, features, encoding, seed, procedure) -
     except IntervalsInterrupted as stop:     # Ctrl-C: keep and print what finished
         note = (f"interrupted during {stop.method}; not started: {', '.join(stop.pending) or 'none'}")
         record, report = _methods_output(args, X, labels, features, encoding, seed, procedure, stop.results, note)
-        record["interrupted"] = {"during": stop.method, "not_started": list(stop.pending)}
+        record["details"]["interrupted"] = {"during": stop.method, "not_started": list(stop.pending)}
         raise InterruptedWithOutput(record, report) from None
     return _methods_output(args, X, labels, features, encoding, seed, procedure, results)
 

@@ -551,7 +551,10 @@ def test_ctrl_c_prints_the_methods_that_finished(capsys, zero_one_csv):
         code, out, _ = run(capsys, *argv, "--json")
         record = json.loads(out)
         assert code == 130 and [r["method"] for r in record["results"]] == ["kohavi", "yang"]
-        assert record["interrupted"] == {"during": "ctrl_c", "not_started": ["langford"]}
+        assert record["details"]["interrupted"] == {"during": "ctrl_c", "not_started": ["langford"]}
+        jsonschema = pytest.importorskip("jsonschema")
+        from cudbound.output import OUTPUT_SCHEMA
+        jsonschema.validate(record, OUTPUT_SCHEMA)       # the record of an interrupted run is still the schema's
     finally:
         unregister("ctrl_c")
 
