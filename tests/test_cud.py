@@ -3,11 +3,12 @@
 Each random problem is drawn from its own seed (``SEED0 + index``); a failure prints
 the seed and the full problem so that it can be re-run alone.
 
-The two sweeps (random problems, degenerate cases) are split by tests/_support/sweeps.py: the
-README's command checks the first case of each class (random: p, signal and n <= 8 or not, 12 of
-220; degenerate: every case but the further seeds of the numerically singular family and the -1
-label of a single point, whose +1 twin with the intercept is the same case by the label flip; 24
-of 34), CI every case (``-m slow``).
+The sweeps (random problems, degenerate cases, and the reference's own checks on the random
+problems) are split by tests/_support/sweeps.py: the README's command checks the first case of each
+class (random: p, signal and n <= 8 or not, 12 of 220; degenerate: every case but the further seeds
+of the numerically singular family and the -1 label of a single point, whose +1 twin with the
+intercept is the same case by the label flip; 24 of 34; the reference's patterns: |S| and p), CI
+every case (``-m slow``).
 """
 import math
 import re
@@ -253,31 +254,43 @@ def test_reference_pattern_minima_match_cvxpy():
             assert abs(closure_min_cvxpy(design, y, counts, G) - det.m[r]) <= 1e-6
 
 
-def test_reference_tree_enumeration_equals_full_enumeration():
+def _pattern_class(index):
+    """(|S|, p) of random problem ``index``: its rows whose count is not 1 (the patterns are over
+    them) and its dimension. The two sweeps below check the first problem of each class by default."""
+    _, _, counts, info = make_problem(SEED0 + index)
+    return int(np.sum(counts != 1)), info["p"]
+
+
+ENUMERATED = [i for i in range(60) if _pattern_class(i)[0] <= 7]   # the full enumeration takes 2^|S| LPs
+
+
+def test_the_enumeration_sweep_has_thirty_problems_and_every_size_in_the_default_run():
+    assert len(ENUMERATED) >= 30
+    kept = kept_by_default(first_of_each(ENUMERATED, _pattern_class))
+    assert {_pattern_class(i)[0] for i in kept} == {0, 2, 3, 4, 5, 6, 7}      # |S| = 1 is not drawn
+    assert {_pattern_class(i)[1] for i in kept} == {1, 2, 3}
+
+
+@pytest.mark.parametrize("index", first_of_each(ENUMERATED, _pattern_class))
+def test_reference_tree_enumeration_equals_full_enumeration(index):
     """Prefix-pruned LP enumeration == one LP for each of the 2^|S| patterns."""
-    checked = 0
-    for i in range(60):
-        design, y, counts, _ = make_problem(SEED0 + i)
-        rows = design[counts != 1]
-        if len(rows) > 7:
-            continue
-        assert np.array_equal(realisable_patterns(rows, "tree"), realisable_patterns(rows, "full"))
-        checked += 1
-    assert checked >= 30
+    design, y, counts, _ = make_problem(SEED0 + index)
+    rows = design[counts != 1]
+    assert np.array_equal(realisable_patterns(rows, "tree"), realisable_patterns(rows, "full"))
 
 
-def test_reference_patterns_contain_sampled_classifiers():
+@pytest.mark.parametrize("index", first_of_each(range(40), _pattern_class))
+def test_reference_patterns_contain_sampled_classifiers(index):
     """Every sign pattern of a random beta (sign(0) = +1) is declared realisable."""
-    rng = np.random.default_rng(3)
-    for i in range(40):
-        design, y, counts, _ = make_problem(SEED0 + i)
-        rows = design[counts != 1]
-        pats = {tuple(s) for s in realisable_patterns(rows)}
-        betas = rng.standard_normal((2000, design.shape[1]))
-        for s in np.where(rows @ betas.T >= 0, 1.0, -1.0).T:
-            assert tuple(s) in pats
-        # beta = 0 realises the all-plus pattern
-        assert tuple(np.ones(len(rows))) in pats
+    rng = np.random.default_rng(3 + index)
+    design, y, counts, _ = make_problem(SEED0 + index)
+    rows = design[counts != 1]
+    pats = {tuple(s) for s in realisable_patterns(rows)}
+    betas = rng.standard_normal((2000, design.shape[1]))
+    for s in np.where(rows @ betas.T >= 0, 1.0, -1.0).T:
+        assert tuple(s) in pats
+    # beta = 0 realises the all-plus pattern
+    assert tuple(np.ones(len(rows))) in pats
 
 
 def test_reference_hand_computed_intercept_only():

@@ -14,6 +14,7 @@ package-wide helper modules whose own name starts with an underscore (``cudbound
 ``_registry.py``, ...) exist to be shared: every module may import them and their public names,
 and none may import their underscore names (not even a top-level module)."""
 import ast
+import functools
 from pathlib import Path
 
 import networkx as nx
@@ -41,14 +42,27 @@ def _imported_from(node: ast.ImportFrom, package: str) -> str:
     return node.module or ""
 
 
+@functools.lru_cache
+def _modules(package_dir: Path) -> tuple:
+    """(path, syntax tree) of every module under ``package_dir``, parsed once for the tests of this
+    file (the trees are only read)."""
+    return tuple((path, ast.parse(path.read_text(encoding="utf-8"))) for path in sorted(package_dir.rglob("*.py")))
+
+
 def import_graph() -> nx.DiGraph:
-    """module -> module it imports (absolute or relative, at any depth of the file)."""
+    """module -> module it imports (absolute or relative, at any depth of the file); a copy the
+    caller may change."""
+    return _import_graph(PACKAGE).copy()
+
+
+@functools.lru_cache
+def _import_graph(package_dir: Path) -> nx.DiGraph:
     graph = nx.DiGraph()
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path, tree in _modules(package_dir):
         name = _module_name(path)
         graph.add_node(name)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 target = _imported_from(node, package)
                 if not target.startswith("cudbound"):
@@ -161,10 +175,9 @@ def private_imports() -> list[tuple[str, str, str]]:
     (or from a shared helper module): ``from module import _name`` at any depth of the file, and
     ``alias._name`` of a module imported as ``alias``."""
     found = set()
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path, tree in _modules(PACKAGE):
         name = _module_name(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"))
         modules = {}     # local name -> the cudbound module it is bound to
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):

@@ -6,8 +6,8 @@ folder while one process compiles).
     python tests/_support/warm_kernels.py GROUP [GROUP ...]
 
 :data:`PROCESSES` says which groups run in one process, in order: the search kernels (``replicate``
-compiles ``_search`` too) in one, the SVM dual's (another cache folder, no function in common) in
-another, side by side. Two processes must never compile different specialisations of one function
+compiles ``_search`` too) in one, the SVM dual's and then the part-wise PCA kernel (other cache
+folders, no function in common with the search's) in another, side by side. Two processes must never compile different specialisations of one function
 at once: numba rewrites a function's cache index without a lock of its own.
 """
 import sys
@@ -15,8 +15,8 @@ import warnings
 
 import numpy as np
 
-GROUPS = ("replicate", "search", "svm")
-PROCESSES = (("replicate", "search"), ("svm",))
+GROUPS = ("replicate", "search", "svm", "pca")
+PROCESSES = (("replicate", "search"), ("svm", "pca"))
 
 
 def warm(group: str) -> None:
@@ -35,6 +35,11 @@ def warm(group: str) -> None:
                 cudbound.cud_interval(X, y, {"loss": loss}, n_resamples=20, rng=0, progress=False)
         elif group == "svm":            # the SVM dual's solvers (exact leave-one-out)
             loo_error(X, y)
+        elif group == "pca":            # the part-wise PCA kernel (a PCA basis refitted on the parts)
+            from cudbound.basis import PCABasis
+
+            weights = rng.multinomial(30, np.full(30, 1 / 30), size=3).astype(float)
+            PCABasis(n_components=1).fit(X).refit_designs(X, weights)
         else:
             raise SystemExit(f"unknown group {group!r}; expected one of {GROUPS}")
 

@@ -55,14 +55,23 @@ def _node_problem(seed):
 
 
 # ------------------------------------------------------------------- node values
-@pytest.mark.parametrize("index", range(12))
+def _node_class(index):
+    """p, and whether the design is rounded: the shape of ``_node_problem(SEED0 + index)``."""
+    rng = np.random.default_rng(SEED0 + index)
+    rng.integers(8, 41)                                  # n
+    return int(rng.integers(1, 6)), (SEED0 + index) % 3 == 0
+
+
+@pytest.mark.parametrize("index", first_of_each(range(12), _node_class))
 def test_node_values_match_cvxpy_and_highs(index):
     """Chains of nodes (each child adds one row to its parent, warm-started from the
     parent's basis, and its sibling with the other sign): values equal the cvxpy
     solver's (CLARABEL, tolerance 1e-10) to 1e-8 and HiGHS's simplex to 1e-10; a cold
-    start gives the same value; the point is in the cone and its loss is the value."""
+    start gives the same value; the point is in the cone and its loss is the value. The README's
+    command checks the first problem of each class (``_node_class``), CI all 12."""
     seed = SEED0 + index
     design, y, counts, rng = _node_problem(seed)
+    assert (design.shape[1], seed % 3 == 0) == _node_class(index)
     n = len(y)
     lp = HingeLPNodeSolver(HINGE, design, y)
     lp.set_weights(counts)
