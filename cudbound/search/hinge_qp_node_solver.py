@@ -48,6 +48,7 @@ from numba import njit
 from ..optim.linear_solve import cholesky
 from .node_qp import _times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
+from .replicate_setup import _screen_point
 
 __all__ = ["HingeQPNodeSolver", "hinge_qp_parts"]
 
@@ -548,6 +549,35 @@ def _leaving_row(A, G, Q, c, side, b, E, ne, W, nw):
     return out, out_kind, leave_above
 
 
+@njit(cache=True)
+def _screen_compiled(A, c, Q, Phi, sides, can_flip, b_root, E_root, maxit, level, L_max):
+    """The screening solves of ``problem.ReplicateProblem`` for the hinge loss plus a quadratic
+    penalty in one compiled loop: for each row ``Phi[j]`` not yet known to flip (``can_flip``,
+    updated in place), the node with the single row -sides_j Phi_j'b >= 0, from the root's
+    minimiser ``b_root`` and margin set ``E_root`` (as :meth:`HingeQPNodeSolver.solve` starts a
+    screening solve). Returns (out, solves) as ``lp_node_solver._screen_compiled``: out_j = 1
+    when the least loss is >= level, 0 when not or skipped, -1 when the solve was not certified."""
+    k, p = Phi.shape
+    out = np.zeros(k, dtype=np.int64)
+    solves = 0
+    G = np.empty((1, p))
+    b = np.empty(p)
+    W0 = np.zeros(0, dtype=np.int64)
+    for j in range(k):
+        if can_flip[j]:
+            continue
+        for i in range(p):
+            G[0, i] = -sides[j] * Phi[j, i]
+            b[i] = b_root[i]
+        status, f, its, E, W = _hinge_qp_node(A, c, Q, G, b, maxit, E_root, W0)
+        if status != 0 or not np.isfinite(f):
+            out[j] = -1
+            continue
+        solves += 1
+        _screen_point(out, j, f, level, L_max, Phi, sides, can_flip, b)
+    return out, solves
+
+
 def hinge_qp_parts(loss):
     """(penalty matrix function) when ``loss`` is the hinge loss plus a quadratic penalty b'Qb whose
     hinge part computes :class:`~cudbound.losses.HingeLoss`'s loss; else None."""
@@ -589,6 +619,20 @@ class HingeQPNodeSolver(NodeSolver):
         self._maxit = self.max_iter or 20 * (self.A.shape[0] + self.design.shape[1]) + 50
         self._token += 1
         self._root_warm = None
+
+    def screen_batch(self, rows, sides, can_flip, level, L_max):
+        """The screening solves of the design rows (``problem.ReplicateProblem._screen_by_solves``)
+        in compiled code, each from the root's minimiser as :meth:`solve` starts them: (out, solves)
+        of :func:`_screen_compiled`."""
+        p = self.design.shape[1]
+        warm = self._root_warm
+        b, E = (np.zeros(p), np.zeros(0, dtype=np.int64)) if warm is None or warm[1] != self._token else \
+            (np.ascontiguousarray(warm[0], dtype=float), np.ascontiguousarray(warm[2], dtype=np.int64))
+        out, solves = _screen_compiled(self.A, self.c, self.Q, np.ascontiguousarray(self.design[rows]),
+                                       np.ascontiguousarray(sides, dtype=float), can_flip, b, E, self._maxit,
+                                       float(level), float(L_max))
+        self.stats["solves"] += int(solves)
+        return out, solves
 
     def solve(self, rows, signs, warm=None):
         rows = np.asarray(rows, dtype=np.int64)
