@@ -51,9 +51,13 @@ CASES = {
                   range(3), None, 1, "both"),
     "linsvc100": ("LinearSVC(loss='hinge'), n = 100, B = 500", "hinge_ridge", "LinearSVC(loss='hinge')", 100, 500,
                   range(3), None, 1, "both"),
+    "svc100": ("SVC(kernel='linear'), n = 100, B = 500", "hinge_ridge", "SVC(kernel='linear')", 100, 500, range(3),
+               None, 1, "both"),
     "logistic200": ("loss='logistic', n = 200, B = 500", "logistic", None, 200, 500, range(3), None, 1, "after"),
     "hinge200": ("loss='hinge', n = 200, B = 500", "hinge", None, 200, 500, range(3), None, 1, "after"),
     "squared200": ("loss='squared', n = 200, B = 500", "squared", None, 200, 500, range(3), None, 1, "after"),
+    "hinge300": ("loss='hinge', n = 300, B = 500", "hinge", None, 300, 500, range(3), None, 1, "both"),
+    "squared300": ("loss='squared', n = 300, B = 500", "squared", None, 300, 500, range(3), None, 1, "both"),
     "squared1000": ("loss='squared', n = 1000, B = 500", "squared", None, 1000, 500, range(1), None, 1, "after"),
     "budget_logistic300": ("loss='logistic', n = 300, B = 500, time_limit=30", "logistic", None, 300, 500, range(1),
                            30.0, 1, "after"),
@@ -111,6 +115,8 @@ def render(results, meta):
              "- data: `LinearGaussian(n_features=4, flip_probability=0.2)` (4 Gaussian features + an intercept, "
              "labels flipped with probability 0.2), `default_rng(seed)` for the data, `rng=seed` for the bootstrap; "
              "one process per run, pinned to one core, warm-up untimed; the time is the one `cud_interval` call.",
+             *([f"- B = {meta['resamples']} for every case (`--resamples`), whatever its description says"]
+               if meta.get("resamples") else []),
              "- times: every seed's seconds, then the median; `> cap` = stopped at the cap (counted as infinite in "
              "the median). Nodes and solves: per replicate, mean over the B replicates, median over the seeds.",
              "", "| case | before: s per seed | median | after: s per seed | median | ratio | nodes/rep before -> after "
@@ -164,6 +170,7 @@ def main(argv=None):
     ap.add_argument("--cap", type=float, default=300.0, help="seconds per timed call (default 300)")
     ap.add_argument("--seeds", default=None, help="comma-separated seeds, overriding every case's own (e.g. 0)")
     ap.add_argument("--core", type=int, default=None)
+    ap.add_argument("--resamples", type=int, default=None, help="B for every case, overriding the case's own")
     ap.add_argument("--json", default=None,
                     help="results, appended as they come and resumed from (default: "
                          "benchmarks/raw/DATE_COMMIT_issue28.json)")
@@ -218,6 +225,7 @@ def main(argv=None):
     pythons = {"before": args.python_before, "after": args.python_after}
     meta["python_before"], meta["python_after"] = args.python_before, args.python_after
     meta["before_label"], meta["after_label"] = args.before_label, args.after_label
+    meta["resamples"] = args.resamples
     work = tempfile.mkdtemp(prefix="cud28_")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     for name in args.cases.split(","):
@@ -230,7 +238,8 @@ def main(argv=None):
                 if k in results:
                     continue
                 spec = {"name": name, "version": version, "data": data_path(name, seed, work), "loss": case[1],
-                        "basis": "linear", "resamples": case[4], "rng": seed, "core": args.core,
+                        "basis": "linear", "resamples": case[4] if args.resamples is None else args.resamples,
+                        "rng": seed, "core": args.core,
                         "estimator": case[2], "time_limit": case[6], "n_jobs": case[7]}
                 if case[7] > 1:
                     spec["core"] = None

@@ -190,10 +190,12 @@ class ReplicateEngine:
         return None
 
     def _screen_batch(self, solver, root):
-        """The compiled screening solves of the plain hinge and the smooth losses (None: one
-        Python solve per point)."""
+        """The compiled screening solves of the hinge losses (plain, and plus a quadratic penalty)
+        and the smooth losses (None: one Python solve per point)."""
         if self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._lp:
             return self._lp.screen_batch
+        if self.engine == "auto" and isinstance(solver, _WithFallback) and solver.primary is self._hinge_qp:
+            return self._hinge_qp.screen_batch
         if self._smooth_in_loop(solver, root):
             return self._smooth.screen_batch
         return None

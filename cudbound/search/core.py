@@ -38,9 +38,10 @@ Node solvers are pluggable (``kind``):
   does not certify goes to the full :class:`~cudbound.search.smooth_node_solver.SmoothNodeSolver`
   (polishing, then cvxpy) on the Python side.
 - ``KIND_HINGE_QP`` (4): the hinge loss plus a quadratic penalty (``hinge_ridge``): the compiled
-  primal active-set method of ``hinge_qp_node_solver._hinge_qp_node``, warm-started from the
-  parent's minimiser and working sets (kept in the node pool's ``act``: a point k of the
-  resample as k, a fixed free point j as m + j); a node it does not certify goes to cvxpy.
+  primal active-set method of ``hinge_qp_node_solver._hinge_qp_node``, allocation-free (its
+  scratch made once per search), warm-started from the parent's minimiser and working sets
+  (kept in the node pool's ``act``: a point k of the resample as k, a fixed free point j as
+  m + j); a node it does not certify goes to cvxpy.
 
 With ``lazy`` a child whose new constraint the parent's minimiser violates (the "flip
 child") is not solved when made: it enters the queue with its parent's minimum plus the flip
@@ -76,7 +77,7 @@ from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIN
                     SOLVER_FAILURE, STATES, STATIC, STATUS, STOPPED_ABOVE, UNREALISABLE)
 from .context import SearchContext, _realise_call, _record
 from .heap import _heap_pop, _heap_push
-from .hinge_qp_node_solver import HingeQPNodeSolver
+from .hinge_qp_node_solver import HingeQPNodeSolver, HingeWorkRef, _hinge_work
 from .lp_node_solver import HingeLPNodeSolver
 from .node_pool import _as_arrays, _as_ref, _grow_pool, _inherit, _new_pool, trimmed
 from .node_qp import _gi_ws, _meets, _workspace
@@ -435,7 +436,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
         norms[k] = math.sqrt(np.dot(P[k], P[k]))
     rep = ReplicateRef(P, prow, norms, cplus, cminus, C_forced, n, alpha, L_hat,
                        L_hat + 1.0 / alpha if alpha > 0.0 else np.inf)
-    slv = NodeSolveRef(*solve_data)
+    kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, hq = solve_data
+    slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
                       opt.record, opt.python_realise, opt.prune, opt.margin)
@@ -595,9 +597,11 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
         lp_args = (lp.cols, lp.norms, lp.c, int(lp.m), int(lp.n), lp_root.basis, lp_root.atup, int(lp._max_iter))
     else:
         lp_args = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, _EMPTY_I, _EMPTY_B, 0)
+    hq = _hinge_work(np.zeros((0, p)), 0)
     if hinge_qp is not None:
         sm = (0, np.ascontiguousarray(hinge_qp.A, dtype=np.float64), np.ascontiguousarray(hinge_qp.c, dtype=np.float64),
-              np.zeros(0), np.ascontiguousarray(hinge_qp.Q, dtype=np.float64), int(hinge_qp._maxit))
+              np.array([hinge_qp.Qn]), np.ascontiguousarray(hinge_qp.Q, dtype=np.float64), int(hinge_qp._maxit))
+        hq = _hinge_work(sm[1], P.shape[0])
     elif smooth is not None:
         obj = smooth._objective(smooth.counts)
         sm = (int(obj.kind_id), np.ascontiguousarray(obj.D, dtype=np.float64),
@@ -613,7 +617,7 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     if not (resumable and isinstance(resume, SearchState) and resume.matches(kind, shape)):
         resume = None
     slv = NodeSolve(int(kind), H, 0.5 * Hinv, beta_u, L_u, lp_args, sm, int(context.key if context is not None else 0),
-                    _workspace(p))
+                    _workspace(p), hq)
     start = (np.ascontiguousarray(root.beta, dtype=np.float64), float(root.value), float(root.beta_value),
              float(best0))
     args = (P, np.ascontiguousarray(problem.rows, dtype=np.int64), np.ascontiguousarray(problem.cost_plus, dtype=np.float64),
@@ -660,7 +664,7 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, opt,
         resume = False
     lp = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_), 0)
     sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0)
-    slv = NodeSolve(KIND_QP, H, 0.5 * Hinv, beta_u, L_u, lp, sm, key, _workspace(p))
+    slv = NodeSolve(KIND_QP, H, 0.5 * Hinv, beta_u, L_u, lp, sm, key, _workspace(p), _hinge_work(np.zeros((0, p)), 0))
     upper, best, status, nodes, solves, pruned, real, fallbacks, undecided, out_state = _search(
         P, prow, cplus, cminus, C_forced, n, alpha, L_hat, (beta_u, L_u, L_u, best0), slv, True, Hinv, opt, resume,
         state)

@@ -37,90 +37,171 @@ hands it to cvxpy.
 
 Warm start: the parent's minimiser moved onto the child's new hyperplane, when that point still
 meets every other row; else b = 0, which lies in every node's closed cone.
+
+Allocation-free: every scratch array is a field of a :data:`HingeWork` record, made once per
+search (or per screening loop) by :func:`_hinge_work`; only the rare singular faces (an
+eigendecomposition) and a rank-deficient multiplier system (least squares) allocate.
 """
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from ..optim.linear_solve import cholesky
-from .node_qp import _times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
+from .records import compiled_record
+from .replicate_setup import _screen_point
 
-__all__ = ["HingeQPNodeSolver", "hinge_qp_parts"]
+__all__ = ["HingeQPNodeSolver", "hinge_qp_parts", "HingeWork", "HingeWorkRef"]
 
 CHECK_TOL = 1e-7    # the KKT certificate, relative (as smooth_node_solver)
 SIDE_TOL = 1e-10    # a point within this (relative) of the margin counts as on it
 ZERO_EIG = 1e-10    # eigenvalues of the reduced Hessian below this fraction of the largest are zero
 
+HingeWork = namedtuple("HingeWork", [
+    "an",       # (m) |a_i|
+    "side",     # (m) -1 below the margin, +1 above (or on it, outside E)
+    "inE",      # (m) in the working set E
+    "tk", "ik",  # (m) the line search's kinks: where, and which point
+    "G",        # (kmax, p) the node's rows s_k phi_k ...
+    "gn",       # (kmax) ... their norms ...
+    "inW",      # (kmax) ... in the working set W ...
+    "pos",      # (kmax) ... the free point each came from (``node_solve``)
+    "E", "W",   # (p) the working sets: points on the margin, rows of G at 0
+    "Enew",     # (p) scratch of the warm start
+    "N", "U", "R", "Z", "QZ", "Hr", "L", "M",  # (p, p) scratch
+    "g", "gm", "d", "v", "gr", "ur", "lam", "rhs", "x0",  # (p) scratch
+])
+"""The scratch arrays of one hinge QP with m points, at most kmax cone rows and p unknowns."""
+HingeWorkRef = compiled_record(HingeWork, "The scratch arrays as the kernels hold them (by reference).")
+
+
+@njit(cache=True)
+def _hinge_work(A, kmax):
+    """A :data:`HingeWork` for the points A (m x p) and nodes of at most kmax rows."""
+    m, p = A.shape
+    an = np.empty(m)
+    for i in range(m):
+        an[i] = math.sqrt(np.dot(A[i], A[i]))
+    kmax = max(kmax, 1)
+    return HingeWork(an, np.empty(m, dtype=np.int64), np.zeros(m, dtype=np.bool_), np.empty(m),
+                     np.empty(m, dtype=np.int64), np.empty((kmax, p)), np.empty(kmax), np.zeros(kmax, dtype=np.bool_),
+                     np.empty(kmax, dtype=np.int64), np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64),
+                     np.empty(p, dtype=np.int64), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)),
+                     np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)),
+                     np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p),
+                     np.empty(p), np.empty(p))
+
 
 @njit(cache=True, inline="always")
-def _col_dot(M, j, v):
-    """M[:, j]'v (a column is not contiguous: np.dot on it warns and copies)."""
+def _dot_rows(X, i, Y, j, p):
+    """X[i, :p]'Y[j, :p], without a temporary."""
     s = 0.0
-    for i in range(v.shape[0]):
-        s += M[i, j] * v[i]
+    for q in range(p):
+        s += X[i, q] * Y[j, q]
+    return s
+
+
+@njit(cache=True, inline="always")
+def _dot_row(X, i, v, p):
+    """X[i, :p]'v[:p]."""
+    s = 0.0
+    for q in range(p):
+        s += X[i, q] * v[q]
     return s
 
 
 @njit(cache=True)
-def _face_basis(N, r, p):
-    """Orthonormal basis (p x (p - rank)) of {d : N[:r] d = 0}, and the rank of N[:r], by
-    modified Gram-Schmidt with reorthogonalisation (p is small: no LAPACK call)."""
-    U = np.zeros((p, p))
+def _row_basis(N, r, p, U, R, v):
+    """Orthonormal rows U[:rank] spanning the rows of N[:r], by modified Gram-Schmidt with
+    reorthogonalisation (p is small: no LAPACK call), and R with N[j] = sum_q R[j, q] U[q]
+    (lower triangular when the rows are independent). A row whose remainder is at most 1e-10 of
+    its norm is dependent. Returns the rank."""
     rank = 0
     for j in range(r):
-        v = N[j].copy()
-        nv0 = math.sqrt(np.dot(v, v))
+        nv0 = 0.0
+        for i in range(p):
+            v[i] = N[j, i]
+            nv0 += v[i] * v[i]
+            R[j, i] = 0.0
+        nv0 = math.sqrt(nv0)
         for _ in range(2):
             for q in range(rank):
-                v -= np.dot(U[q], v) * U[q]
-        nv = math.sqrt(np.dot(v, v))
+                s = _dot_row(U, q, v, p)
+                R[j, q] += s
+                for i in range(p):
+                    v[i] -= s * U[q, i]
+        nv = 0.0
+        for i in range(p):
+            nv += v[i] * v[i]
+        nv = math.sqrt(nv)
         if nv > 1e-10 * nv0 and nv > 0.0:
-            U[rank] = v / nv
+            for i in range(p):
+                U[rank, i] = v[i] / nv
+            R[j, rank] = nv
             rank += 1
-    Z = np.zeros((p, p - rank))
+    return rank
+
+
+@njit(cache=True)
+def _face_basis(ws, r, p):
+    """Orthonormal basis Z[:, :nz] of the face {d : N[:r] d = 0} (the complement of
+    :func:`_row_basis`'s rows, from the unit vectors) and the rank of N[:r]: (nz, rank)."""
+    U, Z, v = ws.U, ws.Z, ws.v
+    rank = _row_basis(ws.N, r, p, U, ws.R, v)
     nz = 0
     for e in range(p):
         if rank + nz == p:
             break
-        v = np.zeros(p)
+        for i in range(p):
+            v[i] = 0.0
         v[e] = 1.0
         for _ in range(2):
             for q in range(rank):
-                v -= np.dot(U[q], v) * U[q]
+                s = _dot_row(U, q, v, p)
+                for i in range(p):
+                    v[i] -= s * U[q, i]
             for q in range(nz):
-                v -= _col_dot(Z, q, v) * Z[:, q]
-        nv = math.sqrt(np.dot(v, v))
+                s = 0.0
+                for i in range(p):
+                    s += Z[i, q] * v[i]
+                for i in range(p):
+                    v[i] -= s * Z[i, q]
+        nv = 0.0
+        for i in range(p):
+            nv += v[i] * v[i]
+        nv = math.sqrt(nv)
         if nv > 1e-6:
-            Z[:, nz] = v / nv
+            for i in range(p):
+                Z[i, nz] = v[i] / nv
             nz += 1
-    return Z[:, :nz].copy(), rank
+    return nz, rank
 
 
 @njit(cache=True)
-def _cholesky_solve(M, rhs, rel):
-    """x with M x = rhs for a symmetric positive definite M (every Cholesky pivot above ``rel``
-    times the largest diagonal entry); (ok, x)."""
-    n = M.shape[0]
-    L = np.zeros((n, n))
+def _cholesky_solve(M, n, rhs, x, L, rel):
+    """x[:n] with M[:n, :n] x = rhs[:n] for a symmetric positive definite M (every Cholesky
+    pivot above ``rel`` times the largest diagonal entry), L the factor's scratch; False when M
+    is not."""
     dmax = 0.0
     for i in range(n):
         dmax = max(dmax, M[i, i])
     if not dmax > 0.0 or not cholesky(M, L, n, rel * dmax):
-        return False, rhs.copy()
-    x = rhs.copy()
+        return False
     for i in range(n):
+        s = rhs[i]
         for q in range(i):
-            x[i] -= L[i, q] * x[q]
-        x[i] /= L[i, i]
+            s -= L[i, q] * x[q]
+        x[i] = s / L[i, i]
     for i in range(n - 1, -1, -1):
+        s = x[i]
         for q in range(i + 1, n):
-            x[i] -= L[q, i] * x[q]
-        x[i] /= L[i, i]
-    return True, x
+            s -= L[q, i] * x[q]
+        x[i] = s / L[i, i]
+    return True
 
 
 @njit(cache=True)
@@ -139,59 +220,88 @@ def _quad(Q, x):
 @njit(cache=True)
 def _objective(A, c, Q, b):
     f = 0.0
+    p = b.shape[0]
     for i in range(A.shape[0]):
-        t = 1.0 - np.dot(A[i], b)
+        t = 1.0 - _dot_row(A, i, b, p)
         if t > 0.0:
             f += c[i] * t
     return f + _quad(Q, b)
 
 
 @njit(cache=True)
-def _multipliers(A, G, Q, c, side, b, E, ne, W, nw):
-    """Least-squares multipliers of 2Qb - c_L = A_E' beta + G_W' mu (c_L over the points below),
-    and the residual norm. Returns (beta (ne), mu (nw), residual, gradient scale)."""
+def _gradient(A, c, Q, ws, b, g):
+    """g = 2Qb - sum c_i a_i over the points below the margin and outside E (the gradient of the
+    current piece); returns sum c_i |a_i| over those points (the scale of its round-off)."""
     p = b.shape[0]
-    g = 2.0 * (Q @ b)
+    for j in range(p):
+        v = 0.0
+        for q in range(p):
+            v += Q[j, q] * b[q]
+        g[j] = 2.0 * v
+    side, inE, an = ws.side, ws.inE, ws.an
     scale = 0.0
-    inE = np.zeros(A.shape[0], dtype=np.bool_)
-    for j in range(ne):
-        inE[E[j]] = True
     for i in range(A.shape[0]):
         if side[i] < 0 and not inE[i]:
-            g -= c[i] * A[i]
-            scale += c[i] * math.sqrt(np.dot(A[i], A[i]))
-    r = ne + nw
-    lam = np.zeros(r)
-    if r > 0:
-        M = np.empty((p, r))
-        for j in range(ne):
-            M[:, j] = A[E[j]]
-        for j in range(nw):
-            M[:, ne + j] = G[W[j]]
-        ok, lam = _cholesky_solve(M.T @ M, M.T @ g, 1e-12)
-        if not ok:
-            lam = np.linalg.lstsq(M, g)[0]
-        res = g - M @ lam
-    else:
-        res = g
-    gs = max(scale, math.sqrt(np.dot(g, g)), 2.0 * math.sqrt(np.sum(Q * Q)) * max(1.0, math.sqrt(np.dot(b, b))))
-    return lam[:ne].copy(), lam[ne:].copy(), math.sqrt(np.dot(res, res)), gs
+            for j in range(p):
+                g[j] -= c[i] * A[i, j]
+            scale += c[i] * an[i]
+    return scale
 
 
 @njit(cache=True)
-def _certified(A, G, Q, c, side, b, E, ne, W, nw):
-    """The KKT certificate from the point b and its working sets (module docstring)."""
+def _multipliers(A, c, Q, Qn, ws, b, ne, nw):
+    """Least-squares multipliers lam = (beta (ne), mu (nw)) of 2Qb - c_L = A_E' beta + G_W' mu (c_L
+    over the points below), into ``ws.lam``. Returns (residual norm, gradient scale)."""
+    p = b.shape[0]
+    E, W, G, M, gm, lam, rhs, Hr, L = ws.E, ws.W, ws.G, ws.M, ws.gm, ws.lam, ws.rhs, ws.Hr, ws.L
+    scale = _gradient(A, c, Q, ws, b, gm)
+    r = ne + nw
+    gg = 0.0
+    for i in range(p):
+        gg += gm[i] * gm[i]
+    if r > 0:
+        # M = [A_E; G_W] (rows), normal equations (M M') lam = M gm
+        for j in range(ne):
+            for i in range(p):
+                M[j, i] = A[E[j], i]
+        for j in range(nw):
+            for i in range(p):
+                M[ne + j, i] = G[W[j], i]
+        for a in range(r):
+            rhs[a] = _dot_row(M, a, gm, p)
+            for q in range(a + 1):
+                v = _dot_rows(M, a, M, q, p)
+                Hr[a, q] = v
+                Hr[q, a] = v
+        if not _cholesky_solve(Hr, r, rhs, lam, L, 1e-12):
+            sol = np.linalg.lstsq(np.ascontiguousarray(M[:r].T), gm.copy())[0]
+            for a in range(r):
+                lam[a] = sol[a]
+        res = 0.0
+        for i in range(p):
+            v = gm[i]
+            for a in range(r):
+                v -= M[a, i] * lam[a]
+            res += v * v
+    else:
+        res = gg
+    gs = max(scale, math.sqrt(gg), 2.0 * Qn * max(1.0, math.sqrt(np.dot(b, b))))
+    return math.sqrt(res), gs
+
+
+@njit(cache=True)
+def _certified(A, c, ws, b, k, ne, nw, res, gs):
+    """The KKT certificate from the point b, its working sets and their multipliers
+    (:func:`_multipliers`, residual ``res``, scale ``gs``; module docstring)."""
+    p = b.shape[0]
+    G, gn, an, side, inE, E, lam = ws.G, ws.gn, ws.an, ws.side, ws.inE, ws.E, ws.lam
     bs = max(1.0, math.sqrt(np.dot(b, b)))
-    for k in range(G.shape[0]):
-        if np.dot(G[k], b) < -CHECK_TOL * bs * math.sqrt(np.dot(G[k], G[k])):
+    for q in range(k):
+        if _dot_row(G, q, b, p) < -CHECK_TOL * bs * gn[q]:
             return False
-    inE = np.zeros(A.shape[0], dtype=np.bool_)
-    for j in range(ne):
-        inE[E[j]] = True
     for i in range(A.shape[0]):
-        an = math.sqrt(np.dot(A[i], A[i]))
-        t = np.dot(A[i], b) - 1.0
-        tol = CHECK_TOL * max(1.0, an * bs)
+        t = _dot_row(A, i, b, p) - 1.0
+        tol = CHECK_TOL * max(1.0, an[i] * bs)
         if inE[i]:
             if abs(t) > tol:
                 return False
@@ -199,163 +309,157 @@ def _certified(A, G, Q, c, side, b, E, ne, W, nw):
             return False
         elif side[i] > 0 and t < -tol:
             return False
-    beta, mu, res, gs = _multipliers(A, G, Q, c, side, b, E, ne, W, nw)
     for j in range(ne):
         slack = CHECK_TOL * max(1.0, c[E[j]])
-        if beta[j] < -slack * gs or beta[j] > c[E[j]] + slack * gs:
+        if lam[j] < -slack * gs or lam[j] > c[E[j]] + slack * gs:
             return False
     for j in range(nw):
-        if mu[j] < -CHECK_TOL * gs:
+        if lam[ne + j] < -CHECK_TOL * gs:
             return False
     return res <= CHECK_TOL * max(1.0, gs)
 
 
 @njit(cache=True)
-def _start_point(A, G, b, E0, W0):
-    """The point nearest b on the face {a_E'x = 1, G_W x = 0} of the parent's working set plus
-    the row b misses (the child's new one); (ok, working sets). ok is False when b misses more
-    than one row, the face's rows are dependent, or the point misses a row of the cone."""
+def _start_point(A, ws, k, b, ne0, nw0):
+    """The point nearest b on the face {a_E'x = 1, G_W x = 0} of the parent's working set
+    (``ws.E[:ne0]``, ``ws.W[:nw0]``) plus the row b misses (the child's new one), into b; the
+    new working sets into ``ws.E``, ``ws.W``. Returns (ok, ne, nw): ok is False (b untouched)
+    when b misses more than one row, the face's rows are dependent, or the point misses a row of
+    the cone."""
     p = b.shape[0]
-    k = G.shape[0]
+    G, gn, E, W, Enew, N, U, R, v, rhs, x = ws.G, ws.gn, ws.E, ws.W, ws.Enew, ws.N, ws.U, ws.R, ws.v, ws.rhs, ws.x0
     miss = -1
     nmiss = 0
     bn = math.sqrt(np.dot(b, b))
     worst = 0.0
     for q in range(k):
         # rows the parent held at 0 are met to rounding only: a miss is a clear one
-        v = np.dot(G[q], b) / math.sqrt(np.dot(G[q], G[q]))
-        if v < -1e-9 * max(1.0, bn):
+        t = _dot_row(G, q, b, p) / gn[q]
+        if t < -1e-9 * max(1.0, bn):
             nmiss += 1
-            if v < worst:
-                worst = v
+            if t < worst:
+                worst = t
                 miss = q
     if nmiss > 1:
-        return False, E0[:0].copy(), W0[:0].copy()
-    W = []
+        return False, 0, 0
+    nw = 0
     if miss >= 0:
-        W.append(miss)
-    for q in W0:
-        if q != miss and len(W) < p:
-            W.append(q)
-    E = []
-    for i in E0:
-        if len(E) + len(W) < p:
-            E.append(i)
-    Ea = np.array(E, dtype=np.int64)
-    Wa = np.array(W, dtype=np.int64)
-    r = len(E) + len(W)
+        Enew[0] = miss
+        nw = 1
+    for j in range(nw0):
+        if W[j] != miss and nw < p:
+            Enew[nw] = W[j]
+            nw += 1
+    for j in range(nw):
+        W[j] = Enew[j]
+    ne = min(ne0, p - nw)
+    r = ne + nw
     if r == 0:
-        return True, Ea, Wa
-    N = np.empty((r, p))
-    h = np.zeros(r)
-    for j in range(len(E)):
-        N[j] = A[Ea[j]]
-        h[j] = 1.0
-    for j in range(len(W)):
-        N[len(E) + j] = G[Wa[j]]
-    _, sv, _ = np.linalg.svd(N)
-    if sv[r - 1] <= 1e-10 * sv[0]:
-        return False, Ea[:0].copy(), Wa[:0].copy()
-    y = np.linalg.solve(N @ N.T, N @ b - h)
-    x = b - N.T @ y
+        return True, 0, 0
+    for j in range(ne):
+        for i in range(p):
+            N[j, i] = A[E[j], i]
+        rhs[j] = _dot_row(N, j, b, p) - 1.0
+    for j in range(nw):
+        for i in range(p):
+            N[ne + j, i] = G[W[j], i]
+        rhs[ne + j] = _dot_row(N, ne + j, b, p)
+    if _row_basis(N, r, p, U, R, v) < r:
+        return False, 0, 0
+    # N = R U (R lower triangular): x = b - N'(NN')^-1 (Nb - h) = b - U'R^-1 (Nb - h)
+    for j in range(r):
+        s = rhs[j]
+        for q in range(j):
+            s -= R[j, q] * v[q]
+        v[j] = s / R[j, j]
+    for i in range(p):
+        s = b[i]
+        for j in range(r):
+            s -= U[j, i] * v[j]
+        x[i] = s
+    xn = max(1.0, math.sqrt(np.dot(x, x)))
     for q in range(k):
-        if np.dot(G[q], x) < -1e-12 * math.sqrt(np.dot(G[q], G[q])) * max(1.0, math.sqrt(np.dot(x, x))):
-            return False, Ea[:0].copy(), Wa[:0].copy()
-    b[:] = x
-    return True, Ea, Wa
+        if _dot_row(G, q, x, p) < -1e-12 * gn[q] * xn:
+            return False, 0, 0
+    for i in range(p):
+        b[i] = x[i]
+    return True, ne, nw
 
 
 @njit(cache=True)
-def _hinge_qp_node(A, c, Q, G, b, maxit, E0, W0):
-    """A node from its parent's minimiser b (overwritten by the answer) and working sets (E0:
-    points, W0: rows of G): from :func:`_start_point` when it is found, else from b = 0 (in every
-    closed cone) with empty working sets; a start that is not certified is retried from 0.
-    Returns (status, F(b), iterations, E, W) of :func:`_hinge_qp`."""
-    x0 = b.copy()
-    ok, E, W = _start_point(A, G, b, E0, W0)
+def _hinge_qp_node(A, c, Q, Qn, ws, k, b, maxit, ne0, nw0):
+    """A node (rows ``ws.G[:k]``, norms ``ws.gn[:k]``) from its parent's minimiser b
+    (overwritten by the answer) and working sets (``ws.E[:ne0]``: points, ``ws.W[:nw0]``: rows of
+    G): from :func:`_start_point` when it is found, else from b = 0 (in every closed cone) with
+    empty working sets; a start that is not certified is retried from 0. ``Qn`` is the Frobenius
+    norm of Q. Returns (status, F(b), iterations, ne, nw) of :func:`_hinge_qp`, the final
+    working sets in ``ws.E[:ne]``, ``ws.W[:nw]``."""
+    moved_from_0 = False
+    for i in range(b.shape[0]):
+        if b[i] != 0.0:
+            moved_from_0 = True
+    ok, ne, nw = _start_point(A, ws, k, b, ne0, nw0)
     if not ok:
         b[:] = 0.0
-    status, f, its, E1, W1 = _hinge_qp(A, c, Q, G, b, maxit, E, W)
-    if status != 0 and ok and np.any(x0 != 0.0):
+    status, f, its, ne, nw = _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, ne, nw)
+    if status != 0 and ok and moved_from_0:
         b[:] = 0.0
-        status, f, its2, E1, W1 = _hinge_qp(A, c, Q, G, b, maxit, E[:0], W[:0])
+        status, f, its2, ne, nw = _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, 0, 0)
         its += its2
-    return status, f, its, E1, W1
+    return status, f, its, ne, nw
 
 
 @njit(cache=True)
-def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
+def _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, ne, nw):
     """The active-set iteration from a point b of the closed cone (overwritten by the answer),
-    with working sets E0 (points on the margin at b) and W0 (rows of G at 0 at b), independent.
+    with working sets ``ws.E[:ne]`` (points on the margin at b) and ``ws.W[:nw]`` (rows of G at 0
+    at b), independent.
 
     Each step minimises F over the face the working sets fix (:func:`_face_direction`), walks
     along that direction with an exact line search (:func:`_line_search`) that may add a point
     to E or a cone row to W, and at the face's minimiser drops the working row whose multiplier
     has the wrong sign (:func:`_leaving_row`), or certifies b.
 
-    Returns (status, F(b), iterations, E, W): status 0 certified, 1 not certified, 2 iteration
-    cap, 3 unbounded ray (cannot happen for c > 0; a numerical failure); E and W the final
-    working sets."""
+    Returns (status, F(b), iterations, ne, nw): status 0 certified, 1 not certified, 2 iteration
+    cap, 3 unbounded ray (cannot happen for c > 0; a numerical failure); the final working sets
+    in ``ws.E[:ne]``, ``ws.W[:nw]``."""
     m, p = A.shape
-    k = G.shape[0]
-    an_ = np.empty(m)
+    side, inE, inW, E, W, N, g, d = ws.side, ws.inE, ws.inW, ws.E, ws.W, ws.N, ws.g, ws.d
     for i in range(m):
-        an_[i] = math.sqrt(np.dot(A[i], A[i]))
-    gn_ = np.empty(k)
+        side[i] = -1 if _dot_row(A, i, b, p) < 1.0 else 1
+        inE[i] = False
     for q in range(k):
-        gn_[q] = math.sqrt(np.dot(G[q], G[q]))
-    side = np.empty(m, dtype=np.int64)  # -1 below the margin, +1 above (or on it, outside E)
-    for i in range(m):
-        side[i] = -1 if np.dot(A[i], b) < 1.0 else 1
-    E = np.zeros(p, dtype=np.int64)
-    W = np.zeros(p, dtype=np.int64)
-    inE = np.zeros(m, dtype=np.bool_)
-    inW = np.zeros(k, dtype=np.bool_)
-    ne = 0
-    nw = 0
-    for i in E0:
-        E[ne] = i
-        inE[i] = True
-        ne += 1
-    for q in W0:
-        W[nw] = q
-        inW[q] = True
-        nw += 1
-    N = np.zeros((p, p))
-    g = np.empty(p)
-    tk = np.empty(m)
-    ik = np.empty(m, dtype=np.int64)
+        inW[q] = False
+    for j in range(ne):
+        inE[E[j]] = True
+    for j in range(nw):
+        inW[W[j]] = True
     for it in range(maxit):
         r = ne + nw
         for j in range(ne):
-            N[j] = A[E[j]]
+            for i in range(p):
+                N[j, i] = A[E[j], i]
         for j in range(nw):
-            N[ne + j] = G[W[j]]
-        Z, rank = _face_basis(N, r, p)
+            for i in range(p):
+                N[ne + j, i] = ws.G[W[j], i]
+        nz, rank = _face_basis(ws, r, p)
         if rank < r:
-            return 1, _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()  # a dependent working set: degenerate, not handled
-        for j in range(p):
-            v = 0.0
-            for q in range(p):
-                v += Q[j, q] * b[q]
-            g[j] = 2.0 * v
-        for i in range(m):
-            if side[i] < 0 and not inE[i]:
-                for j in range(p):
-                    g[j] -= c[i] * A[i, j]
-        d, ray = _face_direction(Q, Z, g)
+            return 1, _objective(A, c, Q, b), it, ne, nw  # a dependent working set: degenerate, not handled
+        _gradient(A, c, Q, ws, b, g)
+        ray = _face_direction(Q, ws, nz, p)
         dn = math.sqrt(np.dot(d, d))
         moved = False
         slope = np.dot(d, g)
         # no descent left (to rounding): the face minimiser, whatever d's length
         if dn > 0.0 and -slope > 1e-15 * max(1.0, _objective(A, c, Q, b)):
-            stop_t, join, join_kind, moved = _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik)
+            stop_t, join, join_kind, moved = _line_search(A, c, Q, ws, k, b, slope, dn)
             if stop_t < 0.0:
-                return 3, _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()
-            b += stop_t * d
+                return 3, _objective(A, c, Q, b), it, ne, nw
+            for i in range(p):
+                b[i] += stop_t * d[i]
             if join >= 0:
                 if ne + nw >= p:
-                    return 1, _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()
+                    return 1, _objective(A, c, Q, b), it, ne, nw
                 if join_kind == 1:
                     inE[join] = True
                     E[ne] = join
@@ -368,10 +472,11 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
             if moved or ray:
                 continue
         # the face minimiser: check the multipliers
-        out, out_kind, leave_above = _leaving_row(A, G, Q, c, side, b, E, ne, W, nw)
+        res, gs = _multipliers(A, c, Q, Qn, ws, b, ne, nw)
+        out, out_kind, leave_above = _leaving_row(c, ws, ne, nw, gs)
         if out < 0:
-            ok = _certified(A, G, Q, c, side, b, E, ne, W, nw)
-            return (0 if ok else 1), _objective(A, c, Q, b), it, E[:ne].copy(), W[:nw].copy()
+            ok = _certified(A, c, ws, b, k, ne, nw, res, gs)
+            return (0 if ok else 1), _objective(A, c, Q, b), it, ne, nw
         if out_kind == 1:
             i = E[out]
             side[i] = 1 if leave_above else -1
@@ -384,31 +489,32 @@ def _hinge_qp(A, c, Q, G, b, maxit, E0, W0):
             for j in range(out, nw - 1):
                 W[j] = W[j + 1]
             nw -= 1
-    return 2, _objective(A, c, Q, b), maxit, E[:ne].copy(), W[:nw].copy()
+    return 2, _objective(A, c, Q, b), maxit, ne, nw
 
 
 @njit(cache=True)
-def _face_direction(Q, Z, g):
-    """The step to the minimiser of F on the face spanned by Z's columns, from the gradient g:
-    the Newton step Z (Z'2QZ)^-1 Z'(-g) when Z'2QZ is positive definite (Cholesky), else from
-    its eigendecomposition: a ray (``ray`` True) along a direction of zero curvature with a
-    slope, or the least-norm step on the positive eigenvalues."""
-    p = g.shape[0]
-    dim = Z.shape[1]
-    d = np.zeros(p)
-    ray = False
-    if dim == 0:
-        return d, ray
+def _face_direction(Q, ws, nz, p):
+    """The step ``ws.d`` to the minimiser of F on the face spanned by Z[:, :nz], from the
+    gradient ``ws.g``: the Newton step Z (Z'2QZ)^-1 Z'(-g) when Z'2QZ is positive definite
+    (Cholesky), else from its eigendecomposition: a ray (returns True) along a direction of
+    zero curvature with a slope, or the least-norm step on the positive eigenvalues."""
+    Z, QZ, Hr, gr, ur, d, g, L = ws.Z, ws.QZ, ws.Hr, ws.gr, ws.ur, ws.d, ws.g, ws.L
+    for i in range(p):
+        d[i] = 0.0
+    if nz == 0:
+        return False
     # Hr = Z'(2Q)Z and gr = Z'g, by loops (p is small)
-    QZ = np.zeros((p, dim))
-    _times_cols(Q, Z, QZ, p, dim, p)
-    Hr = np.empty((dim, dim))
-    gr = np.empty(dim)
-    for i in range(dim):
+    for i in range(p):
+        for a in range(nz):
+            v = 0.0
+            for j in range(p):
+                v += Q[i, j] * Z[j, a]
+            QZ[i, a] = v
+    for i in range(nz):
         v = 0.0
         for q in range(p):
             v += Z[q, i] * g[q]
-        gr[i] = v
+        gr[i] = -v
         for j in range(i + 1):
             v = 0.0
             for q in range(p):
@@ -416,56 +522,74 @@ def _face_direction(Q, Z, g):
             Hr[i, j] = 2.0 * v
             Hr[j, i] = 2.0 * v
     # positive definite on the face (the usual case): the Newton step by Cholesky
-    pd, ur = _cholesky_solve(Hr, -gr, 1e-10)
-    if pd:
+    if _cholesky_solve(Hr, nz, gr, ur, L, 1e-10):
         for i in range(p):
             v = 0.0
-            for j in range(dim):
+            for j in range(nz):
                 v += Z[i, j] * ur[j]
             d[i] = v
-        return d, ray
-    w, V = np.linalg.eigh(Hr)
-    top = max(w[dim - 1], 0.0)
+        return False
+    # singular on the face (rare: the unpenalised direction is free): by eigendecomposition
+    for i in range(nz):
+        gr[i] = -gr[i]
+    w, V = np.linalg.eigh(Hr[:nz, :nz].copy())
+    top = max(w[nz - 1], 0.0)
     gn = math.sqrt(np.dot(g, g))
     # a direction of zero curvature with a slope: the ray
     best = 0.0
-    for j in range(dim):
+    ray = False
+    for j in range(nz):
         if w[j] <= ZERO_EIG * max(top, 1e-300) or top == 0.0:
-            slope = _col_dot(V, j, gr)
+            slope = 0.0
+            for i in range(nz):
+                slope += V[i, j] * gr[i]
             if abs(slope) > 1e-12 * max(1.0, gn) and abs(slope) > abs(best):
                 best = slope
-                u = -np.sign(slope) * V[:, j]
-                d = Z @ u
+                sg = -1.0 if slope > 0.0 else 1.0
+                for i in range(p):
+                    v = 0.0
+                    for a in range(nz):
+                        v += Z[i, a] * V[a, j]
+                    d[i] = sg * v
                 ray = True
     if not ray:
-        ur = np.zeros(dim)
-        for j in range(dim):
+        for a in range(nz):
+            ur[a] = 0.0
+        for j in range(nz):
             if w[j] > ZERO_EIG * top and top > 0.0:
-                ur -= (_col_dot(V, j, gr) / w[j]) * V[:, j]
-        d = Z @ ur
-    return d, ray
+                s = 0.0
+                for i in range(nz):
+                    s += V[i, j] * gr[i]
+                for a in range(nz):
+                    ur[a] -= (s / w[j]) * V[a, j]
+        for i in range(p):
+            v = 0.0
+            for a in range(nz):
+                v += Z[i, a] * ur[a]
+            d[i] = v
+    return ray
 
 
 @njit(cache=True)
-def _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik):
-    """Exact line search along d from b: F(b + t d) is convex and piecewise quadratic in t,
-    with a kink where a point's margin crosses 1; walk the kinks in order (crossing a point
+def _line_search(A, c, Q, ws, k, b, slope, dn):
+    """Exact line search along d = ``ws.d`` from b: F(b + t d) is convex and piecewise quadratic
+    in t, with a kink where a point's margin crosses 1; walk the kinks in order (crossing a point
     switches its ``side``), stop at the minimum, at a kink that holds it (the point joins E:
     join_kind 1) or at the first cone row that reaches 0 (it joins W: join_kind 2).
 
     Returns (t, join, join_kind, moved): t < 0 when F falls without end along d (a ray);
     ``moved`` when a kink was crossed."""
-    m = A.shape[0]
-    k = G.shape[0]
+    m, p = A.shape
+    d, G, gn, inW, an, side, inE, tk, ik = ws.d, ws.G, ws.gn, ws.inW, ws.an, ws.side, ws.inE, ws.tk, ws.ik
     kappa = 2.0 * _quad(Q, d)
     t_cone = np.inf
     q_cone = -1
     for q in range(k):
         if inW[q]:
             continue
-        sq = np.dot(G[q], d)
-        if sq < -1e-13 * gn_[q] * dn:
-            tq = -np.dot(G[q], b) / sq
+        sq = _dot_row(G, q, d, p)
+        if sq < -1e-13 * gn[q] * dn:
+            tq = -_dot_row(G, q, b, p) / sq
             if tq < 0.0:
                 tq = 0.0
             if tq < t_cone:
@@ -475,11 +599,11 @@ def _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik):
     for i in range(m):
         if inE[i]:
             continue
-        si = np.dot(A[i], d)
-        if abs(si) <= 1e-13 * an_[i] * dn:
+        si = _dot_row(A, i, d, p)
+        if abs(si) <= 1e-13 * an[i] * dn:
             continue
         if (side[i] < 0 and si > 0.0) or (side[i] > 0 and si < 0.0):
-            ti = (1.0 - np.dot(A[i], b)) / si
+            ti = (1.0 - _dot_row(A, i, b, p)) / si
             if ti < 0.0:
                 ti = 0.0
             if ti <= t_cone:
@@ -493,7 +617,7 @@ def _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik):
     # cancel the slope exactly must hold the point, not be crossed)
     sscale = abs(slope)
     for o in range(nb):
-        sscale += c[ik[o]] * abs(np.dot(A[ik[o]], d))
+        sscale += c[ik[o]] * abs(_dot_row(A, ik[o], d, p))
     sscale *= 1e-12
     for o in range(nb):
         # the next kink (selection: usually only the first few are reached)
@@ -508,7 +632,7 @@ def _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik):
         if kappa > 0.0 and cur < 0.0 and t_prev - cur / kappa <= ti:
             return t_prev - cur / kappa, -1, 0, moved
         left = cur + kappa * (ti - t_prev)
-        right = left + c[i] * abs(np.dot(A[i], d))
+        right = left + c[i] * abs(_dot_row(A, i, d, p))
         if right >= -sscale:
             return ti, i, 1, moved
         side[i] = -side[i]
@@ -525,27 +649,82 @@ def _line_search(A, c, Q, G, b, d, slope, dn, side, inE, inW, an_, gn_, tk, ik):
 
 
 @njit(cache=True)
-def _leaving_row(A, G, Q, c, side, b, E, ne, W, nw):
-    """At the face's minimiser, the working row whose multiplier is most out of its range
-    (beyond CHECK_TOL): (its position in E or W, 1 for E / 2 for W, whether a point of E
-    leaves above its margin); position -1 when every multiplier is in range."""
-    beta, mu, res, gs = _multipliers(A, G, Q, c, side, b, E, ne, W, nw)
+def _leaving_row(c, ws, ne, nw, gs):
+    """At the face's minimiser, with its multipliers in ``ws.lam`` (:func:`_multipliers`), the
+    working row whose multiplier is most out of its range (beyond CHECK_TOL): (its position in
+    E or W, 1 for E / 2 for W, whether a point of E leaves above its margin); position -1 when
+    every multiplier is in range."""
+    E, lam = ws.E, ws.lam
     worst = CHECK_TOL * gs
     out = -1
     out_kind = 0
     for j in range(ne):
-        v = -beta[j] if -beta[j] > beta[j] - c[E[j]] else beta[j] - c[E[j]]
+        v = -lam[j] if -lam[j] > lam[j] - c[E[j]] else lam[j] - c[E[j]]
         if v > worst:
             worst = v
             out = j
             out_kind = 1
     for j in range(nw):
-        if -mu[j] > worst:
-            worst = -mu[j]
+        if -lam[ne + j] > worst:
+            worst = -lam[ne + j]
             out = j
             out_kind = 2
-    leave_above = out_kind == 1 and not beta[out] > c[E[out]]
+    leave_above = out_kind == 1 and not lam[out] > c[E[out]]
     return out, out_kind, leave_above
+
+
+@njit(cache=True)
+def _solve_one(A, c, Q, Qn, work, G, b, maxit, E0, W0):
+    """:func:`_hinge_qp_node` for the rows G (copied into ``work``, a :data:`HingeWork` with
+    room for them) from b and the working sets E0, W0: (status, F(b), iterations, E, W)."""
+    ws = HingeWorkRef(*work)
+    k, p = G.shape
+    for q in range(k):
+        s = 0.0
+        for i in range(p):
+            ws.G[q, i] = G[q, i]
+            s += G[q, i] * G[q, i]
+        ws.gn[q] = math.sqrt(s)
+    for j in range(E0.shape[0]):
+        ws.E[j] = E0[j]
+    for j in range(W0.shape[0]):
+        ws.W[j] = W0[j]
+    status, f, its, ne, nw = _hinge_qp_node(A, c, Q, Qn, ws, k, b, maxit, E0.shape[0], W0.shape[0])
+    return status, f, its, ws.E[:ne].copy(), ws.W[:nw].copy()
+
+
+@njit(cache=True)
+def _screen_compiled(A, c, Q, Qn, Phi, sides, can_flip, b_root, E_root, maxit, level, L_max):
+    """The screening solves of ``problem.ReplicateProblem`` for the hinge loss plus a quadratic
+    penalty in one compiled loop: for each row ``Phi[j]`` not yet known to flip (``can_flip``,
+    updated in place), the node with the single row -sides_j Phi_j'b >= 0, from the root's
+    minimiser ``b_root`` and margin set ``E_root`` (as :meth:`HingeQPNodeSolver.solve` starts a
+    screening solve). Returns (out, solves) as ``lp_node_solver._screen_compiled``: out_j = 1
+    when the least loss is >= level, 0 when not or skipped, -1 when the solve was not certified."""
+    k, p = Phi.shape
+    out = np.zeros(k, dtype=np.int64)
+    solves = 0
+    ws = HingeWorkRef(*_hinge_work(A, 1))
+    G, gn, E = ws.G, ws.gn, ws.E
+    b = np.empty(p)
+    for j in range(k):
+        if can_flip[j]:
+            continue
+        s = 0.0
+        for i in range(p):
+            G[0, i] = -sides[j] * Phi[j, i]
+            s += G[0, i] * G[0, i]
+            b[i] = b_root[i]
+        gn[0] = math.sqrt(s)
+        for q in range(E_root.shape[0]):
+            E[q] = E_root[q]
+        status, f, its, ne, nw = _hinge_qp_node(A, c, Q, Qn, ws, 1, b, maxit, E_root.shape[0], 0)
+        if status != 0 or not np.isfinite(f):
+            out[j] = -1
+            continue
+        solves += 1
+        _screen_point(out, j, f, level, L_max, Phi, sides, can_flip, b)
+    return out, solves
 
 
 def hinge_qp_parts(loss):
@@ -573,6 +752,7 @@ class HingeQPNodeSolver(NodeSolver):
         self.y = np.ascontiguousarray(y, dtype=float)
         Q = np.asarray(penalty(self.design), dtype=float)
         self.Q = np.ascontiguousarray(0.5 * (Q + Q.T))
+        self.Qn = float(np.sqrt(np.sum(self.Q * self.Q)))
         self.max_iter = max_iter
         self.stats = {"solves": 0, "iterations": 0, "failures": 0}
         self._token = 0
@@ -589,6 +769,21 @@ class HingeQPNodeSolver(NodeSolver):
         self._maxit = self.max_iter or 20 * (self.A.shape[0] + self.design.shape[1]) + 50
         self._token += 1
         self._root_warm = None
+        self.work = _hinge_work(self.A, n)   # scratch for nodes of up to n rows
+
+    def screen_batch(self, rows, sides, can_flip, level, L_max):
+        """The screening solves of the design rows (``problem.ReplicateProblem._screen_by_solves``)
+        in compiled code, each from the root's minimiser as :meth:`solve` starts them: (out, solves)
+        of :func:`_screen_compiled`."""
+        p = self.design.shape[1]
+        warm = self._root_warm
+        b, E = (np.zeros(p), np.zeros(0, dtype=np.int64)) if warm is None or warm[1] != self._token else \
+            (np.ascontiguousarray(warm[0], dtype=float), np.ascontiguousarray(warm[2], dtype=np.int64))
+        out, solves = _screen_compiled(self.A, self.c, self.Q, self.Qn, np.ascontiguousarray(self.design[rows]),
+                                       np.ascontiguousarray(sides, dtype=float), can_flip, b, E, self._maxit,
+                                       float(level), float(L_max))
+        self.stats["solves"] += int(solves)
+        return out, solves
 
     def solve(self, rows, signs, warm=None):
         rows = np.asarray(rows, dtype=np.int64)
@@ -606,7 +801,10 @@ class HingeQPNodeSolver(NodeSolver):
             where = {(int(r), float(s)): j for j, (r, s) in enumerate(zip(rows, signs))}
             W0 = np.array([where[key] for key in warm[3] if key in where], dtype=np.int64)
         self.stats["solves"] += 1
-        status, value, its, E, W = _hinge_qp_node(self.A, self.c, self.Q, G, b, self._maxit, E0, W0)
+        if len(rows) > self.work.G.shape[0]:
+            self.work = _hinge_work(self.A, len(rows))
+        status, value, its, E, W = _solve_one(self.A, self.c, self.Q, self.Qn, self.work, G, b, self._maxit,
+                                              np.ascontiguousarray(E0, dtype=np.int64), W0)
         self.stats["iterations"] += its
         if status != 0 or not np.isfinite(value):
             self.stats["failures"] += 1

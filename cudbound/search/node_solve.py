@@ -40,9 +40,11 @@ NodeSolve = namedtuple("NodeSolve", [
     "beta_u",     # ... the unconstrained minimiser ...
     "L_u",        # ... and its loss
     "lp",         # KIND_LP: (columns, their norms, c, m, n, root basis, root at-upper, max iterations)
-    "sm",         # KIND_SMOOTH: (loss id, D, yo, wn, penalty, max iterations); KIND_HINGE_QP: (0, A, c, -, Q, max it.)
+    "sm",         # KIND_SMOOTH: (loss id, D, yo, wn, penalty, max iterations);
+                  # KIND_HINGE_QP: (0, A, c, [Frobenius norm of Q], Q, max iterations)
     "key",        # the SearchContext of the Python side
     "ws",         # node_qp._workspace (shared with the realisability QP)
+    "hq",         # KIND_HINGE_QP: the hinge QP's scratch (a HingeWork; in the loop, its HingeWorkRef)
 ])
 """What the node solvers of one search need, besides the replicate and the node pool."""
 NodeSolveRef = compiled_record(NodeSolve, "The solver data as the compiled loop holds it (by reference).")
@@ -168,54 +170,43 @@ def _solve_smooth(c, rep, slv, pool):
 @njit(cache=True, inline="always")
 def _solve_hinge_qp(c, rep, slv, pool):
     """KIND_HINGE_QP: (solved, minimum). The warm start ``active[c, :n_active[c]]`` holds a
-    point k of the resample as k and a fixed free point j as mA + j."""
-    _, Ah, ch, _, Qh, maxit = slv.sm
+    point k of the resample as k and a fixed free point j as mA + j (points first)."""
+    _, Ah, ch, Qn, Qh, maxit = slv.sm
+    ws = slv.hq
     P = rep.P
     act = pool.active
     mA = Ah.shape[0]
     mf, p = P.shape
+    G, gn, pos, E, W = ws.G, ws.gn, ws.pos, ws.E, ws.W
     k = 0
-    pos = np.full(mf, -1, dtype=np.int64)   # free point -> its row of G
-    for i in range(mf):
-        if pool.signs[c, i] != 0:
-            pos[i] = k
+    for i in range(mf):   # the node's rows: G[pos[i]] = s_i P_i
+        s = pool.signs[c, i]
+        if s != 0:
+            for q in range(p):
+                G[k, q] = P[i, q] * s
+            gn[k] = rep.norms[i]
+            pos[k] = i
             k += 1
-    G = np.empty((k, p))
-    for i in range(mf):
-        if pool.signs[c, i] != 0:
-            G[pos[i]] = P[i] * pool.signs[c, i]
-    ne0 = 0
-    nw0 = 0
-    for a in range(pool.n_active[c]):
-        if act[c, a] < mA:
-            ne0 += 1
-        elif pos[act[c, a] - mA] >= 0:
-            nw0 += 1
-    E0 = np.empty(ne0, dtype=np.int64)
-    W0 = np.empty(nw0, dtype=np.int64)
     ne0 = 0
     nw0 = 0
     for a in range(pool.n_active[c]):
         v = act[c, a]
         if v < mA:
-            E0[ne0] = v
+            E[ne0] = v
             ne0 += 1
-        elif pos[v - mA] >= 0:
-            W0[nw0] = pos[v - mA]
-            nw0 += 1
-    st, f, its, E1, W1 = _hinge_qp_node(Ah, ch, Qh, G, pool.beta[c], maxit, E0, W0)
-    if st == 0:
-        na = 0
-        for v in E1:
-            act[c, na] = v
-            na += 1
-        for q in W1:
-            for i in range(mf):
-                if pos[i] == q:
-                    act[c, na] = mA + i
-                    na += 1
+        else:
+            for q in range(k):
+                if pos[q] == v - mA:
+                    W[nw0] = q
+                    nw0 += 1
                     break
-        pool.n_active[c] = na
+    st, f, its, ne, nw = _hinge_qp_node(Ah, ch, Qh, Qn[0], ws, k, pool.beta[c], maxit, ne0, nw0)
+    if st == 0:
+        for j in range(ne):
+            act[c, j] = E[j]
+        for j in range(nw):
+            act[c, ne + j] = mA + pos[W[j]]
+        pool.n_active[c] = ne + nw
         return True, f
     pool.n_active[c] = 0
     return False, 0.0

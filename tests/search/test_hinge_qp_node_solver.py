@@ -179,3 +179,65 @@ def test_workers_do_not_change_the_interval(loss):
     assert one.confidence_interval == two.confidence_interval
     np.testing.assert_array_equal(one.bootstrap_distribution, two.bootstrap_distribution)
     np.testing.assert_array_equal(one.stats.nodes, two.stats.nodes)
+
+
+def _degenerate(seed, kind):
+    """``_data``'s kinds, and the degenerate ones: separable labels, and a resample whose points
+    with nu != 1 all have one label (the other class only among its singletons)."""
+    if kind not in ("separable", "one_class"):
+        return _data(seed, kind)
+    design, y, counts, rng = _data(seed, "gaussian", n=int(np.random.default_rng(seed).integers(6, 11)))
+    if kind == "separable":
+        y = np.where(design[:, 1:] @ np.ones(design.shape[1] - 1) >= 0.0, 1.0, -1.0)
+        if len(np.unique(y)) < 2:
+            y[0] = -y[0]
+    else:
+        # the points of class -1 once each, those of class +1 0, 2 or more times
+        pos = np.flatnonzero(y > 0)
+        counts = np.where(y > 0, 0.0, 1.0)
+        left = len(pos)
+        while left > 0:
+            take = left if left <= 3 else int(rng.integers(2, 4))
+            counts[int(rng.choice(pos))] += take
+            left -= take
+    return design, y, counts, rng
+
+
+SCREEN_KINDS = (*KINDS, "separable", "one_class")
+
+
+@pytest.mark.parametrize("kind", SCREEN_KINDS)
+def test_compiled_screening_fixes_the_same_points_as_the_python_loop(kind):
+    """The compiled screening loop (``HingeQPNodeSolver.screen_batch``) and the one Python solve
+    per point it replaces fix the same points with the same signs, with the same number of
+    solves, on 12 problems of each kind for every alpha_n (the neighbourhood from everything to
+    a sliver)."""
+    from cudbound.fit import fit_coefficients
+    from cudbound.search import ReplicateProblem, Screening
+
+    solves = 0
+    for index in range(12):
+        design0, y, counts, rng = _degenerate(11_000 + 100 * SCREEN_KINDS.index(kind) + index, kind)
+        rep = reparametrise(design0)
+        loss = rep.loss(get_loss(f"hinge_ridge:{float(rng.choice([1e-3, 0.05, 1.0]))}"))
+        gamma = fit_coefficients(rep.Z, y, loss, reparametrise=False)
+        eng = ReplicateEngine(rep.Z, y, loss)
+        eng._fallbacks = 0  # as a search starts
+        n = len(y)
+        for a in (1.0, math.sqrt(n), float(n), float(n) ** 2):
+            solver, root, _ = eng.prepare(counts)
+            batch = eng._screen_batch(solver, root)
+            assert batch is not None
+            made = []
+            for fast in (True, False):
+                screening = Screening(True, eng._screen_solver(solver), [(root.beta, root.beta_value)], None,
+                                      batch if fast else None)
+                made.append(ReplicateProblem(rep.Z, y, counts, gamma, loss, a, beta_u=root.beta, L_u=root.value,
+                                             screening=screening))
+            fast, slow = made
+            np.testing.assert_array_equal(fast.rows, slow.rows)
+            np.testing.assert_array_equal(fast.cost_plus, slow.cost_plus)
+            assert (fast.n_screened, fast.C_forced, fast.screen_solves) == (slow.n_screened, slow.C_forced,
+                                                                            slow.screen_solves)
+            solves += fast.screen_solves
+    assert solves > 0   # the compiled loop ran
