@@ -11,6 +11,7 @@ _kernel_compile.install()  # a kernel's first compile says so once and is timed 
 from .baselines import DegenerateResampleWarning
 from .basis import ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
 from .cud import EngineOptions, SmallSampleWarning, cud_from_design, cud_interval, replicate_sup, search_replicate
+from .cud_difference import replicate_sup_difference
 from .registry import intervals, method_names, register
 from .losses import (ExponentialLoss, FunctionLoss, HingeLoss, LogisticLoss, Loss, NoMinimiserError, RidgeLoss,
                      SquaredLoss, get_loss)
@@ -21,7 +22,7 @@ from .results import ConfidenceInterval, CUDResult, IntervalResult, ResultList, 
 __version__ = "0.1.0"
 
 __all__ = [
-    "cud_interval", "cud_from_design", "replicate_sup", "search_replicate", "EngineOptions", "intervals", "Procedure",
+    "cud_interval", "cud_from_design", "replicate_sup", "replicate_sup_difference", "search_replicate", "EngineOptions", "intervals", "Procedure",
     "method_names", "register", "DegenerateResampleWarning", "SmallSampleWarning",
     "CUDResult", "IntervalResult", "ResultList", "ConfidenceInterval", "SearchStats", "plot_intervals",
     "Loss", "SquaredLoss", "RidgeLoss", "HingeLoss", "LogisticLoss", "ExponentialLoss", "FunctionLoss",

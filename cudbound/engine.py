@@ -46,6 +46,7 @@ from .losses import HingeLoss, same_math
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, Screening, SearchOptions, SearchOutcome, branch_and_bound
 from .search.core import SearchContext, compiled_replicate
+from .search.frontier import FrontierOutcome, compiled_frontier, run_frontier
 from .search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.node_solvers import SOLVER_ERRORS, QuadraticReplicate, checked_solution
@@ -204,28 +205,45 @@ class ReplicateEngine:
         if self.engine == "auto" and self.loss.is_quadratic and not record_tree:
             # the whole replicate (set-up and search) in compiled code; a node its QP solver
             # fails on is solved by cvxpy from inside the loop
-            t0 = time.perf_counter()
-            self._counts = np.asarray(counts, dtype=float)
-            H, g, c = self.loss.quadratic_form(self.design, self.y, self._counts)
-            try:
-                with SearchContext(fallback=self._cvxpy_solver) as ctx:
-                    res = compiled_replicate(*self._rows, counts, H, g, c,
-                                             np.ascontiguousarray(beta_hat, dtype=np.float64), alpha_n, options,
-                                             context=ctx)
-            except SOLVER_ERRORS:
-                res = "error"
-                self._fallbacks += 1  # a numerical failure in compiled code: the set-up in Python takes over
-            if res is not None and res != "error":
-                res.seconds = time.perf_counter() - t0
+            res = self._compiled(compiled_replicate, counts, beta_hat, alpha_n, options)
+            if res is not None:
                 return res
+        problem, solver, root, pd_quad, inner, fallback = self._python_setup(counts, beta_hat, alpha_n, options)
+        out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
+                               extra_lower=[(beta_hat, problem.L_hat)], inner=inner, fallback=fallback,
+                               python_realise=self.engine != "auto")
+        out.solves += problem.screen_solves
+        return out
+
+    def _compiled(self, kernel, counts, beta_hat, alpha, options, *extra):
+        """A quadratic replicate set up and searched in compiled code (``core.compiled_replicate`` or
+        ``frontier.compiled_frontier``, given ``alpha`` and the ``extra`` arguments): its outcome with
+        ``seconds``, or None when the set-up in Python is to take over (H not positive definite,
+        or a numerical failure in compiled code, counted as a fallback)."""
+        t0 = time.perf_counter()
+        self._counts = np.asarray(counts, dtype=float)
+        H, g, c = self.loss.quadratic_form(self.design, self.y, self._counts)
+        try:
+            with SearchContext(fallback=self._cvxpy_solver) as ctx:
+                res = kernel(*self._rows, counts, H, g, c, np.ascontiguousarray(beta_hat, dtype=np.float64), alpha,
+                             *extra, options, context=ctx)
+        except SOLVER_ERRORS:
+            self._fallbacks += 1  # the set-up in Python takes over
+            return None
+        if res is not None:
+            res.seconds = time.perf_counter() - t0
+        return res
+
+    def _python_setup(self, counts, beta_hat, alpha, options):
+        """A replicate set up in Python: (problem at ``alpha``'s neighbourhood, node solver, root,
+        positive definite quadratic form or None, compiled node solver for the loop or None, fallback)."""
         solver, root, quad = self.prepare(counts)
         root = checked_solution(root)
         self._fallbacks += int(root.fallback)
         screening = Screening(options.screen, self._screen_solver(solver), [(root.beta, root.beta_value)],
                               self._screen_bound(solver, root), self._screen_batch(solver, root))
-        problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha_n,
+        problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha,
                                    quad=quad, beta_u=root.beta, L_u=root.value, screening=screening)
-        seed = [(beta_hat, problem.L_hat)]
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and quad.positive_definite else None
         inner = None
@@ -237,7 +255,59 @@ class ReplicateEngine:
                   and self._smooth._root_sep is None):
                 # nothing separable: the compiled SQP runs inside the loop, the full solver backs it up
                 inner, fallback = self._smooth, lambda: solver
-        out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
-                               extra_lower=seed, inner=inner, fallback=fallback, python_realise=self.engine != "auto")
+        return problem, solver, root, pd_quad, inner, fallback
+
+    # ------------------------------------------------------------ the frontier (two classifiers)
+    def root_minimum(self, counts) -> float:
+        """L_u = inf of the resample's loss L(D^(b), .), or -inf when no solver finds it (the
+        frontier of the other classifier then keeps every pattern: always exact)."""
+        try:
+            if self.loss.is_quadratic:
+                quad = QuadraticReplicate(self.loss, self.design, self.y, np.asarray(counts, dtype=float))
+                if quad.positive_definite:
+                    return float(quad.L_u)
+            return float(checked_solution(self.prepare(counts)[1]).value)
+        except SOLVER_ERRORS:
+            return -np.inf
+
+    def frontier(self, counts, beta_hat, alpha_n, slack, options=SearchOptions()):
+        """The frontier of one count vector (``search.frontier``) below the level
+        L(D^(b), beta_hat) + 1/alpha_n + slack (method.md, "The difference of two classifiers":
+        ``slack`` = K_B - L_u,B of the other classifier, inf when unknown); returns a
+        :class:`~cudbound.search.frontier.FrontierOutcome`. A spent ``options.deadline`` or a root
+        that no solver solves leaves the trivial frontier (nothing found, certified lower bound
+        -inf), flagged "budget" or "solver_failure", as :meth:`search` leaves max|C|/n."""
+        t0 = time.perf_counter()
+        self._fallbacks = 0
+        counts = np.asarray(counts, dtype=float)
+        L_hat = self.loss.value(self.design, self.y, counts, beta_hat)
+        if alpha_n == 0.0 or not np.isfinite(slack):
+            level_alpha = 0.0
+        else:
+            level_alpha = 1.0 / (1.0 / alpha_n + max(slack, 0.0))
+        if options.deadline is not None:
+            left = options.deadline - time.time()
+            if left <= 0.0:
+                return FrontierOutcome.trivial(counts, self.y, L_hat, "budget", time.perf_counter() - t0)
+            limit = left if options.time_limit is None else min(options.time_limit, left)
+            options = dataclasses.replace(options, time_limit=limit, deadline=None)
+        try:
+            out = self._frontier(counts, beta_hat, level_alpha, alpha_n, options)
+        except SOLVER_ERRORS:
+            return FrontierOutcome.trivial(counts, self.y, L_hat, "solver_failure", time.perf_counter() - t0)
+        out.fallbacks += self._fallbacks
+        out.seconds = time.perf_counter() - t0
+        return out
+
+    def _frontier(self, counts, beta_hat, level_alpha, alpha_n, options):
+        if self.engine == "auto" and self.loss.is_quadratic:
+            res = self._compiled(compiled_frontier, counts, beta_hat, level_alpha, options, alpha_n)
+            if res is not None:
+                return res
+        problem, solver, root, pd_quad, inner, fallback = self._python_setup(counts, beta_hat, level_alpha, options)
+        q = None if pd_quad is None else (pd_quad.H, np.linalg.inv(pd_quad.H), pd_quad.beta_u, pd_quad.L_u)
+        with SearchContext(solver, fallback, root.warm) as ctx:
+            out = run_frontier(problem, root, alpha_n, seeds=[(beta_hat, problem.L_hat)], quad=q, inner=inner,
+                               context=ctx, options=options, python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
         return out

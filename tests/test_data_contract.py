@@ -58,6 +58,8 @@ ENTRIES = {
     "cud_from_design": Entry(lambda A, y: _interval(cudbound.cud_from_design(A, y, n_resamples=20, rng=0))),
     "replicate_sup": Entry(lambda A, y: cudbound.replicate_sup(A, y, COUNTS)),
     "search_replicate": Entry(lambda A, y: cudbound.search_replicate(A, y, COUNTS).value),
+    "replicate_sup_difference": Entry(lambda A, y: cudbound.replicate_sup_difference(A, A[:, :2], y, COUNTS,
+                                                                                    loss_b="hinge")),
     "intervals_from_design": Entry(lambda A, y: [_interval(r) for r in cudbound.registry.intervals_from_design(
         A, y, ["kohavi"], rng=0)]),
     "resubstitution": Entry(lambda A, y: bl.resubstitution(A, y).estimate),

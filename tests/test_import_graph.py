@@ -92,7 +92,7 @@ LAYERS = (
     ("engine",), ("lifeline", "workers"), ("quantile",),  # replicates: solvers, processes, the order statistic
     ("results", "plotting"),               # result objects and their pictures
     ("statistics",),                       # critical values, p-values, Wilson, bootstrap intervals
-    ("cud",), ("baselines", "auc", "svm", "compare"),  # the intervals, the other estimators, comparisons
+    ("cud", "cud_difference"), ("baselines", "auc", "svm", "compare"),  # the intervals, the other estimators, comparisons
     ("registry",),                         # the registry of interval methods
     ("coverage",),                         # the study
     ("output", "cli", "__main__", ""),     # the user's entry points and their JSON layout ("" is the package)

@@ -44,6 +44,14 @@ def _value_at(P, rnorms, cplus, cminus, C_forced, x, m, n, alpha, L_hat, margin)
     """Objective at classifier x when all its signs on the free points are clear, else 0."""
     if _gval(m, alpha, L_hat) <= 0.0:
         return 0.0
+    clear, C = _count_at(P, rnorms, cplus, cminus, C_forced, x, margin)
+    return _objective(C, m, n, alpha, L_hat) if clear else 0.0
+
+
+@njit(cache=True)
+def _count_at(P, rnorms, cplus, cminus, C_forced, x, margin):
+    """(clear, C): whether classifier x's signs on the free points are all clear
+    (|phi_k'x| > margin |phi_k| |x|), and then the count C of the pattern it realises."""
     xn = 0.0
     for i in range(x.shape[0]):
         xn += x[i] * x[i]
@@ -54,9 +62,9 @@ def _value_at(P, rnorms, cplus, cminus, C_forced, x, m, n, alpha, L_hat, margin)
         for i in range(x.shape[0]):
             t += P[k, i] * x[i]
         if abs(t) <= margin * xn * rnorms[k]:
-            return 0.0
+            return False, 0.0
         C += cplus[k] if t >= 0.0 else cminus[k]
-    return _objective(C, m, n, alpha, L_hat)
+    return True, C
 
 
 @njit(cache=True)
@@ -112,6 +120,15 @@ def _flip_d(t, hnk, r):
     return (math.expm1(-u) + u) / (r * r) * (1.0 - 1e-12)
 
 
+@njit(cache=True, inline="always")
+def _point_flip(t, k, hn, tu, m, L_u, sc_r):
+    """Free point k's flip cost at a node's minimiser (t = phi_k'b_m, minimum m): :func:`_flip_cost`
+    with the gradient when ``tu`` is given (a positive definite quadratic loss), else :func:`_flip_d`."""
+    if tu.shape[0] > 0:
+        return _flip_cost(t, tu[k], hn[k], 4.0 * (m - L_u))
+    return _flip_d(t, hn[k], sc_r)
+
+
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
            floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0):
@@ -150,10 +167,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         else:
             C0 += cminus[k]
             diff = cplus[k] - cminus[k]
-        if tu.shape[0] > 0:
-            dk = _flip_cost(t, tu[k], hn[k], 4.0 * (m - L_u))
-        else:
-            dk = _flip_d(t, hn[k], sc_r)
+        dk = _point_flip(t, k, hn, tu, m, L_u, sc_r)
         if m + max(dk, floor) < L_max and diff != 0.0:  # only points that can flip, and matter, are sorted
             tmp_diff[r] = diff
             tmp_d[r] = dk

@@ -1,6 +1,8 @@
 """The one branch and bound for the replicate supremum Q^(b) (Laber & Murphy 2008, sec. 4), compiled.
 
-Every search of the toolkit runs this loop (numba), whatever the loss. It maximises
+Every search for Q^(b) runs this loop (numba), whatever the loss; the frontier of the
+difference of two classifiers (:mod:`cudbound.search.frontier`) runs its parts under its own
+prune rule. It maximises
 
     |C(s)| / n * g(alpha_n (L_hat - inf_{M(s)} L))
 
@@ -88,7 +90,7 @@ from .replicate_setup import _replicate_setup
 from .smooth_node_solver import _factor_hn, _smooth_factor
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "STATES", "SearchState", "run_search",
-           "compiled_replicate", "SearchContext"]
+           "compiled_replicate", "SearchContext", "solver_inputs"]
 
 # ------------------------------------------------------------------ what the loop is given
 Replicate = namedtuple("Replicate", [
@@ -553,6 +555,46 @@ def _loop_options(options, tol, lazy, record, python_realise):
                        bool(record), bool(python_realise), float(tol.prune), float(tol.margin))
 
 
+def solver_inputs(problem, quad, inner, context):
+    """What the compiled loop needs of a prepared replicate's node solver: (kind, P, NodeSolve, Hinv).
+
+    ``problem``, ``quad``, ``inner`` and ``context`` as in :func:`run_search`; P holds the free
+    points' design rows; Hinv is the quadratic form's inverse (zeros without one)."""
+    kind = (KIND_EXTERNAL if inner is None else KIND_LP if isinstance(inner, HingeLPNodeSolver)
+            else KIND_HINGE_QP if isinstance(inner, HingeQPNodeSolver) else KIND_SMOOTH)
+    lp = inner if kind == KIND_LP else None
+    hinge_qp = inner if kind == KIND_HINGE_QP else None
+    smooth = inner if kind == KIND_SMOOTH else None
+    p = problem.design.shape[1]
+    P = np.ascontiguousarray(problem.design[problem.rows], dtype=float).reshape(-1, p)
+    if quad is not None:
+        H, Hinv, beta_u, L_u = (np.ascontiguousarray(quad[0], dtype=np.float64),
+                                np.ascontiguousarray(quad[1], dtype=np.float64),
+                                np.ascontiguousarray(quad[2], dtype=np.float64), float(quad[3]))
+    else:
+        H, Hinv, beta_u, L_u = np.zeros((p, p)), np.zeros((p, p)), np.zeros(p), 0.0
+    if lp is not None:
+        lp_root = lp._root
+        lp_args = (lp.cols, lp.norms, lp.c, int(lp.m), int(lp.n), lp_root.basis, lp_root.atup, int(lp._max_iter))
+    else:
+        lp_args = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, _EMPTY_I, _EMPTY_B, 0)
+    hq = _hinge_work(np.zeros((0, p)), 0)
+    if hinge_qp is not None:
+        sm = (0, np.ascontiguousarray(hinge_qp.A, dtype=np.float64), np.ascontiguousarray(hinge_qp.c, dtype=np.float64),
+              np.array([hinge_qp.Qn]), np.ascontiguousarray(hinge_qp.Q, dtype=np.float64), int(hinge_qp._maxit))
+        hq = _hinge_work(sm[1], P.shape[0])
+    elif smooth is not None:
+        obj = smooth._objective(smooth.counts)
+        sm = (int(obj.kind_id), np.ascontiguousarray(obj.D, dtype=np.float64),
+              np.ascontiguousarray(obj.yo, dtype=np.float64), np.ascontiguousarray(obj.wn, dtype=np.float64),
+              np.ascontiguousarray(obj.pen, dtype=np.float64), int(smooth.max_iter))
+    else:
+        sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0)
+    slv = NodeSolve(int(kind), H, 0.5 * Hinv, beta_u, L_u, lp_args, sm, int(context.key if context is not None else 0),
+                    _workspace(p), hq)
+    return kind, P, slv, Hinv
+
+
 def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None, options=None, tol=None, lazy=None,
                record=False, python_realise=False):
     """Run the compiled loop on a prepared replicate (``bnb.branch_and_bound`` and the engine call it).
@@ -577,47 +619,17 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     :class:`SearchState` when the search stopped at its node budget, else None; ``screened``,
     ``seconds`` and ``tree`` are the caller's to fill).
     """
-    kind = (KIND_EXTERNAL if inner is None else KIND_LP if isinstance(inner, HingeLPNodeSolver)
-            else KIND_HINGE_QP if isinstance(inner, HingeQPNodeSolver) else KIND_SMOOTH)
-    lp = inner if kind == KIND_LP else None
-    hinge_qp = inner if kind == KIND_HINGE_QP else None
-    smooth = inner if kind == KIND_SMOOTH else None
-    p = problem.design.shape[1]
-    P = np.ascontiguousarray(problem.design[problem.rows], dtype=float).reshape(-1, p)
+    kind, P, slv, Hinv = solver_inputs(problem, quad, inner, context)
+    p = P.shape[1]
     options = options if options is not None else SearchOptions()
     tol = tol if tol is not None else Tolerances()
-    if quad is not None:
-        H, Hinv, beta_u, L_u = (np.ascontiguousarray(quad[0], dtype=np.float64),
-                                np.ascontiguousarray(quad[1], dtype=np.float64),
-                                np.ascontiguousarray(quad[2], dtype=np.float64), float(quad[3]))
-    else:
-        H, Hinv, beta_u, L_u = np.zeros((p, p)), np.zeros((p, p)), np.zeros(p), 0.0
-    if lp is not None:
-        lp_root = lp._root
-        lp_args = (lp.cols, lp.norms, lp.c, int(lp.m), int(lp.n), lp_root.basis, lp_root.atup, int(lp._max_iter))
-    else:
-        lp_args = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, _EMPTY_I, _EMPTY_B, 0)
-    hq = _hinge_work(np.zeros((0, p)), 0)
-    if hinge_qp is not None:
-        sm = (0, np.ascontiguousarray(hinge_qp.A, dtype=np.float64), np.ascontiguousarray(hinge_qp.c, dtype=np.float64),
-              np.array([hinge_qp.Qn]), np.ascontiguousarray(hinge_qp.Q, dtype=np.float64), int(hinge_qp._maxit))
-        hq = _hinge_work(sm[1], P.shape[0])
-    elif smooth is not None:
-        obj = smooth._objective(smooth.counts)
-        sm = (int(obj.kind_id), np.ascontiguousarray(obj.D, dtype=np.float64),
-              np.ascontiguousarray(obj.yo, dtype=np.float64), np.ascontiguousarray(obj.wn, dtype=np.float64),
-              np.ascontiguousarray(obj.pen, dtype=np.float64), int(smooth.max_iter))
-    else:
-        sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0)
     if lazy is None:
         lazy = kind != KIND_QP
-    shape = (P.shape[0], p, int(lp_args[3]), bool(lazy))
+    shape = (P.shape[0], p, int(slv.lp[3]), bool(lazy))
     resume = options.resume
     resumable = kind != KIND_EXTERNAL and not record
     if not (resumable and isinstance(resume, SearchState) and resume.matches(kind, shape)):
         resume = None
-    slv = NodeSolve(int(kind), H, 0.5 * Hinv, beta_u, L_u, lp_args, sm, int(context.key if context is not None else 0),
-                    _workspace(p), hq)
     start = (np.ascontiguousarray(root.beta, dtype=np.float64), float(root.value), float(root.beta_value),
              float(best0))
     args = (P, np.ascontiguousarray(problem.rows, dtype=np.int64), np.ascontiguousarray(problem.cost_plus, dtype=np.float64),

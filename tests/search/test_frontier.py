@@ -1,0 +1,135 @@
+"""The frontier of one classifier's replicate (cudbound.search.frontier) against brute force.
+
+For every count k, F^>=(k) and F^<=(k), the least m(s) over the realisable patterns with
+C(s) >= k and C(s) <= k, are enumerated by ``reference_difference.side_details`` (every pattern
+decided by an LP, every m by an independent solver) and compared with the search's, below the
+frontier's level (values at or above it are recorded as the level). Every option that prunes
+(flip costs, screening, branching), each engine, and a budget (the certified lower frontier and
+the frontier found must enclose the exact one) are checked.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from cudbound.design import reparametrise
+from cudbound.engine import ReplicateEngine
+from cudbound.fit import fit_coefficients
+from cudbound.losses import get_loss
+from cudbound.search import SearchOptions
+from cudbound.search.frontier import FrontierOutcome, count_range
+from reference_difference import SPECS, make_pair_problem, side_details
+
+TOL = 1e-9
+PLAIN = SearchOptions(flip_cost=False, branching="static", screen=False)
+
+
+def _exact(det, y, counts, level):
+    """F^>= and F^<= of the enumeration on the whole count range, each capped at ``level``."""
+    kmin, kmax = count_range(counts, y)
+    ks = np.arange(kmin, kmax + 1)
+    up = np.array([min([level] + [m for c, m in zip(det.C, det.m) if c >= k]) for k in ks])
+    down = np.array([min([level] + [m for c, m in zip(det.C, det.m) if c <= k]) for k in ks])
+    return kmin, up, down
+
+
+def _on_range(f: FrontierOutcome, kmin, size, which="found"):
+    """The search's frontier on the whole count range: below its own range F^>= is its first value
+    (every pattern below the level has a count in the range) and above it the level; F^<= likewise."""
+    up, down = (f.up, f.down) if which == "found" else (f.up_lower, f.down_lower)
+    ks = kmin + np.arange(size)
+    i = np.clip(ks - f.kmin, 0, len(up) - 1)
+    inside = (ks >= f.kmin) & (ks < f.kmin + len(up))
+    cap = f.level if which == "found" else -np.inf
+    out_up = np.where(inside | (ks < f.kmin), up[i], cap)
+    out_down = np.where(inside | (ks >= f.kmin + len(up)), down[i], cap)
+    return out_up, out_down
+
+
+def _close(a, b):
+    with np.errstate(invalid="ignore"):      # inf - inf where both are inf
+        return bool(np.all((a == b) | (np.abs(a - b) <= TOL)))
+
+
+def _engine(loss, design, y, engine="auto"):
+    rep = reparametrise(design)
+    loss_z = rep.loss(get_loss(SPECS[loss]))
+    gamma = fit_coefficients(rep.Z, y, loss_z, reparametrise=False)
+    return ReplicateEngine(rep.Z, y, loss_z, engine=engine), gamma
+
+
+CASES = [(loss, seed) for loss in ("squared", "ridge", "hinge", "logistic") for seed in range(3)]
+
+
+@pytest.mark.parametrize("loss,seed", CASES)
+def test_the_frontier_is_the_enumerated_one_below_its_level(loss, seed):
+    design, _, y, counts, _ = make_pair_problem(500 + seed, loss, "squared", same_basis=True)
+    det = side_details(loss, design, y, counts)
+    eng, gamma = _engine(loss, design, y)
+    n = len(y)
+    checked = 0
+    for alpha, slack in ((float(n), 0.0), (float(n), 0.05), (float(n * n), 0.0), (1.0, 0.3), (0.0, 0.0),
+                         (float(n), math.inf)):
+        for options in (SearchOptions(), PLAIN):
+            f = eng.frontier(counts, gamma, alpha, slack, options)
+            assert f.status == "exact"
+            level = math.inf if alpha == 0.0 or math.isinf(slack) else det.K + 1.0 / alpha + slack
+            assert f.level == level or abs(f.level - level) <= 1e-9 * max(1.0, abs(level))
+            kmin, up, down = _exact(det, y, counts, f.level)
+            got_up, got_down = _on_range(f, kmin, len(up))
+            assert _close(got_up, up) and _close(got_down, down), (alpha, slack, options, got_up, up, got_down, down)
+            np.testing.assert_array_equal(f.up_lower, f.up)
+            np.testing.assert_array_equal(f.down_lower, f.down)
+            checked += 1
+    assert checked == 12
+
+
+@pytest.mark.parametrize("engine", ["python", "cvxpy"])
+@pytest.mark.parametrize("loss", ["squared", "hinge", "logistic"])
+def test_every_engine_finds_the_same_frontier(loss, engine):
+    design, _, y, counts, _ = make_pair_problem(600, loss, "squared", same_basis=True)
+    n = len(y)
+    eng, gamma = _engine(loss, design, y)
+    other, _ = _engine(loss, design, y, engine)
+    for alpha in (float(n), float(n * n)):
+        a = eng.frontier(counts, gamma, alpha, 0.02)
+        b = other.frontier(counts, gamma, alpha, 0.02)
+        assert b.status == "exact"
+        size = max(len(a.up), len(b.up)) + 2 * n
+        kmin = min(a.kmin, b.kmin) - n
+        for x, z in zip(_on_range(a, kmin, size), _on_range(b, kmin, size)):
+            assert np.all(np.abs(x - z) <= 1e-7)   # cvxpy's solvers: to their tolerances
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_a_budget_leaves_a_frontier_found_above_and_a_certified_one_below_the_exact(loss):
+    """A wide level (alpha_n = 1, slack 1): many patterns matter, and small node budgets stop the search."""
+    design, _, y, counts, _ = make_pair_problem(703, loss, "squared", same_basis=True)
+    det = side_details(loss, design, y, counts)
+    eng, gamma = _engine(loss, design, y)
+    exact = eng.frontier(counts, gamma, 1.0, 1.0)
+    assert exact.status == "exact"
+    kmin, up, down = _exact(det, y, counts, exact.level)
+    statuses = []
+    for budget in (1, 2, 3, 5, 8):
+        f = eng.frontier(counts, gamma, 1.0, 1.0, SearchOptions(max_nodes=budget))
+        statuses.append(f.status)
+        found = _on_range(f, kmin, len(up))
+        lower = _on_range(f, kmin, len(up), "lower")
+        assert np.all(found[0] >= up - TOL) and np.all(found[1] >= down - TOL)
+        assert np.all(lower[0] <= up + TOL) and np.all(lower[1] <= down + TOL)
+    assert statuses[0] == "budget" and exact.nodes > 8
+
+
+def test_a_spent_deadline_leaves_the_trivial_frontier():
+    design, _, y, counts, _ = make_pair_problem(701, "squared", "squared", same_basis=True)
+    eng, gamma = _engine("squared", design, y)
+    f = eng.frontier(counts, gamma, float(len(y)), 0.0, SearchOptions(deadline=0.0))
+    assert f.status == "budget" and (f.kmin, f.kmin + len(f.up) - 1) == count_range(counts, y)
+    assert np.all(f.up_lower == -np.inf) and np.all(f.up == np.inf)
+
+
+def test_count_range():
+    y = np.ones(5)
+    assert count_range(np.array([0, 0, 3, 1, 1]), y) == (-2, 2)
+    assert count_range(np.ones(5), y) == (0, 0)

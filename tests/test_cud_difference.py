@@ -1,0 +1,129 @@
+"""cudbound.replicate_sup_difference: Q^(b) of the difference of two classifiers, against brute force.
+
+Each problem (``reference_difference.make_pair_problem``: n in 6..12, p_A, p_B in 1..3, the same or
+different bases) is enumerated by ``reference_difference``: every realisable pattern of each
+classifier (LP), each m by an independent convex solver, then every pair of patterns. Every pair of
+the losses squared, ridge, hinge and logistic (A's and B's), same and different bases, four alpha_n
+(0, 1, n, n^2): equality to 1e-9. The default run checks the first problem of each (pair, basis);
+the other problems are marked slow (``tests/_support/sweeps.py``).
+"""
+import itertools
+
+import numpy as np
+import pytest
+
+import cudbound
+from cudbound.cud_difference import (DifferenceSide, FORMS, joint_sup, replicate_sup_difference,
+                                     search_replicate_difference)
+from cudbound.search import SearchOptions
+from reference_difference import SPECS, make_pair_problem, ref_difference, side_details
+from sweeps import first_of_each
+
+TOL = 1e-9
+LOSSES = ("squared", "ridge", "hinge", "logistic")
+PAIRS = list(itertools.combinations_with_replacement(LOSSES, 2)) + [("hinge", "squared"), ("logistic", "ridge")]
+PER_CLASS = 10
+CASES = first_of_each([(a, b, same, k) for a, b in PAIRS for same in (True, False) for k in range(PER_CLASS)],
+                      shape=lambda c: c[:3], ids=lambda c: f"{c[0]}-{c[1]}-{'same' if c[2] else 'other'}-{c[3]}")
+
+
+def _seed(loss_a, loss_b, same, k):
+    return 20270000 + 1000 * PAIRS.index((loss_a, loss_b)) + 100 * int(same) + k
+
+
+@pytest.mark.parametrize("loss_a,loss_b,same,k", CASES)
+def test_q_equals_the_enumeration_of_every_pattern_pair(loss_a, loss_b, same, k):
+    A, B, y, counts, info = make_pair_problem(_seed(loss_a, loss_b, same, k), loss_a, loss_b, same)
+    n = len(y)
+    da, db = side_details(loss_a, A, y, counts), side_details(loss_b, B, y, counts)
+    assert da.n_patterns >= 1 and db.n_patterns >= 1
+    for alpha in (0.0, 1.0, float(n), float(n * n)):
+        want = ref_difference(da, db, n, alpha)
+        got = replicate_sup_difference(A, B, y, counts, loss_a=SPECS[loss_a], loss_b=SPECS[loss_b], alpha_n=alpha)
+        assert abs(got - want) <= TOL, (info, alpha, got, want)
+
+
+@pytest.mark.parametrize("loss_a,loss_b", [("squared", "hinge"), ("logistic", "ridge")])
+def test_the_three_forms_from_the_same_frontiers(loss_a, loss_b):
+    """joint_sup's forms (the method's joint factor, the minimum and the product of the two g's) equal
+    their enumeration, and the product is never above the minimum (method.md)."""
+    A, B, y, counts, _ = make_pair_problem(31, loss_a, loss_b, same_basis=False)
+    n = len(y)
+    da, db = side_details(loss_a, A, y, counts), side_details(loss_b, B, y, counts)
+    side_a, side_b = DifferenceSide.from_design(A, y, SPECS[loss_a]), DifferenceSide.from_design(B, y, SPECS[loss_b])
+    for alpha in (1.0, float(n), float(n * n)):
+        out = search_replicate_difference(side_a, side_b, counts, alpha)
+        assert out.status == "exact" and out.value == out.lower
+        got = {form: joint_sup(out.frontier_a, out.frontier_b, alpha, n, form=form) for form in FORMS}
+        for form in FORMS:
+            assert abs(got[form] - ref_difference(da, db, n, alpha, form)) <= TOL, (form, alpha)
+        assert got["product"] <= got["min"]
+
+
+def test_a_and_b_the_same_procedure():
+    """C_A = C_B and m_A = m_B on every pattern: Q^(b) is the enumeration's, and the two halves of the
+    frontier maximum (A's count above B's, and below) are equal."""
+    A, _, y, counts, _ = make_pair_problem(41, "squared", "squared", same_basis=True)
+    n = len(y)
+    d = side_details("squared", A, y, counts)
+    side = DifferenceSide.from_design(A, y, "squared")
+    for alpha in (0.0, float(n)):
+        out = search_replicate_difference(side, side, counts, alpha)
+        assert abs(out.value - ref_difference(d, d, n, alpha)) <= TOL
+        fa, fb = out.frontier_a, out.frontier_b
+        np.testing.assert_array_equal(fa.up, fb.up)
+        swapped = joint_sup(fb, fa, alpha, n)
+        assert swapped == out.value
+
+
+@pytest.mark.parametrize("loss_a,loss_b", [("squared", "logistic"), ("hinge", "ridge")])
+def test_swapping_a_and_b_keeps_q_exactly(loss_a, loss_b):
+    A, B, y, counts, _ = make_pair_problem(51, loss_a, loss_b, same_basis=False)
+    for alpha in (None, 1.0):
+        ab = replicate_sup_difference(A, B, y, counts, loss_a=SPECS[loss_a], loss_b=SPECS[loss_b], alpha_n=alpha)
+        ba = replicate_sup_difference(B, A, y, counts, loss_a=SPECS[loss_b], loss_b=SPECS[loss_a], alpha_n=alpha)
+        assert ab == ba
+
+
+def test_invariant_to_shifted_and_scaled_features():
+    rng = np.random.default_rng(61)
+    n = 10
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] - X[:, 1] + rng.standard_normal(n) > 0, 1.0, -1.0)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n))
+
+    def designs(Z):
+        return np.column_stack([np.ones(n), Z[:, 0]]), np.column_stack([np.ones(n), Z])
+
+    base = [replicate_sup_difference(*designs(X), y, counts, loss_a=la, loss_b=lb)
+            for la, lb in (("squared", "hinge"), ("logistic", "squared"))]
+    Xs = X * np.array([1e3, 1e-2]) + np.array([-500.0, 7.0])
+    moved = [replicate_sup_difference(*designs(Xs), y, counts, loss_a=la, loss_b=lb)
+             for la, lb in (("squared", "hinge"), ("logistic", "squared"))]
+    assert np.allclose(base, moved, rtol=0, atol=1e-9)
+
+
+def test_a_budget_gives_a_certified_upper_bound():
+    A, B, y, counts, _ = make_pair_problem(71, "squared", "logistic", same_basis=False)
+    n = len(y)
+    side_a, side_b = DifferenceSide.from_design(A, y, "squared"), DifferenceSide.from_design(B, y, "logistic")
+    exact = search_replicate_difference(side_a, side_b, counts, float(n))
+    assert exact.status == "exact"
+    seen = set()
+    for budget in (1, 2, 4):
+        cut = search_replicate_difference(side_a, side_b, counts, float(n), SearchOptions(max_nodes=budget))
+        seen.add(cut.status)
+        assert cut.lower - TOL <= exact.value <= cut.value + TOL
+    assert "budget" in seen
+
+
+def test_validation():
+    A, B, y, counts, _ = make_pair_problem(81, "squared", "squared", same_basis=False)
+    with pytest.raises(ValueError, match="rows"):
+        replicate_sup_difference(A, B[:-1], y, counts)
+    with pytest.raises(ValueError):
+        replicate_sup_difference(A, B, y, counts[:-1])
+    with pytest.raises(ValueError, match="form"):
+        joint_sup(*[search_replicate_difference(DifferenceSide.from_design(D, y, "squared"),
+                                                DifferenceSide.from_design(D, y, "squared"), counts, 1.0
+                                                ).frontier_a for D in (A, B)], 1.0, len(y), form="sum")
