@@ -48,9 +48,9 @@ PACKAGE = Path(__file__).resolve().parent
 SEARCH = PACKAGE / "search"
 SVM_DUAL = PACKAGE / "optim" / "svm_dual"
 ENV = "CUDBOUND_CACHE_DIR"
-KERNEL_SOURCES = ("bounds.py", "branching.py", "context.py", "core.py", "heap.py", "hinge_qp_node_solver.py",
-                  "lp_node_solver.py", "node_pool.py", "node_qp.py", "node_solve.py", "records.py",
-                  "realisability.py", "replicate_setup.py", "smooth_node_solver.py")
+KERNEL_SOURCES = ("bounds.py", "branching.py", "context.py", "core.py", "frontier.py", "heap.py",
+                  "hinge_qp_node_solver.py", "lp_node_solver.py", "node_pool.py", "node_qp.py", "node_solve.py",
+                  "records.py", "realisability.py", "replicate_setup.py", "smooth_node_solver.py")
 """The files of ``cudbound/search`` with ``@njit(cache=True)`` functions, and ``records.py``, whose
 numba type (a structref) the kernels hold their records in."""
 SVM_DUAL_SOURCES = ("active_set_solver.py", "decremental.py", "kkt.py", "smo_solver.py")
