@@ -204,7 +204,7 @@ def _time_limit_details(args, results) -> dict:
 
 def _methods_output(args, X, labels, features, encoding, seed, procedure, results, note=None) -> tuple[dict, str]:
     """The table (and record) of several methods' results; ``note`` a line on what did not finish, and a
-    line on the methods the time limit left out (``results.skipped``)."""
+    line on the methods the time limit left out (the results' ``ResultList.skipped``)."""
     skipped = tuple(getattr(results, "skipped", ()))
     if skipped:
         note = (f"{note}; " if note else "") + (f"not started, the time limit of {args.time_limit:g} s having run "
