@@ -33,6 +33,8 @@ def warm(group: str) -> None:
         elif group == "search":         # the general search kernel, its LP, hinge and smooth node solvers
             for loss in ("hinge", "logistic"):
                 cudbound.cud_interval(X, y, {"loss": loss}, n_resamples=20, rng=0, progress=False)
+            # the kernels the Python engine calls from Python (the QP of a node, realisability)
+            cudbound.cud_interval(X, y, n_resamples=20, rng=0, progress=False, engine_options={"engine": "python"})
         elif group == "svm":            # the SVM dual's solvers (exact leave-one-out)
             loo_error(X, y)
         elif group == "pca":            # the part-wise PCA kernel (a PCA basis refitted on the parts)
