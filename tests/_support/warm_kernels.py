@@ -35,6 +35,8 @@ def warm(group: str) -> None:
                 cudbound.cud_interval(X, y, {"loss": loss}, n_resamples=20, rng=0, progress=False)
             counts = rng.multinomial(30, np.full(30, 1 / 30))   # the frontier kernels
             cudbound.replicate_sup_difference(X, X[:, :1], y, counts, loss_b="logistic")
+            # the kernels the Python engine calls from Python (the QP of a node, realisability)
+            cudbound.cud_interval(X, y, n_resamples=20, rng=0, progress=False, engine_options={"engine": "python"})
         elif group == "svm":            # the SVM dual's solvers (exact leave-one-out)
             loo_error(X, y)
         elif group == "pca":            # the part-wise PCA kernel (a PCA basis refitted on the parts)
