@@ -7,7 +7,7 @@ replicate is set up and how its nodes are solved.
   definite (squared, ridge), the whole replicate (set-up, screening and search) runs in
   compiled code, with the exact dual active-set QP inside the loop. Otherwise the replicate
   is set up in Python (``search.problem.ReplicateProblem``: screening by one convex solve per
-  point) and searched with the paper's bound and static branching (largest |change in C|
+  point, its outcome kept for the refinement's later rounds of the same replicate) and searched with the paper's bound and static branching (largest |change in C|
   first: measured better than the flip-cost orders without the flip-cost bound). Its node
   solves: for the plain hinge loss, the certified compiled simplex inside the loop
   (``search.lp_node_solver``); for a non-quadratic loss with derivatives (logistic,
@@ -55,6 +55,10 @@ from .search.smooth_node_solver import SmoothNodeSolver
 __all__ = ["ReplicateEngine", "ENGINES"]
 
 ENGINES = ("auto", "python", "cvxpy")
+
+_SCREENED_KEPT = 4096
+"""Replicates whose screening outcome an engine keeps for the refinement's later rounds (a few
+hundred bytes each)."""
 
 
 class _WithFallback(NodeSolver):
@@ -108,6 +112,7 @@ class ReplicateEngine:
         self._hinge_qp = None
         if engine != "cvxpy" and hinge_qp_parts(loss) is not None:
             self._hinge_qp = HingeQPNodeSolver(loss, design, y)
+        self._screened = {}   # the screening's outcome per (counts, beta_hat, alpha_n): a later round reuses it
 
     def _cvxpy_solver(self):
         if self._cvxpy is None:
@@ -240,10 +245,16 @@ class ReplicateEngine:
         solver, root, quad = self.prepare(counts)
         root = checked_solution(root)
         self._fallbacks += int(root.fallback)
+        key = (self._counts.tobytes(), np.asarray(beta_hat, dtype=float).tobytes(), float(alpha))
         screening = Screening(options.screen, self._screen_solver(solver), [(root.beta, root.beta_value)],
-                              self._screen_bound(solver, root), self._screen_batch(solver, root))
+                              self._screen_bound(solver, root), self._screen_batch(solver, root),
+                              self._screened.get(key))
         problem = ReplicateProblem(self.design, self.y, self._counts, beta_hat, self.loss, alpha,
                                    quad=quad, beta_u=root.beta, L_u=root.value, screening=screening)
+        if options.screen and key not in self._screened:
+            if len(self._screened) >= _SCREENED_KEPT:
+                self._screened.clear()
+            self._screened[key] = problem.forced
         # the flip-cost bound and branching need a positive definite H, whatever the node solver
         pd_quad = quad if quad is not None and quad.positive_definite else None
         inner = None

@@ -268,3 +268,29 @@ def test_exactly_dependent_active_rows_fall_back_instead_of_crashing(shared_data
     generic = search_replicate(design, y, counts, beta_hat=beta_hat, alpha_n=30.0, engine_options={"engine": "cvxpy"})
     assert fast.status == generic.status == "exact"
     assert fast.value == pytest.approx(generic.value, abs=1e-8)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "hinge_ridge:0.05", "logistic"])
+def test_a_replicate_is_screened_once_for_all_its_searches(loss):
+    """A second search of the same replicate (counts, beta_hat and alpha_n: the refinement's
+    next round) takes the first one's screening outcome: the same points fixed, the same search,
+    none of the screening solves again."""
+    from cudbound.design import reparametrise
+    from cudbound.engine import ReplicateEngine
+    from cudbound.fit import fit_coefficients
+    from cudbound.losses import get_loss
+
+    design, y, counts = make_problem(7, n=40, d=2)
+    rep = reparametrise(design)
+    lz = rep.loss(get_loss(loss))
+    beta = fit_coefficients(rep.Z, y, lz, reparametrise=False)
+    eng = ReplicateEngine(rep.Z, y, lz)
+    first, again = (eng.search(counts.astype(float), beta, 40.0) for _ in range(2))
+    other = eng.search(counts.astype(float), beta, 20.0)              # another alpha_n: screened anew
+    fresh = ReplicateEngine(rep.Z, y, lz).search(counts.astype(float), beta, 20.0)
+    assert first.screened > 0
+    assert (again.value, again.nodes, again.pruned, again.screened) == (first.value, first.nodes, first.pruned,
+                                                                        first.screened)
+    assert again.solves < first.solves
+    assert (other.value, other.nodes, other.solves, other.screened) == (fresh.value, fresh.nodes, fresh.solves,
+                                                                        fresh.screened)

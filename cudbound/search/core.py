@@ -118,6 +118,7 @@ LoopOptions = namedtuple("LoopOptions", [
     "python_realise",              # decide realisability on the Python side
     "prune",                       # Tolerances.prune
     "margin",                      # Tolerances.margin
+    "dual_bound",                  # KIND_LP: a lazy child's simplex stops at the dual bound that prunes it
 ])
 """The options of one search, as the compiled loop takes them (built from SearchOptions)."""
 
@@ -287,12 +288,43 @@ def _stop_reason(top, best, nodes, opt, t_start, pops):
     return -1
 
 
+@njit(cache=True)
+def _prune_level(rep, pool, c, best):
+    """The least minimum m at which node c's plain bound Cmax / n g(alpha_n (L_hat - m)) is at
+    most ``best`` (-inf: at every m; inf: at none), for a solver that can stop once it proves
+    m at least this (the plain hinge's dual bound). Its node is then pruned as the solved node
+    would be, and its minimiser, whose value is at most that bound, could not have raised
+    ``best``: the search is unchanged."""
+    hi = pool.fixed_cost[c]
+    lo = hi
+    for k in range(rep.P.shape[0]):
+        if pool.signs[c, k] == 0:
+            hi += max(rep.cplus[k], rep.cminus[k])
+            lo += min(rep.cplus[k], rep.cminus[k])
+    cmax = max(abs(hi), abs(lo)) / rep.n
+    if best >= cmax:
+        return -np.inf
+    if rep.alpha == 0.0:
+        return np.inf
+    return rep.L_hat + (1.0 - best / cmax) / rep.alpha
+
+
 @njit(cache=True, inline="always")
 def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     """A lazy flip child leads the queue: solve it, and put it back with its exact bound (or
-    prune it). A child nobody solves is dropped; its bound U (from the parent) covers it."""
+    prune it). A child nobody solves is dropped; its bound U (from the parent) covers it. The
+    plain hinge's solve stops early once its dual bound proves the child pruned
+    (:func:`_prune_level`; flip costs play no part in its bound)."""
     d = pool.depth[v]
-    ok, m_new, bv = _solve(v, rep, slv, pool)
+    level = _prune_level(rep, pool, v, val[BEST]) if slv.kind == KIND_LP and opt.dual_bound and not bd.use_flip \
+        else np.inf
+    ok, m_new, bv = _solve(v, rep, slv, pool, level)
+    if ok == 2:   # its minimum is at least the level: pruned, as after the solve
+        cnt[SOLVES] += 1
+        cnt[PRUNED_N] += 1
+        _record(slv.key, opt.record, pool.uid[v], -1, d, m_new, np.nan, 0, PRUNED)
+        _release(pool, cnt, v)
+        return
     if ok < 0:
         cnt[STATUS_CODE] = SOLVER_FAILURE
         cnt[FALLBACKS] += 1
@@ -442,7 +474,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
-                      opt.record, opt.python_realise, opt.prune, opt.margin)
+                      opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
     root_beta, root_m, root_bv, best0 = root
     cnt = np.zeros(_N_COUNTS, dtype=np.int64)
     val = np.zeros(_N_VALUES)
@@ -552,7 +584,8 @@ def _loop_options(options, tol, lazy, record, python_realise):
     return LoopOptions(int(options.max_nodes or 0), float(options.time_limit or 0.0), bool(options.flip_cost),
                        BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
                        math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
-                       bool(record), bool(python_realise), float(tol.prune), float(tol.margin))
+                       bool(record), bool(python_realise), float(tol.prune), float(tol.margin),
+                       bool(options.dual_bound))
 
 
 def solver_inputs(problem, quad, inner, context):
@@ -590,6 +623,8 @@ def solver_inputs(problem, quad, inner, context):
               np.ascontiguousarray(obj.pen, dtype=np.float64), int(smooth.max_iter))
     else:
         sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0)
+    if lp is not None:
+        hq = _hinge_work(np.ascontiguousarray(lp.cols[:lp.m]), P.shape[0])   # the vertex walk's scratch
     slv = NodeSolve(int(kind), H, 0.5 * Hinv, beta_u, L_u, lp_args, sm, int(context.key if context is not None else 0),
                     _workspace(p), hq)
     return kind, P, slv, Hinv

@@ -74,6 +74,7 @@ HingeWork = namedtuple("HingeWork", [
     "Enew",     # (p) scratch of the warm start
     "N", "U", "R", "Z", "QZ", "Hr", "L", "M",  # (p, p) scratch
     "g", "gm", "d", "v", "gr", "ur", "lam", "rhs", "x0",  # (p) scratch
+    "Qzero",    # (p, p) zeros: the penalty of the plain hinge loss
 ])
 """The scratch arrays of one hinge QP with m points, at most kmax cone rows and p unknowns."""
 HingeWorkRef = compiled_record(HingeWork, "The scratch arrays as the kernels hold them (by reference).")
@@ -93,7 +94,7 @@ def _hinge_work(A, kmax):
                      np.empty(p, dtype=np.int64), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)),
                      np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)),
                      np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p),
-                     np.empty(p), np.empty(p))
+                     np.empty(p), np.empty(p), np.zeros((p, p)))
 
 
 @njit(cache=True, inline="always")
@@ -320,14 +321,66 @@ def _certified(A, c, ws, b, k, ne, nw, res, gs):
 
 
 @njit(cache=True)
-def _start_point(A, ws, k, b, ne0, nw0):
+def _project(A, ws, k, b, ne, skip_e, nw, skip_w, x):
+    """x = the point nearest b on the face {a_E'x = 1, G_W x = 0} of ``ws.E[:ne]`` and
+    ``ws.W[:nw]`` less the positions ``skip_e``, ``skip_w`` (-1: none). False when the face's
+    rows are dependent or x misses a row of the cone."""
+    p = b.shape[0]
+    G, gn, E, W, N, U, R, v, rhs = ws.G, ws.gn, ws.E, ws.W, ws.N, ws.U, ws.R, ws.v, ws.rhs
+    r = 0
+    for j in range(ne):
+        if j != skip_e:
+            for i in range(p):
+                N[r, i] = A[E[j], i]
+            rhs[r] = _dot_row(N, r, b, p) - 1.0
+            r += 1
+    for j in range(nw):
+        if j != skip_w:
+            for i in range(p):
+                N[r, i] = G[W[j], i]
+            rhs[r] = _dot_row(N, r, b, p)
+            r += 1
+    if _row_basis(N, r, p, U, R, v) < r:
+        return False
+    # N = R U (R lower triangular): x = b - N'(NN')^-1 (Nb - h) = b - U'R^-1 (Nb - h)
+    for j in range(r):
+        s = rhs[j]
+        for q in range(j):
+            s -= R[j, q] * v[q]
+        v[j] = s / R[j, j]
+    for i in range(p):
+        s = b[i]
+        for j in range(r):
+            s -= U[j, i] * v[j]
+        x[i] = s
+    xn = max(1.0, math.sqrt(np.dot(x, x)))
+    for q in range(k):
+        if _dot_row(G, q, x, p) < -1e-12 * gn[q] * xn:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _drop(idx, pos, n):
+    """Remove position ``pos`` (-1: none) from idx[:n]; the new length."""
+    if pos < 0:
+        return n
+    for j in range(pos, n - 1):
+        idx[j] = idx[j + 1]
+    return n - 1
+
+
+@njit(cache=True)
+def _start_point(A, c, Q, ws, k, b, ne0, nw0):
     """The point nearest b on the face {a_E'x = 1, G_W x = 0} of the parent's working set
     (``ws.E[:ne0]``, ``ws.W[:nw0]``) plus the row b misses (the child's new one), into b; the
-    new working sets into ``ws.E``, ``ws.W``. Returns (ok, ne, nw): ok is False (b untouched)
-    when b misses more than one row, the face's rows are dependent, or the point misses a row of
-    the cone."""
+    new working sets into ``ws.E``, ``ws.W``. When that makes one row more than p, each of the
+    parent's rows is tried as the one left out (an edge of the parent's vertex meets the new
+    hyperplane there) and the point of least F is kept. Returns (ok, ne, nw): ok is False (b
+    untouched) when b misses more than one row, or no face's rows are independent with a
+    nearest point that meets every row of the cone."""
     p = b.shape[0]
-    G, gn, E, W, Enew, N, U, R, v, rhs, x = ws.G, ws.gn, ws.E, ws.W, ws.Enew, ws.N, ws.U, ws.R, ws.v, ws.rhs, ws.x0
+    G, gn, E, W, Enew, x, best = ws.G, ws.gn, ws.E, ws.W, ws.Enew, ws.x0, ws.ur
     miss = -1
     nmiss = 0
     bn = math.sqrt(np.dot(b, b))
@@ -352,37 +405,41 @@ def _start_point(A, ws, k, b, ne0, nw0):
             nw += 1
     for j in range(nw):
         W[j] = Enew[j]
-    ne = min(ne0, p - nw)
-    r = ne + nw
-    if r == 0:
-        return True, 0, 0
-    for j in range(ne):
-        for i in range(p):
-            N[j, i] = A[E[j], i]
-        rhs[j] = _dot_row(N, j, b, p) - 1.0
-    for j in range(nw):
-        for i in range(p):
-            N[ne + j, i] = G[W[j], i]
-        rhs[ne + j] = _dot_row(N, ne + j, b, p)
-    if _row_basis(N, r, p, U, R, v) < r:
-        return False, 0, 0
-    # N = R U (R lower triangular): x = b - N'(NN')^-1 (Nb - h) = b - U'R^-1 (Nb - h)
-    for j in range(r):
-        s = rhs[j]
-        for q in range(j):
-            s -= R[j, q] * v[q]
-        v[j] = s / R[j, j]
-    for i in range(p):
-        s = b[i]
-        for j in range(r):
-            s -= U[j, i] * v[j]
-        x[i] = s
-    xn = max(1.0, math.sqrt(np.dot(x, x)))
-    for q in range(k):
-        if _dot_row(G, q, x, p) < -1e-12 * gn[q] * xn:
+    ne = ne0
+    if ne + nw <= p:
+        if ne + nw == 0:
+            return True, 0, 0
+        if not _project(A, ws, k, b, ne, -1, nw, -1, x):
             return False, 0, 0
+        for i in range(p):
+            b[i] = x[i]
+        return True, ne, nw
+    if ne + nw > p + 1:
+        ne = p - nw  # more rows than an edge: the first of the parent's points only
+        if not _project(A, ws, k, b, ne, -1, nw, -1, x):
+            return False, 0, 0
+        for i in range(p):
+            b[i] = x[i]
+        return True, ne, nw
+    # one row too many: leave out each of the parent's rows in turn (not the new one, W[0])
+    f_best = np.inf
+    e_best = -2
+    w_best = -2
+    for j in range(ne + nw - 1):
+        se = j if j < ne else -1
+        sw = j - ne + 1 if j >= ne else -1
+        if _project(A, ws, k, b, ne, se, nw, sw, x):
+            f = _objective(A, c, Q, x)
+            if f < f_best:
+                f_best, e_best, w_best = f, se, sw
+                for i in range(p):
+                    best[i] = x[i]
+    if e_best == -2:
+        return False, 0, 0
+    ne = _drop(E, e_best, ne)
+    nw = _drop(W, w_best, nw)
     for i in range(p):
-        b[i] = x[i]
+        b[i] = best[i]
     return True, ne, nw
 
 
@@ -398,7 +455,7 @@ def _hinge_qp_node(A, c, Q, Qn, ws, k, b, maxit, ne0, nw0):
     for i in range(b.shape[0]):
         if b[i] != 0.0:
             moved_from_0 = True
-    ok, ne, nw = _start_point(A, ws, k, b, ne0, nw0)
+    ok, ne, nw = _start_point(A, c, Q, ws, k, b, ne0, nw0)
     if not ok:
         b[:] = 0.0
     status, f, its, ne, nw = _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, ne, nw)
@@ -434,6 +491,7 @@ def _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, ne, nw):
         inE[E[j]] = True
     for j in range(nw):
         inW[W[j]] = True
+    f0 = _objective(A, c, Q, b)   # F only falls: F(b) <= f0 at every later b
     for it in range(maxit):
         r = ne + nw
         for j in range(ne):
@@ -446,12 +504,12 @@ def _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, ne, nw):
         if rank < r:
             return 1, _objective(A, c, Q, b), it, ne, nw  # a dependent working set: degenerate, not handled
         _gradient(A, c, Q, ws, b, g)
-        ray = _face_direction(Q, ws, nz, p)
+        ray = _face_direction(Q, ws, nz, p, Qn == 0.0)
         dn = math.sqrt(np.dot(d, d))
         moved = False
         slope = np.dot(d, g)
         # no descent left (to rounding): the face minimiser, whatever d's length
-        if dn > 0.0 and -slope > 1e-15 * max(1.0, _objective(A, c, Q, b)):
+        if dn > 0.0 and (-slope > 1e-15 * max(1.0, f0) or -slope > 1e-15 * max(1.0, _objective(A, c, Q, b))):
             stop_t, join, join_kind, moved = _line_search(A, c, Q, ws, k, b, slope, dn)
             if stop_t < 0.0:
                 return 3, _objective(A, c, Q, b), it, ne, nw
@@ -493,17 +551,40 @@ def _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, ne, nw):
 
 
 @njit(cache=True)
-def _face_direction(Q, ws, nz, p):
+def _face_direction(Q, ws, nz, p, linear):
     """The step ``ws.d`` to the minimiser of F on the face spanned by Z[:, :nz], from the
     gradient ``ws.g``: the Newton step Z (Z'2QZ)^-1 Z'(-g) when Z'2QZ is positive definite
     (Cholesky), else from its eigendecomposition: a ray (returns True) along a direction of
-    zero curvature with a slope, or the least-norm step on the positive eigenvalues."""
+    zero curvature with a slope, or the least-norm step on the positive eigenvalues. With
+    ``linear`` (Q = 0) the ray along -ZZ'g."""
     Z, QZ, Hr, gr, ur, d, g, L = ws.Z, ws.QZ, ws.Hr, ws.gr, ws.ur, ws.d, ws.g, ws.L
     for i in range(p):
         d[i] = 0.0
     if nz == 0:
         return False
-    # Hr = Z'(2Q)Z and gr = Z'g, by loops (p is small)
+    # gr = -Z'g and Hr = Z'(2Q)Z, by loops (p is small)
+    for i in range(nz):
+        v = 0.0
+        for q in range(p):
+            v += Z[q, i] * g[q]
+        gr[i] = -v
+    if linear:
+        # Q = 0 (the plain hinge loss): F is linear on the piece, the step a ray along the
+        # steepest descent in the face, d = -ZZ'g (an edge of the polyhedron at a vertex)
+        gn = 0.0
+        s = 0.0
+        for i in range(p):
+            gn += g[i] * g[i]
+        for a in range(nz):
+            s += gr[a] * gr[a]
+        if not math.sqrt(s) > 1e-12 * max(1.0, math.sqrt(gn)):
+            return False
+        for i in range(p):
+            v = 0.0
+            for a in range(nz):
+                v += Z[i, a] * gr[a]
+            d[i] = v
+        return True
     for i in range(p):
         for a in range(nz):
             v = 0.0
@@ -511,10 +592,6 @@ def _face_direction(Q, ws, nz, p):
                 v += Q[i, j] * Z[j, a]
             QZ[i, a] = v
     for i in range(nz):
-        v = 0.0
-        for q in range(p):
-            v += Z[q, i] * g[q]
-        gr[i] = -v
         for j in range(i + 1):
             v = 0.0
             for q in range(p):
@@ -570,6 +647,21 @@ def _face_direction(Q, ws, nz, p):
     return ray
 
 
+@njit(cache=True, inline="always")
+def _sift_down(tk, ik, o, nb):
+    """Restore the min-heap order of (tk, ik) below position o (ties: the lower point first)."""
+    while True:
+        lo = o
+        for ch in (2 * o + 1, 2 * o + 2):
+            if ch < nb and (tk[ch] < tk[lo] or (tk[ch] == tk[lo] and ik[ch] < ik[lo])):
+                lo = ch
+        if lo == o:
+            return
+        tk[o], tk[lo] = tk[lo], tk[o]
+        ik[o], ik[lo] = ik[lo], ik[o]
+        o = lo
+
+
 @njit(cache=True)
 def _line_search(A, c, Q, ws, k, b, slope, dn):
     """Exact line search along d = ``ws.d`` from b: F(b + t d) is convex and piecewise quadratic
@@ -619,16 +711,16 @@ def _line_search(A, c, Q, ws, k, b, slope, dn):
     for o in range(nb):
         sscale += c[ik[o]] * abs(_dot_row(A, ik[o], d, p))
     sscale *= 1e-12
-    for o in range(nb):
-        # the next kink (selection: usually only the first few are reached)
-        jmin = o
-        for o2 in range(o + 1, nb):
-            if tk[o2] < tk[jmin] or (tk[o2] == tk[jmin] and ik[o2] < ik[jmin]):
-                jmin = o2
-        tk[o], tk[jmin] = tk[jmin], tk[o]
-        ik[o], ik[jmin] = ik[jmin], ik[o]
-        i = ik[o]
-        ti = tk[o]
+    # the kinks in order of (t, point): a binary min-heap in tk[:nb], ik[:nb]
+    for o in range(nb // 2 - 1, -1, -1):
+        _sift_down(tk, ik, o, nb)
+    while nb > 0:
+        i = ik[0]
+        ti = tk[0]
+        nb -= 1
+        tk[0] = tk[nb]
+        ik[0] = ik[nb]
+        _sift_down(tk, ik, 0, nb)
         if kappa > 0.0 and cur < 0.0 and t_prev - cur / kappa <= ti:
             return t_prev - cur / kappa, -1, 0, moved
         left = cur + kappa * (ti - t_prev)

@@ -26,7 +26,7 @@ from numba import njit
 from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP, KIND_SMOOTH, QP_OPTIMAL
 from .context import _solve_call
 from .hinge_qp_node_solver import _hinge_qp_node
-from .lp_node_solver import OPTIMAL, _solve_node
+from .lp_node_solver import DUAL_BOUND, OPTIMAL, _solve_node_ws
 from .node_qp import _gi_ws
 from .records import compiled_record
 from .smooth_node_solver import _sqp_compiled
@@ -83,14 +83,18 @@ def _quad_form(H, x, x0):
 
 
 @njit(cache=True, inline="always")
-def _solve(c, rep, slv, pool):
+def _solve(c, rep, slv, pool, level=np.inf):
     """Solve node c in place (``pool.beta[c]`` and its warm start). Returns (ok, m, loss at
-    beta[c]): ok 0 solved, 1 solved by the fallback solver, -1 not solved."""
+    beta[c]): ok 0 solved, 1 solved by the fallback solver, -1 not solved, 2 (KIND_LP with a
+    finite ``level``) stopped by a dual bound: the node's minimum is at least ``level`` (m is
+    the level; nothing else is set)."""
     kind = slv.kind
     if kind == KIND_QP:
         ok, m = _solve_qp(c, rep, slv, pool)
     elif kind == KIND_LP:
-        ok, m = _solve_lp(c, rep, slv, pool)
+        ok, m, stopped = _solve_lp(c, rep, slv, pool, level)
+        if stopped:
+            return 2, m, m
     elif kind == KIND_SMOOTH:
         ok, m = _solve_smooth(c, rep, slv, pool)
     elif kind == KIND_HINGE_QP:
@@ -130,18 +134,19 @@ def _solve_qp(c, rep, slv, pool):
 
 
 @njit(cache=True, inline="always")
-def _solve_lp(c, rep, slv, pool):
-    """KIND_LP: (solved, minimum)."""
+def _solve_lp(c, rep, slv, pool, level):
+    """KIND_LP: (solved, minimum (the level when stopped), stopped at the dual bound)."""
     lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit = slv.lp
     rows, signs = _fixed(pool.signs[c], rep.prow)
-    st, its, f, gap, b, basis, atup = _solve_node(lp_cols, lp_norms, lp_c, lp_m, lp_n, rows, signs, pool.lp_basis[c],
-                                                  pool.lp_at_upper[c], lp_basis, lp_atup, lp_maxit)
+    st, its, f, gap, b, basis, atup = _solve_node_ws(lp_cols, lp_norms, lp_c, lp_m, lp_n, rows, signs,
+                                                     pool.lp_basis[c], pool.lp_at_upper[c], lp_basis, lp_atup,
+                                                     lp_maxit, slv.hq, level)
     if st == OPTIMAL:
         pool.beta[c] = b
         pool.lp_basis[c] = basis
         pool.lp_at_upper[c] = atup
-        return True, f
-    return False, 0.0
+        return True, f, False
+    return False, f, st == DUAL_BOUND
 
 
 @njit(cache=True, inline="always")

@@ -37,6 +37,8 @@ class SearchOptions:
     - flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
     - branching : "dearest" (default), "ambiguous" or "static" (see ``branching._branch_point``).
     - screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
+    - dual_bound : stop a plain hinge node's simplex once its dual bound proves the node pruned
+      (``lp_node_solver``; the search is the same node for node).
     - max_nodes, time_limit : per-replicate budgets; when hit, the replicate keeps a certified upper bound.
     - deadline : a moment (``time.time()``, seconds since the epoch) after which no search goes on:
       the budget of a whole interval (``cud_interval(..., time_limit=T)``). A search still running
@@ -55,6 +57,7 @@ class SearchOptions:
     flip_cost: bool = True
     branching: str = "dearest"
     screen: bool = True
+    dual_bound: bool = True
     max_nodes: int | None = None
     time_limit: float | None = None
     floor: float | None = None

@@ -39,7 +39,9 @@ class Screening(NamedTuple):
     on L(beta) - L_u over the beta that put phi_k'beta on the side of 0 opposite to beta_u's (or
     None): a point whose bound reaches the level is fixed without a solve;
     ``batch(rows, sides, can_flip, level, L_max)`` (optional) makes the screening solves of many
-    points at once (``SmoothNodeSolver.screen_batch``).
+    points at once (``SmoothNodeSolver.screen_batch``). ``forced`` (optional) is the outcome
+    (:attr:`ReplicateProblem.forced`) of an earlier screening of the same replicate (counts,
+    beta_hat and alpha_n): it is taken as it is, with no solve.
     """
 
     enabled: bool = True
@@ -47,6 +49,7 @@ class Screening(NamedTuple):
     known_points: Sequence[tuple[Any, float]] = ()
     bound: Callable | None = None
     batch: Callable | None = None
+    forced: Any = None
 
 
 def _is_positive_definite(quad) -> bool:
@@ -80,13 +83,16 @@ class ReplicateProblem:
         # a merged point whose two costs agree never changes C: fix it (its sign is irrelevant)
         forced[(forced == 0) & (cplus == cminus)] = 1
         self.screen_solves = 0
-        if screening.enabled and math.isfinite(self.L_max) and beta_u is not None:
+        if screening.enabled and screening.forced is not None and len(screening.forced) == len(forced):
+            forced = np.array(screening.forced, dtype=int)
+        elif screening.enabled and math.isfinite(self.L_max) and beta_u is not None:
             if quad is not None and _is_positive_definite(quad):
                 forced = self._screen_quadratic(quad, reps, forced)
             elif screening.solver is not None:
                 forced = self._screen_by_solves(screening.solver, reps, forced,
                                                 [(beta_hat, self.L_hat), *screening.known_points], screening.bound,
                                                 screening.batch)
+        self.forced = forced  # +1 / -1 for every merged point whose sign is fixed, 0 for the free ones
         self.n_screened = int(np.sum(forced != 0))
         self.C_forced = float(np.sum(np.where(forced > 0, cplus, 0.0) + np.where(forced < 0, cminus, 0.0)))
         free = np.flatnonzero(forced == 0)

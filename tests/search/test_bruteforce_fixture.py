@@ -32,7 +32,7 @@ from sweeps import representatives
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "bruteforce_q.json.gz")
 TOLS = {"hinge": 1e-6, "hinge_ridge": 1e-6}   # references: HiGHS (LP), CLARABEL at 1e-12 (QP)
-PLAIN = SearchOptions(flip_cost=False, branching="static", screen=False)
+PLAIN = SearchOptions(flip_cost=False, branching="static", screen=False, dual_bound=False)
 
 
 def _problems():

@@ -6,17 +6,20 @@ path and the brute-force reference of ``reference_losses.py``, the certificate o
 that are not optimal, and the fallback to cvxpy when a node is not certified.
 Each random problem has its own seed (printed on failure).
 """
+import dataclasses
 import math
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy.optimize import linprog
 
 from cudbound.engine import ReplicateEngine, _WithFallback
 from cudbound.fit import fit_coefficients
 from cudbound.losses import HingeLoss, get_loss
-from cudbound.search import CvxpyNodeSolver, NodeSolveError
+from cudbound.search import CvxpyNodeSolver, NodeSolveError, SearchOptions
 from cudbound.search import lp_node_solver as lpmod
+from cudbound.search.hinge_qp_node_solver import HingeWorkRef, _hinge_work
 from cudbound.search.lp_node_solver import HingeBasis, HingeLPNodeSolver, certify
 from reference_losses import REF_LOSSES, make_loss_problem, ref_details
 from sweeps import first_of_each
@@ -96,6 +99,144 @@ def test_node_values_match_cvxpy_and_highs(index):
             signs.append(float(S[-1]))
             warm = child.warm
     assert lp.stats["failures"] == 0
+
+
+@njit
+def _walk(cols, c, m, n, rows, signs, start, work, max_iter):
+    """``lp_node_solver._vertex_walk`` from the basis ``start``: (found, basis, atup)."""
+    ws = HingeWorkRef(*work)
+    basis = start.copy()
+    atup = np.zeros(m, dtype=np.bool_)
+    beta = np.zeros(cols.shape[1])
+    found, its = lpmod._vertex_walk(cols, c, m, n, rows, signs, start, ws, max_iter, basis, atup, beta)
+    return found, basis, atup
+
+
+@njit
+def _with_level(cols, norms, c, m, n, rows, signs, basis0, atup0, max_iter, work, level):
+    """``lp_node_solver._solve_node_ws`` with a level: (status, value or the level)."""
+    out = lpmod._solve_node_ws(cols, norms, c, m, n, rows, signs, basis0, atup0, basis0, atup0, max_iter,
+                               HingeWorkRef(*work), level)
+    return out[0], out[2]
+
+
+def _node_chains(lp, n, rng, chains=2, depth=8):
+    """(rows, signs, the parent's solution, the node's solution) along random chains of nodes,
+    each child warm-started from its parent's basis, both signs of each new row."""
+    for _ in range(chains):
+        rows, signs, parent = [], [], lp.solve(np.zeros(0, dtype=int), np.zeros(0))
+        for k in rng.permutation(n)[:depth]:
+            for s in (1.0, -1.0):
+                R, S = np.array(rows + [k]), np.array(signs + [s])
+                sol = lp.solve(R, S, parent.warm)
+                yield R, S, parent, sol
+            rows.append(k)
+            signs.append(-1.0)
+            parent = sol
+
+
+def test_the_vertex_walk_ends_on_a_certified_basis_of_the_simplexs_value():
+    """On six problems (every third with rounded features: duplicate rows, ties), the walk from
+    the parent's basis (``_vertex_walk``) ends, on most nodes, on a basis that passes the
+    certificate, with the value of the simplex alone (run with a scratch of no points, which
+    skips the walk) to 1e-12; where it does not (a resample of one class, whose optimum is a
+    face of the cone), the node's solve still has the simplex's value."""
+    found = total = 0
+    for index in range(6):
+        seed = SEED0 + 500 + index
+        design, y, counts, rng = _node_problem(seed)
+        n = len(y)
+        lp = HingeLPNodeSolver(HINGE, design, y)
+        lp.set_weights(counts)
+        no_walk = _hinge_work(np.zeros((0, design.shape[1])), 0)
+        for R, S, parent, sol in _node_chains(lp, n, rng):
+            info = f"seed={seed} rows={R.tolist()} signs={S.tolist()}"
+            R = R.astype(np.int64)
+            ok, basis, atup = _walk(lp.cols, lp.c, lp.m, lp.n, R, S, parent.warm.basis, lp.work, lp._max_iter)
+            total += 1
+            simplex = lpmod._solve_node(lp.cols, lp.norms, lp.c, lp.m, lp.n, R, S, parent.warm.basis,
+                                        parent.warm.atup, lp._root.basis, lp._root.atup, lp._max_iter, no_walk)
+            assert simplex[0] == lpmod.OPTIMAL and abs(simplex[2] - sol.value) <= 1e-12, info
+            if ok:
+                good, f, lower, gap, b = certify(lp, R, S, HingeBasis(basis, atup))
+                found += good
+                if good:
+                    assert abs(f - simplex[2]) <= 1e-12, info
+    assert found >= 0.75 * total, (found, total)
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_the_dual_bound_stops_a_node_only_when_its_minimum_reaches_the_level(index):
+    """Given a level, the node's solve stops at the dual bound (status DUAL_BOUND) only when the
+    node's minimum (the full solve's) is at least the level, never for a level above the
+    minimum, and it does stop for levels between the parent's minimum and the node's."""
+    seed = SEED0 + 600 + index
+    design, y, counts, rng = _node_problem(seed)
+    n = len(y)
+    lp = HingeLPNodeSolver(HINGE, design, y)
+    lp.set_weights(counts)
+    stopped = 0
+    for R, S, parent, sol in _node_chains(lp, n, rng):
+        m0, m1 = parent.value, sol.value
+        for level in (m0 + 0.3 * (m1 - m0), m0 + 0.9 * (m1 - m0), m1 - 1e-6, m1, m1 + 1e-8, m1 + 0.1, -np.inf):
+            st, v = _with_level(lp.cols, lp.norms, lp.c, lp.m, lp.n, R.astype(np.int64), S, parent.warm.basis,
+                                parent.warm.atup, lp._max_iter, lp.work, level)
+            info = f"seed={seed} rows={R.tolist()} signs={S.tolist()} level={level} m={m1}"
+            if st == lpmod.DUAL_BOUND:
+                stopped += 1
+                assert m1 >= level - 1e-12 and v == level, info
+            else:
+                assert st == lpmod.OPTIMAL and abs(v - m1) <= 1e-12, info
+            if level > m1:
+                assert st != lpmod.DUAL_BOUND, info
+            if level == -np.inf:
+                assert st == lpmod.DUAL_BOUND, info
+    assert stopped > 0
+
+
+def _search_problem(index):
+    """A replicate of four kinds: Gaussian features, rounded ones (duplicate rows, ties),
+    separable labels, and a resample whose points with nu != 1 all have one label."""
+    design, y, counts, rng = _node_problem(SEED0 + 700 + index)
+    kind = ("gaussian", "rounded", "separable", "one_class")[index % 4]
+    if kind == "rounded":
+        design = np.round(design, 0)
+        design[:, 0] = 1.0
+    elif kind == "separable":
+        y = np.where(design[:, 1:].sum(axis=1) >= 0.0, 1.0, -1.0)
+    elif kind == "one_class":
+        counts = np.where(y > 0, 0.0, 1.0)
+        pos = np.flatnonzero(y > 0)
+        for _ in range(len(pos)):
+            counts[int(rng.choice(pos))] += 1.0
+    if len(np.unique(y)) < 2 or np.linalg.matrix_rank(design) < design.shape[1]:
+        return _search_problem(index + 1000)
+    return design, y, counts, kind
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_the_dual_bound_leaves_every_search_the_same(index):
+    """With and without the dual bound (``SearchOptions.dual_bound``) a search has the same
+    value, attained value, status, nodes, solves and pruned nodes: from scratch at four
+    alpha_n, with the refinement's floor, and stopped by a node budget and resumed."""
+    design, y, counts, kind = _search_problem(index)
+    n = len(y)
+    beta = fit_coefficients(design, y, HINGE)
+    engines = {d: ReplicateEngine(design, y, HINGE) for d in (True, False)}   # each keeps its screenings
+
+    def outcome(out):
+        return out.value, out.lower, out.status, out.nodes, out.solves, out.pruned
+
+    for a in (1.0, math.sqrt(n), float(n), float(n) ** 2):
+        on, off = (engines[d].search(counts, beta, a, SearchOptions(dual_bound=d)) for d in (True, False))
+        assert outcome(on) == outcome(off), (kind, a)
+        floor = SearchOptions(floor=0.5 * on.value, max_nodes=4)
+        cut = {d: engines[d].search(counts, beta, a, dataclasses.replace(floor, dual_bound=d)) for d in (True, False)}
+        assert outcome(cut[True]) == outcome(cut[False]), (kind, a)
+        if cut[True].state is not None:
+            more = [engines[d].search(counts, beta, a, dataclasses.replace(floor, max_nodes=None, resume=cut[d].state,
+                                                                           dual_bound=d)) for d in (True, False)]
+            assert outcome(more[0]) == outcome(more[1]), (kind, a)
 
 
 def test_root_value_is_the_fit_loss():
