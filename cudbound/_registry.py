@@ -40,7 +40,7 @@ import numpy as np
 from ._deprecation import apply_renames, renames_of
 from ._validation import check_method_list, check_rng
 
-__all__ = ["Registry", "Entry", "stream", "root_seed", "generator"]
+__all__ = ["Registry", "Entry", "stream", "root_seed", "generator", "methods_bar"]
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -283,3 +283,16 @@ def root_seed(rng: np.random.Generator | np.random.SeedSequence | int | None) ->
 def generator(root: np.random.SeedSequence, name: str) -> np.random.Generator:
     """The numpy Generator of stream ``name`` (:func:`stream`) of ``root``."""
     return np.random.default_rng(stream(root, name))
+
+
+def methods_bar(progress: bool | None, total: int, desc: str):
+    """A tqdm bar on stderr over the ``total`` methods of one call of a registry (``desc``: its
+    label, e.g. ``"intervals"``), or None. ``progress`` None: only on a terminal, and only once the
+    call has lasted 2 s (tqdm's ``delay``); True: always; False: never."""
+    import sys
+
+    if progress is False or (progress is None and not sys.stderr.isatty()) or total < 1:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="method", delay=0.0 if progress else 2.0, dynamic_ncols=True)

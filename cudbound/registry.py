@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 from . import _budget
 from ._budget import Budget, check_time_limit
 from ._kernel_compile import compile_seconds
-from ._registry import Entry, Registry, generator, root_seed, stream
+from ._registry import Entry, Registry, generator, methods_bar, root_seed, stream
 from ._validation import check_confidence_level, check_scalar
 from ._warnings import warn
 from .baselines.methods import INPUT_CHECKS as _PAPER_CHECKS
@@ -125,18 +125,6 @@ class IntervalsInterrupted(KeyboardInterrupt):
         self.results, self.method, self.pending = ResultList(results), method, tuple(pending)
         super().__init__(f"interrupted during {method!r}: {len(self.results)} method(s) finished"
                          f"{', not started: ' + ', '.join(self.pending) if self.pending else ''}")
-
-
-def _progress_bar(progress: bool | None, total: int):
-    """A tqdm bar over the methods on stderr, or None. ``progress`` None: only on a terminal, and only
-    once the run has lasted 2 s (tqdm's ``delay``); True: always; False: never."""
-    import sys
-
-    if progress is False or (progress is None and not sys.stderr.isatty()) or total < 1:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="intervals", unit="method", delay=0.0 if progress else 2.0, dynamic_ncols=True)
 
 
 def register(name: str, function: Callable, summary: str, *, label: str | None = None,
@@ -503,7 +491,7 @@ def _run(call: _Call, progress: bool | None, options: dict) -> ResultList:
     bounds: list[float] = []      # when each method began, then when the last one ended
     compiled: list[float] = []    # seconds each spent compiling kernels
     skipped: tuple[str, ...] = ()
-    bar = _progress_bar(progress, len(methods))
+    bar = methods_bar(progress, len(methods), "intervals")
     try:
         for i, name in enumerate(methods):
             if budget.spent():

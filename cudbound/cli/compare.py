@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compare import ALTERNATIVES, DEFAULT_METHODS, compare, get_method, method_names, select_methods
+from ..compare import (ALTERNATIVES, DEFAULT_METHODS, ComparisonsInterrupted, compare, get_method, method_names,
+                       select_methods)
 from ..output import envelope
 from ..results import AUC_DIFFERENCE
 from .csv_input import read_labelled_csv
 from .model_spec import SPEC_HELP, model_arg
 from .output import _csv_data, _plot_to_file
-from .shared import CLIError, _positive, in_flags, shared_flags
+from .shared import CLIError, InterruptedWithOutput, _positive, _show_progress, in_flags, shared_flags
 
 __all__ = ["add_parser"]
 
@@ -35,7 +36,7 @@ def _comparison_methods(text: str) -> tuple:
 def add_parser(subparsers) -> None:
     """The ``compare`` subcommand."""
     cmd = subparsers.add_parser(
-        "compare", parents=[shared_flags("data", "confidence-level", "seed", "json")], help="compare two classifiers on a CSV file: tests and intervals for the difference A - B",
+        "compare", parents=[shared_flags("data", "confidence-level", "seed", "json", "progress")], help="compare two classifiers on a CSV file: tests and intervals for the difference A - B",
         description="Compare two classifiers A and B on a CSV file by the methods of cudbound.compare: McNemar's "
                     "test, the paired error-difference intervals and DeLong's test on out-of-fold predictions, "
                     "and tests and intervals on repeated refits (5x2cv, corrected t, Wald-CV, nested CV). Every "
@@ -85,10 +86,20 @@ def _compare(args) -> tuple[dict, str]:
     """``cudbound compare``: the chosen comparisons of A and B on the CSV file, one table."""
     X, _, features, labels, encoding = read_labelled_csv(args)
     seed = args.seed
-    results = compare(args.model_a.procedure, args.model_b.procedure, X, labels, methods=args.methods,
-                      confidence_level=args.confidence_level, alternative=args.alternative, rng=seed,
-                      **_options(args, args.methods))
-    plotted = _maybe_plot(args, results)
+    try:
+        results = compare(args.model_a.procedure, args.model_b.procedure, X, labels, methods=args.methods,
+                          confidence_level=args.confidence_level, alternative=args.alternative, rng=seed,
+                          progress=_show_progress(args), **_options(args, args.methods))
+    except ComparisonsInterrupted as stop:     # Ctrl-C: keep and print what finished
+        record, report = _output(args, X, features, encoding, seed, stop.results, None)
+        record["details"]["interrupted"] = {"during": stop.method, "not_started": list(stop.pending)}
+        report += (f"\n  interrupted during {stop.method}; not started: {', '.join(stop.pending) or 'none'}")
+        raise InterruptedWithOutput(record, report) from None
+    return _output(args, X, features, encoding, seed, results, _maybe_plot(args, results))
+
+
+def _output(args, X, features, encoding, seed, results, plotted) -> tuple[dict, str]:
+    """The JSON record and the table of ``results``."""
     record = envelope("compare", data=_csv_data(args, X, features, encoding), seed=seed,
                       results=[_record(r) for r in results], plot=plotted,
                       details={"model_a": args.model_a.text, "model_b": args.model_b.text,
@@ -116,7 +127,7 @@ def _number(value, width, digits=4):
 
 
 def _report(args, X, encoding, seed, results, plotted) -> str:
-    w = max(12, 2 + max(len(r.method) for r in results))
+    w = max([12] + [2 + len(r.method) for r in results])
     lines = [f"Comparison of two classifiers, A - B (level {args.confidence_level:g}, {args.alternative}, "
              f"n = {X.shape[0]}, seed {seed})",
              f"  A  {args.model_a.text}  ->  {args.model_a.describe()}",

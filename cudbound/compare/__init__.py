@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._registry import Entry, Registry, generator, root_seed
+from .._registry import Entry, Registry, generator, methods_bar, root_seed
 from ..resampling import OUT_OF_FOLD_STREAM
 from .predictions import INTERVAL_METHODS, delong_test, error_difference_interval, mcnemar, paired_table
 from .procedures import (OutOfFold, Procedure, ProcedurePair, _corrected_t, _delong_oof, _f5x2,
@@ -58,7 +58,7 @@ __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "pa
            "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "ComparisonResult",
            "Procedure", "ProcedurePair", "OutOfFold", "ComparisonMethod", "register", "unregister", "get_method",
            "method_names", "select_methods", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS",
-           "OUT_OF_FOLD_STREAM", "compare_pair", "root_seed", "TARGETS"]
+           "OUT_OF_FOLD_STREAM", "compare_pair", "root_seed", "TARGETS", "ComparisonsInterrupted"]
 
 @dataclass(frozen=True)
 class ComparisonMethod(Entry):
@@ -77,6 +77,21 @@ class ComparisonMethod(Entry):
     DATA: ClassVar[tuple[str, ...]] = ("pair",)
     REQUIRED: ClassVar[tuple[str, ...]] = ("confidence_level", "alternative", "rng")
     RESERVED: ClassVar[tuple[str, ...]] = REQUIRED
+
+
+class ComparisonsInterrupted(KeyboardInterrupt):
+    """Ctrl-C (KeyboardInterrupt) during :func:`compare`, with what finished: ``results`` (a
+    :class:`cudbound.results.ResultList` of the comparisons that completed, in order), ``method`` (the
+    one that was running) and ``pending`` (the names not started). It is a KeyboardInterrupt, so code
+    that does not look for it stops as before."""
+
+    def __init__(self, results: Sequence[ComparisonResult], method: str, pending: Sequence[str]) -> None:
+        self.results, self.method, self.pending = ResultList(results), method, tuple(pending)
+        super().__init__(f"interrupted during {method!r}: {len(self.results)} comparison(s) finished"
+                         f"{', not started: ' + ', '.join(self.pending) if self.pending else ''}")
+
+    def __reduce__(self):   # picklable (from a worker process) with its fields
+        return type(self), (list(self.results), self.method, self.pending)
 
 
 TARGETS = ("conditional", "expected")
@@ -157,7 +172,7 @@ def select_methods(methods: str | Sequence[str]) -> tuple[str, ...]:
 def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
             methods: str | Sequence[str] = DEFAULT_METHODS, *, confidence_level: float = 0.95,
             alternative: str = "two-sided", rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-            pos_label: Any = None, **options: Any) -> ResultList:
+            pos_label: Any = None, progress: bool | None = None, **options: Any) -> ResultList:
     """Run registered comparisons of two learning procedures on the same data.
 
     Parameters
@@ -179,6 +194,9 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
         (:func:`cudbound.resampling.stream`; the comparisons on out-of-fold predictions share one),
         so its result does not depend on the other methods run.
     pos_label : the positive class, when the labels need it.
+    progress : bool or None, default None
+        One progress bar over the comparisons on stderr, naming the one that runs: None shows it on a
+        terminal once the call has lasted 2 seconds, True always, False never.
     **options
         Shared options, given to every selected method that takes them (``cv``, ``repeats``,
         ``exact``, ...; :meth:`ComparisonMethod.options` lists a method's),
@@ -190,6 +208,11 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
     ResultList
         The :class:`ComparisonResult` of each method, in the order of ``methods`` (a list with
         ``to_frame()`` and ``plot()``, a forest plot of the differences with the zero line).
+
+    Raises
+    ------
+    ComparisonsInterrupted
+        On Ctrl-C: a KeyboardInterrupt that keeps the results of the comparisons that finished.
 
     Examples
     --------
@@ -206,28 +229,41 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
     shared, per = _REGISTRY.split_options(names, options, "compare()")
     pair = ProcedurePair(estimator_a, estimator_b, X, y, pos_label)
     return compare_pair(pair, names, root_seed(rng), confidence_level=confidence_level, alternative=alternative,
-                        shared=shared, per=per)
+                        shared=shared, per=per, progress=progress)
 
 
 def compare_pair(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequence, *,
                  confidence_level: float = 0.95, alternative: str = "two-sided", shared: Mapping | None = None,
-                 per: Mapping | None = None) -> ResultList:
+                 per: Mapping | None = None, progress: bool | None = False) -> ResultList:
     """The loop of :func:`compare` on a pair already built, its streams children of ``root``
     (:func:`root_seed`): ``shared`` given to every method that takes them and ``per[name]`` to one.
     The options are not checked here (:func:`compare` checks them first; a study checks them when it
-    reads its configuration). A study calls it to share the pair's refits with its AUC intervals."""
+    reads its configuration). A study calls it to share the pair's refits with its AUC intervals.
+    ``progress``: as for :func:`compare` (off by default here); Ctrl-C raises
+    :class:`ComparisonsInterrupted` with the comparisons that finished."""
     shared, per = dict(shared or {}), dict(per or {})
     results = ResultList()
-    for name in names:
-        method = get_method(name)
-        kwargs = {k: v for k, v in shared.items() if k in method.options()}
-        kwargs.update(per.get(name, {}))
-        try:
-            res = method.function(pair, confidence_level=confidence_level, alternative=alternative,
-                                  rng=generator(root, method.stream), **kwargs)
-        except ValueError as exc:
-            if len(names) == 1:
-                raise
-            raise ValueError(f"comparison {name!r}: {exc}") from exc
-        results.append(res)
+    bar = methods_bar(progress, len(names), "compare")
+    try:
+        for i, name in enumerate(names):
+            method = get_method(name)
+            kwargs = {k: v for k, v in shared.items() if k in method.options()}
+            kwargs.update(per.get(name, {}))
+            if bar is not None:
+                bar.set_description(f"compare: {name}")
+            try:
+                res = method.function(pair, confidence_level=confidence_level, alternative=alternative,
+                                      rng=generator(root, method.stream), **kwargs)
+            except KeyboardInterrupt:
+                raise ComparisonsInterrupted(results, name, names[i + 1:]) from None
+            except ValueError as exc:
+                if len(names) == 1:
+                    raise
+                raise ValueError(f"comparison {name!r}: {exc}") from exc
+            results.append(res)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     return results

@@ -149,3 +149,49 @@ def test_swapping_the_models_flips_every_difference(capsys, csv_file):
         assert (r["pvalue"] is None and s["pvalue"] is None) or r["pvalue"] == pytest.approx(s["pvalue"], rel=1e-12)
         if r["low"] is not None:
             assert (r["low"], r["high"]) == pytest.approx((-s["high"], -s["low"]), abs=1e-12)
+
+
+def test_ctrl_c_prints_the_comparisons_that_finished(capsys, csv_file):
+    """Ctrl-C during the second of three comparisons: the table of the one that finished, a line naming
+    the one that was running and the one not started, `interrupted` on stderr, exit status 130; with
+    --json the record of the finished one and where it stopped, still the schema's."""
+    from cudbound.compare import register, unregister
+
+    def stop(pair, *, confidence_level, alternative, rng):
+        raise KeyboardInterrupt
+    register("ctrl_c", stop, "raises KeyboardInterrupt")
+    try:
+        argv = base(csv_file, "--model-a", "squared", "--model-b", "logistic_ridge", "--methods",
+                    "mcnemar,ctrl_c,tango", "--cv", "5")
+        code, out, err = run(capsys, *argv)
+        assert code == 130
+        assert re.search(r"^\s+mcnemar\s+error\s+-?\d\.\d{4}", out, re.M), out
+        assert not re.search(r"^\s+tango\s", out, re.M)
+        assert "interrupted during ctrl_c; not started: tango" in out
+        assert "interrupted" in err
+        code, out, _ = run(capsys, *argv, "--json")
+        record = json.loads(out)
+        assert code == 130 and [r["method"] for r in record["results"]] == ["mcnemar"]
+        assert record["details"]["interrupted"] == {"during": "ctrl_c", "not_started": ["tango"]}
+        jsonschema = pytest.importorskip("jsonschema")
+        from cudbound.output import OUTPUT_SCHEMA
+        jsonschema.validate(record, OUTPUT_SCHEMA)
+    finally:
+        unregister("ctrl_c")
+
+
+def test_ctrl_c_before_any_comparison_finished_prints_the_header(capsys, csv_file):
+    """Ctrl-C in the first comparison: no rows, the header and where it stopped, exit status 130."""
+    from cudbound.compare import register, unregister
+
+    def stop(pair, *, confidence_level, alternative, rng):
+        raise KeyboardInterrupt
+    register("ctrl_c", stop, "raises KeyboardInterrupt")
+    try:
+        code, out, err = run(capsys, *base(csv_file, "--model-a", "squared", "--model-b", "logistic_ridge",
+                                           "--methods", "ctrl_c,mcnemar"))
+        assert code == 130 and "Comparison of two classifiers" in out
+        assert "interrupted during ctrl_c; not started: mcnemar" in out
+    finally:
+        unregister("ctrl_c")
+

@@ -482,6 +482,54 @@ def test_prediction_comparisons_swap_sign_and_keep_the_p_value():
 
 # --------------------------------------------------------------------------- the registry and compare()
 
+@pytest.fixture
+def ctrl_c_comparison():
+    """A comparison that raises KeyboardInterrupt (Ctrl-C while it runs), registered as "ctrl_c"."""
+    def stop(pair, *, confidence_level, alternative, rng):
+        raise KeyboardInterrupt
+    register("ctrl_c", stop, "raises KeyboardInterrupt")
+    yield "ctrl_c"
+    unregister("ctrl_c")
+
+
+def test_ctrl_c_keeps_the_comparisons_that_finished(ctrl_c_comparison):
+    """Ctrl-C during the third of four comparisons: ComparisonsInterrupted (a KeyboardInterrupt) carries
+    the two that finished, each equal to its run alone, the running one's name and the one not started;
+    it survives pickling (a worker process) with its fields."""
+    import pickle
+
+    from cudbound.compare import ComparisonsInterrupted
+    X, y = _data(n=30)
+    with pytest.raises(ComparisonsInterrupted) as info:
+        compare(GaussianNB(), Procedure(), X, y, methods=["mcnemar", "wald_cv", ctrl_c_comparison, "tango"], rng=7,
+                cv=5)
+    stop = info.value
+    assert isinstance(stop, KeyboardInterrupt)
+    assert [r.method for r in stop.results] == ["mcnemar", "wald_cv"]
+    assert stop.method == "ctrl_c" and stop.pending == ("tango",)
+    for r in stop.results:
+        alone = compare(GaussianNB(), Procedure(), X, y, methods=[r.method], rng=7, cv=5)[0]
+        assert (r.estimate, r.statistic, r.pvalue) == (alone.estimate, alone.statistic, alone.pvalue), r.method
+    assert "interrupted during 'ctrl_c'" in str(stop) and "tango" in str(stop)
+    again = pickle.loads(pickle.dumps(stop))
+    assert type(again) is ComparisonsInterrupted and again.pending == ("tango",) and again.method == "ctrl_c"
+    assert [r.estimate for r in again.results] == [r.estimate for r in stop.results]
+
+
+def test_one_progress_bar_over_the_comparisons_names_each(capsys):
+    """progress=True: one bar on stderr over the comparisons (2/2 at the end, each named while it runs);
+    progress=False and the default off a terminal: nothing on stderr; the numbers do not change."""
+    X, y = _data(n=30)
+    shown = compare(GaussianNB(), Procedure(), X, y, methods=["mcnemar", "wald_cv"], rng=7, cv=5, progress=True)
+    err = capsys.readouterr().err
+    assert "2/2" in err and "compare: wald_cv" in err
+    quiet = compare(GaussianNB(), Procedure(), X, y, methods=["mcnemar", "wald_cv"], rng=7, cv=5, progress=False)
+    default = compare(GaussianNB(), Procedure(), X, y, methods=["mcnemar", "wald_cv"], rng=7, cv=5)
+    assert capsys.readouterr().err == ""
+    for a, b, c in zip(shown, quiet, default):
+        assert a.estimate == b.estimate == c.estimate and a.pvalue == b.pvalue == c.pvalue
+
+
 def test_the_registry_names_the_comparisons():
     assert method_names() == ("mcnemar", "tango", "newcombe", "agresti_min", "delong", "ttest_5x2cv", "ftest_5x2cv",
                               "corrected_t", "wald_cv", "nested_cv")
