@@ -327,7 +327,10 @@ class DesignRefits(Refits):
             self.kind = "generic"
 
     def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
-        gamma = fit_coefficients(self.design, self.labels, self.loss)   # as for CUD
+        if self.kind == "hinge" and self._all_points[1]:    # the fit's minimiser, certified (cudbound.fit's)
+            gamma = self._all_points[0]
+        else:
+            gamma = fit_coefficients(self.design, self.labels, self.loss)   # as for CUD
         return gamma, predict_signs(self.design, gamma)
 
     def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
@@ -409,11 +412,17 @@ class DesignRefits(Refits):
         return gamma, ok
 
     @functools.cached_property
-    def _start(self) -> np.ndarray:
-        """The certified minimiser on all n points (weights 1) from 0, the parts' warm start; 0 if none."""
+    def _all_points(self) -> tuple[np.ndarray, bool]:
+        """(gamma, ok): :meth:`_minimisers` on all n points (weights 1) from 0."""
         n, p = self.design.shape
         gamma, ok = self._minimisers(np.ones((1, n)), np.zeros((1, p)))
-        return gamma[0] if ok[0] else np.zeros(p)
+        return gamma[0], bool(ok[0])
+
+    @functools.cached_property
+    def _start(self) -> np.ndarray:
+        """The certified minimiser on all n points (weights 1) from 0, the parts' warm start; 0 if none."""
+        gamma, ok = self._all_points
+        return gamma if ok else np.zeros_like(gamma)
 
     def _generic(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
         """One :func:`cudbound.fit.fit_coefficients` per part (the one-part path); a solver failure is the

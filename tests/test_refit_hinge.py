@@ -235,3 +235,16 @@ def test_the_interval_methods_with_an_svm_match_the_one_part_path(monkeypatch):
     for a, b in zip(fast, slow):
         assert a.method == b.method
         np.testing.assert_allclose([a.estimate, a.low, a.high], [b.estimate, b.low, b.high], atol=1e-6)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("data_kind", ["continuous", "discrete"])
+def test_the_fit_on_all_points_is_cuds_fit(spec, data_kind):
+    """The refits' fit on all n points (the centre of the baselines) is CUD's, cudbound.fit.fit_classifier's:
+    the same coefficients within 1e-9 and the same predictions."""
+    X, y = _data(data_kind)
+    data = prepare_data(X, y, "linear", None, None, spec)
+    coef, preds = refits_for(data).full_fit()
+    fitted = cudbound.fit.fit_classifier(data.design, data.labels, cudbound.losses.get_loss(spec))
+    np.testing.assert_allclose(coef, fitted.gamma, rtol=0, atol=1e-9 * max(1.0, np.abs(fitted.gamma).max()))
+    np.testing.assert_array_equal(preds, cudbound.fit.predict_signs(fitted.rep.Z, fitted.gamma))
