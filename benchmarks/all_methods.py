@@ -32,7 +32,7 @@ import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-MODELS = ("squared", "logistic_ridge", "LogisticRegression")
+MODELS = ("squared", "logistic_ridge", "LogisticRegression", "hinge", "LinearSVC", "SVC")
 
 
 def _data():
@@ -48,6 +48,11 @@ def _procedure(model: str):
         return Procedure()
     if model == "logistic_ridge":
         return Procedure(loss=f"logistic_ridge:{1.0 / 120!r}")     # LogisticRegression(C=1)'s at n = 60
+    if model == "hinge":
+        return Procedure(loss="hinge")
+    if model in ("LinearSVC", "SVC"):
+        from sklearn.svm import SVC, LinearSVC
+        return LinearSVC(loss="hinge") if model == "LinearSVC" else SVC(kernel="linear")
     from sklearn.linear_model import LogisticRegression
     return LogisticRegression()
 

@@ -321,7 +321,7 @@ class DesignRefits(Refits):
         elif (base := _hinge_base(loss)) is not None:
             self.kind = "hinge"
             self._M = None if base is loss else _penalty_factor(loss, design)
-            self._free = None if base is loss else loss.unpenalised_directions(design)
+            self._unpenalised = None if base is loss else loss.unpenalised_directions(design)
             self._groups = np.unique(np.column_stack([y, design]), axis=0, return_inverse=True)[1].ravel()
         else:
             self.kind = "generic"
@@ -396,7 +396,7 @@ class DesignRefits(Refits):
         else asked of that linear program (:func:`cudbound.fit.separated_points`; a separated point or an
         undecided program leaves the part to the one-part path, which declares it as before)."""
         if self.kind == "hinge":
-            return hinge_parts(self.design, self.labels, W, self._M, start, free=self._free, groups=self._groups)
+            return hinge_parts(self.design, self.labels, W, self._M, start, free=self._unpenalised, groups=self._groups)
         p = self.design.shape[1]
         parts = StackedParts(self.design, self.labels, W, self._M, self._base)
         gamma, status = newton_parts(parts, start, free=self._free,
