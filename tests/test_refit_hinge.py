@@ -17,6 +17,7 @@ from cudbound.design import prepare_data, reparametrise
 from cudbound.fit import fit_coefficients
 from cudbound.refit import DesignRefits, ProcedureRefits, _part_weights, refits_for
 from cudbound.ties import decision_signs, term_scale
+from call_counts import count_rows
 
 SPECS = ["hinge", "hinge_ridge:0.05", "hinge_ridge:0.05:all", "hinge_ridge:2"]
 
@@ -55,16 +56,6 @@ def _today(data, W, monkeypatch):
         return refits_for(data).scored(W)
 
 
-def _count(monkeypatch, cls, name):
-    sent, original = [], getattr(cls, name)
-
-    def counted(self, W, *args, **kwargs):
-        sent.append(1 if np.ndim(W) == 1 else len(W))
-        return original(self, W, *args, **kwargs)
-    monkeypatch.setattr(cls, name, counted)
-    return sent
-
-
 def _same_fits(values, scales, refs, ref_scales, rtol=1e-9):
     """Values within ``rtol`` of each reference's largest, and the same labels (sign(0) = +1 by the tie rule)
     wherever the reference is clear of 0 by that much."""
@@ -88,7 +79,7 @@ def test_batched_hinge_refits_are_the_fits_own_minimisers(spec, kind, data_kind,
     refits = refits_for(data)
     design = refits._design_refits(loss)
     assert design.kind == "hinge"
-    sent = _count(monkeypatch, DesignRefits, "_generic")
+    sent = count_rows(monkeypatch, DesignRefits, "_generic")
     values, scales, log = refits.scored(W)
     assert (log.refits, log.failed, log.one_class) == (len(W), 0, 0)
     if data_kind == "continuous":
@@ -125,7 +116,7 @@ def test_scikit_learn_svms_refit_as_their_own_fit(model, kind, monkeypatch):
     svm = LinearSVC(loss="hinge", C=0.7) if model == "LinearSVC" else SVC(kernel="linear", C=0.7)
     est = make_pipeline(StandardScaler(), svm) if model == "scaled SVC" else svm
     tight = {"tol": 1e-10} if model != "LinearSVC" else {"tol": 1e-10, "max_iter": 10 ** 6}
-    sent = _count(monkeypatch, ProcedureRefits, "_one_part")
+    sent = count_rows(monkeypatch, ProcedureRefits, "_one_part")
     values, _ = refits_for(prepare_data(X, y, None, est, None, None)).decision(W)
     assert sent == []
     for b, w in enumerate(W):
@@ -159,7 +150,7 @@ def test_batched_hinge_refits_of_a_refitted_basis_are_the_fits_own(procedure, ki
     data = prepare_data(X, y, head, None, None, tail)
     refits = refits_for(data)
     _, designed = refits._part_designs(W)
-    sent = _count(monkeypatch, ProcedureRefits, "_one_part")
+    sent = count_rows(monkeypatch, ProcedureRefits, "_one_part")
     values, scales, log = refits.scored(W)
     assert sum(sent) == int((~designed).sum()) and log.refits == len(W)
     refs = [_own_design_exact(data, lambda m: cudbound.losses.get_loss(tail), w) for w in W]
@@ -212,7 +203,7 @@ def test_a_part_the_batched_solve_does_not_certify_takes_the_one_part_path(learn
         gamma, certified = original(*args, **kwargs)
         return gamma, np.zeros_like(certified)
     monkeypatch.setattr(cudbound.refit, "hinge_parts", nothing)
-    sent = _count(monkeypatch, DesignRefits, "_generic")
+    sent = count_rows(monkeypatch, DesignRefits, "_generic")
     values, scales, log = refits_for(data).scored(W)
     assert sum(sent) == len(W) and log.as_details() == expected_log.as_details()
     np.testing.assert_array_equal(values, expected)
