@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import lsq_linear
 
-from .smooth_parts import StackedParts, _steps
+from .smooth_parts import StackedParts, newton_steps
 
 __all__ = ["SmoothedHinge", "hinge_parts", "snap", "repair", "face_minimisers", "WIDTHS", "WINDOWS", "REPAIRS",
            "FREE_RIDGE", "CHECK_TOL", "STRICT_TOL", "RANK_RTOL", "DECREMENT_TOL"]
@@ -227,8 +227,9 @@ def face_minimisers(A: np.ndarray, C: np.ndarray, P: np.ndarray | None, F: np.nd
     order = np.argsort(~on, axis=1, kind="stable")[:, :k]
     idx = np.where(np.take_along_axis(on, order, axis=1), order, -1)
     AE = _gather(A, idx)
-    U, s, Vt = np.linalg.svd(AE, full_matrices=True) if k else (np.zeros((G, 0, 0)), np.zeros((G, 0)),
-                                                                  np.broadcast_to(np.eye(p), (G, p, p)))
+    # Vt square (p x p) for the null space; U thin when there are more rows than p (memory k^2 per part)
+    U, s, Vt = np.linalg.svd(AE, full_matrices=k < p) if k else (np.zeros((G, 0, 0)), np.zeros((G, 0)),
+                                                                   np.broadcast_to(np.eye(p), (G, p, p)))
     keep = s > RANK_RTOL * s.max(axis=1, initial=0.0)[:, None]
     ones = (idx >= 0).astype(float)
     inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
@@ -299,8 +300,10 @@ def _least_norm_signs(AE, gamma, lam, lower, upper) -> np.ndarray:
     top = np.max(np.abs(lam), axis=1, initial=0.0)[:, None]
     signs = np.all(~lower | (lam >= -CHECK_TOL * top), axis=1) & np.all(~upper | (lam <= CHECK_TOL * top), axis=1)
     valid = np.any(AE != 0.0, axis=2)
-    for g in np.flatnonzero(~signs & (valid.sum(axis=1) > np.linalg.matrix_rank(AE))):
+    for g in np.flatnonzero(~signs):
         v = valid[g]
+        if v.sum() <= np.linalg.matrix_rank(AE[g, v]):     # independent rows: lam is the only solution
+            continue
         fit = lsq_linear(AE[g, v].T, gamma[g], bounds=(np.where(lower[g, v], 0.0, -np.inf),
                                                        np.where(upper[g, v], 0.0, np.inf)), method="bvls", tol=1e-14)
         signs[g] = np.linalg.norm(AE[g, v].T @ fit.x - gamma[g]) <= CHECK_TOL * max(1.0, np.linalg.norm(gamma[g]))
@@ -387,9 +390,7 @@ def _smoothed_minimisers(parts: StackedParts, gamma: np.ndarray, h: float, max_i
         if not active.size:
             break
         sub = parts.take(active)
-        g, H = sub.gradient_hessian(gamma[active])
-        s = _steps(H, g)
-        dec = -np.einsum("gp,gp->g", g, s)
+        s, dec = newton_steps(sub, gamma[active])
         move = np.all(np.isfinite(s), axis=1) & (dec > DECREMENT_TOL)
         if not move.any():
             break
