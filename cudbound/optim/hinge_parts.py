@@ -14,7 +14,8 @@ one, else the one of least norm |gamma| (M = 0, or a penalty sparing the interce
    strictly convex; Newton's method with exact line searches (:func:`_smoothed_minimisers`)
    minimises it for h = :data:`WIDTHS` in turn, each from the last, for the parts not yet certified.
 2. *Face* (:func:`face_minimisers`): the smoothed minimiser's margins m_i split the points into
-   below, on and above the margin (by the depth (1 - m_i) / h, :data:`WINDOWS`). On a face the
+   below, on and above the margin (:func:`snap`, by the depth (1 - m_i) / h, :data:`WINDOWS`; a face
+   that fails step 3 is corrected by primal-dual active-set steps, :func:`repair`). On a face the
    minimiser solves the KKT equations
 
        2 P gamma - A_on' mu = b,   A_on gamma = 1,    P = M'M,  b = sum_below c_i a_i,
@@ -64,8 +65,9 @@ STRICT_TOL = 1e-7
 
 WINDOWS = ((0.0, 1.0), (-0.5, 1.5), (-3.0, 4.0))
 """The faces read off a smoothed minimiser, in turn: a point is on the margin when its depth (1 - m) / h in the
-rounded zone lies inside the window (below it: below the margin). The zone itself, then a wider window that
-also takes the points on the margin whose multiplier is at a bound (their depth tends to 0 or 1 as h does)."""
+rounded zone lies inside the window (below it: below the margin). The zone itself, then wider windows that also
+take the points on the margin whose multiplier is at a bound (their depth stays of order 1 as h shrinks, every
+other point's grows like 1 / h)."""
 
 REPAIRS = 2
 """Steps of :func:`repair` after each face read off that fails its certificate."""
@@ -113,7 +115,7 @@ def _merged(Z: np.ndarray, y: np.ndarray, W: np.ndarray, groups: np.ndarray | No
     return Z[..., first, :], y[first], W @ S
 
 
-def _stack(M: np.ndarray | None, F: np.ndarray, G: int, p: int) -> np.ndarray:
+def _stack(M: np.ndarray | None, F: np.ndarray, G: int) -> np.ndarray:
     """The smoothed problems' factor [M; sqrt(eps) F'] (shared (k, p) or (G, k, p))."""
     E = np.sqrt(FREE_RIDGE) * np.swapaxes(F, -1, -2)
     if M is None:
@@ -450,7 +452,7 @@ def hinge_parts(Z: np.ndarray, y: np.ndarray, W: np.ndarray, M: np.ndarray | Non
     A = ym[:, None] * Zm if Zm.ndim == 2 else ym[None, :, None] * Zm
     C = Wm / n
     P = None if M is None else np.swapaxes(M, -1, -2) @ M
-    smooth_M = _stack(M, free, G, p)
+    smooth_M = _stack(M, free, G)
     gamma = np.array(start, dtype=float)
     certified = np.zeros(G, dtype=bool)
     for width in WIDTHS:
