@@ -210,22 +210,51 @@ def test_a_part_the_batched_solve_does_not_certify_takes_the_one_part_path(learn
     np.testing.assert_array_equal(scales, expected_scales)
 
 
-def test_the_interval_methods_with_an_svm_match_the_one_part_path(monkeypatch):
-    """Every baseline with LinearSVC: the same intervals as with every refit by the one-part path, but for the
-    rounding of its solver (1e-6)."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(24, 2))
-    y = np.where(X[:, 0] + 0.8 * rng.normal(size=24) > 0, 1, -1)
-    methods = ["kohavi", "wald_cv", "corrected_t", "nested_cv", "bccv", "e632_delta"]
-    options = {"bccv_options": {"n_resamples": 10}}
-    est = LinearSVC(loss="hinge")
-    fast = cudbound.intervals(X, y, methods=methods, procedure=est, rng=0, **options)
+BASELINES = ["bs1", "bs2", "kohavi", "yang", "martin", "langford", "wald_cv", "corrected_t", "conservative_z",
+             "nested_cv", "bccv", "e632_delta"]
+FEW = {"n_boot": 8, "n_resamples": 4, "n_inner": 3, "repeats": 2, "n_splits": 4, "n_halves": 2, "cv": 4}
+"""Every baseline that refits on parts, with few resamples (each still refits on bootstrap samples or folds)."""
+
+PROCEDURES = {"LinearSVC": lambda: LinearSVC(loss="hinge", C=0.5), "hinge": lambda: {"loss": "hinge"},
+              "hinge_ridge": lambda: {"loss": "hinge_ridge:0.05"},
+              "zpca hinge_ridge all": lambda: {"basis": "zpca:2", "loss": "hinge_ridge:0.05:all"}}
+
+
+def _intervals(X, y, procedure, seed, monkeypatch, one_part):
+    """(results, parts sent to the one-part path) of every baseline, with the batched hinge refits or (``one_part``)
+    without them."""
     with monkeypatch.context() as m:
-        m.setattr(cudbound.refit, "_hinge_base", lambda loss: None)
-        slow = cudbound.intervals(X, y, methods=methods, procedure=est, rng=0, **options)
+        if one_part:
+            m.setattr(cudbound.refit, "_hinge_base", lambda loss: None)
+        sent = count_rows(m, DesignRefits, "_generic")
+        learned = count_rows(m, ProcedureRefits, "_one_part")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cudbound.refit.DegenerateResampleWarning)
+            results = cudbound.intervals(X, y, methods=BASELINES, procedure=procedure, rng=seed, **FEW)
+    return results, sum(sent) + sum(learned)
+
+
+@pytest.mark.parametrize("procedure", sorted(PROCEDURES))
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+def test_every_baseline_gives_the_one_part_paths_interval(procedure, seed, monkeypatch):
+    """bs1, bs2, the .632 centres, the cross-validations: with the batched hinge refits, the same estimate and
+    interval as with every part refitted by the one-part path (to 1e-9: the error counts agree), the same counts
+    of refits and of degenerate ones (one-class parts among them: a minority of 4 in 20), and no part left to the
+    one-part path."""
+    rng = np.random.default_rng(seed)
+    n = 20
+    y = np.where(np.arange(n) < 4, 1, -1)
+    X = rng.normal(size=(n, 3)) + 0.8 * (y[:, None] > 0)
+    fast, fast_sent = _intervals(X, y, PROCEDURES[procedure](), seed, monkeypatch, False)
+    slow, slow_sent = _intervals(X, y, PROCEDURES[procedure](), seed, monkeypatch, True)
+    assert fast_sent == 0 and slow_sent > 0
+    assert [r.method for r in fast] == [r.method for r in slow] == BASELINES
     for a, b in zip(fast, slow):
-        assert a.method == b.method
-        np.testing.assert_allclose([a.estimate, a.low, a.high], [b.estimate, b.low, b.high], atol=1e-6)
+        np.testing.assert_allclose([a.estimate, a.low, a.high], [b.estimate, b.low, b.high], rtol=0, atol=1e-9,
+                                   err_msg=a.method)
+        counts = {k: v for k, v in a.details.items() if k.endswith("refits")}
+        assert counts and counts == {k: v for k, v in b.details.items() if k.endswith("refits")}, a.method
+    assert sum(r.details.get("one_class_refits", 0) for r in fast) > 0
 
 
 @pytest.mark.parametrize("spec", SPECS)
