@@ -1,4 +1,5 @@
 """Many hinge fits at once (``cudbound/optim/hinge_parts.py``): the smoothed hinge and its exact line search,
+the face read off (snap) and its active-set correction (repair) by their rules,
 every part's minimiser against independent references (the least-norm minimiser of the hinge's linear
 program from scipy's HiGHS and an enumeration of faces, CLARABEL for the ridge forms, a closed form where the
 intercept is not unique), degenerate parts, stacked designs, and parts left uncertified."""
@@ -10,7 +11,7 @@ import pytest
 from scipy.optimize import linprog
 
 from cudbound.design import reparametrise
-from cudbound.optim.hinge_parts import SmoothedHinge, _exact_steps, hinge_parts
+from cudbound.optim.hinge_parts import SmoothedHinge, _exact_steps, hinge_parts, repair, snap
 from cudbound.optim.smooth_parts import StackedParts
 from reference_losses import _least_norm_in_polyhedron
 
@@ -78,6 +79,37 @@ def test_the_smoothed_hinge_is_the_hinge_with_its_kink_rounded():
     for side in (-1e-12, 1e-12):
         np.testing.assert_allclose(loss.pointwise(np.ones(2), edge + side), loss.pointwise(np.ones(2), edge),
                                    atol=1e-11)
+
+
+def test_snap_reads_the_face_off_the_depths_in_the_rounded_zone():
+    """Depth (1 - m) / h: inside the window on the margin (alpha = c clip(depth, 0, 1)), beyond it below (alpha = c),
+    before it above (alpha = 0); a point of weight 0 nowhere."""
+    C = np.array([[0.1, 0.1, 0.1, 0.0, 0.1]])
+    margins = np.array([[1.5, 0.995, 0.5, 0.99, 1.0]])             # depths -50, 0.5, 50, 1, 0 at h = 0.01
+    on, below, alpha = snap(C, margins, 0.01, (0.0, 1.0))
+    assert on.tolist() == [[False, True, False, False, False]]
+    assert below.tolist() == [[False, False, True, False, False]]
+    np.testing.assert_allclose(alpha, [[0.0, 0.05, 0.1, 0.0, 0.0]], rtol=1e-12)
+    on, below, _ = snap(C, margins, 0.01, (-0.5, 1.5))              # the wider window takes the point at depth 0
+    assert on.tolist() == [[False, True, False, False, True]]
+    assert below.tolist() == [[False, False, True, False, False]]
+
+
+def test_repair_moves_each_point_that_breaks_the_kkt_conditions():
+    """A multiplier below 0 sends its point above the margin, above c below it; a point below the margin with
+    margin above 1, or above it with margin below 1, joins the face; the others stay; the padding of idx is
+    ignored; alpha is the multipliers clipped to [0, c] on the face, c below."""
+    A = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [0.0, 2.0], [1.0, 0.0]])
+    gamma = np.array([[1.0, 0.25]])                                  # margins 1, 0.25, 1.25, 2, 0.5, 1
+    C = np.full((1, 6), 0.1)
+    idx, mu = np.array([[0, 1, 5, -1]]), np.array([[-0.01, 0.2, 0.04, 5.0]])
+    below = np.array([[False, False, True, False, False, False]])
+    on = np.array([[True, True, False, False, False, True]])
+    above = ~below & ~on
+    new_on, new_below, alpha = repair(A, C, gamma, mu, idx, (below, on, above))
+    assert new_on.tolist() == [[False, False, True, False, True, True]]
+    assert new_below.tolist() == [[False, True, False, False, False, False]]
+    np.testing.assert_allclose(alpha, [[0.0, 0.1, 0.0, 0.0, 0.0, 0.04]], rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("seed", range(4))
