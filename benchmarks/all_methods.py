@@ -1,7 +1,8 @@
 """Every interval method at n = 60 with each model (issue 44's first target): the wall and CPU time of
-``intervals(X, y, methods="all", procedure=...)`` for the squared loss, ``logistic_ridge:1/120`` and
-scikit-learn's ``LogisticRegression()``, for the code on ``sys.path`` (run it once per version, with
-PYTHONPATH pointing at each checkout), then ``--merge`` the two files.
+``intervals(X, y, methods="all", procedure=...)`` for the squared loss, ``logistic_ridge:1/120``,
+scikit-learn's ``LogisticRegression()``, the plain ``hinge`` loss, ``LinearSVC(loss="hinge")`` and
+``SVC(kernel="linear")`` (``--models`` picks some), for the code on ``sys.path`` (run it once per version,
+with PYTHONPATH pointing at each checkout), then ``--merge`` the two files.
 
     PYTHONPATH=/path/to/before python benchmarks/all_methods.py --label before --resamples 20 --out /tmp/b.json
     PYTHONPATH=$PWD python benchmarks/all_methods.py --label after --resamples 20 --out /tmp/a.json
@@ -32,7 +33,7 @@ import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-MODELS = ("squared", "logistic_ridge", "LogisticRegression")
+MODELS = ("squared", "logistic_ridge", "LogisticRegression", "hinge", "LinearSVC", "SVC")
 
 
 def _data():
@@ -48,6 +49,11 @@ def _procedure(model: str):
         return Procedure()
     if model == "logistic_ridge":
         return Procedure(loss=f"logistic_ridge:{1.0 / 120!r}")     # LogisticRegression(C=1)'s at n = 60
+    if model == "hinge":
+        return Procedure(loss="hinge")
+    if model in ("LinearSVC", "SVC"):
+        from sklearn.svm import SVC, LinearSVC
+        return LinearSVC(loss="hinge") if model == "LinearSVC" else SVC(kernel="linear")
     from sklearn.linear_model import LogisticRegression
     return LogisticRegression()
 

@@ -29,7 +29,7 @@ How, with the same result:
   part, so the design is formed once and all the refits of one loss are solved in batches
   (:class:`DesignRefits`);
 * a basis that learns is refitted per part (:class:`ProcedureRefits`), in batches for the squared
-  loss and the smooth ones;
+  loss, the smooth ones and the hinge;
 * a smooth loss (logistic, exponential, their ridge forms, a user's margin loss with derivatives)
   is solved for all parts at once by damped Newton (:mod:`cudbound.optim.smooth_parts`),
   warm-started from the fit on all n points, to rounding (the one-part path, cvxpy polished by
@@ -39,6 +39,15 @@ How, with the same result:
   the fit's linear program does not confirm, :func:`cudbound.fit.separated_points`) takes the
   one-part path, :func:`cudbound.fit.fit_coefficients`: so the parts declared without a minimiser
   are the fit's, and the rules below hold unchanged;
+* the hinge loss and its ridge forms (``hinge``, ``hinge_ridge:LAM[:all]``, scikit-learn's ``LinearSVC`` and
+  ``SVC(kernel="linear")`` through their mapping) are solved for all parts at once by
+  :func:`cudbound.optim.hinge_parts.hinge_parts` (a smoothed hinge by Newton's method, the face of its
+  minimiser solved exactly and certified), warm-started from the fit on all n points: the fit's minimiser
+  (:mod:`cudbound.fit`: the unique one, else the one of least norm in orthonormal coordinates), to rounding.
+  The one-part path reaches it only to its solvers' accuracy (for the ridge forms about 1e-4 of the scores'
+  scale: an interior-point solve and a least-norm second solve within a slack of 1e-10), so on data with
+  exact ties (a decision value 0 in exact arithmetic) the batched path follows the tie rule where the
+  one-part path's signs are its solver's. A part not certified takes the one-part path;
 * a scikit-learn classifier given as a procedure (``compare``, the AUC functions) is cloned and
   fitted per part (:class:`EstimatorRefits`); its scores are ``decision_function`` (else the
   positive class's ``predict_proba``). The interval methods, which need the exact loss of the fit
@@ -80,7 +89,8 @@ from ._validation import check_data, encode_labels
 from ._warnings import warn
 from .design import PenalisedLoss, PreparedData, RankDeficientError, _is_margin_loss, prepare_data, reparametrise
 from .fit import fit_coefficients, predict_signs, separated_points
-from .losses import Loss, RidgeLoss, SquaredLoss, _overrides, get_loss, same_math
+from .losses import HingeLoss, Loss, RidgeLoss, SquaredLoss, _overrides, get_loss, same_math
+from .optim.hinge_parts import hinge_parts
 from .optim.smooth_parts import CONVERGED, StackedParts, newton_parts, separation_excluded
 from .sklearn_bridge import from_estimator
 from .ties import decision_signs, term_scale
@@ -285,8 +295,9 @@ class DesignRefits(Refits):
 
     Squared loss: the normal equations H_b beta_b = g_b, H_b = Z' W_b Z, g_b = Z' W_b y, formed
     with one matrix product and solved by one stacked solve; other quadratic losses from their
-    quadratic forms; a smooth loss (:func:`_smooth_base`) by damped Newton on all parts at once
-    (:meth:`_smooth`), a part it does not certify falling back to :func:`cudbound.fit.fit_coefficients`;
+    quadratic forms; a smooth loss (:func:`_smooth_base`) by damped Newton and the hinge and its ridge
+    forms (:func:`_hinge_base`) by :func:`cudbound.optim.hinge_parts.hinge_parts`, on all parts at once
+    (:meth:`_iterative`), a part either does not certify falling back to :func:`cudbound.fit.fit_coefficients`;
     any other loss by :func:`cudbound.fit.fit_coefficients`, one solve a part.
     ``loss`` is the loss in those coordinates (``Reparametrisation.loss``). Weights enter the
     loss's (1/n) sum_i w_i l_i as given: the caller makes it the part's mean (:func:`_part_weights`).
@@ -307,11 +318,19 @@ class DesignRefits(Refits):
             self._base = base
             self._M = None if base is loss else _penalty_factor(loss, design)
             self._free = loss.unpenalised_directions(design)
+        elif (base := _hinge_base(loss)) is not None:
+            self.kind = "hinge"
+            self._M = None if base is loss else _penalty_factor(loss, design)
+            self._unpenalised = None if base is loss else loss.unpenalised_directions(design)
+            self._groups = np.unique(np.column_stack([y, design]), axis=0, return_inverse=True)[1].ravel()
         else:
             self.kind = "generic"
 
     def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
-        gamma = fit_coefficients(self.design, self.labels, self.loss)   # as for CUD
+        if self.kind == "hinge" and self._all_points[1]:    # the fit's minimiser, certified (cudbound.fit's)
+            gamma = self._all_points[0]
+        else:
+            gamma = fit_coefficients(self.design, self.labels, self.loss)   # as for CUD
         return gamma, predict_signs(self.design, gamma)
 
     def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
@@ -336,8 +355,8 @@ class DesignRefits(Refits):
         if not fit.any():
             return values
         Wf = W[fit] if one.any() else W
-        if self.kind in ("generic", "smooth"):
-            values[fit], scale[fit] = (self._smooth if self.kind == "smooth" else self._generic)(Wf, log)
+        if self.kind in ("generic", "smooth", "hinge"):
+            values[fit], scale[fit] = (self._generic if self.kind == "generic" else self._iterative)(Wf, log)
             return values
         p = self.design.shape[1]
         if self.kind == "squared":
@@ -353,9 +372,9 @@ class DesignRefits(Refits):
         scale[fit] = np.abs(beta) @ np.abs(self.design).T
         return values
 
-    def _smooth(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
-        """A smooth loss's parts by damped Newton all at once (:func:`cudbound.optim.smooth_parts.newton_parts`),
-        warm-started from the fit on all n points; the parts it does not certify by :meth:`_generic`."""
+    def _iterative(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
+        """A smooth or hinge loss's parts all at once (:meth:`_minimisers`), warm-started from the fit on all n
+        points; the parts it does not certify by :meth:`_generic`."""
         out, scale = np.empty(Wf.shape), np.ones(Wf.shape)
         n, p = self.design.shape
         per = max(1, _BATCH_VALUES // (p * (p + n)))
@@ -370,11 +389,14 @@ class DesignRefits(Refits):
         return out, scale
 
     def _minimisers(self, W: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(gamma, ok): Newton's minimisers of the parts, ok where converged and, for a loss that tends to 0
+        """(gamma, ok): the parts' minimisers. The hinge's by :func:`cudbound.optim.hinge_parts.hinge_parts`, ok
+        where certified. A smooth loss's by Newton, ok where converged and, for a loss that tends to 0
         with unpenalised directions, a minimiser exists by the fit's own rule: certified from the
         multipliers (:func:`separation_excluded`: then the rule's linear program finds no separated point),
         else asked of that linear program (:func:`cudbound.fit.separated_points`; a separated point or an
         undecided program leaves the part to the one-part path, which declares it as before)."""
+        if self.kind == "hinge":
+            return hinge_parts(self.design, self.labels, W, self._M, start, free=self._unpenalised, groups=self._groups)
         p = self.design.shape[1]
         parts = StackedParts(self.design, self.labels, W, self._M, self._base)
         gamma, status = newton_parts(parts, start, free=self._free,
@@ -390,11 +412,17 @@ class DesignRefits(Refits):
         return gamma, ok
 
     @functools.cached_property
-    def _start(self) -> np.ndarray:
-        """The certified minimiser on all n points (weights 1) from 0, the parts' warm start; 0 if none."""
+    def _all_points(self) -> tuple[np.ndarray, bool]:
+        """(gamma, ok): :meth:`_minimisers` on all n points (weights 1) from 0."""
         n, p = self.design.shape
         gamma, ok = self._minimisers(np.ones((1, n)), np.zeros((1, p)))
-        return gamma[0] if ok[0] else np.zeros(p)
+        return gamma[0], bool(ok[0])
+
+    @functools.cached_property
+    def _start(self) -> np.ndarray:
+        """The certified minimiser on all n points (weights 1) from 0, the parts' warm start; 0 if none."""
+        gamma, ok = self._all_points
+        return gamma if ok else np.zeros_like(gamma)
 
     def _generic(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
         """One :func:`cudbound.fit.fit_coefficients` per part (the one-part path); a solver failure is the
@@ -424,6 +452,13 @@ def _smooth_base(loss: Loss) -> Loss | None:
     if loss.is_quadratic or base.is_quadratic or hasattr(loss, "minimiser") or hasattr(base, "minimiser"):
         return None
     return base if _is_margin_loss(base) and _overrides(base, "derivatives") else None
+
+
+def _hinge_base(loss: Loss) -> Loss | None:
+    """The hinge loss when ``loss`` is it, or it plus a ridge penalty (:class:`~cudbound.losses.RidgeLoss`, or
+    one in orthonormal coordinates), the built-in hinge's own math; else None."""
+    base = cast(Any, loss).base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
+    return base if same_math(base, HingeLoss) else None
 
 
 def _penalty_factor(loss: Loss, design: np.ndarray) -> np.ndarray:
@@ -510,7 +545,7 @@ class ProcedureRefits(Refits):
         out, scale = np.empty(W.shape), np.empty(W.shape)
         log = RefitLog()
         done = self._batched_squared(W, m, out, scale, log)
-        done = self._batched_smooth(W, m, out, scale, log, done)
+        done = self._batched_iterative(W, m, out, scale, log, done)
         for b in np.flatnonzero(~done):
             out[b], scale[b], lg = self._one_part(W[b])
             log.add(lg)
@@ -600,17 +635,18 @@ class ProcedureRefits(Refits):
             self._by_loss[loss.name] = DesignRefits(self.data.Z, self.labels, self.data.rep.loss(loss))
         return self._by_loss[loss.name]
 
-    def _batched_smooth(self, W: np.ndarray, m: np.ndarray, out: np.ndarray, scale: np.ndarray, log: RefitLog,
-                        done: np.ndarray) -> np.ndarray:
-        """Refit at once the parts not yet done whose loss is smooth (:func:`_smooth_base`): the basis refitted
-        on each (:meth:`_part_designs`), then a part whose design is bitwise the full data's is solved in the full
-        data's coordinates (:class:`DesignRefits`, as the one-part path would), the others in their own
-        (:meth:`_stacked_smooth`). Fills ``out``/``scale``; returns ``done`` with the parts it did."""
+    def _batched_iterative(self, W: np.ndarray, m: np.ndarray, out: np.ndarray, scale: np.ndarray, log: RefitLog,
+                           done: np.ndarray) -> np.ndarray:
+        """Refit at once the parts not yet done whose loss is smooth (:func:`_smooth_base`) or the hinge
+        (:func:`_hinge_base`): the basis refitted on each (:meth:`_part_designs`), then a part whose design is
+        bitwise the full data's is solved in the full data's coordinates (:class:`DesignRefits`, as the one-part
+        path would), the others in their own (:meth:`_stacked_iterative`). Fills ``out``/``scale``; returns
+        ``done`` with the parts it did."""
         p = self.data.design.shape[1]
         per = max(1, _BATCH_VALUES // (self.n * (2 * p + 1)))
         for size in np.unique(m[~done]):
             loss = self.loss_for(int(size))
-            if _smooth_base(loss) is None:
+            if _smooth_base(loss) is None and _hinge_base(loss) is None:
                 continue
             idx = np.flatnonzero(~done & (m == size))
             for start in range(0, idx.size, per):
@@ -625,7 +661,7 @@ class ProcedureRefits(Refits):
                     done[chunk[same]] = True
                 other = np.flatnonzero(ok & ~same)
                 if other.size:
-                    values, scales, good = self._stacked_smooth(Phi[other], W[chunk[other]], loss)
+                    values, scales, good = self._stacked_iterative(Phi[other], W[chunk[other]], loss)
                     out[chunk[other[good]]], scale[chunk[other[good]]] = values[good], scales[good]
                     log.refits += int(good.sum())
                     done[chunk[other[good]]] = True
@@ -654,13 +690,15 @@ class ProcedureRefits(Refits):
                 Phi[g], ok[g] = design, True
         return Phi, ok
 
-    def _stacked_smooth(self, Phi: np.ndarray, W: np.ndarray, loss: Loss) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(values, scales, good) of a smooth loss on parts with their own designs ``Phi`` (G, n, p): each in the
-        orthonormal coordinates of :func:`cudbound.design.reparametrise` (Z = Phi T, T = sqrt(n) D^-1 R^-1 from
-        Phi D^-1 = Q R; a design not clearly of full rank, :data:`_FULL_RANK_MARGIN`, is not good), a ridge
+    def _stacked_iterative(self, Phi: np.ndarray, W: np.ndarray, loss: Loss
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(values, scales, good) of a smooth or hinge loss on parts with their own designs ``Phi`` (G, n, p): each
+        in the orthonormal coordinates of :func:`cudbound.design.reparametrise` (Z = Phi T, T = sqrt(n) D^-1 R^-1
+        from Phi D^-1 = Q R; a design not clearly of full rank, :data:`_FULL_RANK_MARGIN`, is not good), a ridge
         penalty |M gamma|^2 with M = sqrt(lam) J T, warm-started from the scores of the fit on all n points
-        (gamma_0 = Z'f / n), all solved by one Newton run per pattern of penalised columns; good where
-        certified as in :meth:`DesignRefits._minimisers`."""
+        (gamma_0 = Z'f / n), all solved by one run per pattern of penalised columns (Newton's for a smooth loss,
+        :func:`cudbound.optim.hinge_parts.hinge_parts` for the hinge); good where certified as in
+        :meth:`DesignRefits._minimisers`."""
         G, n, p = Phi.shape
         values, scales, good = np.zeros((G, n)), np.ones((G, n)), np.zeros(G, dtype=bool)
         Z, R, D, full = _orthonormal_parts(Phi)
@@ -679,17 +717,35 @@ class ProcedureRefits(Refits):
             M = np.sqrt(ridge.lam) * mask[None, :, None] * T[k] if ridge is not None else None
             F = None if ridge is None else np.linalg.qr(R[k][:, :, ~mask])[0] if (~mask).any() else \
                 np.zeros((k.size, p, 0))
-            parts = StackedParts(Z[k], self.labels, Wp[k], M, base)
-            gamma, status = newton_parts(parts, start[k], free=F, stop_separating=loss.tends_to_zero and ridge is None)
-            ok = status == CONVERGED
-            if loss.tends_to_zero and (F is None or F.shape[-1]) and ok.any():
-                c1, _ = parts.take(ok).derivatives(gamma[ok])
-                rows = Z[k[ok]] if F is None else Z[k[ok]] @ F[ok]
-                ok[ok] = separation_excluded(rows * self.labels[None, :, None], Wp[k[ok]], -c1 * self.labels)
+            if base is None:      # the hinge
+                gamma, ok = hinge_parts(Z[k], self.labels, Wp[k], M, start[k], free=F, groups=self._groups)
+            else:
+                gamma, ok = self._stacked_newton(Z[k], Wp[k], M, F, start[k], loss, base)
             values[at[k]] = np.einsum("gnp,gp->gn", Z[k], gamma)
             scales[at[k]] = np.einsum("gnp,gp->gn", np.abs(Z[k]), np.abs(gamma))
             good[at[k]] = ok
         return values, scales, good
+
+    def _stacked_newton(self, Z: np.ndarray, W: np.ndarray, M: np.ndarray | None, F: np.ndarray | None,
+                        start: np.ndarray, loss: Loss, base: Loss) -> tuple[np.ndarray, np.ndarray]:
+        """(gamma, ok) of a smooth loss on stacked designs by Newton, ok where converged and, for a loss that
+        tends to 0 with unpenalised directions, certified to have a minimiser (:func:`separation_excluded`)."""
+        parts = StackedParts(Z, self.labels, W, M, base)
+        gamma, status = newton_parts(parts, start, free=F, stop_separating=loss.tends_to_zero and M is None)
+        ok = status == CONVERGED
+        if loss.tends_to_zero and (F is None or F.shape[-1]) and ok.any():
+            c1, _ = parts.take(ok).derivatives(gamma[ok])
+            rows = Z[ok] if F is None else Z[ok] @ F[ok]
+            ok[ok] = separation_excluded(rows * self.labels[None, :, None], W[ok], -c1 * self.labels)
+        return gamma, ok
+
+    @functools.cached_property
+    def _groups(self) -> np.ndarray | None:
+        """(n,) labels of the rows with the same features and label (the hinge refits merge them), None when
+        the features are not one numeric array."""
+        if not isinstance(self.X, np.ndarray) or self.X.ndim != 2 or self.X.dtype.kind not in "biuf":
+            return None
+        return np.unique(np.column_stack([self.labels, self.X]), axis=0, return_inverse=True)[1].ravel()
 
     def _one_part(self, w: np.ndarray):
         y = self.labels

@@ -22,6 +22,7 @@ from cudbound.compare import Procedure, compare
 from cudbound.design import prepare_data, reparametrise
 from cudbound.refit import (DegenerateResampleWarning, DesignRefits, ProcedureRefits, RefitLog, _part_weights,
                             as_mapped_procedure, as_refits, fit_and_score, refits_for)
+from call_counts import count_rows
 from reference_losses import RefLoss
 
 N = 24
@@ -428,17 +429,6 @@ def _scipy_decision(X, y, w, spec):
     return A @ c
 
 
-def _count_rows(monkeypatch, cls, name):
-    """Record the number of parts (rows of the first argument) each call of cls.name receives."""
-    sent, original = [], getattr(cls, name)
-
-    def counted(self, W, *args, **kwargs):
-        sent.append(1 if np.ndim(W) == 1 else len(W))
-        return original(self, W, *args, **kwargs)
-    monkeypatch.setattr(cls, name, counted)
-    return sent
-
-
 def _one_part_fits(data, loss, W):
     """The one-part path on a fixed design: cudbound.fit.fit_coefficients part by part (DesignRefits._generic)."""
     log = RefitLog()
@@ -461,7 +451,7 @@ def test_batched_smooth_refits_equal_scipy_and_the_one_part_path(spec, kind, mon
     loss = cudbound.losses.get_loss(spec)
     refits = refits_for(data)
     assert refits._design_refits(loss).kind == "smooth"
-    sent = _count_rows(monkeypatch, DesignRefits, "_generic")
+    sent = count_rows(monkeypatch, DesignRefits, "_generic")
     values, log = refits.decision(W)
     assert sum(sent) == log.failed
     preds, _ = refits.predict(W)
@@ -511,7 +501,7 @@ def test_a_part_whose_rows_do_not_span_the_basis_takes_the_one_part_path(spec, m
     W[0, [pos[0], pos[1], neg[0], neg[1]]] = [3.0, 1.0, 1.0, 2.0]
     W[1] = 1.0
     data = prepare_data(X, y, "linear", None, None, spec)
-    sent = _count_rows(monkeypatch, DesignRefits, "_generic")
+    sent = count_rows(monkeypatch, DesignRefits, "_generic")
     values, _ = refits_for(data).decision(W)
     assert sent == [1]
     one_part, _ = _one_part_fits(data, cudbound.losses.get_loss(spec), W[:1])
@@ -534,7 +524,7 @@ def test_a_part_the_multipliers_do_not_certify_is_decided_by_the_fits_linear_pro
         return np.arange(len(w)) == int(np.argmax(w)) if lp_separates else np.zeros(len(w), dtype=bool)
     monkeypatch.setattr(cudbound.refit, "separation_excluded", lambda rows, W, lam: np.zeros(len(W), dtype=bool))
     monkeypatch.setattr(cudbound.refit, "separated_points", separated_points)
-    sent = _count_rows(monkeypatch, DesignRefits, "_generic")
+    sent = count_rows(monkeypatch, DesignRefits, "_generic")
     values, log = refits_for(data).decision(W)
     assert len(asked) == len(W) + 1                       # every part, and the fit on all n points (the warm start)
     assert sum(sent) == (len(W) if lp_separates else 0)
@@ -628,7 +618,7 @@ def test_batched_smooth_refits_of_a_refitted_basis_equal_the_one_part_path(proce
     else:
         data = prepare_data(X, y, head, None, None, tail)
         est, loss_for = None, lambda m: cudbound.losses.get_loss(tail)  # noqa: E731
-    sent = _count_rows(monkeypatch, ProcedureRefits, "_one_part")
+    sent = count_rows(monkeypatch, ProcedureRefits, "_one_part")
     values, log = refits_for(data).decision(W)
     if "ridge" in procedure or "LogisticRegression" in procedure:   # a minimiser always: nothing falls back
         assert not sent

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["StackedParts", "newton_parts", "separation_excluded", "CONVERGED", "SEPARATES", "STALLED",
+__all__ = ["StackedParts", "newton_parts", "newton_steps", "separation_excluded", "CONVERGED", "SEPARATES", "STALLED",
            "SINGULAR", "MAX_ITER", "UNCERTIFIED", "STATUS_NAMES", "DECREMENT_RTOL", "GRADIENT_TOL", "PD_RTOL"]
 
 DECREMENT_RTOL = 1e-15
@@ -155,6 +155,14 @@ def _steps(H: np.ndarray, g: np.ndarray) -> np.ndarray:
         return out
 
 
+def newton_steps(parts: StackedParts, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(G, p) Newton steps s = -H^-1 g of every part at gamma (NaN where H is singular) and (G,) their
+    decrements g'H^-1 g."""
+    g, H = parts.gradient_hessian(gamma)
+    step = _steps(H, g)
+    return step, -np.einsum("gp,gp->g", g, step)
+
+
 def positive_definite_parts(H: np.ndarray, rtol: float = PD_RTOL) -> np.ndarray:
     """(G,) whether each H_g has its least eigenvalue above ``rtol`` times its largest: a Cholesky
     factor of H_g - rtol tr(H_g) I proves it for the whole stack at once (tr >= the largest
@@ -225,9 +233,7 @@ def newton_parts(parts: StackedParts, start: np.ndarray, *, free: np.ndarray | N
         if not active.size:
             break
         sub = parts.take(active)
-        g, H = sub.gradient_hessian(gamma[active])
-        step = _steps(H, g)
-        dec = -np.einsum("gp,gp->g", g, step)
+        step, dec = newton_steps(sub, gamma[active])
         ok = np.all(np.isfinite(step), axis=1) & np.isfinite(dec) & (dec >= 0.0)
         status[active[~ok]] = SINGULAR
         last = ok & (dec <= DECREMENT_RTOL * np.maximum(1.0, np.abs(f[active])))
