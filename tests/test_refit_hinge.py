@@ -234,7 +234,8 @@ def _intervals(X, y, procedure, seed, monkeypatch, one_part):
     return results, sum(sent) + sum(learned)
 
 
-@pytest.mark.parametrize("procedure", sorted(PROCEDURES))
+@pytest.mark.parametrize("procedure", [p if p in ("LinearSVC", "hinge") else pytest.param(p, marks=pytest.mark.slow)
+                                       for p in sorted(PROCEDURES)])   # the ridge forms' one-part path is slow: CI's slow run
 @pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
 def test_every_baseline_gives_the_one_part_paths_interval(procedure, seed, monkeypatch):
     """bs1, bs2, the .632 centres, the cross-validations: with the batched hinge refits, the same estimate and
