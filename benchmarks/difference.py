@@ -11,7 +11,8 @@ with the seed:
 - ``logistic100``: n = 100, A the logistic loss on the linear basis, B the logistic loss on
   ``poly:2``; the target is under 60 s on one core.
 
-Each case runs once untimed first at B = 20 (imports, compiled kernels), then timed. Peak memory
+Each case runs once untimed first at B = 20 (imports, compiled kernels), then timed: wall and CPU
+seconds of this process (on a loaded machine the CPU seconds are the steadier figure). Peak memory
 is the process's maximum resident set (``resource.getrusage``), after every case. BLAS runs on one
 thread. The machine is shared: the load average is printed with every case, and any figure taken
 from this script must say so. Writes one JSON record per case and seed to ``--out`` (default
@@ -60,11 +61,13 @@ def _run(case, B, seed, singles):
                half_width=res.details["half_width"], nodes_total=res.details["search_nodes_total"],
                conservative=res.details["conservative"])
     if singles:
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         for proc in (a, b):
             cudbound.cud_interval(X, y, proc, n_resamples=B, rng=seed)
         out["single_cud_seconds"] = time.perf_counter() - t1
+        out["single_cud_cpu_seconds"] = time.process_time() - c1
         out["ratio"] = out["seconds"] / out["single_cud_seconds"]
+        out["cpu_ratio"] = out["cpu_seconds"] / out["single_cud_cpu_seconds"]
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     out["load_average"] = os.getloadavg()
     return out

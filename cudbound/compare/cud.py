@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from .._validation import check_alpha_n, check_n_resamples, check_scalar
 from ..cud import EngineOptions
-from ..cud_difference import DifferenceSide, search_replicate_difference
+from ..cud_difference import FORMS, DifferenceSide, search_replicate_difference
 from ..design import prepare_data
 from ..fit import fit_classifier
 from ..losses import get_loss
@@ -46,7 +46,7 @@ def _side(refits, X, labels, engine: EngineOptions) -> DifferenceSide:
 
 def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: str = "two-sided", rng: Any = None,
          n_resamples: int = 500, alpha_n: float | None = None, time_limit: float | None = None,
-         engine_options: EngineOptions | Mapping[str, Any] | None = None) -> ComparisonResult:
+         engine_options: EngineOptions | Mapping[str, Any] | None = None, form: str = "joint") -> ComparisonResult:
     """The registered ``"cud"`` comparison on a pair (:func:`cud_difference_interval`)."""
     t0, started = time.perf_counter(), time.time()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
@@ -55,12 +55,14 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
     limit = None if time_limit is None else check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0,
                                                          include_boundaries="neither", hint=" (seconds; None: no limit)")
     engine = EngineOptions.coerce(engine_options)
+    if form not in FORMS:
+        raise ValueError(f"`form` must be one of {FORMS}; got {form!r}.")
     side_a, side_b = _side(pair.a, pair.X, pair.labels, engine), _side(pair.b, pair.X, pair.labels, engine)
     counts = draw_counts(pair.n, B, gen)
     options = engine.search_options()
     if limit is not None:
         options = dataclasses.replace(options, deadline=started + limit)
-    outs = [search_replicate_difference(side_a, side_b, counts[b], alpha, options) for b in range(B)]
+    outs = [search_replicate_difference(side_a, side_b, counts[b], alpha, options, form=form) for b in range(B)]
     upper = np.array([o.value for o in outs])
     lower = np.array([o.lower for o in outs])
     k = order_index(level, B)
@@ -78,7 +80,7 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
                         lower=lower, decided=bool(q_low == q_hat), half_width_lower=q_low,
                         out_of_time=limit is not None and time.time() > started + limit)
     details = {"half_width": q_hat, "train_error_a": side_a.train_error, "train_error_b": side_b.train_error,
-               "alpha_n": alpha, "n_resamples": B, "conservative": stats.n_inexact > 0,
+               "alpha_n": alpha, "n_resamples": B, "form": form, "conservative": stats.n_inexact > 0,
                "upper_gap": max(0.0, q_hat - q_low), "bootstrap_distribution": upper,
                "procedure_a": pair.a.describe(), "procedure_b": pair.b.describe(), "stats": stats,
                **{f"search_{key}": value for key, value in stats.summary().items()}}
@@ -91,7 +93,8 @@ def cud_difference_interval(estimator_a: Any, estimator_b: Any, X: ArrayLike, y:
                             confidence_level: float = 0.95, n_resamples: int = 500, alpha_n: float | None = None,
                             rng: np.random.Generator | np.random.SeedSequence | int | None = None,
                             pos_label: Any = None, time_limit: float | None = None,
-                            engine_options: EngineOptions | Mapping[str, Any] | None = None) -> ComparisonResult:
+                            engine_options: EngineOptions | Mapping[str, Any] | None = None,
+                            form: str = "joint") -> ComparisonResult:
     r"""The CUD interval for the difference A - B of the true errors of two classifiers fitted on the same data.
 
     .. math::
@@ -125,6 +128,10 @@ def cud_difference_interval(estimator_a: Any, estimator_b: Any, X: ArrayLike, y:
     engine_options : :class:`cudbound.EngineOptions` or a dict of its fields: the engine, the cvxpy
         solver and each replicate's budgets (``max_nodes``, ``replicate_time_limit``; a replicate cut
         short keeps a certified upper bound).
+    form : {"joint", "min", "product"}, default "joint"
+        The bound's factor: the method's g(x_A + x_B) of the joint loss, or, for comparison, the
+        smaller or the product of the two classifiers' own factors (all three valid;
+        method.md, "The difference of two classifiers").
 
     Returns
     -------
@@ -148,4 +155,4 @@ def cud_difference_interval(estimator_a: Any, estimator_b: Any, X: ArrayLike, y:
     """
     pair = ProcedurePair(estimator_a, estimator_b, X, y, pos_label)
     return _cud(pair, confidence_level=confidence_level, rng=rng, n_resamples=n_resamples, alpha_n=alpha_n,
-                time_limit=time_limit, engine_options=engine_options)
+                time_limit=time_limit, engine_options=engine_options, form=form)

@@ -34,7 +34,7 @@ def _ci(res):
 
 def test_it_is_registered_for_the_fitted_classifiers():
     assert "cud" in method_names() and get_method("cud").target == "conditional"
-    assert set(get_method("cud").options()) == {"n_resamples", "alpha_n", "time_limit", "engine_options"}
+    assert set(get_method("cud").options()) == {"n_resamples", "alpha_n", "time_limit", "engine_options", "form"}
 
 
 def test_the_interval_from_its_parts():
