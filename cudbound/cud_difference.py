@@ -92,6 +92,9 @@ class DifferenceSide:
         self.Z, self.y, self.loss, self.gamma_hat = fit.rep.Z, fit.y, fit.loss_z, fit.gamma
         self.train_error = fit.train_error
         self.engine = ReplicateEngine(self.Z, self.y, self.loss, engine=engine, solver=solver)
+        # which classifier's frontier is searched in full, whatever the order of the pair: the one
+        # with fewer coefficients (the smaller search), then by loss and design
+        self.key = (self.Z.shape[1], self.loss.name, self.Z.tobytes())
 
     @classmethod
     def from_design(cls, design, y, loss, **engine) -> DifferenceSide:
@@ -107,14 +110,15 @@ class DifferenceSide:
         gap = max(K - L_u, 0.0)
         return gap * (1.0 + _SLACK_RTOL) + _SLACK_RTOL * max(1.0, abs(K))
 
-    def frontier(self, counts, alpha_n, slack, options):
-        return self.engine.frontier(counts, self.gamma_hat, alpha_n, slack, options)
+    def frontier(self, counts, alpha_n, slack, options, partner=None, form="joint"):
+        return self.engine.frontier(counts, self.gamma_hat, alpha_n, slack, options, partner=partner, form=form)
 
 
 @dataclass
 class DifferenceOutcome:
     """Q^(b) of one count vector: ``value`` (exact when ``status`` is "exact", else a certified
-    upper bound), ``lower`` (a value attained), the two frontiers and their statistics."""
+    upper bound), ``lower`` (a value attained), and each classifier's search with its statistics
+    (the frontier searched in full, and the joint search, whose own frontier is partial)."""
 
     value: float
     lower: float
@@ -138,17 +142,34 @@ def _status(a: str, b: str) -> str:
 
 
 def search_replicate_difference(side_a: DifferenceSide, side_b: DifferenceSide, counts, alpha_n: float,
-                                options: SearchOptions = SearchOptions()) -> DifferenceOutcome:
-    """Both frontiers of one count vector, each below its level (method.md: K_X + 1/alpha_n widened by
-    the other classifier's slack), and Q^(b) from them."""
+                                options: SearchOptions = SearchOptions(), *, form: str = "joint",
+                                full: bool = False) -> DifferenceOutcome:
+    """Q^(b) of one count vector (method.md, "The difference of two classifiers").
+
+    The frontier of one classifier (the one with fewer coefficients: :attr:`DifferenceSide.key`) in
+    full, below its level (K + 1/alpha_n, widened by the other's slack K - L_u for the joint factor),
+    then the joint search of the other against it (``search.frontier``: Q^(b) directly, pruned by
+    the best pair value). ``full``: both frontiers in full, and Q^(b) from them (:func:`joint_sup`;
+    the same value). ``form``: the factor (:data:`FORMS`; the method's is "joint")."""
+    if form not in FORMS:
+        raise ValueError(f"`form` must be one of {FORMS}; got {form!r}.")
     counts = np.asarray(counts, dtype=float)
-    slack_a, slack_b = side_a.slack(counts), side_b.slack(counts)
-    fa = side_a.frontier(counts, alpha_n, slack_b, options)
-    fb = side_b.frontier(counts, alpha_n, slack_a, options)
     n = len(counts)
-    upper = joint_sup(fa, fb, alpha_n, n, certified=True)
-    lower = joint_sup(fa, fb, alpha_n, n)
-    return DifferenceOutcome(upper, min(lower, upper), _status(fa.status, fb.status), fa, fb)
+    slack_a, slack_b = (side_a.slack(counts), side_b.slack(counts)) if form == "joint" else (0.0, 0.0)
+    if full:
+        fa = side_a.frontier(counts, alpha_n, slack_b, options)
+        fb = side_b.frontier(counts, alpha_n, slack_a, options)
+        upper = joint_sup(fa, fb, alpha_n, n, certified=True, form=form)
+        lower = min(joint_sup(fa, fb, alpha_n, n, form=form), upper)
+        return DifferenceOutcome(upper, lower, _status(fa.status, fb.status), fa, fb)
+    a_leads = side_a.key <= side_b.key
+    lead, follow = (side_a, side_b) if a_leads else (side_b, side_a)
+    slack_lead, slack_follow = (slack_a, slack_b) if a_leads else (slack_b, slack_a)
+    f_lead = lead.frontier(counts, alpha_n, slack_follow, options)
+    f_follow = follow.frontier(counts, alpha_n, slack_lead, options, partner=f_lead, form=form)
+    fa, fb = (f_lead, f_follow) if a_leads else (f_follow, f_lead)
+    return DifferenceOutcome(f_follow.value, min(f_follow.value_lower, f_follow.value),
+                             _status(fa.status, fb.status), fa, fb)
 
 
 def replicate_sup_difference(design_a: ArrayLike, design_b: ArrayLike, y: ArrayLike, counts: ArrayLike, *,

@@ -46,7 +46,7 @@ from .losses import HingeLoss, same_math
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, Screening, SearchOptions, SearchOutcome, branch_and_bound
 from .search.core import SearchContext, compiled_replicate
-from .search.frontier import FrontierOutcome, compiled_frontier, run_frontier
+from .search.frontier import FrontierOutcome, Target, compiled_frontier, run_frontier
 from .search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.node_solvers import SOLVER_ERRORS, QuadraticReplicate, checked_solution
@@ -281,13 +281,15 @@ class ReplicateEngine:
         except SOLVER_ERRORS:
             return -np.inf
 
-    def frontier(self, counts, beta_hat, alpha_n, slack, options=SearchOptions()):
+    def frontier(self, counts, beta_hat, alpha_n, slack, options=SearchOptions(), *, partner=None, form="joint"):
         """The frontier of one count vector (``search.frontier``) below the level
         L(D^(b), beta_hat) + 1/alpha_n + slack (method.md, "The difference of two classifiers":
-        ``slack`` = K_B - L_u,B of the other classifier, inf when unknown); returns a
-        :class:`~cudbound.search.frontier.FrontierOutcome`. A spent ``options.deadline`` or a root
-        that no solver solves leaves the trivial frontier (nothing found, certified lower bound
-        -inf), flagged "budget" or "solver_failure", as :meth:`search` leaves max|C|/n."""
+        ``slack`` = K_B - L_u,B of the other classifier for the joint factor, 0 for the others, inf
+        when unknown); with ``partner`` (the other classifier's frontier) the joint search for
+        Q^(b) with the factor ``form``. Returns a :class:`~cudbound.search.frontier.FrontierOutcome`.
+        A spent ``options.deadline`` or a root that no solver solves leaves the trivial outcome
+        (nothing found, certified lower frontier -inf, Q^(b) at most max |C_A - C_B| / n),
+        flagged "budget" or "solver_failure", as :meth:`search` leaves max|C|/n."""
         t0 = time.perf_counter()
         self._fallbacks = 0
         counts = np.asarray(counts, dtype=float)
@@ -299,26 +301,26 @@ class ReplicateEngine:
         if options.deadline is not None:
             left = options.deadline - time.time()
             if left <= 0.0:
-                return FrontierOutcome.trivial(counts, self.y, L_hat, "budget", time.perf_counter() - t0)
+                return FrontierOutcome.trivial(counts, self.y, L_hat, "budget", time.perf_counter() - t0, partner)
             limit = left if options.time_limit is None else min(options.time_limit, left)
             options = dataclasses.replace(options, time_limit=limit, deadline=None)
         try:
-            out = self._frontier(counts, beta_hat, level_alpha, alpha_n, options)
+            out = self._frontier(counts, beta_hat, level_alpha, Target(alpha_n, partner, form), options)
         except SOLVER_ERRORS:
-            return FrontierOutcome.trivial(counts, self.y, L_hat, "solver_failure", time.perf_counter() - t0)
+            return FrontierOutcome.trivial(counts, self.y, L_hat, "solver_failure", time.perf_counter() - t0, partner)
         out.fallbacks += self._fallbacks
         out.seconds = time.perf_counter() - t0
         return out
 
-    def _frontier(self, counts, beta_hat, level_alpha, alpha_n, options):
+    def _frontier(self, counts, beta_hat, level_alpha, target, options):
         if self.engine == "auto" and self.loss.is_quadratic:
-            res = self._compiled(compiled_frontier, counts, beta_hat, level_alpha, options, alpha_n)
+            res = self._compiled(compiled_frontier, counts, beta_hat, level_alpha, options, target)
             if res is not None:
                 return res
         problem, solver, root, pd_quad, inner, fallback = self._python_setup(counts, beta_hat, level_alpha, options)
         q = None if pd_quad is None else (pd_quad.H, np.linalg.inv(pd_quad.H), pd_quad.beta_u, pd_quad.L_u)
         with SearchContext(solver, fallback, root.warm) as ctx:
-            out = run_frontier(problem, root, alpha_n, seeds=[(beta_hat, problem.L_hat)], quad=q, inner=inner,
+            out = run_frontier(problem, root, target, seeds=[(beta_hat, problem.L_hat)], quad=q, inner=inner,
                                context=ctx, options=options, python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
         return out

@@ -43,21 +43,26 @@ def test_q_equals_the_enumeration_of_every_pattern_pair(loss_a, loss_b, same, k)
         assert abs(got - want) <= TOL, (info, alpha, got, want)
 
 
-@pytest.mark.parametrize("loss_a,loss_b", [("squared", "hinge"), ("logistic", "ridge")])
-def test_the_three_forms_from_the_same_frontiers(loss_a, loss_b):
-    """joint_sup's forms (the method's joint factor, the minimum and the product of the two g's) equal
-    their enumeration, and the product is never above the minimum (method.md)."""
+@pytest.mark.parametrize("loss_a,loss_b", [("squared", "hinge"), ("logistic", "ridge"), ("squared", "squared")])
+def test_the_three_forms_from_full_frontiers_and_by_the_joint_search(loss_a, loss_b):
+    """Each factor (the method's joint one, the minimum and the product of the two g's) equals its
+    enumeration, from both frontiers in full (joint_sup) and by the joint search of one classifier
+    against the other's frontier (the default); the product is never above the minimum (method.md)."""
     A, B, y, counts, _ = make_pair_problem(31, loss_a, loss_b, same_basis=False)
     n = len(y)
     da, db = side_details(loss_a, A, y, counts), side_details(loss_b, B, y, counts)
     side_a, side_b = DifferenceSide.from_design(A, y, SPECS[loss_a]), DifferenceSide.from_design(B, y, SPECS[loss_b])
-    for alpha in (1.0, float(n), float(n * n)):
-        out = search_replicate_difference(side_a, side_b, counts, alpha)
-        assert out.status == "exact" and out.value == out.lower
-        got = {form: joint_sup(out.frontier_a, out.frontier_b, alpha, n, form=form) for form in FORMS}
+    for alpha in (0.0, 1.0, float(n), float(n * n)):
+        got = {}
         for form in FORMS:
-            assert abs(got[form] - ref_difference(da, db, n, alpha, form)) <= TOL, (form, alpha)
-        assert got["product"] <= got["min"]
+            want = ref_difference(da, db, n, alpha, form)
+            full = search_replicate_difference(side_a, side_b, counts, alpha, form=form, full=True)
+            joint = search_replicate_difference(side_a, side_b, counts, alpha, form=form)
+            assert full.status == joint.status == "exact" and full.value == full.lower and joint.value == joint.lower
+            assert abs(full.value - want) <= TOL and abs(joint.value - want) <= TOL, (form, alpha, full.value,
+                                                                                     joint.value, want)
+            got[form] = joint.value
+        assert got["product"] <= got["min"] + TOL
 
 
 def test_a_and_b_the_same_procedure():
@@ -68,8 +73,9 @@ def test_a_and_b_the_same_procedure():
     d = side_details("squared", A, y, counts)
     side = DifferenceSide.from_design(A, y, "squared")
     for alpha in (0.0, float(n)):
-        out = search_replicate_difference(side, side, counts, alpha)
+        out = search_replicate_difference(side, side, counts, alpha, full=True)
         assert abs(out.value - ref_difference(d, d, n, alpha)) <= TOL
+        assert abs(search_replicate_difference(side, side, counts, alpha).value - out.value) <= TOL
         fa, fb = out.frontier_a, out.frontier_b
         np.testing.assert_array_equal(fa.up, fb.up)
         swapped = joint_sup(fb, fa, alpha, n)
@@ -111,9 +117,11 @@ def test_a_budget_gives_a_certified_upper_bound():
     assert exact.status == "exact"
     seen = set()
     for budget in (1, 2, 4):
-        cut = search_replicate_difference(side_a, side_b, counts, float(n), SearchOptions(max_nodes=budget))
-        seen.add(cut.status)
-        assert cut.lower - TOL <= exact.value <= cut.value + TOL
+        for full in (False, True):
+            cut = search_replicate_difference(side_a, side_b, counts, float(n), SearchOptions(max_nodes=budget),
+                                              full=full)
+            seen.add(cut.status)
+            assert cut.lower - TOL <= exact.value <= cut.value + TOL
     assert "budget" in seen
 
 
@@ -125,5 +133,8 @@ def test_validation():
         replicate_sup_difference(A, B, y, counts[:-1])
     with pytest.raises(ValueError, match="form"):
         joint_sup(*[search_replicate_difference(DifferenceSide.from_design(D, y, "squared"),
-                                                DifferenceSide.from_design(D, y, "squared"), counts, 1.0
-                                                ).frontier_a for D in (A, B)], 1.0, len(y), form="sum")
+                                                DifferenceSide.from_design(D, y, "squared"), counts, 1.0,
+                                                full=True).frontier_a for D in (A, B)], 1.0, len(y), form="sum")
+    with pytest.raises(ValueError, match="form"):
+        search_replicate_difference(DifferenceSide.from_design(A, y, "squared"),
+                                    DifferenceSide.from_design(B, y, "squared"), counts, 1.0, form="sum")

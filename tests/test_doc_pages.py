@@ -19,7 +19,7 @@ PAGES = [
     ("auc.md", None, 9, None),
     ("svm.md", None, 4, None),
     ("architecture.md", RUNNER, 4, _architecture_after),
-    ("compare.md", RUNNER, 4, None),
+    ("compare.md", RUNNER, 5, None),
     ("losses.md", None, 2, None),
 ]
 

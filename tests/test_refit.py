@@ -168,9 +168,11 @@ def test_every_comparison_refits_each_procedure_whole_on_its_training_sets():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # few repeats of the repeated-split methods: what is tested is which rows each fit sees
-        results = compare(Procedure(basis=basis), pipe, X, y, methods="all", rng=0,
+        # cud refits nothing: it fits each classifier once on all rows and reweights them (not asked here)
+        refitting = [m for m in cudbound.compare.method_names() if m != "cud"]
+        results = compare(Procedure(basis=basis), pipe, X, y, methods=refitting, rng=0,
                           nested_cv_options={"repeats": 2, "bias_repeats": 1}, corrected_t_options={"repeats": 2})
-    assert len(results) == len(cudbound.compare.method_names())
+    assert len(results) == len(refitting)
     for fits in (basis.fits, RecordingScaler.log):
         assert len(fits) > 0
         assert all(f.size < 40 and np.unique(f).size == f.size for f in fits[1:] if f.size != 40)

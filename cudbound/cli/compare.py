@@ -39,7 +39,8 @@ def add_parser(subparsers) -> None:
         "compare", parents=[shared_flags("data", "confidence-level", "seed", "json", "progress")], help="compare two classifiers on a CSV file: tests and intervals for the difference A - B",
         description="Compare two classifiers A and B on a CSV file by the methods of cudbound.compare: McNemar's "
                     "test, the paired error-difference intervals and DeLong's test on out-of-fold predictions, "
-                    "and tests and intervals on repeated refits (5x2cv, corrected t, Wald-CV, nested CV). Every "
+                    "tests and intervals on repeated refits (5x2cv, corrected t, Wald-CV, nested CV), and the CUD "
+                    "interval of the difference of the two fitted classifiers' errors (cud). Every "
                     "estimate is A - B: a negative error difference favours A. A SPEC is " + SPEC_HELP + ".")
     cmd.add_argument("--model-a", required=True, type=model_arg, metavar="SPEC", help="classifier A")
     cmd.add_argument("--model-b", required=True, type=model_arg, metavar="SPEC", help="classifier B")
@@ -55,6 +56,10 @@ def add_parser(subparsers) -> None:
     cmd.add_argument("--repeats", type=_positive(int, "--repeats"), default=None, metavar="R",
                      help="repetitions of corrected_t (default 10) and nested_cv (default 50); the 5x2cv tests "
                           "keep their five")
+    cmd.add_argument("--resamples", type=_positive(int, "--resamples"), default=None, metavar="B",
+                     help="bootstrap resamples of cud, the CUD interval of the difference (default 500)")
+    cmd.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
+                     help="scale alpha_n of cud's neighbourhood (default n, the sample size)")
     cmd.add_argument("--plot", default=None, metavar="FILE.png",
                      help="also draw a forest plot of the differences, with the zero line, to this image file "
                           "(needs matplotlib)")
@@ -62,11 +67,12 @@ def add_parser(subparsers) -> None:
 
 
 def _options(args, methods) -> dict:
-    """{<method>_options: {...}}: ``--cv`` and ``--repeats`` to every chosen method that takes them
-    (not the 5x2cv tests); one that none of them takes is an error."""
+    """{<method>_options: {...}}: ``--cv``, ``--repeats``, ``--resamples`` and ``--alpha-n`` to every
+    chosen method that takes them (not the 5x2cv tests); one that none of them takes is an error."""
     per: dict[str, dict] = {}
-    for flag, param in (("--cv", "cv"), ("--repeats", "repeats")):
-        value = getattr(args, param)
+    for flag, attr, param in (("--cv", "cv", "cv"), ("--repeats", "repeats", "repeats"),
+                              ("--resamples", "resamples", "n_resamples"), ("--alpha-n", "alpha_n", "alpha_n")):
+        value = getattr(args, attr)
         if value is None:
             continue
         takers = [m for m in methods if m not in _FIXED_SPLITS and param in get_method(m).options()]

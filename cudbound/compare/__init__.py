@@ -26,7 +26,9 @@ name it, and :func:`compare` runs any of them on one pair of procedures:
   These five share one random stream (:data:`~cudbound.resampling.OUT_OF_FOLD_STREAM`),
   hence, in one call, the same folds and one set of refits;
 * on repeated refits: ``"ttest_5x2cv"``, ``"ftest_5x2cv"``, ``"corrected_t"``, ``"wald_cv"``,
-  ``"nested_cv"``, each on the stream of its own name.
+  ``"nested_cv"``, each on the stream of its own name;
+* on bootstrap count vectors of the package's two classifiers: ``"cud"``, the CUD interval of the
+  difference of the two fitted classifiers' true errors (:func:`cud_difference_interval`).
 
 A stream depends on its name only (:func:`cudbound.resampling.stream`), so adding a method changes
 no other's numbers. The registry is a ``cudbound._registry.Registry``, as are those of the interval
@@ -47,6 +49,7 @@ from numpy.typing import ArrayLike
 
 from .._registry import Entry, Registry, generator, methods_bar, root_seed
 from ..resampling import OUT_OF_FOLD_STREAM
+from .cud import _cud, cud_difference_interval
 from .predictions import INTERVAL_METHODS, delong_test, error_difference_interval, mcnemar, paired_table
 from .procedures import (OutOfFold, Procedure, ProcedurePair, _corrected_t, _delong_oof, _f5x2,
                          _interval_oof, _mcnemar_oof, _nested_cv, _t5x2, _wald_cv, combined_ftest_5x2cv,
@@ -55,7 +58,8 @@ from ..results import ResultList
 from .result import ALTERNATIVES, ComparisonResult
 
 __all__ = ["compare", "mcnemar", "error_difference_interval", "delong_test", "paired_table", "paired_ttest_5x2cv",
-           "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "ComparisonResult",
+           "combined_ftest_5x2cv", "corrected_t_test", "wald_cv_test", "nested_cv_test", "cud_difference_interval",
+           "ComparisonResult",
            "Procedure", "ProcedurePair", "OutOfFold", "ComparisonMethod", "register", "unregister", "get_method",
            "method_names", "select_methods", "ALTERNATIVES", "INTERVAL_METHODS", "DEFAULT_METHODS",
            "OUT_OF_FOLD_STREAM", "compare_pair", "root_seed", "TARGETS", "ComparisonsInterrupted"]
@@ -147,6 +151,9 @@ for _name, _function, _summary in (
         ("wald_cv", _wald_cv, "cross-validation Wald test and interval (Bayle et al. 2020)"),
         ("nested_cv", _nested_cv, "nested cross-validation interval (Bates, Hastie & Tibshirani 2023)")):
     register(_name, _function, _summary, target="expected")
+
+register("cud", _cud, "CUD interval of the difference of the two fitted classifiers' true errors (Laber & Murphy "
+         "2008, for the joint loss)", target="conditional")
 
 DEFAULT_METHODS = ("mcnemar", "corrected_t")
 """The comparisons :func:`compare` and ``cudbound compare`` run by default, one per question of

@@ -121,6 +121,18 @@ def _flip_d(t, hnk, r):
 
 
 @njit(cache=True, inline="always")
+def _free_point(P, k, beta, cplus, cminus):
+    """Free point k at a classifier beta: (t = phi_k'beta, the count it adds with beta's sign
+    (sign(0) = +1), the change of that count when it takes the other sign)."""
+    t = 0.0
+    for i in range(beta.shape[0]):
+        t += P[k, i] * beta[i]
+    if t >= 0.0:
+        return t, cplus[k], cminus[k] - cplus[k]
+    return t, cminus[k], cplus[k] - cminus[k]
+
+
+@njit(cache=True, inline="always")
 def _point_flip(t, k, hn, tu, m, L_u, sc_r):
     """Free point k's flip cost at a node's minimiser (t = phi_k'b_m, minimum m): :func:`_flip_cost`
     with the gradient when ``tu`` is given (a positive definite quadratic loss), else :func:`_flip_d`."""
@@ -141,7 +153,6 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
     """
     mf = P.shape[0]
-    p = beta.shape[0]
     g0 = _gval(m + floor, alpha, L_hat)
     if g0 <= 0.0:
         return -1.0
@@ -158,15 +169,8 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     for k in range(mf):
         if signs[k] != 0:
             continue
-        t = 0.0
-        for i in range(p):
-            t += P[k, i] * beta[i]
-        if t >= 0.0:
-            C0 += cplus[k]
-            diff = cminus[k] - cplus[k]
-        else:
-            C0 += cminus[k]
-            diff = cplus[k] - cminus[k]
+        t, cost, diff = _free_point(P, k, beta, cplus, cminus)
+        C0 += cost
         dk = _point_flip(t, k, hn, tu, m, L_u, sc_r)
         if m + max(dk, floor) < L_max and diff != 0.0:  # only points that can flip, and matter, are sorted
             tmp_diff[r] = diff

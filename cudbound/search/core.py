@@ -270,6 +270,19 @@ def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
 
 
 @njit(cache=True)
+def _over_budget(opt, nodes, t_start, pops):
+    """Whether the node budget, or the time budget (read every 64 pops), is spent."""
+    if opt.max_nodes > 0 and nodes >= opt.max_nodes:
+        return True
+    if opt.time_limit > 0 and pops % 64 == 0:
+        with objmode(now="float64"):
+            now = time.perf_counter()
+        if now - t_start > opt.time_limit:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _stop_reason(top, best, nodes, opt, t_start, pops):
     """Why the loop stops before its next pop (``top``: the largest bound on the queue): -1 it
     goes on, EXACT every open node is pruned (status unchanged), else the status code (a value
@@ -278,13 +291,8 @@ def _stop_reason(top, best, nodes, opt, t_start, pops):
         return EXACT
     if best > opt.stop_above:
         return STOPPED_ABOVE
-    if opt.max_nodes > 0 and nodes >= opt.max_nodes:
+    if _over_budget(opt, nodes, t_start, pops):
         return BUDGET
-    if opt.time_limit > 0 and pops % 64 == 0:
-        with objmode(now="float64"):
-            now = time.perf_counter()
-        if now - t_start > opt.time_limit:
-            return BUDGET
     return -1
 
 
@@ -380,6 +388,47 @@ def _unrealisable(rep, slv, bd, opt, pool, cnt, v):
 
 
 @njit(cache=True, inline="always")
+def _solve_into(c, rep, slv, pool, cnt):
+    """Solve node c (:func:`node_solve._solve`); when solved, count the solve and keep its minimum
+    (the node is then solved, with no floor). Returns (ok, the loss at its minimiser), ok as
+    ``_solve`` returns it (< 0: no solver solved it)."""
+    ok, m_new, bv = _solve(c, rep, slv, pool)
+    if ok >= 0:
+        cnt[SOLVES] += 1
+        cnt[FALLBACKS] += ok
+        pool.minimum[c] = m_new
+        pool.flip_gap[c] = 0.0
+        pool.solved[c] = True
+    return ok, bv
+
+
+@njit(cache=True, inline="always")
+def _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r):
+    """A new slot c becomes node v's child that fixes free point j to sign s (``side`` = phi_j'b_v):
+    it keeps v's minimiser when that meets the new constraint; else (the flip child) it is queued
+    lazily with v's minimum plus the flip cost, or solved now. Returns (c, solved now, ok, loss at
+    its minimiser): ok < 0 when the solve failed (the caller releases c)."""
+    c = _take_slot(pool, cnt)
+    cnt[NODES] += 1
+    _inherit(pool, c, v, j, s, rep.cplus[j] if s > 0 else rep.cminus[j], slv.kind, bd.smooth_flip)
+    pool.uid[c] = cnt[NEXT_UID]
+    cnt[NEXT_UID] += 1
+    if s * side >= 0.0:
+        return c, False, 0, 0.0
+    if opt.lazy:
+        pool.solved[c] = False
+        if bd.quad:
+            pool.flip_gap[c] = side * side / bd.hn[j]
+        elif bd.smooth_flip and r >= 0.0:
+            pool.flip_gap[c] = _flip_d(side, bd.hn[j], r)
+        return c, False, 0, 0.0
+    ok, bv = _solve_into(c, rep, slv, pool, cnt)
+    if ok >= 0 and bd.smooth_flip:
+        pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)  # for its expansion
+    return c, True, ok, bv
+
+
+@njit(cache=True, inline="always")
 def _expand(rep, slv, bd, opt, pool, cnt, val, v):
     """Branch node v on one free point (:func:`branching._branch_point`): two children, each
     inheriting v's minimiser when it meets the child's constraint, else solved now or (lazy)
@@ -392,40 +441,21 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
                       bd.branching if r >= 0.0 else STATIC, r)
     side = np.dot(P[j], pool.beta[v])
     for s in (1, -1):
-        c = _take_slot(pool, cnt)
-        cnt[NODES] += 1
-        _inherit(pool, c, v, j, s, rep.cplus[j] if s > 0 else rep.cminus[j], slv.kind, bd.smooth_flip)
-        pool.uid[c] = cnt[NEXT_UID]
-        cnt[NEXT_UID] += 1
-        solved_by_parent = True
-        if s * side < 0.0:
-            if opt.lazy:
-                pool.solved[c] = False
-                if bd.quad:
-                    pool.flip_gap[c] = side * side / bd.hn[j]
-                elif bd.smooth_flip and r >= 0.0:
-                    pool.flip_gap[c] = _flip_d(side, bd.hn[j], r)
-            else:
-                solved_by_parent = False
-                ok, m_new, bv = _solve(c, rep, slv, pool)
-                if ok < 0:  # certified: the child's minimum is at least the parent's
-                    cnt[STATUS_CODE] = SOLVER_FAILURE
-                    cnt[FALLBACKS] += 1
-                    Ub = _node_bound(rep, bd, pool, c, pool.beta[v], pool.minimum[v], False, 0.0, 0.0)
-                    if Ub > val[UNSOLVED]:
-                        val[UNSOLVED] = Ub
-                    _record(slv.key, opt.record, pool.uid[c], pool.uid[v], d + 1, pool.minimum[c], Ub, s, FAILED)
-                    _release(pool, cnt, c)
-                    continue
-                cnt[SOLVES] += 1
-                cnt[FALLBACKS] += ok
-                pool.minimum[c] = m_new
-                if bd.smooth_flip:
-                    pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)  # for its expansion
-                _attained(val, _value_at(P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[c], bv, rep.n,
-                                         rep.alpha, rep.L_hat, opt.margin))
+        c, solved_now, ok, bv = _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r)
+        if ok < 0:  # certified: the child's minimum is at least the parent's
+            cnt[STATUS_CODE] = SOLVER_FAILURE
+            cnt[FALLBACKS] += 1
+            Ub = _node_bound(rep, bd, pool, c, pool.beta[v], pool.minimum[v], False, 0.0, 0.0)
+            if Ub > val[UNSOLVED]:
+                val[UNSOLVED] = Ub
+            _record(slv.key, opt.record, pool.uid[c], pool.uid[v], d + 1, pool.minimum[c], Ub, s, FAILED)
+            _release(pool, cnt, c)
+            continue
+        if solved_now:
+            _attained(val, _value_at(P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[c], bv, rep.n,
+                                     rep.alpha, rep.L_hat, opt.margin))
         # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
-        flip_c = bd.use_flip and r >= 0.0 and (solved_by_parent or not bd.smooth_flip)
+        flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
         Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r)
         _offer(pool, cnt, val, opt, slv.key, c, Ub, pool.uid[v], d + 1, s)
     _release(pool, cnt, v)

@@ -1,4 +1,4 @@
-"""The frontier of one classifier's replicate: for every count k, the least loss that reaches C >= k and C <= k.
+"""The frontier of one classifier's replicate, and the joint search of a difference of two classifiers.
 
 The CUD bound of a difference of two classifiers
 (method.md, "The difference of two classifiers") needs, of each classifier X and count vector, the frontier
@@ -11,7 +11,7 @@ is infinite and an infinite value means "not reached"). This is the branch and b
 lazy children, flip costs and branching rules, imported from there) with the maximum replaced by
 the frontier and its prune rule by the frontier's:
 
-- a node's lower bounds (:func:`_useful`): every completion s flips a set J of the free points
+- a node's lower bounds (:func:`_profile`): every completion s flips a set J of the free points
   from the signs of the node's minimiser b (count C_0 there), so C(s) = C_0 + sum_J diff_j and
   m(s) >= m + max(floor, max_J delta_j), delta_j the flip cost; a completion with C(s) >= k
   therefore has m(s) >= m + max(floor, t(k)), t(k) the least t whose points with delta_j <= t
@@ -23,35 +23,56 @@ the frontier and its prune rule by the frontier's:
   certified lower bound of every value not yet found: the search stops when it reaches the
   frontier's largest value (or L_max), and a search cut short by a budget, or a node nobody
   solves, leaves the certified lower frontier min(F, that bound).
+
+**The joint search.** Given the other classifier's frontier (its ``partner``), the same loop
+maximises the pair objective max_a |C(s) - a| G(F_partner(a), m(s)) over the patterns s of this
+classifier, G the bound's factor: Q^(b) itself, as core's loop maximises CUD's objective. A node's
+bound U (:func:`_joint_bound`) pairs each count block of the lower bounds above with the partner's
+certified lower frontier (F^<= for the partner's counts below, F^>= above); a node is pruned when
+U is at most the best pair value attained (with the partner's frontier found), the node with the
+largest U is expanded first, and the largest open U certifies Q^(b) from above at every moment.
 """
 from __future__ import annotations
 
 import math
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, objmode
 
 from .._kernel_compile import compile_once
-from .bounds import _count_at, _flip_d, _point_flip
+from .bounds import _count_at, _free_point, _point_flip
 from .branching import _branch_point
 from .codes import BUDGET, KIND_QP, SOLVER_FAILURE, STATIC, STATUS
-from .core import (COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE, UNDECIDED_N,
-                   LoopOptions, ReplicateRef, _bounding, _loop_options, _node_factor, _release, _room_for_two,
-                   _take_slot, _unrealisable, solver_inputs)
+from .core import (COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
+                   UNDECIDED_N, LoopOptions, ReplicateRef, _bounding, _loop_options, _make_child, _node_factor, _over_budget,
+                   _release, _room_for_two, _solve_into, _unrealisable, solver_inputs)
 from .heap import _heap_pop, _heap_push
-from .hinge_qp_node_solver import HingeWorkRef
-from .node_pool import _as_arrays, _as_ref, _grow_pool, _inherit, _new_pool
+from .hinge_qp_node_solver import HingeWorkRef, _hinge_work
+from .node_pool import _as_arrays, _as_ref, _grow_pool, _new_pool
 from .node_qp import _workspace
-from .node_solve import NodeSolve, NodeSolveRef, _solve
+from .node_solve import NodeSolve, NodeSolveRef
 from .options import SearchOptions, Tolerances
 from .replicate_setup import _replicate_setup
-from .smooth_node_solver import _smooth_factor
 
-__all__ = ["FrontierOutcome", "run_frontier", "compiled_frontier", "count_range"]
+__all__ = ["FrontierOutcome", "Target", "FORM_CODES", "run_frontier", "compiled_frontier", "count_range"]
 
 _N_COUNTS = 11
+FORM_CODES = {"joint": 0, "min": 1, "product": 2}
+"""The bound's factor G of (x_A, x_B), x = alpha_n (K - m): g(x_A + x_B), min(g(x_A), g(x_B)) and
+g+(x_A) g+(x_B), g(x) = min(1, 1 + x), g+ = max(0, g) (method.md)."""
+# the loop's values (the float64 array ``val``)
+BEST, LOST_LB, LOST_U = 0, 1, 2
+
+
+def count_range(counts, y):
+    """The least and largest C = sum_i (nu_i - 1) 1{s_i != y_i} over all sign patterns:
+    -#{nu_i = 0} and sum_i (nu_i - 1)^+ (``y`` only fixes the length)."""
+    c = np.asarray(counts, dtype=float)
+    assert c.shape == np.shape(y)
+    return -int(np.sum(c == 0)), int(np.sum(np.maximum(c - 1.0, 0.0)))
 
 
 @dataclass
@@ -62,7 +83,9 @@ class FrontierOutcome:
     (each at most ``level``; an upper bound of the exact value), ``up_lower`` and ``down_lower``
     certified lower bounds of the exact values (equal to ``up`` and ``down`` when ``status`` is
     "exact"). ``L_hat``: the resample's loss at beta_hat (K); ``level``: the frontier's level
-    L_max."""
+    L_max. A joint search (:class:`Target` with a partner) returns Q^(b) as ``value`` (exact when
+    ``status`` is "exact", else a certified upper bound) and ``value_lower`` (attained); its own
+    frontier is then only what the search met (pruned for Q^(b), not for the frontier)."""
 
     kmin: int
     up: np.ndarray
@@ -80,23 +103,33 @@ class FrontierOutcome:
     fallbacks: int = 0
     undecided: bool = False
     seconds: float = field(default=0.0, compare=False)
+    value: float = math.nan
+    value_lower: float = math.nan
 
     @classmethod
-    def trivial(cls, counts, y, L_hat, status, seconds=0.0):
+    def trivial(cls, counts, y, L_hat, status, seconds=0.0, partner=None):
         """Nothing found, and the certified lower frontier -inf at every count of the range
-        :func:`count_range` (the bound that a replicate keeps when its search cannot run)."""
+        :func:`count_range` (the bound that a replicate keeps when its search cannot run); with a
+        ``partner`` frontier, the value max |C - a| / n over both ranges (G <= 1)."""
         kmin, kmax = count_range(counts, y)
         size = kmax - kmin + 1
+        value = math.nan
+        if partner is not None:
+            pmax = partner.kmin + len(partner.up) - 1
+            value = max(kmax - partner.kmin, pmax - kmin, 0) / len(y)
         return cls(kmin, np.full(size, np.inf), np.full(size, np.inf), np.full(size, -np.inf),
-                   np.full(size, -np.inf), math.inf, float(L_hat), status, seconds=seconds)
+                   np.full(size, -np.inf), math.inf, float(L_hat), status, seconds=seconds, value=value,
+                   value_lower=0.0 if partner is not None else math.nan)
 
 
-def count_range(counts, y):
-    """The least and largest C = sum_i (nu_i - 1) 1{s_i != y_i} over all sign patterns:
-    -#{nu_i = 0} and sum_i (nu_i - 1)^+ (``y`` only fixes the length)."""
-    c = np.asarray(counts, dtype=float)
-    assert c.shape == np.shape(y)
-    return -int(np.sum(c == 0)), int(np.sum(np.maximum(c - 1.0, 0.0)))
+class Target(NamedTuple):
+    """What a frontier search is for: ``alpha_n`` (the bound's: the prune tolerance, the factor);
+    ``partner``: the other classifier's :class:`FrontierOutcome` for a joint search (None: the
+    frontier itself); ``form``: the factor, a key of :data:`FORM_CODES`."""
+
+    alpha_n: float
+    partner: FrontierOutcome | None = None
+    form: str = "joint"
 
 
 # ------------------------------------------------------------------ the frontier and its bounds
@@ -128,38 +161,77 @@ def _attain(up, down, i, v):
 
 
 @njit(cache=True, inline="always")
-def _attain_at(rep, up, down, kmin, x, v, margin):
+def _factor(xa, xb, form):
+    """The factor G at x_A, x_B (:data:`FORM_CODES`); x_A + x_B is the same number either way round."""
+    if form == 0:
+        return min(1.0, 1.0 + (xa + xb))
+    ga = min(1.0, 1.0 + xa)
+    gb = min(1.0, 1.0 + xb)
+    if form == 1:
+        return min(ga, gb)
+    return max(ga, 0.0) * max(gb, 0.0)
+
+
+@njit(cache=True)
+def _pair(c, b, K, pt, lower, below, above):
+    """max(0, max over the partner's counts a of |c - a| G(alpha (K_p - F_p(a)), alpha (K - b))),
+    with F_p^<= for a < c (``below``) and F_p^>= for a > c (``above``): the partner's certified
+    lower frontier when ``lower``, else its frontier found. Not divided by n."""
+    _, pk, pup, pdown, pup_lo, pdown_lo, pK, alpha, form = pt
+    fu = pup_lo if lower else pup
+    fd = pdown_lo if lower else pdown
+    xb = alpha * (K - b)
+    best = 0.0
+    for i in range(fu.shape[0]):
+        a = pk + i
+        if a < c and below:
+            f = fd[i]
+        elif a > c and above:
+            f = fu[i]
+        else:
+            continue
+        if f == np.inf:
+            continue
+        G = 1.0 if alpha == 0.0 else _factor(alpha * (pK - f), xb, form)
+        v = abs(c - a) * G
+        if v > best:
+            best = v
+    return best
+
+
+@njit(cache=True, inline="always")
+def _attain_pattern(rep, up, down, kmin, C, v, pt, val):
+    """A realisable pattern of count C and minimum (or loss) v found: the frontier, and in a joint
+    search the best pair value attained with the partner's frontier found."""
+    _attain(up, down, _index(C, kmin), v)
+    if pt[0]:
+        q = _pair(C, v, rep.L_hat, pt, False, True, True) / rep.n
+        if q > val[BEST]:
+            val[BEST] = q
+
+
+@njit(cache=True, inline="always")
+def _attain_at(rep, up, down, kmin, x, v, margin, pt, val):
     """Classifier x with loss v realises its own pattern when its signs are clear."""
     if not v < rep.L_max:
         return
     clear, C = _count_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, x, margin)
     if clear:
-        _attain(up, down, _index(C, kmin), v)
+        _attain_pattern(rep, up, down, kmin, C, v, pt, val)
 
 
 @njit(cache=True)
-def _useful(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, up, down, kmin, eps):
-    """Whether a node (minimiser ``beta``, minimum ``m``, completions at least ``m + floor``, the
-    fixed part ``Cfix``) may lower the frontier by more than eps at some count (module docstring)."""
-    base = m + floor
-    if not base < rep.L_max:
-        return False
-    P = rep.P
-    mf, p = P.shape
+def _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r):
+    """A node's lower bounds (module docstring): (C_0, the order of the points that can flip below
+    the level by flip cost, their number); their flip costs and count changes in ``bd.tmp_d`` and
+    ``bd.tmp_diff``."""
     C0 = Cfix
     nr = 0
-    for k in range(mf):
+    for k in range(rep.P.shape[0]):
         if signs[k] != 0:
             continue
-        t = 0.0
-        for i in range(p):
-            t += P[k, i] * beta[i]
-        if t >= 0.0:
-            C0 += rep.cplus[k]
-            diff = rep.cminus[k] - rep.cplus[k]
-        else:
-            C0 += rep.cminus[k]
-            diff = rep.cplus[k] - rep.cminus[k]
+        t, cost, diff = _free_point(rep.P, k, beta, rep.cplus, rep.cminus)
+        C0 += cost
         if diff == 0.0:
             continue
         dk = _point_flip(t, k, bd.hn, bd.tu, m, bd.L_u, r) if use_flip else 0.0
@@ -167,18 +239,23 @@ def _useful(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, up, down, kmin, e
             bd.tmp_d[nr] = dk
             bd.tmp_diff[nr] = diff
             nr += 1
+    return C0, np.argsort(bd.tmp_d[:nr]), nr
+
+
+@njit(cache=True)
+def _lowers(bd, C0, order, m, floor, up, down, kmin, eps):
+    """Whether the lower bounds of :func:`_profile` fall below the frontier by more than eps at
+    some count: the counts reached at one flip cost form a block, where F^>= is largest at its top
+    and F^<= at its bottom."""
+    base = m + floor
     i0 = _index(C0, kmin)
     if _improves(base, up[i0], eps) or _improves(base, down[i0], eps):
         return True
-    order = np.argsort(bd.tmp_d[:nr])
     hi = i0
     lo = i0
-    for idx in range(nr):
-        j = order[idx]
+    for j in order:
         b = m + max(bd.tmp_d[j], floor)
         d = int(math.floor(bd.tmp_diff[j] + 0.5))
-        # the counts reached with this flip cost form one block; F^>= is largest at its top
-        # and F^<= at its bottom
         if d > 0:
             hi += d
             if _improves(b, up[hi], eps):
@@ -190,92 +267,111 @@ def _useful(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, up, down, kmin, e
     return False
 
 
+@njit(cache=True)
+def _joint_bound(rep, bd, C0, order, m, floor, pt):
+    """U >= the pair value of every completion (module docstring): C_0 at the node's minimum with
+    every partner count; a block of counts above C_0 at its top with the partner's counts below
+    (its pairs with counts above are dominated by C_0's), a block below at its bottom likewise."""
+    U = _pair(C0, m + floor, rep.L_hat, pt, True, True, True)
+    hi = C0
+    lo = C0
+    for j in order:
+        b = m + max(bd.tmp_d[j], floor)
+        d = bd.tmp_diff[j]
+        if d > 0:
+            hi += d
+            U = max(U, _pair(hi, b, rep.L_hat, pt, True, True, False))
+        else:
+            lo += d
+            U = max(U, _pair(lo, b, rep.L_hat, pt, True, False, True))
+    return U / rep.n
+
+
+@njit(cache=True)
+def _assess(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, up, down, kmin, eps, pt, val, prune):
+    """(keep, key) of a node: whether it may still matter, and its place on the queue: the frontier's
+    (it may lower the frontier; least m + floor first, key -(m + floor)) or, in a joint search, its
+    bound U > the best pair value attained + prune (largest U first, key U)."""
+    base = m + floor
+    if not base < rep.L_max:
+        return False, 0.0
+    C0, order, nr = _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r)
+    if pt[0]:
+        U = _joint_bound(rep, bd, C0, order, m, floor, pt)
+        return U > val[BEST] + prune, U
+    return _lowers(bd, C0, order, m, floor, up, down, kmin, eps), -base
+
+
 @njit(cache=True, inline="always")
-def _offer(pool, cnt, c, useful, lb):
-    """Node c with lower bound lb goes on the queue (least lb first), or is pruned and its slot freed."""
-    if useful:
-        cnt[HSIZE] = _heap_push(pool.heap_keys, pool.heap_ids, cnt[HSIZE], -lb, c)
+def _offer(pool, cnt, c, keep, key):
+    """Node c goes on the queue under ``key``, or is pruned and its slot freed."""
+    if keep:
+        cnt[HSIZE] = _heap_push(pool.heap_keys, pool.heap_ids, cnt[HSIZE], key, c)
     else:
         cnt[PRUNED_N] += 1
         _release(pool, cnt, c)
 
 
 @njit(cache=True, inline="always")
-def _lost(rep, bd, pool, c, unsolved, up, down, kmin, eps):
-    """Node c nobody solves: its bound from its parent (the parent's minimiser, minimum and the
-    node's floor) stands in for its subtree when it may still matter."""
-    lb = pool.minimum[c] + pool.flip_gap[c]
-    if lb < unsolved[0] and _useful(rep, bd, pool.signs[c], pool.fixed_cost[c], pool.beta[c], pool.minimum[c],
-                                    pool.flip_gap[c], False, 0.0, up, down, kmin, eps):
-        unsolved[0] = lb
+def _lost(rep, bd, pool, c, v, up, down, kmin, eps, pt, val, prune):
+    """Node c nobody solves: the bound of its parent v's minimiser and minimum with c's floor (no
+    flip costs) stands in for its subtree when it may still matter."""
+    floor = pool.flip_gap[c]
+    keep, key = _assess(rep, bd, pool.signs[c], pool.fixed_cost[c], pool.beta[v], pool.minimum[v], floor, False, 0.0,
+                        up, down, kmin, eps, pt, val, prune)
+    if keep:
+        if pt[0]:
+            val[LOST_U] = max(val[LOST_U], key)
+        else:
+            val[LOST_LB] = min(val[LOST_LB], -key)
 
 
 @njit(cache=True, inline="always")
-def _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, kmin, eps, unsolved):
-    """Branch node v on one free point: two children, each inheriting v's minimiser when it
-    meets the child's constraint, else solved now or (lazy) queued with v's minimum plus the
-    flip cost, as in ``core._expand``; each kept when :func:`_useful`."""
+def _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, kmin, eps, pt, val):
+    """Branch node v on one free point: two children (``core._make_child``), each kept when
+    :func:`_assess` says so."""
     P = rep.P
     j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
                       bd.branching if r >= 0.0 else STATIC, r)
     side = np.dot(P[j], pool.beta[v])
     for s in (1, -1):
-        c = _take_slot(pool, cnt)
-        cnt[NODES] += 1
-        _inherit(pool, c, v, j, s, rep.cplus[j] if s > 0 else rep.cminus[j], slv.kind, bd.smooth_flip)
-        pool.uid[c] = cnt[NEXT_UID]
-        cnt[NEXT_UID] += 1
-        solved_by_parent = True
-        if s * side < 0.0:
-            if opt.lazy:
-                pool.solved[c] = False
-                if bd.quad:
-                    pool.flip_gap[c] = side * side / bd.hn[j]
-                elif bd.smooth_flip and r >= 0.0:
-                    pool.flip_gap[c] = _flip_d(side, bd.hn[j], r)
-            else:
-                solved_by_parent = False
-                ok, m_new, bv = _solve(c, rep, slv, pool)
-                if ok < 0:
-                    cnt[FALLBACKS] += 1
-                    _lost(rep, bd, pool, c, unsolved, up, down, kmin, eps)
-                    _release(pool, cnt, c)
-                    continue
-                cnt[SOLVES] += 1
-                cnt[FALLBACKS] += ok
-                pool.minimum[c] = m_new
-                if bd.smooth_flip:
-                    pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)
-                _attain_at(rep, up, down, kmin, pool.beta[c], bv, opt.margin)
+        c, solved_now, ok, bv = _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r)
+        if ok < 0:
+            cnt[FALLBACKS] += 1
+            _lost(rep, bd, pool, c, v, up, down, kmin, eps, pt, val, opt.prune)
+            _release(pool, cnt, c)
+            continue
+        if solved_now:
+            _attain_at(rep, up, down, kmin, pool.beta[c], bv, opt.margin, pt, val)
         # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
-        flip_c = bd.use_flip and r >= 0.0 and (solved_by_parent or not bd.smooth_flip)
-        useful = _useful(rep, bd, pool.signs[c], pool.fixed_cost[c], pool.beta[c], pool.minimum[c], pool.flip_gap[c],
-                         flip_c, r, up, down, kmin, eps)
-        _offer(pool, cnt, c, useful, pool.minimum[c] + pool.flip_gap[c])
+        flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
+        keep, key = _assess(rep, bd, pool.signs[c], pool.fixed_cost[c], pool.beta[c], pool.minimum[c],
+                            pool.flip_gap[c], flip_c, r, up, down, kmin, eps, pt, val, opt.prune)
+        _offer(pool, cnt, c, keep, key)
     _release(pool, cnt, v)
 
 
-@njit(cache=True)
-def _over_budget(opt, nodes, t_start, pops):
-    if opt.max_nodes > 0 and nodes >= opt.max_nodes:
-        return True
-    if opt.time_limit > 0 and pops % 64 == 0:
-        with objmode(now="float64"):
-            now = time.perf_counter()
-        if now - t_start > opt.time_limit:
-            return True
-    return False
+@njit(cache=True, inline="always")
+def _settled(top, up, down, eps, pt, val, prune):
+    """Every open node is pruned: the frontier's least open bound reaches its largest value, or the
+    joint search's largest open bound is at most the best pair value attained."""
+    if pt[0]:
+        return top <= val[BEST] + prune
+    return not _improves(-top, max(up[up.shape[0] - 1], down[0]), eps)
 
 
 @njit(cache=True)
 def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, seed_losses, solve_data, quad_ok, Hinv,
-              opt, eps):
-    """The loop: least lower bound first over the realisable sign patterns of the free points,
-    for the frontier below L_max.
+              opt, eps, pt):
+    """The loop over the realisable sign patterns of the free points, for the frontier below L_max
+    (least lower bound first) or, with a partner (``pt[0]``), for Q^(b) (largest bound first).
 
     ``root``: (minimiser, minimum, loss at the minimiser); ``seeds`` (rows) with their losses:
-    classifiers whose patterns are found at once (beta_hat). Returns (kmin, up, down, up_lower,
-    down_lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided)."""
+    classifiers whose patterns are found at once (beta_hat); ``pt``: (joint search?, the partner's
+    kmin, F^>=, F^<=, their certified lower bounds, its K, alpha_n, the factor's code). Returns
+    (kmin, up, down, up_lower, down_lower, status, nodes, solves, pruned, realisability solves,
+    fallbacks, undecided, Q^(b) certified from above, Q^(b) attained); the last two NaN without a
+    partner."""
     mf, p = P.shape
     norms = np.empty(mf)
     kmin = C_forced
@@ -294,7 +390,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
                       opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
     up = np.full(size, L_max)
     down = np.full(size, L_max)
-    unsolved = np.full(1, np.inf)
+    val = np.array([0.0, np.inf, -np.inf])
     cnt = np.zeros(_N_COUNTS, dtype=np.int64)
     t_start = 0.0
     if opt.time_limit > 0:
@@ -311,71 +407,82 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     pool.lp_basis[0] = slv.lp[5]
     pool.lp_at_upper[0] = slv.lp[6]
     pool.witness[0, :] = 1.0
-    _attain_at(rep, up, down, ik, root_beta, root_bv, opt.margin)
+    _attain_at(rep, up, down, ik, root_beta, root_bv, opt.margin, pt, val)
     for q in range(seeds.shape[0]):
-        _attain_at(rep, up, down, ik, seeds[q], seed_losses[q], opt.margin)
+        _attain_at(rep, up, down, ik, seeds[q], seed_losses[q], opt.margin, pt, val)
     r = _node_factor(rep, slv, bd, pool, 0, True)
-    _offer(pool, cnt, 0, _useful(rep, bd, pool.signs[0], C_forced, root_beta, root_m, 0.0, bd.use_flip and r >= 0.0,
-                                 r, up, down, ik, eps), root_m)
+    keep, key = _assess(rep, bd, pool.signs[0], C_forced, root_beta, root_m, 0.0, bd.use_flip and r >= 0.0, r, up,
+                        down, ik, eps, pt, val, opt.prune)
+    _offer(pool, cnt, 0, keep, key)
     pops = 0
     while cnt[HSIZE] > 0:
-        if not _improves(-pool.heap_keys[0], max(up[size - 1], down[0]), eps):
-            break  # every open node is pruned: the frontier is exact
+        if _settled(pool.heap_keys[0], up, down, eps, pt, val, opt.prune):
+            break
         if _over_budget(opt, cnt[NODES], t_start, pops):
             cnt[STATUS_CODE] = BUDGET
             break
-        key, v, hsize = _heap_pop(pool.heap_keys, pool.heap_ids, cnt[HSIZE])
+        _, v, hsize = _heap_pop(pool.heap_keys, pool.heap_ids, cnt[HSIZE])
         cnt[HSIZE] = hsize
         pops += 1
         if not pool.solved[v]:  # a lazy flip child: solve it, and queue it with its own bound
-            ok, m_new, bv = _solve(v, rep, slv, pool)
+            ok, bv = _solve_into(v, rep, slv, pool, cnt)
             if ok < 0:
                 cnt[FALLBACKS] += 1
-                _lost(rep, bd, pool, v, unsolved, up, down, ik, eps)
+                _lost(rep, bd, pool, v, v, up, down, ik, eps, pt, val, opt.prune)
                 _release(pool, cnt, v)
                 continue
-            cnt[SOLVES] += 1
-            cnt[FALLBACKS] += ok
-            pool.minimum[v] = m_new
-            pool.flip_gap[v] = 0.0
-            pool.solved[v] = True
-            _attain_at(rep, up, down, ik, pool.beta[v], bv, opt.margin)
+            _attain_at(rep, up, down, ik, pool.beta[v], bv, opt.margin, pt, val)
             r = _node_factor(rep, slv, bd, pool, v, True)
-            _offer(pool, cnt, v, _useful(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], m_new, 0.0,
-                                         bd.use_flip and r >= 0.0, r, up, down, ik, eps), m_new)
+            keep, key = _assess(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
+                                bd.use_flip and r >= 0.0, r, up, down, ik, eps, pt, val, opt.prune)
+            _offer(pool, cnt, v, keep, key)
             continue
         r = _node_factor(rep, slv, bd, pool, v, False)
-        if not _useful(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
-                       bd.use_flip and r >= 0.0, r, up, down, ik, eps):
-            cnt[PRUNED_N] += 1  # the frontier has fallen since the node was queued
+        keep, _ = _assess(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
+                          bd.use_flip and r >= 0.0, r, up, down, ik, eps, pt, val, opt.prune)
+        if not keep:
+            cnt[PRUNED_N] += 1  # the frontier has fallen, or the best pair value risen, since it was queued
             _release(pool, cnt, v)
         elif _unrealisable(rep, slv, bd, opt, pool, cnt, v):
             _release(pool, cnt, v)
         elif pool.depth[v] == mf:
-            _attain(up, down, _index(pool.fixed_cost[v], ik), pool.minimum[v])
+            _attain_pattern(rep, up, down, ik, pool.fixed_cost[v], pool.minimum[v], pt, val)
             _release(pool, cnt, v)
         else:
             while not _room_for_two(pool, cnt):
                 pool = _as_ref(_grow_pool(_as_arrays(pool), 2 * pool.depth.shape[0] + 2))
-            _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, ik, eps, unsolved)
+            _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, ik, eps, pt, val)
     status = cnt[STATUS_CODE]
-    under = np.inf  # every value not found is at least this
-    if status == BUDGET and cnt[HSIZE] > 0:
-        under = -pool.heap_keys[0]
-    if _improves(unsolved[0], max(up[size - 1], down[0]), eps):
-        under = min(under, unsolved[0])
-        if status != BUDGET:
-            status = SOLVER_FAILURE
+    open_top = pool.heap_keys[0] if status == BUDGET and cnt[HSIZE] > 0 else np.nan
+    under = np.inf  # every frontier value not found is at least this
+    upper, best = np.nan, np.nan
+    if pt[0]:
+        best = val[BEST]
+        upper = best
+        if open_top == open_top and open_top > upper:
+            upper = open_top
+        if val[LOST_U] > best + opt.prune:
+            upper = max(upper, val[LOST_U])
+            if status != BUDGET:
+                status = SOLVER_FAILURE
+    else:
+        if open_top == open_top:
+            under = -open_top
+        if _improves(val[LOST_LB], max(up[size - 1], down[0]), eps):
+            under = min(under, val[LOST_LB])
+            if status != BUDGET:
+                status = SOLVER_FAILURE
     return (ik, up, down, np.minimum(up, under), np.minimum(down, under), status, cnt[NODES], cnt[SOLVES],
-            cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS], cnt[UNDECIDED_N] != 0)
+            cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS], cnt[UNDECIDED_N] != 0, upper, best)
 
 
 # ------------------------------------------------------------------ Python entry points
 def _outcome(out, level, L_hat, screened=0):
-    kmin, up, down, up_lo, down_lo, status, nodes, solves, pruned, real, fallbacks, undecided = out
+    kmin, up, down, up_lo, down_lo, status, nodes, solves, pruned, real, fallbacks, undecided, upper, best = out
     return FrontierOutcome(int(kmin), up, down, up_lo, down_lo, float(level), float(L_hat), STATUS[status],
                            nodes=int(nodes), solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
-                           screened=int(screened), fallbacks=int(fallbacks), undecided=bool(undecided))
+                           screened=int(screened), fallbacks=int(fallbacks), undecided=bool(undecided),
+                           value=float(upper), value_lower=float(best))
 
 
 def _eps(alpha_n, tol):
@@ -383,18 +490,32 @@ def _eps(alpha_n, tol):
     return tol.prune / alpha_n if alpha_n > 0 else math.inf
 
 
-def run_frontier(problem, root, alpha_n, *, seeds=(), quad=None, inner=None, context=None, options=None, tol=None,
+_NO_PARTNER = (False, 0, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), 0.0, 0.0, 0)
+
+
+def _partner(target):
+    """The loop's ``pt`` of a :class:`Target`."""
+    f = target.partner
+    if f is None:
+        return _NO_PARTNER
+    if target.form not in FORM_CODES:
+        raise ValueError(f"`form` must be one of {sorted(FORM_CODES)}; got {target.form!r}.")
+    arrays = (np.ascontiguousarray(a, dtype=np.float64) for a in (f.up, f.down, f.up_lower, f.down_lower))
+    return (True, int(f.kmin), *arrays, float(f.L_hat), float(target.alpha_n), FORM_CODES[target.form])
+
+
+def run_frontier(problem, root, target, *, seeds=(), quad=None, inner=None, context=None, options=None,
                  python_realise=False):
-    """The frontier of a prepared replicate below ``problem.L_max``.
+    """The frontier (or, with a partner, the joint search) of a prepared replicate below ``problem.L_max``.
 
     ``problem``: a :class:`~cudbound.search.problem.ReplicateProblem` set up at the frontier's
-    level (its ``alpha_n`` the level's, not the bound's); ``alpha_n``: the bound's, which sets the
-    prune tolerance; ``seeds``: (beta, loss at beta) pairs whose patterns are found at once;
-    ``root``, ``quad``, ``inner``, ``context``, ``options`` (its budgets), ``tol`` and
-    ``python_realise`` as in :func:`cudbound.search.core.run_search`. Returns a
+    level (its ``alpha_n`` the level's, not the bound's); ``target``: a :class:`Target`;
+    ``seeds``: (beta, loss at beta) pairs whose patterns are found at once; ``root``, ``quad``,
+    ``inner``, ``context``, ``options`` (its budgets) and ``python_realise`` as in
+    :func:`cudbound.search.core.run_search` (the tolerances are the defaults). Returns a
     :class:`FrontierOutcome` (``seconds`` the caller's to fill)."""
     options = options if options is not None else SearchOptions()
-    tol = tol if tol is not None else Tolerances()
+    tol = Tolerances()
     kind, P, slv, Hinv = solver_inputs(problem, quad, inner, context)
     p = P.shape[1]
     seed_rows = np.array([np.asarray(b, dtype=np.float64) for b, _ in seeds], dtype=np.float64).reshape(-1, p)
@@ -404,16 +525,17 @@ def run_frontier(problem, root, alpha_n, *, seeds=(), quad=None, inner=None, con
             np.ascontiguousarray(problem.cost_plus, dtype=np.float64),
             np.ascontiguousarray(problem.cost_minus, dtype=np.float64), float(problem.C_forced), float(problem.n),
             float(problem.L_hat), float(problem.L_max), start, seed_rows, seed_losses, slv, quad is not None, Hinv,
-            _loop_options(options, tol, kind != KIND_QP, False, python_realise), _eps(alpha_n, tol))
+            _loop_options(options, tol, kind != KIND_QP, False, python_realise), _eps(target.alpha_n, tol),
+            _partner(target))
     with compile_once(_frontier, args):
         out = _frontier(*args)
     return _outcome(out, problem.L_max, problem.L_hat, problem.n_screened)
 
 
 @njit(cache=True)
-def _replicate_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, screen, key, opt, eps):
-    """Set-up (``replicate_setup._replicate_setup`` at the level's alpha) and frontier of one
-    replicate of a positive definite quadratic loss, all in compiled code.
+def _replicate_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, screen, key, opt, eps, pt):
+    """Set-up (``replicate_setup._replicate_setup`` at the level's alpha) and frontier (or joint
+    search) of one replicate of a positive definite quadratic loss, all in compiled code.
 
     Returns (ok, the loop's output, L_hat, L_max, n_screened); when H is not positive definite
     (ok False) the loop runs on no point and its output is to be ignored."""
@@ -430,27 +552,26 @@ def _replicate_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, sc
     prow = np.empty(P.shape[0], dtype=np.int64)
     for f in range(P.shape[0]):
         prow[f] = rep[uidx[f]]
-    slv = NodeSolve(KIND_QP, H, 0.5 * Hinv, beta_u, L_u, lp, sm, key, _workspace(p))
+    slv = NodeSolve(KIND_QP, H, 0.5 * Hinv, beta_u, L_u, lp, sm, key, _workspace(p), _hinge_work(np.zeros((0, p)), 0))
     seeds = np.empty((1, p))
     seeds[0] = beta_hat
     out = _frontier(P, prow, cplus, cminus, C_forced, float(y.shape[0]), L_hat, L_max, (beta_u, L_u, L_u), seeds,
-                    np.full(1, L_hat), slv, True, Hinv, opt, eps)
+                    np.full(1, L_hat), slv, True, Hinv, opt, eps, pt)
     return ok, out, L_hat, L_max, n_screened
 
 
-def compiled_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, alpha_n, options, context=None):
-    """:func:`_replicate_frontier` with a SearchOptions and the default Tolerances; None when H is not
-    positive definite.
+def compiled_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, target, options, context=None):
+    """:func:`_replicate_frontier` with a SearchOptions, a :class:`Target` and the default
+    Tolerances; None when H is not positive definite.
 
     ``alpha_level``: the alpha whose neighbourhood L_hat + 1/alpha is the frontier's level;
-    ``alpha_n``: the bound's (the prune tolerance); ``context`` as in
-    :func:`cudbound.search.core.compiled_replicate`."""
+    ``context`` as in :func:`cudbound.search.core.compiled_replicate`."""
     tol = Tolerances()
     opt = _loop_options(options, tol, False, False, False)
     args = (Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
             np.ascontiguousarray(g, dtype=np.float64), float(c), np.ascontiguousarray(beta_hat, dtype=np.float64),
             float(alpha_level), bool(options.screen), int(context.key if context is not None else 0), opt,
-            _eps(alpha_n, tol))
+            _eps(target.alpha_n, tol), _partner(target))
     with compile_once(_replicate_frontier, args):
         ok, out, L_hat, L_max, screened = _replicate_frontier(*args)
     if not ok:

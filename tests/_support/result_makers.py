@@ -23,7 +23,7 @@ def every_result(X, y) -> dict:
     from cudbound.auc import KernelRLS, auc_interval, cv_auc, lpo_auc
     from cudbound.auc.registry import method_names as auc_methods
     from cudbound.baselines import ESTIMATORS, estimate_error
-    from cudbound.compare import Procedure, compare
+    from cudbound.compare import Procedure, compare, method_names
     from cudbound.svm import loo_error, xi_alpha
 
     out = {"cud_interval": cudbound.cud_interval(X, y, n_resamples=20, rng=0)}
@@ -31,9 +31,12 @@ def every_result(X, y) -> dict:
     out.update({f"intervals:{r.method}": r for r in out["intervals"]})
     out.update({f"estimate_error:{m}": estimate_error(X, y, m, **({} if m in ("resubstitution", "loo") else {"rng": 0}))
                 for m in ESTIMATORS})
-    out["compare"] = compare(Procedure(), DummyClassifier(), X, y, methods="all", rng=0,
-                             corrected_t_options={"repeats": 2}, nested_cv_options={"repeats": 2, "bias_repeats": 2})
+    # every comparison but cud, whose classifiers must have a loss (a DummyClassifier has none)
+    out["compare"] = compare(Procedure(), DummyClassifier(), X, y, methods=[m for m in method_names() if m != "cud"],
+                             rng=0, corrected_t_options={"repeats": 2}, nested_cv_options={"repeats": 2, "bias_repeats": 2})
     out.update({f"compare:{r.method}": r for r in out["compare"]})
+    out["compare:cud"] = compare(Procedure(), Procedure(loss="hinge"), X, y, methods=["cud"], rng=0,
+                                 cud_options={"n_resamples": 20})[0]
     out.update({f"auc_interval:{m}": auc_interval(KernelRLS(), X, y, method=m, cv=4, rng=0,
                                                   **({"n_resamples": 200} if m.startswith("bootstrap") else {}))
                 for m in auc_methods()})

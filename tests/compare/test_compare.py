@@ -532,7 +532,7 @@ def test_one_progress_bar_over_the_comparisons_names_each(capsys):
 
 def test_the_registry_names_the_comparisons():
     assert method_names() == ("mcnemar", "tango", "newcombe", "agresti_min", "delong", "ttest_5x2cv", "ftest_5x2cv",
-                              "corrected_t", "wald_cv", "nested_cv")
+                              "corrected_t", "wald_cv", "nested_cv", "cud")
     assert get_method("corrected_t").options() == ["cv", "repeats"]
     with pytest.raises(ValueError, match="unknown comparison 'bogus'"):
         get_method("bogus")
@@ -558,14 +558,14 @@ def test_each_comparison_states_the_difference_it_addresses():
     from cudbound.compare import TARGETS
     kinds = {m: get_method(m).target for m in method_names()}
     assert {m for m, k in kinds.items() if k == "conditional"} == {"mcnemar", "tango", "newcombe", "agresti_min",
-                                                                   "delong"}
+                                                                   "delong", "cud"}
     assert {m for m, k in kinds.items() if k == "expected"} == {"ttest_5x2cv", "ftest_5x2cv", "corrected_t",
                                                                 "wald_cv", "nested_cv"}
     assert set(kinds.values()) == set(TARGETS)
     doc = (Path(__file__).resolve().parents[2] / "docs" / "compare.md").read_text()
     table = doc[doc.index("## Which method answers which question"):doc.index("## Notation")]
     rows = [line.split("|")[1:-1] for line in table.splitlines() if line.startswith("| ") and "`" in line][1:]
-    assert len(rows) == 5                      # the header left out
+    assert len(rows) == 6                      # the header left out
     for question, _, _, names in rows:         # the question names the target: two procedures, or two fits
         want = "expected" if "procedures" in question or "expected" in question else "conditional"
         listed = [w.strip("`(),;") for w in names.split() if w.strip("`(),;") in kinds]

@@ -1,0 +1,128 @@
+"""cudbound.compare's ``cud``: the CUD interval of the difference of two fitted classifiers' errors.
+
+The interval is rebuilt from its parts: the bootstrap counts drawn from the seed as CUD draws them,
+each Q^(b) by ``cudbound.replicate_sup_difference`` on the two designs (itself checked against brute
+force in tests/test_cud_difference.py), the conservative order statistic, and Delta_hat from both
+training errors. Then the properties the method promises: A and B the same procedure give
+[-Q_hat, Q_hat]; swapping A and B negates the interval; shifting and scaling the features changes
+nothing; a budget gives an interval that contains the exact one, flagged conservative.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import cudbound
+from cudbound.cli import main
+from cudbound.compare import ComparisonResult, Procedure, compare, cud_difference_interval, get_method, method_names
+from cudbound.resampling import draw_counts
+
+
+def _data(n=24, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] + 0.4 * X[:, 1] + 0.8 * rng.standard_normal(n) > 0, 1, -1)
+    return X, y
+
+
+B = 40
+
+
+def _ci(res):
+    return tuple(res.confidence_interval)
+
+
+def test_it_is_registered_for_the_fitted_classifiers():
+    assert "cud" in method_names() and get_method("cud").target == "conditional"
+    assert set(get_method("cud").options()) == {"n_resamples", "alpha_n", "time_limit", "engine_options", "form"}
+
+
+def test_the_interval_from_its_parts():
+    X, y = _data()
+    n = len(y)
+    res = cud_difference_interval(Procedure(), Procedure(basis="poly:2", loss="hinge"), X, y, n_resamples=B, rng=7)
+    design_a = np.column_stack([np.ones(n), X])
+    design_b = np.column_stack([np.ones(n), X, X[:, 0] ** 2, X[:, 0] * X[:, 1], X[:, 1] ** 2])
+    counts = draw_counts(n, B, np.random.default_rng(7))
+    q = np.sort([cudbound.replicate_sup_difference(design_a, design_b, y, c, loss_b="hinge") for c in counts])
+    q_hat = q[math.ceil(0.95 * B) - 1]
+    d = res.details
+    assert abs(d["half_width"] - q_hat) <= 1e-9
+    np.testing.assert_allclose(np.sort(d["bootstrap_distribution"]), q, atol=1e-9)
+    err_a = np.mean(np.where(design_a @ np.linalg.lstsq(design_a, y, rcond=None)[0] >= 0, 1, -1) != y)
+    assert d["train_error_a"] == err_a and res.estimate == d["train_error_a"] - d["train_error_b"]
+    assert _ci(res) == (max(-1.0, res.estimate - d["half_width"]), min(1.0, res.estimate + d["half_width"]))
+    assert res.method == "cud" and res.pvalue is None and not d["conservative"] and d["upper_gap"] == 0.0
+    assert d["n_resamples"] == B and d["alpha_n"] == n and d["search_replicates"] == B
+    row = res.to_dict()
+    assert list(row)[:7] == ["method", "quantity", "estimate", "low", "high", "confidence_level", "n_samples"]
+    assert {"half_width", "train_error_a", "train_error_b", "search_nodes_total"} <= set(row["details"])
+
+
+def test_the_same_procedure_gives_a_symmetric_interval():
+    X, y = _data()
+    res = cud_difference_interval(Procedure(loss="logistic"), Procedure(loss="logistic"), X, y, n_resamples=B, rng=1)
+    assert res.estimate == 0.0 and res.details["half_width"] > 0
+    low, high = _ci(res)
+    assert low == -high == -min(1.0, res.details["half_width"])
+
+
+def test_swapping_a_and_b_negates_the_interval():
+    X, y = _data(seed=4)
+    a, b = Procedure(), Procedure(loss="logistic")
+    ab = cud_difference_interval(a, b, X, y, n_resamples=B, rng=2)
+    ba = cud_difference_interval(b, a, X, y, n_resamples=B, rng=2)
+    assert ba.estimate == -ab.estimate and _ci(ba) == (-_ci(ab)[1], -_ci(ab)[0])
+
+
+def test_shifted_and_scaled_features_change_nothing():
+    X, y = _data(seed=5)
+    a, b = Procedure(), Procedure(loss="hinge")
+    res = cud_difference_interval(a, b, X, y, n_resamples=B, rng=3)
+    moved = cud_difference_interval(a, b, X * np.array([250.0, 1e-3]) + np.array([-40.0, 3.0]), y,
+                                    n_resamples=B, rng=3)
+    assert moved.estimate == res.estimate
+    np.testing.assert_allclose(_ci(moved), _ci(res), atol=1e-9)
+
+
+@pytest.mark.parametrize("cut", [{"engine_options": {"max_nodes": 1}}, {"time_limit": 1e-9}])
+def test_a_budget_gives_a_wider_interval_flagged_conservative(cut):
+    X, y = _data(seed=6)
+    a, b = Procedure(), Procedure(basis="poly:2")
+    exact = cud_difference_interval(a, b, X, y, n_resamples=B, rng=4)
+    res = cud_difference_interval(a, b, X, y, n_resamples=B, rng=4, **cut)
+    assert res.details["conservative"] and res.details["search_not_exact"] > 0
+    assert res.details["half_width"] >= exact.details["half_width"]
+    assert res.confidence_interval.low <= exact.confidence_interval.low
+    assert res.confidence_interval.high >= exact.confidence_interval.high
+
+
+def test_compare_runs_it_by_name_with_its_options():
+    X, y = _data()
+    res = compare(Procedure(), Procedure(loss="hinge"), X, y, methods=["cud"], rng=0,
+                  cud_options={"n_resamples": 20, "alpha_n": 5.0})
+    assert isinstance(res[0], ComparisonResult) and res[0].details["alpha_n"] == 5.0
+    assert res[0].details["n_resamples"] == 20
+
+
+def test_a_classifier_without_a_loss_is_refused():
+    from sklearn.tree import DecisionTreeClassifier
+    X, y = _data()
+    with pytest.raises((ValueError, TypeError), match="DecisionTreeClassifier"):
+        cud_difference_interval(Procedure(), DecisionTreeClassifier(), X, y, n_resamples=B, rng=0)
+
+
+def test_the_command_line_takes_resamples_and_alpha_n(capsys, tmp_path):
+    X, y = _data(n=20)
+    path = tmp_path / "d.csv"
+    path.write_text("x1,x2,y\n" + "".join(f"{a:.6f},{b:.6f},{int(v > 0)}\n" for (a, b), v in zip(X, y)))
+    code = main(["compare", "--data", str(path), "--label", "y", "--model-a", "squared", "--model-b", "hinge",
+                 "--methods", "cud", "--resamples", "20", "--alpha-n", "10", "--seed", "0", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    import json
+    record = json.loads(out)["results"][0]
+    assert record["method"] == "cud" and record["details"]["n_resamples"] == 20 and record["details"]["alpha_n"] == 10
+    code = main(["compare", "--data", str(path), "--label", "y", "--model-a", "squared", "--model-b", "hinge",
+                 "--methods", "mcnemar", "--resamples", "20"])
+    assert code == 2 and "--resamples" in capsys.readouterr().err
