@@ -219,7 +219,8 @@ def _simplex(cols, norms, c, m, n, sgn, basis, atup, max_iter, level=np.inf):
     With a finite ``level``, it stops (DUAL_BOUND) as soon as the dual bound of its basis
     (:func:`_dual_lower`) is at least the level plus ``_STOP_MARGIN`` relative.
 
-    Returns (status, iterations)."""
+    Returns (status, iterations). Long because the pivot loop keeps its LU factors, pricing,
+    ratio test and bound flips in one compiled frame (no allocation per pivot)."""
     p = cols.shape[1]
     ncol = m + n + p
     B = np.empty((p, p))
