@@ -291,8 +291,8 @@ def test_rebuild_all_names_real_scripts(tmp_path):
 
 REPORT_SOURCES = {
     "## 1.": ["study2/shared_basis/tables.md"],
-    "## 4.": ["study3/shared_basis/tables.md"],
-    "## 5.": ["study3/shared_basis/tables.md"],
+    "## 4.": ["study3/tables.md"],
+    "## 5.": ["study3/tables.md"],
     "## 6.": ["study3_null/tables.md"],
     "## 7.": ["study3/refit_change.md", "study2/refit_change.md"],
 }
