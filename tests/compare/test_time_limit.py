@@ -236,3 +236,22 @@ def test_cud_is_conservative_when_its_share_runs_out(xy, monkeypatch):
     assert cut.details["conservative"] and cut.details["cut_by_time_limit"]
     assert cut.low <= free.low and cut.high >= free.high
     assert "cut_by_time_limit" not in free.details
+
+
+@pytest.mark.filterwarnings("ignore::cudbound.refit.DegenerateResampleWarning")   # separable parts: the same too
+@pytest.mark.parametrize("pair", ["smooth and hinge", "scikit-learn"])
+def test_refits_in_chunks_are_those_of_one_batch_for_other_losses(xy, monkeypatch, pair):
+    """The batched Newton (logistic), the batched hinge on a learned basis, and scikit-learn classifiers
+    refitted per part: chunked (a limit that never runs out) or all at once, the same statistics."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    a, b = ((Procedure(loss="logistic"), Procedure(loss="hinge_ridge", basis="pca:2")) if pair == "smooth and hinge"
+            else (LogisticRegression(), GaussianNB()))
+    X, y = xy
+    names = ["ttest_5x2cv", "corrected_t", "nested_cv"]
+    free = compare(a, b, X, y, methods=names, rng=7, cv=3, repeats=4, ttest_5x2cv_options={"cv": None})
+    install(monkeypatch)
+    timed = compare(a, b, X, y, methods=names, rng=7, cv=3, repeats=4, ttest_5x2cv_options={"cv": None},
+                    time_limit=1e9)
+    for f, t in zip(free, timed):
+        _same(t, f)
