@@ -211,9 +211,10 @@ def _iv(pair_args, confidence_level, alternative, rng):
 # --------------------------------------------------------------------------- 5x2cv
 
 def _five_by_two(pair, cv, repeats, gen, time_limit):
-    """(p, s2, folds, details, asked) of the halvings used (and how many were drawn): every halving is drawn, then both procedures are
-    refitted on them repetition by repetition while ``time_limit`` lasts (at least one repetition, which
-    defines both statistics); ``details`` says how many were used (``repeats_used``) under a limit."""
+    """(p, s2, folds, details, asked) of the halvings used, ``asked`` the number drawn: every halving is
+    drawn, then both procedures are refitted on them repetition by repetition while ``time_limit`` lasts
+    (at least one repetition, which defines both statistics); under a limit ``details`` says how many
+    were used (``repeats_used``)."""
     budget = Budget(check_time_limit(time_limit))
     R = check_scalar(repeats, "repeats", min_val=1)
     folds = _fold_labels(2 if cv is None else cv, pair, R, gen, k_max=2)

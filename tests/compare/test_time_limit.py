@@ -220,10 +220,12 @@ def test_no_limit_and_a_limit_that_never_runs_out_give_identical_results(xy, mon
         _same(t, f)
         assert not any(k in f.details for k in _LIMIT_KEYS), f.method
         assert t.details.get("cut_by_time_limit", False) is False
-        assert set(t.details) - set(f.details) <= {*_LIMIT_KEYS, "repeats"}, f.method   # corrected_t: the repeats asked
+        # corrected_t says under a limit how many repeats were asked (the others have the key anyway)
+        assert set(t.details) - set(f.details) <= {*_LIMIT_KEYS, "repeats"}, f.method
         np.testing.assert_equal(_without_timing({k: t.details[k] for k in f.details}), _without_timing(f.details),
                                 err_msg=f.method)
-    np.testing.assert_array_equal(timed[-1].details["bootstrap_distribution"], free[-1].details["bootstrap_distribution"])
+    np.testing.assert_array_equal(timed[-1].details["bootstrap_distribution"],
+                                  free[-1].details["bootstrap_distribution"])
 
 
 def test_cud_is_conservative_when_its_share_runs_out(xy, monkeypatch):
