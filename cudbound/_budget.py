@@ -24,8 +24,9 @@ import time
 from collections.abc import Iterator
 
 from ._validation import check_scalar
+from ._warnings import warn
 
-__all__ = ["clock", "check_time_limit", "Budget"]
+__all__ = ["clock", "check_time_limit", "Budget", "warn_skipped"]
 
 
 def clock() -> float:
@@ -59,6 +60,17 @@ class Budget:
     @property
     def limited(self) -> bool:
         return self.deadline is not None
+
+    def share(self, remaining: int, own: float | None = None) -> Budget | None:
+        """A method's budget in a run of several under this one: an equal share of what is left, the
+        time left divided by the ``remaining`` methods (itself included), or the method's ``own`` limit
+        (seconds) if it ends first; None when neither is limited. What one method leaves unused goes
+        to the ones after it."""
+        if not self.limited and own is None:
+            return None
+        left = self.left()
+        share = None if left is None else Budget(left / remaining).deadline
+        return Budget(check_time_limit(own), deadline=share)
 
     def left(self) -> float | None:
         """Seconds until the deadline (0 once it has passed), None without one."""
@@ -109,3 +121,11 @@ class Budget:
             return
         details[f"{option}_used"] = int(used)
         details["cut_by_time_limit"] = bool(details.get("cut_by_time_limit", False) or used < asked)
+
+
+def warn_skipped(skipped: tuple[str, ...]) -> None:
+    """The warning of a run whose time limit ran out before the methods ``skipped`` started (none if
+    there are none): they are in no result, and the run's ``ResultList.skipped`` names them."""
+    if skipped:
+        warn(f"the time limit ran out before {', '.join(skipped)} started: "
+             f"{'it was' if len(skipped) == 1 else 'they were'} skipped (ResultList.skipped).", UserWarning)

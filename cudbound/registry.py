@@ -34,11 +34,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _budget
-from ._budget import Budget, check_time_limit
+from ._budget import Budget, check_time_limit, warn_skipped
 from ._kernel_compile import compile_seconds
 from ._registry import Entry, Registry, generator, methods_bar, root_seed, stream
 from ._validation import check_confidence_level, check_scalar
-from ._warnings import warn
 from .baselines.methods import INPUT_CHECKS as _PAPER_CHECKS
 from .baselines.methods import (bs1, bs2, kohavi, langford, martin, share_centre, share_centre_and_distribution,
                                 yang)
@@ -513,9 +512,7 @@ def _run(call: _Call, progress: bool | None, options: dict) -> ResultList:
             bar.close()
     bounds.append(_budget.clock())
     _charge(results, bounds, compiled, call.began)
-    if skipped:
-        warn(f"the time limit ran out before {', '.join(skipped)} started: "
-             f"{'it was' if len(skipped) == 1 else 'they were'} skipped (ResultList.skipped).", UserWarning)
+    warn_skipped(skipped)
     return ResultList(results, skipped=skipped)
 
 
@@ -562,11 +559,9 @@ def _method_budget(method: IntervalMethod, kwargs: dict, budget: Budget, remaini
     """The budget of a method that takes a ``time_limit``: an equal share of what is left of the run's,
     the time left divided by the ``remaining`` methods (itself included), or the method's own limit if
     it ends first; None for a method without one, or when neither is limited."""
-    if "time_limit" not in method.parameters or (not budget.limited and kwargs.get("time_limit") is None):
+    if "time_limit" not in method.parameters:
         return None
-    left = budget.left()
-    share = None if left is None else Budget(left / remaining).deadline
-    return Budget(check_time_limit(kwargs.get("time_limit")), deadline=share)
+    return budget.share(remaining, kwargs.get("time_limit"))
 
 
 def _run_method(name: str, call: _Call, shared: dict, per: dict, cache: dict, root, remaining: int) -> IntervalResult:

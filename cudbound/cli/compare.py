@@ -15,6 +15,7 @@ from ..compare import (ALTERNATIVES, DEFAULT_METHODS, ComparisonsInterrupted, co
 from ..output import envelope
 from ..results import AUC_DIFFERENCE
 from .csv_input import read_labelled_csv
+from .interval import _time_limit_details, _time_note
 from .model_spec import SPEC_HELP, model_arg
 from .output import _csv_data, _plot_to_file
 from .shared import CLIError, InterruptedWithOutput, _positive, _show_progress, in_flags, shared_flags
@@ -60,6 +61,11 @@ def add_parser(subparsers) -> None:
                      help="bootstrap resamples of cud, the CUD interval of the difference (default 500)")
     cmd.add_argument("--alpha-n", type=float, default=None, metavar="FLOAT",
                      help="scale alpha_n of cud's neighbourhood (default n, the sample size)")
+    cmd.add_argument("--time-limit", type=_positive(float, "--time-limit"), default=None, metavar="SECONDS",
+                     help="time budget of the whole run (default: none), shared as by 'cudbound interval': each "
+                          "method that repeats its splits (5x2cv t and F, corrected_t, nested_cv) stops its "
+                          "repetitions when its share is spent and says how many it used; cud returns a certified "
+                          "(conservative) interval; a method not started when it runs out is skipped and listed")
     cmd.add_argument("--plot", default=None, metavar="FILE.png",
                      help="also draw a forest plot of the differences, with the zero line, to this image file "
                           "(needs matplotlib)")
@@ -95,7 +101,7 @@ def _compare(args) -> tuple[dict, str]:
     try:
         results = compare(args.model_a.procedure, args.model_b.procedure, X, labels, methods=args.methods,
                           confidence_level=args.confidence_level, alternative=args.alternative, rng=seed,
-                          progress=_show_progress(args), **_options(args, args.methods))
+                          time_limit=args.time_limit, progress=_show_progress(args), **_options(args, args.methods))
     except ComparisonsInterrupted as stop:     # Ctrl-C: keep and print what finished
         record, report = _output(args, X, features, encoding, seed, stop.results, None)
         record["details"]["interrupted"] = {"during": stop.method, "not_started": list(stop.pending)}
@@ -110,7 +116,7 @@ def _output(args, X, features, encoding, seed, results, plotted) -> tuple[dict, 
                       results=[_record(r) for r in results], plot=plotted,
                       details={"model_a": args.model_a.text, "model_b": args.model_b.text,
                                "procedure_a": args.model_a.describe(), "procedure_b": args.model_b.describe(),
-                               "alternative": args.alternative})
+                               "alternative": args.alternative, **_time_limit_details(args, results)})
     return record, _report(args, X, encoding, seed, results, plotted)
 
 
@@ -145,7 +151,7 @@ def _report(args, X, encoding, seed, results, plotted) -> str:
         what = "AUC" if r.quantity == AUC_DIFFERENCE else "error"
         low, high = (r.low, r.high) if r.has_confidence_interval else (None, None)
         lines.append(f"  {r.method:<{w}}{what:<7}{_number(r.estimate, 8)}{_number(low, 9)}{_number(high, 9)}"
-                     f"{_number(r.statistic, 11, 3)}{_number(r.pvalue, 9)}{r.seconds:>9.2f}")
+                     f"{_number(r.statistic, 11, 3)}{_number(r.pvalue, 9)}{r.seconds:>9.2f}  {_time_note(r)}".rstrip())
     lines += ["", "  A - B of the error rates (negative: A errs less) or of the AUCs (positive: A ranks better);",
               "  '-': the method gives no interval (or no test)."]
     oof = [r for r in results if r.method in _OUT_OF_FOLD]
@@ -154,6 +160,9 @@ def _report(args, X, encoding, seed, results, plotted) -> str:
         lines += [f"  {', '.join(r.method for r in oof)}: on the out-of-fold predictions of one {k}-fold split "
                   f"(refitted once, timed in the first),",
                   "  treated as one test set; they are not independent (the models share training points)."]
+    skipped = tuple(getattr(results, "skipped", ()))
+    if skipped:
+        lines.append(f"  not started, the time limit of {args.time_limit:g} s having run out: {', '.join(skipped)}.")
     if plotted:
         lines.append(f"  plot: {plotted}")
     return "\n".join(lines)

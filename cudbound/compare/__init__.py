@@ -40,6 +40,7 @@ and returns a :class:`ComparisonResult`.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -47,6 +48,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._budget import Budget, check_time_limit, warn_skipped
 from .._registry import Entry, Registry, generator, methods_bar, root_seed
 from ..resampling import OUT_OF_FOLD_STREAM
 from .cud import _cud, cud_difference_interval
@@ -78,9 +80,17 @@ class ComparisonMethod(Entry):
     fitted on the n points; ``"expected"``, that of the two learning procedures, in expectation over
     training sets; None when not stated (a user's method)."""
 
+    knobs: tuple[str, ...] = ()
+    """Keywords of the function that :func:`compare` sets from the run, not options: ``("time_limit",)``
+    for a method that stops its repetitions when its share of the run's ``time_limit`` is spent."""
+
     DATA: ClassVar[tuple[str, ...]] = ("pair",)
     REQUIRED: ClassVar[tuple[str, ...]] = ("confidence_level", "alternative", "rng")
     RESERVED: ClassVar[tuple[str, ...]] = REQUIRED
+
+    def options(self) -> list[str]:
+        """The option names a user may set, sorted: :meth:`cudbound._registry.Entry.options` less the knobs."""
+        return [k for k in super().options() if k not in self.knobs]
 
 
 class ComparisonsInterrupted(KeyboardInterrupt):
@@ -108,16 +118,23 @@ _REGISTRY: Registry[ComparisonMethod] = Registry("comparison", ComparisonMethod,
 
 
 def register(name: str, function: Callable, summary: str, *, replace: bool = False,
-             stream: str | None = None, target: str | None = None) -> ComparisonMethod:
+             stream: str | None = None, target: str | None = None, knobs: Sequence[str] = ()) -> ComparisonMethod:
     """Add a comparison of two procedures under ``name`` (lower case, no commas or spaces); its
     function takes ``(pair, *, confidence_level, alternative, rng, **options)``. ``stream`` names
     the random stream :func:`compare` draws its ``rng`` from (default ``name``); methods that
     share a stream see the same random draws (the comparisons on out-of-fold predictions share
     :data:`~cudbound.resampling.OUT_OF_FOLD_STREAM`, hence their folds). ``target``, one of
-    :data:`TARGETS` or None, says which difference it addresses."""
+    :data:`TARGETS` or None, says which difference it addresses. ``knobs``: keywords set by
+    :func:`compare` alone (``("time_limit",)``: the function gets its share of the run's time limit,
+    and no option sets it); a ``time_limit`` that is not a knob is an option too, and the smaller
+    of it and the share is given."""
     if target is not None and target not in TARGETS:
         raise ValueError(f"`target` must be one of {TARGETS} or None; got {target!r}.")
-    return _REGISTRY.add(ComparisonMethod(name, function, summary, stream or name, target), replace=replace)
+    knobs = tuple(knobs)
+    stray = [k for k in knobs if k not in inspect.signature(function).parameters]
+    if stray:
+        raise TypeError(f"the knobs {stray} of comparison {name!r} are not keywords of its function.")
+    return _REGISTRY.add(ComparisonMethod(name, function, summary, stream or name, target, knobs), replace=replace)
 
 
 def unregister(name: str) -> None:
@@ -150,7 +167,8 @@ for _name, _function, _summary in (
         ("corrected_t", _corrected_t, "corrected repeated k-fold t test and interval (Nadeau & Bengio 2003)"),
         ("wald_cv", _wald_cv, "cross-validation Wald test and interval (Bayle et al. 2020)"),
         ("nested_cv", _nested_cv, "nested cross-validation interval (Bates, Hastie & Tibshirani 2023)")):
-    register(_name, _function, _summary, target="expected")
+    register(_name, _function, _summary, target="expected",
+             knobs=("time_limit",) if "time_limit" in inspect.signature(_function).parameters else ())
 
 register("cud", _cud, "CUD interval of the difference of the two fitted classifiers' true errors (Laber & Murphy "
          "2008, for the joint loss)", target="conditional")
@@ -179,7 +197,8 @@ def select_methods(methods: str | Sequence[str]) -> tuple[str, ...]:
 def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
             methods: str | Sequence[str] = DEFAULT_METHODS, *, confidence_level: float = 0.95,
             alternative: str = "two-sided", rng: np.random.Generator | np.random.SeedSequence | int | None = None,
-            pos_label: Any = None, progress: bool | None = None, **options: Any) -> ResultList:
+            pos_label: Any = None, time_limit: float | None = None, progress: bool | None = None,
+            **options: Any) -> ResultList:
     """Run registered comparisons of two learning procedures on the same data.
 
     Parameters
@@ -201,6 +220,22 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
         (:func:`cudbound.resampling.stream`; the comparisons on out-of-fold predictions share one),
         so its result does not depend on the other methods run.
     pos_label : the positive class, when the labels need it.
+    time_limit : float > 0, optional
+        Seconds for the whole run, the checks of the data and procedures included (None, default: no
+        limit), shared as by :func:`cudbound.intervals`: each method that can stop early gets, when it
+        starts, the time left divided by the number of methods not yet run, itself included (or
+        ``cud``'s own ``time_limit`` option, if smaller); what it leaves unused goes to the ones after
+        it. Such a method draws all its splits as without a limit, refits both procedures
+        repetition by repetition, stops once its share is spent and computes its statistic from
+        the repetitions it used, the first ones of the run without a limit (``details``:
+        ``repeats_used``, ``splits_used`` for ``corrected_t`` with a splitter, and
+        ``cut_by_time_limit``), never fewer than keep the statistic defined: one repetition of the
+        5x2cv tests (t with 1 degree of freedom, F(2, 1)), of ``corrected_t`` with K folds (K splits;
+        2 splits with a splitter) and of ``nested_cv`` (its plain CV runs for the bias are always
+        made). ``cud`` keeps a certified, conservative interval (:func:`cud_difference_interval`).
+        ``wald_cv`` and the five on out-of-fold predictions (one K-fold split) run to their end. A
+        method not started when the time is up is skipped: it is not in the results,
+        ``ResultList.skipped`` names it and a warning says so.
     progress : bool or None, default None
         One progress bar over the comparisons on stderr, naming the one that runs: None shows it on a
         terminal once the call has lasted 2 seconds, True always, False never.
@@ -213,8 +248,9 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
     Returns
     -------
     ResultList
-        The :class:`ComparisonResult` of each method, in the order of ``methods`` (a list with
-        ``to_frame()`` and ``plot()``, a forest plot of the differences with the zero line).
+        The :class:`ComparisonResult` of each method that ran, in the order of ``methods`` (a list with
+        ``to_frame()`` and ``plot()``, a forest plot of the differences with the zero line), and
+        ``.skipped``, the methods the time limit left out.
 
     Raises
     ------
@@ -232,32 +268,54 @@ def compare(estimator_a: Any, estimator_b: Any, X: ArrayLike, y: ArrayLike,
     >>> [r.method for r in res], all(r.estimate < 0 for r in res)
     (['corrected_t', 'wald_cv', 'ftest_5x2cv'], True)
     """
+    budget = Budget(check_time_limit(time_limit, zero=False))
     names = select_methods(methods)
     shared, per = _REGISTRY.split_options(names, options, "compare()")
     pair = ProcedurePair(estimator_a, estimator_b, X, y, pos_label)
-    return compare_pair(pair, names, root_seed(rng), confidence_level=confidence_level, alternative=alternative,
-                        shared=shared, per=per, progress=progress)
+    return _loop(pair, names, root_seed(rng), confidence_level, alternative, shared, per, progress, budget)
 
 
 def compare_pair(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequence, *,
                  confidence_level: float = 0.95, alternative: str = "two-sided", shared: Mapping | None = None,
-                 per: Mapping | None = None, progress: bool | None = False) -> ResultList:
+                 per: Mapping | None = None, progress: bool | None = False,
+                 time_limit: float | None = None) -> ResultList:
     """The loop of :func:`compare` on a pair already built, its streams children of ``root``
     (:func:`root_seed`): ``shared`` given to every method that takes them and ``per[name]`` to one.
     The options are not checked here (:func:`compare` checks them first; a study checks them when it
     reads its configuration). A study calls it to share the pair's refits with its AUC intervals.
-    ``progress``: as for :func:`compare` (off by default here); Ctrl-C raises
-    :class:`ComparisonsInterrupted` with the comparisons that finished."""
+    ``progress`` and ``time_limit`` (seconds from this call): as for :func:`compare` (the bar is off by
+    default here); Ctrl-C raises :class:`ComparisonsInterrupted` with the comparisons that finished."""
+    budget = Budget(check_time_limit(time_limit, zero=False))
+    return _loop(pair, names, root, confidence_level, alternative, shared, per, progress, budget)
+
+
+def _loop(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequence, confidence_level: float,
+          alternative: str, shared: Mapping | None, per: Mapping | None, progress: bool | None,
+          budget: Budget) -> ResultList:
+    """:func:`compare_pair` under ``budget``: each method that takes a ``time_limit`` gets its equal share
+    of what is left (:meth:`cudbound._budget.Budget.share`); those not started when it is spent are
+    skipped (``ResultList.skipped``, a warning names them)."""
     shared, per = dict(shared or {}), dict(per or {})
-    results = ResultList()
+    results: list[ComparisonResult] = []
+    skipped: tuple[str, ...] = ()
     bar = methods_bar(progress, len(names), "compare")
     try:
         for i, name in enumerate(names):
+            if budget.spent():
+                skipped = tuple(names[i:])
+                break
             method = get_method(name)
             kwargs = {k: v for k, v in shared.items() if k in method.options()}
             kwargs.update(per.get(name, {}))
+            if "time_limit" in method.parameters:
+                share = budget.share(len(names) - i, kwargs.get("time_limit"))
+                if share is not None:
+                    kwargs["time_limit"] = share.left()
             if bar is not None:
                 bar.set_description(f"compare: {name}")
+                left = budget.left()
+                if left is not None:
+                    bar.set_postfix_str(f"{left:.0f} s left", refresh=False)
             try:
                 res = method.function(pair, confidence_level=confidence_level, alternative=alternative,
                                       rng=generator(root, method.stream), **kwargs)
@@ -273,4 +331,5 @@ def compare_pair(pair: ProcedurePair, names: Sequence[str], root: np.random.Seed
     finally:
         if bar is not None:
             bar.close()
-    return results
+    warn_skipped(skipped)
+    return ResultList(results, skipped=skipped)

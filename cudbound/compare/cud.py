@@ -11,7 +11,6 @@ package's classifier: a :class:`~cudbound.refit.Procedure` or a scikit-learn cla
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -19,7 +18,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_alpha_n, check_n_resamples, check_scalar
+from .._budget import check_time_limit
+from .._validation import check_alpha_n, check_n_resamples
 from ..cud import EngineOptions
 from ..cud_difference import FORMS, DifferenceSide, search_replicate_difference
 from ..design import prepare_data
@@ -52,8 +52,7 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     B = check_n_resamples(n_resamples, level)
     alpha = check_alpha_n(alpha_n, pair.n)
-    limit = None if time_limit is None else check_scalar(time_limit, "time_limit", numbers.Real, min_val=0.0,
-                                                         include_boundaries="neither", hint=" (seconds; None: no limit)")
+    limit = check_time_limit(time_limit)
     engine = EngineOptions.coerce(engine_options)
     if form not in FORMS:
         raise ValueError(f"`form` must be one of {FORMS}; got {form!r}.")
@@ -84,6 +83,8 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
                "upper_gap": max(0.0, q_hat - q_low), "bootstrap_distribution": upper,
                "procedure_a": pair.a.describe(), "procedure_b": pair.b.describe(), "stats": stats,
                **{f"search_{key}": value for key, value in stats.summary().items()}}
+    if limit is not None:
+        details["cut_by_time_limit"] = bool(stats.out_of_time)
     return ComparisonResult(method="cud", estimate=delta, n_samples=pair.n,
                             confidence_interval=clipped(delta - q_hat, delta + q_hat), confidence_level=level,
                             alternative=alternative, details=details, seconds=time.perf_counter() - t0)
@@ -122,9 +123,9 @@ def cud_difference_interval(estimator_a: Any, estimator_b: Any, X: ArrayLike, y:
     alpha_n : float >= 0, default n.
     rng : None, int, SeedSequence or Generator (the bootstrap counts).
     pos_label : the positive class, when the labels need it.
-    time_limit : seconds for the replicates (None: none). Replicates not searched when it runs out
-        keep their certified bounds: the interval is then wider than the exact one, never narrower,
-        and ``details["conservative"]`` says so.
+    time_limit : seconds for the replicates (None: none; 0: stop at once). Replicates not searched when
+        it runs out keep their certified bounds: the interval is then wider than the exact one, never
+        narrower, and ``details["conservative"]`` and ``details["cut_by_time_limit"]`` say so.
     engine_options : :class:`cudbound.EngineOptions` or a dict of its fields: the engine, the cvxpy
         solver and each replicate's budgets (``max_nodes``, ``replicate_time_limit``; a replicate cut
         short keeps a certified upper bound).

@@ -32,11 +32,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .._budget import Budget, check_time_limit
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_data, check_rng, check_scalar
 from ..baselines.modern import (corrected_t_mean_se, nested_cv_estimate, nested_cv_splits,
                                 wald_mean_se)
-from ..refit import Procedure, as_procedure, as_refits
+from ..refit import Procedure, RefitLog, as_procedure, as_refits
 from ..resampling import cv_splitter, draw_folds, splitter_folds
 from .predictions import delong_test, error_difference_interval, mcnemar
 from ..statistics import check_alternative, normal_critical_value, normal_p_value, t_critical_value, t_p_value
@@ -61,10 +62,15 @@ class _Refits:
                              f"pass `pos_label`.")
 
     def wrong(self, X, labels, trains, tests):
+        wrong, log = self.wrong_unlogged(labels, trains, tests)
+        log.warn(f"procedure {self.name}")
+        return wrong, log.as_details()
+
+    def wrong_unlogged(self, labels, trains, tests):
+        """(wrong, log): the held-out mistakes of the refits on ``trains``, their log not yet reported."""
         self._check_labels(labels)
         _, preds, log = self.refits.fit_score(np.asarray(trains, dtype=float), tests)
-        log.warn(f"procedure {self.name}")
-        return (preds != labels) & tests, log.as_details()
+        return (preds != labels) & tests, log
 
     def out_of_fold(self, X, labels, folds):
         """(predictions, scores, details): point i predicted and scored by the procedure refitted
@@ -101,6 +107,32 @@ class ProcedurePair:
         wa, da = self.a.wrong(self.X, self.labels, trains, tests)
         wb, db = self.b.wrong(self.X, self.labels, trains, tests)
         return wa & tests, wb & tests, self._details(da, db)
+
+    def errors_within(self, trains: np.ndarray, tests: np.ndarray, budget: Budget, *, offsets=None,
+                      minimum: int = 1) -> tuple[np.ndarray, np.ndarray, dict, int]:
+        """:meth:`errors` repetition by repetition while ``budget`` lasts (:meth:`cudbound._budget.Budget.chunks`,
+        at least ``minimum`` repetitions): ``(wrong_A, wrong_B, details, used)``, the rows of the first
+        ``used`` repetitions. ``offsets`` (R + 1,): where each repetition's rows start (default one row
+        each). Without a limit, :meth:`errors` on all rows at once. Each row is refitted on its own, so
+        the rows done are those of the run without a limit."""
+        offsets = np.arange(trains.shape[0] + 1) if offsets is None else np.asarray(offsets)
+        if not budget.limited:
+            return (*self.errors(trains, tests), len(offsets) - 1)
+        parts, logs, used = [], (RefitLog(), RefitLog()), 0
+        for start, stop in budget.chunks(len(offsets) - 1, minimum=minimum):
+            rows = slice(offsets[start], offsets[stop])
+            chunk = []
+            for side, log in zip((self.a, self.b), logs):
+                wrong, lg = side.wrong_unlogged(self.labels, trains[rows], tests[rows])
+                log.add(lg)
+                chunk.append(wrong)
+            parts.append(chunk)
+            used = stop
+        for side, log in zip((self.a, self.b), logs):
+            log.warn(f"procedure {side.name}")
+        wa, wb = (np.concatenate([chunk[j] for chunk in parts]) for j in (0, 1))
+        tests = tests[:offsets[used]]
+        return wa & tests, wb & tests, self._details(logs[0].as_details(), logs[1].as_details()), used
 
     def _details(self, da: dict, db: dict) -> dict:
         """Both procedures described, and their refits' details prefixed a_ and b_."""
@@ -164,10 +196,12 @@ def _masks(folds: np.ndarray):
     return ~tests, tests
 
 
-def _split_differences(pair: ProcedurePair, trains, tests):
-    wa, wb, details = pair.errors(trains, tests)
-    size = tests.sum(axis=1)
-    return (wa.sum(axis=1) - wb.sum(axis=1)) / size, wa, wb, details
+def _split_differences(pair: ProcedurePair, trains, tests, budget: Budget, *, offsets=None, minimum: int = 1):
+    """(d, wrong_A, wrong_B, details, used): each split's error difference A - B on its test part, for the
+    splits of the first ``used`` repetitions (:meth:`ProcedurePair.errors_within`)."""
+    wa, wb, details, used = pair.errors_within(trains, tests, budget, offsets=offsets, minimum=minimum)
+    size = tests[:wa.shape[0]].sum(axis=1)
+    return (wa.sum(axis=1) - wb.sum(axis=1)) / size, wa, wb, details, used
 
 
 def _iv(pair_args, confidence_level, alternative, rng):
@@ -176,22 +210,29 @@ def _iv(pair_args, confidence_level, alternative, rng):
 
 # --------------------------------------------------------------------------- 5x2cv
 
-def _five_by_two(pair, cv, repeats, gen):
+def _five_by_two(pair, cv, repeats, gen, time_limit):
+    """(p, s2, folds, details, asked) of the halvings used, ``asked`` the number drawn: every halving is
+    drawn, then both procedures are refitted on them repetition by repetition while ``time_limit`` lasts
+    (at least one repetition, which defines both statistics); under a limit ``details`` says how many
+    were used (``repeats_used``)."""
+    budget = Budget(check_time_limit(time_limit))
     R = check_scalar(repeats, "repeats", min_val=1)
     folds = _fold_labels(2 if cv is None else cv, pair, R, gen, k_max=2)
     if folds.max() != 1:
         raise ValueError(f"the 5x2cv tests need 2 folds per repetition; `cv` made {int(folds.max()) + 1}.")
     trains, tests = _masks(folds)
-    d, _, _, details = _split_differences(pair, trains, tests)
-    p = d.reshape(folds.shape[0], 2)
+    d, _, _, details, used = _split_differences(pair, trains, tests, budget, offsets=np.arange(folds.shape[0] + 1) * 2)
+    p = d.reshape(used, 2)
     s2 = ((p - p.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
-    return p, s2, folds, details
+    budget.note(details, "repeats", used, folds.shape[0])
+    return p, s2, folds[:used], details, folds.shape[0]
 
 
-def _t5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=None, repeats=5):
+def _t5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=None, repeats=5,
+          time_limit=None):
     t0 = time.perf_counter()
     _, alternative, gen = _iv(pair, confidence_level, alternative, rng)
-    p, s2, folds, details = _five_by_two(pair, cv, repeats, gen)
+    p, s2, folds, details, asked = _five_by_two(pair, cv, repeats, gen, time_limit)
     R = p.shape[0]
     t = ratio_statistic(float(p[0, 0]), math.sqrt(float(s2.mean())))
     return ComparisonResult(
@@ -200,16 +241,17 @@ def _t5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided"
         no_interval_reason="Dietterich's statistic divides the first split's difference alone by the pooled "
                            "variance, so it inverts to no interval around the estimate (the mean of all splits)",
         details={**details, "differences": p, "variances": s2, "first_difference": float(p[0, 0]), "df": R,
-                 "repeats": R, "folds": folds})
+                 "repeats": asked, "folds": folds})
 
 
-def _f5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=None, repeats=5):
+def _f5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=None, repeats=5,
+          time_limit=None):
     t0 = time.perf_counter()
     _, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     if alternative != "two-sided":
         raise ValueError("the combined 5x2cv F test is two-sided (its statistic is a sum of squares); use "
                          "alternative='two-sided'.")
-    p, s2, folds, details = _five_by_two(pair, cv, repeats, gen)
+    p, s2, folds, details, asked = _five_by_two(pair, cv, repeats, gen, time_limit)
     R = p.shape[0]
     f = ratio_statistic(float(np.sum(p ** 2)), 2.0 * float(s2.sum()))
     return ComparisonResult(
@@ -217,15 +259,16 @@ def _f5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided"
         n_samples=pair.n, seconds=time.perf_counter() - t0,
         no_interval_reason="Alpaydin's F statistic is a ratio of sums of squares, which inverts to no interval",
         details={**details, "differences": p, "variances": s2, "df_numerator": 2 * R, "df_denominator": R,
-                 "repeats": R, "folds": folds})
+                 "repeats": asked, "folds": folds})
 
 
 # --------------------------------------------------------------------------- corrected t
 
 def _corrected_t(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10,
-                 repeats=10):
+                 repeats=10, time_limit=None):
     t0 = time.perf_counter()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
+    budget = Budget(check_time_limit(time_limit))
     R = check_scalar(repeats, "repeats", min_val=1)
     splitter = cv_splitter(cv) if hasattr(cv, "split") else None
     if splitter is not None:        # any splitter, ShuffleSplit too: its (train, test) pairs as they are
@@ -234,13 +277,18 @@ def _corrected_t(pair: ProcedurePair, *, confidence_level=0.95, alternative="two
         tests = np.zeros((len(pairs), pair.n), dtype=bool)
         for s, (train, test) in enumerate(pairs):
             trains[s, train], tests[s, test] = True, True
-        folds = None
+        folds, option, offsets, minimum = None, "splits", np.arange(len(pairs) + 1), 2
     else:
         folds = _fold_labels(cv, pair, R, gen)
-        trains, tests = _masks(folds)
+        trains, tests = _masks(folds)   # a repetition's K >= 2 splits: one repetition defines the statistic
+        option, offsets, minimum = "repeats", np.concatenate([[0], np.cumsum(folds.max(axis=1) + 1)]), 1
     if trains.shape[0] < 2:
         raise ValueError("the corrected t test needs at least 2 splits.")
-    d, _, _, details = _split_differences(pair, trains, tests)
+    d, _, _, details, used = _split_differences(pair, trains, tests, budget, offsets=offsets, minimum=minimum)
+    if budget.limited:
+        details[option] = len(offsets) - 1
+        budget.note(details, option, used, len(offsets) - 1)
+        trains, tests, folds = trains[:d.shape[0]], tests[:d.shape[0]], None if folds is None else folds[:used]
     ratio = float(tests.sum(axis=1).mean() / trains.sum(axis=1).mean())
     mean, se, df = corrected_t_mean_se(d, ratio)
     t = ratio_statistic(mean, se)
@@ -287,7 +335,7 @@ def _wald_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sid
 # --------------------------------------------------------------------------- nested CV
 
 def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10,
-               repeats=50, bias_repeats=None):
+               repeats=50, bias_repeats=None, time_limit=None):
     t0 = time.perf_counter()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     if cv_splitter(cv) is not None:
@@ -300,7 +348,18 @@ def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-s
     R = check_scalar(repeats, "repeats", min_val=1)
     Rb = math.ceil(R / 5) if bias_repeats is None else check_scalar(bias_repeats, "bias_repeats", min_val=1)
     trains, layouts, cv_layouts = nested_cv_splits(pair.n, K, R, Rb, gen)
-    wa, wb, details = pair.errors(trains, ~trains)
+    budget = Budget(check_time_limit(time_limit))
+    if budget.limited:   # the plain CV runs for Err_CV (the last Rb K fits) with the first repetition, always
+        bias = Rb * K
+        nested = trains.shape[0] - bias
+        order = np.r_[nested:trains.shape[0], 0:nested]
+        wa, wb, details, used = pair.errors_within(trains[order], ~trains[order], budget,
+                                                   offsets=np.r_[0, bias + np.arange(1, R + 1) * (nested // R)])
+        wa, wb = (np.concatenate([w[bias:], w[:bias]]) for w in (wa, wb))
+        budget.note(details, "repeats", used, R)
+        layouts = layouts[:used]
+    else:
+        wa, wb, details = pair.errors(trains, ~trains)
     est = nested_cv_estimate(wa.astype(float) - wb.astype(float), layouts, cv_layouts)
     return _normal_result("nested_cv", est["centre"], est["se"], level, alternative, pair, t0,
                           {**details, **{k: v for k, v in est.items() if k != "centre"}, "k": K, "repeats": R,

@@ -4,7 +4,8 @@ so a budget runs out at a chosen point of the work and no test depends on real t
 :class:`FakeClock` stands still until :meth:`FakeClock.advance`; :func:`clock_by_the_refit` installs one
 that advances ``per_refit`` seconds for every refit a method asks of ``cudbound.refit.Refits.predict``
 (the work a resampling loop does, chunk by chunk), so a budget of T seconds lasts about T / per_refit
-refits, wherever they are made.
+refits, wherever they are made; :func:`clock_by_the_comparison_refit` does the same for the refits of
+the two procedures of a comparison (``cudbound.compare``).
 """
 from __future__ import annotations
 
@@ -43,4 +44,18 @@ def clock_by_the_refit(monkeypatch, per_refit: float = 1.0) -> FakeClock:
         clock.advance(per_refit * len(weights))
         return predict(self, weights)
     monkeypatch.setattr(Refits, "predict", timed)
+    return clock
+
+
+def clock_by_the_comparison_refit(monkeypatch, per_refit: float = 1.0) -> FakeClock:
+    """A fake clock that advances ``per_refit`` seconds for every refit of either procedure of a
+    comparison (a training set of ``cudbound.compare.ProcedurePair.errors``), before the refits are made."""
+    from cudbound.compare.procedures import _Refits
+    clock = install(monkeypatch)
+    wrong = _Refits.wrong_unlogged
+
+    def timed(self, labels, trains, tests):
+        clock.advance(per_refit * len(trains))
+        return wrong(self, labels, trains, tests)
+    monkeypatch.setattr(_Refits, "wrong_unlogged", timed)
     return clock

@@ -195,3 +195,74 @@ def test_ctrl_c_before_any_comparison_finished_prints_the_header(capsys, csv_fil
     finally:
         unregister("ctrl_c")
 
+
+
+# --------------------------------------------------------------------------- --time-limit
+
+SQUARED = ["--model-a", "squared", "--model-b", "squared,basis=poly:2"]
+
+
+def test_time_limit_shows_the_repetitions_a_method_used(capsys, monkeypatch, csv_file):
+    """One second per refit of either procedure (a fake clock, tests/_support/fake_clock.py): corrected_t
+    alone has the 25 s, 10 s a repetition of 5 folds, and stops after 3 of 6: the table says
+    'time limit: repeats 3 of 6', the JSON has repeats_used = 3 and the folds of those 3."""
+    from fake_clock import clock_by_the_comparison_refit
+
+    clock_by_the_comparison_refit(monkeypatch)
+    argv = base(csv_file, *SQUARED, "--methods", "corrected_t", "--cv", 5, "--repeats", 6, "--time-limit", 25)
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert re.search(r"^\s+corrected_t\s.*time limit: repeats 3 of 6$", out, re.M), out
+    code, out, _ = run(capsys, *argv, "--json")
+    record = json.loads(out)
+    (res,) = record["results"]
+    assert res["details"]["repeats_used"] == 3 and res["details"]["cut_by_time_limit"]
+    assert len(res["details"]["folds"]) == 3
+    assert record["details"]["time_limit"] == 25 and record["details"]["skipped"] == []
+
+
+def test_time_limit_lists_the_comparisons_it_left_out(capsys, monkeypatch, csv_file):
+    """``slow`` spends 100 s of 50: mcnemar is not started; the table of the two that ran, no time note on
+    wald_cv (one split, run to its end), a line naming mcnemar; --json the same, valid against the schema."""
+    from fake_clock import install
+
+    from cudbound.compare import ComparisonResult, register, unregister
+    from cudbound.output import OUTPUT_SCHEMA
+    from cudbound.results import ConfidenceInterval
+
+    jsonschema = pytest.importorskip("jsonschema")
+    clock = install(monkeypatch)
+
+    def slow(pair, *, confidence_level=0.95, alternative="two-sided", rng=None):
+        clock.advance(100.0)
+        return ComparisonResult(method="slow", estimate=0.0, statistic=0.0, pvalue=1.0, n_samples=pair.n,
+                                confidence_level=confidence_level, confidence_interval=ConfidenceInterval(-0.1, 0.1))
+    register("slow", slow, "moves the fake clock 100 s")
+    try:
+        argv = base(csv_file, *SQUARED, "--methods", "wald_cv,slow,mcnemar", "--time-limit", 50)
+        code, out, err = run(capsys, *argv)
+        assert code == 0, err
+        assert re.search(r"^\s+wald_cv\s+error\s+[-\d. ]+$", out, re.M) and re.search(r"^\s+slow\s", out, re.M)
+        assert not re.search(r"^\s+mcnemar\s", out, re.M)
+        assert "not started, the time limit of 50 s having run out: mcnemar." in out
+        assert "skipped" in err
+        code, out, _ = run(capsys, *argv, "--json")
+        record = json.loads(out)
+        assert [r["method"] for r in record["results"]] == ["wald_cv", "slow"]
+        assert record["details"]["skipped"] == ["mcnemar"]
+        jsonschema.Draft202012Validator(OUTPUT_SCHEMA).validate(record)
+    finally:
+        unregister("slow")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "ten"])
+def test_a_bad_time_limit_is_one_line_and_status_2(capsys, csv_file, value):
+    code, _, err = run(capsys, *base(csv_file, *SQUARED, "--time-limit", value))
+    assert code == 2 and "--time-limit" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_no_time_limit_adds_nothing_to_the_record(capsys, csv_file):
+    code, out, err = run(capsys, *base(csv_file, *SQUARED, "--methods", "wald_cv", "--json"))
+    assert code == 0, err
+    record = json.loads(out)
+    assert "time_limit" not in record["details"] and "skipped" not in record["details"]
