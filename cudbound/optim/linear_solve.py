@@ -11,7 +11,9 @@ of B is a dependent row in all but round-off (exactly dependent rows, as discret
 make, leave a pivot of order 1e-16 that is zero or not depending on the processor's rounding),
 and the caller then reports a numerical failure and hands the question to an exact fallback.
 :func:`cholesky` factors a symmetric positive definite matrix (the reduced Hessian of the hinge
-nodes' active-set method, the Hessian of a smooth loss's flip-cost metric).
+nodes' active-set method, the Hessian of a smooth loss's flip-cost metric);
+:func:`forward_solve` solves L x = b with a lower triangular factor (a Cholesky factor, the
+hinge nodes' row basis) and :func:`times_cols` is the kernels' small matrix product.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["lu_factor", "lu_solve", "lu_solve_t", "solve_in_place", "cholesky"]
+__all__ = ["lu_factor", "lu_solve", "lu_solve_t", "solve_in_place", "cholesky", "forward_solve", "times_cols"]
 
 
 @njit(cache=True, inline="always")
@@ -125,3 +127,25 @@ def cholesky(M, L, n, min_pivot):
                 s -= L[i, k] * L[j, k]
             L[i, j] = s / L[j, j]
     return True
+
+
+@njit(cache=True, inline="always")
+def forward_solve(L, rhs, x, n):
+    """x[:n] = L[:n, :n]^-1 rhs[:n] for a lower triangular L with a nonzero diagonal, by forward
+    substitution (x may not be rhs)."""
+    for i in range(n):
+        s = rhs[i]
+        for q in range(i):
+            s -= L[i, q] * x[q]
+        x[i] = s / L[i, i]
+
+
+@njit(cache=True, inline="always")
+def times_cols(A, B, out, rows, cols, inner):
+    """out[:rows, :cols] = A[:rows, :inner] B[:inner, :cols] (no allocation)."""
+    for i in range(rows):
+        for a in range(cols):
+            v = 0.0
+            for j in range(inner):
+                v += A[i, j] * B[j, a]
+            out[i, a] = v

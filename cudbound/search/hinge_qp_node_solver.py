@@ -50,7 +50,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import cholesky
+from ..optim.linear_solve import cholesky, forward_solve, times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 from .records import compiled_record
 from .replicate_setup import _screen_point
@@ -192,11 +192,7 @@ def _cholesky_solve(M, n, rhs, x, L, rel):
         dmax = max(dmax, M[i, i])
     if not dmax > 0.0 or not cholesky(M, L, n, rel * dmax):
         return False
-    for i in range(n):
-        s = rhs[i]
-        for q in range(i):
-            s -= L[i, q] * x[q]
-        x[i] = s / L[i, i]
+    forward_solve(L, rhs, x, n)
     for i in range(n - 1, -1, -1):
         s = x[i]
         for q in range(i + 1, n):
@@ -343,11 +339,7 @@ def _project(A, ws, k, b, ne, skip_e, nw, skip_w, x):
     if _row_basis(N, r, p, U, R, v) < r:
         return False
     # N = R U (R lower triangular): x = b - N'(NN')^-1 (Nb - h) = b - U'R^-1 (Nb - h)
-    for j in range(r):
-        s = rhs[j]
-        for q in range(j):
-            s -= R[j, q] * v[q]
-        v[j] = s / R[j, j]
+    forward_solve(R, rhs, v, r)
     for i in range(p):
         s = b[i]
         for j in range(r):
@@ -585,12 +577,7 @@ def _face_direction(Q, ws, nz, p, linear):
                 v += Z[i, a] * gr[a]
             d[i] = v
         return True
-    for i in range(p):
-        for a in range(nz):
-            v = 0.0
-            for j in range(p):
-                v += Q[i, j] * Z[j, a]
-            QZ[i, a] = v
+    times_cols(Q, Z, QZ, p, nz, p)
     for i in range(nz):
         for j in range(i + 1):
             v = 0.0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import solve_in_place
+from ..optim.linear_solve import solve_in_place, times_cols
 from .codes import QP_FAILED, QP_INFEASIBLE, QP_OPTIMAL
 
 __all__: list[str] = []
@@ -22,17 +22,6 @@ __all__: list[str] = []
 _TOL = 1e-12  # a row violated by less than this (relative to |x|, row norm 1) is met
 _FEAS = 1e-9  # a violation this small (relative to |x|, row norm 1) is round-off
 _PIVOT = 1e-13  # N'Qinv N is singular when an LU pivot is at most this times its largest entry
-
-
-@njit(cache=True, inline="always")
-def _times_cols(A, B, out, rows, cols, inner):
-    """out[:rows, :cols] = A[:rows, :inner] B[:inner, :cols] (no allocation)."""
-    for i in range(rows):
-        for a in range(cols):
-            v = 0.0
-            for j in range(inner):
-                v += A[i, j] * B[j, a]
-            out[i, a] = v
 
 
 @njit(cache=True)
@@ -241,8 +230,8 @@ def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, 
 @njit(cache=True, inline="always")
 def _normal_matrix(Qinv, N, QN, M, p, nact):
     """QN = Qinv N and M = N'Qinv N for the nact active normals (the columns of N)."""
-    _times_cols(Qinv, N, QN, p, nact, p)
-    _times_cols(N.T, QN, M, nact, nact, p)
+    times_cols(Qinv, N, QN, p, nact, p)
+    times_cols(N.T, QN, M, nact, nact, p)
 
 
 @njit(cache=True, inline="always")

@@ -77,7 +77,7 @@ from scipy.optimize import nnls
 
 from ..design import PenalisedLoss
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
-from ..optim.linear_solve import cholesky
+from ..optim.linear_solve import cholesky, forward_solve
 from .bounds import _flip_d
 from .node_qp import _gi
 from .replicate_setup import _screen_point
@@ -453,12 +453,9 @@ def _smooth_factor(sm, b, L, z):
 @njit(cache=True, inline="always")
 def _inv_norm2(L, x, z):
     """x'H^-1 x = |L^-1 x|^2 for H = LL' (z: workspace)."""
+    forward_solve(L, x, z, L.shape[0])
     v = 0.0
     for j in range(L.shape[0]):
-        s = x[j]
-        for k in range(j):
-            s -= L[j, k] * z[k]
-        z[j] = s / L[j, j]
         v += z[j] * z[j]
     return v
 

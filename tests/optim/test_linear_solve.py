@@ -1,0 +1,78 @@
+"""The compiled kernels' dense factorisations and solves against numpy and scipy."""
+import numpy as np
+import pytest
+import scipy.linalg
+
+from cudbound.optim.linear_solve import (cholesky, forward_solve, lu_factor, lu_solve, lu_solve_t, solve_in_place,
+                                         times_cols)
+
+
+def _square(seed, n):
+    gen = np.random.default_rng(seed)
+    return gen.standard_normal((n, n)) + n * np.eye(n) * gen.uniform(0.0, 1.0), gen.standard_normal(n)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("n", [1, 2, 5, 9])
+def test_lu_solves_with_b_and_its_transpose(seed, n):
+    B, rhs = _square(seed, n)
+    big = np.zeros((n + 2, n + 2))                 # the kernels pass scratch larger than n
+    big[:n, :n] = B
+    LU, perm = np.empty_like(big), np.empty(n + 2, dtype=np.int64)
+    assert lu_factor(big, LU, perm, n, 1e-13)
+    out, z = np.empty(n + 2), np.empty(n + 2)
+    lu_solve(LU, perm, np.r_[rhs, 0.0, 0.0], out, n)
+    np.testing.assert_allclose(out[:n], np.linalg.solve(B, rhs), rtol=1e-10, atol=1e-12)
+    lu_solve_t(LU, perm, rhs, out, z, n)
+    np.testing.assert_allclose(out[:n], np.linalg.solve(B.T, rhs), rtol=1e-10, atol=1e-12)
+    M, x = B.copy(), np.empty(n)
+    assert solve_in_place(M, rhs, x, n, np.empty(n, dtype=np.int64), 1e-13)
+    np.testing.assert_allclose(x, np.linalg.solve(B, rhs), rtol=1e-10, atol=1e-12)
+
+
+def test_lu_reports_a_singular_or_non_finite_matrix():
+    n = 3
+    perm = np.empty(n, dtype=np.int64)
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])
+    assert not lu_factor(singular, np.empty((n, n)), perm, n, 1e-13)
+    assert not lu_factor(np.zeros((n, n)), np.empty((n, n)), perm, n, 1e-13)
+    bad = np.eye(n)
+    bad[1, 2] = np.nan
+    assert not lu_factor(bad, np.empty((n, n)), perm, n, 1e-13)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_cholesky_and_forward_solve(seed, n):
+    gen = np.random.default_rng(seed)
+    A = gen.standard_normal((n + 2, n))
+    M = A.T @ A + 0.1 * np.eye(n)
+    L = np.zeros((n, n))
+    assert cholesky(M, L, n, 1e-12)
+    np.testing.assert_allclose(np.tril(L), np.linalg.cholesky(M), rtol=1e-10, atol=1e-12)
+    rhs, x = gen.standard_normal(n), np.empty(n)
+    forward_solve(L, rhs, x, n)
+    np.testing.assert_allclose(x, scipy.linalg.solve_triangular(np.tril(L), rhs, lower=True),
+                               rtol=1e-10, atol=1e-12)
+    assert not cholesky(-M, np.zeros((n, n)), n, 0.0)
+
+
+def test_forward_solve_reads_only_the_leading_block_and_the_lower_triangle():
+    gen = np.random.default_rng(3)
+    L = gen.standard_normal((5, 5)) + 4 * np.eye(5)
+    x = np.full(5, 7.0)
+    forward_solve(L, gen.standard_normal(5), x, 3)
+    assert np.all(x[3:] == 7.0)
+    rhs = gen.standard_normal(3)
+    forward_solve(L, rhs, x, 3)
+    np.testing.assert_allclose(x[:3], np.linalg.solve(np.tril(L[:3, :3]), rhs), rtol=1e-12)
+
+
+@pytest.mark.parametrize("rows,cols,inner", [(1, 1, 1), (3, 2, 4), (4, 4, 4), (2, 5, 3)])
+def test_times_cols_is_the_leading_blocks_product(rows, cols, inner):
+    gen = np.random.default_rng(rows * 100 + cols * 10 + inner)
+    A, B = gen.standard_normal((6, 6)), gen.standard_normal((6, 6))
+    out = np.full((6, 6), 9.0)
+    times_cols(A, B, out, rows, cols, inner)
+    np.testing.assert_allclose(out[:rows, :cols], A[:rows, :inner] @ B[:inner, :cols], rtol=1e-12, atol=1e-14)
+    assert np.all(out[rows:, :] == 9.0) and np.all(out[:, cols:] == 9.0)
