@@ -295,10 +295,13 @@ class StudyConfig:
         return opts
 
 
-def _signature_defaults(function, options: dict, skip: int) -> dict:
+def _signature_defaults(function, options: dict, skip: int, knobs: tuple[str, ...] = ()) -> dict:
+    """The scalar defaults of ``function``'s keywords past the first ``skip`` that the study leaves
+    unset, less those every call sets (level, rng, alternative) and the ``knobs`` a run sets (a
+    comparison's share of a run's time limit: no result of a study depends on it)."""
     params = list(inspect.signature(function).parameters.values())[skip:]
     return {p.name: p.default for p in params if p.name not in options and p.name not in ("confidence_level", "rng",
-            "alternative") and p.default is not inspect.Parameter.empty
+            "alternative", *knobs) and p.default is not inspect.Parameter.empty
             and isinstance(p.default, (int, float, str, bool, type(None)))}
 
 
@@ -311,7 +314,8 @@ def _auc_protocol(config: StudyConfig) -> dict:
     for label in config.methods:
         name = config.method_of[label]
         if label.startswith(COMPARISON_PREFIX):
-            defaults[label] = _signature_defaults(comparison(name).function, config.options[label], 1)
+            defaults[label] = _signature_defaults(comparison(name).function, config.options[label], 1,
+                                                  comparison(name).knobs)
         elif label not in ESTIMATES:
             defaults[label] = _signature_defaults(auc_method(name).function, config.options[label], 3)
     return {"kind": "auc", "seed": config.seed, "confidence_level": config.confidence_level,
