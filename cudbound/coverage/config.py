@@ -295,11 +295,17 @@ class StudyConfig:
         return opts
 
 
+_KNOBS = frozenset({"time_limit"})
+"""Keywords of an AUC study's comparisons that are run-time knobs (a budget; None: none), not options:
+left out of its protocol's defaults, so that protocols stored before they existed stay valid."""
+
+
 def _signature_defaults(function, options: dict, skip: int) -> dict:
     params = list(inspect.signature(function).parameters.values())[skip:]
     return {p.name: p.default for p in params if p.name not in options and p.name not in ("confidence_level", "rng",
             "alternative") and p.default is not inspect.Parameter.empty
-            and isinstance(p.default, (int, float, str, bool, type(None)))}
+            and isinstance(p.default, (int, float, str, bool, type(None)))
+            and not (p.name in _KNOBS and p.default is None)}
 
 
 def _auc_protocol(config: StudyConfig) -> dict:
