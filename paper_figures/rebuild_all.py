@@ -36,11 +36,13 @@ def _script(name: str):
     return module
 
 
-def _supplement(directory: Path) -> list:
-    """``--supplement DIR`` for the third study's tables when the supplementary chunks of ``cud``
-    (``chunks_cud``, :file:`experiments/study3_cud.toml`) are there, else nothing: the tables are then
-    the base chunks' alone."""
-    return ["--supplement", str(directory)] if (directory / "protocol.json").is_file() else []
+def _supplement(directory: Path, config: str) -> list:
+    """``--supplement DIR --supplement-config TOML`` for the third study's tables when the supplementary
+    chunks of ``cud`` (``chunks_cud``, of ``experiments/<config>.toml``) are there, else nothing: the
+    tables are then the base chunks' alone."""
+    if not (directory / "protocol.json").is_file():
+        return []
+    return ["--supplement", str(directory), "--supplement-config", str(ROOT / "experiments" / f"{config}.toml")]
 
 
 def steps(results: Path, out: Path, stores: Path) -> list:
@@ -50,7 +52,8 @@ def steps(results: Path, out: Path, stores: Path) -> list:
     study2, sens = results / "study2" / "chunks", results / "sensitivity" / "chunks"
     study3, null = results / "study3" / "chunks", results / "study3_null" / "chunks"
     record2, record3 = results / "study2" / "chunks_shared_basis", results / "study3" / "chunks_shared_basis"
-    cud3, cud_null = _supplement(results / "study3" / "chunks_cud"), _supplement(results / "study3_null" / "chunks_cud")
+    cud3 = _supplement(results / "study3" / "chunks_cud", "study3_cud")
+    cud_null = _supplement(results / "study3_null" / "chunks_cud", "study3_null_cud")
     return [
         (results / "paper_results.csv.gz", "import_csv",
          ["--config", str(ROOT / "experiments" / "paper.toml"), "--csv", str(results / "paper"), "--store", str(paper)]),

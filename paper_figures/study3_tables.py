@@ -265,11 +265,14 @@ def power_bins(decisions: dict, cells_: list) -> list[dict]:
             for (n, m, b), a in sorted(acc.items(), key=lambda kv: (kv[0][0], kv[0][2]))]
 
 
-def complete(rows, config) -> list:
-    """The cells of ``rows`` that hold the repetitions ``config`` asks for at their n (all without it)."""
-    if config is None:
-        return list(rows)
-    return [r for r in rows if r["reps"] >= config.repetitions_for(r["n"])]
+def complete(rows, config, own=None) -> list:
+    """The cells of ``rows`` that hold the repetitions ``config`` asks for at their n (all without it);
+    ``own``: method -> the configuration of the supplementary study holding its rows, whose repetitions
+    its cells must hold instead."""
+    def needed(r):
+        cfg = (own or {}).get(r.get("method")) or config
+        return 0 if cfg is None else cfg.repetitions_for(r["n"])
+    return [r for r in rows if r["reps"] >= needed(r)]
 
 
 def _todo(rows, config) -> list[str]:
@@ -283,18 +286,20 @@ def _todo(rows, config) -> list[str]:
             "repetitions" + ("; still to finish: " + ", ".join(todo) if todo else "") + ".", ""]
 
 
-def _todo_methods(rows, config, methods) -> list[str]:
-    """A line per method of ``methods`` (a supplement's) with fewer complete cells than the study has
-    (data set, n) pairs: the cells its summaries count."""
+def _todo_methods(rows, config, own) -> list[str]:
+    """A line per supplementary method (``own``: method -> its study's configuration, or None): its
+    complete cells (the cells its summaries count) of the study's (data set, n) pairs, and the
+    repetitions a complete cell holds."""
     if config is None:
         return []
     pairs = [(d.label, n) for d in config.datasets for n in config.sizes_of(d)]
     out = []
-    for m in methods:
-        done = {(r["dataset"], r["n"]) for r in complete([r for r in rows if r["method"] == m], config)}
-        if len(done) < len(pairs):
-            out.append(f"`{m}` (supplementary chunks): complete cells only, {len(done)} of the {len(pairs)}; the "
-                       "per-n grids show its incomplete cells with their repetitions, the summaries leave them out.")
+    for m, cfg in own.items():
+        done = {(r["dataset"], r["n"]) for r in complete([r for r in rows if r["method"] == m], config, own)}
+        reps = ", ".join(f"{(cfg or config).repetitions_for(n)} at n = {n}" for n in config.sizes)
+        out.append(f"`{m}` (supplementary chunks{f' of `{cfg.name}`' if cfg else ''}): complete cells only, {len(done)} "
+                   f"of the {len(pairs)}, a complete cell holding {reps}; the per-n grids show its incomplete cells "
+                   "too, the summaries leave them out.")
     return out + ([""] if out else [])
 
 
@@ -377,9 +382,9 @@ def _in_order(cells_, methods) -> list:
     return sorted(cells_, key=lambda c: (c["n"], rank[c["dataset"]], methods.index(c["method"])))
 
 
-def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
+def _comparison_section(cmp_, decisions, methods, target, config, own=None) -> list[str]:
     alpha = 1 - target
-    done = complete(cmp_, config)
+    done = complete(cmp_, config, own)
     bins = power_bins(decisions, done)
     out = ["### Which difference each comparison addresses", "",
            "`conditional`: the difference of the two classifiers fitted on the n points (the tests on one set of "
@@ -426,9 +431,11 @@ def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
     return out + [""]
 
 
-def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None, supplementary=()) -> str:
+def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None, supplementary=None) -> str:
     """tables.md; the size and power tables need ``decisions`` (:func:`tables`); ``supplementary``: the
-    comparisons read from supplementary chunks."""
+    comparisons read from supplementary chunks -> their study's configuration (its repetitions make a
+    complete cell; None: ``config``'s)."""
+    supplementary = supplementary or {}
     from cudbound.auc.registry import method_names as auc_names
     from cudbound.compare import method_names as comparison_names
     auc_methods = _methods(auc, known=auc_names())
@@ -479,7 +486,7 @@ def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None, supplemen
             "difference of the two procedures, so part of what they miss here is that gap (the coverage of the "
             "cell's mean difference beside it).", ""]
     if supplementary:
-        out += [f"{', '.join(f'`{m}`' for m in supplementary)}: from supplementary chunks on the same tasks (the "
+        out += [f"{', '.join(f'`{m}`' for m in sorted(supplementary))}: from supplementary chunks on the same tasks (the "
                 "same draws and targets, checked row by row against the base chunks); the other methods' rows "
                 "are the base study's.", ""]
         out += _todo_methods(cmp_, config, supplementary)
@@ -505,11 +512,11 @@ def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None, supplemen
         out += [f"### n = {n}: misses below / above the interval of the difference", ""]
         out += _grid(with_interval, cmp_int, n, "coverage",
                      lambda c: f"{c['miss_below']:.3f} / {c['miss_above']:.3f}")
-    done = complete(cmp_, config)
+    done = complete(cmp_, config, supplementary)
     out += _todo(cmp_, config) + _position_summary([r for r in done if r.get("position")], cmp_int,
                                                    "Intervals of the difference per method")
     if decisions is not None:
-        out += _comparison_section(cmp_, decisions, cmp_methods, target, config)
+        out += _comparison_section(cmp_, decisions, cmp_methods, target, config, supplementary)
     return "\n".join(out) + "\n"
 
 
@@ -522,11 +529,12 @@ def main(argv=None) -> int:
     parser.add_argument("--config", help="the study's TOML: the summaries then count complete cells only")
     parser.add_argument("--supplement", action="append", default=[],
                         help="a supplementary chunk directory of comparisons on the same tasks (repeatable)")
+    parser.add_argument("--supplement-config", action="append", default=[],
+                        help="the supplementary study's TOML, one per --supplement in the same order: its "
+                             "repetitions make its cells complete (default: --config's)")
     args = parser.parse_args(argv)
-    config = None
-    if args.config:
-        from cudbound.coverage import load_config
-        config = load_config(args.config)
+    from cudbound.coverage import load_config
+    config = load_config(args.config) if args.config else None
     if not (Path(args.chunks) / "protocol.json").is_file():
         parser.error(f"no chunk directory at {args.chunks} (its protocol.json is missing)")
     target = level_of(Path(args.chunks)) if args.target is None else args.target
@@ -547,7 +555,10 @@ def main(argv=None) -> int:
     write_csv(out / "auc_cells.csv", AUC_COLUMNS, auc)
     write_csv(out / "estimates.csv", ESTIMATE_COLUMNS, est)
     write_csv(out / "comparison_cells.csv", COMPARISON_COLUMNS, cmp_)
-    added = sorted({m[len(COMPARISON_PREFIX):] for p in supplements for m in _protocol(p)["methods"]})
+    if args.supplement_config and len(args.supplement_config) != len(supplements):
+        parser.error("give one --supplement-config per --supplement, in the same order, or none")
+    own = [load_config(f) for f in args.supplement_config] if args.supplement_config else [None] * len(supplements)
+    added = {m[len(COMPARISON_PREFIX):]: cfg for p, cfg in zip(supplements, own) for m in _protocol(p)["methods"]}
     (out / "tables.md").write_text(markdown(auc, est, cmp_, config, target, built["decisions"], added),
                                    encoding="utf-8")
     print(f"wrote {out}/auc_cells.csv, estimates.csv, comparison_cells.csv and tables.md")

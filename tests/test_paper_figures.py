@@ -771,8 +771,17 @@ def test_study3_tables_with_a_partial_cud_supplement(tmp_path):
                     for p in chunk_files(base) if "linear_gaussian" in p.as_posix() for t in read_chunk(p)}
     assert [r["target"] for r in rows] == [base_targets[0], base_targets[1]]
     text = (tmp_path / "out" / "tables.md").read_text()
-    assert "`cud` (supplementary chunks): complete cells only, 0 of the 2" in text
+    assert "`cud` (supplementary chunks): complete cells only, 0 of the 2, a complete cell holding 4 at n = 30" in text
     assert "| 30 | cud |" not in text                  # no complete cell: out of the summaries
+    # a reduced supplement (its configuration asks for 2 repetitions): its cell of 2 is complete
+    reduced = tmp_path / "reduced.toml"
+    reduced.write_text(_supplement_text(base_toml.read_text()).replace("repetitions = 4", "repetitions = 2"))
+    assert tables.main(["--chunks", str(base), "--out", str(tmp_path / "red"), "--config", str(base_toml),
+                        "--supplement", str(sup), "--supplement-config", str(reduced)]) == 0
+    text = (tmp_path / "red" / "tables.md").read_text()
+    assert "`cud` (supplementary chunks of `smoke-auc-cud`): complete cells only, 1 of the 2, a complete cell " \
+           "holding 2 at n = 30" in text
+    assert "| 30 | cud |" in text
     # a supplementary row whose target is not its base task's
     bad = tmp_path / "bad"
     shutil.copytree(sup, bad)
@@ -789,5 +798,6 @@ def test_study3_tables_with_a_partial_cud_supplement(tmp_path):
     assert "--supplement" not in argv["study3_tables"]
     shutil.copytree(sup, tmp_path / "study3" / "chunks_cud")
     steps = [a for _, name, a in rebuild.steps(tmp_path, tmp_path / "o", tmp_path) if name == "study3_tables"]
-    assert steps[0][-2:] == ["--supplement", str(tmp_path / "study3" / "chunks_cud")]
+    assert steps[0][-4:] == ["--supplement", str(tmp_path / "study3" / "chunks_cud"), "--supplement-config",
+                             str(ROOT / "experiments" / "study3_cud.toml")]
     assert "--supplement" not in steps[1]            # the null designs' supplement is absent
