@@ -12,8 +12,10 @@ and of its null designs (``results/study3_null/chunks``); the chunks of the seco
 studies under the earlier refit rule (``chunks_shared_basis``), tabulated into ``shared_basis/``;
 for "what changed with honest refits" (``refit_change.py``), the chunks of the second and third
 studies under the earlier refit rule (``results/study2/chunks_shared_basis``,
-``results/study3/chunks_shared_basis``) beside the current ones. A step whose source is absent is
-skipped with a note. The figures need matplotlib (``pip install "cudbound[figures]"``).
+``results/study3/chunks_shared_basis``) beside the current ones; the supplementary chunks of the
+``cud`` comparison on the third study's tasks (``results/study3/chunks_cud``,
+``results/study3_null/chunks_cud``), tabulated with the base chunks when present (complete cells only
+in the summaries). A step whose source is absent is skipped with a note. The figures need matplotlib (``pip install "cudbound[figures]"``).
 """
 from __future__ import annotations
 
@@ -34,6 +36,15 @@ def _script(name: str):
     return module
 
 
+def _supplement(directory: Path, config: str) -> list:
+    """``--supplement DIR --supplement-config TOML`` for the third study's tables when the supplementary
+    chunks of ``cud`` (``chunks_cud``, of ``experiments/<config>.toml``) are there, else nothing: the
+    tables are then the base chunks' alone."""
+    if not (directory / "protocol.json").is_file():
+        return []
+    return ["--supplement", str(directory), "--supplement-config", str(ROOT / "experiments" / f"{config}.toml")]
+
+
 def steps(results: Path, out: Path, stores: Path) -> list:
     """(needs, script, argv) in order; ``needs`` is the committed file or directory read (or a tuple of
     them, all needed)."""
@@ -41,6 +52,8 @@ def steps(results: Path, out: Path, stores: Path) -> list:
     study2, sens = results / "study2" / "chunks", results / "sensitivity" / "chunks"
     study3, null = results / "study3" / "chunks", results / "study3_null" / "chunks"
     record2, record3 = results / "study2" / "chunks_shared_basis", results / "study3" / "chunks_shared_basis"
+    cud3 = _supplement(results / "study3" / "chunks_cud", "study3_cud")
+    cud_null = _supplement(results / "study3_null" / "chunks_cud", "study3_null_cud")
     return [
         (results / "paper_results.csv.gz", "import_csv",
          ["--config", str(ROOT / "experiments" / "paper.toml"), "--csv", str(results / "paper"), "--store", str(paper)]),
@@ -57,10 +70,10 @@ def steps(results: Path, out: Path, stores: Path) -> list:
                                      "--out", str(out / "study2" / "figure1_kurtosis.png")]),
         (sens, "sensitivity", ["--chunks", str(sens), "--out", str(out / "sensitivity")]),
         (study3, "study3_tables", ["--chunks", str(study3), "--out", str(out / "study3"),
-                                   "--config", str(ROOT / "experiments" / "study3.toml")]),
+                                   "--config", str(ROOT / "experiments" / "study3.toml")] + cud3),
         (study3, "study3_figure", ["--chunks", str(study3), "--out", str(out / "study3")]),
         (null, "study3_tables", ["--chunks", str(null), "--out", str(out / "study3_null"),
-                                 "--config", str(ROOT / "experiments" / "study3_null.toml")]),
+                                 "--config", str(ROOT / "experiments" / "study3_null.toml")] + cud_null),
         (null, "study3_figure", ["--chunks", str(null), "--out", str(out / "study3_null")]),
         # the record of the earlier refit rule, tabulated by today's scripts
         (record2, "study2_tables", ["--chunks", str(record2), "--out", str(out / "study2" / "shared_basis"),

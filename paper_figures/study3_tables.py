@@ -34,6 +34,12 @@ Reads the committed chunk files only (``cudbound.coverage.chunks``) and writes t
   difference |A - B|, never pooled over designs' sizes and powers; every rate with its exact 95%
   interval.
 
+With ``--supplement DIR`` (repeatable) the comparison rows of a supplementary study on the same tasks
+(``experiments/study3_cud.toml``: ``cud``, in ``results/study3/chunks_cud``) join the base chunks'
+rows, each first matched to the base task it supplements (:func:`supplement_rows`); the base rows are
+read, never written. A supplement absent or partial adds what it has: its incomplete cells appear in
+the per-n grids and stay out of the summaries, which name them.
+
 With ``--config`` the summaries count only the complete cells (the repetitions the configuration
 asks for at their n) and name the others, so a study still running summarises what it has. Rows
 stored without ``target_se`` (chunks of an older run) leave the noise columns blank.
@@ -70,12 +76,63 @@ COMPARISON_COLUMNS = ("dataset", "n", "method", "target_kind", "reps", "covered"
                       ) + NOISE_COLUMNS[:-1] + ("null_design", "rejections", "right_sign", "wrong_sign")
 
 
-def read(chunks: Path) -> dict:
-    """(data set, n, label) -> list of result rows over the chunks' tasks."""
+SAME_PROTOCOL = ("kind", "seed", "confidence_level", "test_size", "loss", "cv", "bases", "bases_b", "sources")
+"""The protocol entries a supplementary study must share with the base study (the tasks' draws and targets)."""
+
+DRAW_COLUMNS = ("train_error", "true_error", "test_size", "redraws")
+"""A task's columns that fingerprint its draw: a supplementary task must repeat the base task's."""
+
+
+def read(chunks: Path, supplements=()) -> dict:
+    """(data set, n, label) -> list of result rows over the chunks' tasks, and the supplements' rows
+    (:func:`supplement_rows`)."""
     out = defaultdict(list)
-    for task in chunk_tasks(chunks):
+    base = chunk_tasks(chunks)
+    for task in base:
         for r in task["rows"]:
             out[(task["dataset"], task["n"], r["method"])].append(r)
+    for directory in supplements:
+        for key, r in supplement_rows(chunks, directory, base):
+            out[key].append(r)
+    return out
+
+
+def _protocol(chunks: Path) -> dict:
+    import json
+    return json.loads((Path(chunks) / "protocol.json").read_text(encoding="utf-8"))["protocol"]
+
+
+def supplement_rows(chunks: Path, supplement: Path, base=None) -> list:
+    """((data set, n, label), row) of every comparison row of the supplementary chunk directory, each
+    checked against the base study's chunks (``base``: their tasks, read if not given). A
+    ValueError, naming the task, unless: the two protocols agree on :data:`SAME_PROTOCOL`; the base
+    holds the task (data set, n, rep) with the same :data:`DRAW_COLUMNS`; the label is not a base
+    label; and its target and target standard error are those of one of the base task's
+    comparison rows (the difference err_A - err_B, or auc_A - auc_B), as the chunks write them."""
+    mine, theirs = _protocol(supplement), _protocol(chunks)
+    differ = [k for k in SAME_PROTOCOL if mine.get(k) != theirs.get(k)]
+    if differ:
+        raise ValueError(f"the supplement {supplement} is not on the tasks of {chunks}: its protocol differs in {differ}.")
+    by_task = {(t["dataset"], t["n"], t["rep"]): t for t in (chunk_tasks(chunks) if base is None else base)}
+    out = []
+    for task in chunk_tasks(supplement):
+        key = (task["dataset"], task["n"], task["rep"])
+        old = by_task.get(key)
+        if old is None:
+            raise ValueError(f"the supplement {supplement} holds task {key}, which {chunks} does not.")
+        if any(task[c] != old[c] for c in DRAW_COLUMNS):
+            raise ValueError(f"task {key}: the supplement {supplement} has another draw than {chunks} "
+                             f"({', '.join(f'{c} {task[c]} vs {old[c]}' for c in DRAW_COLUMNS if task[c] != old[c])}).")
+        labels = {r["method"] for r in old["rows"]}
+        targets = {(r["target"], _se(r)) for r in old["rows"] if r["method"].startswith(COMPARISON_PREFIX)}
+        for r in task["rows"]:
+            if not r["method"].startswith(COMPARISON_PREFIX) or r["method"] in labels:
+                raise ValueError(f"task {key}: the supplement {supplement} has a row {r['method']!r}, which is not "
+                                 f"a comparison the base lacks.")
+            if (r["target"], _se(r)) not in targets:
+                raise ValueError(f"task {key}: the supplement's {r['method']} row has target {r['target']} "
+                                 f"(SE {_se(r)}), none of the base's comparison targets {sorted(targets, key=str)}.")
+            out.append(((task["dataset"], task["n"], r["method"]), r))
     return out
 
 
@@ -130,16 +187,17 @@ def level_of(chunks: Path) -> float:
     return float(json.loads((Path(chunks) / "protocol.json").read_text())["protocol"]["confidence_level"])
 
 
-def tables(chunks: Path, target: float | None = None) -> dict:
+def tables(chunks: Path, target: float | None = None, supplements=()) -> dict:
     """Every table of the chunks: ``auc``, ``estimates``, ``comparisons`` (the cells), and ``decisions``,
     (data set, n, comparison) -> (the method's own targets, its rejections, those of the right sign), for
     :func:`power_bins`. ``target`` (the nominal coverage, and 1 - the tests' level) is the study's
-    confidence level unless given."""
+    confidence level unless given; ``supplements``: chunk directories of supplementary comparisons
+    (:func:`read`)."""
     auc, est, cmp_, decisions = [], [], [], {}
     target = level_of(chunks) if target is None else target
     alpha = 1.0 - target
     names = sources(chunks)
-    for (d, n, m), rows in read(chunks).items():
+    for (d, n, m), rows in read(chunks, supplements).items():
         reps = len(rows)
         if m in ESTIMATES:
             t = np.array([r["target"] for r in rows])
@@ -170,9 +228,9 @@ def tables(chunks: Path, target: float | None = None) -> dict:
     return {"auc": auc, "estimates": est, "comparisons": cmp_, "decisions": decisions}
 
 
-def cells(chunks: Path, target: float | None = None) -> tuple[list, list, list]:
+def cells(chunks: Path, target: float | None = None, supplements=()) -> tuple[list, list, list]:
     """(AUC interval cells, estimate cells, comparison cells) of the chunks (:func:`tables`)."""
-    t = tables(chunks, target)
+    t = tables(chunks, target, supplements)
     return t["auc"], t["estimates"], t["comparisons"]
 
 
@@ -207,11 +265,14 @@ def power_bins(decisions: dict, cells_: list) -> list[dict]:
             for (n, m, b), a in sorted(acc.items(), key=lambda kv: (kv[0][0], kv[0][2]))]
 
 
-def complete(rows, config) -> list:
-    """The cells of ``rows`` that hold the repetitions ``config`` asks for at their n (all without it)."""
-    if config is None:
-        return list(rows)
-    return [r for r in rows if r["reps"] >= config.repetitions_for(r["n"])]
+def complete(rows, config, own=None) -> list:
+    """The cells of ``rows`` that hold the repetitions ``config`` asks for at their n (all without it);
+    ``own``: method -> the configuration of the supplementary study holding its rows, whose repetitions
+    its cells must hold instead."""
+    def needed(r):
+        cfg = (own or {}).get(r.get("method")) or config
+        return 0 if cfg is None else cfg.repetitions_for(r["n"])
+    return [r for r in rows if r["reps"] >= needed(r)]
 
 
 def _todo(rows, config) -> list[str]:
@@ -223,6 +284,23 @@ def _todo(rows, config) -> list[str]:
             if (d, n) not in done]
     return [f"Complete cells only: {len(done)} of the {len(pairs)} (data set, n) pairs of `{config.name}` have their "
             "repetitions" + ("; still to finish: " + ", ".join(todo) if todo else "") + ".", ""]
+
+
+def _todo_methods(rows, config, own) -> list[str]:
+    """A line per supplementary method (``own``: method -> its study's configuration, or None): its
+    complete cells (the cells its summaries count) of the study's (data set, n) pairs, and the
+    repetitions a complete cell holds."""
+    if config is None:
+        return []
+    pairs = [(d.label, n) for d in config.datasets for n in config.sizes_of(d)]
+    out = []
+    for m, cfg in own.items():
+        done = {(r["dataset"], r["n"]) for r in complete([r for r in rows if r["method"] == m], config, own)}
+        reps = ", ".join(f"{(cfg or config).repetitions_for(n)} at n = {n}" for n in config.sizes)
+        out.append(f"`{m}` (supplementary chunks{f' of `{cfg.name}`' if cfg else ''}): complete cells only, {len(done)} "
+                   f"of the {len(pairs)}, a complete cell holding {reps}; the per-n grids show its incomplete cells "
+                   "too, the summaries leave them out.")
+    return out + ([""] if out else [])
 
 
 def _methods(rows, key="method", known=()) -> list:
@@ -304,9 +382,9 @@ def _in_order(cells_, methods) -> list:
     return sorted(cells_, key=lambda c: (c["n"], rank[c["dataset"]], methods.index(c["method"])))
 
 
-def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
+def _comparison_section(cmp_, decisions, methods, target, config, own=None) -> list[str]:
     alpha = 1 - target
-    done = complete(cmp_, config)
+    done = complete(cmp_, config, own)
     bins = power_bins(decisions, done)
     out = ["### Which difference each comparison addresses", "",
            "`conditional`: the difference of the two classifiers fitted on the n points (the tests on one set of "
@@ -353,8 +431,11 @@ def _comparison_section(cmp_, decisions, methods, target, config) -> list[str]:
     return out + [""]
 
 
-def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None) -> str:
-    """tables.md; the size and power tables need ``decisions`` (:func:`tables`)."""
+def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None, supplementary=None) -> str:
+    """tables.md; the size and power tables need ``decisions`` (:func:`tables`); ``supplementary``: the
+    comparisons read from supplementary chunks -> their study's configuration (its repetitions make a
+    complete cell; None: ``config``'s)."""
+    supplementary = supplementary or {}
     from cudbound.auc.registry import method_names as auc_names
     from cudbound.compare import method_names as comparison_names
     auc_methods = _methods(auc, known=auc_names())
@@ -404,6 +485,11 @@ def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None) -> str:
             "has; the tests on repeated splits (5x2cv, corrected t, Wald-CV, nested CV) address the expected "
             "difference of the two procedures, so part of what they miss here is that gap (the coverage of the "
             "cell's mean difference beside it).", ""]
+    if supplementary:
+        out += [f"{', '.join(f'`{m}`' for m in sorted(supplementary))}: from supplementary chunks on the same tasks (the "
+                "same draws and targets, checked row by row against the base chunks); the other methods' rows "
+                "are the base study's.", ""]
+        out += _todo_methods(cmp_, config, supplementary)
     for n in sorted({r["n"] for r in cmp_}):
         out += [f"### n = {n}: the targets", "", "| data set | reps | err_A - err_B: mean | its SE | "
                 "auc_A - auc_B: mean | its SE | no difference by construction |", "|---|---|---|---|---|---|---|"]
@@ -426,11 +512,11 @@ def markdown(auc, est, cmp_, config=None, target=0.95, decisions=None) -> str:
         out += [f"### n = {n}: misses below / above the interval of the difference", ""]
         out += _grid(with_interval, cmp_int, n, "coverage",
                      lambda c: f"{c['miss_below']:.3f} / {c['miss_above']:.3f}")
-    done = complete(cmp_, config)
+    done = complete(cmp_, config, supplementary)
     out += _todo(cmp_, config) + _position_summary([r for r in done if r.get("position")], cmp_int,
                                                    "Intervals of the difference per method")
     if decisions is not None:
-        out += _comparison_section(cmp_, decisions, cmp_methods, target, config)
+        out += _comparison_section(cmp_, decisions, cmp_methods, target, config, supplementary)
     return "\n".join(out) + "\n"
 
 
@@ -441,15 +527,22 @@ def main(argv=None) -> int:
     parser.add_argument("--target", type=float, default=None,
                         help="the nominal coverage (default: the study's confidence level, from protocol.json)")
     parser.add_argument("--config", help="the study's TOML: the summaries then count complete cells only")
+    parser.add_argument("--supplement", action="append", default=[],
+                        help="a supplementary chunk directory of comparisons on the same tasks (repeatable)")
+    parser.add_argument("--supplement-config", action="append", default=[],
+                        help="the supplementary study's TOML, one per --supplement in the same order: its "
+                             "repetitions make its cells complete (default: --config's)")
     args = parser.parse_args(argv)
-    config = None
-    if args.config:
-        from cudbound.coverage import load_config
-        config = load_config(args.config)
+    from cudbound.coverage import load_config
+    config = load_config(args.config) if args.config else None
     if not (Path(args.chunks) / "protocol.json").is_file():
         parser.error(f"no chunk directory at {args.chunks} (its protocol.json is missing)")
     target = level_of(Path(args.chunks)) if args.target is None else args.target
-    built = tables(Path(args.chunks), target)
+    supplements = [Path(p) for p in args.supplement]
+    for p in supplements:
+        if not (p / "protocol.json").is_file():
+            parser.error(f"no chunk directory at {p} (its protocol.json is missing)")
+    built = tables(Path(args.chunks), target, supplements)
     auc, est, cmp_ = built["auc"], built["estimates"], built["comparisons"]
     if not (auc or est or cmp_):
         parser.error(f"no chunk files under {args.chunks}")
@@ -462,7 +555,12 @@ def main(argv=None) -> int:
     write_csv(out / "auc_cells.csv", AUC_COLUMNS, auc)
     write_csv(out / "estimates.csv", ESTIMATE_COLUMNS, est)
     write_csv(out / "comparison_cells.csv", COMPARISON_COLUMNS, cmp_)
-    (out / "tables.md").write_text(markdown(auc, est, cmp_, config, target, built["decisions"]), encoding="utf-8")
+    if args.supplement_config and len(args.supplement_config) != len(supplements):
+        parser.error("give one --supplement-config per --supplement, in the same order, or none")
+    own = [load_config(f) for f in args.supplement_config] if args.supplement_config else [None] * len(supplements)
+    added = {m[len(COMPARISON_PREFIX):]: cfg for p, cfg in zip(supplements, own) for m in _protocol(p)["methods"]}
+    (out / "tables.md").write_text(markdown(auc, est, cmp_, config, target, built["decisions"], added),
+                                   encoding="utf-8")
     print(f"wrote {out}/auc_cells.csv, estimates.csv, comparison_cells.csv and tables.md")
     return 0
 

@@ -723,3 +723,81 @@ def test_refit_change_compares_the_tasks_both_directories_hold(tmp_path):
     rebuild = script("rebuild_all")
     names = {name: needs for needs, name, _ in rebuild.steps(tmp_path, tmp_path / "o", tmp_path)}
     assert names["refit_change"] == (tmp_path / "study3" / "chunks_shared_basis", tmp_path / "study3" / "chunks")
+
+
+def _supplement_text(base_text: str) -> str:
+    """A base AUC study's TOML as a supplement of ``cud`` alone (B = 40, for speed) on its tasks."""
+    head = base_text[:base_text.index("methods = [")]
+    return (head.replace('name = "smoke-auc"', 'name = "smoke-auc-cud"') + 'methods = []\ncomparisons = ["cud"]\n\n'
+            "[comparison_options.cud]\nn_resamples = 40\n\n" + base_text[base_text.index("[[datasets]]"):])
+
+
+def test_study3_tables_with_a_partial_cud_supplement(tmp_path):
+    """A supplement that ran 2 of the 8 tasks: its cud rows join the base rows (the cell of 2 repetitions
+    in the grids, its coverage the share covered; no complete cell, so none in the summaries, which say
+    so); every other cell is the one the base chunks give alone; the base chunk files are not rewritten;
+    a supplementary row whose target is not its base task's is refused; rebuild_all passes the supplement
+    only when its directory is there."""
+    import gzip
+    import hashlib
+    import shutil
+
+    from cudbound.coverage import parse_config
+    from cudbound.coverage.chunks import chunk_files, read_chunk
+
+    base_toml = ROOT / "experiments" / "smoke_auc.toml"
+    config = load_config(base_toml)
+    base, sup = tmp_path / "chunks", tmp_path / "chunks_cud"
+    run_study(config, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=base, chunk_size=2)
+    supplement = parse_config(_supplement_text(base_toml.read_text()))
+    assert supplement.tasks() == config.tasks() and supplement.methods == ("compare.cud",)
+    run_study(supplement, tmp_path / "c.sqlite", n_jobs=1, progress=False, chunks=sup, chunk_size=2, max_tasks=2)
+    (written,) = chunk_files(sup)
+    digests = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in base.rglob("*") if p.is_file()}
+    tables = script("study3_tables")
+    assert tables.main(["--chunks", str(base), "--out", str(tmp_path / "alone"), "--config", str(base_toml)]) == 0
+    assert tables.main(["--chunks", str(base), "--out", str(tmp_path / "out"), "--config", str(base_toml),
+                        "--supplement", str(sup)]) == 0
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in base.rglob("*") if p.is_file()} == digests
+    alone = _csv(tmp_path / "alone" / "comparison_cells.csv")
+    both = _csv(tmp_path / "out" / "comparison_cells.csv")
+    assert [c for c in both if c["method"] != "cud"] == alone
+    (cud,) = [c for c in both if c["method"] == "cud"]
+    rows = [r for t in read_chunk(written) for r in t["rows"]]
+    assert (cud["dataset"], cud["n"], cud["reps"], cud["target_kind"]) == ("linear_gaussian", "30", "2", "conditional")
+    assert float(cud["coverage"]) == pytest.approx(np.mean([r["covered"] for r in rows]))
+    assert int(cud["rejections"]) == sum(not (r["low"] <= 0 <= r["high"]) for r in rows)
+    base_targets = {t["rep"]: next(r["target"] for r in t["rows"] if r["method"] == "compare.mcnemar")
+                    for p in chunk_files(base) if "linear_gaussian" in p.as_posix() for t in read_chunk(p)}
+    assert [r["target"] for r in rows] == [base_targets[0], base_targets[1]]
+    text = (tmp_path / "out" / "tables.md").read_text()
+    assert "`cud` (supplementary chunks): complete cells only, 0 of the 2, a complete cell holding 4 at n = 30" in text
+    assert "| 30 | cud |" not in text                  # no complete cell: out of the summaries
+    # a reduced supplement (its configuration asks for 2 repetitions): its cell of 2 is complete
+    reduced = tmp_path / "reduced.toml"
+    reduced.write_text(_supplement_text(base_toml.read_text()).replace("repetitions = 4", "repetitions = 2"))
+    assert tables.main(["--chunks", str(base), "--out", str(tmp_path / "red"), "--config", str(base_toml),
+                        "--supplement", str(sup), "--supplement-config", str(reduced)]) == 0
+    text = (tmp_path / "red" / "tables.md").read_text()
+    assert "`cud` (supplementary chunks of `smoke-auc-cud`): complete cells only, 1 of the 2, a complete cell " \
+           "holding 2 at n = 30" in text
+    assert "| 30 | cud |" in text
+    # a supplementary row whose target is not its base task's
+    bad = tmp_path / "bad"
+    shutil.copytree(sup, bad)
+    (path,) = chunk_files(bad)
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+    header = lines[0].split(",")
+    fields = lines[1].split(",")
+    fields[header.index("target")] = "0.123456789"
+    path.write_bytes(gzip.compress(("\n".join([lines[0], ",".join(fields), *lines[2:]]) + "\n").encode()))
+    with pytest.raises(ValueError, match="none of the base's comparison targets"):
+        tables.main(["--chunks", str(base), "--out", str(tmp_path / "bad_out"), "--supplement", str(bad)])
+    rebuild = script("rebuild_all")
+    argv = {name: a for _, name, a in rebuild.steps(tmp_path, tmp_path / "o", tmp_path) if name == "study3_tables"}
+    assert "--supplement" not in argv["study3_tables"]
+    shutil.copytree(sup, tmp_path / "study3" / "chunks_cud")
+    steps = [a for _, name, a in rebuild.steps(tmp_path, tmp_path / "o", tmp_path) if name == "study3_tables"]
+    assert steps[0][-4:] == ["--supplement", str(tmp_path / "study3" / "chunks_cud"), "--supplement-config",
+                             str(ROOT / "experiments" / "study3_cud.toml")]
+    assert "--supplement" not in steps[1]            # the null designs' supplement is absent

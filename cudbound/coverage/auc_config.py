@@ -26,6 +26,11 @@ Each task's rows, in this order (:data:`ESTIMATES` between the two families):
   estimates of A (Suominen et al. 2008), no interval, for their bias against the true AUC;
 * one per comparison, labelled ``compare.<name>``, scored against the true difference A - B of
   the error rates (or of the AUCs, for ``delong``).
+
+A study with ``methods = []`` (comparisons only) has neither the AUC intervals nor the estimates:
+its tasks draw, fit and score as any other (the same seeds give the same training sets and
+targets) and compute only the comparisons, e.g. a supplementary study that adds one comparison to
+a committed one (``experiments/study3_cud.toml``).
 """
 from __future__ import annotations
 
@@ -146,8 +151,11 @@ def parse_auc_methods(study: dict, doc: dict, report: Callable[[str], None],
                 report(f"[comparison_options.{name}] sets `cv`; the comparisons on out-of-fold predictions "
                              f"use the study's `cv` ({cv}), shared with the AUC intervals.")
             cmp_opts[name]["cv"] = int(cv)
-    labels = [*aucs, *ESTIMATES, *(COMPARISON_PREFIX + c for c in comparisons)]
-    method_of = {**{m: m for m in aucs}, **{e: e for e in ESTIMATES},
+    if not aucs and not comparisons:
+        report("[study] an AUC study needs an AUC interval in `methods` or a comparison in `comparisons`.")
+    estimates = ESTIMATES if aucs else ()      # comparisons only: no AUC rows at all
+    labels = [*aucs, *estimates, *(COMPARISON_PREFIX + c for c in comparisons)]
+    method_of = {**{m: m for m in aucs}, **{e: e for e in estimates},
                  **{COMPARISON_PREFIX + c: c for c in comparisons}}
-    options = {**auc_opts, **{e: {} for e in ESTIMATES}, **{COMPARISON_PREFIX + c: o for c, o in cmp_opts.items()}}
+    options = {**auc_opts, **{e: {} for e in estimates}, **{COMPARISON_PREFIX + c: o for c, o in cmp_opts.items()}}
     return labels, method_of, options, {"cv": int(cv)}

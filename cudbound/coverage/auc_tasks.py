@@ -157,7 +157,45 @@ def _comparison_row(label, res, target, target_se):
     if res.has_confidence_interval:
         low, high = map(float, res.confidence_interval)
         row.update(low=low, high=high, width=high - low, covered=int(low <= target <= high))
+    if res.method == "cud":     # the search's columns, as an error-rate study's CUD rows have them
+        d = res.details
+        row.update(conservative=int(d["conservative"]), nodes_median=d["search_nodes_median"],
+                   nodes_total=d["search_nodes_total"], solves_total=d["search_solves_total"],
+                   not_exact=d["search_not_exact"], half_width=float(d["half_width"]), alpha_n=float(d["alpha_n"]))
     return row
+
+
+def _auc_rows(config: StudyConfig, spec, rows: dict, pair: ProcedurePair, X: np.ndarray, basis_a, design_a, root,
+              auc_a: float, auc_se: float) -> None:
+    """The AUC intervals' and the CV AUC estimates' rows of a task (step 3 of the module docstring),
+    into ``rows``: on A's out-of-fold scores of one stratified split from the out-of-fold stream."""
+    folds = draw_folds(pair.labels, config.cv, 1, True, np.random.default_rng(stream(root, OUT_OF_FOLD_STREAM)))[0]
+    t1 = time.perf_counter()
+    oof = pair.out_of_fold(folds)
+    scores, labels = oof.score_a, pair.labels
+    assert scores is not None, "a basis-and-loss procedure always has out-of-fold scores"
+    refit_seconds = time.perf_counter() - t1
+    for label in config.methods:
+        if label in ESTIMATES or label.startswith(COMPARISON_PREFIX):
+            continue
+        t1 = time.perf_counter()
+        res = auc_method(config.method_of[label]).function(
+            labels, scores, folds, confidence_level=config.confidence_level,
+            rng=np.random.default_rng(stream(root, "auc:" + config.method_of[label])), **config.options[label])
+        rows[label] = _interval_row(label, res, auc_a, auc_se, time.perf_counter() - t1 + refit_seconds)
+    t1 = time.perf_counter()
+    per_fold = [auc_score(labels[folds == f], scores[folds == f]) for f in range(config.cv)]
+    rows["cv_auc.averaged"] = _estimate_row("cv_auc.averaged", np.mean(per_fold), auc_a, auc_se,
+                                            time.perf_counter() - t1 + refit_seconds)
+    t1 = time.perf_counter()
+    rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", auc_score(labels, scores), auc_a, auc_se,
+                                          time.perf_counter() - t1 + refit_seconds)
+    t1 = time.perf_counter()
+    if basis_a.learns_from_data:   # the basis refitted without each pair, with the classifier
+        lpo = lpo_auc(Procedure(basis=spec.basis, loss=config.loss), X, labels).estimate
+    else:                           # the design is the same without the pair: the closed form
+        lpo = lpo_auc_least_squares(design_a, labels)
+    rows["lpo_auc"] = _estimate_row("lpo_auc", lpo, auc_a, auc_se, time.perf_counter() - t1)
 
 
 def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] | None = None) -> dict:
@@ -190,33 +228,8 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
         warnings.simplefilter("always")
         pair = ProcedurePair(Procedure(basis=spec.basis, loss=config.loss),
                              Procedure(basis=spec.basis_b, loss=config.loss), Xtr, ytr)
-        folds = draw_folds(pair.labels, config.cv, 1, True, np.random.default_rng(stream(root, OUT_OF_FOLD_STREAM)))[0]
-        t1 = time.perf_counter()
-        oof = pair.out_of_fold(folds)
-        scores, labels = oof.score_a, pair.labels
-        assert scores is not None, "a basis-and-loss procedure always has out-of-fold scores"
-        refit_seconds = time.perf_counter() - t1
-        for label in config.methods:
-            if label in ESTIMATES or label.startswith(COMPARISON_PREFIX):
-                continue
-            t1 = time.perf_counter()
-            res = auc_method(config.method_of[label]).function(
-                labels, scores, folds, confidence_level=config.confidence_level,
-                rng=np.random.default_rng(stream(root, "auc:" + config.method_of[label])), **config.options[label])
-            rows[label] = _interval_row(label, res, auc_a, target_se["auc"], time.perf_counter() - t1 + refit_seconds)
-        t1 = time.perf_counter()
-        per_fold = [auc_score(labels[folds == f], scores[folds == f]) for f in range(config.cv)]
-        rows["cv_auc.averaged"] = _estimate_row("cv_auc.averaged", np.mean(per_fold), auc_a, target_se["auc"],
-                                                time.perf_counter() - t1 + refit_seconds)
-        t1 = time.perf_counter()
-        rows["cv_auc.pooled"] = _estimate_row("cv_auc.pooled", auc_score(labels, scores), auc_a, target_se["auc"],
-                                              time.perf_counter() - t1 + refit_seconds)
-        t1 = time.perf_counter()
-        if basis_a.learns_from_data:   # the basis refitted without each pair, with the classifier
-            lpo = lpo_auc(Procedure(basis=spec.basis, loss=config.loss), Xtr, labels).estimate
-        else:                           # the design is the same without the pair: the closed form
-            lpo = lpo_auc_least_squares(design_a, labels)
-        rows["lpo_auc"] = _estimate_row("lpo_auc", lpo, auc_a, target_se["auc"], time.perf_counter() - t1)
+        if any(label in ESTIMATES for label in config.methods):     # AUC rows: A's out-of-fold scores
+            _auc_rows(config, spec, rows, pair, Xtr, basis_a, design_a, root, auc_a, target_se["auc"])
         comparisons = [label for label in config.methods if label.startswith(COMPARISON_PREFIX)]
         names = [config.method_of[label] for label in comparisons]
         results = compare_pair(pair, names, root, confidence_level=config.confidence_level,
