@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from ._validation import check_scalar
 from ._warnings import warn
 
-__all__ = ["clock", "check_time_limit", "Budget", "warn_skipped"]
+__all__ = ["clock", "check_time_limit", "Budget", "warn_skipped", "charge_shared"]
 
 
 def clock() -> float:
@@ -129,3 +129,23 @@ def warn_skipped(skipped: tuple[str, ...]) -> None:
     if skipped:
         warn(f"the time limit ran out before {', '.join(skipped)} started: "
              f"{'it was' if len(skipped) == 1 else 'they were'} skipped (ResultList.skipped).", UserWarning)
+
+
+def charge_shared(own: list[float], pieces: list[dict]) -> list[float]:
+    """Share the pieces of work several results of one run used: ``pieces[i]`` maps the name of each
+    piece result i used to its seconds. The first result to use a piece computed it, so its cost
+    leaves that result's ``own`` seconds (in place); each user is charged an equal share. Returns
+    the shares; ``own[i] + share[i]`` summed over the results is the run's time, unchanged."""
+    cost: dict[str, float] = {}
+    users: dict[str, list[int]] = {}
+    for i, used in enumerate(pieces):
+        for piece, seconds in used.items():
+            if piece not in cost:
+                cost[piece] = float(seconds)
+                own[i] -= float(seconds)
+            users.setdefault(piece, []).append(i)
+    share = [0.0] * len(own)
+    for piece, who in users.items():
+        for i in who:
+            share[i] += cost[piece] / len(who)
+    return share

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _budget
-from ._budget import Budget, check_time_limit, warn_skipped
+from ._budget import Budget, charge_shared, check_time_limit, warn_skipped
 from ._kernel_compile import compile_seconds
 from ._registry import Entry, Registry, generator, methods_bar, root_seed, stream
 from ._validation import check_confidence_level, check_scalar
@@ -535,18 +535,8 @@ def _charge(results: list[IntervalResult], bounds: list[float], compiled: list[f
     if not results:
         return
     own = [bounds[i + 1] - bounds[i] - compiled[i] for i in range(len(results))]
-    cost: dict[str, float] = {}
-    users: dict[str, list[int]] = {}
-    for i, res in enumerate(results):
-        for piece, seconds in res.details.get("shared_pieces", {}).items():
-            if piece not in cost:         # the first method to use a piece computed it
-                cost[piece] = seconds
-                own[i] -= seconds
-            users.setdefault(piece, []).append(i)
-    share = [(bounds[0] - began) / len(results)] * len(results)
-    for piece, who in users.items():
-        for i in who:
-            share[i] += cost[piece] / len(who)
+    pieces = charge_shared(own, [res.details.get("shared_pieces", {}) for res in results])
+    share = [(bounds[0] - began) / len(results) + s for s in pieces]
     for i, res in enumerate(results):
         res.seconds = own[i] + share[i]
         res.details["shared_seconds"] = share[i]

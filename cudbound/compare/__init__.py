@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._budget import Budget, check_time_limit, warn_skipped
+from .._budget import Budget, charge_shared, check_time_limit, warn_skipped
 from .._registry import Entry, Registry, generator, methods_bar, root_seed
 from ..resampling import OUT_OF_FOLD_STREAM
 from .cud import _cud, cud_difference_interval
@@ -332,4 +332,19 @@ def _loop(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequenc
         if bar is not None:
             bar.close()
     warn_skipped(skipped)
+    _charge(results)
     return ResultList(results, skipped=skipped)
+
+
+def _charge(results: list[ComparisonResult]) -> None:
+    """Each result's ``seconds``: its own time, less the shared pieces it computed (the out-of-fold
+    refits, computed by the first comparison on predictions and reused by the others), plus its
+    equal share of every shared piece it used (``details["shared_pieces"]``; the share in
+    ``details["shared_seconds"]``). Summed, they are the comparisons' time, unchanged."""
+    pieces = [res.details.get("shared_pieces", {}) for res in results]
+    own = [res.seconds for res in results]
+    share = charge_shared(own, pieces)
+    for i, res in enumerate(results):
+        if pieces[i]:
+            res.seconds = own[i] + share[i]
+            res.details["shared_seconds"] = share[i]

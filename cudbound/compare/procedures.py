@@ -22,9 +22,9 @@ The formulas of the last three are those of the single-classifier intervals
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import numbers
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .. import _budget
 from .._budget import Budget, check_time_limit
 from .._docstrings import fill_doc
 from .._validation import check_confidence_level, check_data, check_rng, check_scalar
@@ -147,9 +148,10 @@ class ProcedurePair:
         folds = np.ascontiguousarray(folds, dtype=np.int64)
         key = folds.tobytes()
         if key not in self._out_of_fold:
+            t0 = _budget.clock()
             pa, sa, da = self.a.out_of_fold(self.X, self.labels, folds)
             pb, sb, db = self.b.out_of_fold(self.X, self.labels, folds)
-            self._out_of_fold[key] = OutOfFold(folds, pa, pb, sa, sb, self._details(da, db))
+            self._out_of_fold[key] = OutOfFold(folds, pa, pb, sa, sb, self._details(da, db), _budget.clock() - t0)
         return self._out_of_fold[key]
 
 
@@ -164,6 +166,9 @@ class OutOfFold:
     score_a: np.ndarray | None
     score_b: np.ndarray | None
     details: dict
+    seconds: float = 0.0
+    """The refits' time (on :func:`cudbound._budget.clock`), which the comparisons that use these
+    predictions share (``details["shared_pieces"]``)."""
 
 
 # --------------------------------------------------------------------------- folds
@@ -230,14 +235,14 @@ def _five_by_two(pair, cv, repeats, gen, time_limit):
 
 def _t5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=None, repeats=5,
           time_limit=None):
-    t0 = time.perf_counter()
+    t0 = _budget.clock()
     _, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     p, s2, folds, details, asked = _five_by_two(pair, cv, repeats, gen, time_limit)
     R = p.shape[0]
     t = ratio_statistic(float(p[0, 0]), math.sqrt(float(s2.mean())))
     return ComparisonResult(
         method="ttest_5x2cv", estimate=float(p.mean()), statistic=t, pvalue=t_p_value(t, R, alternative),
-        alternative=alternative, n_samples=pair.n, seconds=time.perf_counter() - t0,
+        alternative=alternative, n_samples=pair.n, seconds=_budget.clock() - t0,
         no_interval_reason="Dietterich's statistic divides the first split's difference alone by the pooled "
                            "variance, so it inverts to no interval around the estimate (the mean of all splits)",
         details={**details, "differences": p, "variances": s2, "first_difference": float(p[0, 0]), "df": R,
@@ -246,7 +251,7 @@ def _t5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided"
 
 def _f5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=None, repeats=5,
           time_limit=None):
-    t0 = time.perf_counter()
+    t0 = _budget.clock()
     _, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     if alternative != "two-sided":
         raise ValueError("the combined 5x2cv F test is two-sided (its statistic is a sum of squares); use "
@@ -256,7 +261,7 @@ def _f5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided"
     f = ratio_statistic(float(np.sum(p ** 2)), 2.0 * float(s2.sum()))
     return ComparisonResult(
         method="ftest_5x2cv", estimate=float(p.mean()), statistic=f, pvalue=float(stats.f.sf(f, 2 * R, R)),
-        n_samples=pair.n, seconds=time.perf_counter() - t0,
+        n_samples=pair.n, seconds=_budget.clock() - t0,
         no_interval_reason="Alpaydin's F statistic is a ratio of sums of squares, which inverts to no interval",
         details={**details, "differences": p, "variances": s2, "df_numerator": 2 * R, "df_denominator": R,
                  "repeats": asked, "folds": folds})
@@ -266,7 +271,7 @@ def _f5x2(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided"
 
 def _corrected_t(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10,
                  repeats=10, time_limit=None):
-    t0 = time.perf_counter()
+    t0 = _budget.clock()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     budget = Budget(check_time_limit(time_limit))
     R = check_scalar(repeats, "repeats", min_val=1)
@@ -296,7 +301,7 @@ def _corrected_t(pair: ProcedurePair, *, confidence_level=0.95, alternative="two
     return ComparisonResult(
         method="corrected_t", estimate=mean, statistic=t, pvalue=t_p_value(t, df, alternative),
         confidence_interval=clipped(mean - half, mean + half), confidence_level=level, alternative=alternative,
-        n_samples=pair.n, seconds=time.perf_counter() - t0,
+        n_samples=pair.n, seconds=_budget.clock() - t0,
         details={**details, "differences": d, "n_splits": int(d.shape[0]), "test_train_ratio": ratio, "df": df,
                  "se": se, "low_unclipped": mean - half, "high_unclipped": mean + half, "folds": folds})
 
@@ -311,14 +316,14 @@ def _normal_result(method: str, estimate: float, se: float, level: float, altern
     return ComparisonResult(
         method=method, estimate=estimate, statistic=z, pvalue=normal_p_value(z, alternative),
         confidence_interval=clipped(estimate - half, estimate + half), confidence_level=level,
-        alternative=alternative, n_samples=pair.n, seconds=time.perf_counter() - t0, details=details)
+        alternative=alternative, n_samples=pair.n, seconds=_budget.clock() - t0, details=details)
 
 
 # --------------------------------------------------------------------------- Wald-CV (Bayle et al.)
 
 def _wald_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10,
              variance="all-pairs"):
-    t0 = time.perf_counter()
+    t0 = _budget.clock()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     folds = _fold_labels(cv, pair, 1, gen)
     if folds.shape[0] != 1:
@@ -336,7 +341,7 @@ def _wald_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sid
 
 def _nested_cv(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10,
                repeats=50, bias_repeats=None, time_limit=None):
-    t0 = time.perf_counter()
+    t0 = _budget.clock()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     if cv_splitter(cv) is not None:
         raise ValueError(f"nested_cv needs `cv` as a number of folds (its algorithm draws its own splits); "
@@ -378,18 +383,20 @@ def _out_of_fold(pair: ProcedurePair, cv, gen) -> tuple[OutOfFold, dict]:
         raise ValueError(f"the comparisons on out-of-fold predictions take one K-fold split; `cv` made "
                          f"{folds.shape[0]} repetitions.")
     oof = pair.out_of_fold(folds[0])
-    return oof, {**oof.details, "out_of_fold": _OUT_OF_FOLD_CAVEAT, "k": int(folds.max()) + 1, "folds": oof.folds}
+    piece = f"out_of_fold {hashlib.sha256(oof.folds.tobytes()).hexdigest()[:16]}"
+    return oof, {**oof.details, "out_of_fold": _OUT_OF_FOLD_CAVEAT, "k": int(folds.max()) + 1, "folds": oof.folds,
+                 "shared_pieces": {piece: oof.seconds}}
 
 
 def _finish_out_of_fold(res: ComparisonResult, details: dict, t0: float) -> ComparisonResult:
     res.details = {**details, **res.details}
-    res.seconds = time.perf_counter() - t0
+    res.seconds = _budget.clock() - t0
     return res
 
 
 def _mcnemar_oof(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10, exact=True,
                  correction=True, mid_p=False):
-    t0 = time.perf_counter()
+    t0 = _budget.clock()
     _, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     oof, details = _out_of_fold(pair, cv, gen)
     res = mcnemar(pair.labels, oof.pred_a, oof.pred_b, exact=exact, correction=correction, mid_p=mid_p,
@@ -399,7 +406,7 @@ def _mcnemar_oof(pair: ProcedurePair, *, confidence_level=0.95, alternative="two
 
 def _interval_oof(method: str):
     def interval(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10):
-        t0 = time.perf_counter()
+        t0 = _budget.clock()
         level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
         oof, details = _out_of_fold(pair, cv, gen)
         res = error_difference_interval(pair.labels, oof.pred_a, oof.pred_b, method=method, confidence_level=level,
@@ -411,7 +418,7 @@ def _interval_oof(method: str):
 
 
 def _delong_oof(pair: ProcedurePair, *, confidence_level=0.95, alternative="two-sided", rng=None, cv=10):
-    t0 = time.perf_counter()
+    t0 = _budget.clock()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
     oof, details = _out_of_fold(pair, cv, gen)
     scores = []

@@ -199,7 +199,7 @@ _LIMIT_KEYS = ("repeats_used", "splits", "splits_used", "cut_by_time_limit")
 
 def _without_timing(details):
     return {k: v for k, v in details.items()
-            if k not in _LIMIT_KEYS + ("stats",) and not k.startswith("search_")}
+            if k not in _LIMIT_KEYS + ("stats", "shared_pieces", "shared_seconds") and not k.startswith("search_")}
 
 
 def test_no_limit_and_a_limit_that_never_runs_out_give_identical_results(xy, monkeypatch):
