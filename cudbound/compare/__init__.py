@@ -296,6 +296,7 @@ def _loop(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequenc
     of what is left (:meth:`cudbound._budget.Budget.share`); those not started when it is spent are
     skipped (``ResultList.skipped``, a warning names them)."""
     shared, per = dict(shared or {}), dict(per or {})
+    made_before = pair.pieces()     # shared work the run did not do (e.g. a study's AUC rows' refits)
     results: list[ComparisonResult] = []
     skipped: tuple[str, ...] = ()
     bar = methods_bar(progress, len(names), "compare")
@@ -332,16 +333,18 @@ def _loop(pair: ProcedurePair, names: Sequence[str], root: np.random.SeedSequenc
         if bar is not None:
             bar.close()
     warn_skipped(skipped)
-    _charge(results)
+    _charge(results, made_before)
     return ResultList(results, skipped=skipped)
 
 
-def _charge(results: list[ComparisonResult]) -> None:
+def _charge(results: list[ComparisonResult], made_before: set[str]) -> None:
     """Each result's ``seconds``: its own time, less the shared pieces it computed (the out-of-fold
     refits, computed by the first comparison on predictions and reused by the others), plus its
     equal share of every shared piece it used (``details["shared_pieces"]``; the share in
-    ``details["shared_seconds"]``). Summed, they are the comparisons' time, unchanged."""
-    pieces = [res.details.get("shared_pieces", {}) for res in results]
+    ``details["shared_seconds"]``). Pieces computed before the run (``made_before``) cost it
+    nothing and are charged to no one. Summed, the seconds are the comparisons' time, unchanged."""
+    pieces = [{k: v for k, v in res.details.get("shared_pieces", {}).items() if k not in made_before}
+              for res in results]
     own = [res.seconds for res in results]
     share = charge_shared(own, pieces)
     for i, res in enumerate(results):

@@ -154,6 +154,16 @@ class ProcedurePair:
             self._out_of_fold[key] = OutOfFold(folds, pa, pb, sa, sb, self._details(da, db), _budget.clock() - t0)
         return self._out_of_fold[key]
 
+    @staticmethod
+    def piece(folds: np.ndarray) -> str:
+        """The name of the out-of-fold refits on ``folds`` as a piece of work several comparisons share."""
+        key = np.ascontiguousarray(folds, dtype=np.int64).tobytes()
+        return f"out_of_fold {hashlib.sha256(key).hexdigest()[:16]}"
+
+    def pieces(self) -> set[str]:
+        """The names of the out-of-fold refits computed so far (:meth:`piece`)."""
+        return {self.piece(np.frombuffer(key, dtype=np.int64)) for key in self._out_of_fold}
+
 
 @dataclass(frozen=True, eq=False)
 class OutOfFold:
@@ -383,9 +393,8 @@ def _out_of_fold(pair: ProcedurePair, cv, gen) -> tuple[OutOfFold, dict]:
         raise ValueError(f"the comparisons on out-of-fold predictions take one K-fold split; `cv` made "
                          f"{folds.shape[0]} repetitions.")
     oof = pair.out_of_fold(folds[0])
-    piece = f"out_of_fold {hashlib.sha256(oof.folds.tobytes()).hexdigest()[:16]}"
     return oof, {**oof.details, "out_of_fold": _OUT_OF_FOLD_CAVEAT, "k": int(folds.max()) + 1, "folds": oof.folds,
-                 "shared_pieces": {piece: oof.seconds}}
+                 "shared_pieces": {pair.piece(oof.folds): oof.seconds}}
 
 
 def _finish_out_of_fold(res: ComparisonResult, details: dict, t0: float) -> ComparisonResult:

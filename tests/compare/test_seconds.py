@@ -62,3 +62,21 @@ def test_charge_shared_moves_a_piece_from_its_maker_to_its_users_and_keeps_the_t
     assert own == [4.0, -2.0, 7.0, 2.0]
     assert share == pytest.approx([3.0, 4.5, 0.0, 1.5])
     assert sum(o + s for o, s in zip(own, share)) == pytest.approx(20.0)
+
+
+def test_refits_made_before_the_run_are_charged_to_no_comparison(xy, clock):
+    """A study's AUC rows compute A's and B's out-of-fold refits before its comparisons run
+    (``compare_pair`` on the same pair): the comparisons that reuse them did not pay for them, so no
+    seconds move (none may turn negative)."""
+    from cudbound.compare import ProcedurePair, compare_pair, root_seed
+    from cudbound.resampling import OUT_OF_FOLD_STREAM, draw_folds, stream
+    X, y = xy
+    pair = ProcedurePair(A, B, X, y)
+    root = root_seed(0)
+    folds = draw_folds(pair.labels, 5, 1, True, np.random.default_rng(stream(root, OUT_OF_FOLD_STREAM)))[0]
+    pair.out_of_fold(folds)
+    before = clock.now
+    results = compare_pair(pair, ["mcnemar", "tango"], root, shared={"cv": 5})
+    assert clock.now == before                              # the refits were reused, not redone
+    assert [r.seconds for r in results] == [0.0, 0.0]
+    assert all("shared_seconds" not in r.details for r in results)
