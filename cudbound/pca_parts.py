@@ -17,7 +17,10 @@ a part where it does not, or whose total weight is below k, or with a column con
 up to rounding (0 < var <= (1e-12 mean)^2, where :meth:`PCABasis.fit` and this kernel could
 disagree on the scale), is flagged (ok False) and its design left at zero: the caller refits it
 alone, by :meth:`PCABasis.fit`'s SVD. One part at a time, in one loop without temporaries per
-part beyond the Gram matrix and its eigenvectors (``numpy.linalg.eigh``: LAPACK's ``syevd``).
+part beyond the Gram matrix and its eigenvectors. Only the k + 1 largest eigenvalues and k
+eigenvectors of each Gram matrix are computed (:func:`_top_eigen`: Householder tridiagonalisation,
+bisection, inverse iteration), every sum in a fixed order (no library call whose blocking could
+depend on the machine).
 """
 from __future__ import annotations
 
@@ -30,18 +33,280 @@ __all__ = ["pca_part_designs"]
 
 
 @njit(cache=True)
-def _gram(M):
-    """M'M, the Gram matrix of M's columns (symmetric, summed over M's rows in order)."""
-    rows, size = M.shape
+def _gram_rows(P):
+    """P P', the Gram matrix of P's rows (P C-contiguous; each entry summed over P's columns in order,
+    four entries at a time so that their sums run side by side)."""
+    size, length = P.shape
     A = np.empty((size, size))
     for a in range(size):
-        for b in range(a + 1):
-            s = 0.0
-            for t in range(rows):
-                s += M[t, a] * M[t, b]
-            A[a, b] = s
-            A[b, a] = s
+        b = 0
+        while b + 4 <= a + 1:
+            s0 = s1 = s2 = s3 = 0.0
+            for t in range(length):
+                pa = P[a, t]
+                s0 += pa * P[b, t]
+                s1 += pa * P[b + 1, t]
+                s2 += pa * P[b + 2, t]
+                s3 += pa * P[b + 3, t]
+            A[a, b], A[a, b + 1], A[a, b + 2], A[a, b + 3] = s0, s1, s2, s3
+            b += 4
+        while b <= a:
+            s0 = 0.0
+            for t in range(length):
+                s0 += P[a, t] * P[b, t]
+            A[a, b] = s0
+            b += 1
+        for b in range(a):
+            A[b, a] = A[a, b]
     return A
+
+
+@njit(cache=True)
+def _tridiagonalize(A, d, e, tau, H):
+    """A = Q T Q' by Householder reflections H_0 .. H_{s-3} (Q = H_0 H_1 ... H_{s-3}), in place:
+    T's diagonal in ``d``, its off-diagonal in ``e``; reflector j is I - tau_j v v' with v = H[j]
+    (zero before entry j + 1, one there) (Golub & Van Loan, Matrix Computations, 4th ed., section
+    8.3.1; LAPACK's dsytd2). A is symmetric and read whole; its trailing blocks are overwritten."""
+    s = A.shape[0]
+    v = np.zeros(s)
+    w = np.empty(s)
+    for j in range(s - 2):
+        alpha = A[j + 1, j]
+        xnorm = _norm(A[j + 2:, j])
+        d[j] = A[j, j]
+        for i in range(s):
+            H[j, i] = 0.0
+        if xnorm == 0.0:
+            tau[j] = 0.0
+            e[j] = alpha
+            continue
+        beta = -math.copysign(math.hypot(alpha, xnorm), alpha)
+        t = (beta - alpha) / beta
+        tau[j] = t
+        e[j] = beta
+        scale = 1.0 / (alpha - beta)
+        v[j + 1] = 1.0
+        for i in range(j + 2, s):
+            v[i] = A[i, j] * scale
+        for i in range(j + 1, s):
+            H[j, i] = v[i]
+        # w = p - (tau/2)(p'v) v with p = tau B v, B = A[j+1:, j+1:]; then B -= v w' + w v'
+        a = j + 1                                                    # p = tau B v, four rows at a time
+        while a + 4 <= s:
+            s0 = s1 = s2 = s3 = 0.0
+            for b in range(j + 1, s):
+                vb = v[b]
+                s0 += A[a, b] * vb
+                s1 += A[a + 1, b] * vb
+                s2 += A[a + 2, b] * vb
+                s3 += A[a + 3, b] * vb
+            w[a], w[a + 1], w[a + 2], w[a + 3] = t * s0, t * s1, t * s2, t * s3
+            a += 4
+        while a < s:
+            s0 = 0.0
+            for b in range(j + 1, s):
+                s0 += A[a, b] * v[b]
+            w[a] = t * s0
+            a += 1
+        dot = 0.0
+        for a in range(j + 1, s):
+            dot += w[a] * v[a]
+        half = 0.5 * t * dot
+        for a in range(j + 1, s):
+            w[a] -= half * v[a]
+        for a in range(j + 1, s):
+            va, wa = v[a], w[a]
+            for b in range(j + 1, s):
+                A[a, b] -= va * w[b] + wa * v[b]
+    if s >= 2:
+        d[s - 2] = A[s - 2, s - 2]
+        e[s - 2] = A[s - 1, s - 2]
+    d[s - 1] = A[s - 1, s - 1]
+
+
+@njit(cache=True)
+def _norm(x):
+    """The Euclidean norm of x, scaled by its largest |entry| so that no square overflows."""
+    big = 0.0
+    for i in range(x.shape[0]):
+        big = max(big, abs(x[i]))
+    if big == 0.0 or not math.isfinite(big):
+        return big
+    acc = 0.0
+    for i in range(x.shape[0]):
+        r = x[i] / big
+        acc += r * r
+    return big * math.sqrt(acc)
+
+
+@njit(cache=True)
+def _bisect_top(d, e2, count, low, high, pivmin, tol, lam):
+    """The ``count`` largest eigenvalues of T (descending, into ``lam``) by bisection on the Sturm
+    count, all at once (their bisections interleaved in one pass over T), each to ``tol`` times its
+    size (or machine epsilon times |T|, whichever is larger), from an interval [low, high] that holds
+    the whole spectrum."""
+    s = d.shape[0]
+    floor = 4.440892098500626e-16 * max(abs(low), abs(high)) + 2.0 * pivmin
+    lo = np.full(count, low)
+    hi = np.full(count, high)
+    mid = np.empty(count)
+    q = np.empty(count)
+    below = np.empty(count, dtype=np.int64)
+    for _ in range(200):
+        busy = False
+        for c in range(count):
+            mid[c] = 0.5 * (lo[c] + hi[c])
+            if hi[c] - lo[c] > max(tol * max(abs(lo[c]), abs(hi[c])), floor):
+                busy = True
+        if not busy:
+            break
+        for c in range(count):
+            x = d[0] - mid[c]
+            q[c] = -pivmin if abs(x) <= pivmin else x
+            below[c] = 1 if q[c] < 0 else 0
+        for i in range(1, s):
+            for c in range(count):
+                x = d[i] - mid[c] - e2[i - 1] / q[c]
+                if abs(x) <= pivmin:
+                    x = -pivmin
+                q[c] = x
+                if x < 0:
+                    below[c] += 1
+        for c in range(count):                                      # eigenvalue s - 1 - c
+            if below[c] <= s - 1 - c:
+                lo[c] = mid[c]
+            else:
+                hi[c] = mid[c]
+    for c in range(count):
+        lam[c] = 0.5 * (lo[c] + hi[c])
+
+
+@njit(cache=True)
+def _tridiagonal_solve(d, e, sigma, x, tiny, u0, u1, u2, mult, swap):
+    """x <- (T - sigma I)^-1 x by Gaussian elimination with partial pivoting (T symmetric tridiagonal;
+    a zero pivot replaced by ``tiny``, as inverse iteration needs: LAPACK's dlagtf / dlagts)."""
+    s = d.shape[0]
+    p0 = d[0] - sigma
+    p1 = e[0] if s > 1 else 0.0
+    for i in range(s - 1):
+        q0, q1 = e[i], d[i + 1] - sigma
+        q2 = e[i + 1] if i + 2 < s else 0.0
+        if abs(q0) > abs(p0):
+            swap[i] = True
+            u0[i], u1[i], u2[i] = q0, q1, q2
+            o0, o1, o2 = p0, p1, 0.0
+        else:
+            swap[i] = False
+            u0[i], u1[i], u2[i] = p0, p1, 0.0
+            o0, o1, o2 = q0, q1, q2
+        if u0[i] == 0.0:
+            u0[i] = tiny
+        m = o0 / u0[i]
+        mult[i] = m
+        p0 = o1 - m * u1[i]
+        p1 = o2 - m * u2[i]
+    u0[s - 1] = p0 if p0 != 0.0 else tiny
+    for i in range(s - 1):
+        if swap[i]:
+            x[i], x[i + 1] = x[i + 1], x[i]
+        x[i + 1] -= mult[i] * x[i]
+    x[s - 1] /= u0[s - 1]
+    if s >= 2:
+        x[s - 2] = (x[s - 2] - u1[s - 2] * x[s - 1]) / u0[s - 2]
+    for i in range(s - 3, -1, -1):
+        x[i] = (x[i] - u1[i] * x[i + 1] - u2[i] * x[i + 2]) / u0[i]
+
+
+_SHIFT_TOL = 1e-10
+"""The relative accuracy of the eigenvalues :func:`_top_eigen` bisects for: enough for the gap rule
+(which compares them at 1e-6 of the largest) and for inverse iteration, which converges by a factor
+of about _SHIFT_TOL / gap per step from such a shift (three steps: below machine epsilon)."""
+
+
+@njit(cache=True)
+def _top_eigen(A, k, gap, lam, vecs):
+    """Whether the k-th largest eigenvalue of the symmetric s x s matrix A (k <= s) exceeds the next one
+    (zero when k = s) and zero by ``gap`` times the largest, and if so unit eigenvectors for the k
+    largest in the rows of ``vecs`` (``lam``: the min(k + 1, s) largest eigenvalues, descending); A is
+    overwritten. Householder tridiagonalisation A = Q T Q', T scaled to |T| = 1, bisection on the
+    Sturm count for the eigenvalues (to :data:`_SHIFT_TOL`), inverse iteration for the vectors (three
+    steps from a fixed start, each orthogonalised against the earlier vectors of its cluster,
+    eigenvalues closer than 1e-3 |T|, as LAPACK's dstein does), then Q. The method of LAPACK's
+    dsyevx for a subset of the spectrum (Golub & Van Loan, Matrix Computations, 4th ed., sections
+    8.3-8.4, 8.4.1 and 8.2.2); written out because these matrices are small (s <= min(n, d)) and many,
+    so LAPACK's per-call cost exceeds their arithmetic, and only k + 1 of the s eigenvalues and k of
+    the vectors are needed: at s = 32, half the time of ``numpy.linalg.eigh`` in the same compiled
+    loop (benchmarks/RESULTS.md, 2026-11-30). The leading k-dimensional subspace is as accurate as a
+    full eigendecomposition's (about eps |A| / gap); a vector within a cluster of close eigenvalues is
+    determined only up to a rotation within the cluster, as from any solver."""
+    s = A.shape[0]
+    d = np.empty(s)
+    e = np.zeros(max(s - 1, 1))
+    tau = np.zeros(max(s - 2, 1))
+    H = np.empty((max(s - 2, 1), s))
+    _tridiagonalize(A, d, e, tau, H)
+    bound = 0.0                                                      # |T| <= the largest Gershgorin bound
+    for i in range(s):
+        r = (abs(e[i - 1]) if i > 0 else 0.0) + (abs(e[i]) if i < s - 1 else 0.0)
+        bound = max(bound, abs(d[i]) + r)
+    if not (bound > 0 and math.isfinite(bound)):
+        return False
+    for i in range(s):                                               # T / |T|: no overflow in the solves
+        d[i] /= bound
+    e2 = np.empty(max(s - 1, 1))
+    big = 0.0
+    for i in range(s - 1):
+        e[i] /= bound
+        e2[i] = e[i] * e[i]
+        big = max(big, e2[i])
+    pivmin = 2.2250738585072014e-308 / 2.220446049250313e-16 * max(1.0, big)
+    _bisect_top(d, e2, min(k + 1, s), -1.0 - 1e-14 - pivmin, 1.0 + 1e-14 + pivmin, pivmin, _SHIFT_TOL, lam)
+    for c in range(min(k + 1, s)):
+        lam[c] *= bound
+    top = max(lam[0], 0.0)
+    below = max(lam[k], 0.0) if k < s else 0.0
+    if not (top > 0 and lam[k - 1] - below > gap * top):
+        return False
+    tiny = 2.220446049250313e-16
+    u0, u1, u2, mult = np.empty(s), np.empty(s), np.empty(s), np.empty(s)
+    swap = np.empty(s, dtype=np.bool_)
+    y = np.empty(s)
+    Y = np.empty((k, s))
+    first = 0                                                        # the first vector of the cluster
+    for c in range(k):
+        if c > 0 and lam[c - 1] - lam[c] > 1e-3 * bound:
+            first = c
+        seed = 12345 + 7919 * c
+        for i in range(s):                                           # a fixed pseudo-random start
+            seed = (seed * 1103515245 + 12345) % 2147483648
+            y[i] = seed / 2147483648.0 - 0.5
+        for _ in range(3):
+            _tridiagonal_solve(d, e, lam[c] / bound, y, tiny, u0, u1, u2, mult, swap)
+            for o in range(first, c):
+                dot = 0.0
+                for i in range(s):
+                    dot += Y[o, i] * y[i]
+                for i in range(s):
+                    y[i] -= dot * Y[o, i]
+            nrm = _norm(y)
+            for i in range(s):
+                y[i] /= nrm
+        for i in range(s):
+            Y[c, i] = y[i]
+    for c in range(k):                                               # x = H_0 H_1 ... H_{s-3} y
+        for j in range(s - 3, -1, -1):
+            t = tau[j]
+            if t == 0.0:
+                continue
+            dot = 0.0
+            for i in range(j + 1, s):
+                dot += H[j, i] * Y[c, i]
+            dot *= t
+            for i in range(j + 1, s):
+                Y[c, i] -= dot * H[j, i]
+        for i in range(s):
+            vecs[c, i] = Y[c, i]
+    return True
 
 
 @njit(cache=True)
@@ -60,6 +325,8 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
     root = np.empty(n)
     R = np.empty((n, d))
     V = np.empty((k, d))
+    lam = np.empty(k + 1)
+    U = np.empty((k, max(n, d)))
     for g in range(G):
         x = X[g] if X.shape[0] > 1 else X[0]
         m = 0.0
@@ -101,25 +368,21 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
         if k > size:
             continue
         if tall:
-            A = _gram(R[:r])                                         # R'R
+            A = _gram_rows(np.ascontiguousarray(R[:r].T))            # R'R
         else:
-            A = _gram(R[:r].T)                                       # RR'
-        lam, U = np.linalg.eigh(A)                                   # ascending
-        top = max(lam[size - 1], 0.0)
-        below = max(lam[size - 1 - k], 0.0) if k < size else 0.0
-        if not (top > 0 and lam[size - k] - below > gap * top):
+            A = _gram_rows(R[:r])                                    # RR'
+        if not _top_eigen(A, k, gap, lam, U):
             continue
         for c in range(k):
-            col = size - 1 - c
             if tall:
                 for j in range(d):
-                    V[c, j] = U[j, col]
+                    V[c, j] = U[c, j]
             else:
                 norm = 0.0
                 for j in range(d):
                     s = 0.0
                     for t in range(r):
-                        s += R[t, j] * U[t, col]
+                        s += R[t, j] * U[c, t]
                     V[c, j] = s
                     norm += s * s
                 norm = math.sqrt(norm)
