@@ -18,9 +18,9 @@ up to rounding (0 < var <= (1e-12 mean)^2, where :meth:`PCABasis.fit` and this k
 disagree on the scale), is flagged (ok False) and its design left at zero: the caller refits it
 alone, by :meth:`PCABasis.fit`'s SVD. One part at a time, in one loop without temporaries per
 part beyond the Gram matrix and its eigenvectors. Only the k + 1 largest eigenvalues and k
-eigenvectors of each Gram matrix are computed (:func:`_top_eigen`: Householder tridiagonalisation,
-bisection, inverse iteration), every sum in a fixed order (no library call whose blocking could
-depend on the machine).
+eigenvectors of each Gram matrix are computed (:func:`_leading_pairs`: Householder
+tridiagonalisation, bisection, inverse iteration, every sum in a fixed order), except below 9 x 9,
+where LAPACK's full eigendecomposition is as fast (:func:`_top_eigen`).
 """
 from __future__ import annotations
 
@@ -33,11 +33,10 @@ __all__ = ["pca_part_designs"]
 
 
 @njit(cache=True)
-def _gram_rows(P):
-    """P P', the Gram matrix of P's rows (P C-contiguous; each entry summed over P's columns in order,
-    four entries at a time so that their sums run side by side)."""
+def _gram_rows(P, A):
+    """A <- P P', the Gram matrix of P's rows (each entry summed over P's columns in order, four
+    entries at a time so that their sums run side by side)."""
     size, length = P.shape
-    A = np.empty((size, size))
     for a in range(size):
         b = 0
         while b + 4 <= a + 1:
@@ -58,18 +57,16 @@ def _gram_rows(P):
             b += 1
         for b in range(a):
             A[b, a] = A[a, b]
-    return A
 
 
 @njit(cache=True)
-def _tridiagonalize(A, d, e, tau, H):
+def _tridiagonalize(A, d, e, tau, H, v, w):
     """A = Q T Q' by Householder reflections H_0 .. H_{s-3} (Q = H_0 H_1 ... H_{s-3}), in place:
     T's diagonal in ``d``, its off-diagonal in ``e``; reflector j is I - tau_j v v' with v = H[j]
     (zero before entry j + 1, one there) (Golub & Van Loan, Matrix Computations, 4th ed., section
-    8.3.1; LAPACK's dsytd2). A is symmetric and read whole; its trailing blocks are overwritten."""
+    8.3.1; LAPACK's dsytd2). A is symmetric and read whole; its trailing blocks are overwritten;
+    ``v`` and ``w`` (length s) are work space."""
     s = A.shape[0]
-    v = np.zeros(s)
-    w = np.empty(s)
     for j in range(s - 2):
         alpha = A[j + 1, j]
         xnorm = _norm(A[j + 2:, j])
@@ -140,18 +137,15 @@ def _norm(x):
 
 
 @njit(cache=True)
-def _bisect_top(d, e2, count, low, high, pivmin, tol, lam):
+def _bisect_top(d, e2, count, low, high, pivmin, tol, lam, lo, hi, mid, q, below):
     """The ``count`` largest eigenvalues of T (descending, into ``lam``) by bisection on the Sturm
     count, all at once (their bisections interleaved in one pass over T), each to ``tol`` times its
     size (or machine epsilon times |T|, whichever is larger), from an interval [low, high] that holds
-    the whole spectrum."""
+    the whole spectrum; ``lo``, ``hi``, ``mid``, ``q`` and ``below`` (length >= count) are work space."""
     s = d.shape[0]
     floor = 4.440892098500626e-16 * max(abs(low), abs(high)) + 2.0 * pivmin
-    lo = np.full(count, low)
-    hi = np.full(count, high)
-    mid = np.empty(count)
-    q = np.empty(count)
-    below = np.empty(count, dtype=np.int64)
+    for c in range(count):
+        lo[c], hi[c] = low, high
     for _ in range(200):
         busy = False
         for c in range(count):
@@ -217,14 +211,49 @@ def _tridiagonal_solve(d, e, sigma, x, tiny, u0, u1, u2, mult, swap):
         x[i] = (x[i] - u1[i] * x[i + 1] - u2[i] * x[i + 2]) / u0[i]
 
 
+@njit(cache=True)
+def _eigen_workspace(size, k):
+    """(F, mats, swap, below): the work space of :func:`_top_eigen` for matrices up to size x size and
+    k vectors (``mats[0]`` is left for the matrix itself), allocated once for all parts."""
+    m = max(size, k + 1, 2)
+    return np.zeros((10, m)), np.zeros((3, m * m)), np.zeros(m, dtype=np.bool_), np.zeros(m, dtype=np.int64)
+
+
 _SHIFT_TOL = 1e-10
 """The relative accuracy of the eigenvalues :func:`_top_eigen` bisects for: enough for the gap rule
 (which compares them at 1e-6 of the largest) and for inverse iteration, which converges by a factor
 of about _SHIFT_TOL / gap per step from such a shift (three steps: below machine epsilon)."""
 
 
+_FULL_BELOW = 9
+"""Below this size :func:`_top_eigen` takes LAPACK's full eigendecomposition (``numpy.linalg.eigh``):
+there it costs no more than the subset solver (measured 2026-11-30 on Mammogram's and Liver's 4 x 4
+to 6 x 6 Gram matrices), above it the subset solver is faster (at 13 x 13 by about a quarter, at
+32 x 32 by half)."""
+
+
 @njit(cache=True)
-def _top_eigen(A, k, gap, lam, vecs):
+def _top_eigen(A, k, gap, lam, vecs, F, mats, swap, below):
+    """:func:`_leading_pairs`'s answer (same arguments and meaning), by LAPACK's full eigendecomposition
+    for matrices smaller than :data:`_FULL_BELOW` and by :func:`_leading_pairs` for the others."""
+    s = A.shape[0]
+    if s >= _FULL_BELOW:
+        return _leading_pairs(A, k, gap, lam, vecs, F, mats, swap, below)
+    w, U = np.linalg.eigh(A)                                         # ascending
+    for c in range(min(k + 1, s)):
+        lam[c] = w[s - 1 - c]
+    top = max(lam[0], 0.0)
+    below_k = max(lam[k], 0.0) if k < s else 0.0
+    if not (top > 0 and lam[k - 1] - below_k > gap * top):
+        return False
+    for c in range(k):
+        for i in range(s):
+            vecs[c, i] = U[i, s - 1 - c]
+    return True
+
+
+@njit(cache=True)
+def _leading_pairs(A, k, gap, lam, vecs, F, mats, swap, below):
     """Whether the k-th largest eigenvalue of the symmetric s x s matrix A (k <= s) exceeds the next one
     (zero when k = s) and zero by ``gap`` times the largest, and if so unit eigenvectors for the k
     largest in the rows of ``vecs`` (``lam``: the min(k + 1, s) largest eigenvalues, descending); A is
@@ -236,15 +265,14 @@ def _top_eigen(A, k, gap, lam, vecs):
     8.3-8.4, 8.4.1 and 8.2.2); written out because these matrices are small (s <= min(n, d)) and many,
     so LAPACK's per-call cost exceeds their arithmetic, and only k + 1 of the s eigenvalues and k of
     the vectors are needed: at s = 32, half the time of ``numpy.linalg.eigh`` in the same compiled
-    loop (benchmarks/RESULTS.md, 2026-11-30). The leading k-dimensional subspace is as accurate as a
+    loop (benchmarks/RESULTS.md, 2026-11-30; below 9 x 9 no faster, see :func:`_top_eigen`). The leading k-dimensional subspace is as accurate as a
     full eigendecomposition's (about eps |A| / gap); a vector within a cluster of close eigenvalues is
     determined only up to a rotation within the cluster, as from any solver."""
     s = A.shape[0]
-    d = np.empty(s)
-    e = np.zeros(max(s - 1, 1))
-    tau = np.zeros(max(s - 2, 1))
-    H = np.empty((max(s - 2, 1), s))
-    _tridiagonalize(A, d, e, tau, H)
+    d, e, tau, e2 = F[0, :s], F[1, :s], F[2, :s], F[3, :s]
+    H = mats[1, :max(s - 2, 1) * s].reshape((max(s - 2, 1), s))
+    Y = mats[2, :k * s].reshape((k, s))
+    _tridiagonalize(A, d, e, tau, H, F[4, :s], F[5, :s])
     bound = 0.0                                                      # |T| <= the largest Gershgorin bound
     for i in range(s):
         r = (abs(e[i - 1]) if i > 0 else 0.0) + (abs(e[i]) if i < s - 1 else 0.0)
@@ -253,14 +281,14 @@ def _top_eigen(A, k, gap, lam, vecs):
         return False
     for i in range(s):                                               # T / |T|: no overflow in the solves
         d[i] /= bound
-    e2 = np.empty(max(s - 1, 1))
     big = 0.0
     for i in range(s - 1):
         e[i] /= bound
         e2[i] = e[i] * e[i]
         big = max(big, e2[i])
     pivmin = 2.2250738585072014e-308 / 2.220446049250313e-16 * max(1.0, big)
-    _bisect_top(d, e2, min(k + 1, s), -1.0 - 1e-14 - pivmin, 1.0 + 1e-14 + pivmin, pivmin, _SHIFT_TOL, lam)
+    _bisect_top(d, e2, min(k + 1, s), -1.0 - 1e-14 - pivmin, 1.0 + 1e-14 + pivmin, pivmin, _SHIFT_TOL, lam,
+                F[6], F[7], F[8], F[9], below)
     for c in range(min(k + 1, s)):
         lam[c] *= bound
     top = max(lam[0], 0.0)
@@ -268,10 +296,7 @@ def _top_eigen(A, k, gap, lam, vecs):
     if not (top > 0 and lam[k - 1] - below > gap * top):
         return False
     tiny = 2.220446049250313e-16
-    u0, u1, u2, mult = np.empty(s), np.empty(s), np.empty(s), np.empty(s)
-    swap = np.empty(s, dtype=np.bool_)
-    y = np.empty(s)
-    Y = np.empty((k, s))
+    u0, u1, u2, mult, y = F[4, :s], F[5, :s], F[6, :s], F[7, :s], F[8, :s]
     first = 0                                                        # the first vector of the cluster
     for c in range(k):
         if c > 0 and lam[c - 1] - lam[c] > 1e-3 * bound:
@@ -327,6 +352,8 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
     V = np.empty((k, d))
     lam = np.empty(k + 1)
     U = np.empty((k, max(n, d)))
+    F, mats, swap, below = _eigen_workspace(max(n, d), k)
+    P = np.empty(n * d)
     for g in range(G):
         x = X[g] if X.shape[0] > 1 else X[0]
         m = 0.0
@@ -368,10 +395,15 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
         if k > size:
             continue
         if tall:
-            A = _gram_rows(np.ascontiguousarray(R[:r].T))            # R'R
+            rows_of = P[:d * r].reshape((d, r))                      # R'R, from the rows of R'
+            for t in range(r):
+                for j in range(d):
+                    rows_of[j, t] = R[t, j]
         else:
-            A = _gram_rows(R[:r])                                    # RR'
-        if not _top_eigen(A, k, gap, lam, U):
+            rows_of = R[:r]                                          # RR'
+        A = mats[0, :size * size].reshape((size, size))
+        _gram_rows(rows_of, A)
+        if not _top_eigen(A, k, gap, lam, U, F, mats, swap, below):
             continue
         for c in range(k):
             if tall:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cudbound.pca_parts import _bisect_top, _top_eigen, _tridiagonal_solve, _tridiagonalize
+from cudbound.pca_parts import (_FULL_BELOW, _bisect_top, _eigen_workspace, _gram_rows, _leading_pairs, _top_eigen,
+                                _tridiagonal_solve, _tridiagonalize)
 
 GAP = 1e-6
 
@@ -53,13 +54,15 @@ def _expected(A, k):
     return w[::-1], U[:, ::-1], bool(top > 0 and w[-k] - below > GAP * top), (w[-k] - below) / max(top, 1e-300)
 
 
+@pytest.mark.parametrize("solver", [_leading_pairs, _top_eigen])
 @pytest.mark.parametrize("seed", range(4))
-def test_leading_eigenpairs_match_a_full_eigendecomposition(seed):
+def test_leading_eigenpairs_match_a_full_eigendecomposition(seed, solver):
     """For k = 1..5: the same gap decision as numpy.linalg.eigh's spectrum gives (none of these
     matrices sits within 1e-8 of the rule's threshold), the k + 1 largest eigenvalues to 1e-9 of |A|,
     and when the rule holds, orthonormal vectors whose span equals eigh's leading subspace to
     1e-13 / gap (the projectors' largest difference), each vector an eigenvector to 1e-9 |A| unless
-    its eigenvalue lies in a cluster (then the cluster's span is what is determined)."""
+    its eigenvalue lies in a cluster (then the cluster's span is what is determined). The subset solver
+    at every size, and the kernel's choice (LAPACK's eigh below :data:`_FULL_BELOW`, the sizes 1-7 here)."""
     checked = 0
     for name, A in _matrices(seed):
         s = A.shape[0]
@@ -68,7 +71,7 @@ def test_leading_eigenpairs_match_a_full_eigendecomposition(seed):
             if rule == (rel_gap > GAP) and abs(rel_gap - GAP) < 1e-8:
                 continue
             lam, V = np.empty(k + 1), np.empty((k, s))
-            got = _top_eigen(A.copy(), k, GAP, lam, V)
+            got = solver(A.copy(), k, GAP, lam, V, *_eigen_workspace(s, k))
             assert got == rule, (name, k)
             size = np.abs(w).max()
             m = min(k + 1, s)
@@ -88,13 +91,18 @@ def test_leading_eigenpairs_match_a_full_eigendecomposition(seed):
     assert checked > 100                                        # pairs whose vectors were compared
 
 
-def test_a_spectrum_that_ties_at_k_or_is_zero_is_refused():
+@pytest.mark.parametrize("pad", [0, _FULL_BELOW])
+def test_a_spectrum_that_ties_at_k_or_is_zero_is_refused(pad):
+    """Both paths of _top_eigen (padded with eigenvalues far below, the matrix reaches the subset solver)."""
     rng = np.random.default_rng(7)
+    low = [1e-3 * i for i in range(pad)]
     for w, k in [([3.0, 2.0, 2.0, 1.0, 0.0], 2), ([3.0, 0.0, 0.0, 0.0], 2), ([0.0] * 4, 1), ([-1.0, -2.0, -3.0], 1)]:
-        A = _with_spectrum(rng, w)
-        assert not _top_eigen(A.copy(), k, GAP, np.empty(k + 1), np.empty((k, len(w))))
-    A = _with_spectrum(rng, [3.0, 2.0, 2.0 - 3e-6 * 3, 1.0])       # the k-th gap 3e-6 of the largest: kept
-    assert _top_eigen(A.copy(), 2, GAP, np.empty(3), np.empty((2, 4)))
+        A = _with_spectrum(rng, w + ([-x for x in low] if w[0] <= 0 else ([0.0] * pad if w[1] == 0 else low)))
+        s = A.shape[0]
+        assert not _top_eigen(A.copy(), k, GAP, np.empty(k + 1), np.empty((k, s)), *_eigen_workspace(s, k))
+    A = _with_spectrum(rng, [3.0, 2.0, 2.0 - 3e-6 * 3, 1.0] + low)  # the k-th gap 3e-6 of the largest: kept
+    s = A.shape[0]
+    assert _top_eigen(A.copy(), 2, GAP, np.empty(3), np.empty((2, s)), *_eigen_workspace(s, 2))
 
 
 @pytest.mark.parametrize("s", [1, 2, 3, 4, 9, 31])
@@ -104,7 +112,7 @@ def test_tridiagonalisation_reconstructs_the_matrix(s):
     M = rng.normal(size=(s, s))
     A = (M + M.T) / 2
     d, e, tau, H = np.empty(s), np.zeros(max(s - 1, 1)), np.zeros(max(s - 2, 1)), np.empty((max(s - 2, 1), s))
-    _tridiagonalize(A.copy(), d, e, tau, H)
+    _tridiagonalize(A.copy(), d, e, tau, H, np.empty(s), np.empty(s))
     T = np.diag(d) + np.diag(e[:s - 1], 1) + np.diag(e[:s - 1], -1)
     Q = np.eye(s)
     for j in range(s - 2):
@@ -146,5 +154,22 @@ def test_bisection_finds_the_largest_eigenvalues_of_a_tridiagonal_matrix():
         bound = np.abs(T).sum(axis=1).max()
         count = min(4, s)
         lam = np.empty(count)
-        _bisect_top(d, e[:max(s - 1, 1)] ** 2, count, -bound - 1e-12, bound + 1e-12, 1e-300, 1e-12, lam)
+        _bisect_top(d, e[:max(s - 1, 1)] ** 2, count, -bound - 1e-12, bound + 1e-12, 1e-300, 1e-12, lam,
+                    *[np.empty(count) for _ in range(4)], np.empty(count, dtype=np.int64))
         np.testing.assert_allclose(lam, w[:count], rtol=0, atol=4e-12 * bound)
+
+
+def test_the_gram_matrix_sums_each_entry_in_order():
+    """_gram_rows(P, A): A = P P' bit for bit as the plain in-order sum of each entry (its four side-by-side
+    sums change nothing but speed), for row counts around the block of four."""
+    rng = np.random.default_rng(2)
+    for size in (1, 3, 4, 5, 9):
+        P = rng.normal(size=(size, 17))
+        A = np.empty((size, size))
+        _gram_rows(P, A)
+        for a in range(size):
+            for b in range(size):
+                total = 0.0
+                for t in range(P.shape[1]):
+                    total += P[a, t] * P[b, t]
+                assert A[a, b] == total
