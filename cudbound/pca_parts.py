@@ -123,9 +123,12 @@ def _tridiagonalize(A, d, e, tau, H, v, w):
 
 @njit(cache=True)
 def _norm(x):
-    """The Euclidean norm of x, scaled by its largest |entry| so that no square overflows."""
+    """The Euclidean norm of x, scaled by its largest |entry| so that no square overflows (NaN if an
+    entry is NaN)."""
     big = 0.0
     for i in range(x.shape[0]):
+        if x[i] != x[i]:
+            return math.nan
         big = max(big, abs(x[i]))
     if big == 0.0 or not math.isfinite(big):
         return big
@@ -221,15 +224,17 @@ def _eigen_workspace(size, k):
 
 _SHIFT_TOL = 1e-10
 """The relative accuracy of the eigenvalues :func:`_top_eigen` bisects for: enough for the gap rule
-(which compares them at 1e-6 of the largest) and for inverse iteration, which converges by a factor
-of about _SHIFT_TOL / gap per step from such a shift (three steps: below machine epsilon)."""
+(which compares them at 1e-6 of the largest; within about 1e-11 of that threshold its decision may
+differ from one on exact eigenvalues, as any solver's may) and for inverse iteration, which converges by
+a factor of about _SHIFT_TOL / gap per step from such a shift: three steps leave about 1e-13 at the
+smallest gap the rule admits, far below the eps / gap of the subspace itself."""
 
 
 _FULL_BELOW = 9
 """Below this size :func:`_top_eigen` takes LAPACK's full eigendecomposition (``numpy.linalg.eigh``):
 there it costs no more than the subset solver (measured 2026-11-30 on Mammogram's and Liver's 4 x 4
 to 6 x 6 Gram matrices), above it the subset solver is faster (at 13 x 13 by about a quarter, at
-32 x 32 by half)."""
+32 x 32 by half; benchmarks/RESULTS.md, 2026-11-30, second sitting)."""
 
 
 @njit(cache=True)
@@ -276,8 +281,10 @@ def _leading_pairs(A, k, gap, lam, vecs, F, mats, swap, below):
     bound = 0.0                                                      # |T| <= the largest Gershgorin bound
     for i in range(s):
         r = (abs(e[i - 1]) if i > 0 else 0.0) + (abs(e[i]) if i < s - 1 else 0.0)
+        if not math.isfinite(d[i] + r):                              # NaN or inf in A: refused
+            return False
         bound = max(bound, abs(d[i]) + r)
-    if not (bound > 0 and math.isfinite(bound)):
+    if not bound > 0:
         return False
     for i in range(s):                                               # T / |T|: no overflow in the solves
         d[i] /= bound
@@ -351,8 +358,8 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
     R = np.empty((n, d))
     V = np.empty((k, d))
     lam = np.empty(k + 1)
-    U = np.empty((k, max(n, d)))
-    F, mats, swap, below = _eigen_workspace(max(n, d), k)
+    U = np.empty((k, min(n, d)))
+    F, mats, swap, below = _eigen_workspace(min(n, d), k)                # s <= min(n, d)
     P = np.empty(n * d)
     for g in range(G):
         x = X[g] if X.shape[0] > 1 else X[0]

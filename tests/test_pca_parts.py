@@ -173,3 +173,49 @@ def test_the_gram_matrix_sums_each_entry_in_order():
                 for t in range(P.shape[1]):
                     total += P[a, t] * P[b, t]
                 assert A[a, b] == total
+
+
+def test_nan_or_inf_in_the_matrix_is_refused_not_raised():
+    """A NaN anywhere (even where the bisection for the smallest eigenvalues would not see it) or an
+    infinite entry: the part is refused (False), never an exception, at every k."""
+    rng = np.random.default_rng(8)
+    M = rng.normal(size=(12, 15))
+    for s in (9, 12):
+        for bad in (np.nan, np.inf):
+            A = M[:s] @ M[:s].T
+            A[5, 5] = bad
+            for k in range(1, s + 1):
+                assert not _leading_pairs(A.copy(), k, GAP, np.empty(k + 1), np.empty((k, s)), *_eigen_workspace(s, k))
+
+
+@pytest.mark.parametrize("m, d", [(30, 12), (24, 30), (40, 57)])
+def test_the_kernel_equals_pca_fits_svd_where_the_subset_solver_runs(m, d):
+    """pca_part_designs on bootstrap parts whose Gram matrix is 9 x 9 or larger (the subset solver's
+    sizes; tests/test_basis.py covers 5 x 5): each part's design equals PCABasis.fit's on the part's rows
+    repeated by their counts (SVD, same sign rule) to 1e-10, with the intercept, standardised or not."""
+    from cudbound.basis import _GRAM_GAP, PCABasis
+    from cudbound.pca_parts import pca_part_designs
+    rng = np.random.default_rng(m + d)
+    X = rng.normal(size=(m, d)) * rng.uniform(0.2, 5.0, d) @ np.linalg.qr(rng.normal(size=(d, d)))[0] + rng.normal(0, 3, d)
+    W = rng.multinomial(m, np.ones(m) / m, size=12).astype(float)
+    for standardize in (False, True):
+        designs, ok = pca_part_designs(X[None], W, 3, standardize, True, _GRAM_GAP)
+        assert ok.all()
+        for g in range(len(W)):
+            rows = np.repeat(np.arange(m), W[g].astype(int))
+            basis = PCABasis(3, standardize=standardize).fit(X[rows])
+            expected = basis.transform(X)
+            assert min(len(np.unique(rows)), d) >= 9
+            np.testing.assert_allclose(designs[g], expected, rtol=0, atol=1e-10 * np.abs(expected).max())
+
+
+def test_the_work_space_grows_with_the_gram_matrix_not_with_n_squared():
+    """60,000 rows of 3 features: the Gram matrices are 3 x 3, and so is the work space (sized by
+    min(n, d), not max(n, d): that asked for 3 x 60,000^2 doubles, 86 GB, and raised MemoryError)."""
+    from cudbound.pca_parts import pca_part_designs
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(1, 60_000, 3))
+    W = np.zeros((2, 60_000))
+    W[0, :100], W[1, 100:300] = 1.0, 2.0
+    designs, ok = pca_part_designs(X, W, 2, True, True, GAP)
+    assert ok.all() and designs.shape == (2, 60_000, 3) and np.all(np.isfinite(designs))
