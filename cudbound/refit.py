@@ -191,11 +191,13 @@ def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = 
     s = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0)) if equilibrate else np.ones_like(d)
     Hs = H * s[:, :, None] * s[:, None, :]
     gs = g * s
-    # As trace(Hs) <= p bounds lambda_max by p, det(Hs) > SINGULAR_RTOL * p^p proves regularity
-    # cheaply (one batched LU); only the remaining systems need their eigenvalues.
+    # lambda_max <= trace(Hs) (p with equilibration), and det(Hs) <= lambda_min lambda_max^(p-1), so
+    # det(Hs) > SINGULAR_RTOL trace(Hs)^p proves lambda_min > SINGULAR_RTOL lambda_max cheaply (one batched
+    # LU); only the remaining systems need their eigenvalues.
     p = H.shape[-1]
     singular = np.zeros(H.shape[0], dtype=bool)
-    unsure = np.flatnonzero(~(np.linalg.det(Hs) > SINGULAR_RTOL * float(p) ** p))
+    trace = np.einsum("bii->b", Hs)
+    unsure = np.flatnonzero(~(np.linalg.det(Hs) > SINGULAR_RTOL * np.maximum(trace, 0.0) ** p))
     if unsure.size:
         ev = np.linalg.eigvalsh(Hs[unsure])           # ascending
         singular[unsure] = ev[:, 0] <= SINGULAR_RTOL * np.maximum(ev[:, -1], 0.0)

@@ -190,6 +190,25 @@ def test_singular_rule_is_scale_invariant_and_min_norm():
     assert SINGULAR_RTOL == 1e-10
 
 
+def test_the_singular_rule_does_not_depend_on_the_scale_of_unequilibrated_systems():
+    """equilibrate=False (a design in orthonormal coordinates, H = Z'WZ of size about n): the rule
+    lambda_min <= SINGULAR_RTOL lambda_max decides, whatever the scale c of H; its cheap determinant
+    test once bounded lambda_max by p instead of trace(H), so c = 100 declared a rank-deficient H
+    regular and solved it."""
+    rng = np.random.default_rng(4)
+    Q = np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    for spectrum, expect in [([1.0, 1.0, 1.0, 1e-12], True), ([1.0, 0.5, 0.2, 1e-9], False), ([1.0, 1.0, 1.0, 0.0], True)]:
+        H0 = (Q * spectrum) @ Q.T
+        H0 = (H0 + H0.T) / 2
+        g0 = H0 @ np.ones(4)                                        # consistent: beta = 1 solves it
+        for c in (1e-3, 1.0, 100.0, 1e4, 1e6):
+            beta, singular = solve_normal_equations((c * H0)[None], (c * g0)[None], equilibrate=False)
+            assert singular[0] == expect, (spectrum, c)
+            np.testing.assert_allclose(c * H0 @ beta[0], c * g0, atol=1e-8 * c)
+            if expect:
+                assert np.linalg.norm(beta[0]) <= np.linalg.norm(np.ones(4)) + 1e-6   # the least-norm solution
+
+
 class _FailingLoss(type(get_loss("squared"))):
     name = "failing"
     is_quadratic = False
