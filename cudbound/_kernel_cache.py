@@ -58,7 +58,7 @@ SVM_DUAL_SOURCES = ("active_set_solver.py", "decremental.py", "kkt.py", "smo_sol
 SHARED_SOURCES = ("optim/linear_solve.py",)
 """Kernel files (relative to the package) whose functions the kernels of both folders call:
 part of both groups' keys."""
-STANDALONE_SOURCES = ("pca_parts.py",)
+STANDALONE_SOURCES = ("pca_parts.py", "optim/squared_parts.py")
 """Kernel files (relative to the package) whose kernels call no kernel of another file: each is
 keyed by its own content alone."""
 KEEP = 4

@@ -29,7 +29,8 @@ How, with the same result:
   part, so the design is formed once and all the refits of one loss are solved in batches
   (:class:`DesignRefits`);
 * a basis that learns is refitted per part (:class:`ProcedureRefits`), in batches for the squared
-  loss, the smooth ones and the hinge;
+  loss (the basis by its batched form, the least squares by the compiled loop of
+  :mod:`cudbound.optim.squared_parts`), the smooth ones and the hinge;
 * a smooth loss (logistic, exponential, their ridge forms, a user's margin loss with derivatives)
   is solved for all parts at once by damped Newton (:mod:`cudbound.optim.smooth_parts`),
   warm-started from the fit on all n points, to rounding (the one-part path, cvxpy polished by
@@ -212,15 +213,6 @@ def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = 
         coef = np.einsum("bji,bj->bi", V, gs[singular]) * inv       # V' g / lambda
         beta_s[singular] = np.einsum("bij,bj->bi", V, coef)
     return beta_s * s, singular
-
-
-def _unit_columns(Phi: np.ndarray) -> np.ndarray:
-    """Each (n, p) design of a (G, n, p) stack with its columns scaled to unit norm (a zero column
-    left as it is), the norm computed after dividing by the column's largest |entry| (no overflow)."""
-    amax = np.max(np.abs(Phi), axis=1, keepdims=True)
-    S = Phi / np.where(amax > 0, amax, 1.0)
-    norms = np.sqrt(np.einsum("gnp,gnp->gp", S, S))[:, None, :]
-    return S / np.where(norms > 0, norms, 1.0)
 
 
 def _weights_iv(weights, n: int) -> np.ndarray:
@@ -577,12 +569,12 @@ class ProcedureRefits(Refits):
 
     def _squared_chunk(self, W: np.ndarray, out: np.ndarray, scale: np.ndarray, rows: np.ndarray,
                        log: RefitLog) -> np.ndarray:
-        """Least squares on parts of one size, in stacked linear algebra: Phi_g from the batched basis,
-        Z_g = sqrt(n) Q_g (Phi_g D_g^-1 = Q_g R_g, the orthonormal coordinates of
-        :func:`cudbound.design.reparametrise`), then the normal equations Z_g' W_g Z_g gamma = Z_g' W_g y
-        with the singular rule of :func:`solve_normal_equations`. A part whose design is not clearly of
-        full rank (singular-value ratio <= :data:`_FULL_RANK_MARGIN`; reparametrise's pivoted QR decides
-        it exactly) is left to the one-part path."""
+        """Least squares on parts of one size: Phi_g from the batched basis, then the compiled
+        :func:`cudbound.optim.squared_parts.squared_part_fits`: Z_g = sqrt(n) Q_g (Phi_g D_g^-1 = Q_g R_g,
+        the orthonormal coordinates of :func:`cudbound.design.reparametrise`) and the normal equations
+        Z_g' W_g Z_g gamma = Z_g' W_g y with the singular rule of :func:`solve_normal_equations`. A part whose
+        design is not clearly of full rank (singular-value ratio <= :data:`_FULL_RANK_MARGIN`;
+        reparametrise's pivoted QR decides it exactly) is left to the one-part path."""
         G, n = W.shape
         try:
             got = self.data.basis.refit_designs(self.X, W)
@@ -591,26 +583,19 @@ class ProcedureRefits(Refits):
         if got is None:
             return np.zeros(G, dtype=bool)
         Phi, ok = got
-        ok = ok & np.all(np.isfinite(Phi), axis=(1, 2))
         if not ok.any():
             return ok
-        A = _unit_columns(Phi[ok])
-        ev = np.linalg.eigvalsh(A.transpose(0, 2, 1) @ A)            # squared singular values, ascending
-        full = ev[:, 0] > _FULL_RANK_MARGIN ** 2 * ev[:, -1]
-        ok[np.flatnonzero(ok)[~full]] = False
-        A = A[full]
-        if not A.shape[0]:
-            return ok
-        Z = np.sqrt(n) * np.linalg.qr(A, mode="reduced")[0]
-        Wk = W[ok]
-        ZW = Z * Wk[:, :, None]
-        beta, singular = solve_normal_equations(ZW.transpose(0, 2, 1) @ Z, np.einsum("gnp,n->gp", ZW, self.labels),
-                                                equilibrate=False)   # Z is orthonormal
-        out[rows[ok]] = np.einsum("gnp,gp->gn", Z, beta)
-        scale[rows[ok]] = np.einsum("gnp,gp->gn", np.abs(Z), np.abs(beta))
-        log.refits += int(ok.sum())
-        log.singular += int(singular.sum())
-        return ok
+        from .optim.squared_parts import NOT_FITTED, SINGULAR, squared_part_fits
+
+        fits, scales, status = squared_part_fits(np.ascontiguousarray(Phi, dtype=np.float64), W,
+                                                 np.ascontiguousarray(self.labels, dtype=np.float64), ok,
+                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL)
+        done = status != NOT_FITTED
+        out[rows[done]] = fits[done]
+        scale[rows[done]] = scales[done]
+        log.refits += int(done.sum())
+        log.singular += int((status == SINGULAR).sum())
+        return done
 
     def _fixed_basis(self, W: np.ndarray, m: np.ndarray):
         """The design does not change with the part: batched refits, one batch per loss (per m when

@@ -53,7 +53,7 @@ def test_two_copies_of_the_package_share_every_kernel_folder(two_copies):
     one, two = _folders(first), _folders(second)
     assert one == two and len(KERNEL_FILES) >= 19
     assert {p.parent for p in one.values()} == {kc.cache_root() / "numba"}
-    assert len(set(one.values())) == 4                # search, svm_dual, linear_solve, pca_parts
+    assert len(set(one.values())) == 5                # search, svm_dual, linear_solve, pca_parts, squared_parts
     assert one == _folders(kc.PACKAGE)                # and the imported copy's
 
 
@@ -149,13 +149,13 @@ def test_kernels_are_cached_outside_the_package_and_stamped_with_their_key():
     """Every cached kernel of the package is located in its group's folder of the per-user cache,
     not beside its source, and numba's index checks the group's key, not the file's own stamp."""
     from cudbound import pca_parts
-    from cudbound.optim import linear_solve, svm_dual
+    from cudbound.optim import linear_solve, squared_parts, svm_dual
     from cudbound.optim.svm_dual import active_set_solver, decremental, kkt, smo_solver
     from cudbound.search import bounds, core, node_pool, node_qp
 
     checked = 0
     for module in (bounds, core, node_pool, node_qp, svm_dual, active_set_solver, decremental, kkt, smo_solver,
-                   linear_solve, pca_parts):
+                   linear_solve, pca_parts, squared_parts):
         for obj in vars(module).values():
             cache = getattr(obj, "_cache", None)
             path = getattr(cache, "_cache_path", None)
