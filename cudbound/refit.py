@@ -179,6 +179,15 @@ class RefitLog:
         warn(f"{what}: of {self.refits} refits, " + "; ".join(parts) + ".", DegenerateResampleWarning)
 
 
+def regular_bound(p: int) -> float:
+    """c_p such that det(H / trace(H)) > c_p proves lambda_min(H) > SINGULAR_RTOL lambda_max(H) for a
+    symmetric PSD p x p H of positive trace t: by AM-GM on the other p - 1 eigenvalues,
+    det(H) <= lambda_min ((t - lambda_min) / (p - 1))^(p-1) <= lambda_min (t / (p - 1))^(p-1), and
+    lambda_max <= t; so c_p = SINGULAR_RTOL (p - 1)^-(p-1) (SINGULAR_RTOL for p = 1). Scaled by the
+    trace, the determinant neither overflows nor underflows with the system's size."""
+    return SINGULAR_RTOL * float(max(p - 1, 1)) ** -(p - 1)
+
+
 def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = True
                            ) -> tuple[np.ndarray, np.ndarray]:
     """Solve the stacked systems H_b beta_b = g_b (H_b symmetric PSD), with the singular rule.
@@ -192,13 +201,13 @@ def solve_normal_equations(H: np.ndarray, g: np.ndarray, *, equilibrate: bool = 
     s = 1.0 / np.sqrt(np.where(d > 0.0, d, 1.0)) if equilibrate else np.ones_like(d)
     Hs = H * s[:, :, None] * s[:, None, :]
     gs = g * s
-    # lambda_max <= trace(Hs) (p with equilibration), and det(Hs) <= lambda_min lambda_max^(p-1), so
-    # det(Hs) > SINGULAR_RTOL trace(Hs)^p proves lambda_min > SINGULAR_RTOL lambda_max cheaply (one batched
-    # LU); only the remaining systems need their eigenvalues.
+    # A cheap proof of regularity (one batched LU); only the other systems need their eigenvalues.
     p = H.shape[-1]
     singular = np.zeros(H.shape[0], dtype=bool)
     trace = np.einsum("bii->b", Hs)
-    unsure = np.flatnonzero(~(np.linalg.det(Hs) > SINGULAR_RTOL * np.maximum(trace, 0.0) ** p))
+    positive = trace > 0.0
+    scaled_det = np.linalg.det(Hs / np.where(positive, trace, 1.0)[:, None, None])
+    unsure = np.flatnonzero(~(positive & (scaled_det > regular_bound(p))))
     if unsure.size:
         ev = np.linalg.eigvalsh(Hs[unsure])           # ascending
         singular[unsure] = ev[:, 0] <= SINGULAR_RTOL * np.maximum(ev[:, -1], 0.0)

@@ -14,11 +14,12 @@ sum_c |z_ic| |gamma_c| (the tie rule's yardstick, :mod:`cudbound.ties`).
 
 A design that is not clearly of full rank (least singular value of A at most ``margin`` times the
 largest) or has a non-finite entry is not fitted (status 2): the caller refits it alone, where
-reparametrise's pivoted QR decides its rank exactly. Clear full rank is proved cheaply where it
-holds, sigma_min(R) >= 1 / |R^-1|_F and sigma_max(R) <= |R|_F; only the other designs need the
+reparametrise's pivoted QR decides its rank exactly. Clear full rank is proved cheaply for most
+designs, sigma_min(R) >= 1 / |R^-1|_F and sigma_max(R) <= |R|_F; only the other designs need the
 eigenvalues of R'R (LAPACK, through numba). Likewise the normal matrix is proved regular by
-det(H) > rtol trace(H)^p (as lambda_max <= trace(H) and det(H) <= lambda_min lambda_max^(p-1)),
-else decided by its eigenvalues. One part at a time in one loop, every sum in a fixed order.
+det(H / t) > rtol (p - 1)^-(p-1), t = trace(H) (:func:`cudbound.refit.regular_bound`), else decided
+by its eigenvalues. One part at a time in one loop, every sum in a fixed order. Fewer rows than
+columns (n < p): no part is fitted.
 """
 from __future__ import annotations
 
@@ -111,7 +112,8 @@ def _clearly_full_rank(R, p, margin, Rinv):
 
 @njit(cache=True)
 def _lu_det_trace(H, LU, piv):
-    """LU of H with partial pivoting into ``LU``/``piv`` (H kept); returns (det(H), trace(H))."""
+    """LU of H with partial pivoting into ``LU``/``piv`` (H kept); returns (det(H / trace(H)), trace(H)),
+    the determinant scaled so that it neither overflows nor underflows with p (1 for trace(H) <= 0)."""
     p = H.shape[0]
     det = 1.0
     trace = 0.0
@@ -119,6 +121,7 @@ def _lu_det_trace(H, LU, piv):
         trace += H[a, a]
         for b in range(p):
             LU[a, b] = H[a, b]
+    unit = trace if trace > 0.0 else 1.0
     for j in range(p):
         best = j
         for i in range(j + 1, p):
@@ -130,7 +133,7 @@ def _lu_det_trace(H, LU, piv):
                 LU[j, b], LU[best, b] = LU[best, b], LU[j, b]
             det = -det
         d = LU[j, j]
-        det *= d
+        det *= d / unit
         if d == 0.0:
             continue
         for i in range(j + 1, p):
@@ -166,7 +169,7 @@ def _normal_solution(H, g, rtol, beta, LU, piv):
     """beta solving H beta = g under the singular rule; returns whether H was singular."""
     p = H.shape[0]
     det, trace = _lu_det_trace(H, LU, piv)
-    if det > rtol * max(trace, 0.0) ** p:
+    if trace > 0.0 and det > rtol * float(max(p - 1, 1)) ** -(p - 1):     # refit.regular_bound
         _lu_solve(LU, piv, g, beta)
         return False
     lam, U = np.linalg.eigh(H)                                       # ascending
@@ -196,6 +199,8 @@ def squared_part_fits(Phi, weights, y, todo, margin, rtol):
     out = np.zeros((G, n))
     scale = np.zeros((G, n))
     status = np.full(G, NOT_FITTED, dtype=np.int8)
+    if n < p:
+        return out, scale, status
     A = np.empty((n, p))
     V = np.empty((p, n))
     tau = np.empty(p)

@@ -209,6 +209,31 @@ def test_the_singular_rule_does_not_depend_on_the_scale_of_unequilibrated_system
                 assert np.linalg.norm(beta[0]) <= np.linalg.norm(np.ones(4)) + 1e-6   # the least-norm solution
 
 
+def test_the_cheap_regularity_proof_is_sound_and_works_at_every_size():
+    """regular_bound(p): det(H / trace) above it implies lambda_min > SINGULAR_RTOL lambda_max (checked on
+    random spectra around the threshold, p = 2..40); it holds for well-conditioned systems at every p (a
+    bound of SINGULAR_RTOL p^p once failed for every system of p >= 10, which then all paid for their
+    eigenvalues, and its power overflowed for p = 105 at a trace of 10^4)."""
+    import warnings
+    from cudbound.refit import regular_bound
+    rng = np.random.default_rng(13)
+    for p in (2, 3, 5, 10, 20, 40):
+        Q = np.linalg.qr(rng.normal(size=(p, p)))[0]
+        for _ in range(60):
+            lam = np.sort(rng.uniform(0.5, 2.0, p)) * 10.0 ** rng.uniform(-5, 5)
+            lam[0] = lam[-1] * 10.0 ** rng.uniform(-12, -7)
+            H = (Q * lam) @ Q.T
+            H = (H + H.T) / 2
+            if np.linalg.det(H / np.trace(H)) > regular_bound(p):
+                assert lam[0] > SINGULAR_RTOL * lam[-1]
+        assert np.linalg.det(np.eye(p) / p) > regular_bound(p)                 # c I: proved regular
+    H = 1e4 * np.eye(105)[None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        beta, singular = solve_normal_equations(H, np.ones((1, 105)), equilibrate=False)
+    assert not singular[0] and np.allclose(beta, 1e-4)
+
+
 class _FailingLoss(type(get_loss("squared"))):
     name = "failing"
     is_quadratic = False

@@ -120,4 +120,15 @@ def test_the_normal_equations_need_row_interchanges():
             det, trace = _lu_det_trace(H, LU, piv)
             _lu_solve(LU, piv, g, x)
             np.testing.assert_allclose(x, np.linalg.solve(H, g), rtol=1e-9, atol=1e-9 * np.abs(np.linalg.solve(H, g)).max())
-            assert det == pytest.approx(np.linalg.det(H), rel=1e-9) and trace == pytest.approx(np.trace(H))
+            unit = np.trace(H) if np.trace(H) > 0 else 1.0                     # (these H need not be PSD)
+            assert det == pytest.approx(np.linalg.det(H / unit), rel=1e-9) and trace == pytest.approx(np.trace(H))
+
+
+def test_fewer_rows_than_columns_fit_nothing():
+    """n < p: no least-squares fit is determined; every part is left to the one-part path (status
+    NOT_FITTED), as the stacked code left it, never a read past the design's rows."""
+    rng = np.random.default_rng(12)
+    for n, p in [(1, 3), (2, 4), (3, 5)]:
+        out, scale, status = squared_part_fits(rng.normal(size=(2, n, p)), np.ones((2, n)), np.ones(n),
+                                               np.ones(2, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL)
+        assert np.all(status == NOT_FITTED) and not out.any() and not scale.any()
