@@ -2,7 +2,8 @@
 numpy computation it replaced in cudbound.refit (unit columns, eigenvalues of A'A for the full-rank
 margin, numpy's QR, the normal equations under solve_normal_equations' singular rule), on every
 class of design and weights it meets: bootstrap counts and 0/1 folds, columns of any scale,
-designs of full rank, rank-deficient ones (a repeated or a zero column) and ones on the margin,
+designs of full rank, rank-deficient ones (a repeated or a zero column) and near-collinear ones
+(1e-3; the 1e-6 margin itself is where any two computations of the singular values may disagree),
 parts whose normal matrix is singular (fewer distinct rows than columns), non-finite entries."""
 from __future__ import annotations
 
