@@ -299,8 +299,8 @@ def _leading_pairs(A, k, gap, lam, vecs, F, mats, swap, below):
     for c in range(min(k + 1, s)):
         lam[c] *= bound
     top = max(lam[0], 0.0)
-    below = max(lam[k], 0.0) if k < s else 0.0
-    if not (top > 0 and lam[k - 1] - below > gap * top):
+    below_k = max(lam[k], 0.0) if k < s else 0.0
+    if not (top > 0 and lam[k - 1] - below_k > gap * top):
         return False
     tiny = 2.220446049250313e-16
     u0, u1, u2, mult, y = F[4, :s], F[5, :s], F[6, :s], F[7, :s], F[8, :s]

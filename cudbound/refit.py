@@ -584,7 +584,7 @@ class ProcedureRefits(Refits):
         Z_g' W_g Z_g gamma = Z_g' W_g y with the singular rule of :func:`solve_normal_equations`. A part whose
         design is not clearly of full rank (singular-value ratio <= :data:`_FULL_RANK_MARGIN`;
         reparametrise's pivoted QR decides it exactly) is left to the one-part path."""
-        G, n = W.shape
+        G = W.shape[0]
         try:
             got = self.data.basis.refit_designs(self.X, W)
         except (ValueError, np.linalg.LinAlgError):
@@ -598,7 +598,7 @@ class ProcedureRefits(Refits):
 
         fits, scales, status = squared_part_fits(np.ascontiguousarray(Phi, dtype=np.float64), W,
                                                  np.ascontiguousarray(self.labels, dtype=np.float64), ok,
-                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL)
+                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]))
         done = status != NOT_FITTED
         out[rows[done]] = fits[done]
         scale[rows[done]] = scales[done]

@@ -17,7 +17,7 @@ largest) or has a non-finite entry is not fitted (status 2): the caller refits i
 reparametrise's pivoted QR decides its rank exactly. Clear full rank is proved cheaply for most
 designs, sigma_min(R) >= 1 / |R^-1|_F and sigma_max(R) <= |R|_F; only the other designs need the
 eigenvalues of R'R (LAPACK, through numba). Likewise the normal matrix is proved regular by
-det(H / t) > rtol (p - 1)^-(p-1), t = trace(H) (:func:`cudbound.refit.regular_bound`), else decided
+det(H / t) > ``regular``, t = trace(H) (:func:`cudbound.refit.regular_bound` gives it), else decided
 by its eigenvalues. One part at a time in one loop, every sum in a fixed order. Fewer rows than
 columns (n < p): no part is fitted.
 """
@@ -165,11 +165,11 @@ def _lu_solve(LU, piv, g, x):
 
 
 @njit(cache=True)
-def _normal_solution(H, g, rtol, beta, LU, piv):
+def _normal_solution(H, g, rtol, regular, beta, LU, piv):
     """beta solving H beta = g under the singular rule; returns whether H was singular."""
     p = H.shape[0]
     det, trace = _lu_det_trace(H, LU, piv)
-    if trace > 0.0 and det > rtol * float(max(p - 1, 1)) ** -(p - 1):     # refit.regular_bound
+    if trace > 0.0 and det > regular:
         _lu_solve(LU, piv, g, beta)
         return False
     lam, U = np.linalg.eigh(H)                                       # ascending
@@ -191,7 +191,7 @@ def _normal_solution(H, g, rtol, beta, LU, piv):
 
 
 @njit(cache=True)
-def squared_part_fits(Phi, weights, y, todo, margin, rtol):
+def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular):
     """(predictions (G, n), scales (G, n), status (G,)) of the least-squares fits of the parts
     ``weights`` (G, n) on their designs ``Phi`` (G, n, p), labels ``y`` (n,); parts with ``todo`` False
     are skipped (status :data:`NOT_FITTED`)."""
@@ -270,7 +270,7 @@ def squared_part_fits(Phi, weights, y, todo, margin, rtol):
                 g[a] += wa * y[i]
                 for b in range(p):
                     H[a, b] += wa * Z[i, b]
-        singular = _normal_solution(H, g, rtol, beta, LU, piv)
+        singular = _normal_solution(H, g, rtol, regular, beta, LU, piv)
         for i in range(n):
             acc = 0.0
             mag = 0.0
