@@ -31,6 +31,9 @@ bound U (:func:`_joint_bound`) pairs each count block of the lower bounds above 
 certified lower frontier (F^<= for the partner's counts below, F^>= above); a node is pruned when
 U is at most the best pair value attained (with the partner's frontier found), the node with the
 largest U is expanded first, and the largest open U certifies Q^(b) from above at every moment.
+A completed pattern's pairs are attained with the partner's frontier found; when the partner was cut
+short (found above certified), they are also bounded with its certified lower frontier, and the
+largest such bound joins the certified value, so that a budget never gives less than Q^(b).
 """
 from __future__ import annotations
 
@@ -45,7 +48,7 @@ from numba import njit, objmode
 from .._kernel_compile import compile_once
 from .bounds import _count_at, _free_point, _point_flip
 from .branching import _branch_point
-from .codes import BUDGET, KIND_QP, SOLVER_FAILURE, STATIC, STATUS
+from .codes import BUDGET, EXACT, KIND_QP, SOLVER_FAILURE, STATIC, STATUS
 from .core import (COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
                    UNDECIDED_N, LoopOptions, ReplicateRef, _bounding, _loop_options, _make_child, _node_factor, _over_budget,
                    _release, _room_for_two, _solve_into, _unrealisable, solver_inputs)
@@ -63,8 +66,9 @@ _N_COUNTS = 11
 FORM_CODES = {"joint": 0, "min": 1, "product": 2}
 """The bound's factor G of (x_A, x_B), x = alpha_n (K - m): g(x_A + x_B), min(g(x_A), g(x_B)) and
 g+(x_A) g+(x_B), g(x) = min(1, 1 + x), g+ = max(0, g) (method.md)."""
-# the loop's values (the float64 array ``val``)
-BEST, LOST_LB, LOST_U = 0, 1, 2
+# the loop's values (the float64 array ``val``); LEAF_U: in a joint search, the largest pair value of a
+# completed pattern with the partner's certified lower frontier (above BEST only when the partner is inexact)
+BEST, LOST_LB, LOST_U, LEAF_U = 0, 1, 2, 3
 
 
 def count_range(counts, y):
@@ -390,7 +394,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
                       opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
     up = np.full(size, L_max)
     down = np.full(size, L_max)
-    val = np.array([0.0, np.inf, -np.inf])
+    val = np.array([0.0, np.inf, -np.inf, 0.0])
     cnt = np.zeros(_N_COUNTS, dtype=np.int64)
     t_start = 0.0
     if opt.time_limit > 0:
@@ -447,6 +451,9 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
             _release(pool, cnt, v)
         elif pool.depth[v] == mf:
             _attain_pattern(rep, up, down, ik, pool.fixed_cost[v], pool.minimum[v], pt, val)
+            if pt[0]:  # what the pattern may reach with the partner's values not found
+                val[LEAF_U] = max(val[LEAF_U], _pair(pool.fixed_cost[v], pool.minimum[v], rep.L_hat, pt, True, True,
+                                                     True) / rep.n)
             _release(pool, cnt, v)
         else:
             while not _room_for_two(pool, cnt):
@@ -461,6 +468,10 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
         upper = best
         if open_top == open_top and open_top > upper:
             upper = open_top
+        if val[LEAF_U] > upper + opt.prune:  # a partner cut short: its pairs are bounded, not attained
+            upper = val[LEAF_U]
+            if status == EXACT:
+                status = BUDGET
         if val[LOST_U] > best + opt.prune:
             upper = max(upper, val[LOST_U])
             if status != BUDGET:
