@@ -156,6 +156,35 @@ def test_a_budget_never_gives_less_than_the_exact_value(loss):
     assert lead_cut_joint_done >= 1  # the failing class was exercised
 
 
+def test_a_partner_with_a_lowered_certified_frontier_keeps_the_statuses():
+    """A frontier no budget cut can still be inexact (a node nobody solved lowers its certified
+    values): the joint search against it bounds its completed patterns with those values (its value
+    at least the exact one) and keeps its own status, so the replicate's is the partner's
+    "solver_failure", not a budget stop (found in review of the fix above)."""
+    import dataclasses
+
+    from cudbound.compare.cud import _side
+    from cudbound.compare.procedures import ProcedurePair
+    from cudbound.cud import EngineOptions
+    from cudbound.cud_difference import _status
+    from cudbound.datasets import LinearGaussian
+    from cudbound.resampling import draw_counts
+
+    n = 30
+    X, labels = LinearGaussian(n_features=2, flip_probability=0.2).sample(n, 0)
+    pair = ProcedurePair(cudbound.Procedure(), cudbound.Procedure(basis="poly:2"), X, labels, None)
+    side_a, side_b = (_side(p, pair.X, pair.labels, EngineOptions()) for p in (pair.a, pair.b))
+    for row in draw_counts(n, 10, np.random.default_rng(0)):
+        lead = side_a.frontier(row, float(n), side_b.slack(row), SearchOptions())
+        exact = side_b.frontier(row, float(n), side_a.slack(row), SearchOptions(), partner=lead)
+        assert lead.status == exact.status == "exact"
+        lowered = dataclasses.replace(lead, status="solver_failure", up_lower=lead.up_lower - 0.3,
+                                      down_lower=lead.down_lower - 0.3)
+        joint = side_b.frontier(row, float(n), side_a.slack(row), SearchOptions(), partner=lowered)
+        assert joint.status == "exact" and joint.value >= exact.value - TOL
+        assert _status(lowered.status, joint.status) == "solver_failure"
+
+
 def test_validation():
     A, B, y, counts, _ = make_pair_problem(81, "squared", "squared", same_basis=False)
     with pytest.raises(ValueError, match="rows"):

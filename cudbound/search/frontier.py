@@ -48,7 +48,7 @@ from numba import njit, objmode
 from .._kernel_compile import compile_once
 from .bounds import _count_at, _free_point, _point_flip
 from .branching import _branch_point
-from .codes import BUDGET, EXACT, KIND_QP, SOLVER_FAILURE, STATIC, STATUS
+from .codes import BUDGET, KIND_QP, SOLVER_FAILURE, STATIC, STATUS
 from .core import (COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
                    UNDECIDED_N, LoopOptions, ReplicateRef, _bounding, _loop_options, _make_child, _node_factor, _over_budget,
                    _release, _room_for_two, _solve_into, _unrealisable, solver_inputs)
@@ -469,9 +469,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
         if open_top == open_top and open_top > upper:
             upper = open_top
         if val[LEAF_U] > upper + opt.prune:  # a partner cut short: its pairs are bounded, not attained
-            upper = val[LEAF_U]
-            if status == EXACT:
-                status = BUDGET
+            upper = val[LEAF_U]  # (the status stays this search's own: the partner's carries its inexactness)
         if val[LOST_U] > best + opt.prune:
             upper = max(upper, val[LOST_U])
             if status != BUDGET:
