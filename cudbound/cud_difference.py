@@ -125,12 +125,6 @@ class DifferenceOutcome:
     status: str
     frontier_a: FrontierOutcome
     frontier_b: FrontierOutcome
-    a_leads: bool = True
-
-    @property
-    def lead(self) -> FrontierOutcome:
-        """The frontier searched in full (A's or B's, :attr:`DifferenceSide.key`; the other is the joint search)."""
-        return self.frontier_a if self.a_leads else self.frontier_b
 
     @property
     def nodes(self) -> int:
@@ -175,7 +169,7 @@ def search_replicate_difference(side_a: DifferenceSide, side_b: DifferenceSide, 
     f_follow = follow.frontier(counts, alpha_n, slack_lead, options, partner=f_lead, form=form)
     fa, fb = (f_lead, f_follow) if a_leads else (f_follow, f_lead)
     return DifferenceOutcome(f_follow.value, min(f_follow.value_lower, f_follow.value),
-                             _status(fa.status, fb.status), fa, fb, a_leads)
+                             _status(fa.status, fb.status), fa, fb)
 
 
 def replicate_sup_difference(design_a: ArrayLike, design_b: ArrayLike, y: ArrayLike, counts: ArrayLike, *,

@@ -411,6 +411,8 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     pool.lp_basis[0] = slv.lp[5]
     pool.lp_at_upper[0] = slv.lp[6]
     pool.witness[0, :] = 1.0
+    # a partner cut short (values found above its certified ones): completed patterns need both
+    partner_cut = pt[0] and not (np.array_equal(pt[2], pt[4]) and np.array_equal(pt[3], pt[5]))
     _attain_at(rep, up, down, ik, root_beta, root_bv, opt.margin, pt, val)
     for q in range(seeds.shape[0]):
         _attain_at(rep, up, down, ik, seeds[q], seed_losses[q], opt.margin, pt, val)
@@ -451,7 +453,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
             _release(pool, cnt, v)
         elif pool.depth[v] == mf:
             _attain_pattern(rep, up, down, ik, pool.fixed_cost[v], pool.minimum[v], pt, val)
-            if pt[0]:  # what the pattern may reach with the partner's values not found
+            if partner_cut:  # what the pattern may reach with the partner's values not found
                 val[LEAF_U] = max(val[LEAF_U], _pair(pool.fixed_cost[v], pool.minimum[v], rep.L_hat, pt, True, True,
                                                      True) / rep.n)
             _release(pool, cnt, v)
