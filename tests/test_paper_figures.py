@@ -290,7 +290,7 @@ def test_rebuild_all_names_real_scripts(tmp_path):
 
 
 REPORT_SOURCES = {
-    "## 1.": ["study2/shared_basis/tables.md"],
+    "## 1.": ["study2/tables.md"],
     "## 4.": ["study3/tables.md"],
     "## 5.": ["study3/tables.md"],
     "## 6.": ["study3_null/tables.md"],
