@@ -11,7 +11,10 @@ method's coverage there. The normal-theory intervals (K, M, Y) should lose cover
 the kurtosis grows; CUD should stay at or above the target.
 
 The plotted numbers are also written beside the figure, as a CSV of the same name (one row per
-data set and n: the excess kurtosis and the four coverages), for the text that cites them.
+data set and n: the excess kurtosis and the four coverages), and a Markdown summary of the same
+name (:func:`summary`: the cells by kurtosis, each method's mean coverage on the cells with
+|excess kurtosis| above 1 and on the others, and Spearman's rank correlation of coverage with
+|kurtosis|), for the text that cites them.
 """
 from __future__ import annotations
 
@@ -52,6 +55,43 @@ def table(pts) -> list:
     return [rows[key] for key in sorted(rows, key=lambda c: (c[1], rank[c[0]]))]
 
 
+LARGE = 1.0
+"""Cells whose |excess kurtosis| exceeds this are the "large kurtosis" group of the summary."""
+
+
+def summary(rows) -> str:
+    """The Markdown summary of :func:`table`'s rows: the cells by decreasing |kurtosis|; per method,
+    the mean coverage over the cells with |kurtosis| > LARGE and over the others; per method,
+    Spearman's rank correlation of its coverage with |kurtosis| over all cells and its two-sided
+    p-value (``scipy.stats.spearmanr``)."""
+    from scipy import stats
+    labels = {m: label for m, (label, _) in METHODS.items()}
+    lines = ["# Figure 1: coverage by the training error's kurtosis", "",
+             "| data set | n | abs kurtosis | " + " | ".join(labels.values()) + " |",
+             "|---|---|---|" + "---|" * len(labels)]
+    for r in sorted(rows, key=lambda r: -r["abs_kurtosis"]):
+        lines.append(f"| {r['dataset']} | {r['n']} | {r['abs_kurtosis']:.2f} | "
+                     + " | ".join("" if r[m] is None else f"{r[m]:.3f}" for m in labels) + " |")
+    large = [r for r in rows if r["abs_kurtosis"] > LARGE]
+    rest = [r for r in rows if r["abs_kurtosis"] <= LARGE]
+    lines += ["", f"Mean coverage, cells with |excess kurtosis| above {LARGE:g} and the others:", "",
+              "| method | cells above | mean coverage above | cells at or below | mean coverage at or below |",
+              "|---|---|---|---|---|"]
+    for m, label in labels.items():
+        a = [r[m] for r in large if r[m] is not None]
+        b = [r[m] for r in rest if r[m] is not None]
+        fmt = lambda v: f"{sum(v) / len(v):.3f}" if v else ""  # noqa: E731
+        lines.append(f"| {label} | {len(a)} | {fmt(a)} | {len(b)} | {fmt(b)} |")
+    lines += ["", "Spearman's rank correlation of coverage with |excess kurtosis| over all cells:", "",
+              "| method | cells | rho | p (two-sided) |", "|---|---|---|---|"]
+    for m, label in labels.items():
+        pairs = [(r["abs_kurtosis"], r[m]) for r in rows if r[m] is not None]
+        if len(pairs) >= 3:
+            res = stats.spearmanr(*zip(*pairs))
+            lines.append(f"| {label} | {len(pairs)} | {res.statistic:.2f} | {res.pvalue:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     parser, args = figure_args(__doc__, "results/figure1_kurtosis.png", argv, chunks=True)
     plt = pyplot()
@@ -72,8 +112,11 @@ def main(argv=None) -> int:
     fig.tight_layout()
     save(fig, args.out)
     csv_path = Path(args.out).with_suffix(".csv")
-    write_csv(csv_path, ("dataset", "n", "abs_kurtosis") + tuple(METHODS), table(pts))
-    print(f"wrote {csv_path}")
+    rows = table(pts)
+    write_csv(csv_path, ("dataset", "n", "abs_kurtosis") + tuple(METHODS), rows)
+    md_path = Path(args.out).with_suffix(".md")
+    md_path.write_text(summary(rows), encoding="utf-8")
+    print(f"wrote {csv_path} and {md_path}")
     return 0
 
 
