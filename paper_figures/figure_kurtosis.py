@@ -63,14 +63,18 @@ def summary(rows) -> str:
     """The Markdown summary of :func:`table`'s rows: the cells by decreasing |kurtosis|; per method,
     the mean coverage over the cells with |kurtosis| > LARGE and over the others; per method,
     Spearman's rank correlation of its coverage with |kurtosis| over all cells and its two-sided
-    p-value (``scipy.stats.spearmanr``)."""
+    p-value (``scipy.stats.spearmanr``, ties at their average rank); empty where a method has fewer
+    than 3 cells or a constant coverage. |kurtosis| is printed to 3 decimals, so the grouping can be
+    read off the table."""
+    import warnings
+
     from scipy import stats
     labels = {m: label for m, (label, _) in METHODS.items()}
     lines = ["# Figure 1: coverage by the training error's kurtosis", "",
              "| data set | n | abs kurtosis | " + " | ".join(labels.values()) + " |",
              "|---|---|---|" + "---|" * len(labels)]
     for r in sorted(rows, key=lambda r: -r["abs_kurtosis"]):
-        lines.append(f"| {r['dataset']} | {r['n']} | {r['abs_kurtosis']:.2f} | "
+        lines.append(f"| {r['dataset']} | {r['n']} | {r['abs_kurtosis']:.3f} | "
                      + " | ".join("" if r[m] is None else f"{r[m]:.3f}" for m in labels) + " |")
     large = [r for r in rows if r["abs_kurtosis"] > LARGE]
     rest = [r for r in rows if r["abs_kurtosis"] <= LARGE]
@@ -86,9 +90,14 @@ def summary(rows) -> str:
               "| method | cells | rho | p (two-sided) |", "|---|---|---|---|"]
     for m, label in labels.items():
         pairs = [(r["abs_kurtosis"], r[m]) for r in rows if r[m] is not None]
-        if len(pairs) >= 3:
-            res = stats.spearmanr(*zip(*pairs))
-            lines.append(f"| {label} | {len(pairs)} | {res.statistic:.2f} | {res.pvalue:.2f} |")
+        rho = p = math.nan
+        if len(pairs) >= 3 and len({c for _, c in pairs}) > 1 and len({k for k, _ in pairs}) > 1:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = stats.spearmanr(*zip(*pairs))
+            rho, p = float(res.statistic), float(res.pvalue)
+        shown = " | ".join("" if not math.isfinite(v) else f"{v:.2f}" for v in (rho, p))
+        lines.append(f"| {label} | {len(pairs)} | {shown} |")
     return "\n".join(lines) + "\n"
 
 

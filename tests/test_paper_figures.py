@@ -211,30 +211,32 @@ def test_study2_summary_counts_complete_cells_only_given_the_config(tmp_path):
 
 
 def test_kurtosis_summary_groups_means_and_rank_correlations():
-    """The Markdown summary beside Figure 1, on hand-made cells: the cells by decreasing |kurtosis|,
-    each method's mean coverage above |kurtosis| 1 and at or below it (computed here), and Spearman's
-    rho as the Pearson correlation of the ranks (numpy; the values are distinct, so no ties)."""
+    """The Markdown summary beside Figure 1, on hand-made cells (one at |kurtosis| exactly 1, which
+    counts as "at or below"; tied coverages): the cells by decreasing |kurtosis|, each method's mean
+    coverage above |kurtosis| 1 and at or below it (computed here), Spearman's rho as the Pearson
+    correlation of average ranks (scipy.stats.rankdata), and empty fields for a method with too few
+    cells or a constant coverage."""
     fig = script("figure_kurtosis")
-    k = [0.2, 1.5, 0.7, 1.1, 0.05]
-    cov = {"cud": [0.97, 0.96, 0.98, 0.95, 0.99], "yang": [0.96, 0.97, 0.95, 0.94, 0.98],
-           "martin": [0.95, 0.83, 0.93, 0.86, 0.96], "kohavi": [0.94, 0.82, None, 0.85, 0.97]}
-    rows = [{"dataset": f"d{i}", "n": 30, "abs_kurtosis": k[i], **{m: cov[m][i] for m in cov}} for i in range(5)]
+    k = [0.2, 1.5, 0.7, 1.1, 0.05, 1.0]
+    cov = {"cud": [0.97, 0.96, 0.98, 0.95, 0.99, 0.97], "yang": [0.95, 0.95, 0.95, 0.95, 0.95, 0.95],
+           "martin": [0.95, 0.83, 0.93, 0.86, 0.95, 0.93], "kohavi": [None, 0.82, None, None, None, 0.90]}
+    rows = [{"dataset": f"d{i}", "n": 30, "abs_kurtosis": k[i], **{m: cov[m][i] for m in cov}} for i in range(6)]
     text = fig.summary(rows)
     cells = [line for line in text.splitlines() if line.startswith("| d") and line[3].isdigit()]
-    assert [c.split(" | ")[0] for c in cells] == ["| d1", "| d3", "| d2", "| d0", "| d4"]
-    assert cells[2].endswith("| 0.930 |  |")          # K absent on d2: an empty field
-    means = {line.split(" | ")[0][2:]: line for line in text.splitlines() if "| 2 |" in line or "| 1 |" in line}
-    assert means["M"] == f"| M | 2 | {(0.83 + 0.86) / 2:.3f} | 3 | {(0.95 + 0.93 + 0.96) / 3:.3f} |"
-    assert means["K"] == f"| K | 2 | {(0.82 + 0.85) / 2:.3f} | 2 | {(0.94 + 0.97) / 2:.3f} |"
+    assert [c.split(" | ")[0] for c in cells] == ["| d1", "| d3", "| d5", "| d2", "| d0", "| d4"]
+    assert cells[2].startswith("| d5 | 30 | 1.000 |") and cells[3].endswith("| 0.930 |  |")
+    means = {line.split(" | ")[0][2:]: line for line in text.splitlines()
+             if line.startswith("| ") and line.split(" | ")[0][2:] in ("CUD", "Y", "M", "K") and line.count("|") == 6}
+    assert means["M"] == f"| M | 2 | {(0.83 + 0.86) / 2:.3f} | 4 | {(0.95 + 0.93 + 0.95 + 0.93) / 4:.3f} |"
+    assert means["K"] == "| K | 1 | 0.820 | 1 | 0.900 |"
 
     def rho(x, y):
-        rx, ry = np.argsort(np.argsort(x)), np.argsort(np.argsort(y))
-        return np.corrcoef(rx, ry)[0, 1]
-    line = next(x for x in text.splitlines() if x.startswith("| M | 5 |"))
-    assert line.split(" | ")[2] == f"{rho(k, cov['martin']):.2f}"
-    line = next(x for x in text.splitlines() if x.startswith("| K | 4 |"))
-    kk, kc = zip(*[(a, b) for a, b in zip(k, cov["kohavi"]) if b is not None])
-    assert line.split(" | ")[2] == f"{rho(kk, kc):.2f}"
+        return np.corrcoef(stats.rankdata(x), stats.rankdata(y))[0, 1]
+    rhos = {line.split(" | ")[0][2:]: line for line in text.splitlines()
+            if line.startswith("| ") and line.count("|") == 5 and line.split(" | ")[0][2:] in ("CUD", "Y", "M", "K")}
+    assert rhos["M"].split(" | ")[2] == f"{rho(k, cov['martin']):.2f}"
+    assert rhos["CUD"].split(" | ")[2] == f"{rho(k, cov['cud']):.2f}"
+    assert rhos["Y"] == "| Y | 6 |  |  |" and rhos["K"] == "| K | 2 |  |  |"
 
 
 @pytest.mark.slow   # 4 s; test_kurtosis_figure covers the figure by default

@@ -97,19 +97,18 @@ def test_a_supplementary_task_has_the_base_tasks_draw_and_target(supplement, bas
         (_text(row["target"]), _text(row["details"]["target_se"]))
 
 
-@pytest.mark.parametrize("dataset, n, rep", [("spam", 30, 17), ("spam", 50, 133)])
+@pytest.mark.parametrize("dataset, n, rep", [("spam", 30, 17), ("spam", 50, 133), ("donut", 50, 61)])
 def test_a_committed_cud_row_is_recomputed_exactly(dataset, n, rep):
     """A committed row of ``chunks_cud`` (study3_cud, B = 500, no budget: the exact interval) is what
     the code computes for its task today: the draw columns, the interval, its centre and half-width,
-    coverage and target to the chunks' 12 digits, and the search exact (``conservative`` 0). Skipped
-    until the task is committed."""
+    coverage and target to the chunks' 12 digits, and the search exact (``conservative`` 0). Donut is
+    simulated, so one case runs without the UCI files."""
     data_home = os.environ.get("CUDBOUND_DATA")
     if get_dataset(dataset).kind == "real" and not data_home:
         pytest.skip("real UCI files not available: set CUDBOUND_DATA to the directory with the raw files")
     committed = [t for p in chunk_files(ROOT / "results" / "study3" / "chunks_cud")
                  if f"/{dataset}/n{n}/" in p.as_posix() for t in read_chunk(p) if t["rep"] == rep]
-    if not committed:
-        pytest.skip(f"{dataset} n = {n} rep {rep} is not committed in results/study3/chunks_cud")
+    assert len(committed) == 1, f"{dataset} n = {n} rep {rep} is committed once in results/study3/chunks_cud"
     (stored,) = committed
     new = run_auc_task(load_config(EXP / "study3_cud.toml"), Task(dataset, n, rep), data_home)
     for key in ("train_error", "true_error"):
