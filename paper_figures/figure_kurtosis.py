@@ -66,8 +66,6 @@ def summary(rows) -> str:
     p-value (``scipy.stats.spearmanr``, ties at their average rank); empty where a method has fewer
     than 3 cells or a constant coverage. |kurtosis| is printed to 3 decimals, so the grouping can be
     read off the table."""
-    import warnings
-
     from scipy import stats
     labels = {m: label for m, (label, _) in METHODS.items()}
     lines = ["# Figure 1: coverage by the training error's kurtosis", "",
@@ -92,9 +90,7 @@ def summary(rows) -> str:
         pairs = [(r["abs_kurtosis"], r[m]) for r in rows if r[m] is not None]
         rho = p = math.nan
         if len(pairs) >= 3 and len({c for _, c in pairs}) > 1 and len({k for k, _ in pairs}) > 1:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                res = stats.spearmanr(*zip(*pairs))
+            res = stats.spearmanr(*zip(*pairs))
             rho, p = float(res.statistic), float(res.pvalue)
         shown = " | ".join("" if not math.isfinite(v) else f"{v:.2f}" for v in (rho, p))
         lines.append(f"| {label} | {len(pairs)} | {shown} |")
