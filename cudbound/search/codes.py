@@ -6,7 +6,7 @@ which node solver runs (``KIND_*``), how a search ended (``STATUS``), what becam
 """
 from __future__ import annotations
 
-__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "STATUS", "STATES", "BRANCHING"]
+__all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "KINDS", "STATUS", "STATES", "BRANCHING"]
 
 # ---- node solvers (see the docstring of cudbound.search.core)
 KIND_QP = 0         # a positive definite quadratic loss: the compiled dual active-set QP
@@ -14,6 +14,7 @@ KIND_LP = 1         # the plain hinge loss: the compiled certified simplex
 KIND_EXTERNAL = 2   # any NodeSolver object, called from the loop on the Python side
 KIND_SMOOTH = 3     # the built-in logistic and exponential losses: the compiled SQP
 KIND_HINGE_QP = 4   # the hinge loss plus a quadratic penalty: the compiled primal active-set method
+KINDS = (KIND_QP, KIND_LP, KIND_EXTERNAL, KIND_SMOOTH, KIND_HINGE_QP)
 
 # ---- how a search ended: an index into STATUS
 STATUS = ("exact", "budget", "solver_failure", "bounded", "bounded")

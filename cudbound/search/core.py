@@ -75,7 +75,7 @@ from .._kernel_compile import compile_once
 from .bounds import _bound, _flip_d, _objective, _value_at
 from .branching import _branch_point
 from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP,
-                    KIND_QP, KIND_SMOOTH, LEAF, NOT_REALISABLE, OPEN, PRUNED, QP_FAILED, QP_INFEASIBLE, REALISABLE,
+                    KIND_QP, KIND_SMOOTH, KINDS, LEAF, NOT_REALISABLE, OPEN, PRUNED, QP_FAILED, QP_INFEASIBLE, REALISABLE,
                     SOLVER_FAILURE, STATES, STATIC, STATUS, STOPPED_ABOVE, UNREALISABLE)
 from .context import SearchContext, _realise_call, _record
 from .heap import _heap_pop, _heap_push
@@ -481,7 +481,8 @@ def _finish(pool, cnt, val, opt):
 
 
 @njit(cache=True)
-def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data, quad_ok, Hinv, opt, resume, state):
+def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data, quad_ok, Hinv, opt, resume, state,
+            kind):
     """The loop: best-first branch and bound over the realisable sign patterns of the free points.
 
     ``root``: (minimiser, minimum, loss at the minimiser, a value attained already);
@@ -493,14 +494,16 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     state); status indexes ``codes.STATUS``; ``state`` = (pool, counts, values) for a resume.
     With ``resume``, the search continues from ``state`` (the last output of a search of the
     same replicate stopped by its node budget; ``floor`` may only have risen and ``stop_above``
-    fallen since); the counts are then those of this call."""
+    fallen since); the counts are then those of this call. ``kind``: ``solve_data``'s kind; a
+    constant there (``_replicate``'s KIND_QP) compiles the loop for that node solver alone
+    (:func:`~cudbound.search.node_solve._solve`), a variable for every kind."""
     mf, p = P.shape
     norms = np.empty(mf)
     for k in range(mf):
         norms[k] = math.sqrt(np.dot(P[k], P[k]))
     rep = ReplicateRef(P, prow, norms, cplus, cminus, C_forced, n, alpha, L_hat,
                        L_hat + 1.0 / alpha if alpha > 0.0 else np.inf)
-    kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, hq = solve_data
+    _, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, hq = solve_data
     slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
@@ -556,6 +559,21 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     return (upper, val[BEST], status, cnt[NODES], cnt[SOLVES], cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS],
             cnt[UNDECIDED_N] != 0, (_as_arrays(pool), cnt, val))
 
+
+
+def _search_for_kind(kind):
+    """:func:`_search` compiled for one node solver: its ``kind`` a constant (numba keeps a
+    closure's constants and caches one entry per value)."""
+    @njit(cache=True)
+    def search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data, quad_ok, Hinv, opt, resume, state):
+        return _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data, quad_ok, Hinv, opt,
+                       resume, state, kind)
+    return search
+
+
+SEARCH_FOR_KIND = {kind: _search_for_kind(kind) for kind in KINDS}
+"""The loop of each kind of node solver (what :func:`run_search` calls): compiled on first use for
+that solver alone, so that a loss compiles only the node solver it uses."""
 
 _NO_STATE: dict = {}
 
@@ -702,8 +720,9 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
             float(problem.alpha_n), float(problem.L_hat), start, slv, quad is not None, Hinv,
             _loop_options(options, tol, lazy, record, python_realise), resume is not None,
             resume.arrays if resume is not None else _placeholder_state(p))
-    with compile_once(_search, args):
-        out = _search(*args)
+    search = SEARCH_FOR_KIND[kind]
+    with compile_once(search, args):
+        out = search(*args)
     value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
     state = None
     if resumable and status == BUDGET and options.max_nodes and nodes >= options.max_nodes:
@@ -744,7 +763,7 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, opt,
     slv = NodeSolve(KIND_QP, H, 0.5 * Hinv, beta_u, L_u, lp, sm, key, _workspace(p), _hinge_work(np.zeros((0, p)), 0))
     upper, best, status, nodes, solves, pruned, real, fallbacks, undecided, out_state = _search(
         P, prow, cplus, cminus, C_forced, n, alpha, L_hat, (beta_u, L_u, L_u, best0), slv, True, Hinv, opt, resume,
-        state)
+        state, KIND_QP)
     return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks, out_state, mf
 
 

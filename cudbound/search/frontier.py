@@ -48,7 +48,7 @@ from numba import njit, objmode
 from .._kernel_compile import compile_once
 from .bounds import _count_at, _free_point, _point_flip
 from .branching import _branch_point
-from .codes import BUDGET, KIND_QP, SOLVER_FAILURE, STATIC, STATUS
+from .codes import BUDGET, KIND_QP, KINDS, SOLVER_FAILURE, STATIC, STATUS
 from .core import (COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
                    UNDECIDED_N, LoopOptions, ReplicateRef, _bounding, _loop_options, _make_child, _node_factor, _over_budget,
                    _release, _room_for_two, _solve_into, _unrealisable, solver_inputs)
@@ -366,7 +366,7 @@ def _settled(top, up, down, eps, pt, val, prune):
 
 @njit(cache=True)
 def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, seed_losses, solve_data, quad_ok, Hinv,
-              opt, eps, pt):
+              opt, eps, pt, kind):
     """The loop over the realisable sign patterns of the free points, for the frontier below L_max
     (least lower bound first) or, with a partner (``pt[0]``), for Q^(b) (largest bound first).
 
@@ -375,7 +375,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     kmin, F^>=, F^<=, their certified lower bounds, its K, alpha_n, the factor's code). Returns
     (kmin, up, down, up_lower, down_lower, status, nodes, solves, pruned, realisability solves,
     fallbacks, undecided, Q^(b) certified from above, Q^(b) attained); the last two NaN without a
-    partner."""
+    partner. ``kind``: ``solve_data``'s kind, as in :func:`cudbound.search.core._search`."""
     mf, p = P.shape
     norms = np.empty(mf)
     kmin = C_forced
@@ -387,7 +387,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     ik = int(math.floor(kmin + 0.5))
     size = int(math.floor(kmax + 0.5)) - ik + 1
     rep = ReplicateRef(P, prow, norms, cplus, cminus, C_forced, n, 0.0, L_hat, L_max)
-    kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, hq = solve_data
+    _, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, hq = solve_data
     slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
@@ -515,6 +515,20 @@ def _partner(target):
     return (True, int(f.kmin), *arrays, float(f.L_hat), float(target.alpha_n), FORM_CODES[target.form])
 
 
+def _frontier_for_kind(kind):
+    """:func:`_frontier` compiled for one node solver (as ``core.SEARCH_FOR_KIND``)."""
+    @njit(cache=True)
+    def frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, seed_losses, solve_data, quad_ok,
+                 Hinv, opt, eps, pt):
+        return _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, seed_losses, solve_data,
+                         quad_ok, Hinv, opt, eps, pt, kind)
+    return frontier
+
+
+FRONTIER_FOR_KIND = {kind: _frontier_for_kind(kind) for kind in KINDS}
+"""The frontier loop of each kind of node solver (what :func:`run_frontier` calls)."""
+
+
 def run_frontier(problem, root, target, *, seeds=(), quad=None, inner=None, context=None, options=None,
                  python_realise=False):
     """The frontier (or, with a partner, the joint search) of a prepared replicate below ``problem.L_max``.
@@ -538,8 +552,9 @@ def run_frontier(problem, root, target, *, seeds=(), quad=None, inner=None, cont
             float(problem.L_hat), float(problem.L_max), start, seed_rows, seed_losses, slv, quad is not None, Hinv,
             _loop_options(options, tol, kind != KIND_QP, False, python_realise), _eps(target.alpha_n, tol),
             _partner(target))
-    with compile_once(_frontier, args):
-        out = _frontier(*args)
+    frontier = FRONTIER_FOR_KIND[kind]
+    with compile_once(frontier, args):
+        out = frontier(*args)
     return _outcome(out, problem.L_max, problem.L_hat, problem.n_screened)
 
 
@@ -567,7 +582,7 @@ def _replicate_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, sc
     seeds = np.empty((1, p))
     seeds[0] = beta_hat
     out = _frontier(P, prow, cplus, cminus, C_forced, float(y.shape[0]), L_hat, L_max, (beta_u, L_u, L_u), seeds,
-                    np.full(1, L_hat), slv, True, Hinv, opt, eps, pt)
+                    np.full(1, L_hat), slv, True, Hinv, opt, eps, pt, KIND_QP)
     return ok, out, L_hat, L_max, n_screened
 
 

@@ -1,4 +1,4 @@
-"""The solve of one node of the search, by the solver its kind names (compiled dispatch).
+"""The solve of one node of the search, by the solver its kind names (chosen when the loop compiles).
 
 A node fixes the signs s_j of some free points; its minimum is min L(b) s.t. s_j phi_j'b >= 0
 over those points (the cone of the node). :func:`_solve` solves node ``c`` of the node pool in
@@ -21,9 +21,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core.errors import TypingError
+from numba.extending import overload
 
-from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP, KIND_SMOOTH, QP_OPTIMAL
+from .codes import KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP, KIND_QP, KIND_SMOOTH, QP_OPTIMAL
 from .context import _solve_call
 from .hinge_qp_node_solver import _hinge_qp_node
 from .lp_node_solver import DUAL_BOUND, OPTIMAL, _solve_node_ws
@@ -82,42 +84,86 @@ def _quad_form(H, x, x0):
     return v
 
 
-@njit(cache=True, inline="always")
 def _solve(c, rep, slv, pool, level=np.inf):
     """Solve node c in place (``pool.beta[c]`` and its warm start). Returns (ok, m, loss at
     beta[c]): ok 0 solved, 1 solved by the fallback solver, -1 not solved, 2 (KIND_LP with a
     finite ``level``) stopped by a dual bound: the node's minimum is at least ``level`` (m is
-    the level; nothing else is set)."""
-    kind = slv.kind
-    if kind == KIND_QP:
-        ok, m = _solve_qp(c, rep, slv, pool)
-    elif kind == KIND_LP:
-        ok, m, stopped = _solve_lp(c, rep, slv, pool, level)
-        if stopped:
-            return 2, m, m
-    elif kind == KIND_SMOOTH:
-        ok, m = _solve_smooth(c, rep, slv, pool)
-    elif kind == KIND_HINGE_QP:
-        ok, m = _solve_hinge_qp(c, rep, slv, pool)
-    else:
-        rows, signs = _fixed(pool.signs[c], rep.prow)
-        ok, m, bv, b, h2, fb = _solve_call(slv.key, pool.handle[c], rows, signs, False)
-        if ok == 0:
-            pool.beta[c] = b
-            pool.handle[c] = h2
-            return fb, m, bv
-        return -1, 0.0, 0.0
+    the level; nothing else is set).
+
+    Compiled code only, by the solver ``slv.kind`` names, a constant of the loop
+    (:data:`~cudbound.search.records.CONSTANT_FIELDS`): the loop is compiled for one solver."""
+    raise TypeError("node_solve._solve runs in compiled code only")
+
+
+@overload(_solve)
+def _solve_for_kind(c, rep, slv, pool, level=np.inf):
+    kind = slv.field_dict["kind"]
+    if not isinstance(kind, types.IntegerLiteral):
+        raise TypingError(f"the node solver's kind must be a constant of the loop, not {kind}")
+    solver = _BY_KIND[kind.literal_value]
+
+    def impl(c, rep, slv, pool, level=np.inf):
+        return solver(c, rep, slv, pool, level)
+    return impl
+
+
+@njit(cache=True, inline="always")
+def _or_fallback(c, rep, slv, pool, ok, m, qp):
+    """(0, m, m) after a compiled solve that succeeded (``ok``), else the fallback solver's
+    (ok 1, or -1 when it fails too); ``qp``: the compiled solver was the QP, whose active set does
+    not go with the fallback's point."""
     if ok:
         return 0, m, m
-    # a compiled solve failed: the fallback solver on the Python side
     rows, signs = _fixed(pool.signs[c], rep.prow)
-    ok, m, bv, b, h2, fb = _solve_call(slv.key, -1, rows, signs, True)
-    if ok == 0:
+    st, m, bv, b, h2, fb = _solve_call(slv.key, -1, rows, signs, True)
+    if st == 0:
         pool.beta[c] = b
-        if kind == KIND_QP:
+        if qp:
             pool.n_active[c] = 0  # no active set goes with this point: the children's QPs start cold
         return 1, m, bv
     return -1, 0.0, 0.0
+
+
+@njit(cache=True, inline="always")
+def _by_qp(c, rep, slv, pool, level):
+    ok, m = _solve_qp(c, rep, slv, pool)
+    return _or_fallback(c, rep, slv, pool, ok, m, True)
+
+
+@njit(cache=True, inline="always")
+def _by_lp(c, rep, slv, pool, level):
+    ok, m, stopped = _solve_lp(c, rep, slv, pool, level)
+    if stopped:
+        return 2, m, m
+    return _or_fallback(c, rep, slv, pool, ok, m, False)
+
+
+@njit(cache=True, inline="always")
+def _by_smooth(c, rep, slv, pool, level):
+    ok, m = _solve_smooth(c, rep, slv, pool)
+    return _or_fallback(c, rep, slv, pool, ok, m, False)
+
+
+@njit(cache=True, inline="always")
+def _by_hinge_qp(c, rep, slv, pool, level):
+    ok, m = _solve_hinge_qp(c, rep, slv, pool)
+    return _or_fallback(c, rep, slv, pool, ok, m, False)
+
+
+@njit(cache=True, inline="always")
+def _by_external(c, rep, slv, pool, level):
+    """KIND_EXTERNAL: the NodeSolver on the Python side, from the node's warm start (its handle)."""
+    rows, signs = _fixed(pool.signs[c], rep.prow)
+    ok, m, bv, b, h2, fb = _solve_call(slv.key, pool.handle[c], rows, signs, False)
+    if ok == 0:
+        pool.beta[c] = b
+        pool.handle[c] = h2
+        return fb, m, bv
+    return -1, 0.0, 0.0
+
+
+_BY_KIND = {KIND_QP: _by_qp, KIND_LP: _by_lp, KIND_SMOOTH: _by_smooth, KIND_HINGE_QP: _by_hinge_qp,
+            KIND_EXTERNAL: _by_external}
 
 
 @njit(cache=True, inline="always")

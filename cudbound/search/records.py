@@ -16,8 +16,14 @@ from __future__ import annotations
 
 from numba.core import types
 from numba.experimental import structref
+from numba.extending import overload
 
-__all__ = ["RecordType", "compiled_record"]
+__all__ = ["RecordType", "compiled_record", "CONSTANT_FIELDS"]
+
+CONSTANT_FIELDS = frozenset({"kind"})
+"""Fields that keep the literal type of a constant they are built from: a record built with the
+constant ``kind`` = KIND_QP is a type of its own, and the code compiled for it can pick its solver
+at compile time (``node_solve._solve``); built from a variable, the field is an int64 as any other."""
 
 
 @structref.register
@@ -25,8 +31,9 @@ class RecordType(types.StructRef):
     """The numba type of every record of the search (its fields make each one a distinct type)."""
 
     def preprocess_fields(self, fields):
-        """The fields with literal types widened (a record built from the constant 0 holds any int64)."""
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+        """The fields with literal types widened (a record built from the constant 0 holds any int64),
+        except those of :data:`CONSTANT_FIELDS`."""
+        return tuple((name, typ if name in CONSTANT_FIELDS else types.unliteral(typ)) for name, typ in fields)
 
 
 def compiled_record(fields_of, doc):
@@ -36,5 +43,22 @@ def compiled_record(fields_of, doc):
     belongs to the module of ``fields_of``, where it is defined beside it."""
     cls = type(fields_of.__name__ + "Ref", (structref.StructRefProxy,), {"__doc__": doc,
                                                                         "__module__": fields_of.__module__})
-    structref.define_constructor(cls, RecordType, list(fields_of._fields))
+    _define_constructor(cls, list(fields_of._fields))
     return cls
+
+
+def _define_constructor(cls, fields):
+    """``structref.define_constructor(cls, RecordType, fields)``, typed with the arguments' literal
+    types first (numba's tries them last, so a constant argument would always be widened), so that a
+    field of :data:`CONSTANT_FIELDS` built from a constant keeps its literal type."""
+    params = ", ".join(fields)
+    source = (f"def ctor({params}):\n"
+              f"    struct_type = RecordType(list(zip({fields!r}, [{params}])))\n"
+              f"    def impl({params}):\n"
+              f"        st = new(struct_type)\n"
+              + "".join(f"        st.{name} = {name}\n" for name in fields)
+              + "        return st\n"
+              "    return impl\n")
+    scope = {"RecordType": RecordType, "new": structref.new}
+    exec(source, scope)
+    overload(cls, prefer_literal=True)(scope["ctor"])

@@ -2,10 +2,10 @@
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from cudbound.search.node_pool import NodePool, _as_arrays, _as_ref, _new_pool
-from cudbound.search.records import compiled_record
+from cudbound.search.records import CONSTANT_FIELDS, RecordType, compiled_record
 
 Pair = namedtuple("Pair", ["a", "k"])
 PairRef = compiled_record(Pair, "a test record")
@@ -45,3 +45,36 @@ def test_the_node_pool_round_trips_through_its_record_unchanged():
         assert new.dtype == old.dtype and new.shape == old.shape, name
         np.testing.assert_array_equal(new, old, err_msg=name)
         assert np.shares_memory(new, old), name  # the same arrays
+
+
+Solver = namedtuple("Solver", ["kind", "k"])
+SolverRef = compiled_record(Solver, "a test record with a constant field")
+
+
+@njit
+def _kind_of_constant():
+    return SolverRef(1, 2).kind
+
+
+@njit
+def _kind_of_variable(kind):
+    return SolverRef(kind, 2).kind
+
+
+def _field_types(kernel):
+    """The types of ``kind`` and ``k`` of the record made in ``kernel``'s one compiled signature."""
+    (cres,) = kernel.overloads.values()
+    (record,) = {t for t in cres.fndesc.typemap.values() if isinstance(t, RecordType)}
+    return record.field_dict["kind"], record.field_dict["k"]
+
+
+def test_a_kind_built_from_a_constant_stays_a_constant_of_the_compiled_code():
+    """A field of CONSTANT_FIELDS keeps the literal type of the constant it is built from (each value
+    a record type of its own, so the code compiled for it can pick its node solver); built from a
+    variable it is an int64, and every other field is widened as before."""
+    assert "kind" in CONSTANT_FIELDS and "k" not in CONSTANT_FIELDS
+    assert _kind_of_constant() == 1 and _kind_of_variable(3) == 3
+    kind, k = _field_types(_kind_of_constant)
+    assert kind == types.literal(1) and k == types.int64
+    kind, k = _field_types(_kind_of_variable)
+    assert kind == types.int64 and k == types.int64
