@@ -29,7 +29,7 @@ _LOADED: set = set()  # (kernel, argument kinds) known to be compiled or loaded 
 _NOTICE_AFTER = 2.0  # seconds: loading the cached kernel takes less
 _WAIT_LIMIT = 900.0  # seconds: past this, compile without waiting for the other process
 LOCK_FILE = "cudbound_compile.lock"
-_WHAT = {"search": ("the branch-and-bound kernel", "; a few minutes"), "svm_dual": ("the SVM dual's kernels", ""),
+_WHAT = {"search": ("the branch-and-bound kernel", "; a minute or two"), "svm_dual": ("the SVM dual's kernels", ""),
          "pca_parts": ("the part-wise PCA kernel", ""), "linear_solve": ("the Gaussian elimination kernel", ""),
          "squared_parts": ("the part-wise least-squares kernel", "")}
 """What the notice calls each kernel group of :func:`cudbound._kernel_cache.group_of`, and how long it takes."""

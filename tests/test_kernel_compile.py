@@ -216,7 +216,7 @@ def test_a_long_compile_of_each_group_says_so_once_and_its_time_is_counted(said)
     _Timer.made[0].fire()                            # still compiling after the delay: the notice
     kcompile._on_end(_Event(search))                 # clock 2
     assert said == ["cudbound: compiling the branch-and-bound kernel with numba (first run only; cached for "
-                    "later runs; a few minutes) ..."]
+                    "later runs; a minute or two) ..."]
     assert kcompile.compile_seconds() == 1.0
     kcompile._on_start(_Event(flip))                 # the same group again: counted, not announced
     kcompile._on_end(_Event(flip))
