@@ -392,7 +392,7 @@ def _solve_into(c, rep, slv, pool, cnt):
     """Solve node c (:func:`node_solve._solve`); when solved, count the solve and keep its minimum
     (the node is then solved, with no floor). Returns (ok, the loss at its minimiser), ok as
     ``_solve`` returns it (< 0: no solver solved it)."""
-    ok, m_new, bv = _solve(c, rep, slv, pool)
+    ok, m_new, bv = _solve(c, rep, slv, pool, np.inf)   # the level given: one compile of the solve, not two
     if ok >= 0:
         cnt[SOLVES] += 1
         cnt[FALLBACKS] += ok

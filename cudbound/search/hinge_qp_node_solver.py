@@ -453,7 +453,8 @@ def _hinge_qp_node(A, c, Q, Qn, ws, k, b, maxit, ne0, nw0):
     status, f, its, ne, nw = _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, ne, nw)
     if status != 0 and ok and moved_from_0:
         b[:] = 0.0
-        status, f, its2, ne, nw = _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, 0, 0)
+        empty = np.int64(0)   # not the constant 0: _hinge_qp would compile once more for its literal type
+        status, f, its2, ne, nw = _hinge_qp(A, c, Q, Qn, ws, k, b, maxit, empty, empty)
         its += its2
     return status, f, its, ne, nw
 
@@ -797,7 +798,8 @@ def _screen_compiled(A, c, Q, Qn, Phi, sides, can_flip, b_root, E_root, maxit, l
         gn[0] = math.sqrt(s)
         for q in range(E_root.shape[0]):
             E[q] = E_root[q]
-        status, f, its, ne, nw = _hinge_qp_node(A, c, Q, Qn, ws, 1, b, maxit, E_root.shape[0], 0)
+        status, f, its, ne, nw = _hinge_qp_node(A, c, Q, Qn, ws, np.int64(1), b, maxit, E_root.shape[0],
+                                                np.int64(0))   # int64s, not constants: one compile
         if status != 0 or not np.isfinite(f):
             out[j] = -1
             continue

@@ -474,8 +474,8 @@ def _vertex_walk(cols, c, m, n, rows, signs, start, ws, max_iter, basis, atup, b
             G[q, i] = signs[q] * cols[m + rows[q], i]
             s += G[q, i] * G[q, i]
         gn[q] = math.sqrt(s)
-    ne0 = 0
-    nw0 = 0
+    ne0 = np.int64(0)   # not the constant 0: _hinge_qp_node would compile once more for its literal type
+    nw0 = np.int64(0)
     for r in range(p):
         j = start[r]
         if j < m:

@@ -238,8 +238,8 @@ def _solve_hinge_qp(c, rep, slv, pool):
             gn[k] = rep.norms[i]
             pos[k] = i
             k += 1
-    ne0 = 0
-    nw0 = 0
+    ne0 = np.int64(0)   # not the constant 0: _hinge_qp_node would compile once more for its literal type
+    nw0 = np.int64(0)
     for a in range(pool.n_active[c]):
         v = act[c, a]
         if v < mA:
