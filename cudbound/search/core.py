@@ -494,9 +494,9 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     state); status indexes ``codes.STATUS``; ``state`` = (pool, counts, values) for a resume.
     With ``resume``, the search continues from ``state`` (the last output of a search of the
     same replicate stopped by its node budget; ``floor`` may only have risen and ``stop_above``
-    fallen since); the counts are then those of this call. ``kind``: ``solve_data``'s kind; a
-    constant there (``_replicate``'s KIND_QP) compiles the loop for that node solver alone
-    (:func:`~cudbound.search.node_solve._solve`), a variable for every kind."""
+    fallen since); the counts are then those of this call. ``kind``: ``solve_data``'s kind, a
+    constant (:data:`SEARCH_FOR_KIND`, ``_replicate``'s KIND_QP): the loop is compiled for that node
+    solver alone (:func:`~cudbound.search.node_solve._solve` refuses a variable)."""
     mf, p = P.shape
     norms = np.empty(mf)
     for k in range(mf):

@@ -30,11 +30,12 @@ def warm(group: str) -> None:
         warnings.simplefilter("ignore")
         if group == "replicate":        # squared loss: the replicate kernel
             cudbound.cud_interval(X, y, n_resamples=20, rng=0, progress=False)
-        elif group == "search":         # the general search kernel, its LP, hinge and smooth node solvers
-            for loss in ("hinge", "logistic"):
+        elif group == "search":         # the loop of each kind of node solver: hinge simplex, hinge QP, SQP
+            for loss in ("hinge", "hinge_ridge:0.05", "logistic"):
                 cudbound.cud_interval(X, y, {"loss": loss}, n_resamples=20, rng=0, progress=False)
-            counts = rng.multinomial(30, np.full(30, 1 / 30))   # the frontier kernels
+            counts = rng.multinomial(30, np.full(30, 1 / 30))   # the frontier loops: QP, SQP, hinge simplex
             cudbound.replicate_sup_difference(X, X[:, :1], y, counts, loss_b="logistic")
+            cudbound.replicate_sup_difference(X, X[:, :1], y, counts, loss_b="hinge")
             # the kernels the Python engine calls from Python (the QP of a node, realisability)
             cudbound.cud_interval(X, y, n_resamples=20, rng=0, progress=False, engine_options={"engine": "python"})
         elif group == "svm":            # the SVM dual's solvers (exact leave-one-out)
