@@ -108,12 +108,10 @@ def _solve_for_kind(c, rep, slv, pool, level=np.inf):
 
 
 @njit(cache=True, inline="always")
-def _or_fallback(c, rep, slv, pool, ok, m, qp):
-    """(0, m, m) after a compiled solve that succeeded (``ok``), else the fallback solver's
-    (ok 1, or -1 when it fails too); ``qp``: the compiled solver was the QP, whose active set does
-    not go with the fallback's point."""
-    if ok:
-        return 0, m, m
+def _fallback(c, rep, slv, pool, qp):
+    """After a compiled solve that failed: the fallback solver's (1, m, loss at its minimiser), or
+    (-1, 0, 0) when it fails too; ``qp``: the compiled solver was the QP, whose active set does not
+    go with the fallback's point."""
     rows, signs = _fixed(pool.signs[c], rep.prow)
     st, m, bv, b, h2, fb = _solve_call(slv.key, -1, rows, signs, True)
     if st == 0:
@@ -125,33 +123,7 @@ def _or_fallback(c, rep, slv, pool, ok, m, qp):
 
 
 @njit(cache=True, inline="always")
-def _by_qp(c, rep, slv, pool, level):
-    ok, m = _solve_qp(c, rep, slv, pool)
-    return _or_fallback(c, rep, slv, pool, ok, m, True)
-
-
-@njit(cache=True, inline="always")
-def _by_lp(c, rep, slv, pool, level):
-    ok, m, stopped = _solve_lp(c, rep, slv, pool, level)
-    if stopped:
-        return 2, m, m
-    return _or_fallback(c, rep, slv, pool, ok, m, False)
-
-
-@njit(cache=True, inline="always")
-def _by_smooth(c, rep, slv, pool, level):
-    ok, m = _solve_smooth(c, rep, slv, pool)
-    return _or_fallback(c, rep, slv, pool, ok, m, False)
-
-
-@njit(cache=True, inline="always")
-def _by_hinge_qp(c, rep, slv, pool, level):
-    ok, m = _solve_hinge_qp(c, rep, slv, pool)
-    return _or_fallback(c, rep, slv, pool, ok, m, False)
-
-
-@njit(cache=True, inline="always")
-def _by_external(c, rep, slv, pool, level):
+def _solve_external(c, rep, slv, pool, level):
     """KIND_EXTERNAL: the NodeSolver on the Python side, from the node's warm start (its handle)."""
     rows, signs = _fixed(pool.signs[c], rep.prow)
     ok, m, bv, b, h2, fb = _solve_call(slv.key, pool.handle[c], rows, signs, False)
@@ -162,26 +134,23 @@ def _by_external(c, rep, slv, pool, level):
     return -1, 0.0, 0.0
 
 
-_BY_KIND = {KIND_QP: _by_qp, KIND_LP: _by_lp, KIND_SMOOTH: _by_smooth, KIND_HINGE_QP: _by_hinge_qp,
-            KIND_EXTERNAL: _by_external}
-
-
 @njit(cache=True, inline="always")
-def _solve_qp(c, rep, slv, pool):
-    """KIND_QP: (solved, minimum)."""
+def _solve_qp(c, rep, slv, pool, level):
+    """KIND_QP: the dual active-set QP from the parent's active set."""
     if pool.n_active[c] == 0:
         pool.beta[c] = slv.beta_u  # an empty active set is dual feasible only at the unconstrained minimiser
     st, na_ = _gi_ws(slv.Qinv_loss, rep.P, rep.norms, pool.signs[c], 0.0, slv.beta_u, pool.beta[c], pool.active[c],
                      pool.dual[c], pool.n_active[c], slv.ws)
     pool.n_active[c] = na_
     if st == QP_OPTIMAL:
-        return True, slv.L_u + _quad_form(slv.H, pool.beta[c], slv.beta_u)
-    return False, 0.0
+        m = slv.L_u + _quad_form(slv.H, pool.beta[c], slv.beta_u)
+        return 0, m, m
+    return _fallback(c, rep, slv, pool, True)
 
 
 @njit(cache=True, inline="always")
 def _solve_lp(c, rep, slv, pool, level):
-    """KIND_LP: (solved, minimum (the level when stopped), stopped at the dual bound)."""
+    """KIND_LP: the certified simplex from the parent's basis, stopped by its dual bound at ``level``."""
     lp_cols, lp_norms, lp_c, lp_m, lp_n, lp_basis, lp_atup, lp_maxit = slv.lp
     rows, signs = _fixed(pool.signs[c], rep.prow)
     st, its, f, gap, b, basis, atup = _solve_node_ws(lp_cols, lp_norms, lp_c, lp_m, lp_n, rows, signs,
@@ -191,13 +160,15 @@ def _solve_lp(c, rep, slv, pool, level):
         pool.beta[c] = b
         pool.lp_basis[c] = basis
         pool.lp_at_upper[c] = atup
-        return True, f, False
-    return False, f, st == DUAL_BOUND
+        return 0, f, f
+    if st == DUAL_BOUND:
+        return 2, f, f
+    return _fallback(c, rep, slv, pool, False)
 
 
 @njit(cache=True, inline="always")
-def _solve_smooth(c, rep, slv, pool):
-    """KIND_SMOOTH: (solved, minimum)."""
+def _solve_smooth(c, rep, slv, pool, level):
+    """KIND_SMOOTH: the compiled SQP from the parent's minimiser."""
     sm_kind, D, yo, wn, pen, maxit = slv.sm
     P = rep.P
     sgn = pool.signs
@@ -215,12 +186,14 @@ def _solve_smooth(c, rep, slv, pool):
             k += 1
     act_s = np.zeros(P.shape[1], dtype=np.int64)
     st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s)
-    return st == 0, f
+    if st == 0:
+        return 0, f, f
+    return _fallback(c, rep, slv, pool, False)
 
 
 @njit(cache=True, inline="always")
-def _solve_hinge_qp(c, rep, slv, pool):
-    """KIND_HINGE_QP: (solved, minimum). The warm start ``active[c, :n_active[c]]`` holds a
+def _solve_hinge_qp(c, rep, slv, pool, level):
+    """KIND_HINGE_QP: the primal active-set method. The warm start ``active[c, :n_active[c]]`` holds a
     point k of the resample as k and a fixed free point j as mA + j (points first)."""
     _, Ah, ch, Qn, Qh, maxit = slv.sm
     ws = slv.hq
@@ -258,6 +231,11 @@ def _solve_hinge_qp(c, rep, slv, pool):
         for j in range(nw):
             act[c, ne + j] = mA + pos[W[j]]
         pool.n_active[c] = ne + nw
-        return True, f
+        return 0, f, f
     pool.n_active[c] = 0
-    return False, 0.0
+    return _fallback(c, rep, slv, pool, False)
+
+
+_BY_KIND = {KIND_QP: _solve_qp, KIND_LP: _solve_lp, KIND_SMOOTH: _solve_smooth, KIND_HINGE_QP: _solve_hinge_qp,
+            KIND_EXTERNAL: _solve_external}
+"""The node solver of each kind, each returning what :func:`_solve` returns."""
