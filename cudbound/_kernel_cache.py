@@ -50,7 +50,7 @@ SVM_DUAL = PACKAGE / "optim" / "svm_dual"
 ENV = "CUDBOUND_CACHE_DIR"
 KERNEL_SOURCES = ("bounds.py", "branching.py", "codes.py", "context.py", "core.py", "frontier.py", "heap.py",
                   "hinge_qp_node_solver.py", "lp_node_solver.py", "node_pool.py", "node_qp.py", "node_solve.py",
-                  "records.py", "realisability.py", "replicate_setup.py", "smooth_node_solver.py")
+                  "probes.py", "records.py", "realisability.py", "replicate_setup.py", "smooth_node_solver.py")
 """The files of ``cudbound/search`` with ``@njit(cache=True)`` functions, ``records.py``, whose
 numba type (a structref) the kernels hold their records in, and ``codes.py``, whose integers the
 kernels fold in as constants (the loop of each solver kind is cached under its kind's value)."""

@@ -142,8 +142,87 @@ def _point_flip(t, k, hn, tu, m, L_u, sc_r):
 
 
 @njit(cache=True)
+def _cone_setup(P, W, signs, act, nact, M, Lm):
+    """The active rows' Gram matrix M = A H^-1 A' (A: the rows s_j phi_j' held at 0 by the node's
+    minimiser; ``W`` = P H^-1) into ``M`` and its Cholesky factor into ``Lm``. Returns their order
+    (0 when there are none, or M is numerically singular: the cone flip cost is then not used)."""
+    p = P.shape[1]
+    k = nact if W.shape[0] > 0 else 0
+    for a in range(k):
+        ia = act[a]
+        sa = 1.0 if signs[ia] > 0 else -1.0
+        for b in range(a + 1):
+            ib = act[b]
+            sb = 1.0 if signs[ib] > 0 else -1.0
+            s = 0.0
+            for i in range(p):
+                s += W[ia, i] * P[ib, i]
+            M[a, b] = sa * sb * s
+            M[b, a] = M[a, b]
+    for a in range(k):
+        s = M[a, a]
+        for c in range(a):
+            s -= Lm[a, c] * Lm[a, c]
+        if not s > 1e-10 * M[a, a]:
+            return 0
+        Lm[a, a] = math.sqrt(s)
+        for b in range(a + 1, k):
+            t = M[b, a]
+            for c in range(a):
+                t -= Lm[b, c] * Lm[a, c]
+            Lm[b, a] = t / Lm[a, a]
+    return k
+
+
+@njit(cache=True)
+def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
+    """A lower bound on d'Hd over the moves d that give free point ``kpt`` the other sign while
+    keeping the node's active rows: min d'Hd s.t. f'd >= r, A d >= 0 (f = -sign(t) phi,
+    r = |t|, t = phi'b_m; every b of the node's cone has A(b - b_m) >= 0 since A b_m = 0). Weak
+    duality with multipliers mu >= 0, mu nu >= 0: mu r - mu^2 |f + A'nu|^2_{H^-1} / 4, at best
+    r^2 / |f + A'nu|^2_{H^-1} for any nu >= 0; nu is the projection's -M^-1 A H^-1 f clipped
+    at 0 (nu = 0 gives the plain t^2 / hnk, which is returned when it is larger). Rounding is
+    covered by a slack of 1e-10 of the terms' scale."""
+    if k_act == 0:
+        return t * t / hnk
+    p = P.shape[1]
+    sf = -1.0 if t >= 0.0 else 1.0
+    for a in range(k_act):
+        ia = act[a]
+        s = 0.0
+        for i in range(p):
+            s += W[ia, i] * P[kpt, i]
+        v[a] = (sf if signs[ia] > 0 else -sf) * s
+    for a in range(k_act):  # M nu = -v, by the factor
+        s = -v[a]
+        for c in range(a):
+            s -= Lm[a, c] * nu[c]
+        nu[a] = s / Lm[a, a]
+    for a in range(k_act - 1, -1, -1):
+        s = nu[a]
+        for c in range(a + 1, k_act):
+            s -= Lm[c, a] * nu[c]
+        nu[a] = s / Lm[a, a]
+    scale = math.sqrt(hnk)
+    res = hnk
+    for a in range(k_act):
+        if nu[a] < 0.0:
+            nu[a] = 0.0
+        scale += nu[a] * math.sqrt(M[a, a])
+        res += 2.0 * nu[a] * v[a]
+    for a in range(k_act):
+        for b in range(k_act):
+            res += nu[a] * M[a, b] * nu[b]
+    res = max(res, 0.0) + 1e-10 * scale * scale
+    if res >= hnk:
+        return t * t / hnk
+    return t * t / res * (1.0 - 1e-12)
+
+
+@njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
-           floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0):
+           floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0, W=np.zeros((0, 0)), act=np.zeros(0, dtype=np.int64),
+           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0)):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
@@ -166,12 +245,15 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         return max(abs(hi), abs(lo)) / n * g0
     C0 = Cfix
     r = 0
+    k_act = _cone_setup(P, W, signs, act, nact, cone, cone_l) if nact > 0 else 0
     for k in range(mf):
         if signs[k] != 0:
             continue
         t, cost, diff = _free_point(P, k, beta, cplus, cminus)
         C0 += cost
         dk = _point_flip(t, k, hn, tu, m, L_u, sc_r)
+        if k_act > 0 and m + max(dk, floor) < L_max and diff != 0.0:
+            dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu))
         if m + max(dk, floor) < L_max and diff != 0.0:  # only points that can flip, and matter, are sorted
             tmp_diff[r] = diff
             tmp_d[r] = dk

@@ -85,6 +85,7 @@ from .node_pool import _as_arrays, _as_ref, _grow_pool, _inherit, _new_pool, tri
 from .node_qp import _gi_ws, _meets, _workspace
 from .node_solve import NodeSolve, NodeSolveRef, _solve
 from .options import SearchOptions, SearchOutcome, Tolerances
+from .probes import _probe
 from .records import compiled_record
 from .replicate_setup import _replicate_setup
 from .smooth_node_solver import _factor_hn, _smooth_factor
@@ -133,6 +134,8 @@ Bounding = namedtuple("Bounding", [
     "L_branch",    # _branch_point's "can still flip" threshold
     "tmp_d", "tmp_diff", "zm",  # scratch
     "eye", "zero",  # the feasibility QP's metric and centre
+    "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip), else empty
+    "cone", "cone_l", "cone_v", "cone_nu",  # its scratch
 ])
 """What bounds and branching need, set up once per search (:func:`_bounding`)."""
 BoundingRef = compiled_record(Bounding, "The bounding data as the compiled loop holds it (by reference).")
@@ -177,8 +180,12 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching):
         use_flip = False
         branching = STATIC
     L_branch = rep.L_max if (quad_ok or smooth_flip) else np.inf
+    W = np.zeros((0, p))
+    if quad_ok and kind == KIND_QP and use_flip:
+        W = P @ Hinv
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
-                       np.empty(mf), np.empty(p), np.eye(p), np.zeros(p))
+                       np.empty(mf), np.empty(p), np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
+                       np.empty(p), np.empty(p))
 
 
 @njit(cache=True, inline="always")
@@ -247,10 +254,18 @@ def _node_factor(rep, slv, bd, pool, c, fresh):
 
 
 @njit(cache=True, inline="always")
+def _cone_rows(bd, pool, c):
+    """How many of node c's active rows (its minimiser's QP active set) the cone flip cost uses: all
+    of them when ``bd.W`` is set (KIND_QP with flip costs), else none."""
+    return pool.n_active[c] if bd.W.shape[0] > 0 else 0
+
+
+@njit(cache=True, inline="always")
 def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r):
     """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``."""
     return _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
-                  rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r)
+                  rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
+                  _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu)
 
 
 @njit(cache=True, inline="always")
@@ -758,6 +773,9 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, opt,
         prow[f] = rep[uidx[f]]
     if resume and state[0].signs.shape[1] != mf:
         resume = False
+    if not resume:  # a resumed search keeps its best value
+        best0 = max(best0, _probe(P, norms, cplus, cminus, C_forced, H, Hinv, beta_u, L_u, L_hat, n, alpha,
+                                  opt.margin))
     lp = (np.zeros((0, p)), np.zeros(0), np.zeros(0), 0, 0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_), 0)
     sm = (0, np.zeros((0, p)), np.zeros(0), np.zeros(0), np.zeros((p, p)), 0)
     slv = NodeSolve(KIND_QP, H, 0.5 * Hinv, beta_u, L_u, lp, sm, key, _workspace(p), _hinge_work(np.zeros((0, p)), 0))
