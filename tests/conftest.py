@@ -30,10 +30,10 @@ def pytest_configure(config):
       version of the sources, ``cudbound._kernel_cache``). The checkout is put first on ``PYTHONPATH``
       for those commands, so that the suite tests one source. A test that runs another copy sets its own ``PYTHONPATH``.
     - Before the workers of a parallel run (pytest-xdist) start, the kernels are compiled once, in
-      two processes side by side (tests/_support/warm_kernels.py): on a cold cache each worker,
-      and each command a test runs, would otherwise wait for or compile them in turn. Seconds when
-      the cache is warm; CUDBOUND_TEST_NO_WARMUP=1 skips it. A failure here is not the tests'
-      concern: they compile what they need themselves.
+      two lanes side by side, a process per group of kernels (tests/_support/warm_kernels.py): on a
+      cold cache each worker, and each command a test runs, would otherwise wait for or compile them
+      in turn. Seconds when the cache is warm; CUDBOUND_TEST_NO_WARMUP=1 skips it. A failure here is
+      not the tests' concern: they compile what they need themselves.
     """
     import subprocess
     import time
