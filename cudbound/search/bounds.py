@@ -18,6 +18,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..optim.linear_solve import cholesky, forward_solve
+
 __all__: list[str] = []
 
 
@@ -159,19 +161,10 @@ def _cone_setup(P, W, signs, act, nact, M, Lm):
                 s += W[ia, i] * P[ib, i]
             M[a, b] = sa * sb * s
             M[b, a] = M[a, b]
+    big = 0.0
     for a in range(k):
-        s = M[a, a]
-        for c in range(a):
-            s -= Lm[a, c] * Lm[a, c]
-        if not s > 1e-10 * M[a, a]:
-            return 0
-        Lm[a, a] = math.sqrt(s)
-        for b in range(a + 1, k):
-            t = M[b, a]
-            for c in range(a):
-                t -= Lm[b, c] * Lm[a, c]
-            Lm[b, a] = t / Lm[a, a]
-    return k
+        big = max(big, M[a, a])
+    return k if k > 0 and cholesky(M, Lm, k, 1e-10 * big) else 0
 
 
 @njit(cache=True)
@@ -193,13 +186,9 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
         for i in range(p):
             s += W[ia, i] * P[kpt, i]
         v[a] = (sf if signs[ia] > 0 else -sf) * s
-    for a in range(k_act):  # M nu = -v, by the factor
-        s = -v[a]
-        for c in range(a):
-            s -= Lm[a, c] * nu[c]
-        nu[a] = s / Lm[a, a]
+    forward_solve(Lm, v, nu, k_act)  # M nu = -v: nu = -L'^-1 (L^-1 v), the back substitution in place
     for a in range(k_act - 1, -1, -1):
-        s = nu[a]
+        s = -nu[a]
         for c in range(a + 1, k_act):
             s -= Lm[c, a] * nu[c]
         nu[a] = s / Lm[a, a]
