@@ -59,14 +59,18 @@ def pytest_configure(config):
         "cudbound tests: compiling the numba kernels before the workers start (first run only) ...\n"))
     notice.daemon = True
     notice.start()
+    # each lane in a session of its own: on a timeout its whole process group (the lane and the
+    # group it is compiling) is killed
     procs = [subprocess.Popen([sys.executable, script, *groups], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL) for groups in PROCESSES]
+                              stderr=subprocess.DEVNULL, start_new_session=True) for groups in PROCESSES]
     codes = []
     for p in procs:
         try:
             codes.append(p.wait(timeout=1800))
         except subprocess.TimeoutExpired:           # the tests will compile what they need themselves
-            p.kill()
+            import signal
+
+            os.killpg(p.pid, signal.SIGKILL)
             codes.append(p.wait())
     notice.cancel()
     seconds = time.perf_counter() - start

@@ -175,7 +175,10 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
     duality with multipliers mu >= 0, mu nu >= 0: mu r - mu^2 |f + A'nu|^2_{H^-1} / 4, at best
     r^2 / |f + A'nu|^2_{H^-1} for any nu >= 0; nu is the projection's -M^-1 A H^-1 f clipped
     at 0 (nu = 0 gives the plain t^2 / hnk, which is returned when it is larger). Rounding is
-    covered by a slack of 1e-10 of the terms' scale."""
+    covered by a slack of 1e-10 of the terms' scale. The bound holds in exact arithmetic for the
+    cone's closure; the node QP meets rows to its own tolerance (``node_qp._FEAS``), so with nearly
+    parallel rows it can exceed the increase the QP reports for the flip child by about that
+    tolerance (measured: up to 1e-7 relative), far below the prune tolerance's effect on counts."""
     if k_act == 0:
         return t * t / hnk
     p = P.shape[1]

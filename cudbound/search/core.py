@@ -149,10 +149,11 @@ _KEPT = (NFREE, HSIZE, COUNT, NEXT_UID)  # the counts a resumed search continues
 
 # ------------------------------------------------------------------ the loop in parts
 @njit(cache=True)
-def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching):
+def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     """Flip-cost and branching data: ``hn`` from H^-1 (a quadratic loss), from the Hessian at
     each node (a smooth loss, filled per node), or from the points' geometry (a piecewise
-    linear loss: phi_k'(P'P)^-1 phi_k, P'P with a small ridge, for the branching order only)."""
+    linear loss: phi_k'(P'P)^-1 phi_k, P'P with a small ridge, for the branching order only); with
+    ``cone``, ``W`` = P H^-1 for the cone flip cost of a quadratic loss's nodes (``bounds._cone_flip``)."""
     P = rep.P
     mf, p = P.shape
     hn = np.ones(mf)
@@ -181,7 +182,7 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching):
         branching = STATIC
     L_branch = rep.L_max if (quad_ok or smooth_flip) else np.inf
     W = np.zeros((0, p))
-    if quad_ok and kind == KIND_QP and use_flip:
+    if cone and quad_ok and kind == KIND_QP and use_flip:
         W = P @ Hinv
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
                        np.empty(mf), np.empty(p), np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
@@ -520,7 +521,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
                        L_hat + 1.0 / alpha if alpha > 0.0 else np.inf)
     _, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, hq = solve_data
     slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
-    bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
+    bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching, True)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
                       opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
     root_beta, root_m, root_bv, best0 = root

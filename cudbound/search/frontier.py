@@ -389,7 +389,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     rep = ReplicateRef(P, prow, norms, cplus, cminus, C_forced, n, 0.0, L_hat, L_max)
     _, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, hq = solve_data
     slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
-    bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching)
+    bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching, False)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
                       opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
     up = np.full(size, L_max)

@@ -14,8 +14,9 @@ R^2 = L_hat - L_u + 1 / (2 alpha_n) (g = 1/2):
 
 Each probe's value is :func:`~cudbound.search.bounds._value_at` at its loss computed as the node
 solver computes a minimum's (counted only when its signs on the free points are clear), so the
-best of them is a value some classifier attains: a valid starting value of the search, which
-changes what the search visits, never what it returns. Nothing here is random.
+best of them is a value some classifier attains: a valid starting value of the search. It changes
+which nodes the search visits (and so a budget-stopped search's ``lower`` and certified bound),
+never the exact Q^(b). Nothing here is random.
 """
 from __future__ import annotations
 
@@ -51,7 +52,8 @@ def _keep_top(top_v, top_d, v, d):
 @njit(cache=True)
 def _probe(P, norms, cplus, cminus, C_forced, H, Hinv, beta_u, L_u, L_hat, n, alpha, margin, n_top=N_TOP):
     """The largest value attained by the probed classifiers (module docstring); 0 when there is
-    nothing to probe (no free point, alpha_n = 0, or L_hat <= L_u)."""
+    nothing to probe (no free point, or alpha_n = 0). A level whose radius is not positive is
+    skipped (L_hat <= L_u leaves the g = 1/2 level only)."""
     mf, p = P.shape
     best = 0.0
     if mf == 0 or alpha <= 0.0:

@@ -62,4 +62,4 @@ if __name__ == "__main__":
         import subprocess
 
         codes = [subprocess.run([sys.executable, __file__, name]).returncode for name in names]
-        sys.exit(max(codes, default=0))
+        sys.exit(1 if any(codes) else 0)   # a group killed by a signal returns a negative code

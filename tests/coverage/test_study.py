@@ -405,7 +405,7 @@ def test_reuse_takes_the_named_methods_rows_from_earlier_chunks_where_the_draw_i
         fresh = run_task(small_config(2), Task(dataset, 30, rep))
         cud, recorded = out["rows"][0], {r["method"]: r for r in old[(dataset, rep)]["rows"]}["cud"]
         assert cud["method"] == "cud"
-        for key in ("low", "high", "centre", "covered", "half_width", "nodes_total"):
+        for key in ("low", "high", "centre", "covered", "half_width"):
             assert f"{cud[key]:.12g}" == f"{fresh['rows'][0][key]:.12g}" == f"{recorded[key]:.12g}", key
         reused = (dataset, rep) != ("donut", 1)
         assert (cud["seconds"] == recorded["seconds"]) is reused
@@ -427,7 +427,10 @@ def test_the_committed_study2_chunks_are_what_the_code_computes(dataset, n, rep)
     """A task of the second study's rerun (results/study2/chunks), recomputed from its seed by the code
     of today with CUD computed afresh (no ``[reuse]``), gives every committed row to the chunks' 12
     significant digits: the baselines' rows under today's refit rule, and CUD's rows, which the run
-    took from the earlier run's chunks, bit for bit as text (skipped while the task is not committed)."""
+    took from the earlier run's chunks, bit for bit as text (skipped while the task is not committed).
+    The search's node count is the engine's statistic, not a result: it changes when the search
+    does (the probed starting values and cone flip costs of 2026-11-30 cut it; the interval stays),
+    and is not compared."""
     import dataclasses
 
     from cudbound.coverage.chunks import _text, chunk_files, read_chunk
@@ -444,7 +447,7 @@ def test_the_committed_study2_chunks_are_what_the_code_computes(dataset, n, rep)
     assert _text(out["true_error"]) == _text(task["true_error"]) and out["redraws"] == task["redraws"]
     for new, old in zip(out["rows"], task["rows"], strict=True):
         assert new["method"] == old["method"]
-        for key in ("low", "high", "centre", "covered", "half_width", "nodes_total"):
+        for key in ("low", "high", "centre", "covered", "half_width"):
             if old[key] is None:
                 assert new.get(key) is None, (new["method"], key)
             else:
