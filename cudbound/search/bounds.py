@@ -243,10 +243,12 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
             continue
         t, cost, diff = _free_point(P, k, beta, cplus, cminus)
         C0 += cost
+        if diff == 0.0:
+            continue
         dk = _point_flip(t, k, hn, tu, m, L_u, sc_r)
-        if k_act > 0 and m + max(dk, floor) < L_max and diff != 0.0:
+        if k_act > 0 and m + max(dk, floor) < L_max:
             dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu))
-        if m + max(dk, floor) < L_max and diff != 0.0:  # only points that can flip, and matter, are sorted
+        if m + max(dk, floor) < L_max:  # only points that can flip, and matter, are sorted
             tmp_diff[r] = diff
             tmp_d[r] = dk
             r += 1

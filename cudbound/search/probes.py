@@ -58,15 +58,15 @@ def _probe(P, norms, cplus, cminus, C_forced, H, Hinv, beta_u, L_u, L_hat, n, al
     best = 0.0
     if mf == 0 or alpha <= 0.0:
         return best
-    dirs = np.empty((mf, p))
+    dirs = P @ Hinv   # row k: H^-1 phi_k, scaled below to d_k
     for k in range(mf):
-        w = Hinv @ P[k]
-        hn = np.dot(P[k], w)
+        hn = np.dot(P[k], dirs[k])
         if not hn > 0.0:
             hn = 1e-300
         s = (-1.0 if np.dot(P[k], beta_u) >= 0.0 else 1.0) / math.sqrt(hn)
         for i in range(p):
-            dirs[k, i] = s * w[i]
+            dirs[k, i] *= s
+    zero = np.zeros(p)
     x = np.empty(p)
     d = np.empty(p)
     top_v = np.empty(n_top)
@@ -97,10 +97,7 @@ def _probe(P, norms, cplus, cminus, C_forced, H, Hinv, beta_u, L_u, L_hat, n, al
                 for b in range(a + 1, n_have):
                     for i in range(p):
                         d[i] = top_d[a, i] + top_d[b, i]
-                    q = 0.0
-                    for i in range(p):
-                        for j in range(p):
-                            q += d[i] * H[i, j] * d[j]
+                    q = _quad_form(H, d, zero)
                     if not q > 1e-24:
                         continue
                     sc = R / math.sqrt(q)
