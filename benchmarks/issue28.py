@@ -57,6 +57,7 @@ CASES = {
     "hinge200": ("loss='hinge', n = 200, B = 500", "hinge", None, 200, 500, range(3), None, 1, "after"),
     "squared200": ("loss='squared', n = 200, B = 500", "squared", None, 200, 500, range(3), None, 1, "both"),
     "hinge300": ("loss='hinge', n = 300, B = 500", "hinge", None, 300, 500, range(3), None, 1, "both"),
+    "logistic300": ("loss='logistic', n = 300, B = 500", "logistic", None, 300, 500, range(3), None, 1, "both"),
     "squared300": ("loss='squared', n = 300, B = 500", "squared", None, 300, 500, range(3), None, 1, "both"),
     "squared1000": ("loss='squared', n = 1000, B = 500", "squared", None, 1000, 500, range(1), None, 1, "both"),
     "budget_logistic300": ("loss='logistic', n = 300, B = 500, time_limit=30", "logistic", None, 300, 500, range(1),

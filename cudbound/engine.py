@@ -50,6 +50,7 @@ from .search.frontier import FrontierOutcome, Target, compiled_frontier, run_fro
 from .search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.node_solvers import SOLVER_ERRORS, QuadraticReplicate, checked_solution
+from .search.probes import probe_classifier
 from .search.smooth_node_solver import SmoothNodeSolver
 
 __all__ = ["ReplicateEngine", "ENGINES"]
@@ -214,8 +215,12 @@ class ReplicateEngine:
             if res is not None:
                 return res
         problem, solver, root, pd_quad, inner, fallback = self._python_setup(counts, beta_hat, alpha_n, options)
+        counts = self._counts
+
+        def probe():
+            return probe_classifier(problem, self.loss, self.design, self.y, counts, root.beta, root.beta_value)
         out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
-                               extra_lower=[(beta_hat, problem.L_hat)], inner=inner, fallback=fallback,
+                               extra_lower=[(beta_hat, problem.L_hat)], probe=probe, inner=inner, fallback=fallback,
                                python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
         return out

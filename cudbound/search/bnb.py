@@ -31,7 +31,7 @@ __all__ = ["Tolerances", "SearchOptions", "SearchOutcome", "branch_and_bound"]
 
 
 def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(), tol=Tolerances(),
-                     record_tree=False, extra_lower=(), inner=None, fallback=None, python_realise=False):
+                     record_tree=False, extra_lower=(), probe=None, inner=None, fallback=None, python_realise=False):
     """Maximise |C(s)|/n * g(alpha_n (L_hat - inf_{M(s)} L)) over realisable patterns s.
 
     Parameters
@@ -43,6 +43,8 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     quad : the replicate's quadratic form when it is positive definite (enables the
         flip-cost bound and the flip-cost branching), else None
     extra_lower : (beta, loss) pairs whose realised patterns seed the lower bound
+    probe : a callable returning one more such pair (or None), called only when the search starts
+        afresh (a resumed search keeps its best value; ``probes.probe_classifier``)
     inner : a compiled node solver with weights set, run inside the loop: a HingeLPNodeSolver (its
         simplex), a HingeQPNodeSolver (its active-set method) or a SmoothNodeSolver of a built-in
         loss and a resample nothing separates (its SQP); None: ``solver`` solves every node
@@ -61,9 +63,14 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     q = None
     if quad is not None:
         q = (quad.H, np.linalg.inv(quad.H), quad.beta_u, quad.L_u)
+    fresh = None
+    if probe is not None:
+        def fresh():
+            pair = probe()
+            return 0.0 if pair is None else _value_at(problem, pair[0], pair[1], tol)
     with SearchContext(solver, fallback, root.warm, tree) as ctx:
         out = run_search(problem, root, best0=best, quad=q, inner=inner, context=ctx, options=options, tol=tol,
-                         record=record_tree, python_realise=python_realise)
+                         record=record_tree, python_realise=python_realise, fresh_best=fresh)
     out.screened, out.seconds, out.tree = problem.n_screened, time.perf_counter() - t0, tree
     return out
 

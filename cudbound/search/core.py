@@ -695,7 +695,7 @@ def solver_inputs(problem, quad, inner, context):
 
 
 def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None, options=None, tol=None, lazy=None,
-               record=False, python_realise=False):
+               record=False, python_realise=False, fresh_best=None):
     """Run the compiled loop on a prepared replicate (``bnb.branch_and_bound`` and the engine call it).
 
     ``problem``: the replicate's points and costs (a :class:`~cudbound.search.problem.ReplicateProblem`);
@@ -714,6 +714,8 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     the warm-started compiled QP (an independent check; the ``python`` and ``cvxpy`` engines).
     ``options.resume``: a :class:`SearchState` of this replicate to continue from (ignored for
     KIND_EXTERNAL, whose warm starts live in Python, or when it does not match).
+    ``fresh_best``: a callable giving one more attained value, called only when the search does not
+    resume (a resumed search keeps its best value).
     Returns a :class:`~cudbound.search.options.SearchOutcome` (``state``: a
     :class:`SearchState` when the search stopped at its node budget, else None; ``screened``,
     ``seconds`` and ``tree`` are the caller's to fill).
@@ -729,6 +731,8 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     resumable = kind != KIND_EXTERNAL and not record
     if not (resumable and isinstance(resume, SearchState) and resume.matches(kind, shape)):
         resume = None
+    if resume is None and fresh_best is not None:
+        best0 = max(best0, fresh_best())
     start = (np.ascontiguousarray(root.beta, dtype=np.float64), float(root.value), float(root.beta_value),
              float(best0))
     args = (P, np.ascontiguousarray(problem.rows, dtype=np.int64), np.ascontiguousarray(problem.cost_plus, dtype=np.float64),

@@ -1,12 +1,12 @@
-"""A value attained before the search: classifiers probed on the neighbourhood's boundary (quadratic losses).
+"""A value attained before the search: classifiers probed on the neighbourhood's boundary.
 
 The search prunes a node once its bound is at most the best value attained, and the quantile
 refinement (:mod:`cudbound.quantile`) prunes below the k-th smallest attained value; best-first
 order finds high values late, so at a few hundred points most of the work went to nodes that a
 good value from the start prunes (issue 44). For a positive definite quadratic loss
 L(b) = L_u + (b - b_u)'H(b - b_u) the classifiers at loss level L_u + R^2 are
-b = b_u + R d with d'Hd = 1. :func:`_probe` tries, at R^2 = L_hat - L_u (g = 1) and at
-R^2 = L_hat - L_u + 1 / (2 alpha_n) (g = 1/2):
+b = b_u + R d with d'Hd = 1. :func:`_probe` (compiled, run by the compiled replicate) tries, at
+R^2 = L_hat - L_u (g = 1) and at R^2 = L_hat - L_u + 1 / (2 alpha_n) (g = 1/2):
 
 - for each free point k, the direction that gives it the other sign fastest,
   d_k = -sign(phi_k'b_u) H^-1 phi_k / (phi_k'H^-1 phi_k)^(1/2);
@@ -17,6 +17,10 @@ solver computes a minimum's (counted only when its signs on the free points are 
 best of them is a value some classifier attains: a valid starting value of the search. It changes
 which nodes the search visits (and so a budget-stopped search's ``lower`` and certified bound),
 never the exact Q^(b). Nothing here is random.
+
+:func:`probe_classifier` does the same for every other loss (a replicate set up in Python), with the
+loss's Hessian at b_u as the metric and each direction tried at several radii, since the level
+sets are no longer ellipsoids.
 """
 from __future__ import annotations
 
@@ -116,3 +120,127 @@ def _probe(P, norms, cplus, cminus, C_forced, H, Hinv, beta_u, L_u, L_hat, n, al
                     top_d[n_have] = new_d[a]
                     n_have += 1
     return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Any loss, in Python (the replicates set up in Python: every loss but a positive definite quadratic)
+
+PROBE_RADII_SMOOTH = (0.5, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0)
+"""Radii tried along each direction, as multiples of the quadratic model's radius (smooth losses)."""
+
+PROBE_RADII_WIDE = tuple(2.0 ** (k / 2.0) for k in range(-10, 5))
+"""The same for a loss without a Hessian (hinge forms, user losses without derivatives), whose
+growth along a direction the metric does not predict: 2^(k/2), k = -10, ..., 4."""
+
+
+def _metric(loss, design, y, w, beta_u):
+    """(H, smooth): the loss's Hessian at beta_u when it has one (smooth = True), else the weighted
+    Gram matrix (1/n) sum_i w_i phi_i phi_i' plus any ridge penalty's; a tiny multiple of the
+    identity (1e-10 of the mean diagonal) keeps it invertible. Only directions are taken from it."""
+    p = design.shape[1]
+    H, smooth = None, False
+    if getattr(loss, "has_derivatives", False):
+        try:
+            H = np.asarray(loss.hessian(design, y, w, beta_u), dtype=float)
+            smooth = bool(np.all(np.isfinite(H)))
+        except (NotImplementedError, ArithmeticError, ValueError, np.linalg.LinAlgError):
+            H = None
+    if not smooth:
+        H = design.T @ (design * (w / len(y))[:, None])
+        if hasattr(loss, "penalty_matrix"):
+            H = H + 2.0 * loss.penalty_matrix(design)
+    scale = float(np.trace(H)) / p
+    if not scale > 0.0 or not math.isfinite(scale):
+        return None, False
+    return H + 1e-10 * scale * np.eye(p), smooth
+
+
+def _batched_losses(loss, design, y, w, betas):
+    """L(D^(b), beta) for each row of ``betas``: one matrix product for the built-in losses
+    (``pointwise`` on an n x K array, exactly :meth:`Loss.value`'s sum), a call of ``loss.value``
+    per row for any other loss."""
+    from ..losses import ExponentialLoss, HingeLoss, LogisticLoss, RidgeLoss, SquaredLoss
+    builtin = (SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss)
+    base = loss.base if type(loss) is RidgeLoss else loss
+    if type(base) not in builtin:
+        return np.array([loss.value(design, y, w, b) for b in betas])
+    on = w != 0.0
+    T = design[on] @ betas.T
+    values = (w[on][:, None] * base.pointwise(y[on][:, None], T)).sum(axis=0) / len(y)
+    if base is not loss:
+        mask = loss.penalty_mask(design)
+        values = values + loss.lam * np.sum(betas[:, mask] ** 2, axis=1)
+    return values
+
+
+def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_TOP, margin=1e-9):
+    """The best probed classifier (beta, L(D^(b), beta)) of a replicate set up in Python, or None.
+
+    As :func:`_probe` for the quadratic losses, with the loss's Hessian H at the root minimiser
+    beta_u as the metric (the weighted Gram matrix for a loss without one): for each free point k
+    the direction d_k = -sign(phi_k'beta_u) H^-1 phi_k / (phi_k'H^-1 phi_k)^(1/2), then twice the
+    normalised sums of pairs of the best ``n_top``. A loss is not quadratic, so its level sets are
+    not ellipsoids: each direction is tried at several radii (:data:`PROBE_RADII_SMOOTH` times the
+    quadratic model's R = (2 (L_level - L_u))^(1/2) for L_level = L_hat (g = 1) and
+    L_hat + 1 / (2 alpha_n) (g = 1/2); :data:`PROBE_RADII_WIDE` without a Hessian), and every
+    candidate's value is computed from its exact loss. The returned pair goes to the search's
+    ``extra_lower`` (``bnb._value_at`` evaluates it again), so it is a value some classifier
+    attains; like the quadratic probes it changes which nodes are visited, never the exact Q^(b).
+    ``margin``: a sign is clear when |phi'beta| > margin |phi| |beta| (``Tolerances.margin``).
+    """
+    P = design[problem.rows]
+    mf, p = P.shape
+    alpha = problem.alpha_n
+    if mf == 0 or not alpha > 0.0 or beta_u is None or not math.isfinite(L_u):
+        return None
+    w = np.asarray(counts, dtype=float)
+    beta_u = np.asarray(beta_u, dtype=float)
+    H, smooth = _metric(loss, design, y, w, beta_u)
+    if H is None:
+        return None
+    try:
+        Q = np.linalg.solve(H, P.T).T   # row k: H^-1 phi_k
+    except np.linalg.LinAlgError:
+        return None
+    hn = np.einsum("ij,ij->i", P, Q)
+    sign = np.where(P @ beta_u >= 0.0, -1.0, 1.0)
+    D = (sign / np.sqrt(np.maximum(hn, 1e-300)))[:, None] * Q
+    rnorm = np.linalg.norm(P, axis=1)
+    radii = PROBE_RADII_SMOOTH if smooth else PROBE_RADII_WIDE
+
+    def values(X):
+        """The objective at each row of X (0 where a free point's sign is not clear)."""
+        L = _batched_losses(loss, design, y, w, X)
+        T = P @ X.T
+        clear = np.all(np.abs(T) > margin * rnorm[:, None] * np.linalg.norm(X, axis=1)[None, :], axis=0)
+        C = problem.C_forced + np.where(T >= 0.0, problem.cost_plus[:, None], problem.cost_minus[:, None]).sum(axis=0)
+        g = np.minimum(1.0, 1.0 + alpha * (problem.L_hat - L))
+        v = np.abs(C) / problem.n * np.where(g > 0.0, g, 0.0)
+        return np.where(clear & np.isfinite(L), v, 0.0)
+
+    best_v, best_x = 0.0, None
+    for level in (problem.L_hat, problem.L_hat + 0.5 / alpha):
+        if not level > L_u:
+            continue
+        R = math.sqrt(2.0 * (level - L_u))
+        dirs = D
+        for _round in range(3):   # the single directions, then pairs of the best twice
+            X = np.concatenate([beta_u[None, :] + f * R * dirs for f in radii])
+            v = values(X)
+            i = int(np.argmax(v))
+            if v[i] > best_v:
+                best_v, best_x = float(v[i]), X[i].copy()
+            per_dir = v.reshape(len(radii), len(dirs)).max(axis=0)
+            top = dirs[np.argsort(-per_dir, kind="stable")[:n_top]]
+            a, b = np.triu_indices(len(top), k=1)
+            if len(a) == 0:
+                break
+            pairs = top[a] + top[b]
+            q = np.einsum("ij,jk,ik->i", pairs, H, pairs)
+            keep = q > 1e-24
+            dirs = pairs[keep] / np.sqrt(q[keep])[:, None]
+            if len(dirs) == 0:
+                break
+    if best_x is None:
+        return None
+    return best_x, float(loss.value(design, y, w, best_x))
