@@ -168,22 +168,19 @@ def _cone_setup(P, W, signs, act, nact, M, Lm):
 
 
 @njit(cache=True)
-def _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
-    """The metric term of the flip cost within the node's cone: a value h <= hnk such that every
-    move d that gives free point ``kpt`` the other sign while keeping the node's active rows has
-    d'Hd >= t^2 / h (hnk = phi'H^-1 phi gives the plain bound).
-
-    min d'Hd s.t. f'd >= r, A d >= 0 (f = -sign(t) phi, r = |t|, t = phi'b_m; every b of the node's
-    cone has A(b - b_m) >= 0 since A b_m = 0). Weak duality with multipliers mu >= 0, mu nu >= 0:
-    mu r - mu^2 |f + A'nu|^2_{H^-1} / 4, at best r^2 / |f + A'nu|^2_{H^-1} for any nu >= 0; nu is the
-    projection's -M^-1 A H^-1 f clipped at 0 (nu = 0 gives hnk itself, returned when it is smaller).
-    Rounding is covered by a slack of 1e-10 of the terms' scale. The bound holds in exact
-    arithmetic for the cone's closure; a node solver meets its active rows to its own tolerance
-    (``node_qp._FEAS``; the SQP's ``ACTIVE_TOL``), so with nearly parallel rows it can exceed the
-    increase the solver reports for the flip child by about that tolerance (measured: up to 1e-7
-    relative), far below the prune tolerance's effect on counts."""
+def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
+    """A lower bound on d'Hd over the moves d that give free point ``kpt`` the other sign while
+    keeping the node's active rows: min d'Hd s.t. f'd >= r, A d >= 0 (f = -sign(t) phi,
+    r = |t|, t = phi'b_m; every b of the node's cone has A(b - b_m) >= 0 since A b_m = 0). Weak
+    duality with multipliers mu >= 0, mu nu >= 0: mu r - mu^2 |f + A'nu|^2_{H^-1} / 4, at best
+    r^2 / |f + A'nu|^2_{H^-1} for any nu >= 0; nu is the projection's -M^-1 A H^-1 f clipped
+    at 0 (nu = 0 gives the plain t^2 / hnk, which is returned when it is larger). Rounding is
+    covered by a slack of 1e-10 of the terms' scale. The bound holds in exact arithmetic for the
+    cone's closure; the node QP meets rows to its own tolerance (``node_qp._FEAS``), so with nearly
+    parallel rows it can exceed the increase the QP reports for the flip child by about that
+    tolerance (measured: up to 1e-7 relative), far below the prune tolerance's effect on counts."""
     if k_act == 0:
-        return hnk
+        return t * t / hnk
     p = P.shape[1]
     sf = -1.0 if t >= 0.0 else 1.0
     for a in range(k_act):
@@ -209,22 +206,9 @@ def _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
         for b in range(k_act):
             res += nu[a] * M[a, b] * nu[b]
     res = max(res, 0.0) + 1e-10 * scale * scale
-    return min(res, hnk)
-
-
-@njit(cache=True)
-def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu, sc_r=0.0):
-    """A lower bound on the loss increase that gives free point ``kpt`` the other sign while keeping
-    the node's active rows (:func:`_cone_hn`'s metric term): t^2 / h for a quadratic loss (H half
-    its Hessian), :func:`_flip_d` with h in place of hnk for a self-concordant one (sc_r > 0, H its
-    Hessian at b_m: the q of ``_flip_d`` is any lower bound on (d'Hd)^(1/2) over the flipping moves
-    of the cone, and q^2 psi(r q) grows with q)."""
-    h = _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu)
-    if sc_r > 0.0:
-        return _flip_d(t, h, sc_r)
-    if h >= hnk:
+    if res >= hnk:
         return t * t / hnk
-    return t * t / h * (1.0 - 1e-12)
+    return t * t / res * (1.0 - 1e-12)
 
 
 @njit(cache=True)
@@ -263,7 +247,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
             continue
         dk = _point_flip(t, k, hn, tu, m, L_u, sc_r)
         if k_act > 0 and m + max(dk, floor) < L_max:
-            dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu, sc_r))
+            dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu))
         if m + max(dk, floor) < L_max:  # only points that can flip, and matter, are sorted
             tmp_diff[r] = diff
             tmp_d[r] = dk

@@ -88,7 +88,7 @@ from .options import SearchOptions, SearchOutcome, Tolerances
 from .probes import _probe
 from .records import compiled_record
 from .replicate_setup import _replicate_setup
-from .smooth_node_solver import _chol_solve, _factor_hn, _smooth_factor
+from .smooth_node_solver import _factor_hn, _smooth_factor
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "STATES", "SearchState", "run_search",
            "compiled_replicate", "SearchContext", "solver_inputs"]
@@ -134,8 +134,7 @@ Bounding = namedtuple("Bounding", [
     "L_branch",    # _branch_point's "can still flip" threshold
     "tmp_d", "tmp_diff", "zm",  # scratch
     "eye", "zero",  # the feasibility QP's metric and centre
-    "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip); KIND_SMOOTH
-                   # with flip costs: H^-1 phi_a for the active rows a of the node being bounded; else empty
+    "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip), else empty
     "cone", "cone_l", "cone_v", "cone_nu",  # its scratch
 ])
 """What bounds and branching need, set up once per search (:func:`_bounding`)."""
@@ -154,9 +153,7 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     """Flip-cost and branching data: ``hn`` from H^-1 (a quadratic loss), from the Hessian at
     each node (a smooth loss, filled per node), or from the points' geometry (a piecewise
     linear loss: phi_k'(P'P)^-1 phi_k, P'P with a small ridge, for the branching order only); with
-    ``cone``, ``W`` = P H^-1 for the cone flip cost of a quadratic loss's nodes (``bounds._cone_flip``),
-    or room for the rows of a smooth loss's active points at each node (their H^-1 phi_a, H the
-    Hessian at the node's minimiser)."""
+    ``cone``, ``W`` = P H^-1 for the cone flip cost of a quadratic loss's nodes (``bounds._cone_flip``)."""
     P = rep.P
     mf, p = P.shape
     hn = np.ones(mf)
@@ -187,8 +184,6 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     W = np.zeros((0, p))
     if cone and quad_ok and kind == KIND_QP and use_flip:
         W = P @ Hinv
-    elif cone and smooth_flip:
-        W = np.zeros((mf, p))  # rows H^-1 phi_a of each node's active rows, filled by _node_factor
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
                        np.empty(mf), np.empty(p), np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
                        np.empty(p), np.empty(p))
@@ -247,8 +242,7 @@ def _offer(pool, cnt, val, opt, key, c, U, parent, depth, sign):
 @njit(cache=True, inline="always")
 def _node_factor(rep, slv, bd, pool, c, fresh):
     """A smooth loss's flip-cost metric at node c's minimiser: ``bd.hn`` from the Cholesky
-    factor of the Hessian there (computed afresh when ``fresh``, else the pool's), and with the cone
-    flip cost ``bd.W``'s rows of the node's active points. Returns r
+    factor of the Hessian there (computed afresh when ``fresh``, else the pool's). Returns r
     (< 0: no flip cost at this node; 0 when the loss has no smooth flip cost)."""
     if not bd.smooth_flip:
         return 0.0
@@ -257,17 +251,13 @@ def _node_factor(rep, slv, bd, pool, c, fresh):
     r = pool.flip_r[c]
     if r >= 0.0:
         _factor_hn(rep.P, pool.signs[c], pool.chol[c], bd.hn, bd.zm)
-        if bd.W.shape[0] > 0:
-            for a in range(pool.n_active[c]):
-                ia = pool.active[c, a]
-                _chol_solve(pool.chol[c], rep.P[ia], bd.W[ia], bd.zm)
     return r
 
 
 @njit(cache=True, inline="always")
 def _cone_rows(bd, pool, c):
-    """How many of node c's active rows (its minimiser's QP or SQP active set) the cone flip cost
-    uses: all of them when ``bd.W`` is set (KIND_QP or KIND_SMOOTH with flip costs), else none."""
+    """How many of node c's active rows (its minimiser's QP active set) the cone flip cost uses: all
+    of them when ``bd.W`` is set (KIND_QP with flip costs), else none."""
     return pool.n_active[c] if bd.W.shape[0] > 0 else 0
 
 

@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP, KIND_SMOOTH
+from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP
 from .records import compiled_record
 
 __all__ = ["NodePool", "NodePoolRef"]
@@ -133,9 +133,6 @@ def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
         _copy_slot(pool.lp_at_upper, c, v)
     else:
         _copy_slot(pool.handle, c, v)
-        if kind == KIND_SMOOTH:  # the SQP's active rows go with the minimiser (the cone flip cost)
-            _copy_slot(pool.active, c, v)
-            _copy_slot(pool.n_active, c, v)
     _copy_slot(pool.witness, c, v)
     _copy_slot(pool.witness_active, c, v)
     _copy_slot(pool.witness_n, c, v)

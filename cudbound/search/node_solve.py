@@ -187,19 +187,7 @@ def _solve_smooth(c, rep, slv, pool, level):
     act_s = np.zeros(P.shape[1], dtype=np.int64)
     st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s)
     if st == 0:
-        # the certified active rows, as free points (the cone flip cost of ``bounds._cone_flip``)
-        k = 0
-        a = 0
-        for i in range(sgn.shape[1]):
-            if sgn[c, i] != 0:
-                for b in range(na_):
-                    if act_s[b] == k:
-                        pool.active[c, a] = i
-                        a += 1
-                k += 1
-        pool.n_active[c] = a
         return 0, f, f
-    pool.n_active[c] = 0  # the fallback's point comes with no active set
     return _fallback(c, rep, slv, pool, False)
 
 

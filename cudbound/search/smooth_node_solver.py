@@ -461,18 +461,6 @@ def _inv_norm2(L, x, z):
 
 
 @njit(cache=True)
-def _chol_solve(L, x, out, z):
-    """out = H^-1 x for H = LL' (z: workspace): the forward and the back substitution."""
-    p = L.shape[0]
-    forward_solve(L, x, z, p)
-    for j in range(p - 1, -1, -1):
-        v = z[j]
-        for i in range(j + 1, p):
-            v -= L[i, j] * out[i]
-        out[j] = v / L[j, j]
-
-
-@njit(cache=True)
 def _factor_hn(P, signs, L, hn, z):
     """hn_k = phi_k'H^-1 phi_k for the unfixed free points (rows of P), H = LL'."""
     for k in range(P.shape[0]):
