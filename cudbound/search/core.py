@@ -262,7 +262,7 @@ def _cone_rows(bd, pool, c):
 
 
 @njit(cache=True, inline="always")
-def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, enough=-np.inf):
+def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, enough=np.inf):
     """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``; ``enough``: a bound at
     most this prunes the node (:func:`_prune_at`), so the cone's refinement is skipped below it."""
     return _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,

@@ -10,7 +10,7 @@ the plain flip cost t^2 / (phi_k'H^-1 phi_k) somewhere.
 import numpy as np
 import pytest
 
-from cudbound.search.bounds import _bound, _cone_flip, _cone_setup
+from cudbound.search.bounds import _cone_flip, _cone_setup
 from cudbound.search.node_qp import _gi_ws, _workspace
 from reference_losses import RefLoss, ref_details
 
@@ -99,55 +99,3 @@ def test_the_cone_flip_cost_is_below_the_enumerated_flip_cost(kind, warm):
                 improved += bound > 1.01 * t * t / hn[k] + 1e-12
     assert checked > 150
     assert improved > 0.05 * checked, (improved, checked)  # the active rows say something
-
-
-def test_the_bound_skips_the_cone_only_where_the_node_is_pruned_anyway():
-    """``bounds._bound`` refines a node's flip-cost bound within the cone only when the bound without
-    it exceeds ``enough`` (the level at which the node is pruned): at every level the result is the
-    full bound, or both are at most that level, so the search keeps and queues the same nodes."""
-    rng = np.random.default_rng(4_400_500)
-    lowered = compared = 0
-    for _ in range(30):
-        design, y, counts = _problem(rng, "gaussian")
-        n, p = design.shape
-        det = ref_details(SQUARED, design, y, counts)
-        S, pats = det.S, det.patterns
-        Q = np.linalg.qr(design)[0]
-        H = (Q.T * counts) @ Q / n
-        beta_u = np.linalg.solve(H, (Q.T * counts) @ y / n)
-        L_u = float(np.dot(counts, (y - Q @ beta_u) ** 2) / n)
-        Hinv = np.linalg.inv(H)
-        P = np.ascontiguousarray(Q[S])
-        norms = np.linalg.norm(P, axis=1)
-        W = P @ Hinv
-        hn = np.einsum("ij,ij->i", W, P)
-        w = counts[S] - 1.0
-        cplus, cminus = w * (y[S] != 1.0), w * (y[S] != -1.0)
-        tu = P @ beta_u
-        for alpha in (0.5 * n, float(n), 5.0 * n):
-            L_max = det.L_hat + 1.0 / alpha
-            for _node in range(4):
-                d = int(rng.integers(1, len(S)))
-                signs = np.zeros(len(S), dtype=np.int8)
-                signs[:d] = pats[int(rng.integers(0, len(pats)))][:d]
-                node = _node_minimiser(P, norms, signs, d, beta_u, Hinv, True)
-                if node is None:
-                    continue
-                x, act, na = node
-                m = L_u + (x - beta_u) @ H @ (x - beta_u)
-                Cfix = float(np.sum(np.where(signs[:d] > 0, cplus[:d], cminus[:d])))
-
-                def bound(nact, enough):
-                    return _bound(P, hn, cplus, cminus, signs, Cfix, x, m, float(n), alpha, det.L_hat, L_max, True,
-                                  np.empty(len(S)), np.empty(len(S)), 0.0, tu, L_u, 0.0, W, act, nact,
-                                  np.empty((p, p)), np.empty((p, p)), np.empty(p), np.empty(p), enough)
-
-                full, plain = bound(na, -np.inf), bound(0, -np.inf)
-                assert full <= plain
-                lowered += full < plain
-                for level in (-np.inf, 0.5 * full, full, 0.5 * (full + plain), plain, 2.0 * plain):
-                    got = bound(na, level)
-                    assert got == full or (got <= level and full <= level), (level, got, full, plain)
-                    compared += 1
-    assert compared > 200, compared
-    assert lowered > 0, lowered  # the cone lowers some bounds: the levels in between are exercised
