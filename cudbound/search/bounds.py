@@ -214,8 +214,7 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
            floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0, W=np.zeros((0, 0)), act=np.zeros(0, dtype=np.int64),
-           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0),
-           enough=np.inf):
+           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0)):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
@@ -223,9 +222,6 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     its parent's minimiser and the flip cost of its new point). With ``tu`` (phi_k'b_u for
     every point) and ``L_u``, the flip costs use the gradient too (:func:`_flip_cost`); with
     sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
-    With active rows (``nact`` > 0) the cone flip costs (:func:`_cone_flip`) refine the bound, which
-    they can only lower: they are computed only when the bound without them exceeds ``enough`` (a
-    bound at most ``enough`` prunes the node whichever it is).
     """
     mf = P.shape[0]
     g0 = _gval(m + floor, alpha, L_hat)
@@ -239,26 +235,9 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
                 hi += max(cplus[k], cminus[k])
                 lo += min(cplus[k], cminus[k])
         return max(abs(hi), abs(lo)) / n * g0
-    best = _prefix_bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, tmp_d, tmp_diff, floor,
-                         tu, L_u, sc_r, W, act, 0, cone, cone_l, cone_v, cone_nu, g0)
-    if nact == 0 or best <= enough:
-        return best
-    k_act = _cone_setup(P, W, signs, act, nact, cone, cone_l)
-    if k_act == 0:
-        return best
-    return _prefix_bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, tmp_d, tmp_diff, floor,
-                         tu, L_u, sc_r, W, act, k_act, cone, cone_l, cone_v, cone_nu, g0)
-
-
-@njit(cache=True, inline="always")
-def _prefix_bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, tmp_d, tmp_diff, floor, tu, L_u,
-                  sc_r, W, act, k_act, cone, cone_l, cone_v, cone_nu, g0):
-    """:func:`_bound`'s flip-cost bound: each free point's flip cost (refined within the cone when
-    ``k_act`` > 0, ``cone`` and ``cone_l`` set up by :func:`_cone_setup`), then the largest value over
-    the prefixes of the points sorted by it."""
-    mf = P.shape[0]
     C0 = Cfix
     r = 0
+    k_act = _cone_setup(P, W, signs, act, nact, cone, cone_l) if nact > 0 else 0
     for k in range(mf):
         if signs[k] != 0:
             continue

@@ -262,19 +262,11 @@ def _cone_rows(bd, pool, c):
 
 
 @njit(cache=True, inline="always")
-def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, enough=np.inf):
-    """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``; ``enough``: a bound at
-    most this prunes the node (:func:`_prune_at`), so the cone's refinement is skipped below it."""
+def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r):
+    """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``."""
     return _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
                   rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
-                  _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu, enough)
-
-
-@njit(cache=True, inline="always")
-def _prune_at(val, opt):
-    """The largest bound :func:`_prunes` prunes now (the best value attained only grows, so a node
-    whose bound is at most this when it is offered is pruned then too)."""
-    return max(val[BEST], opt.floor) + opt.prune
+                  _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu)
 
 
 @njit(cache=True, inline="always")
@@ -373,7 +365,7 @@ def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[v], bv, rep.n,
                              rep.alpha, rep.L_hat, opt.margin))
     r = _node_factor(rep, slv, bd, pool, v, True)
-    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r, _prune_at(val, opt))
+    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r)
     _offer(pool, cnt, val, opt, slv.key, v, Ub, -1, d, 0)
 
 
@@ -480,8 +472,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
                                      rep.alpha, rep.L_hat, opt.margin))
         # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
         flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
-        Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r,
-                         _prune_at(val, opt))
+        Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r)
         _offer(pool, cnt, val, opt, slv.key, c, Ub, pool.uid[v], d + 1, s)
     _release(pool, cnt, v)
 
