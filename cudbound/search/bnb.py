@@ -44,7 +44,8 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
         flip-cost bound and the flip-cost branching), else None
     extra_lower : (beta, loss) pairs whose realised patterns seed the lower bound
     probe : a callable returning one more such pair (or None), called only when the search starts
-        afresh (a resumed search keeps its best value; ``probes.probe_classifier``)
+        afresh (a resumed search keeps its best value; ``probes.probe_classifier``); an exception
+        from it counts as None, and its time counts against ``options.time_limit``
     inner : a compiled node solver with weights set, run inside the loop: a HingeLPNodeSolver (its
         simplex), a HingeQPNodeSolver (its active-set method) or a SmoothNodeSolver of a built-in
         loss and a resample nothing separates (its SQP); None: ``solver`` solves every node
@@ -66,7 +67,10 @@ def branch_and_bound(problem, solver, root, *, quad=None, options=SearchOptions(
     fresh = None
     if probe is not None:
         def fresh():
-            pair = probe()
+            try:
+                pair = probe()
+            except Exception:  # noqa: BLE001 - the probe only speeds the search up and calls user code (a
+                return 0.0     # loss's value far from where the search goes): any failure means no value
             return 0.0 if pair is None else _value_at(problem, pair[0], pair[1], tol)
     with SearchContext(solver, fallback, root.warm, tree) as ctx:
         out = run_search(problem, root, best0=best, quad=q, inner=inner, context=ctx, options=options, tol=tol,

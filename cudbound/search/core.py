@@ -64,6 +64,7 @@ upper bound, with status "solver_failure". Each hand-off counts as a fallback.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections import namedtuple
@@ -715,7 +716,7 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     ``options.resume``: a :class:`SearchState` of this replicate to continue from (ignored for
     KIND_EXTERNAL, whose warm starts live in Python, or when it does not match).
     ``fresh_best``: a callable giving one more attained value, called only when the search does not
-    resume (a resumed search keeps its best value).
+    resume (a resumed search keeps its best value); its time counts against ``options.time_limit``.
     Returns a :class:`~cudbound.search.options.SearchOutcome` (``state``: a
     :class:`SearchState` when the search stopped at its node budget, else None; ``screened``,
     ``seconds`` and ``tree`` are the caller's to fill).
@@ -732,7 +733,11 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     if not (resumable and isinstance(resume, SearchState) and resume.matches(kind, shape)):
         resume = None
     if resume is None and fresh_best is not None:
+        t0 = time.perf_counter()
         best0 = max(best0, fresh_best())
+        if options.time_limit:  # the probe's time counts against the search's budget (0 would mean none)
+            options = dataclasses.replace(options, time_limit=max(options.time_limit - (time.perf_counter() - t0),
+                                                                  1e-9))
     start = (np.ascontiguousarray(root.beta, dtype=np.float64), float(root.value), float(root.beta_value),
              float(best0))
     args = (P, np.ascontiguousarray(problem.rows, dtype=np.int64), np.ascontiguousarray(problem.cost_plus, dtype=np.float64),

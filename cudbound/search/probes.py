@@ -155,18 +155,27 @@ def _metric(loss, design, y, w, beta_u):
     return H + 1e-10 * scale * np.eye(p), smooth
 
 
+PROBE_CHUNK = 1 << 21
+"""At most this many scores (points x classifiers) are formed at once by :func:`_batched_losses`."""
+
+
 def _batched_losses(loss, design, y, w, betas):
-    """L(D^(b), beta) for each row of ``betas``: one matrix product for the built-in losses
-    (``pointwise`` on an n x K array, exactly :meth:`Loss.value`'s sum), a call of ``loss.value``
-    per row for any other loss."""
+    """L(D^(b), beta) for each row of ``betas``: matrix products for the built-in losses
+    (``pointwise`` on n x K blocks of at most :data:`PROBE_CHUNK` scores; :meth:`Loss.value`'s sum up to
+    rounding, the order of the additions differing), a call of ``loss.value`` per row for any other
+    loss."""
     from ..losses import ExponentialLoss, HingeLoss, LogisticLoss, RidgeLoss, SquaredLoss
     builtin = (SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss)
     base = loss.base if type(loss) is RidgeLoss else loss
     if type(base) not in builtin:
         return np.array([loss.value(design, y, w, b) for b in betas])
     on = w != 0.0
-    T = design[on] @ betas.T
-    values = (w[on][:, None] * base.pointwise(y[on][:, None], T)).sum(axis=0) / len(y)
+    D, yo, wo = design[on], y[on][:, None], w[on][:, None]
+    step = max(1, PROBE_CHUNK // max(1, D.shape[0]))
+    values = np.empty(len(betas))
+    for a in range(0, len(betas), step):
+        T = D @ betas[a:a + step].T
+        values[a:a + step] = (wo * base.pointwise(yo, T)).sum(axis=0) / len(y)
     if base is not loss:
         mask = loss.penalty_mask(design)
         values = values + loss.lam * np.sum(betas[:, mask] ** 2, axis=1)
@@ -211,9 +220,16 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
     def values(X):
         """The objective at each row of X (0 where a free point's sign is not clear)."""
         L = _batched_losses(loss, design, y, w, X)
-        T = P @ X.T
-        clear = np.all(np.abs(T) > margin * rnorm[:, None] * np.linalg.norm(X, axis=1)[None, :], axis=0)
-        C = problem.C_forced + np.where(T >= 0.0, problem.cost_plus[:, None], problem.cost_minus[:, None]).sum(axis=0)
+        clear = np.empty(len(X), dtype=bool)
+        C = np.empty(len(X))
+        step = max(1, PROBE_CHUNK // mf)
+        for a in range(0, len(X), step):
+            Xa = X[a:a + step]
+            T = P @ Xa.T
+            clear[a:a + step] = np.all(np.abs(T) > margin * rnorm[:, None] * np.linalg.norm(Xa, axis=1)[None, :],
+                                       axis=0)
+            C[a:a + step] = problem.C_forced + np.where(T >= 0.0, problem.cost_plus[:, None],
+                                                        problem.cost_minus[:, None]).sum(axis=0)
         g = np.minimum(1.0, 1.0 + alpha * (problem.L_hat - L))
         v = np.abs(C) / problem.n * np.where(g > 0.0, g, 0.0)
         return np.where(clear & np.isfinite(L), v, 0.0)
@@ -224,12 +240,14 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
             continue
         R = math.sqrt(2.0 * (level - L_u))
         dirs = D
-        for _round in range(3):   # the single directions, then pairs of the best twice
+        for rnd in range(3):   # the single directions, then pairs of the best twice
             X = np.concatenate([beta_u[None, :] + f * R * dirs for f in radii])
             v = values(X)
             i = int(np.argmax(v))
             if v[i] > best_v:
                 best_v, best_x = float(v[i]), X[i].copy()
+            if rnd == 2:
+                break
             per_dir = v.reshape(len(radii), len(dirs)).max(axis=0)
             top = dirs[np.argsort(-per_dir, kind="stable")[:n_top]]
             a, b = np.triu_indices(len(top), k=1)

@@ -20,7 +20,7 @@ from cudbound.search import SearchOptions
 from cudbound.search.bnb import _value_at
 from cudbound.search.options import Tolerances
 from cudbound.search.probes import _batched_losses, probe_classifier
-from reference_losses import REF_LOSSES, loss_value, make_loss_problem, ref_details
+from reference_losses import REF_LOSSES, RefLoss, loss_value, make_loss_problem, ref_details
 
 
 def _value(Z, y, counts, b, b_hat, alpha):
@@ -61,7 +61,8 @@ def test_the_probed_value_is_attained_and_says_something(scale, least):
 SPECS = {"logistic": "logistic", "hinge": "hinge", "exponential_ridge": "exponential_ridge:0.1",
          "logistic_ridge": "logistic_ridge:0.1", "hinge_ridge": "hinge_ridge:0.1"}
 REFS = {"logistic": REF_LOSSES["logistic"], "hinge": REF_LOSSES["hinge"],
-        "exponential_ridge": REF_LOSSES["exponential_ridge"], "logistic_ridge": REF_LOSSES["logistic_ridge"]}
+        "exponential_ridge": REF_LOSSES["exponential_ridge"], "logistic_ridge": REF_LOSSES["logistic_ridge"],
+        "hinge_ridge": RefLoss("hinge", "hinge_qp", lam=0.1)}
 
 
 def _user_loss():
@@ -128,8 +129,7 @@ def test_the_probed_classifier_attains_its_value_and_says_something(name, scale)
             continue
         b, L = probed
         ref = REFS.get(name, REF_LOSSES["logistic"])
-        if name != "hinge_ridge":   # the reference has no hinge_ridge loss value; the package's is exact
-            assert abs(L - loss_value(ref, Z, y, counts, b)) <= 1e-12 * max(1.0, abs(L))
+        assert abs(L - loss_value(ref, Z, y, counts, b)) <= 1e-12 * max(1.0, abs(L))
         wrong = np.where(Z @ b >= 0.0, 1.0, -1.0) != y
         C = np.sum((counts - 1.0) * wrong)
         L_hat = loss.value(Z, y, counts, beta_hat)
@@ -147,14 +147,92 @@ def test_the_probed_classifier_attains_its_value_and_says_something(name, scale)
 
 
 @pytest.mark.parametrize("name", sorted(REFS))
-def test_the_probed_value_never_exceeds_the_enumerated_supremum(name):
-    """Small problems (n <= 10, p <= 3): a search stopped after its first node reports a value
-    attained, never above the brute-force Q^(b), at three neighbourhood sizes."""
-    ref = REF_LOSSES[name]
+def test_the_probed_value_never_exceeds_the_enumerated_supremum(name, monkeypatch):
+    """Small problems (n <= 10, p <= 3): the pair a probe returns has the value it claims (its own
+    signs on every point, the reference loss); a search stopped after its first node reports a value
+    attained, never above the brute-force Q^(b), at three neighbourhood sizes; and the exact search
+    gives the brute-force Q^(b) with and without the probe. beta_hat is the reference's fit (the
+    package's hinge_ridge fit may take another intercept among equal losses)."""
+    import cudbound.engine as engine_module
+    ref = REFS[name]
+    probed = []
+    real = engine_module.probe_classifier
+
+    def spy(problem, *args, **kwargs):
+        pair = real(problem, *args, **kwargs)
+        if pair is not None:
+            probed.append((problem, pair))
+        return pair
+
+    monkeypatch.setattr(engine_module, "probe_classifier", spy)
     for index in range(4):
         design, y, counts, info = make_loss_problem(4_400_400 + 10 * index + len(name), ref)
         det = ref_details(ref, design, y, counts)
-        for a in (0.5 * info["n"], float(info["n"]), 5.0 * info["n"]):
-            first = search_replicate(design, y, counts, loss=SPECS[name], alpha_n=a,
-                                     search_options=SearchOptions(max_nodes=1))
+        n = info["n"]
+        for a in (0.5 * n, float(n), 5.0 * n):
+            kw = dict(loss=SPECS[name], alpha_n=a, beta_hat=det.beta_hat)
+            probed.clear()
+            first = search_replicate(design, y, counts, search_options=SearchOptions(max_nodes=1), **kw)
             assert first.lower <= det.q(a) + 1e-9, (name, index, a, first.lower, det.q(a))
+            for problem, (b, L) in probed:
+                Zb = problem.design @ b   # the search's orthonormal coordinates: the same classifier is
+                beta = np.linalg.lstsq(design, Zb, rcond=None)[0]   # beta in the design's own
+                assert abs(L - loss_value(ref, design, y, counts, beta)) <= 1e-9 * max(1.0, abs(L))
+                wrong = np.where(Zb >= 0.0, 1.0, -1.0) != y
+                g = min(1.0, 1.0 + a * (det.L_hat - L))
+                own = abs(np.sum((counts - 1.0) * wrong)) / n * max(0.0, g)
+                searched = _value_at(problem, b, L, Tolerances())
+                assert searched == 0.0 or abs(searched - own) <= 1e-12, (name, index, a, searched, own)
+            exact = search_replicate(design, y, counts, **kw)
+            monkeypatch.setattr(engine_module, "probe_classifier", lambda *args, **kwargs: None)
+            bare = search_replicate(design, y, counts, **kw)
+            monkeypatch.setattr(engine_module, "probe_classifier", spy)
+            assert exact.status == bare.status == "exact"
+            assert abs(exact.value - det.q(a)) <= 1e-9 and abs(bare.value - det.q(a)) <= 1e-9, \
+                (name, index, a, exact.value, bare.value, det.q(a))
+
+
+def test_a_probe_that_fails_leaves_the_search_as_it_was():
+    """A user loss whose value raises far from where the search goes (the probe tries classifiers
+    well outside the neighbourhood): the replicate is still searched exactly, to the value of a
+    search without the probe."""
+    import cvxpy as cp
+
+    import cudbound.engine as engine_module
+
+    def value(design, y, w, beta):
+        t = design @ beta
+        if np.max(np.abs(t)) > 14.0:
+            raise ValueError("scores too large for this loss")
+        return float(np.dot(w, np.logaddexp(0.0, -y * t)) / len(y))
+
+    def expression(design, y, w, beta):
+        return w @ cp.logistic(-cp.multiply(y, design @ beta)) / len(y)
+
+    loss = FunctionLoss("fragile_logistic", value, expression)
+    rng = np.random.default_rng(4_400_600)
+    n = 20
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] + 0.8 * rng.standard_normal(n) >= 0, 1.0, -1.0)
+    design = np.column_stack([np.ones(n), X])
+    counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
+    real = engine_module.probe_classifier
+    raised = []
+
+    def watched(*args, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        except ValueError:
+            raised.append(True)
+            raise
+
+    try:
+        engine_module.probe_classifier = watched
+        got = search_replicate(design, y, counts, loss=loss, alpha_n=1.0)
+        engine_module.probe_classifier = lambda *args, **kwargs: None
+        bare = search_replicate(design, y, counts, loss=loss, alpha_n=1.0)
+    finally:
+        engine_module.probe_classifier = real
+    assert raised  # the probe did fail here
+    assert got.status == bare.status == "exact"
+    assert abs(got.value - bare.value) <= 1e-7
