@@ -29,6 +29,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..design import PenalisedLoss
+from ..losses import ExponentialLoss, HingeLoss, LogisticLoss, RidgeLoss, SquaredLoss
 from .bounds import _value_at
 from .node_solve import _quad_form
 
@@ -155,6 +157,10 @@ def _metric(loss, design, y, w, beta_u):
     return H + 1e-10 * scale * np.eye(p), smooth
 
 
+_BATCHED = (SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss)
+"""The losses whose ``pointwise`` :func:`_batched_losses` applies to a block of scores (exact types:
+a subclass may redefine it)."""
+
 PROBE_CHUNK = 1 << 21
 """At most this many scores (points x classifiers) are formed at once by :func:`_batched_losses`."""
 
@@ -162,12 +168,11 @@ PROBE_CHUNK = 1 << 21
 def _batched_losses(loss, design, y, w, betas):
     """L(D^(b), beta) for each row of ``betas``: matrix products for the built-in losses
     (``pointwise`` on n x K blocks of at most :data:`PROBE_CHUNK` scores; :meth:`Loss.value`'s sum up to
-    rounding, the order of the additions differing), a call of ``loss.value`` per row for any other
-    loss."""
-    from ..losses import ExponentialLoss, HingeLoss, LogisticLoss, RidgeLoss, SquaredLoss
-    builtin = (SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss)
-    base = loss.base if type(loss) is RidgeLoss else loss
-    if type(base) not in builtin:
+    rounding, the order of the additions differing), their ridge forms (in the user's coordinates, a
+    :class:`~cudbound.losses.RidgeLoss`, or in orthonormal ones, a :class:`~cudbound.design.PenalisedLoss`)
+    plus the penalty; a call of ``loss.value`` per row for any other loss."""
+    base = loss.base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
+    if type(base) not in _BATCHED:
         return np.array([loss.value(design, y, w, b) for b in betas])
     on = w != 0.0
     D, yo, wo = design[on], y[on][:, None], w[on][:, None]
@@ -176,9 +181,10 @@ def _batched_losses(loss, design, y, w, betas):
     for a in range(0, len(betas), step):
         T = D @ betas[a:a + step].T
         values[a:a + step] = (wo * base.pointwise(yo, T)).sum(axis=0) / len(y)
-    if base is not loss:
-        mask = loss.penalty_mask(design)
-        values = values + loss.lam * np.sum(betas[:, mask] ** 2, axis=1)
+    if type(loss) is RidgeLoss:   # lam |beta_pen|^2
+        values = values + loss.lam * np.sum(betas[:, loss.penalty_mask(design)] ** 2, axis=1)
+    elif type(loss) is PenalisedLoss:   # |M gamma|^2 (a ridge loss in orthonormal coordinates)
+        values = values + np.sum((betas @ loss.M.T) ** 2, axis=1)
     return values
 
 

@@ -78,19 +78,30 @@ def _user_loss():
     return FunctionLoss("user_logistic", value, expression)
 
 
-@pytest.mark.parametrize("spec", [*SPECS.values(), "squared", "ridge:0.5", "user"])
+@pytest.mark.parametrize("spec", [*SPECS.values(), "squared", "ridge:0.5", "user", "exponential",
+                                  "orthonormal:logistic_ridge:0.1", "orthonormal:hinge_ridge:0.1",
+                                  "orthonormal:exponential_ridge:0.1"])
 def test_batched_losses_equal_the_loss_value(spec):
-    """One matrix product per batch gives each classifier's loss.value (weights 0 included: a point
-    of weight 0 counts 0 even where its term overflows)."""
+    """Matrix products give each classifier's loss.value (weights 0 included: a point of weight 0
+    counts 0 even where its term overflows), for the losses as the user gives them and as the search
+    holds them in orthonormal coordinates (a ridge form becomes a PenalisedLoss)."""
     rng = np.random.default_rng(4_400_200)
-    loss = _user_loss() if spec == "user" else get_loss(spec)
+    loss = _user_loss() if spec == "user" else get_loss(spec.removeprefix("orthonormal:"))
     n, p = 25, 3
     design = np.column_stack([np.ones(n), rng.standard_normal((n, p - 1)) * 3.0 + 5.0])
+    if spec.startswith("orthonormal:"):
+        rep = reparametrise(design)
+        design, loss = rep.Z, rep.loss(loss)
+        assert type(loss).__name__ == "PenalisedLoss"
     y = np.where(rng.standard_normal(n) >= 0, 1.0, -1.0)
     w = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
     betas = rng.standard_normal((40, p)) * rng.choice([0.1, 1.0, 30.0], size=(40, 1))
+    calls = []
+    value = loss.value
+    loss.value = lambda *args: calls.append(1) or value(*args)   # counts the per-classifier path
     got = _batched_losses(loss, design, y, w, betas)
-    want = np.array([loss.value(design, y, w, b) for b in betas])
+    assert (len(calls) == len(betas)) if spec == "user" else not calls
+    want = np.array([value(design, y, w, b) for b in betas])
     assert np.allclose(got, want, rtol=1e-12, atol=0.0) or np.array_equal(got, want)
 
 
