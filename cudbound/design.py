@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import cvxpy as cp
 import numpy as np
@@ -133,7 +133,15 @@ def reparametrise(design: ArrayLike, *, names: Sequence[str] | None = None, name
 _MARGIN_TYPES = (SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss)
 
 
-def _is_margin_loss(loss: Loss) -> bool:
+def penalty_factor(loss: Loss, design: np.ndarray) -> np.ndarray:
+    """M with the penalty of a ridge loss on ``design`` = |M gamma|^2 (``PenalisedLoss.M``; sqrt(lam) J)."""
+    if isinstance(loss, PenalisedLoss):
+        return loss.M
+    ridge = cast(RidgeLoss, loss)
+    return np.sqrt(ridge.lam) * np.eye(design.shape[1])[ridge.penalty_mask(design)]
+
+
+def is_margin_loss(loss: Loss) -> bool:
     """True when the loss depends on beta only through the scores Phi beta (so L_Z(gamma) = L(Z, gamma)).
 
     The built-in unpenalised losses, and any user loss written through the pointwise pair
@@ -157,9 +165,9 @@ def loss_in_coordinates(loss: Loss, design: np.ndarray, T: np.ndarray) -> Loss:
       design at beta = T gamma (value, cvxpy expression, gradient T'grad, Hessian T'HT,
       quadratic form (T'HT, T'g, c)).
     """
-    if _is_margin_loss(loss):
+    if is_margin_loss(loss):
         return loss
-    if isinstance(loss, RidgeLoss) and _is_margin_loss(loss.base):
+    if isinstance(loss, RidgeLoss) and is_margin_loss(loss.base):
         mask = loss.penalty_mask(design)
         return PenalisedLoss(loss, np.sqrt(loss.lam) * T[mask], design, T)
     return _LossAtTGamma(loss, design, T)

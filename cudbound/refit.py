@@ -88,7 +88,8 @@ from numpy.typing import ArrayLike
 
 from ._validation import check_data, encode_labels
 from ._warnings import warn
-from .design import PenalisedLoss, PreparedData, RankDeficientError, _is_margin_loss, prepare_data, reparametrise
+from .design import (PenalisedLoss, PreparedData, RankDeficientError, is_margin_loss, penalty_factor, prepare_data,
+                     reparametrise)
 from .fit import fit_coefficients, predict_signs, separated_points
 from .losses import HingeLoss, Loss, RidgeLoss, SquaredLoss, _overrides, get_loss, same_math
 from .optim.hinge_parts import hinge_parts
@@ -319,11 +320,11 @@ class DesignRefits(Refits):
         elif (base := _smooth_base(loss)) is not None:
             self.kind = "smooth"
             self._base = base
-            self._M = None if base is loss else _penalty_factor(loss, design)
+            self._M = None if base is loss else penalty_factor(loss, design)
             self._free = loss.unpenalised_directions(design)
         elif (base := _hinge_base(loss)) is not None:
             self.kind = "hinge"
-            self._M = None if base is loss else _penalty_factor(loss, design)
+            self._M = None if base is loss else penalty_factor(loss, design)
             self._unpenalised = None if base is loss else loss.unpenalised_directions(design)
             self._groups = np.unique(np.column_stack([y, design]), axis=0, return_inverse=True)[1].ravel()
         else:
@@ -454,7 +455,7 @@ def _smooth_base(loss: Loss) -> Loss | None:
     base = cast(Any, loss).base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
     if loss.is_quadratic or base.is_quadratic or hasattr(loss, "minimiser") or hasattr(base, "minimiser"):
         return None
-    return base if _is_margin_loss(base) and _overrides(base, "derivatives") else None
+    return base if is_margin_loss(base) and _overrides(base, "derivatives") else None
 
 
 def _hinge_base(loss: Loss) -> Loss | None:
@@ -462,14 +463,6 @@ def _hinge_base(loss: Loss) -> Loss | None:
     one in orthonormal coordinates), the built-in hinge's own math; else None."""
     base = cast(Any, loss).base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
     return base if same_math(base, HingeLoss) else None
-
-
-def _penalty_factor(loss: Loss, design: np.ndarray) -> np.ndarray:
-    """M with the penalty of a ridge loss on ``design`` = |M gamma|^2 (``PenalisedLoss.M``; sqrt(lam) J)."""
-    if isinstance(loss, PenalisedLoss):
-        return loss.M
-    ridge = cast(RidgeLoss, loss)
-    return np.sqrt(ridge.lam) * np.eye(design.shape[1])[ridge.penalty_mask(design)]
 
 
 def _orthonormal_parts(Phi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

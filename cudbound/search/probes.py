@@ -29,8 +29,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ..design import PenalisedLoss
-from ..losses import ExponentialLoss, HingeLoss, LogisticLoss, RidgeLoss, SquaredLoss
+from ..design import PenalisedLoss, is_margin_loss, penalty_factor
+from ..losses import RidgeLoss
+from ..optim.smooth_parts import StackedParts
 from .bounds import _value_at
 from .node_solve import _quad_form
 
@@ -141,7 +142,7 @@ def _metric(loss, design, y, w, beta_u):
     identity (1e-10 of the mean diagonal) keeps it invertible. Only directions are taken from it."""
     p = design.shape[1]
     H, smooth = None, False
-    if getattr(loss, "has_derivatives", False):
+    if loss.has_derivatives:
         try:
             H = np.asarray(loss.hessian(design, y, w, beta_u), dtype=float)
             smooth = bool(np.all(np.isfinite(H)))
@@ -157,34 +158,25 @@ def _metric(loss, design, y, w, beta_u):
     return H + 1e-10 * scale * np.eye(p), smooth
 
 
-_BATCHED = (SquaredLoss, HingeLoss, LogisticLoss, ExponentialLoss)
-"""The losses whose ``pointwise`` :func:`_batched_losses` applies to a block of scores (exact types:
-a subclass may redefine it)."""
-
 PROBE_CHUNK = 1 << 21
 """At most this many scores (points x classifiers) are formed at once by :func:`_batched_losses`."""
 
 
 def _batched_losses(loss, design, y, w, betas):
-    """L(D^(b), beta) for each row of ``betas``: matrix products for the built-in losses
-    (``pointwise`` on n x K blocks of at most :data:`PROBE_CHUNK` scores; :meth:`Loss.value`'s sum up to
-    rounding, the order of the additions differing), their ridge forms (in the user's coordinates, a
-    :class:`~cudbound.losses.RidgeLoss`, or in orthonormal ones, a :class:`~cudbound.design.PenalisedLoss`)
-    plus the penalty; a call of ``loss.value`` per row for any other loss."""
+    """L(D^(b), beta) for each row of ``betas``: for a margin loss and its ridge forms (in the user's
+    coordinates, a :class:`~cudbound.losses.RidgeLoss`, or in orthonormal ones, a
+    :class:`~cudbound.design.PenalisedLoss`) by :meth:`cudbound.optim.smooth_parts.StackedParts.value`
+    in blocks of at most :data:`PROBE_CHUNK` scores (:meth:`Loss.value` up to rounding); a call of
+    ``loss.value`` per row for any other loss."""
     base = loss.base if type(loss) in (RidgeLoss, PenalisedLoss) else loss
-    if type(base) not in _BATCHED:
+    if not is_margin_loss(base):
         return np.array([loss.value(design, y, w, b) for b in betas])
-    on = w != 0.0
-    D, yo, wo = design[on], y[on][:, None], w[on][:, None]
-    step = max(1, PROBE_CHUNK // max(1, D.shape[0]))
+    M = None if base is loss else penalty_factor(loss, design)
+    parts = StackedParts(design, y, np.broadcast_to(w, (len(betas), len(y))), M, base)
+    step = max(1, PROBE_CHUNK // len(y))
     values = np.empty(len(betas))
     for a in range(0, len(betas), step):
-        T = D @ betas[a:a + step].T
-        values[a:a + step] = (wo * base.pointwise(yo, T)).sum(axis=0) / len(y)
-    if type(loss) is RidgeLoss:   # lam |beta_pen|^2
-        values = values + loss.lam * np.sum(betas[:, loss.penalty_mask(design)] ** 2, axis=1)
-    elif type(loss) is PenalisedLoss:   # |M gamma|^2 (a ridge loss in orthonormal coordinates)
-        values = values + np.sum((betas @ loss.M.T) ** 2, axis=1)
+        values[a:a + step] = parts.take(slice(a, a + step)).value(betas[a:a + step])
     return values
 
 
