@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import cholesky, forward_solve
+from ..optim.linear_solve import cholesky, forward_solve, row_dot
 
 __all__: list[str] = []
 
@@ -126,9 +126,7 @@ def _flip_d(t, hnk, r):
 def _free_point(P, k, beta, cplus, cminus):
     """Free point k at a classifier beta: (t = phi_k'beta, the count it adds with beta's sign
     (sign(0) = +1), the change of that count when it takes the other sign)."""
-    t = 0.0
-    for i in range(beta.shape[0]):
-        t += P[k, i] * beta[i]
+    t = row_dot(P, k, beta)
     if t >= 0.0:
         return t, cplus[k], cminus[k] - cplus[k]
     return t, cminus[k], cplus[k] - cminus[k]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..optim.linear_solve import row_dot
 from .bounds import _flip_d
 from .codes import AMBIGUOUS, STATIC
 
@@ -28,7 +29,7 @@ def _branch_point(P, hn, cplus, cminus, signs, beta, m, L_max, mode, r=0.0):
             continue
         if mode == STATIC:
             return k
-        t = np.dot(P[k], beta)
+        t = row_dot(P, k, beta)
         dk = _flip_d(t, hn[k], r)
         wk = abs(cplus[k] - cminus[k])
         if mode == AMBIGUOUS:

@@ -73,6 +73,7 @@ import numpy as np
 from numba import njit, objmode
 
 from .._kernel_compile import compile_once
+from ..optim.linear_solve import row_dot
 from .bounds import _bound, _flip_d, _objective, _value_at
 from .branching import _branch_point
 from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP,
@@ -456,7 +457,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
     r = _node_factor(rep, slv, bd, pool, v, False)
     j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
                       bd.branching if r >= 0.0 else STATIC, r)
-    side = np.dot(P[j], pool.beta[v])
+    side = row_dot(P, j, pool.beta[v])
     for s in (1, -1):
         c, solved_now, ok, bv = _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r)
         if ok < 0:  # certified: the child's minimum is at least the parent's

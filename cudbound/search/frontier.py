@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit, objmode
 
 from .._kernel_compile import compile_once
+from ..optim.linear_solve import row_dot
 from .bounds import _count_at, _free_point, _point_flip
 from .branching import _branch_point
 from .codes import BUDGET, KIND_QP, KINDS, SOLVER_FAILURE, STATIC, STATUS
@@ -337,7 +338,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, kmin, eps, pt, val):
     P = rep.P
     j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
                       bd.branching if r >= 0.0 else STATIC, r)
-    side = np.dot(P[j], pool.beta[v])
+    side = row_dot(P, j, pool.beta[v])
     for s in (1, -1):
         c, solved_now, ok, bv = _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r)
         if ok < 0:

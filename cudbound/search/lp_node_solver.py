@@ -124,7 +124,7 @@ _STOP_PIVOTS = 8   # pivots of the simplex before the vertex walk takes over a n
 # column j of (D): j < m: a_j (u_j in [0, c_j], cost 1); m <= j < m + n: s_k phi_k with
 # k = j - m (v_k >= 0 when s_k != 0, fixed at 0 when s_k = 0); m + n <= j: e_{j - m - n}
 # (artificial, fixed at 0). ``cols`` stacks [a; phi; I] row-wise.
-@njit(cache=True)
+@njit(cache=True, inline="always")   # called per column in loops: no call, no reference counts
 def _column(cols, sgn, m, n, j, out):
     p = cols.shape[1]
     f = 1.0
@@ -137,10 +137,11 @@ def _column(cols, sgn, m, n, j, out):
 @njit(cache=True)
 def _factor_basis(cols, sgn, m, n, basis, B, LU, perm, col):
     p = cols.shape[1]
-    for r in range(p):
-        _column(cols, sgn, m, n, basis[r], col)
+    for r in range(p):     # column basis[r] (:func:`_column`, written out: no reference counts per column)
+        j = basis[r]
+        f = float(sgn[j - m]) if m <= j < m + n else 1.0
         for i in range(p):
-            B[i, r] = col[i]
+            B[i, r] = f * cols[j, i]
     return lu_factor(B, LU, perm, p, _LU_PIVOT)
 
 
@@ -167,7 +168,7 @@ def _multipliers(m, basis, LU, perm, y):
     lu_solve_t(LU, perm, cB, y, np.empty(p), p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _upper(c, m, n, sgn, j):
     if j < m:
         return c[j]
@@ -307,9 +308,9 @@ def _simplex(cols, norms, c, m, n, sgn, basis, atup, max_iter, level=np.inf):
             if di < 0.0:
                 ti = max(xB[i], 0.0) / (-di)
             else:
-                hi = _upper(c, m, n, sgn, j)
-                if hi == np.inf:
+                if m <= j < m + n and sgn[j - m] != 0:   # no upper bound (:func:`_upper`, written out)
                     continue
+                hi = c[j] if j < m else 0.0
                 ti = max(hi - xB[i], 0.0) / di
             if r_out < 0 and ti < step:
                 r_out, step = i, ti
@@ -375,9 +376,9 @@ def _certify(cols, c, m, n, sgn, basis, atup, beta):
     dual = 0.0
     for j in range(m + n + p):
         if x[j] != 0.0:
-            _column(cols, sgn, m, n, j, col)
+            f = x[j] * float(sgn[j - m]) if m <= j < m + n else x[j]   # x_j times column j (:func:`_column`)
             for i in range(p):
-                resid[i] += x[j] * col[i]
+                resid[i] += f * cols[j, i]
             if j < m:
                 dual += x[j]
     bnorm = 0.0

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linprog
 
+from ..optim.linear_solve import row_dot
 from .node_qp import _gi
 
 __all__ = ["is_witness", "find_witness", "realisable_by_lp", "realise", "RealisabilityUnknown"]
@@ -111,7 +112,7 @@ def _strict(P, signs, norms, z):
     if zn == 0.0:
         return False
     for k in range(P.shape[0]):
-        if signs[k] * np.dot(P[k], z) <= _MARGIN * zn * norms[k]:
+        if signs[k] * row_dot(P, k, z) <= _MARGIN * zn * norms[k]:
             return False
     return True
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..optim.linear_solve import row_dot
+
 __all__: list[str] = []
 
 
@@ -18,7 +20,7 @@ def _mark_can_flip(Phi, sides, can_flip, j, x):
     """Screening: x has loss below L_max, so every later row j' (> j) that x puts on the side
     opposite to sides[j'] (closed) can flip; mark it (its solve is skipped)."""
     for jj in range(j + 1, Phi.shape[0]):
-        if not can_flip[jj] and sides[jj] * np.dot(Phi[jj], x) <= 0.0:
+        if not can_flip[jj] and sides[jj] * row_dot(Phi, jj, x) <= 0.0:
             can_flip[jj] = True
 
 

@@ -77,7 +77,7 @@ from scipy.optimize import nnls
 
 from ..design import PenalisedLoss
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
-from ..optim.linear_solve import cholesky, forward_solve
+from ..optim.linear_solve import cholesky, forward_solve, row_dot
 from .bounds import _flip_d
 from .node_qp import _gi
 from .replicate_setup import _screen_point
@@ -209,10 +209,10 @@ def _kkt_ok(G, norms, x, g, act, nact):
     p = x.shape[0]
     xs = max(1.0, np.sqrt(np.dot(x, x)))
     for k in range(G.shape[0]):
-        if np.dot(G[k], x) / norms[k] < -CHECK_TOL * xs:
+        if row_dot(G, k, x) / norms[k] < -CHECK_TOL * xs:
             return False
     for a in range(nact):
-        if np.dot(G[act[a]], x) / norms[act[a]] > ACTIVE_TOL * xs:
+        if row_dot(G, act[a], x) / norms[act[a]] > ACTIVE_TOL * xs:
             return False
     gn = np.sqrt(np.dot(g, g))
     if not np.isfinite(gn):
