@@ -124,7 +124,7 @@ _STOP_PIVOTS = 8   # pivots of the simplex before the vertex walk takes over a n
 # column j of (D): j < m: a_j (u_j in [0, c_j], cost 1); m <= j < m + n: s_k phi_k with
 # k = j - m (v_k >= 0 when s_k != 0, fixed at 0 when s_k = 0); m + n <= j: e_{j - m - n}
 # (artificial, fixed at 0). ``cols`` stacks [a; phi; I] row-wise.
-@njit(cache=True, inline="always")   # called per column in loops: no call, no reference counts
+@njit(cache=True)   # once per pivot; the loops over columns write it out (a call, even inlined, counts references)
 def _column(cols, sgn, m, n, j, out):
     p = cols.shape[1]
     f = 1.0
@@ -168,7 +168,7 @@ def _multipliers(m, basis, LU, perm, y):
     lu_solve_t(LU, perm, cB, y, np.empty(p), p)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _upper(c, m, n, sgn, j):
     if j < m:
         return c[j]

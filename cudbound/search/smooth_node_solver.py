@@ -334,7 +334,7 @@ def _sqp(model, G, norms, x, max_iter, act):
     f = _evaluate(model, x, g, H, True)
     infeasible = False
     for k in range(m):
-        if np.dot(G[k], x) < 0.0:
+        if row_dot(G, k, x) < 0.0:
             infeasible = True
             break
     if infeasible:
@@ -343,8 +343,8 @@ def _sqp(model, G, norms, x, max_iter, act):
             return 2, f, 0
         tmin = 0.0
         for k in range(m):
-            a = np.dot(G[k], x)
-            bb = np.dot(G[k], z)
+            a = row_dot(G, k, x)
+            bb = row_dot(G, k, z)
             if a < 0.0 and bb > a:
                 tk = -a / (bb - a)
                 if tk > tmin:

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from cudbound.optim.linear_solve import (cholesky, forward_solve, lu_factor, lu_solve, lu_solve_t, solve_in_place,
-                                         times_cols)
+from cudbound.optim.linear_solve import (cholesky, forward_solve, lu_factor, lu_solve, lu_solve_t, row_dot,
+                                         solve_in_place, times_cols)
 
 
 def _square(seed, n):
@@ -76,3 +76,16 @@ def test_times_cols_is_the_leading_blocks_product(rows, cols, inner):
     times_cols(A, B, out, rows, cols, inner)
     np.testing.assert_allclose(out[:rows, :cols], A[:rows, :inner] @ B[:inner, :cols], rtol=1e-12, atol=1e-14)
     assert np.all(out[rows:, :] == 9.0) and np.all(out[:, cols:] == 9.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("p", [1, 3, 5, 31])
+def test_row_dot_is_the_row_product_summed_in_index_order(seed, p):
+    gen = np.random.default_rng(seed)
+    A, x = gen.standard_normal((6, p)), gen.standard_normal(p)
+    for k in range(A.shape[0]):
+        t = 0.0
+        for i in range(p):              # the order the kernels' decisions rely on, bit for bit
+            t += A[k, i] * x[i]
+        assert row_dot(A, k, x) == t
+        np.testing.assert_allclose(row_dot(A, k, x), A[k] @ x, rtol=1e-12, atol=1e-12)
