@@ -305,6 +305,24 @@ def _evaluate(model, b, grad, H, want):
     return f
 
 
+def _trial_derivatives(model):
+    """Whether the line search of :func:`_sqp` evaluates each trial point with its gradient and
+    Hessian: for a built-in loss (compiled), so that an accepted step costs no second evaluation
+    of its exponentials and logarithms; not for a loss in Python (its derivatives are not asked for
+    where the step is then rejected)."""
+    return isinstance(model, tuple)
+
+
+@overload(_trial_derivatives)
+def _trial_derivatives_compiled(model):
+    """:func:`_trial_derivatives` in compiled code: a constant of the model's type."""
+    full = isinstance(model, types.BaseTuple)
+
+    def impl(model):  # pragma: no cover - compiled
+        return full
+    return impl
+
+
 @overload(_evaluate)
 def _evaluate_compiled(model, b, grad, H, want):
     """:func:`_evaluate` in compiled code: a built-in loss's (kind, D, yo, wn, pen)."""
@@ -331,6 +349,8 @@ def _sqp(model, G, norms, x, max_iter, act):
     u = np.empty(p)
     dummy_g = np.empty(p)
     dummy_H = np.empty((p, p))
+    xt = np.empty(p)
+    full = _trial_derivatives(model)
     f = _evaluate(model, x, g, H, True)
     infeasible = False
     for k in range(m):
@@ -383,7 +403,9 @@ def _sqp(model, G, norms, x, max_iter, act):
         ok = False
         fn = f
         while t >= 1e-10:
-            fn = _evaluate(model, x + t * d, dummy_g, dummy_H, False)
+            for i in range(p):
+                xt[i] = x[i] + t * d[i]
+            fn = _evaluate(model, xt, dummy_g, dummy_H, full)
             if fn <= f - ARMIJO * t * dec:
                 ok = True
                 break
@@ -393,9 +415,13 @@ def _sqp(model, G, norms, x, max_iter, act):
                 converged = True
                 break
             return 3, f, nact
-        for i in range(p):
-            x[i] += t * d[i]
-        f = _evaluate(model, x, g, H, True)
+        x[:] = xt
+        if full:   # the accepted trial's value, gradient and Hessian: the same evaluation at the same point
+            f = fn
+            g[:] = dummy_g
+            H[:] = dummy_H
+        else:
+            f = _evaluate(model, x, g, H, True)
         if not np.isfinite(f):
             return 1, f, nact
     if not converged:
