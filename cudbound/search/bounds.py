@@ -133,12 +133,9 @@ def _free_point(P, k, beta, cplus, cminus):
 
 
 @njit(cache=True, inline="always")
-def _point_flip(t, k, hn, tu, m, L_u, sc_r, pen):
-    """Free point k's flip cost at a node's minimiser (t = phi_k'b_m, minimum m): ``pen[k]`` when
-    ``pen`` is given (the plain hinge: ``lp_node_solver._flip_costs``), :func:`_flip_cost` with the
-    gradient when ``tu`` is given (a positive definite quadratic loss), else :func:`_flip_d`."""
-    if pen.shape[0] > 0:
-        return pen[k]
+def _point_flip(t, k, hn, tu, m, L_u, sc_r):
+    """Free point k's flip cost at a node's minimiser (t = phi_k'b_m, minimum m): :func:`_flip_cost`
+    with the gradient when ``tu`` is given (a positive definite quadratic loss), else :func:`_flip_d`."""
     if tu.shape[0] > 0:
         return _flip_cost(t, tu[k], hn[k], 4.0 * (m - L_u))
     return _flip_d(t, hn[k], sc_r)
@@ -215,35 +212,27 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
            floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0, W=np.zeros((0, 0)), act=np.zeros(0, dtype=np.int64),
-           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0),
-           pen=np.zeros(0), cut=-np.inf):
+           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0)):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
     every completion is known to cost at least ``m + floor`` (a child not yet solved:
     its parent's minimiser and the flip cost of its new point). With ``tu`` (phi_k'b_u for
     every point) and ``L_u``, the flip costs use the gradient too (:func:`_flip_cost`); with
-    sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss;
-    with ``pen``, each free point's flip cost is given (the plain hinge's, ``lp_node_solver._flip_costs``).
-
-    A node whose bound is at most ``cut`` is pruned (``core._prunes``), whatever the bound: when the
-    plain bound (every free point on its better side at g(m + floor)), or the same over the points whose
-    flip cost lets them flip, is already at most ``cut``, it is returned without the flip-cost prefixes
-    (which are at most it). The node is pruned either way; only the value returned differs.
+    sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
     """
     mf = P.shape[0]
     g0 = _gval(m + floor, alpha, L_hat)
     if g0 <= 0.0:
         return -1.0
-    hi = Cfix
-    lo = Cfix
-    for k in range(mf):
-        if signs[k] == 0:
-            hi += max(cplus[k], cminus[k])
-            lo += min(cplus[k], cminus[k])
-    plain = max(abs(hi), abs(lo)) / n * g0
-    if not use_flip or plain <= cut:
-        return plain
+    if not use_flip:
+        hi = Cfix
+        lo = Cfix
+        for k in range(mf):
+            if signs[k] == 0:
+                hi += max(cplus[k], cminus[k])
+                lo += min(cplus[k], cminus[k])
+        return max(abs(hi), abs(lo)) / n * g0
     C0 = Cfix
     r = 0
     k_act = _cone_setup(P, W, signs, act, nact, cone, cone_l) if nact > 0 else 0
@@ -254,7 +243,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         C0 += cost
         if diff == 0.0:
             continue
-        dk = _point_flip(t, k, hn, tu, m, L_u, sc_r, pen)
+        dk = _point_flip(t, k, hn, tu, m, L_u, sc_r)
         if k_act > 0 and m + max(dk, floor) < L_max:
             dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu))
         if m + max(dk, floor) < L_max:  # only points that can flip, and matter, are sorted
@@ -264,16 +253,6 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     best = abs(C0) / n * g0
     if r == 0:
         return best
-    hi = C0
-    lo = C0
-    for idx in range(r):
-        if tmp_diff[idx] > 0:
-            hi += tmp_diff[idx]
-        else:
-            lo += tmp_diff[idx]
-    reach = max(abs(hi), abs(lo)) / n * g0   # every point that can flip flipped, at g(m + floor)
-    if reach <= cut:
-        return reach
     order = np.argsort(tmp_d[:r])
     hi = C0
     lo = C0

@@ -90,7 +90,6 @@ from .options import SearchOptions, SearchOutcome, Tolerances
 from .probes import _probe
 from .records import compiled_record
 from .replicate_setup import _replicate_setup
-from .lp_node_solver import _flip_costs
 from .smooth_node_solver import _factor_hn, _smooth_factor
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "STATES", "SearchState", "run_search",
@@ -170,7 +169,7 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     elif kind == KIND_SMOOTH and use_flip:
         smooth_flip = True
     elif (kind == KIND_LP or kind == KIND_HINGE_QP) and branching != STATIC and mf > 0:
-        use_flip = use_flip and kind == KIND_LP   # the plain hinge's flip costs come from its simplex
+        use_flip = False
         A = P.T @ P
         tr = 0.0
         for i in range(p):
@@ -197,12 +196,6 @@ def _prunes(U, best, opt):
     """The one prune rule: a node whose bound U is not positive (g <= 0 on all of it) or at
     most the best value attained (or the floor), to ``Tolerances.prune``, is not searched."""
     return U <= 0.0 or U <= max(best, opt.floor) + opt.prune
-
-
-@njit(cache=True, inline="always")
-def _cut(val, opt):
-    """The bound at or below which :func:`_prunes` prunes a node now."""
-    return max(val[BEST], opt.floor) + opt.prune
 
 
 @njit(cache=True, inline="always")
@@ -250,17 +243,9 @@ def _offer(pool, cnt, val, opt, key, c, U, parent, depth, sign):
 
 @njit(cache=True, inline="always")
 def _node_factor(rep, slv, bd, pool, c, fresh):
-    """The flip costs' data at node c's minimiser: a smooth loss's metric ``bd.hn`` from the Cholesky
-    factor of the Hessian there (computed afresh when ``fresh``, else the pool's), or the plain
-    hinge's flip costs ``pool.flip_costs[c]`` from the node's basis (:func:`lp_node_solver._flip_costs`,
-    when ``fresh``; else the pool's: a child that keeps its parent's minimiser keeps its flip costs).
-    Returns r (< 0: no flip cost at this node; 0 when the loss has no smooth flip cost)."""
-    if pool.flip_costs.shape[1] > 0:
-        if fresh:
-            lp = slv.lp
-            _flip_costs(lp[0], lp[2], lp[3], lp[4], rep.P, rep.prow, pool.signs[c], pool.lp_basis[c],
-                        pool.lp_at_upper[c], pool.beta[c], pool.minimum[c], pool.flip_costs[c])
-        return 0.0
+    """A smooth loss's flip-cost metric at node c's minimiser: ``bd.hn`` from the Cholesky
+    factor of the Hessian there (computed afresh when ``fresh``, else the pool's). Returns r
+    (< 0: no flip cost at this node; 0 when the loss has no smooth flip cost)."""
     if not bd.smooth_flip:
         return 0.0
     if fresh:
@@ -279,13 +264,11 @@ def _cone_rows(bd, pool, c):
 
 
 @njit(cache=True, inline="always")
-def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, cut):
-    """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m`` (a bound at most
-    ``cut``, the prune level :func:`_cut`, is returned as soon as it is known)."""
+def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r):
+    """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``."""
     return _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
                   rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
-                  _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu,
-                  pool.flip_costs[c], cut)
+                  _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu)
 
 
 @njit(cache=True, inline="always")
@@ -300,7 +283,7 @@ def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
     _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, root_beta, root_bv, rep.n,
                              rep.alpha, rep.L_hat, opt.margin))
     r = _node_factor(rep, slv, bd, pool, 0, True)
-    U = _node_bound(rep, bd, pool, 0, root_beta, root_m, bd.use_flip and r >= 0.0, 0.0, r, _cut(val, opt))
+    U = _node_bound(rep, bd, pool, 0, root_beta, root_m, bd.use_flip and r >= 0.0, 0.0, r)
     _offer(pool, cnt, val, opt, slv.key, 0, U, -1, 0, 0)
 
 
@@ -357,9 +340,10 @@ def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     """A lazy flip child leads the queue: solve it, and put it back with its exact bound (or
     prune it). A child nobody solves is dropped; its bound U (from the parent) covers it. The
     plain hinge's solve stops early once its dual bound proves the child pruned
-    (:func:`_prune_level`: the plain bound, at least the flip-cost bound the solved child would get)."""
+    (:func:`_prune_level`; flip costs play no part in its bound)."""
     d = pool.depth[v]
-    level = _prune_level(rep, pool, v, val[BEST]) if slv.kind == KIND_LP and opt.dual_bound else np.inf
+    level = _prune_level(rep, pool, v, val[BEST]) if slv.kind == KIND_LP and opt.dual_bound and not bd.use_flip \
+        else np.inf
     ok, m_new, bv = _solve(v, rep, slv, pool, level)
     if ok == 2:   # its minimum is at least the level: pruned, as after the solve
         cnt[SOLVES] += 1
@@ -383,7 +367,7 @@ def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[v], bv, rep.n,
                              rep.alpha, rep.L_hat, opt.margin))
     r = _node_factor(rep, slv, bd, pool, v, True)
-    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r, _cut(val, opt))
+    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r)
     _offer(pool, cnt, val, opt, slv.key, v, Ub, -1, d, 0)
 
 
@@ -455,14 +439,10 @@ def _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r):
             pool.flip_gap[c] = side * side / bd.hn[j]
         elif bd.smooth_flip and r >= 0.0:
             pool.flip_gap[c] = _flip_d(side, bd.hn[j], r)
-        elif pool.flip_costs.shape[1] > 0:
-            pool.flip_gap[c] = pool.flip_costs[c, j]
         return c, False, 0, 0.0
     ok, bv = _solve_into(c, rep, slv, pool, cnt)
     if ok >= 0 and bd.smooth_flip:
         pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)  # for its expansion
-    elif ok >= 0:
-        _node_factor(rep, slv, bd, pool, c, True)   # the plain hinge's flip costs at its own minimiser
     return c, True, ok, bv
 
 
@@ -483,7 +463,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
         if ok < 0:  # certified: the child's minimum is at least the parent's
             cnt[STATUS_CODE] = SOLVER_FAILURE
             cnt[FALLBACKS] += 1
-            Ub = _node_bound(rep, bd, pool, c, pool.beta[v], pool.minimum[v], False, 0.0, 0.0, -np.inf)
+            Ub = _node_bound(rep, bd, pool, c, pool.beta[v], pool.minimum[v], False, 0.0, 0.0)
             if Ub > val[UNSOLVED]:
                 val[UNSOLVED] = Ub
             _record(slv.key, opt.record, pool.uid[c], pool.uid[v], d + 1, pool.minimum[c], Ub, s, FAILED)
@@ -494,8 +474,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
                                      rep.alpha, rep.L_hat, opt.margin))
         # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
         flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
-        Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r,
-                         _cut(val, opt))
+        Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r)
         _offer(pool, cnt, val, opt, slv.key, c, Ub, pool.uid[v], d + 1, s)
     _release(pool, cnt, v)
 
@@ -564,8 +543,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
         if kept_val[BEST] > val[BEST]:
             val[BEST] = kept_val[BEST]
     else:
-        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0,
-                                 mf if kind == KIND_LP and bd.use_flip else 0))
+        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
         cnt[NODES] = 1
         cnt[COUNT] = 1
         cnt[NEXT_UID] = 1

@@ -49,7 +49,7 @@ from .._kernel_compile import compile_once
 from ..optim.linear_solve import row_dot
 from .bounds import _count_at, _free_point, _point_flip
 from .branching import _branch_point
-from .codes import BUDGET, KIND_LP, KIND_QP, KINDS, SOLVER_FAILURE, STATIC, STATUS
+from .codes import BUDGET, KIND_QP, KINDS, SOLVER_FAILURE, STATIC, STATUS
 from .core import (COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
                    UNDECIDED_N, LoopOptions, ReplicateRef, _bounding, _loop_options, _make_child, _node_factor, _over_budget,
                    _release, _room_for_two, _solve_into, _unrealisable, solver_inputs)
@@ -226,7 +226,7 @@ def _attain_at(rep, up, down, kmin, x, v, margin, pt, val):
 
 
 @njit(cache=True)
-def _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, pen):
+def _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r):
     """A node's lower bounds (module docstring): (C_0, the order of the points that can flip below
     the level by flip cost, their number); their flip costs and count changes in ``bd.tmp_d`` and
     ``bd.tmp_diff``."""
@@ -239,7 +239,7 @@ def _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, pen):
         C0 += cost
         if diff == 0.0:
             continue
-        dk = _point_flip(t, k, bd.hn, bd.tu, m, bd.L_u, r, pen) if use_flip else 0.0
+        dk = _point_flip(t, k, bd.hn, bd.tu, m, bd.L_u, r) if use_flip else 0.0
         if m + max(dk, floor) < rep.L_max:  # a flip that reaches the level matters nowhere
             bd.tmp_d[nr] = dk
             bd.tmp_diff[nr] = diff
@@ -293,14 +293,14 @@ def _joint_bound(rep, bd, C0, order, m, floor, pt):
 
 
 @njit(cache=True)
-def _assess(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, pen, up, down, kmin, eps, pt, val, prune):
+def _assess(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, up, down, kmin, eps, pt, val, prune):
     """(keep, key) of a node: whether it may still matter, and its place on the queue: the frontier's
     (it may lower the frontier; least m + floor first, key -(m + floor)) or, in a joint search, its
     bound U > the best pair value attained + prune (largest U first, key U)."""
     base = m + floor
     if not base < rep.L_max:
         return False, 0.0
-    C0, order, nr = _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, pen)
+    C0, order, nr = _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r)
     if pt[0]:
         U = _joint_bound(rep, bd, C0, order, m, floor, pt)
         return U > val[BEST] + prune, U
@@ -323,7 +323,7 @@ def _lost(rep, bd, pool, c, v, up, down, kmin, eps, pt, val, prune):
     flip costs) stands in for its subtree when it may still matter."""
     floor = pool.flip_gap[c]
     keep, key = _assess(rep, bd, pool.signs[c], pool.fixed_cost[c], pool.beta[v], pool.minimum[v], floor, False, 0.0,
-                        pool.flip_costs[c], up, down, kmin, eps, pt, val, prune)
+                        up, down, kmin, eps, pt, val, prune)
     if keep:
         if pt[0]:
             val[LOST_U] = max(val[LOST_U], key)
@@ -351,7 +351,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, kmin, eps, pt, val):
         # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
         flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
         keep, key = _assess(rep, bd, pool.signs[c], pool.fixed_cost[c], pool.beta[c], pool.minimum[c],
-                            pool.flip_gap[c], flip_c, r, pool.flip_costs[c], up, down, kmin, eps, pt, val, opt.prune)
+                            pool.flip_gap[c], flip_c, r, up, down, kmin, eps, pt, val, opt.prune)
         _offer(pool, cnt, c, keep, key)
     _release(pool, cnt, v)
 
@@ -402,8 +402,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
         with objmode(t_start="float64"):
             t_start = time.perf_counter()
     root_beta, root_m, root_bv = root
-    pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0,
-                             mf if kind == KIND_LP and bd.use_flip else 0))
+    pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
     cnt[NODES] = 1
     cnt[COUNT] = 1
     cnt[NEXT_UID] = 1
@@ -419,8 +418,8 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     for q in range(seeds.shape[0]):
         _attain_at(rep, up, down, ik, seeds[q], seed_losses[q], opt.margin, pt, val)
     r = _node_factor(rep, slv, bd, pool, 0, True)
-    keep, key = _assess(rep, bd, pool.signs[0], C_forced, root_beta, root_m, 0.0, bd.use_flip and r >= 0.0, r,
-                        pool.flip_costs[0], up, down, ik, eps, pt, val, opt.prune)
+    keep, key = _assess(rep, bd, pool.signs[0], C_forced, root_beta, root_m, 0.0, bd.use_flip and r >= 0.0, r, up,
+                        down, ik, eps, pt, val, opt.prune)
     _offer(pool, cnt, 0, keep, key)
     pops = 0
     while cnt[HSIZE] > 0:
@@ -442,12 +441,12 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
             _attain_at(rep, up, down, ik, pool.beta[v], bv, opt.margin, pt, val)
             r = _node_factor(rep, slv, bd, pool, v, True)
             keep, key = _assess(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
-                                bd.use_flip and r >= 0.0, r, pool.flip_costs[v], up, down, ik, eps, pt, val, opt.prune)
+                                bd.use_flip and r >= 0.0, r, up, down, ik, eps, pt, val, opt.prune)
             _offer(pool, cnt, v, keep, key)
             continue
         r = _node_factor(rep, slv, bd, pool, v, False)
         keep, _ = _assess(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
-                          bd.use_flip and r >= 0.0, r, pool.flip_costs[v], up, down, ik, eps, pt, val, opt.prune)
+                          bd.use_flip and r >= 0.0, r, up, down, ik, eps, pt, val, opt.prune)
         if not keep:
             cnt[PRUNED_N] += 1  # the frontier has fallen, or the best pair value risen, since it was queued
             _release(pool, cnt, v)

@@ -97,7 +97,7 @@ from numba import njit
 from ..losses import HingeLoss, same_math
 import math
 
-from ..optim.linear_solve import lu_factor, lu_solve, lu_solve_t, row_dot
+from ..optim.linear_solve import lu_factor, lu_solve, lu_solve_t
 from .hinge_qp_node_solver import HingeWorkRef, _hinge_qp_node, _hinge_work
 from .replicate_setup import _screen_point
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
@@ -341,67 +341,6 @@ def _simplex(cols, norms, c, m, n, sgn, basis, atup, max_iter, level=np.inf):
         else:
             degenerate += 1
     return ITERATION_LIMIT, max_iter
-
-
-@njit(cache=True)
-def _flip_costs(cols, c, m, n, P, prow, signs, basis, atup, beta, value, out):
-    """Flip costs of the plain hinge loss at a solved node (module docstring, "Flip costs"): for
-    every free point k (``signs[k] == 0``; ``P[k]`` = ``cols[m + prow[k]]``), into ``out[k]``, a
-    lower bound on L(b) - ``value`` over the node's classifiers b that give k the other sign than
-    ``beta`` does (sign(0) = +1). Entries of fixed points are left alone. Returns False (and 0 for
-    every free point) when the node's basis is singular."""
-    p = cols.shape[1]
-    mf = P.shape[0]
-    sgn = np.zeros(n, dtype=np.int64)
-    for k in range(mf):
-        if signs[k] != 0:
-            sgn[prow[k]] = 1 if signs[k] > 0 else -1
-    B, LU, perm, col, xB = _basis_workspace(p)
-    if not _factor_basis(cols, sgn, m, n, basis, B, LU, perm, col):
-        for k in range(mf):
-            if signs[k] == 0:
-                out[k] = 0.0
-        return False
-    _basic_values(cols, c, m, LU, perm, atup, xB)
-    y = np.empty(p)
-    _multipliers(m, basis, LU, perm, y)
-    base = _dual_lower(cols, c, m, n, sgn, basis, atup, xB, y) - value   # <= 0: the basis's own gap
-    slack = _STOP_MARGIN * max(1.0, abs(value))
-    dx = np.empty(p)
-    for k in range(mf):
-        if signs[k] != 0:
-            continue
-        out[k] = 0.0
-        s_new = -1.0 if row_dot(P, k, beta) >= 0.0 else 1.0
-        red = 0.0      # the reduced cost of the new column s_new phi_k in (D): -s_new phi_k'y
-        for i in range(p):
-            col[i] = s_new * cols[m + prow[k], i]
-            red -= col[i] * y[i]
-        if red <= 0.0:
-            continue
-        lu_solve(LU, perm, col, dx, p)   # x_B moves by -theta dx as the new v_k rises to theta
-        big = 0.0
-        for i in range(p):
-            big = max(big, abs(dx[i]))
-        theta = np.inf
-        for i in range(p):
-            di = -dx[i]
-            if di == 0.0:
-                continue
-            j = basis[i]
-            room_lo = max(xB[i], 0.0)
-            hi = c[j] if j < m else (np.inf if j < m + n and sgn[j - m] != 0 else 0.0)
-            room_hi = max(hi - xB[i], 0.0)
-            if abs(di) <= _PIVOT * big:   # its sign is round-off: either bound may stop the step
-                step = min(room_lo, room_hi) / abs(di)
-            elif di < 0.0:
-                step = room_lo / -di
-            else:
-                step = room_hi / di
-            theta = min(theta, step)
-        if theta < np.inf:
-            out[k] = max(0.0, (base + theta * red) * (1.0 - _STOP_MARGIN) - slack)
-    return True
 
 
 @njit(cache=True)

@@ -43,7 +43,6 @@ NodePool = namedtuple("NodePool", [
     "last",            # the free point fixed last
     "chol",            # (cap, p, p) for a smooth loss's flip cost: Cholesky factor of the Hessian at beta
     "flip_r",          # _flip_d's r at beta (< 0: no flip cost there)
-    "flip_costs",      # (cap, mf) for the plain hinge's flip costs: each free point's at beta (lp_node_solver)
     "free",            # slots of finished nodes, free[:nfree]
     "heap_keys",       # the queue (heap.py): bounds ...
     "heap_ids",        # ... and slots
@@ -64,7 +63,7 @@ def _as_arrays(ref):
     return NodePool(ref.signs, ref.depth, ref.fixed_cost, ref.minimum, ref.flip_gap, ref.solved, ref.beta, ref.active,
                     ref.n_active, ref.dual, ref.lp_basis, ref.lp_at_upper, ref.handle, ref.witness,
                     ref.witness_active, ref.witness_n, ref.witness_dual, ref.uid, ref.last, ref.chol, ref.flip_r,
-                    ref.flip_costs, ref.free, ref.heap_keys, ref.heap_ids)
+                    ref.free, ref.heap_keys, ref.heap_ids)
 
 
 @njit(cache=True)
@@ -76,17 +75,16 @@ def _grow(a, cap):
 
 
 @njit(cache=True)
-def _new_pool(cap, mf, p, nb, na, pf, nf=0):
+def _new_pool(cap, mf, p, nb, na, pf):
     """An empty pool of ``cap`` slots: mf free points, p unknowns, an LP basis of nb and na
-    columns, Cholesky factors of order pf (0 unless a smooth loss uses flip costs), nf flip costs
-    a slot (0 unless the plain hinge uses them; else mf)."""
+    columns, Cholesky factors of order pf (0 unless a smooth loss uses flip costs)."""
     i1 = np.zeros(cap, dtype=np.int64)
     return NodePool(np.zeros((cap, mf), dtype=np.int8), i1, np.zeros(cap), np.zeros(cap), np.zeros(cap),
                     np.ones(cap, dtype=np.bool_), np.zeros((cap, p)), np.zeros((cap, p), dtype=np.int64),
                     i1.copy(), np.zeros((cap, p)), np.zeros((cap, nb), dtype=np.int64),
                     np.zeros((cap, na), dtype=np.bool_), i1.copy(), np.zeros((cap, p)),
                     np.zeros((cap, p), dtype=np.int64), i1.copy(), np.zeros((cap, p)), i1.copy(), i1.copy(),
-                    np.zeros((cap, pf, pf)), np.zeros(cap), np.zeros((cap, nf)), i1.copy(), np.zeros(cap), i1.copy())
+                    np.zeros((cap, pf, pf)), np.zeros(cap), i1.copy(), np.zeros(cap), i1.copy())
 
 
 @njit(cache=True)
@@ -98,8 +96,7 @@ def _grow_pool(pool, cap):
                     _grow(pool.dual, cap), _grow(pool.lp_basis, cap), _grow(pool.lp_at_upper, cap),
                     _grow(pool.handle, cap), _grow(pool.witness, cap), _grow(pool.witness_active, cap),
                     _grow(pool.witness_n, cap), _grow(pool.witness_dual, cap), _grow(pool.uid, cap),
-                    _grow(pool.last, cap), _grow(pool.chol, cap), _grow(pool.flip_r, cap),
-                    _grow(pool.flip_costs, cap), _grow(pool.free, cap),
+                    _grow(pool.last, cap), _grow(pool.chol, cap), _grow(pool.flip_r, cap), _grow(pool.free, cap),
                     _grow(pool.heap_keys, cap), _grow(pool.heap_ids, cap))
 
 
@@ -143,8 +140,6 @@ def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
     if smooth_flip:
         _copy_slot(pool.chol, c, v)
         _copy_slot(pool.flip_r, c, v)
-    elif kind == KIND_LP and pool.flip_costs.shape[1] > 0:
-        _copy_slot(pool.flip_costs, c, v)
 
 
 def trimmed(pool, count):
