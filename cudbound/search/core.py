@@ -342,8 +342,8 @@ def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     plain hinge's solve stops early once its dual bound proves the child pruned
     (:func:`_prune_level`; flip costs play no part in its bound)."""
     d = pool.depth[v]
-    level = _prune_level(rep, pool, v, val[BEST]) if opt.dual_bound and (
-        (slv.kind == KIND_LP and not bd.use_flip) or (slv.kind == KIND_SMOOTH and bd.smooth_flip)) else np.inf
+    level = _prune_level(rep, pool, v, val[BEST]) if slv.kind == KIND_LP and opt.dual_bound and not bd.use_flip \
+        else np.inf
     ok, m_new, bv = _solve(v, rep, slv, pool, level)
     if ok == 2:   # its minimum is at least the level: pruned, as after the solve
         cnt[SOLVES] += 1

@@ -31,7 +31,7 @@ from .hinge_qp_node_solver import _hinge_qp_node
 from .lp_node_solver import DUAL_BOUND, OPTIMAL, _solve_node_ws
 from .node_qp import _gi_ws
 from .records import compiled_record
-from .smooth_node_solver import LOWER_BOUND, _sqp_compiled
+from .smooth_node_solver import _sqp_compiled
 
 __all__ = ["NodeSolve", "NodeSolveRef"]
 
@@ -168,9 +168,7 @@ def _solve_lp(c, rep, slv, pool, level):
 
 @njit(cache=True, inline="always")
 def _solve_smooth(c, rep, slv, pool, level):
-    """KIND_SMOOTH: the compiled SQP from the parent's minimiser, stopped after its first step when
-    that proves the minimum at least ``level`` (``smooth_node_solver._first_step_lower``, from the
-    parent's Hessian factor and r, which the pool keeps with its minimiser)."""
+    """KIND_SMOOTH: the compiled SQP from the parent's minimiser."""
     sm_kind, D, yo, wn, pen, maxit = slv.sm
     P = rep.P
     sgn = pool.signs
@@ -187,13 +185,9 @@ def _solve_smooth(c, rep, slv, pool, level):
             gn[k] = rep.norms[i]
             k += 1
     act_s = np.zeros(P.shape[1], dtype=np.int64)
-    r0 = pool.flip_r[c] if level < np.inf and pool.chol.shape[1] > 0 else -1.0   # the start's, for the bound
-    st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s, level, pool.chol[c],
-                               r0)
+    st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s)
     if st == 0:
         return 0, f, f
-    if st == LOWER_BOUND:
-        return 2, level, level
     return _fallback(c, rep, slv, pool, False)
 
 

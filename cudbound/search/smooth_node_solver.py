@@ -98,9 +98,7 @@ TRIAL_ITER = 20      # iterations allowed to a solve that tries to certify that 
 
 KIND_LOGISTIC, KIND_EXPONENTIAL = 0, 1
 _STATUS = {1: "non-finite loss or derivatives", 2: "active-set (QP) failure", 3: "line search failed",
-           4: "no convergence", 5: "KKT certificate failed", 6: "stopped at the lower bound"}
-LOWER_BOUND = 6      # _sqp's status when its first step proves the node's minimum at least the level
-STOP_MARGIN = 1e-9   # ... by this much (relative), as the hinge simplex's dual bound
+           4: "no convergence", 5: "KKT certificate failed"}
 _tokens = itertools.count(1)
 _NUMERIC_ERRORS = (np.linalg.LinAlgError, ValueError, ZeroDivisionError, FloatingPointError)
 
@@ -335,17 +333,13 @@ def _evaluate_compiled(model, b, grad, H, want):
     return None
 
 
-def _sqp(model, G, norms, x, max_iter, act, level=np.inf, chol=np.zeros((0, 0)), r0=-1.0):
+def _sqp(model, G, norms, x, max_iter, act):
     """The SQP iteration of the module docstring, the one source of both forms: compiled
     (:func:`_sqp_compiled`, a built-in loss's (kind, D, yo, wn, pen)) and run as it stands in
     Python for any other loss with derivatives (``model`` an :class:`_Objective`).
 
     x (the start) is overwritten by the answer, ``act`` by the last QP's active rows. Returns
-    (status, L(x), nact); status 0: certified, else a key of ``_STATUS``. With a finite ``level``,
-    ``chol`` the Cholesky factor of the Hessian at the start x and ``r0`` >= 0 its
-    :func:`_smooth_factor` r (a self-concordant loss), a start outside the cone first gets the lower
-    bound of :func:`_first_step_lower` from its model step; when it is at least the level (plus
-    ``STOP_MARGIN`` relative), the solve stops there: (LOWER_BOUND, the bound, 0), x unchanged.
+    (status, L(x), nact); status 0: certified, else a key of ``_STATUS``.
     """
     p = x.shape[0]
     m = G.shape[0]
@@ -367,10 +361,6 @@ def _sqp(model, G, norms, x, max_iter, act, level=np.inf, chol=np.zeros((0, 0)),
         status, nact = _model_qp(g, H, G, norms, x, z, act, u)
         if status != 0:
             return 2, f, 0
-        if level < np.inf and r0 >= 0.0:
-            lb = _first_step_lower(f, g, G, x, act, u, nact, chol, r0)
-            if lb >= level + STOP_MARGIN * max(1.0, abs(level)):
-                return LOWER_BOUND, lb, 0
         tmin = 0.0
         for k in range(m):
             a = row_dot(G, k, x)
@@ -442,48 +432,6 @@ def _sqp(model, G, norms, x, max_iter, act, level=np.inf, chol=np.zeros((0, 0)),
 
 
 _sqp_compiled = njit(cache=True)(_sqp)
-
-
-@njit(cache=True)
-def _first_step_lower(f, g, G, x, act, u, nact, L, r):
-    """A lower bound on min L(b) over the cone G b >= 0, from any point x (f = L(x), g its gradient,
-    H = LL' its Hessian, r = (max_i phi_i'H^-1 phi_i)^(1/2) over the loss's points, or larger) and
-    any multipliers lambda >= 0 of the rows ``act[:nact]`` (the model QP's ``u``, clipped at 0).
-
-    With rho = g - G_A'lambda, d = b - x and q = (d'Hd)^(1/2): L(b) >= f + g'd + q^2 psi(r q) (the
-    self-concordance of :func:`bounds._flip_d`, Bach 2010), g'd = rho'd + lambda'G_A b -
-    lambda'G_A x >= -a q - lambda'G_A x on the cone (a = |rho|_{H^-1}), and the least
-    q^2 psi(r q) - a q over q >= 0 is h = (-u - (1 - u) log(1 - u)) / r^2, u = a r < 1 (-inf when
-    u >= 1), so  min L >= f - lambda'G_A x + h. At the model QP's solution (lambda its multipliers,
-    H its Hessian) rho = -H(z - x), so the bound is the model's value at z less a term of order
-    a^3 r. Rounding is covered by a slack of 1e-12 of the terms' scale (the caller adds its margin)."""
-    p = x.shape[0]
-    rho = g.copy()
-    lgx = 0.0
-    scale = abs(f)
-    for a in range(nact):
-        lam = u[a] if u[a] > 0.0 else 0.0
-        k = act[a]
-        t = 0.0
-        for i in range(p):
-            rho[i] -= lam * G[k, i]
-            t += G[k, i] * x[i]
-        lgx += lam * t
-        scale += abs(lam * t)
-    z = np.empty(p)
-    a2 = _inv_norm2(L, rho, z)
-    if not np.isfinite(a2) or not np.isfinite(lgx):
-        return -np.inf
-    am = math.sqrt(a2)
-    uu = am * r
-    if uu >= 1.0:
-        return -np.inf
-    if uu < 1e-3:   # -(u^2/2 + u^3/6 + sum_{k>=4} u^k / (k (k - 1))) / r^2, the tail below u^4 / (12 (1 - u))
-        h = -a2 * (0.5 + uu / 6.0 + uu * uu / (12.0 * (1.0 - uu)))
-    else:
-        h = (-uu - (1.0 - uu) * math.log1p(-uu)) / (r * r)
-    scale += abs(h)
-    return f - lgx + h - 1e-12 * scale
 
 
 @njit(cache=True)
