@@ -90,7 +90,7 @@ from .options import SearchOptions, SearchOutcome, Tolerances
 from .probes import _probe
 from .records import compiled_record
 from .replicate_setup import _replicate_setup
-from .smooth_node_solver import _factor_hn, _smooth_factor
+from .smooth_node_solver import _factor_hn, _smooth_factor, _smooth_factor_of
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "STATES", "SearchState", "run_search",
            "compiled_replicate", "SearchContext", "solver_inputs"]
@@ -242,6 +242,15 @@ def _offer(pool, cnt, val, opt, key, c, U, parent, depth, sign):
 
 
 @njit(cache=True, inline="always")
+def _fresh_factor(slv, bd, pool, c):
+    """``smooth_node_solver._smooth_factor`` at node c's minimiser into ``pool.chol[c]``, from the
+    Hessian its SQP left in the pool when there is one (no second evaluation)."""
+    if np.isfinite(pool.grad[c, 0]):
+        return _smooth_factor_of(pool.hess[c], slv.sm[1], pool.chol[c], bd.zm)
+    return _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)
+
+
+@njit(cache=True, inline="always")
 def _node_factor(rep, slv, bd, pool, c, fresh):
     """A smooth loss's flip-cost metric at node c's minimiser: ``bd.hn`` from the Cholesky
     factor of the Hessian there (computed afresh when ``fresh``, else the pool's). Returns r
@@ -249,7 +258,7 @@ def _node_factor(rep, slv, bd, pool, c, fresh):
     if not bd.smooth_flip:
         return 0.0
     if fresh:
-        pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)
+        pool.flip_r[c] = _fresh_factor(slv, bd, pool, c)
     r = pool.flip_r[c]
     if r >= 0.0:
         _factor_hn(rep.P, pool.signs[c], pool.chol[c], bd.hn, bd.zm)
@@ -442,7 +451,7 @@ def _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r):
         return c, False, 0, 0.0
     ok, bv = _solve_into(c, rep, slv, pool, cnt)
     if ok >= 0 and bd.smooth_flip:
-        pool.flip_r[c] = _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)  # for its expansion
+        pool.flip_r[c] = _fresh_factor(slv, bd, pool, c)  # for its expansion
     return c, True, ok, bv
 
 

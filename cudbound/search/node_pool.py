@@ -43,6 +43,8 @@ NodePool = namedtuple("NodePool", [
     "last",            # the free point fixed last
     "chol",            # (cap, p, p) for a smooth loss's flip cost: Cholesky factor of the Hessian at beta
     "flip_r",          # _flip_d's r at beta (< 0: no flip cost there)
+    "grad",            # (cap, p) with chol: the gradient of the loss at beta (grad[c, 0] NaN: not known) ...
+    "hess",            # ... and its Hessian, (cap, p, p): a child's SQP starts from them (smooth_node_solver._sqp)
     "free",            # slots of finished nodes, free[:nfree]
     "heap_keys",       # the queue (heap.py): bounds ...
     "heap_ids",        # ... and slots
@@ -63,7 +65,7 @@ def _as_arrays(ref):
     return NodePool(ref.signs, ref.depth, ref.fixed_cost, ref.minimum, ref.flip_gap, ref.solved, ref.beta, ref.active,
                     ref.n_active, ref.dual, ref.lp_basis, ref.lp_at_upper, ref.handle, ref.witness,
                     ref.witness_active, ref.witness_n, ref.witness_dual, ref.uid, ref.last, ref.chol, ref.flip_r,
-                    ref.free, ref.heap_keys, ref.heap_ids)
+                    ref.grad, ref.hess, ref.free, ref.heap_keys, ref.heap_ids)
 
 
 @njit(cache=True)
@@ -77,14 +79,16 @@ def _grow(a, cap):
 @njit(cache=True)
 def _new_pool(cap, mf, p, nb, na, pf):
     """An empty pool of ``cap`` slots: mf free points, p unknowns, an LP basis of nb and na
-    columns, Cholesky factors of order pf (0 unless a smooth loss uses flip costs)."""
+    columns, Cholesky factors, gradients and Hessians of order pf (0 unless a smooth loss uses flip
+    costs)."""
     i1 = np.zeros(cap, dtype=np.int64)
     return NodePool(np.zeros((cap, mf), dtype=np.int8), i1, np.zeros(cap), np.zeros(cap), np.zeros(cap),
                     np.ones(cap, dtype=np.bool_), np.zeros((cap, p)), np.zeros((cap, p), dtype=np.int64),
                     i1.copy(), np.zeros((cap, p)), np.zeros((cap, nb), dtype=np.int64),
                     np.zeros((cap, na), dtype=np.bool_), i1.copy(), np.zeros((cap, p)),
                     np.zeros((cap, p), dtype=np.int64), i1.copy(), np.zeros((cap, p)), i1.copy(), i1.copy(),
-                    np.zeros((cap, pf, pf)), np.zeros(cap), i1.copy(), np.zeros(cap), i1.copy())
+                    np.zeros((cap, pf, pf)), np.zeros(cap), np.full((cap, pf), np.nan), np.zeros((cap, pf, pf)),
+                    i1.copy(), np.zeros(cap), i1.copy())
 
 
 @njit(cache=True)
@@ -96,7 +100,8 @@ def _grow_pool(pool, cap):
                     _grow(pool.dual, cap), _grow(pool.lp_basis, cap), _grow(pool.lp_at_upper, cap),
                     _grow(pool.handle, cap), _grow(pool.witness, cap), _grow(pool.witness_active, cap),
                     _grow(pool.witness_n, cap), _grow(pool.witness_dual, cap), _grow(pool.uid, cap),
-                    _grow(pool.last, cap), _grow(pool.chol, cap), _grow(pool.flip_r, cap), _grow(pool.free, cap),
+                    _grow(pool.last, cap), _grow(pool.chol, cap), _grow(pool.flip_r, cap),
+                    _grow(pool.grad, cap), _grow(pool.hess, cap), _grow(pool.free, cap),
                     _grow(pool.heap_keys, cap), _grow(pool.heap_ids, cap))
 
 
@@ -140,6 +145,8 @@ def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
     if smooth_flip:
         _copy_slot(pool.chol, c, v)
         _copy_slot(pool.flip_r, c, v)
+        _copy_slot(pool.grad, c, v)
+        _copy_slot(pool.hess, c, v)
 
 
 def trimmed(pool, count):

@@ -168,7 +168,8 @@ def _solve_lp(c, rep, slv, pool, level):
 
 @njit(cache=True, inline="always")
 def _solve_smooth(c, rep, slv, pool, level):
-    """KIND_SMOOTH: the compiled SQP from the parent's minimiser."""
+    """KIND_SMOOTH: the compiled SQP from the parent's minimiser (and, with flip costs, from the
+    gradient and Hessian there, which the pool keeps with it; the solve leaves those at its answer)."""
     sm_kind, D, yo, wn, pen, maxit = slv.sm
     P = rep.P
     sgn = pool.signs
@@ -185,7 +186,14 @@ def _solve_smooth(c, rep, slv, pool, level):
             gn[k] = rep.norms[i]
             k += 1
     act_s = np.zeros(P.shape[1], dtype=np.int64)
-    st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s)
+    if pool.grad.shape[1] > 0:   # the start's derivatives, when the pool knows them: not evaluated again
+        st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s,
+                                   pool.minimum[c] if np.isfinite(pool.grad[c, 0]) else np.nan, pool.grad[c],
+                                   pool.hess[c])
+        if st != 0:
+            pool.grad[c, 0] = np.nan   # not the derivatives at the point the fallback finds
+    else:
+        st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s)
     if st == 0:
         return 0, f, f
     return _fallback(c, rep, slv, pool, False)

@@ -333,13 +333,16 @@ def _evaluate_compiled(model, b, grad, H, want):
     return None
 
 
-def _sqp(model, G, norms, x, max_iter, act):
+def _sqp(model, G, norms, x, max_iter, act, f0=np.nan, g0=np.zeros(0), H0=np.zeros((0, 0))):
     """The SQP iteration of the module docstring, the one source of both forms: compiled
     (:func:`_sqp_compiled`, a built-in loss's (kind, D, yo, wn, pen)) and run as it stands in
     Python for any other loss with derivatives (``model`` an :class:`_Objective`).
 
     x (the start) is overwritten by the answer, ``act`` by the last QP's active rows. Returns
-    (status, L(x), nact); status 0: certified, else a key of ``_STATUS``.
+    (status, L(x), nact); status 0: certified, else a key of ``_STATUS``. With ``g0`` and ``H0`` of
+    size p, they hold the gradient and Hessian of L at the start (and a finite ``f0`` its value: a
+    child's start is its parent's minimiser, where they were computed), which are then not
+    evaluated again; on a certified answer they are overwritten by those at the answer.
     """
     p = x.shape[0]
     m = G.shape[0]
@@ -351,7 +354,13 @@ def _sqp(model, G, norms, x, max_iter, act):
     dummy_H = np.empty((p, p))
     xt = np.empty(p)
     full = _trial_derivatives(model)
-    f = _evaluate(model, x, g, H, True)
+    given = g0.shape[0] == p and np.isfinite(f0)
+    if given:
+        f = f0
+        g[:] = g0
+        H[:] = H0
+    else:
+        f = _evaluate(model, x, g, H, True)
     infeasible = False
     for k in range(m):
         if row_dot(G, k, x) < 0.0:
@@ -428,6 +437,9 @@ def _sqp(model, G, norms, x, max_iter, act):
         return 4, f, nact
     if not np.isfinite(f) or not _kkt_ok(G, norms, x, g, act, nact):
         return 5, f, nact
+    if g0.shape[0] == p:
+        g0[:] = g
+        H0[:] = H
     return 0, f, nact
 
 
@@ -460,6 +472,24 @@ def _smooth_factor(sm, b, L, z):
             cj = d2 * D[i, j]
             for k in range(j + 1):
                 L[j, k] += cj * D[i, k]
+    return _factor_r(D, L, z)
+
+
+@njit(cache=True)
+def _smooth_factor_of(H, D, L, z):
+    """:func:`_smooth_factor` from the Hessian H at b, already computed (the SQP's at its answer)."""
+    p = L.shape[0]
+    for j in range(p):
+        for k in range(j + 1):
+            L[j, k] = H[j, k]
+    return _factor_r(D, L, z)
+
+
+@njit(cache=True, inline="always")
+def _factor_r(D, L, z):
+    """The Cholesky factor of the Hessian whose lower triangle L holds, in place, and r over the
+    rows of D (:func:`_smooth_factor`)."""
+    p = L.shape[0]
     scale = 0.0
     for j in range(p):
         if L[j, j] > scale:

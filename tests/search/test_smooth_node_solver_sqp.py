@@ -28,8 +28,8 @@ import pytest
 from cudbound.design import loss_in_coordinates, reparametrise
 from cudbound.losses import get_loss
 from cudbound.optim.smooth import separation
-from cudbound.search.smooth_node_solver import KIND_EXPONENTIAL, KIND_LOGISTIC, _builtin_kind, _Objective, _sqp, \
-    _sqp_compiled
+from cudbound.search.smooth_node_solver import KIND_EXPONENTIAL, KIND_LOGISTIC, _builtin_kind, _evaluate, _Objective, \
+    _sqp, _sqp_compiled
 
 X_RTOL = 1e-9
 F_RTOL = 1e-11
@@ -123,3 +123,35 @@ def test_compiled_and_python_forms_agree(name):
         counted[start] += 1
         counted["active"] += len(act_c) > 0
     assert min(counted.values()) >= 10, counted
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_a_start_with_its_derivatives_given_is_the_same_solve(name):
+    """A child's SQP starts from its parent's minimiser with the parent's value, gradient and Hessian there
+    (kept by the node pool: ``_sqp``'s f0, g0, H0) instead of evaluating them again. The same numbers in give
+    the same iterates: the answer is the one without them, to the last bit; and the arrays given come back
+    holding the gradient and Hessian at the answer (what the children of this node start from)."""
+    counted = 0
+    for seed, loss, design, y, counts, G, start, x0 in _cases(name):
+        model = _Objective(loss, design, y, counts, _builtin_kind(loss)).model
+        st, f, x, act = _run(_sqp_compiled, model, G, x0)
+        p = len(x0)
+        g0, H0 = np.empty(p), np.empty((p, p))
+        f0 = _evaluate(model, np.array(x0, dtype=float), g0, H0, True)
+        xg = np.array(x0, dtype=float)
+        actg = np.zeros(p, dtype=np.int64)
+        stg, fg, nactg = _sqp_compiled(model, G, np.linalg.norm(G, axis=1), xg, 100, actg, f0, g0, H0)
+        where = (name, seed, start)
+        assert (stg, float(fg), sorted(actg[:nactg].tolist())) == (st, f, act), where
+        assert np.array_equal(xg, x), where
+        g1, H1 = np.empty(p), np.empty((p, p))
+        assert _evaluate(model, xg, g1, H1, True) == fg, where
+        assert np.array_equal(g0, g1) and np.array_equal(H0, H1), where
+        # without a value the start is evaluated as before, and the arrays are still filled at the answer
+        g2, H2 = np.full(p, np.nan), np.empty((p, p))
+        xn = np.array(x0, dtype=float)
+        stn, fn, _ = _sqp_compiled(model, G, np.linalg.norm(G, axis=1), xn, 100, np.zeros(p, dtype=np.int64),
+                                   np.nan, g2, H2)
+        assert (stn, float(fn)) == (st, f) and np.array_equal(xn, x) and np.array_equal(g2, g1), where
+        counted += 1
+    assert counted >= 30
