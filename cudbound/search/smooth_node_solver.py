@@ -378,11 +378,11 @@ def _sqp(model, G, norms, x, max_iter, act, f0=np.nan, g0=np.zeros(0), H0=np.zer
                 tk = -a / (bb - a)
                 if tk > tmin:
                     tmin = tk
-        fz = _evaluate(model, z, dummy_g, dummy_H, False)
+        fz = _evaluate(model, z, dummy_g, dummy_H, full)   # with its derivatives: z is the usual answer
         use_z = True
         if tmin < 1.0:
             xf = x + tmin * (z - x)
-            ff = _evaluate(model, xf, dummy_g, dummy_H, False)
+            ff = _evaluate(model, xf, g, H, False)
             if np.isfinite(ff) and not (fz <= ff):
                 use_z = False
                 x[:] = xf
@@ -392,7 +392,11 @@ def _sqp(model, G, norms, x, max_iter, act, f0=np.nan, g0=np.zeros(0), H0=np.zer
             f = fz
         if not np.isfinite(f):
             return 1, f, 0
-        f = _evaluate(model, x, g, H, True)
+        if use_z and full:   # z's value, gradient and Hessian: the same evaluation at the same point
+            g[:] = dummy_g
+            H[:] = dummy_H
+        else:
+            f = _evaluate(model, x, g, H, True)
     if not np.isfinite(f):
         return 1, f, 0
     nact = 0
