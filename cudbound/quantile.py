@@ -27,7 +27,8 @@ does not depend on the number of workers. A search stopped by the refinement's b
 resumed in the next round: its open nodes (``SearchOutcome.state``) go back to the search
 with the new thresholds, which is valid because ``floor`` only rises and ``stop_above`` only
 falls from round to round (a node pruned below an old floor stays below every later one).
-A state larger than ``core.RESUME_MAX_BYTES``, states beyond ``RESUME_TOTAL_BYTES`` in all
+A state larger than ``core.RESUME_MAX_BYTES``, states beyond ``RESUME_TOTAL_BYTES`` in all (each
+counted without the smooth losses' derivative cache when that is what it takes: ``SearchState.lighter``)
 (kept in replicate order), and searches whose node solver keeps its warm starts in Python
 restart instead; either way the decisions, and so the interval, are the same.
 ``exact_distribution=True`` skips all this and solves every replicate to the end.
@@ -179,9 +180,12 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
                 final[i] = stopped[i] = True
             elif out.status == "exact":
                 final[i] = True
-            elif kept is not None and held + kept.nbytes <= RESUME_TOTAL_BYTES:
-                saved[int(i)] = kept
-                held += kept.nbytes
+            elif kept is not None:
+                if held + kept.nbytes > RESUME_TOTAL_BYTES:
+                    kept = kept.lighter()   # without the derivative cache, if that is what it takes
+                if kept is not None and held + kept.nbytes <= RESUME_TOTAL_BYTES:
+                    saved[int(i)] = kept
+                    held += kept.nbytes
         a, c = kth_smallest(lo, k), kth_smallest(up, k)
         state["a"], state["c"] = a, c
         if on_bounds is not None:

@@ -83,7 +83,7 @@ from .context import SearchContext, _realise_call, _record
 from .heap import _heap_pop, _heap_push
 from .hinge_qp_node_solver import HingeQPNodeSolver, HingeWorkRef, _hinge_work
 from .lp_node_solver import HingeLPNodeSolver
-from .node_pool import _as_arrays, _as_ref, _grow_pool, _inherit, _new_pool, trimmed
+from .node_pool import _as_arrays, _as_ref, _grow_pool, _inherit, _new_pool, trimmed, without_derivatives
 from .node_qp import _gi_ws, _meets, _workspace
 from .node_solve import NodeSolve, NodeSolveRef, _solve
 from .options import SearchOptions, SearchOutcome, Tolerances
@@ -245,7 +245,7 @@ def _offer(pool, cnt, val, opt, key, c, U, parent, depth, sign):
 def _fresh_factor(slv, bd, pool, c):
     """``smooth_node_solver._smooth_factor`` at node c's minimiser into ``pool.chol[c]``, from the
     Hessian its SQP left in the pool when there is one (no second evaluation)."""
-    if np.isfinite(pool.grad[c, 0]):
+    if pool.grad.shape[1] > 0 and np.isfinite(pool.grad[c, 0]):
         return _smooth_factor_of(pool.hess[c], slv.sm[1], pool.chol[c], bd.zm)
     return _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)
 
@@ -643,12 +643,23 @@ class SearchState:
         pool, cnt, val = self.arrays
         return int(sum(a.nbytes for a in pool) + cnt.nbytes + val.nbytes)
 
+    def lighter(self):
+        """The same state without the smooth losses' derivatives at the minimisers (the node pool's
+        ``grad`` and ``hess``, a cache: the resumed search evaluates them again), or None when it has none."""
+        pool, cnt, val = self.arrays
+        if pool.grad.shape[1] == 0:
+            return None
+        return SearchState(self.kind, self.shape, (without_derivatives(pool), cnt, val))
+
     @classmethod
     def keep(cls, kind, shape, arrays):
-        """The state trimmed to the node slots in use, or None when it is larger than RESUME_MAX_BYTES."""
+        """The state trimmed to the node slots in use (without the derivative cache when only that
+        brings it within RESUME_MAX_BYTES), or None when it is larger than RESUME_MAX_BYTES."""
         pool, cnt, val = arrays
         state = cls(kind, shape, (trimmed(pool, int(cnt[COUNT])), cnt.copy(), val.copy()))
-        return state if state.nbytes <= RESUME_MAX_BYTES else None
+        if state.nbytes > RESUME_MAX_BYTES:
+            state = state.lighter()
+        return state if state is not None and state.nbytes <= RESUME_MAX_BYTES else None
 
     def matches(self, kind, shape) -> bool:
         return self.kind == kind and self.shape == shape
@@ -737,7 +748,7 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     tol = tol if tol is not None else Tolerances()
     if lazy is None:
         lazy = kind != KIND_QP
-    shape = (P.shape[0], p, int(slv.lp[3]), bool(lazy))
+    shape = (P.shape[0], p, int(slv.lp[3]), bool(lazy), bool(options.flip_cost))
     resume = options.resume
     resumable = kind != KIND_EXTERNAL and not record
     if not (resumable and isinstance(resume, SearchState) and resume.matches(kind, shape)):

@@ -77,6 +77,14 @@ def _grow(a, cap):
 
 
 @njit(cache=True)
+def _grow_unknown(a, cap):
+    """:func:`_grow` with the new rows NaN (``grad``: not known)."""
+    b = np.full((cap,) + a.shape[1:], np.nan)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
 def _new_pool(cap, mf, p, nb, na, pf):
     """An empty pool of ``cap`` slots: mf free points, p unknowns, an LP basis of nb and na
     columns, Cholesky factors, gradients and Hessians of order pf (0 unless a smooth loss uses flip
@@ -101,7 +109,7 @@ def _grow_pool(pool, cap):
                     _grow(pool.handle, cap), _grow(pool.witness, cap), _grow(pool.witness_active, cap),
                     _grow(pool.witness_n, cap), _grow(pool.witness_dual, cap), _grow(pool.uid, cap),
                     _grow(pool.last, cap), _grow(pool.chol, cap), _grow(pool.flip_r, cap),
-                    _grow(pool.grad, cap), _grow(pool.hess, cap), _grow(pool.free, cap),
+                    _grow_unknown(pool.grad, cap), _grow(pool.hess, cap), _grow(pool.free, cap),
                     _grow(pool.heap_keys, cap), _grow(pool.heap_ids, cap))
 
 
@@ -152,3 +160,10 @@ def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
 def trimmed(pool, count):
     """The pool cut to its first ``count`` slots (the ones a search has used), contiguous."""
     return NodePool(*(np.ascontiguousarray(a[:count]) for a in pool))
+
+
+def without_derivatives(pool):
+    """The pool without the smooth losses' derivatives at the minimisers (``grad`` and ``hess`` with
+    no columns): a search resumed from it evaluates each child's start again, as without them."""
+    count = pool.grad.shape[0]
+    return pool._replace(grad=np.zeros((count, 0)), hess=np.zeros((count, 0, 0)))

@@ -186,14 +186,12 @@ def _solve_smooth(c, rep, slv, pool, level):
             gn[k] = rep.norms[i]
             k += 1
     act_s = np.zeros(P.shape[1], dtype=np.int64)
-    if pool.grad.shape[1] > 0:   # the start's derivatives, when the pool knows them: not evaluated again
-        st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s,
-                                   pool.minimum[c] if np.isfinite(pool.grad[c, 0]) else np.nan, pool.grad[c],
-                                   pool.hess[c])
-        if st != 0:
-            pool.grad[c, 0] = np.nan   # not the derivatives at the point the fallback finds
-    else:
-        st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s)
+    cached = pool.grad.shape[1] > 0   # the pool keeps derivatives (else grad[c], hess[c] are empty)
+    f0 = pool.minimum[c] if cached and np.isfinite(pool.grad[c, 0]) else np.nan   # known at the start
+    st, f, na_ = _sqp_compiled((sm_kind, D, yo, wn, pen), G, gn, pool.beta[c], maxit, act_s, f0, pool.grad[c],
+                               pool.hess[c])
+    if st != 0 and cached:
+        pool.grad[c, 0] = np.nan   # not the derivatives at the point the fallback finds
     if st == 0:
         return 0, f, f
     return _fallback(c, rep, slv, pool, False)

@@ -345,9 +345,10 @@ def _sqp(model, G, norms, x, max_iter, act, f0=np.nan, g0=np.zeros(0), H0=np.zer
 
     x (the start) is overwritten by the answer, ``act`` by the last QP's active rows. Returns
     (status, L(x), nact); status 0: certified, else a key of ``_STATUS``. With ``g0`` and ``H0`` of
-    size p, they hold the gradient and Hessian of L at the start (and a finite ``f0`` its value: a
-    child's start is its parent's minimiser, where they were computed), which are then not
-    evaluated again; on a certified answer they are overwritten by those at the answer.
+    size p and a finite ``f0``, they are the value, gradient and Hessian of L at the start (a child's
+    start is its parent's minimiser, where they were computed), which are then not evaluated again;
+    with ``f0`` NaN they are not read. Either way, arrays of size p are overwritten on a certified
+    answer by the gradient and Hessian at the answer.
     """
     p = x.shape[0]
     m = G.shape[0]
@@ -387,7 +388,7 @@ def _sqp(model, G, norms, x, max_iter, act, f0=np.nan, g0=np.zeros(0), H0=np.zer
         use_z = True
         if tmin < 1.0:
             xf = x + tmin * (z - x)
-            ff = _evaluate(model, xf, g, H, False)
+            ff = _evaluate(model, xf, g, H, False)   # the value alone: g and H (the start's) are not written
             if np.isfinite(ff) and not (fz <= ff):
                 use_z = False
                 x[:] = xf

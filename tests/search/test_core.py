@@ -11,7 +11,7 @@ from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
-from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, Tolerances, branch_and_bound
+from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, Tolerances, branch_and_bound, core
 from cudbound.search.smooth_node_solver import SmoothNodeSolver
 from reference_losses import REF_LOSSES, loss_problem_size, make_loss_problem, ref_details
 from search_setup import squared_replicate
@@ -200,6 +200,41 @@ def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(spec, seed)
     assert total == exact.nodes
     if exact.nodes > 20:
         assert steps > 2
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_a_state_kept_without_the_derivative_cache_resumes_the_same_search(seed, monkeypatch):
+    """A state too large for ``RESUME_MAX_BYTES`` drops the smooth losses' derivatives at the minimisers
+    (``SearchState.lighter``); resumed from it, the search evaluates them again and is the same search."""
+    design, y, counts = _medium(seed, n=36)
+    loss = get_loss("logistic")
+    beta = fit_coefficients(design, y, loss)
+    eng = ReplicateEngine(design, y, loss)
+    exact = eng.search(counts, beta, 36.0)
+    out = eng.search(counts, beta, 36.0, SearchOptions(max_nodes=15))   # past the first solved nodes
+    total = out.nodes
+    assert out.status == "budget"
+    pool = out.state.arrays[0]
+    assert pool.grad.shape[1] == design.shape[1] and np.isfinite(pool.grad[:, 0]).any()
+    light = out.state.lighter()
+    assert light.arrays[0].grad.shape[1] == 0 and light.nbytes < out.state.nbytes
+    assert light.lighter() is None
+    # keep() drops the cache when only that brings the state within RESUME_MAX_BYTES, and no more
+    monkeypatch.setattr(core, "RESUME_MAX_BYTES", light.nbytes)
+    kept = core.SearchState.keep(out.state.kind, out.state.shape, out.state.arrays)
+    assert kept is not None and kept.arrays[0].grad.shape[1] == 0
+    monkeypatch.setattr(core, "RESUME_MAX_BYTES", light.nbytes - 1)
+    assert core.SearchState.keep(out.state.kind, out.state.shape, out.state.arrays) is None
+    monkeypatch.undo()
+    state = light
+    while True:   # the resumed search goes on without the cache (its states have none either)
+        out = eng.search(counts, beta, 36.0, SearchOptions(max_nodes=2, resume=state))
+        total += out.nodes
+        if out.status != "budget":
+            break
+        state = out.state
+        assert state.arrays[0].grad.shape[1] == 0
+    assert out.value == exact.value and total == exact.nodes
 
 
 def test_a_state_is_not_resumed_by_another_replicate_shape():

@@ -153,5 +153,10 @@ def test_a_start_with_its_derivatives_given_is_the_same_solve(name):
         stn, fn, _ = _sqp_compiled(model, G, np.linalg.norm(G, axis=1), xn, 100, np.zeros(p, dtype=np.int64),
                                    np.nan, g2, H2)
         assert (stn, float(fn)) == (st, f) and np.array_equal(xn, x) and np.array_equal(g2, g1), where
+        # and with a value the given derivatives are what the first model is built from (not evaluated)
+        bad = np.full(p, np.nan)
+        stb, _, _ = _sqp_compiled(model, G, np.linalg.norm(G, axis=1), np.array(x0, dtype=float), 100,
+                                  np.zeros(p, dtype=np.int64), f0, bad, np.eye(p))
+        assert stb == 2, where   # the model QP refuses a non-finite gradient
         counted += 1
     assert counted >= 30
