@@ -27,10 +27,11 @@ does not depend on the number of workers. A search stopped by the refinement's b
 resumed in the next round: its open nodes (``SearchOutcome.state``) go back to the search
 with the new thresholds, which is valid because ``floor`` only rises and ``stop_above`` only
 falls from round to round (a node pruned below an old floor stays below every later one).
-A state larger than ``core.RESUME_MAX_BYTES``, states beyond ``RESUME_TOTAL_BYTES`` in all (each
-counted without the smooth losses' derivative cache when that is what it takes: ``SearchState.lighter``)
-(kept in replicate order), and searches whose node solver keeps its warm starts in Python
-restart instead; either way the decisions, and so the interval, are the same.
+A state larger than ``core.RESUME_MAX_BYTES``, states beyond ``RESUME_TOTAL_BYTES`` in all
+(kept in replicate order), each even without the smooth losses' derivative cache (which a state
+drops first when that is what it takes: ``SearchState.lighter``), and searches whose node solver
+keeps its warm starts in Python restart instead; either way the decisions, and so the interval,
+are the same.
 ``exact_distribution=True`` skips all this and solves every replicate to the end.
 
 A user budget (``max_nodes``, ``time_limit``) still applies to each search; a replicate it

@@ -12,7 +12,7 @@ from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
 from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, Tolerances, branch_and_bound, core
-from cudbound.search.smooth_node_solver import SmoothNodeSolver
+from cudbound.search.smooth_node_solver import SmoothNodeSolver, _pointwise_eval
 from reference_losses import REF_LOSSES, loss_problem_size, make_loss_problem, ref_details
 from search_setup import squared_replicate
 from sweeps import first_of_each
@@ -216,6 +216,14 @@ def test_a_state_kept_without_the_derivative_cache_resumes_the_same_search(seed,
     assert out.status == "budget"
     pool = out.state.arrays[0]
     assert pool.grad.shape[1] == design.shape[1] and np.isfinite(pool.grad[:, 0]).any()
+    # every known entry is the value, gradient and Hessian at its slot's minimiser, to the last bit
+    obj = eng._smooth._objective(eng._smooth.counts)
+    model = (obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen)
+    p = design.shape[1]
+    for c in np.flatnonzero(np.isfinite(pool.grad[:, 0])):
+        g, H = np.empty(p), np.empty((p, p))
+        f = _pointwise_eval(*model, pool.beta[c].copy(), g, H, True)
+        assert f == pool.minimum[c] and np.array_equal(g, pool.grad[c]) and np.array_equal(H, pool.hess[c]), c
     light = out.state.lighter()
     assert light.arrays[0].grad.shape[1] == 0 and light.nbytes < out.state.nbytes
     assert light.lighter() is None
