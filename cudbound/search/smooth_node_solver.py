@@ -45,11 +45,11 @@ Warm start: the parent's minimiser. Its new constraint is violated there, so the
 step goes to the model minimiser over the cone (feasible), or to the first feasible
 point on the way if that has the smaller loss. A node without a parent starts from the
 replicate's unconstrained minimiser (screening solves) or from 0 (the root). In the compiled
-search the node pool keeps the value, gradient and Hessian at each minimiser, so a child's
-first model is not evaluated again (``f0``, ``g0``, ``H0`` of :func:`_sqp`); and the first
-step's model point is evaluated with its derivatives (a built-in loss), which become the
-iterate's when it is the step. Either way the numbers are those an evaluation at the same
-point gives, so the iterates are the same.
+search with flip costs the node pool keeps the value, gradient and Hessian at each
+minimiser, so a child's first model is not evaluated again (``f0``, ``g0``, ``H0`` of
+:func:`_sqp`); and the first step's model point is evaluated with its derivatives (a
+built-in loss), which become the iterate's when it is the step. Either way the numbers are
+those an evaluation at the same point gives, so the iterates are the same.
 
 The iteration is written once (:func:`_sqp`). The built-in logistic and exponential losses
 (and their ridge versions) run it compiled (numba), one call per node; any other loss with
