@@ -37,7 +37,7 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from .design import Reparametrisation, reparametrise as _reparametrise
+from .design import PenalisedLoss, Reparametrisation, reparametrise as _reparametrise
 from .losses import LOSSES, DEFAULT_RIDGE, HingeLoss, Loss, NoMinimiserError, RidgeLoss, same_math
 from .optim.smooth import SeparationUnknown, polish_smooth, separation
 from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
@@ -229,7 +229,9 @@ def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: Arr
     if same_math(getattr(loss, "base", None), HingeLoss) and hasattr(loss, "penalty_matrix"):
         # hinge + a positive definite penalty: a QP whose exact minimiser is read off the
         # solver's active set and certified (the interior-point answer is ~1e-5 off)
-        exact = polish_hinge(y[:, None] * design, w / n, loss.penalty_matrix(design), beta)
+        # (with a penalty carried to orthonormal coordinates, its factor M: Q = M'M may be far worse conditioned)
+        exact = polish_hinge(y[:, None] * design, w / n, loss.penalty_matrix(design), beta,
+                             factor=loss.M if isinstance(loss, PenalisedLoss) else None)
         if exact is None:   # a degenerate minimiser (points on the margin, multipliers at bounds)
             exact = _exact_hinge_ridge(design, y, w, loss, beta)
         if exact is not None:

@@ -12,7 +12,8 @@ The part's design is then [1, ((x_i - mu_g) / s_g) v_1, ..., ((x_i - mu_g) / s_g
 row i of X, in or out of the part.
 
 The vectors span the SVD's leading subspace to within about machine epsilon / ``gap`` when the
-k-th eigenvalue of the Gram matrix exceeds the (k+1)-th and zero by ``gap`` times the largest;
+k-th eigenvalue of the Gram matrix exceeds the (k+1)-th and zero by ``gap`` times the largest
+(a largest eigenvalue within rounding of zero, :data:`_ZERO_TOL`, counting as zero);
 a part where it does not, or whose total weight is below k, or with a column constant on the part
 up to rounding (0 < var <= (1e-12 mean)^2, where :meth:`PCABasis.fit` and this kernel could
 disagree on the scale), is flagged (ok False) and its design left at zero: the caller refits it
@@ -230,6 +231,23 @@ a factor of about _SHIFT_TOL / gap per step from such a shift: three steps leave
 smallest gap the rule admits, far below the eps / gap of the subspace itself."""
 
 
+_ZERO_TOL = 1e-9
+"""An eigenvalue at most this times |A| (its largest Gershgorin bound, or largest |eigenvalue|) counts as
+zero in the gap rule: both solvers know the eigenvalues only to about _SHIFT_TOL |A| (bisection) or
+s eps |A| (LAPACK), so a largest eigenvalue of 1e-15 |A| is zero up to rounding, and which side of 0
+it lands on differs between machines (seen on AVX-512 against AVX2 builds of the same code)."""
+
+
+@njit(cache=True)
+def _gap_rule(lam, k, s, gap, scale):
+    """The rule of :func:`_leading_pairs` on the computed eigenvalues ``lam`` (descending) of an s x s
+    matrix of norm ``scale``: the k-th exceeds the next (zero when k = s) and zero by ``gap`` times the
+    largest, the largest itself above ``_ZERO_TOL * scale`` (else the spectrum is zero up to rounding)."""
+    top = lam[0] if lam[0] > _ZERO_TOL * scale else 0.0
+    below_k = max(lam[k], 0.0) if k < s else 0.0
+    return top > 0 and lam[k - 1] - below_k > gap * top
+
+
 _FULL_BELOW = 9
 """Below this size :func:`_top_eigen` takes LAPACK's full eigendecomposition (``numpy.linalg.eigh``):
 there it costs no more than the subset solver (measured 2026-11-30 on Mammogram's and Liver's 4 x 4
@@ -247,9 +265,7 @@ def _top_eigen(A, k, gap, lam, vecs, F, mats, swap, below):
     w, U = np.linalg.eigh(A)                                         # ascending
     for c in range(min(k + 1, s)):
         lam[c] = w[s - 1 - c]
-    top = max(lam[0], 0.0)
-    below_k = max(lam[k], 0.0) if k < s else 0.0
-    if not (top > 0 and lam[k - 1] - below_k > gap * top):
+    if not _gap_rule(lam, k, s, gap, max(abs(w[0]), abs(w[s - 1]))):
         return False
     for c in range(k):
         for i in range(s):
@@ -298,9 +314,7 @@ def _leading_pairs(A, k, gap, lam, vecs, F, mats, swap, below):
                 F[6], F[7], F[8], F[9], below)
     for c in range(min(k + 1, s)):
         lam[c] *= bound
-    top = max(lam[0], 0.0)
-    below_k = max(lam[k], 0.0) if k < s else 0.0
-    if not (top > 0 and lam[k - 1] - below_k > gap * top):
+    if not _gap_rule(lam, k, s, gap, bound):
         return False
     tiny = 2.220446049250313e-16
     u0, u1, u2, mult, y = F[4, :s], F[5, :s], F[6, :s], F[7, :s], F[8, :s]

@@ -22,7 +22,9 @@ one, else the one of least norm |gamma| (M = 0, or a penalty sparing the interce
 
    (with M = 0, gamma = A_on^+ 1, the face's least-norm point). For h small enough the smoothed
    minimiser's face is the minimiser's: on a fixed face the smoothed conditions are these with
-   A_on gamma = 1 - h mu / c.
+   A_on gamma = 1 - h mu / c. The face's equations are solved once more for the correction of their
+   residual, the penalty's gradient taken as M'(M gamma), not P gamma (:func:`_penalty_gradient`): P = M'M
+   of a ridge penalty carried to orthonormal coordinates can be far worse conditioned than M.
 3. *Certificate* (:func:`_certified`, relative tolerance :data:`CHECK_TOL`): 0 is in the
    subdifferential (every mu_i in [0, c_i], below-points at margin <= 1, above-points >= 1, the
    KKT residual), and it is the minimiser asked for: with P positive definite, always; with one
@@ -162,6 +164,21 @@ def _times(P: np.ndarray, x: np.ndarray) -> np.ndarray:
     return x @ P if P.ndim == 2 else np.einsum("gpq,gq->gp", P, x)
 
 
+def _penalty_gradient(P: np.ndarray, M: np.ndarray | None, x: np.ndarray) -> np.ndarray:
+    """(G, p) P_g x_g, as M_g'(M_g x_g) when the factor M (shared (k, p) or (G, k, p)) is given.
+
+    A ridge penalty carried to orthonormal coordinates (M = sqrt(lam) J T) of features in units far apart has a
+    P = M'M of condition up to the square of M's (1e12 for units 1e-3 to 1e3), and a point on a face whose
+    |P x| is tens of thousands where the minimiser's is 0.1: P x then rounds to 1e-11, which the face's
+    smallest curvature (2e-3) turns into an error of 5e-9 in gamma, one that depends on how the machine's BLAS
+    orders its sums. M x and M'(M x) round to 1e-14 there."""
+    if M is None:
+        return _times(P, x)
+    if M.ndim == 2:
+        return (x @ M.T) @ M
+    return np.einsum("gkp,gk->gp", M, np.einsum("gkp,gp->gk", M, x))
+
+
 def _inside(AE: np.ndarray, F: np.ndarray) -> np.ndarray:
     """(G,) whether the free directions F lie in the null space of the face's rows AE (G, k, p): |AE F| at
     most :data:`RANK_RTOL` of |AE| |F| (no row on the face, for the intercept: a_i'f = +-z_i'f is never 0)."""
@@ -208,7 +225,7 @@ def repair(A, C, gamma, mu, idx, sides) -> tuple[np.ndarray, ...]:
 
 
 def face_minimisers(A: np.ndarray, C: np.ndarray, P: np.ndarray | None, F: np.ndarray, on: np.ndarray,
-                    below: np.ndarray, alpha: np.ndarray):
+                    below: np.ndarray, alpha: np.ndarray, M: np.ndarray | None = None):
     """The minimiser on a face of each part (module docstring, step 2): (gamma, mu, lam, idx, sides), with ``A``
     the rows ((n, p) or (G, n, p)), ``C`` (G, n) the weights c, ``P`` the penalty's Hessian ((p, p), (G, p, p),
     or None for M = 0), ``F`` the free directions, ``on`` and ``below`` (G, n) the face, ``alpha`` (G, n)
@@ -219,9 +236,12 @@ def face_minimisers(A: np.ndarray, C: np.ndarray, P: np.ndarray | None, F: np.nd
     + N u with N the null space of A_on and u the minimiser of the face's objective, N'PN u = N'(b/2 - P A_on^+ 1)
     (with tau N'F F'N added when the free directions F lie in the face, which is then flat along them: tau the
     scale of N'PN, the point of least F'gamma, from which :func:`_least_norm_along` moves; u = 0 with M = 0),
-    and mu = alpha + (A_on')^+ (r - A_on' alpha),
-    r = 2 P gamma - b: the multipliers nearest alpha that solve the KKT equations. lam = (A_on')^+ gamma. The
-    points on the face of part g are idx[g][idx[g] >= 0]; sides (below, on, above) are (G, n) masks."""
+    then u corrected once by the same equations for their residual, with P gamma as M'(M gamma) when the factor
+    ``M`` of P = M'M is given (:func:`_penalty_gradient`: A_on^+ 1 is far from the minimiser, and P A_on^+ 1
+    cancels to the face's gradient with the rounding of P's largest entries); and mu = alpha + (A_on')^+ (r -
+    A_on' alpha), r = 2 P gamma - b: the multipliers nearest alpha that solve the KKT equations. lam = (A_on')^+
+    gamma. The points on the face of part g are idx[g][idx[g] >= 0]; sides (below, on, above) are (G, n)
+    masks."""
     G, n = C.shape
     p = A.shape[-1]
     weighted = C > 0
@@ -248,8 +268,13 @@ def face_minimisers(A: np.ndarray, C: np.ndarray, P: np.ndarray | None, F: np.nd
         NF = np.swapaxes(N, 1, 2) @ F * _inside(AE, F)[:, None, None]     # free directions on the face: flat
         H += tau * (NF @ np.swapaxes(NF, 1, 2) + np.eye(p) * ~null[:, None, :])
         rhs = np.einsum("gpq,gp->gq", N, 0.5 * b - _times(P, gamma))
+        u = _solve(H, rhs[..., None])[..., 0]
+        gamma = gamma + np.einsum("gpq,gq->gp", N, u)
+        # the residual of H u = N'(b/2 - P A_on^+ 1) at u, with the penalty's gradient at gamma as M gives it
+        rhs = np.einsum("gpq,gp->gq", N, 0.5 * b - _penalty_gradient(P, M, gamma)) \
+            - tau[:, :, 0] * (np.einsum("gpr,gr->gp", NF, np.einsum("gpr,gp->gr", NF, u)) + u * ~null)
         gamma = gamma + np.einsum("gpq,gq->gp", N, _solve(H, rhs[..., None])[..., 0])
-        r = 2.0 * _times(P, gamma) - b
+        r = 2.0 * _penalty_gradient(P, M, gamma) - b
     aE = _gather(alpha, idx, True)
     mu = aE + (_masked_pinv(U, s, Vt, keep, r - np.einsum("gkp,gk->gp", AE, aE)) if k else 0.0)
     cE = _gather(C, idx, True)
@@ -406,11 +431,11 @@ def _part(X: np.ndarray | None, idx: np.ndarray) -> np.ndarray | None:
     return X if X is None or X.ndim == 2 else X[idx]
 
 
-def _certified_faces(A, C, P, F, margins, h) -> tuple[np.ndarray, np.ndarray]:
+def _certified_faces(A, C, P, F, margins, h, M=None) -> tuple[np.ndarray, np.ndarray]:
     """(gamma, done) of the parts' faces read off their smoothed margins (:func:`snap`), each window of
     :data:`WINDOWS` in turn and each followed by up to :data:`REPAIRS` steps of :func:`repair`, for the parts
     not yet done: done where certified (a minimiser, and the one asked for, after the slide along one free
-    direction, :func:`_least_norm_along`)."""
+    direction, :func:`_least_norm_along`); ``M`` the factor of P = M'M (:func:`face_minimisers`)."""
     G = C.shape[0]
     gamma, done = np.zeros((G, A.shape[-1])), np.zeros(G, dtype=bool)
     for window in WINDOWS:
@@ -420,7 +445,7 @@ def _certified_faces(A, C, P, F, margins, h) -> tuple[np.ndarray, np.ndarray]:
             if not left.size:
                 break
             At, Pt, Ft = _part(A, left), _part(P, left), _part(F, left)
-            exact, mu, lam, idx, sides = face_minimisers(At, C[left], Pt, Ft, *face)
+            exact, mu, lam, idx, sides = face_minimisers(At, C[left], Pt, Ft, *face, M=_part(M, left))
             ok, unique = _certified(At, C[left], Pt, Ft, exact, mu, lam, idx, sides)
             slide = ok & ~unique if P is not None and F.shape[-1] == 1 else np.zeros_like(ok)
             if slide.any():
@@ -464,7 +489,8 @@ def hinge_parts(Z: np.ndarray, y: np.ndarray, W: np.ndarray, M: np.ndarray | Non
         gamma[todo] = _smoothed_minimisers(parts, gamma[todo] * shrink, width, max_iter)
         At = _part(A, todo)
         margins = gamma[todo] @ At.T if At.ndim == 2 else np.einsum("gnp,gp->gn", At, gamma[todo])
-        exact, done = _certified_faces(At, C[todo], _part(P, todo), _part(free, todo), margins, width)
+        exact, done = _certified_faces(At, C[todo], _part(P, todo), _part(free, todo), margins, width,
+                                       _part(M, todo))
         gamma[todo[done]] = exact[done]
         certified[todo[done]] = True
     return gamma, certified

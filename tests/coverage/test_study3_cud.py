@@ -100,8 +100,9 @@ def test_a_supplementary_task_has_the_base_tasks_draw_and_target(supplement, bas
 @pytest.mark.parametrize("dataset, n, rep", [("spam", 30, 17), ("spam", 50, 133), ("donut", 50, 61)])
 def test_a_committed_cud_row_is_recomputed_exactly(dataset, n, rep):
     """A committed row of ``chunks_cud`` (study3_cud, B = 500, no budget: the exact interval) is what
-    the code computes for its task today: the draw columns, the interval, its centre and half-width,
-    coverage and target to the chunks' 12 digits, and the search exact (``conservative`` 0). Donut is
+    the code computes for its task today: the draw columns and the target to the chunks' 12 digits, the
+    interval, its centre and half-width to 1e-10 (the node solvers' rounding differs between machines),
+    the same coverage, and the search exact (``conservative`` 0). Donut is
     simulated, so one case runs without the UCI files."""
     data_home = os.environ.get("CUDBOUND_DATA")
     if get_dataset(dataset).kind == "real" and not data_home:
@@ -116,8 +117,11 @@ def test_a_committed_cud_row_is_recomputed_exactly(dataset, n, rep):
     assert (new["test_size"], new["redraws"]) == (stored["test_size"], stored["redraws"])
     (row,), (old,) = new["rows"], stored["rows"]
     assert row["method"] == old["method"] == "compare.cud"
-    for key in ("low", "high", "centre", "half_width", "target"):
-        assert _text(float(row[key])) == _text(old[key]), key
+    assert _text(float(row["target"])) == _text(old["target"])
+    for key in ("low", "high", "centre", "half_width"):
+        # the node solvers' minima carry the machine's rounding (an AVX-512 machine moved spam n = 30 rep 17's
+        # ends by 4e-12 from the AVX2 machine's that committed it): 1e-10, not the chunks' 12 digits
+        assert float(row[key]) == pytest.approx(old[key], rel=1e-10, abs=1e-12), key
     assert row["covered"] == old["covered"] and row["conservative"] == old["conservative"] == 0
 
 
