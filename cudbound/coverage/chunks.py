@@ -16,6 +16,14 @@ it completes. Tables and figures are built from a store loaded from the chunks a
 (:func:`load_chunks`), so the SQLite store itself need not be kept. :func:`export_store`
 (``cudbound store export``) writes the chunks of a store's complete blocks after the fact:
 the same files a run with ``--chunks`` would have written.
+
+**A block in progress.** A run with ``--chunks`` also keeps the finished tasks of each block that
+is not complete yet in ``DIR/<data set>/n<n>/partial-reps<start>-<stop>.csv.gz`` (the same
+columns), rewritten after each of its tasks and removed when the block's chunk is written. A
+later run loads it (its tasks are not computed again), so a block whose tasks take longer than
+one sitting (the third study's n = 100 cells: 50 tasks of up to 20 minutes) is resumed from
+what was committed, not started again. Partial files are never read by the tables
+(:func:`load_chunks`): a summary counts complete blocks only.
 """
 from __future__ import annotations
 
@@ -44,6 +52,10 @@ written before it existed lacks the column; its rows read back without it."""
 AUC_ROW_COLUMNS = ROW_COLUMNS + EXTRA_COLUMNS + DETAIL_COLUMNS
 """The columns of an AUC and comparison study's chunk (``kind = "auc"``): its rows' targets, statistics,
 p-values and targets' standard errors besides."""
+
+
+PARTIAL = "partial-"
+"""The prefix of a block-in-progress file's name."""
 
 
 def row_columns(config: StudyConfig) -> tuple:
@@ -121,6 +133,11 @@ class ChunkDir:
         stop = min(start + self.size, self.config.repetitions_for(n)) - 1
         return self.path / dataset / f"n{n}" / f"reps{start:04d}-{stop:04d}.csv.gz"
 
+    def partial(self, dataset: str, n: int, start: int) -> Path:
+        """The file of the finished tasks of the block at ``start`` while it is incomplete."""
+        target = self.file(dataset, n, start)
+        return target.with_name(PARTIAL + target.name)
+
     def existing(self) -> list[Path]:
         return chunk_files(self.path)
 
@@ -168,6 +185,10 @@ class ChunkDir:
         with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
             gz.write(buf.getvalue().encode("utf-8"))
         tmp.replace(target)        # atomic: a chunk is whole or absent
+        if target.name.startswith(PARTIAL):
+            return
+        for done in target.parent.glob(f"{PARTIAL}reps{start:04d}-*.csv.gz"):
+            done.unlink(missing_ok=True)        # the block's progress, now whole
         for other in target.parent.glob(f"reps{start:04d}-*.csv.gz"):
             if other != target and _span(other)[1] < _span(target)[1]:
                 other.unlink(missing_ok=True)   # a partial last block, superseded after `repetitions` was raised
@@ -176,7 +197,8 @@ class ChunkDir:
         return task.dataset, task.n, task.rep - task.rep % self.size
 
     def write_if_complete(self, store: ResultStore, task: Task) -> Path | None:
-        """After ``task`` was stored: write its block's chunk if the block is now complete."""
+        """After ``task`` was stored: write its block's chunk if the block is now complete (returned),
+        else the block's partial file of its finished tasks (None is returned)."""
         dataset, n, start = key = self.block_of(task)
         stop = min(start + self.size, self.config.repetitions_for(n))
         target = self.file(*key)
@@ -185,15 +207,24 @@ class ChunkDir:
         count = store._scalar("SELECT COUNT(*) FROM tasks WHERE dataset = ? AND n = ? AND rep >= ? AND rep < ?",
                               (dataset, n, start, stop))
         if count < stop - start:
+            reps = [r["rep"] for r in store._query("SELECT rep FROM tasks WHERE dataset = ? AND n = ? AND rep >= ? "
+                                                   "AND rep < ?", (dataset, n, start, stop))]
+            self._write(store, key, [Task(dataset, n, r) for r in sorted(reps)], self.partial(*key))
             return None
         self._write(store, key, [Task(dataset, n, r) for r in range(start, stop)], target)
         return target
 
-    def load_into(self, store: ResultStore) -> int:
-        """Write every chunk's tasks into the store (tasks already there are left alone);
-        returns the number of tasks added."""
+    def load_into(self, store: ResultStore, partial: bool = False) -> int:
+        """Write every chunk's tasks into the store (tasks already there are left alone), and with
+        ``partial`` those of every block in progress; returns the number of tasks added."""
         added = 0
-        for path in self.existing():
+        progress = []
+        for path in partial_files(self.path) if partial else []:
+            if path.with_name(path.name[len(PARTIAL):]).exists():
+                path.unlink(missing_ok=True)    # left by a run that raced the one writing the whole chunk
+            else:
+                progress.append(path)
+        for path in self.existing() + progress:
             try:
                 tasks = read_chunk(path)
             except (OSError, EOFError, csv.Error, KeyError, ValueError, TypeError) as exc:
@@ -214,6 +245,11 @@ def chunk_files(directory) -> list[Path]:
     """The chunk files under ``directory``, the fullest first where two cover the same block."""
     files = Path(directory).glob("*/n*/reps*.csv.gz")
     return sorted(files, key=lambda p: (p.parent.as_posix(), _span(p)[0], -_span(p)[1]))
+
+
+def partial_files(directory) -> list[Path]:
+    """The files of blocks in progress under ``directory`` (``partial-reps*.csv.gz``), in order."""
+    return sorted(Path(directory).glob(f"*/n*/{PARTIAL}reps*.csv.gz"), key=lambda p: p.as_posix())
 
 
 def read_chunk(path) -> list[dict]:

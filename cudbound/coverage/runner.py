@@ -97,8 +97,9 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
         when their leases expire).
     chunks : str or Path, optional
         A directory of immutable result chunks (:mod:`cudbound.coverage.chunks`): its
-        chunks are loaded into the store first (their tasks are not computed again), and
-        each block of ``chunk_size`` repetitions is written as a chunk when it completes.
+        chunks, and the files of its blocks in progress, are loaded into the store first (their
+        tasks are not computed again); each block of ``chunk_size`` repetitions is written as a
+        chunk when it completes, and until then as a partial file of its finished tasks.
     chunk_size : int, default 50
         Repetitions per chunk.
 
@@ -113,7 +114,7 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
         chunk_dir = None
         if chunks is not None:
             chunk_dir = ChunkDir(chunks, config, chunk_size)
-            chunk_dir.load_into(store)
+            chunk_dir.load_into(store, partial=True)
             report_chunks = chunk_dir.write_complete(store)
         done = store.finished()
         tasks = config.tasks()

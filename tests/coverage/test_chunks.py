@@ -54,21 +54,41 @@ def test_chunks_are_written_per_block_and_resume_a_fresh_store(tmp_path):
     assert load_chunks(chunks, config, tmp_path / "c.sqlite", size=2) == len(config.tasks())
 
 
-def test_an_interrupted_run_resumed_from_chunks_gives_the_same_chunks(tmp_path):
+@pytest.mark.parametrize("keep_progress", [True, False])
+def test_an_interrupted_run_resumed_from_chunks_gives_the_same_chunks(tmp_path, keep_progress):
     config = small_config(4)
     whole = tmp_path / "whole"
     run_study(config, tmp_path / "w.sqlite", n_jobs=1, progress=False, chunks=whole, chunk_size=2)
+    assert not list(whole.glob("*/n*/partial-*"))
     parts = tmp_path / "parts"
     first = run_study(config, tmp_path / "p1.sqlite", n_jobs=1, progress=False, chunks=parts, chunk_size=2,
                       max_tasks=3)
     assert first.computed == 3 and len(first.chunks_written) == 1     # the first block only
-    # the next session has lost the store: only the committed chunk is there
+    (progress,) = parts.glob("*/n*/partial-*")                        # the third task: its block in progress
+    (task,) = read_chunk(progress)
+    assert progress.name == "partial-reps0002-0003.csv.gz" and task["rep"] == 2
+    assert load_chunks(parts, config, tmp_path / "tables.sqlite", size=2) == 2   # the tables: whole blocks only
+    if not keep_progress:
+        progress.unlink()
+    # the next session has lost the store: only the committed files are there
     second = run_study(config, tmp_path / "p2.sqlite", n_jobs=1, progress=False, chunks=parts, chunk_size=2)
-    assert second.already == 2 and second.computed == len(config.tasks()) - 2
+    before = 3 if keep_progress else 2
+    assert second.already == before and second.computed == len(config.tasks()) - before
     files = sorted(p.relative_to(whole) for p in whole.glob("*/n*/*.csv.gz"))
-    assert files == sorted(p.relative_to(parts) for p in parts.glob("*/n*/*.csv.gz"))
+    assert files == sorted(p.relative_to(parts) for p in parts.glob("*/n*/*.csv.gz"))   # no partial file left
     for f in files:
         assert rows(whole / f) == rows(parts / f)
+
+
+def test_a_partial_file_left_beside_its_whole_chunk_is_removed_not_loaded(tmp_path):
+    config = small_config(2)
+    chunks = tmp_path / "chunks"
+    run_study(config, tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
+    whole = next(chunks.glob("*/n*/reps*.csv.gz"))
+    stale = whole.with_name("partial-" + whole.name)
+    stale.write_bytes(b"not a chunk")          # would be refused as damaged if it were read
+    again = run_study(config, tmp_path / "b.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
+    assert again.computed == 0 and not stale.exists()
 
 
 def test_a_chunk_is_never_rewritten_and_another_protocol_is_refused(tmp_path):
