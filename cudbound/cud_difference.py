@@ -13,6 +13,7 @@ k, the least m that reaches C >= k and C <= k), combined pair by pair (:func:`jo
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from .search import SearchOptions
 from .search.frontier import FrontierOutcome
 
 __all__ = ["replicate_sup_difference", "DifferenceSide", "DifferenceOutcome", "search_replicate_difference",
-           "joint_sup", "FORMS"]
+           "lead_frontier", "leading", "joint_sup", "FORMS"]
 
 FORMS = ("joint", "min", "product")
 """The factors of the bound (method.md): g(x_A + x_B) (the method's), min(g(x_A), g(x_B)) and
@@ -136,21 +137,46 @@ class DifferenceOutcome:
 
 
 def _status(a: str, b: str) -> str:
+    """The pair's status from its two searches': "exact" when both are; "bounded" when one, or both, was
+    stopped on purpose by the order statistic's floor or stop_above (the frontier by its caps) and
+    the other closed."""
     if a == b == "exact":
         return "exact"
+    if {a, b} <= {"exact", "bounded"}:
+        return "bounded"
     return "budget" if "budget" in (a, b) else "solver_failure"
+
+
+def leading(side_a: DifferenceSide, side_b: DifferenceSide) -> bool:
+    """Whether A's frontier is the one searched in full (A has the smaller :attr:`DifferenceSide.key`),
+    B's search then being the joint search against it."""
+    return side_a.key <= side_b.key
+
+
+def lead_frontier(side_a: DifferenceSide, side_b: DifferenceSide, counts, alpha_n: float,
+                  options: SearchOptions = SearchOptions(), *, form: str = "joint") -> FrontierOutcome:
+    """The frontier searched in full for one count vector (that of the side :func:`leading` names), below its
+    level: what :func:`search_replicate_difference` searches first, and takes as ``lead`` when given."""
+    lead, follow = (side_a, side_b) if leading(side_a, side_b) else (side_b, side_a)
+    counts = np.asarray(counts, dtype=float)
+    return lead.frontier(counts, alpha_n, follow.slack(counts) if form == "joint" else 0.0, options)
 
 
 def search_replicate_difference(side_a: DifferenceSide, side_b: DifferenceSide, counts, alpha_n: float,
                                 options: SearchOptions = SearchOptions(), *, form: str = "joint",
-                                full: bool = False) -> DifferenceOutcome:
+                                full: bool = False, lead: FrontierOutcome | None = None) -> DifferenceOutcome:
     """Q^(b) of one count vector (method.md, "The difference of two classifiers").
 
     The frontier of one classifier (the one with fewer coefficients: :attr:`DifferenceSide.key`) in
     full, below its level (K + 1/alpha_n, widened by the other's slack K - L_u for the joint factor),
     then the joint search of the other against it (``search.frontier``: Q^(b) directly, pruned by
     the best pair value). ``full``: both frontiers in full, and Q^(b) from them (:func:`joint_sup`;
-    the same value). ``form``: the factor (:data:`FORMS`; the method's is "joint")."""
+    the same value). ``form``: the factor (:data:`FORMS`; the method's is "joint"). ``lead``: the
+    first frontier when already searched (:func:`lead_frontier` of the same count vector, ``form``
+    and ``alpha_n``), so that the order statistic's rounds search it once; ``options`` then go to the
+    joint search only (its ``floor``, ``stop_above`` and budget: :mod:`cudbound.quantile`).
+    ``options.resume``: the joint search's state (``frontier_b.state`` or ``frontier_a.state`` of an
+    earlier call with the same lead, stopped by its node budget), never the first frontier's."""
     if form not in FORMS:
         raise ValueError(f"`form` must be one of {FORMS}; got {form!r}.")
     counts = np.asarray(counts, dtype=float)
@@ -162,10 +188,11 @@ def search_replicate_difference(side_a: DifferenceSide, side_b: DifferenceSide, 
         upper = joint_sup(fa, fb, alpha_n, n, certified=True, form=form)
         lower = min(joint_sup(fa, fb, alpha_n, n, form=form), upper)
         return DifferenceOutcome(upper, lower, _status(fa.status, fb.status), fa, fb)
-    a_leads = side_a.key <= side_b.key
-    lead, follow = (side_a, side_b) if a_leads else (side_b, side_a)
+    a_leads = leading(side_a, side_b)
+    first, follow = (side_a, side_b) if a_leads else (side_b, side_a)
     slack_lead, slack_follow = (slack_a, slack_b) if a_leads else (slack_b, slack_a)
-    f_lead = lead.frontier(counts, alpha_n, slack_follow, options)
+    f_lead = lead if lead is not None else first.frontier(counts, alpha_n, slack_follow,
+                                                          dataclasses.replace(options, resume=None))
     f_follow = follow.frontier(counts, alpha_n, slack_lead, options, partner=f_lead, form=form)
     fa, fb = (f_lead, f_follow) if a_leads else (f_follow, f_lead)
     return DifferenceOutcome(f_follow.value, min(f_follow.value_lower, f_follow.value),

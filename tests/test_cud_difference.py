@@ -186,6 +186,41 @@ def test_a_partner_with_a_lowered_certified_frontier_keeps_the_statuses():
         assert _status(lowered.status, joint.status) == "solver_failure"
 
 
+@pytest.mark.parametrize("loss_a,loss_b", [("squared", "squared"), ("logistic", "hinge")])
+def test_a_floor_and_stop_above_as_the_order_statistic_sets_them(loss_a, loss_b):
+    """The joint search under the refinement's options (cudbound.quantile), against its exact value
+    Q: a floor below Q still gives Q exactly; a floor at or above Q gives a value >= Q and at least
+    floor + prune, "bounded" unless a value above the floor was attained; stop_above s below Q
+    stops with an attained value above s ("bounded", certified upper bound >= Q) unless the search
+    closed first (exact); always
+    lower <= Q <= value. Every floor and stop_above, on 12 replicates of two pairs of losses."""
+    from cudbound.cud_difference import lead_frontier
+    A, B, y, counts, _ = make_pair_problem(91, loss_a, loss_b, same_basis=False)
+    n = len(y)
+    side_a, side_b = DifferenceSide.from_design(A, y, SPECS[loss_a]), DifferenceSide.from_design(B, y, SPECS[loss_b])
+    rng = np.random.default_rng(5)
+    seen = set()
+    for row in rng.multinomial(n, np.full(n, 1.0 / n), size=12).astype(float):
+        exact = search_replicate_difference(side_a, side_b, row, float(n))
+        q = exact.value
+        assert exact.status == "exact"
+        lead = lead_frontier(side_a, side_b, row, float(n))
+        for floor in (0.5 * q - 1e-3, q - 1e-3, q, q + 0.05):
+            got = search_replicate_difference(side_a, side_b, row, float(n), SearchOptions(floor=floor), lead=lead)
+            assert got.lower - TOL <= q <= got.value + TOL
+            if floor < q - 1e-6:
+                assert got.status == "exact" and abs(got.value - q) <= TOL
+            else:
+                assert got.value >= floor and (got.status == "bounded" or got.lower > floor)
+            seen.add(got.status)
+        for above in (0.5 * q, q - 1e-3):
+            got = search_replicate_difference(side_a, side_b, row, float(n), SearchOptions(stop_above=above), lead=lead)
+            assert got.lower - TOL <= q <= got.value + TOL
+            assert (got.status == "bounded" and got.lower > above) or (got.status == "exact" and got.value <= q + TOL)
+            seen.add(got.status)
+    assert seen == {"exact", "bounded"}
+
+
 def test_validation():
     A, B, y, counts, _ = make_pair_problem(81, "squared", "squared", same_basis=False)
     with pytest.raises(ValueError, match="rows"):

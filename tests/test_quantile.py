@@ -34,20 +34,27 @@ def test_targeted_equals_full_distribution(seed):
     np.testing.assert_allclose(fast.bootstrap_distribution[ex], Q[ex], rtol=0, atol=1e-12)
 
 
-def test_refinement_rounds_on_synthetic_bounds():
-    """order_statistic against a fake runner whose replicates reveal their value gradually."""
+@pytest.mark.parametrize("resumable", [False, True])
+def test_refinement_rounds_on_synthetic_bounds(resumable):
+    """order_statistic against a fake runner whose replicates reveal their value gradually. A search
+    cut by the refinement's budget with a state to resume goes on under the next budget; one cut
+    without a state (none to keep, or too large) is searched to the end in the next round, so no
+    replicate is searched more than twice."""
     rng = np.random.default_rng(0)
     B = 200
     truth = np.round(rng.uniform(0, 1, B), 2)  # many ties
     cost = rng.integers(1, 5000, B)            # nodes needed to finish each replicate
+    searches = np.zeros(B, dtype=int)
 
     def run(indices, opts, on_done):
         outs = []
         for i, o in zip(indices, opts):
             q = truth[i]
+            searches[i] += 1
             floor = -1 if o.floor is None else o.floor
             stop = np.inf if o.stop_above is None else o.stop_above
-            if cost[i] <= o.max_nodes:
+            budget = np.inf if o.max_nodes is None else o.max_nodes
+            if cost[i] <= budget:
                 if q <= floor:
                     out = SearchOutcome(value=floor + 1e-12, lower=0.0, status="bounded", nodes=cost[i])
                 else:
@@ -56,15 +63,27 @@ def test_refinement_rounds_on_synthetic_bounds():
                 out = SearchOutcome(value=1.0, lower=q, status="bounded", nodes=o.max_nodes)
             else:
                 out = SearchOutcome(value=min(1.0, q + 0.3), lower=max(0.0, q - 0.3), status="budget",
-                                    nodes=o.max_nodes)
+                                    nodes=o.max_nodes, state=_Kept() if resumable else None)
             outs.append(out)
             on_done(i, out)
         return outs
 
+    most = []
     for k in (1, 50, 190, 200):
+        searches[:] = 0
         res = order_statistic(run, B, k, SearchOptions())
         assert res.decided
         assert res.value == np.sort(truth)[k - 1]
+        # resumable: budgets of 256, 1024, 4096 and 16384 nodes (every cost is below 5000); else 256, then none
+        most.append(searches.max())
+    # resumable: budgets of 256, 1024, 4096 and 16384 nodes (every cost is below 5000); else 256, then none
+    assert max(most) == (4 if resumable else 2)
+
+
+class _Kept:
+    """A stand-in for a search's state (resumable, of no size)."""
+
+    nbytes = 0
 
 
 def test_user_budget_makes_it_conservative_never_narrower():

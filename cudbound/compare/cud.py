@@ -3,7 +3,8 @@
 Delta_hat = err_D(beta_hat_A) - err_D(beta_hat_B) +/- Q_hat, clipped to [-1, 1], Q_hat the
 ceil(level B)-th smallest of the B replicate suprema Q^(b) of the difference
 (:mod:`cudbound.cud_difference`; method.md, "The difference of two classifiers"), the
-bootstrap counts drawn as for :func:`cudbound.cud_interval`. The target is the difference of the
+bootstrap counts drawn as for :func:`cudbound.cud_interval`, the order statistic computed exactly
+and only as far as needed (:mod:`cudbound.quantile`). The target is the difference of the
 two fitted classifiers' true errors (``target="conditional"``). Each procedure must be the
 package's classifier: a :class:`~cudbound.refit.Procedure` or a scikit-learn classifier that
 :mod:`cudbound.sklearn_bridge` maps to its exact basis and loss.
@@ -21,11 +22,12 @@ from numpy.typing import ArrayLike
 from .._budget import check_time_limit
 from .._validation import check_alpha_n, check_n_resamples
 from ..cud import EngineOptions
-from ..cud_difference import FORMS, DifferenceSide, search_replicate_difference
+from ..cud_difference import FORMS, DifferenceSide, lead_frontier, search_replicate_difference
 from ..design import prepare_data
 from ..fit import fit_classifier
 from ..losses import get_loss
-from ..quantile import kth_smallest, order_index
+from .. import quantile
+from ..quantile import order_index, order_statistic
 from ..refit import as_mapped_procedure
 from ..resampling import draw_counts
 from ..results import SearchStats
@@ -44,6 +46,57 @@ def _side(refits, X, labels, engine: EngineOptions) -> DifferenceSide:
                           solver=engine.solver)
 
 
+@dataclasses.dataclass
+class _Record:
+    """One round's search of a replicate as :func:`cudbound.quantile.order_statistic` reads it: the pair's
+    Q^(b) bounds and status, and the statistics of the round's searches (the order statistic sums
+    them over the rounds)."""
+
+    value: float
+    lower: float
+    status: str
+    nodes: int
+    solves: int
+    pruned: int
+    realisability_checks: int
+    screened: int
+    fallbacks: int
+    seconds: float
+    state: Any = None  # the joint search's SearchState when the round's budget stopped it (resumed next round)
+
+    SUMMED = ("nodes", "solves", "pruned", "realisability_checks", "screened", "fallbacks", "seconds")
+
+
+class _Replicates:
+    """The order statistic's ``run`` for the difference (:func:`cudbound.quantile.order_statistic`):
+    replicate b's frontier searched in full once, with the user's options only
+    (:func:`cudbound.cud_difference.lead_frontier`), and kept; then, in every round that needs the
+    replicate, the joint search against it under the round's options (its node budget, floor and
+    stop_above), resumed from where the round before stopped it (``options.resume``)."""
+
+    def __init__(self, side_a, side_b, counts, alpha_n, options, form):
+        self.sides, self.counts, self.alpha_n, self.options, self.form = (side_a, side_b), counts, alpha_n, options, form
+        self.leads: dict[int, Any] = {}
+
+    def __call__(self, indices, options_list, on_done):
+        outs = []
+        for i, opts in zip(indices, options_list):
+            i = int(i)
+            searched = i not in self.leads
+            if searched:
+                self.leads[i] = lead_frontier(*self.sides, self.counts[i], self.alpha_n, self.options, form=self.form)
+            lead = self.leads[i]
+            out = search_replicate_difference(*self.sides, self.counts[i], self.alpha_n, opts, form=self.form,
+                                              lead=lead)
+            joint = out.frontier_b if out.frontier_a is lead else out.frontier_a
+            both = (joint, lead) if searched else (joint,)
+            rec = _Record(out.value, out.lower, out.status,
+                          *(sum(getattr(f, name) for f in both) for name in _Record.SUMMED), state=joint.state)
+            on_done(i, rec)
+            outs.append(rec)
+        return outs
+
+
 def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: str = "two-sided", rng: Any = None,
          n_resamples: int = 500, alpha_n: float | None = None, time_limit: float | None = None,
          engine_options: EngineOptions | Mapping[str, Any] | None = None, form: str = "joint") -> ComparisonResult:
@@ -59,25 +112,16 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
     side_a, side_b = _side(pair.a, pair.X, pair.labels, engine), _side(pair.b, pair.X, pair.labels, engine)
     counts = draw_counts(pair.n, B, gen)
     options = engine.search_options()
-    if limit is not None:
-        options = dataclasses.replace(options, deadline=started + limit)
-    outs = [search_replicate_difference(side_a, side_b, counts[b], alpha, options, form=form) for b in range(B)]
-    upper = np.array([o.value for o in outs])
-    lower = np.array([o.lower for o in outs])
-    k = order_index(level, B)
-    q_hat, q_low = kth_smallest(upper, k), kth_smallest(lower, k)
+    deadline = None if limit is None else started + limit
+    if deadline is not None:
+        options = dataclasses.replace(options, deadline=deadline)
+    run = _Replicates(side_a, side_b, counts, alpha, options, form)
+    out = order_statistic(run, B, order_index(level, B), options, exact_distribution=engine.exact_distribution,
+                          first_budget=quantile.FIRST_BUDGET, deadline=deadline)
+    q_hat, q_low, upper = out.value, out.lower_value, out.upper
     delta = side_a.train_error - side_b.train_error
-    stats = SearchStats(nodes=np.array([o.nodes for o in outs]),
-                        solves=np.array([o.frontier_a.solves + o.frontier_b.solves for o in outs]),
-                        pruned=np.array([o.frontier_a.pruned + o.frontier_b.pruned for o in outs]),
-                        realisability_checks=np.array([o.frontier_a.realisability_checks
-                                                       + o.frontier_b.realisability_checks for o in outs]),
-                        screened=np.array([o.frontier_a.screened + o.frontier_b.screened for o in outs]),
-                        seconds=np.array([o.seconds for o in outs]),
-                        status=np.array([o.status for o in outs], dtype=object),
-                        fallbacks=np.array([o.frontier_a.fallbacks + o.frontier_b.fallbacks for o in outs]),
-                        lower=lower, decided=bool(q_low == q_hat), half_width_lower=q_low,
-                        out_of_time=limit is not None and time.time() > started + limit)
+    stats = SearchStats.from_records(out.records, lower=out.lower, decided=out.decided,
+                                     half_width_lower=q_low, out_of_time=out.out_of_time)
     details = {"half_width": q_hat, "train_error_a": side_a.train_error, "train_error_b": side_b.train_error,
                "alpha_n": alpha, "n_resamples": B, "form": form, "conservative": stats.n_inexact > 0,
                "upper_gap": max(0.0, q_hat - q_low), "bootstrap_distribution": upper,
@@ -106,7 +150,8 @@ def cud_difference_interval(estimator_a: Any, estimator_b: Any, X: ArrayLike, y:
     reported clipped to [-1, 1], :math:`Q^{(b)}` the replicate supremum of the difference
     (:func:`cudbound.replicate_sup_difference`: the CUD bound of Laber & Murphy 2008 for the
     parameter :math:`(\beta_A, \beta_B)` and the joint loss :math:`L_A + L_B`;
-    method.md, "The difference of two classifiers"), each computed exactly by one frontier search per classifier,
+    method.md, "The difference of two classifiers"), each computed by one frontier search per classifier
+    (exactly where the order statistic needs it: :mod:`cudbound.quantile`),
     and :math:`\gamma` the confidence level (the conservative order statistic of CUD).
 
     Parameters
@@ -140,7 +185,9 @@ def cud_difference_interval(estimator_a: Any, estimator_b: Any, X: ArrayLike, y:
         ``method="cud"``, ``estimate`` Delta_hat; ``details``: ``half_width`` (Q_hat, unclipped),
         ``train_error_a``, ``train_error_b``, ``alpha_n``, ``n_resamples``, ``conservative``,
         ``upper_gap``, the search statistics (``stats``, a :class:`cudbound.SearchStats`, and their
-        summary as ``search_*``) and ``bootstrap_distribution``. No p-value: the interval is two-sided
+        summary as ``search_*``) and ``bootstrap_distribution`` (each Q^(b)'s certified upper bound:
+        only the replicates near Q_hat are searched to the end, as for :func:`cudbound.cud_interval`;
+        ``engine_options={"exact_distribution": True}`` solves them all). No p-value: the interval is two-sided
         whatever ``alternative``.
 
     Examples

@@ -631,7 +631,8 @@ class SearchState:
     resumed by the next search of the same replicate with the same set-up (``SearchOptions.resume``).
 
     ``arrays``: (a :class:`~cudbound.search.node_pool.NodePool` cut to the slots in use, the
-    counts, the values) as the compiled loop hands them back."""
+    counts, the values, and any further arrays of the loop: the frontier's found values,
+    :mod:`cudbound.search.frontier`) as the compiled loop hands them back."""
 
     __slots__ = ("kind", "shape", "arrays")
 
@@ -640,26 +641,27 @@ class SearchState:
 
     @property
     def nbytes(self) -> int:
-        pool, cnt, val = self.arrays
-        return int(sum(a.nbytes for a in pool) + cnt.nbytes + val.nbytes)
+        pool, *rest = self.arrays
+        return int(sum(a.nbytes for a in pool) + sum(a.nbytes for a in rest))
 
     def lighter(self):
         """The same state without the smooth losses' derivatives at the minimisers (the node pool's
         ``grad`` and ``hess``, a cache: the resumed search evaluates them again), or None when it has none."""
-        pool, cnt, val = self.arrays
+        pool, *rest = self.arrays
         if pool.grad.shape[1] == 0:
             return None
-        return SearchState(self.kind, self.shape, (without_derivatives(pool), cnt, val))
+        return SearchState(self.kind, self.shape, (without_derivatives(pool), *rest))
 
     @classmethod
-    def keep(cls, kind, shape, arrays):
+    def keep(cls, kind, shape, arrays, limit=None):
         """The state trimmed to the node slots in use (without the derivative cache when only that
-        brings it within RESUME_MAX_BYTES), or None when it is larger than RESUME_MAX_BYTES."""
-        pool, cnt, val = arrays
-        state = cls(kind, shape, (trimmed(pool, int(cnt[COUNT])), cnt.copy(), val.copy()))
-        if state.nbytes > RESUME_MAX_BYTES:
+        brings it within ``limit``, default RESUME_MAX_BYTES), or None when it is larger."""
+        limit = RESUME_MAX_BYTES if limit is None else limit
+        pool, cnt, *rest = arrays
+        state = cls(kind, shape, (trimmed(pool, int(cnt[COUNT])), cnt.copy(), *(a.copy() for a in rest)))
+        if state.nbytes > limit:
             state = state.lighter()
-        return state if state is not None and state.nbytes <= RESUME_MAX_BYTES else None
+        return state if state is not None and state.nbytes <= limit else None
 
     def matches(self, kind, shape) -> bool:
         return self.kind == kind and self.shape == shape

@@ -34,6 +34,11 @@ largest U is expanded first, and the largest open U certifies Q^(b) from above a
 A completed pattern's pairs are attained with the partner's frontier found; when the partner was cut
 short (found above certified), they are also bounded with its certified lower frontier, and the
 largest such bound joins the certified value, so that a budget never gives less than Q^(b).
+For the order statistic's refinement (:mod:`cudbound.quantile`), a joint search also takes
+``SearchOptions.floor`` (a node whose U is at most the floor is pruned too, and the certified value
+is then at least floor + prune: status "bounded" when that is all it knows) and ``stop_above`` (it
+stops, "bounded", once a pair value above it is attained, keeping the largest open U as its bound),
+as core's loop does; a frontier search ignores both (it is searched in full, once per replicate).
 """
 from __future__ import annotations
 
@@ -49,10 +54,11 @@ from .._kernel_compile import compile_once
 from ..optim.linear_solve import row_dot
 from .bounds import _count_at, _free_point, _point_flip
 from .branching import _branch_point
-from .codes import BUDGET, KIND_QP, KINDS, SOLVER_FAILURE, STATIC, STATUS
-from .core import (COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
-                   UNDECIDED_N, LoopOptions, ReplicateRef, _bounding, _loop_options, _make_child, _node_factor, _over_budget,
-                   _release, _room_for_two, _solve_into, _unrealisable, solver_inputs)
+from .codes import BELOW_FLOOR, BUDGET, EXACT, KIND_EXTERNAL, KIND_QP, KINDS, SOLVER_FAILURE, STATIC, STATUS, STOPPED_ABOVE
+from .core import (_KEPT, COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
+                   UNDECIDED_N, LoopOptions, ReplicateRef, SearchState, _bounding, _loop_options, _make_child,
+                   _node_factor, _over_budget, _release, _room_for_two, _solve_into, _unrealisable, solver_inputs)
+from .core import _placeholder_state as core_placeholder_state
 from .heap import _heap_pop, _heap_push
 from .hinge_qp_node_solver import HingeWorkRef, _hinge_work
 from .node_pool import _as_arrays, _as_ref, _grow_pool, _new_pool
@@ -68,8 +74,9 @@ FORM_CODES = {"joint": 0, "min": 1, "product": 2}
 """The bound's factor G of (x_A, x_B), x = alpha_n (K - m): g(x_A + x_B), min(g(x_A), g(x_B)) and
 g+(x_A) g+(x_B), g(x) = min(1, 1 + x), g+ = max(0, g) (method.md)."""
 # the loop's values (the float64 array ``val``); LEAF_U: in a joint search, the largest pair value of a
-# completed pattern with the partner's certified lower frontier (above BEST only when the partner is inexact)
-BEST, LOST_LB, LOST_U, LEAF_U = 0, 1, 2, 3
+# completed pattern with the partner's certified lower frontier (above BEST only when the partner is inexact);
+# FLOOR: a joint search's ``SearchOptions.floor`` (-1: none), below which no value matters
+BEST, LOST_LB, LOST_U, LEAF_U, FLOOR = 0, 1, 2, 3, 4
 
 
 def count_range(counts, y):
@@ -110,6 +117,7 @@ class FrontierOutcome:
     seconds: float = field(default=0.0, compare=False)
     value: float = math.nan
     value_lower: float = math.nan
+    state: object = field(default=None, repr=False, compare=False)  # a SearchState when stopped by max_nodes
 
     @classmethod
     def trivial(cls, counts, y, L_hat, status, seconds=0.0, partner=None):
@@ -303,7 +311,7 @@ def _assess(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, up, down, kmin, e
     C0, order, nr = _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r)
     if pt[0]:
         U = _joint_bound(rep, bd, C0, order, m, floor, pt)
-        return U > val[BEST] + prune, U
+        return U > max(val[BEST], val[FLOOR]) + prune, U
     return _lowers(bd, C0, order, m, floor, up, down, kmin, eps), -base
 
 
@@ -361,13 +369,47 @@ def _settled(top, up, down, eps, pt, val, prune):
     """Every open node is pruned: the frontier's least open bound reaches its largest value, or the
     joint search's largest open bound is at most the best pair value attained."""
     if pt[0]:
-        return top <= val[BEST] + prune
+        return top <= max(val[BEST], val[FLOOR]) + prune
     return not _improves(-top, max(up[up.shape[0] - 1], down[0]), eps)
 
 
 @njit(cache=True)
+def _stopped(pool, cnt, val, up, down, eps, pt, floor, prune):
+    """(status, Q^(b) certified from above, Q^(b) attained, the least frontier value not found) of a
+    frontier search that has stopped: the open queue's top bound, values lost to failed solves, a partner
+    cut short and the floor's pruning all enter the certified side."""
+    status = cnt[STATUS_CODE]
+    open_top = pool.heap_keys[0] if (status == BUDGET or status == STOPPED_ABOVE) and cnt[HSIZE] > 0 else np.nan
+    under = np.inf  # every frontier value not found is at least this
+    upper, best = np.nan, np.nan
+    if pt[0]:
+        best = val[BEST]
+        upper = best
+        if open_top == open_top and open_top > upper:
+            upper = open_top
+        if val[LEAF_U] > upper + prune:  # a partner cut short: its pairs are bounded, not attained
+            upper = val[LEAF_U]  # (the status stays this search's own: the partner's carries its inexactness)
+        if val[LOST_U] > best + prune:
+            upper = max(upper, val[LOST_U])
+            if status == EXACT:
+                status = SOLVER_FAILURE
+        if floor + prune > upper:  # nodes with bounds up to floor + prune were pruned unexplored
+            upper = floor + prune
+            if status == EXACT:
+                status = BELOW_FLOOR
+    else:
+        if open_top == open_top:
+            under = -open_top
+        if _improves(val[LOST_LB], max(up[up.shape[0] - 1], down[0]), eps):
+            under = min(under, val[LOST_LB])
+            if status != BUDGET:
+                status = SOLVER_FAILURE
+    return status, upper, best, under
+
+
+@njit(cache=True)
 def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, seed_losses, solve_data, quad_ok, Hinv,
-              opt, eps, pt, kind):
+              opt, eps, pt, resume, state, kind):
     """The loop over the realisable sign patterns of the free points, for the frontier below L_max
     (least lower bound first) or, with a partner (``pt[0]``), for Q^(b) (largest bound first).
 
@@ -375,8 +417,11 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     classifiers whose patterns are found at once (beta_hat); ``pt``: (joint search?, the partner's
     kmin, F^>=, F^<=, their certified lower bounds, its K, alpha_n, the factor's code). Returns
     (kmin, up, down, up_lower, down_lower, status, nodes, solves, pruned, realisability solves,
-    fallbacks, undecided, Q^(b) certified from above, Q^(b) attained); the last two NaN without a
-    partner. ``kind``: ``solve_data``'s kind, as in :func:`cudbound.search.core._search`."""
+    fallbacks, undecided, Q^(b) certified from above, Q^(b) attained, the state); Q^(b) NaN without a
+    partner. ``kind``: ``solve_data``'s kind, as in :func:`cudbound.search.core._search`. With
+    ``resume``, the search continues from ``state`` (the last output of a search of the same
+    replicate, partner and set-up stopped by its node budget: the node pool and queue, the counts,
+    the values and the frontier found), as core's loop does; the state's shape is checked here."""
     mf, p = P.shape
     norms = np.empty(mf)
     kmin = C_forced
@@ -395,35 +440,49 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
                       opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
     up = np.full(size, L_max)
     down = np.full(size, L_max)
-    val = np.array([0.0, np.inf, -np.inf, 0.0])
+    val = np.array([0.0, np.inf, -np.inf, 0.0, opt.floor])
     cnt = np.zeros(_N_COUNTS, dtype=np.int64)
     t_start = 0.0
     if opt.time_limit > 0:
         with objmode(t_start="float64"):
             t_start = time.perf_counter()
-    root_beta, root_m, root_bv = root
-    pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
-    cnt[NODES] = 1
-    cnt[COUNT] = 1
-    cnt[NEXT_UID] = 1
-    pool.fixed_cost[0] = C_forced
-    pool.minimum[0] = root_m
-    pool.beta[0] = root_beta
-    pool.lp_basis[0] = slv.lp[5]
-    pool.lp_at_upper[0] = slv.lp[6]
-    pool.witness[0, :] = 1.0
     # a partner cut short (values found above its certified ones): completed patterns need both
     partner_cut = pt[0] and not (np.array_equal(pt[2], pt[4]) and np.array_equal(pt[3], pt[5]))
-    _attain_at(rep, up, down, ik, root_beta, root_bv, opt.margin, pt, val)
-    for q in range(seeds.shape[0]):
-        _attain_at(rep, up, down, ik, seeds[q], seed_losses[q], opt.margin, pt, val)
-    r = _node_factor(rep, slv, bd, pool, 0, True)
-    keep, key = _assess(rep, bd, pool.signs[0], C_forced, root_beta, root_m, 0.0, bd.use_flip and r >= 0.0, r, up,
-                        down, ik, eps, pt, val, opt.prune)
-    _offer(pool, cnt, 0, keep, key)
+    if resume and (state[0].signs.shape[1] != mf or state[3].shape[0] != size):
+        resume = False
+    if resume:  # stopped by its node budget, continued: the queue, the node pool and what it found
+        pool = _as_ref(state[0])
+        for i in _KEPT:
+            cnt[i] = state[1][i]
+        for i in (BEST, LOST_LB, LOST_U, LEAF_U):
+            val[i] = state[2][i]
+        up[:] = state[3]
+        down[:] = state[4]
+    else:
+        root_beta, root_m, root_bv = root
+        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
+        cnt[NODES] = 1
+        cnt[COUNT] = 1
+        cnt[NEXT_UID] = 1
+        pool.fixed_cost[0] = C_forced
+        pool.minimum[0] = root_m
+        pool.beta[0] = root_beta
+        pool.lp_basis[0] = slv.lp[5]
+        pool.lp_at_upper[0] = slv.lp[6]
+        pool.witness[0, :] = 1.0
+        _attain_at(rep, up, down, ik, root_beta, root_bv, opt.margin, pt, val)
+        for q in range(seeds.shape[0]):
+            _attain_at(rep, up, down, ik, seeds[q], seed_losses[q], opt.margin, pt, val)
+        r = _node_factor(rep, slv, bd, pool, 0, True)
+        keep, key = _assess(rep, bd, pool.signs[0], C_forced, root_beta, root_m, 0.0, bd.use_flip and r >= 0.0, r,
+                            up, down, ik, eps, pt, val, opt.prune)
+        _offer(pool, cnt, 0, keep, key)
     pops = 0
     while cnt[HSIZE] > 0:
         if _settled(pool.heap_keys[0], up, down, eps, pt, val, opt.prune):
+            break
+        if pt[0] and val[BEST] > opt.stop_above:
+            cnt[STATUS_CODE] = STOPPED_ABOVE
             break
         if _over_budget(opt, cnt[NODES], t_start, pops):
             cnt[STATUS_CODE] = BUDGET
@@ -462,39 +521,57 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
             while not _room_for_two(pool, cnt):
                 pool = _as_ref(_grow_pool(_as_arrays(pool), 2 * pool.depth.shape[0] + 2))
             _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, ik, eps, pt, val)
-    status = cnt[STATUS_CODE]
-    open_top = pool.heap_keys[0] if status == BUDGET and cnt[HSIZE] > 0 else np.nan
-    under = np.inf  # every frontier value not found is at least this
-    upper, best = np.nan, np.nan
-    if pt[0]:
-        best = val[BEST]
-        upper = best
-        if open_top == open_top and open_top > upper:
-            upper = open_top
-        if val[LEAF_U] > upper + opt.prune:  # a partner cut short: its pairs are bounded, not attained
-            upper = val[LEAF_U]  # (the status stays this search's own: the partner's carries its inexactness)
-        if val[LOST_U] > best + opt.prune:
-            upper = max(upper, val[LOST_U])
-            if status != BUDGET:
-                status = SOLVER_FAILURE
-    else:
-        if open_top == open_top:
-            under = -open_top
-        if _improves(val[LOST_LB], max(up[size - 1], down[0]), eps):
-            under = min(under, val[LOST_LB])
-            if status != BUDGET:
-                status = SOLVER_FAILURE
+    status, upper, best, under = _stopped(pool, cnt, val, up, down, eps, pt, opt.floor, opt.prune)
     return (ik, up, down, np.minimum(up, under), np.minimum(down, under), status, cnt[NODES], cnt[SOLVES],
-            cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS], cnt[UNDECIDED_N] != 0, upper, best)
+            cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS], cnt[UNDECIDED_N] != 0, upper, best,
+            (_as_arrays(pool), cnt, val, up.copy(), down.copy()))
+
+
+_NO_STATE: dict = {}
+
+
+def _placeholder_state(p):
+    """A placeholder of the type of a frontier search's state, for p unknowns (for a search that starts
+    afresh): core's placeholder pool and counts, made once (the search never writes to it)."""
+    st = _NO_STATE.get(p)
+    if st is None:
+        pool, cnt, _ = core_placeholder_state(p)
+        st = _NO_STATE[p] = (pool, cnt, np.zeros(5), np.zeros(0), np.zeros(0))
+    return st
+
+
+def _resume_from(options, kind, shape):
+    """(resume?, the state's arrays) for a search with ``options.resume`` (a frontier's
+    :class:`~cudbound.search.core.SearchState` of the same kind and shape, else none)."""
+    st = options.resume
+    if isinstance(st, SearchState) and st.matches(kind, shape):
+        return True, st.arrays
+    return False, _placeholder_state(shape[-1])
+
+
+RESUME_MAX_BYTES = 64 << 20
+"""A frontier search stopped by its node budget keeps its state up to this size (core's searches up to
+``core.RESUME_MAX_BYTES``, 8 MiB, as their states travel to worker processes; the difference's run
+in one process). The few joint searches that go past 65,536 nodes have states above 8 MiB
+(logistic, ``benchmarks/difference.py``'s n = 100, B = 100, seed 0; one run on a shared core): restarted,
+they took 24 of 40 s, resumed 18 of 34 s."""
+
+
+def _kept_state(options, kind, shape, out):
+    """The state a search stopped by its node budget leaves for a resume (None otherwise)."""
+    status, nodes = out[5], out[6]
+    if status == BUDGET and options.max_nodes and nodes >= options.max_nodes and kind != KIND_EXTERNAL:
+        return SearchState.keep(kind, shape, out[14], RESUME_MAX_BYTES)
+    return None
 
 
 # ------------------------------------------------------------------ Python entry points
-def _outcome(out, level, L_hat, screened=0):
-    kmin, up, down, up_lo, down_lo, status, nodes, solves, pruned, real, fallbacks, undecided, upper, best = out
+def _outcome(out, level, L_hat, screened=0, state=None):
+    kmin, up, down, up_lo, down_lo, status, nodes, solves, pruned, real, fallbacks, undecided, upper, best, _ = out
     return FrontierOutcome(int(kmin), up, down, up_lo, down_lo, float(level), float(L_hat), STATUS[status],
                            nodes=int(nodes), solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
                            screened=int(screened), fallbacks=int(fallbacks), undecided=bool(undecided),
-                           value=float(upper), value_lower=float(best))
+                           value=float(upper), value_lower=float(best), state=state)
 
 
 def _eps(alpha_n, tol):
@@ -520,9 +597,9 @@ def _frontier_for_kind(kind):
     """:func:`_frontier` compiled for one node solver (as ``core.SEARCH_FOR_KIND``)."""
     @njit(cache=True)
     def frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, seed_losses, solve_data, quad_ok,
-                 Hinv, opt, eps, pt):
+                 Hinv, opt, eps, pt, resume, state):
         return _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, seed_losses, solve_data,
-                         quad_ok, Hinv, opt, eps, pt, kind)
+                         quad_ok, Hinv, opt, eps, pt, resume, state, kind)
     return frontier
 
 
@@ -544,6 +621,8 @@ def run_frontier(problem, root, target, *, seeds=(), quad=None, inner=None, cont
     tol = Tolerances()
     kind, P, slv, Hinv = solver_inputs(problem, quad, inner, context)
     p = P.shape[1]
+    shape = ("frontier", P.shape[0], int(slv.lp[3]), bool(options.flip_cost), p)
+    resume, state = _resume_from(options, kind, shape) if kind != KIND_EXTERNAL else (False, _placeholder_state(p))
     seed_rows = np.array([np.asarray(b, dtype=np.float64) for b, _ in seeds], dtype=np.float64).reshape(-1, p)
     seed_losses = np.array([float(v) for _, v in seeds], dtype=np.float64)
     start = (np.ascontiguousarray(root.beta, dtype=np.float64), float(root.value), float(root.beta_value))
@@ -552,15 +631,16 @@ def run_frontier(problem, root, target, *, seeds=(), quad=None, inner=None, cont
             np.ascontiguousarray(problem.cost_minus, dtype=np.float64), float(problem.C_forced), float(problem.n),
             float(problem.L_hat), float(problem.L_max), start, seed_rows, seed_losses, slv, quad is not None, Hinv,
             _loop_options(options, tol, kind != KIND_QP, False, python_realise), _eps(target.alpha_n, tol),
-            _partner(target))
+            _partner(target), resume, state)
     frontier = FRONTIER_FOR_KIND[kind]
     with compile_once(frontier, args):
         out = frontier(*args)
-    return _outcome(out, problem.L_max, problem.L_hat, problem.n_screened)
+    return _outcome(out, problem.L_max, problem.L_hat, problem.n_screened, _kept_state(options, kind, shape, out))
 
 
 @njit(cache=True)
-def _replicate_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, screen, key, opt, eps, pt):
+def _replicate_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, screen, key, opt, eps, pt, resume,
+                        state):
     """Set-up (``replicate_setup._replicate_setup`` at the level's alpha) and frontier (or joint
     search) of one replicate of a positive definite quadratic loss, all in compiled code.
 
@@ -583,7 +663,7 @@ def _replicate_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, sc
     seeds = np.empty((1, p))
     seeds[0] = beta_hat
     out = _frontier(P, prow, cplus, cminus, C_forced, float(y.shape[0]), L_hat, L_max, (beta_u, L_u, L_u), seeds,
-                    np.full(1, L_hat), slv, True, Hinv, opt, eps, pt, KIND_QP)
+                    np.full(1, L_hat), slv, True, Hinv, opt, eps, pt, resume, state, KIND_QP)
     return ok, out, L_hat, L_max, n_screened
 
 
@@ -595,12 +675,14 @@ def compiled_frontier(Zu, group, y, counts, H, g, c, beta_hat, alpha_level, targ
     ``context`` as in :func:`cudbound.search.core.compiled_replicate`."""
     tol = Tolerances()
     opt = _loop_options(options, tol, False, False, False)
+    shape = ("frontier-replicate", bool(options.screen), bool(options.flip_cost), H.shape[0])
+    resume, state = _resume_from(options, KIND_QP, shape)
     args = (Zu, group, y, np.asarray(counts, dtype=np.float64), np.ascontiguousarray(H, dtype=np.float64),
             np.ascontiguousarray(g, dtype=np.float64), float(c), np.ascontiguousarray(beta_hat, dtype=np.float64),
             float(alpha_level), bool(options.screen), int(context.key if context is not None else 0), opt,
-            _eps(target.alpha_n, tol), _partner(target))
+            _eps(target.alpha_n, tol), _partner(target), resume, state)
     with compile_once(_replicate_frontier, args):
         ok, out, L_hat, L_max, screened = _replicate_frontier(*args)
     if not ok:
         return None
-    return _outcome(out, L_max, L_hat, screened)
+    return _outcome(out, L_max, L_hat, screened, _kept_state(options, KIND_QP, shape, out))

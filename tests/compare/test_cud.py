@@ -5,7 +5,9 @@ each Q^(b) by ``cudbound.replicate_sup_difference`` on the two designs (itself c
 force in tests/test_cud_difference.py), the conservative order statistic, and Delta_hat from both
 training errors. Then the properties the method promises: A and B the same procedure give
 [-Q_hat, Q_hat]; swapping A and B negates the interval; shifting and scaling the features changes
-nothing; a budget gives an interval that contains the exact one, flagged conservative.
+nothing; a budget gives an interval that contains the exact one, flagged conservative. By default
+only the replicates near Q_hat are searched to the end (``cudbound.quantile``): the interval is the
+one every replicate searched to the end gives, for every pair of losses, factor and alpha_n.
 """
 import math
 
@@ -40,7 +42,8 @@ def test_it_is_registered_for_the_fitted_classifiers():
 def test_the_interval_from_its_parts():
     X, y = _data()
     n = len(y)
-    res = cud_difference_interval(Procedure(), Procedure(basis="poly:2", loss="hinge"), X, y, n_resamples=B, rng=7)
+    res = cud_difference_interval(Procedure(), Procedure(basis="poly:2", loss="hinge"), X, y, n_resamples=B, rng=7,
+                                  engine_options={"exact_distribution": True})
     design_a = np.column_stack([np.ones(n), X])
     design_b = np.column_stack([np.ones(n), X, X[:, 0] ** 2, X[:, 0] * X[:, 1], X[:, 1] ** 2])
     counts = draw_counts(n, B, np.random.default_rng(7))
@@ -57,6 +60,33 @@ def test_the_interval_from_its_parts():
     row = res.to_dict()
     assert list(row)[:7] == ["method", "quantity", "estimate", "low", "high", "confidence_level", "n_samples"]
     assert {"half_width", "train_error_a", "train_error_b", "search_nodes_total"} <= set(row["details"])
+
+
+@pytest.mark.parametrize("loss_a,loss_b,basis_b,form,alpha_n", [
+    ("squared", "squared", "poly:2", "joint", None), ("squared", "hinge", "poly:2", "joint", None),
+    ("logistic", "squared", "linear", "joint", 6.0), ("hinge", "logistic", "poly:2", "min", None),
+    ("squared", "logistic", "poly:2", "product", None), ("hinge", "squared", "linear", "joint", 0.0)])
+def test_the_order_statistic_searches_only_what_it_needs_and_gives_the_exact_interval(loss_a, loss_b, basis_b, form,
+                                                                                       alpha_n, monkeypatch):
+    """The refinement (each replicate's joint search under the bracket's floor and stop_above, its
+    frontier searched in full once) against every replicate searched to the end: the same Q_hat and
+    interval; each replicate's bounds hold its exact Q^(b); some replicates are left bounded. A first
+    budget of 4 nodes (256 by default) makes these small searches go through several rounds."""
+    import cudbound.quantile
+    monkeypatch.setattr(cudbound.quantile, "FIRST_BUDGET", 4)
+    X, y = _data(n=30, seed=8)
+    a, b = Procedure(loss=loss_a), Procedure(basis=basis_b, loss=loss_b)
+    kw = {"n_resamples": 60, "rng": 5, "form": form, "alpha_n": alpha_n}
+    exact = cud_difference_interval(a, b, X, y, engine_options={"exact_distribution": True}, **kw)
+    res = cud_difference_interval(a, b, X, y, **kw)
+    assert res.details["half_width"] == exact.details["half_width"] and _ci(res) == _ci(exact)
+    q = exact.details["bootstrap_distribution"]
+    st = res.details["stats"]
+    assert set(exact.details["stats"].status) == {"exact"} and set(st.status) <= {"exact", "bounded"}
+    assert np.all(res.details["bootstrap_distribution"] >= q - 1e-9) and np.all(st.lower <= q + 1e-9)
+    assert st.decided and res.details["upper_gap"] == 0.0 and not res.details["conservative"]
+    if alpha_n != 0.0:  # (alpha_n = 0: every replicate is max |C_A - C_B| / n at once)
+        assert st.n_bounded > 0
 
 
 def test_the_same_procedure_gives_a_symmetric_interval():

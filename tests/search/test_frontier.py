@@ -133,3 +133,88 @@ def test_count_range():
     y = np.ones(5)
     assert count_range(np.array([0, 0, 3, 1, 1]), y) == (-2, 2)
     assert count_range(np.ones(5), y) == (0, 0)
+
+
+# ------------------------------------------------------------------ resuming a stopped search
+def _medium_pair(loss_a, loss_b, seed, n=36):
+    """A and B (linear and quadratic bases) on n points, and a count vector, as DifferenceSides."""
+    from cudbound.cud_difference import DifferenceSide
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.9 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    A = np.column_stack([np.ones(n), X])
+    B = np.column_stack([A, X[:, 0] ** 2, X[:, 0] * X[:, 1], X[:, 1] ** 2])
+    counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
+    return (DifferenceSide.from_design(A, y, SPECS[loss_a]), DifferenceSide.from_design(B, y, SPECS[loss_b]), counts,
+            float(n))
+
+
+@pytest.mark.parametrize("loss", ["squared", "ridge", "hinge", "logistic"])
+@pytest.mark.parametrize("joint", [False, True])
+def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(loss, joint):
+    """Stopped every 7 nodes and resumed from its state (``FrontierOutcome.state``), a frontier search,
+    and a joint search against the other classifier's frontier, pop the same nodes in the same order
+    as without stops: the same frontier and value, and exactly the same number of nodes. The
+    compiled quadratic replicate (squared, ridge) and the Python set-up (hinge, logistic) alike."""
+    a, b, counts, alpha = _medium_pair("squared", loss, 4)
+    lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions()) if joint else None
+    slack = a.slack(counts)
+
+    def search(options):
+        return b.frontier(counts, alpha, slack, options, partner=lead)
+    exact = search(SearchOptions())
+    assert exact.status == "exact" and exact.state is None and exact.nodes > 20
+    out = search(SearchOptions(max_nodes=7))
+    total, steps = out.nodes, 1
+    while out.status == "budget" and steps <= exact.nodes:   # (a search that did not resume never ends)
+        assert out.state is not None
+        out = search(SearchOptions(max_nodes=7, resume=out.state))
+        total, steps = total + out.nodes, steps + 1
+    assert out.status == "exact" and steps > 2 and total == exact.nodes
+    assert np.array_equal(out.up, exact.up) and np.array_equal(out.down, exact.down)
+    assert np.array_equal(out.up_lower, exact.up_lower) and np.array_equal(out.down_lower, exact.down_lower)
+    if joint:
+        assert out.value == exact.value and out.value_lower == exact.value_lower
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_a_joint_search_resumed_under_a_rising_floor_keeps_its_value(loss):
+    """As the order statistic resumes it: each step's floor at least the last one's and below the
+    exact Q^(b); the resumed search ends with Q^(b) exactly. A floor above Q^(b) ends it below that
+    floor ("bounded"), its certified value at least Q^(b)."""
+    a, b, counts, alpha = _medium_pair("squared", loss, 6)
+    lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions())
+    slack = a.slack(counts)
+    exact = b.frontier(counts, alpha, slack, SearchOptions(), partner=lead)
+    q = exact.value
+    assert q > 0 and exact.status == "exact"
+    for floors in ([0.25 * q, 0.5 * q, 0.9 * q], [0.5 * q, 1.5 * q]):
+        out = b.frontier(counts, alpha, slack, SearchOptions(max_nodes=5), partner=lead)
+        for f in floors:
+            if out.status != "budget":
+                break
+            out = b.frontier(counts, alpha, slack, SearchOptions(max_nodes=5, floor=f, resume=out.state), partner=lead)
+        while out.status == "budget":
+            out = b.frontier(counts, alpha, slack, SearchOptions(floor=floors[-1], resume=out.state), partner=lead)
+        assert out.value_lower <= q + TOL and out.value >= q - TOL
+        if floors[-1] < q:
+            assert out.status == "exact" and abs(out.value - q) <= TOL
+        else:
+            assert out.status == "bounded" and out.value >= floors[-1]
+
+
+def test_a_state_is_not_resumed_by_another_search():
+    """A state resumes only a search of its own kind and shape: the frontier of another classifier,
+    or another count vector's replicate of another size, starts afresh."""
+    a, b, counts, alpha = _medium_pair("squared", "squared", 4)
+    cut = b.frontier(counts, alpha, a.slack(counts), SearchOptions(max_nodes=3))
+    assert cut.state is not None
+    fresh = a.frontier(counts, alpha, b.slack(counts), SearchOptions())
+    again = a.frontier(counts, alpha, b.slack(counts), SearchOptions(resume=cut.state))
+    assert again.nodes == fresh.nodes and np.array_equal(again.up, fresh.up)
+    other = counts.copy()
+    other[np.flatnonzero(other == 0)[0]] = 1.0
+    other[np.flatnonzero(other >= 2)[0]] -= 1.0
+    fresh = b.frontier(other, alpha, a.slack(other), SearchOptions())
+    again = b.frontier(other, alpha, a.slack(other), SearchOptions(resume=cut.state))
+    assert again.nodes == fresh.nodes and np.array_equal(again.up, fresh.up)
