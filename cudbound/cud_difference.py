@@ -138,8 +138,8 @@ class DifferenceOutcome:
 
 def _status(a: str, b: str) -> str:
     """The pair's status from its two searches': "exact" when both are; "bounded" when one, or both, was
-    stopped on purpose by the order statistic's floor or stop_above (the frontier by its caps) and
-    the other closed."""
+    stopped on purpose by the order statistic's floor or stop_above (only a joint search is) and the
+    other closed."""
     if a == b == "exact":
         return "exact"
     if {a, b} <= {"exact", "bounded"}:

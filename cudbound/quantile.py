@@ -27,7 +27,7 @@ does not depend on the number of workers. A search stopped by the refinement's b
 resumed in the next round: its open nodes (``SearchOutcome.state``) go back to the search
 with the new thresholds, which is valid because ``floor`` only rises and ``stop_above`` only
 falls from round to round (a node pruned below an old floor stays below every later one).
-A state larger than ``core.RESUME_MAX_BYTES``, states beyond ``RESUME_TOTAL_BYTES`` in all
+A state larger than ``core.RESUME_MAX_BYTES`` (a joint search's of a difference: ``frontier.RESUME_MAX_BYTES``), states beyond ``RESUME_TOTAL_BYTES`` in all
 (kept in replicate order), each even without the smooth losses' derivative cache (which a state
 drops first when that is what it takes: ``SearchState.lighter``), and searches whose node solver
 keeps its warm starts in Python restart instead, and search to the end (with the round's floor and
@@ -98,8 +98,8 @@ def _merge(old: SearchOutcome | None, new: SearchOutcome) -> SearchOutcome:
         return new
     for name in ("nodes", "solves", "pruned", "realisability_checks", "seconds"):
         setattr(new, name, getattr(old, name) + getattr(new, name))
-    for name in ("fallbacks",):
-        if hasattr(new, name):
+    for name in getattr(new, "SUMMED", ("fallbacks",)):   # a run's own record says which statistics add up
+        if name not in ("nodes", "solves", "pruned", "realisability_checks", "seconds") and hasattr(new, name):
             setattr(new, name, getattr(old, name, 0) + getattr(new, name))
     return new
 
@@ -145,13 +145,15 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
             return True
         if out.status != "budget":
             return False
-        return budget is None or out.nodes < budget or (options.max_nodes is not None and budget >= options.max_nodes)
+        nodes = getattr(out, "round_nodes", out.nodes)   # a run's record may count more searches than the capped one
+        return budget is None or nodes < budget or (options.max_nodes is not None and budget >= options.max_nodes)
 
     if exact_distribution:
         idx = list(range(B))
         outs = run(idx, [options] * B, note)
         for i, out in zip(idx, outs):
             final[i] = True
+            out.state = None    # nothing is resumed
         a, c = kth_smallest(lo, k), kth_smallest(up, k)
         return QuantileOutcome(c, bool(np.all(lo == up) or a >= c), lo, up, records, 1, lower_value=min(a, c),
                                out_of_time=deadline is not None and clock() >= deadline)

@@ -62,6 +62,7 @@ class _Record:
     screened: int
     fallbacks: int
     seconds: float
+    round_nodes: int = 0  # the joint search's own nodes this round (which the round's budget caps)
     state: Any = None  # the joint search's SearchState when the round's budget stopped it (resumed next round)
 
     SUMMED = ("nodes", "solves", "pruned", "realisability_checks", "screened", "fallbacks", "seconds")
@@ -72,26 +73,35 @@ class _Replicates:
     replicate b's frontier searched in full once, with the user's options only
     (:func:`cudbound.cud_difference.lead_frontier`), and kept; then, in every round that needs the
     replicate, the joint search against it under the round's options (its node budget, floor and
-    stop_above), resumed from where the round before stopped it (``options.resume``)."""
+    stop_above), resumed from where the round before stopped it (``options.resume``). The states of one
+    round are kept up to ``quantile.RESUME_TOTAL_BYTES`` in all, in replicate order (the rest search
+    to the end next round), so that a round's memory stays bounded before the order statistic keeps
+    only the open replicates' states."""
 
     def __init__(self, side_a, side_b, counts, alpha_n, options, form):
         self.sides, self.counts, self.alpha_n, self.options, self.form = (side_a, side_b), counts, alpha_n, options, form
         self.leads: dict[int, Any] = {}
 
     def __call__(self, indices, options_list, on_done):
-        outs = []
+        outs, held = [], 0
         for i, opts in zip(indices, options_list):
             i = int(i)
             searched = i not in self.leads
             if searched:
-                self.leads[i] = lead_frontier(*self.sides, self.counts[i], self.alpha_n, self.options, form=self.form)
+                lead = lead_frontier(*self.sides, self.counts[i], self.alpha_n, self.options, form=self.form)
+                self.leads[i] = dataclasses.replace(lead, state=None)   # never resumed: its state is dead weight
             lead = self.leads[i]
             out = search_replicate_difference(*self.sides, self.counts[i], self.alpha_n, opts, form=self.form,
                                               lead=lead)
             joint = out.frontier_b if out.frontier_a is lead else out.frontier_a
             both = (joint, lead) if searched else (joint,)
+            state = joint.state
+            if state is not None and held + state.nbytes > quantile.RESUME_TOTAL_BYTES:
+                state = None
+            held += 0 if state is None else state.nbytes
             rec = _Record(out.value, out.lower, out.status,
-                          *(sum(getattr(f, name) for f in both) for name in _Record.SUMMED), state=joint.state)
+                          *(sum(getattr(f, name) for f in both) for name in _Record.SUMMED),
+                          round_nodes=joint.nodes, state=state)
             on_done(i, rec)
             outs.append(rec)
         return outs

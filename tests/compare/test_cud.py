@@ -89,6 +89,37 @@ def test_the_order_statistic_searches_only_what_it_needs_and_gives_the_exact_int
         assert st.n_bounded > 0
 
 
+def test_a_rounds_states_beyond_the_memory_limit_are_dropped_and_the_interval_stays_exact(monkeypatch):
+    """The joint searches' states a round hands to the order statistic are at most
+    ``quantile.RESUME_TOTAL_BYTES`` in all (the rest search to the end next round): with the default some
+    are kept, with a limit of 0 none; the interval is the exact one either way."""
+    import cudbound.compare.cud as mod
+    import cudbound.quantile
+    monkeypatch.setattr(cudbound.quantile, "FIRST_BUDGET", 4)
+    X, y = _data(n=30, seed=8)
+    a, b = Procedure(loss="logistic"), Procedure(basis="poly:2", loss="squared")
+    kw = {"n_resamples": 60, "rng": 5}
+    exact = cud_difference_interval(a, b, X, y, engine_options={"exact_distribution": True}, **kw)
+    held, real = [], mod.order_statistic
+
+    def spy(run, *args, **kwargs):
+        def counted(indices, options_list, on_done):
+            outs = run(indices, options_list, on_done)
+            held.append(sum(o.state.nbytes for o in outs if o.state is not None))
+            return outs
+        return real(counted, *args, **kwargs)
+
+    monkeypatch.setattr(mod, "order_statistic", spy)
+    kept = cud_difference_interval(a, b, X, y, **kw)
+    assert max(held) > 0
+    held.clear()
+    monkeypatch.setattr(cudbound.quantile, "RESUME_TOTAL_BYTES", 0)
+    dropped = cud_difference_interval(a, b, X, y, **kw)
+    assert len(held) > 1 and max(held) == 0
+    assert _ci(kept) == _ci(dropped) == _ci(exact)
+    assert dropped.details["half_width"] == exact.details["half_width"]
+
+
 def test_the_same_procedure_gives_a_symmetric_interval():
     X, y = _data()
     res = cud_difference_interval(Procedure(loss="logistic"), Procedure(loss="logistic"), X, y, n_resamples=B, rng=1)
