@@ -73,19 +73,23 @@ class _Replicates:
     replicate b's frontier searched in full once, with the user's options only
     (:func:`cudbound.cud_difference.lead_frontier`), and kept; then, in every round that needs the
     replicate, the joint search against it under the round's options (its node budget, floor and
-    stop_above), resumed from where the round before stopped it (``options.resume``). The states of one
-    round are kept up to ``quantile.RESUME_TOTAL_BYTES`` in all, in replicate order (the rest search
-    to the end next round), so that a round's memory stays bounded before the order statistic keeps
-    only the open replicates' states."""
+    stop_above), resumed from where the round before stopped it (``options.resume``). The states alive
+    during a round, those still waiting to be resumed and those the round leaves, are at most
+    ``quantile.RESUME_TOTAL_BYTES`` in all (new ones kept in replicate order, the rest searched to the
+    end next round); the order statistic then keeps only the open replicates' states."""
 
     def __init__(self, side_a, side_b, counts, alpha_n, options, form):
         self.sides, self.counts, self.alpha_n, self.options, self.form = (side_a, side_b), counts, alpha_n, options, form
         self.leads: dict[int, Any] = {}
 
     def __call__(self, indices, options_list, on_done):
-        outs, held = [], 0
-        for i, opts in zip(indices, options_list):
-            i = int(i)
+        outs = []
+        # the states waiting to be resumed count against the limit until their search has taken them
+        held = sum(o.resume.nbytes for o in options_list if o.resume is not None)
+        for j, i in enumerate(indices):
+            i, opts = int(i), options_list[j]
+            options_list[j] = None                      # the old state goes once its search has it
+            held -= 0 if opts.resume is None else opts.resume.nbytes
             searched = i not in self.leads
             if searched:
                 lead = lead_frontier(*self.sides, self.counts[i], self.alpha_n, self.options, form=self.form)

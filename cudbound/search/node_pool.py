@@ -158,8 +158,9 @@ def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
 
 
 def trimmed(pool, count):
-    """The pool cut to its first ``count`` slots (the ones a search has used), contiguous."""
-    return NodePool(*(np.ascontiguousarray(a[:count]) for a in pool))
+    """The pool cut to its first ``count`` slots (the ones a search has used), copied: a slice would be
+    a view that keeps the whole pool alive (``ascontiguousarray`` of a leading slice returns the view)."""
+    return NodePool(*(a[:count].copy() for a in pool))
 
 
 def without_derivatives(pool):

@@ -58,3 +58,14 @@ def test_a_child_inherits_its_parent_and_fixes_one_more_point():
                     KIND_LP: ("lp_basis", "lp_at_upper")}.get(kind, ("handle",))
             for name in warm + (("chol", "flip_r") if smooth_flip else ()):
                 np.testing.assert_array_equal(getattr(pool, name)[2], getattr(pool, name)[1], err_msg=name)
+
+
+def test_a_trimmed_pool_owns_its_slots_and_keeps_the_whole_pool_alive_no_longer():
+    """A resumable state's pool is a copy of the slots in use, not a view: a view of a leading slice would
+    keep the grown pool's memory alive while the state's ``nbytes`` counts the slice only (the refinement's
+    memory limit would then not bound its memory)."""
+    pool = _filled(cap=64)
+    cut = trimmed(pool, 5)
+    for full, part in zip(pool, cut):
+        assert part.shape == (5,) + full.shape[1:] and part.base is None and not np.shares_memory(part, full)
+        assert np.array_equal(part, full[:5])
