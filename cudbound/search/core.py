@@ -122,6 +122,8 @@ LoopOptions = namedtuple("LoopOptions", [
     "prune",                       # Tolerances.prune
     "margin",                      # Tolerances.margin
     "dual_bound",                  # KIND_LP: a lazy child's simplex stops at the dual bound that prunes it
+    "dive_every",                  # SearchOptions.dive_every (a joint search's; 0: no dives)
+    "node_memory",                 # SearchOptions.node_memory in bytes (a joint search's; 0: no limit)
 ])
 """The options of one search, as the compiled loop takes them (built from SearchOptions)."""
 
@@ -534,7 +536,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching, True)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
-                      opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
+                      opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound, opt.dive_every,
+                      opt.node_memory)
     root_beta, root_m, root_bv, best0 = root
     cnt = np.zeros(_N_COUNTS, dtype=np.int64)
     val = np.zeros(_N_VALUES)
@@ -673,7 +676,7 @@ def _loop_options(options, tol, lazy, record, python_realise):
                        BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
                        math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
                        bool(record), bool(python_realise), float(tol.prune), float(tol.margin),
-                       bool(options.dual_bound))
+                       bool(options.dual_bound), int(options.dive_every), int(options.node_memory or 0))
 
 
 def solver_inputs(problem, quad, inner, context):

@@ -61,7 +61,7 @@ from .core import (_KEPT, COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, RE
 from .core import _placeholder_state as core_placeholder_state
 from .heap import _heap_pop, _heap_push
 from .hinge_qp_node_solver import HingeWorkRef, _hinge_work
-from .node_pool import _as_arrays, _as_ref, _grow_pool, _new_pool
+from .node_pool import _as_arrays, _as_ref, _grow_pool, _new_pool, slot_nbytes
 from .node_qp import _workspace
 from .node_solve import NodeSolve, NodeSolveRef
 from .options import SearchOptions, Tolerances
@@ -69,7 +69,8 @@ from .replicate_setup import _replicate_setup
 
 __all__ = ["FrontierOutcome", "Target", "FORM_CODES", "run_frontier", "compiled_frontier", "count_range"]
 
-_N_COUNTS = 11
+STACK_N = 11  # the count of nodes on a joint search's depth-first stack (``node_memory``)
+_N_COUNTS = 12
 FORM_CODES = {"joint": 0, "min": 1, "product": 2}
 """The bound's factor G of (x_A, x_B), x = alpha_n (K - m): g(x_A + x_B), min(g(x_A), g(x_B)) and
 g+(x_A) g+(x_B), g(x) = min(1, 1 + x), g+ = max(0, g) (method.md)."""
@@ -77,6 +78,13 @@ g+(x_A) g+(x_B), g(x) = min(1, 1 + x), g+ = max(0, g) (method.md)."""
 # completed pattern with the partner's certified lower frontier (above BEST only when the partner is inexact);
 # FLOOR: a joint search's ``SearchOptions.floor`` (-1: none), below which no value matters
 BEST, LOST_LB, LOST_U, LEAF_U, FLOOR = 0, 1, 2, 3, 4
+# a joint search's dive (``SearchOptions.dive_every``, :func:`_next_node`): DIVE_NODE the slot it expands
+# next (-1: none), DIVE_KEY that node's bound, DIVE_AT the node count from which the next dive begins
+DIVE_NODE, DIVE_KEY, DIVE_AT = 5, 6, 7
+# DEPTH_FIRST: 1 once a joint search's node pool has reached ``SearchOptions.node_memory`` (:func:`_queue`)
+DEPTH_FIRST = 8
+_N_VALUES = 9
+_RESUMED_VALUES = (BEST, LOST_LB, LOST_U, LEAF_U, DIVE_NODE, DIVE_KEY, DIVE_AT, DEPTH_FIRST)
 
 
 def count_range(counts, y):
@@ -326,6 +334,33 @@ def _offer(pool, cnt, c, keep, key):
 
 
 @njit(cache=True, inline="always")
+def _queue(pool, cnt, stack, val, c, keep, key):
+    """Node c kept goes on the queue, or, once the search is depth first (``SearchOptions.node_memory``:
+    the pool has reached its limit), on the stack, whose top the loop expands next; else it is pruned.
+    Depth first, the nodes in use are the queue's (which no longer grows), the stack's and the path's:
+    the stack holds at most two nodes per depth below the node it began from."""
+    if keep and val[DEPTH_FIRST] > 0.0:
+        stack[cnt[STACK_N], 0] = c
+        stack[cnt[STACK_N], 1] = key
+        cnt[STACK_N] += 1
+    else:
+        _offer(pool, cnt, c, keep, key)
+
+
+@njit(cache=True)
+def _open_top(pool, cnt, val, stack):
+    """The largest key of the open nodes (-inf: none): the queue's top, the node a dive expands next and
+    the stack's nodes (a joint search's keys; a frontier search has only the queue)."""
+    top = pool.heap_keys[0] if cnt[HSIZE] > 0 else -np.inf
+    if val[DIVE_NODE] >= 0.0 and val[DIVE_KEY] > top:
+        top = val[DIVE_KEY]
+    for i in range(cnt[STACK_N]):
+        if stack[i, 1] > top:
+            top = stack[i, 1]
+    return top
+
+
+@njit(cache=True, inline="always")
 def _lost(rep, bd, pool, c, v, up, down, kmin, eps, pt, val, prune):
     """Node c nobody solves: the bound of its parent v's minimiser and minimum with c's floor (no
     flip costs) stands in for its subtree when it may still matter."""
@@ -340,13 +375,16 @@ def _lost(rep, bd, pool, c, v, up, down, kmin, eps, pt, val, prune):
 
 
 @njit(cache=True, inline="always")
-def _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, kmin, eps, pt, val):
+def _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, kmin, eps, pt, val, dive, stack):
     """Branch node v on one free point: two children (``core._make_child``), each kept when
-    :func:`_assess` says so."""
+    :func:`_assess` says so (:func:`_queue`). With ``dive``, the kept child of the larger key (the first
+    on a tie) is not queued but returned, (its slot, its key), for the loop to expand next; else
+    (-1, 0). Depth first, that child goes on the stack after the other, so that it is expanded next."""
     P = rep.P
     j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
                       bd.branching if r >= 0.0 else STATIC, r)
     side = row_dot(P, j, pool.beta[v])
+    chosen, chosen_key = -1, 0.0
     for s in (1, -1):
         c, solved_now, ok, bv = _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r)
         if ok < 0:
@@ -360,8 +398,17 @@ def _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, kmin, eps, pt, val):
         flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
         keep, key = _assess(rep, bd, pool.signs[c], pool.fixed_cost[c], pool.beta[c], pool.minimum[c],
                             pool.flip_gap[c], flip_c, r, up, down, kmin, eps, pt, val, opt.prune)
-        _offer(pool, cnt, c, keep, key)
+        if (dive or val[DEPTH_FIRST] > 0.0) and keep and (chosen < 0 or key > chosen_key):
+            if chosen >= 0:  # the first child goes to the queue (or the stack) after all
+                _queue(pool, cnt, stack, val, chosen, True, chosen_key)
+            chosen, chosen_key = c, key
+        else:
+            _queue(pool, cnt, stack, val, c, keep, key)
     _release(pool, cnt, v)
+    if chosen >= 0 and not dive:
+        _queue(pool, cnt, stack, val, chosen, True, chosen_key)
+        chosen = -1
+    return chosen, chosen_key
 
 
 @njit(cache=True, inline="always")
@@ -374,12 +421,53 @@ def _settled(top, up, down, eps, pt, val, prune):
 
 
 @njit(cache=True)
-def _stopped(pool, cnt, val, up, down, eps, pt, floor, prune):
+def _max_slots(pool, node_memory):
+    """The slots of ``node_memory`` bytes (at least 1; 0: no limit)."""
+    if node_memory <= 0:
+        return 0
+    return max(1, int(node_memory // slot_nbytes(pool)))
+
+
+@njit(cache=True, inline="always")
+def _next_node(pool, cnt, val, stack, joint, every):
+    """(the node to expand next, whether a dive expands it): the node a dive left, else the top of the
+    stack (depth first), else the top of the queue, which begins a dive when the search is joint, not
+    depth first, and has made ``every`` nodes (> 0) since the last dive began (the first at the first
+    pop).
+
+    A dive expands, from the node it begins at, the child of the larger bound, and that child's, down
+    to a leaf (or a node pruned or unrealisable), the other children queued as usual. Best-first order
+    attains high pair values late (a leaf fixes every free point); a dive attains one early, which a
+    search with ``stop_above`` needs in order to stop, and which prunes the open nodes whose bound is
+    below it. A dive's nodes are nodes of the same tree, so the exact Q^(b) is unchanged; where it
+    stands is part of the search's state, so a resumed search expands the nodes the uninterrupted one
+    would have."""
+    if val[DIVE_NODE] >= 0.0:
+        v = int(val[DIVE_NODE])
+        val[DIVE_NODE] = -1.0
+        return v, True
+    if cnt[STACK_N] > 0:
+        cnt[STACK_N] -= 1
+        return int(stack[cnt[STACK_N], 0]), False
+    _, v, hsize = _heap_pop(pool.heap_keys, pool.heap_ids, cnt[HSIZE])
+    cnt[HSIZE] = hsize
+    diving = joint and every > 0 and val[DEPTH_FIRST] == 0.0 and cnt[NODES] >= val[DIVE_AT]
+    if diving:
+        val[DIVE_AT] = cnt[NODES] + every
+    return v, diving
+
+
+@njit(cache=True)
+def _stopped(pool, cnt, val, stack, up, down, eps, pt, floor, prune):
     """(status, Q^(b) certified from above, Q^(b) attained, the least frontier value not found) of a
     frontier search that has stopped: the open queue's top bound, values lost to failed solves, a partner
     cut short and the floor's pruning all enter the certified side."""
     status = cnt[STATUS_CODE]
-    open_top = pool.heap_keys[0] if (status == BUDGET or status == STOPPED_ABOVE) and cnt[HSIZE] > 0 else np.nan
+    open_top = np.nan
+    if status == BUDGET or status == STOPPED_ABOVE:
+        top = _open_top(pool, cnt, val, stack)
+        if top > -np.inf:
+            open_top = top
     under = np.inf  # every frontier value not found is at least this
     upper, best = np.nan, np.nan
     if pt[0]:
@@ -405,6 +493,25 @@ def _stopped(pool, cnt, val, up, down, eps, pt, floor, prune):
             if status != BUDGET:
                 status = SOLVER_FAILURE
     return status, upper, best, under
+
+
+@njit(cache=True, inline="always")
+def _solve_lazy(rep, slv, bd, opt, pool, cnt, v, up, down, kmin, eps, pt, val, diving, stack):
+    """A lazy flip child v at the top: solved, and queued with its own bound (a dive goes on from it)."""
+    ok, bv = _solve_into(v, rep, slv, pool, cnt)
+    if ok < 0:
+        cnt[FALLBACKS] += 1
+        _lost(rep, bd, pool, v, v, up, down, kmin, eps, pt, val, opt.prune)
+        _release(pool, cnt, v)
+        return
+    _attain_at(rep, up, down, kmin, pool.beta[v], bv, opt.margin, pt, val)
+    r = _node_factor(rep, slv, bd, pool, v, True)
+    keep, key = _assess(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
+                        bd.use_flip and r >= 0.0, r, up, down, kmin, eps, pt, val, opt.prune)
+    if diving and keep:
+        val[DIVE_NODE], val[DIVE_KEY] = v, key
+    else:
+        _queue(pool, cnt, stack, val, v, keep, key)
 
 
 @njit(cache=True)
@@ -437,10 +544,12 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     slv = NodeSolveRef(kind, H, Qinv_loss, beta_u, L_u, lp, sm, key, ws, HingeWorkRef(*hq))
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching, False)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
-                      opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound)
+                      opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound, opt.dive_every,
+                      opt.node_memory)
     up = np.full(size, L_max)
     down = np.full(size, L_max)
-    val = np.array([0.0, np.inf, -np.inf, 0.0, opt.floor])
+    val = np.array([0.0, np.inf, -np.inf, 0.0, opt.floor, -1.0, 0.0, 0.0, 0.0])
+    stack = np.zeros((2 * mf + 4, 2))
     cnt = np.zeros(_N_COUNTS, dtype=np.int64)
     t_start = 0.0
     if opt.time_limit > 0:
@@ -454,8 +563,10 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
         pool = _as_ref(state[0])
         for i in _KEPT:
             cnt[i] = state[1][i]
-        for i in (BEST, LOST_LB, LOST_U, LEAF_U):
+        for i in _RESUMED_VALUES:
             val[i] = state[2][i]
+        cnt[STACK_N] = state[1][STACK_N]
+        stack[:] = state[5]
         up[:] = state[3]
         down[:] = state[4]
     else:
@@ -478,8 +589,9 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
                             up, down, ik, eps, pt, val, opt.prune)
         _offer(pool, cnt, 0, keep, key)
     pops = 0
-    while cnt[HSIZE] > 0:
-        if _settled(pool.heap_keys[0], up, down, eps, pt, val, opt.prune):
+    max_slots = _max_slots(pool, opt.node_memory) if pt[0] else 0
+    while cnt[HSIZE] > 0 or val[DIVE_NODE] >= 0.0 or cnt[STACK_N] > 0:
+        if _settled(_open_top(pool, cnt, val, stack), up, down, eps, pt, val, opt.prune):
             break
         if pt[0] and val[BEST] > opt.stop_above:
             cnt[STATUS_CODE] = STOPPED_ABOVE
@@ -487,21 +599,10 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
         if _over_budget(opt, cnt[NODES], t_start, pops):
             cnt[STATUS_CODE] = BUDGET
             break
-        _, v, hsize = _heap_pop(pool.heap_keys, pool.heap_ids, cnt[HSIZE])
-        cnt[HSIZE] = hsize
+        v, diving = _next_node(pool, cnt, val, stack, pt[0], opt.dive_every)
         pops += 1
-        if not pool.solved[v]:  # a lazy flip child: solve it, and queue it with its own bound
-            ok, bv = _solve_into(v, rep, slv, pool, cnt)
-            if ok < 0:
-                cnt[FALLBACKS] += 1
-                _lost(rep, bd, pool, v, v, up, down, ik, eps, pt, val, opt.prune)
-                _release(pool, cnt, v)
-                continue
-            _attain_at(rep, up, down, ik, pool.beta[v], bv, opt.margin, pt, val)
-            r = _node_factor(rep, slv, bd, pool, v, True)
-            keep, key = _assess(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
-                                bd.use_flip and r >= 0.0, r, up, down, ik, eps, pt, val, opt.prune)
-            _offer(pool, cnt, v, keep, key)
+        if not pool.solved[v]:
+            _solve_lazy(rep, slv, bd, opt, pool, cnt, v, up, down, ik, eps, pt, val, diving, stack)
             continue
         r = _node_factor(rep, slv, bd, pool, v, False)
         keep, _ = _assess(rep, bd, pool.signs[v], pool.fixed_cost[v], pool.beta[v], pool.minimum[v], 0.0,
@@ -518,13 +619,20 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
                                                      True) / rep.n)
             _release(pool, cnt, v)
         else:
+            if max_slots > 0 and cnt[COUNT] + 2 >= max_slots:
+                val[DEPTH_FIRST] = 1.0
             while not _room_for_two(pool, cnt):
-                pool = _as_ref(_grow_pool(_as_arrays(pool), 2 * pool.depth.shape[0] + 2))
-            _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, ik, eps, pt, val)
-    status, upper, best, under = _stopped(pool, cnt, val, up, down, eps, pt, opt.floor, opt.prune)
+                cap = pool.depth.shape[0]
+                step = 2 * mf + 64 if val[DEPTH_FIRST] > 0.0 else cap + 2  # depth first: the stack's room
+                pool = _as_ref(_grow_pool(_as_arrays(pool), cap + step))
+            c, key = _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, ik, eps, pt, val, diving, stack)
+            if c >= 0:
+                val[DIVE_NODE], val[DIVE_KEY] = c, key
+    status, upper, best, under = _stopped(pool, cnt, val, stack, up, down, eps, pt, opt.floor, opt.prune)
+    val[DIVE_AT] -= cnt[NODES]  # a resumed search counts its nodes from 0
     return (ik, up, down, np.minimum(up, under), np.minimum(down, under), status, cnt[NODES], cnt[SOLVES],
             cnt[PRUNED_N], cnt[REALISABILITY], cnt[FALLBACKS], cnt[UNDECIDED_N] != 0, upper, best,
-            (_as_arrays(pool), cnt, val, up.copy(), down.copy()))
+            (_as_arrays(pool), cnt, val, up.copy(), down.copy(), stack))
 
 
 _NO_STATE: dict = {}
@@ -535,8 +643,9 @@ def _placeholder_state(p):
     afresh): core's placeholder pool and counts, made once (the search never writes to it)."""
     st = _NO_STATE.get(p)
     if st is None:
-        pool, cnt, _ = core_placeholder_state(p)
-        st = _NO_STATE[p] = (pool, cnt, np.zeros(5), np.zeros(0), np.zeros(0))
+        pool, _, _ = core_placeholder_state(p)
+        st = _NO_STATE[p] = (pool, np.zeros(_N_COUNTS, dtype=np.int64), np.zeros(_N_VALUES), np.zeros(0),
+                             np.zeros(0), np.zeros((0, 2)))
     return st
 
 

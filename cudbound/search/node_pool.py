@@ -19,7 +19,7 @@ from numba import njit
 from .codes import KIND_HINGE_QP, KIND_LP, KIND_QP
 from .records import compiled_record
 
-__all__ = ["NodePool", "NodePoolRef"]
+__all__ = ["NodePool", "NodePoolRef", "slot_nbytes"]
 
 NodePool = namedtuple("NodePool", [
     "signs",           # int8 (cap, mf): the sign fixed at each free point (0: not fixed)
@@ -82,6 +82,19 @@ def _grow_unknown(a, cap):
     b = np.full((cap,) + a.shape[1:], np.nan)
     b[: a.shape[0]] = a
     return b
+
+
+@njit(cache=True)
+def slot_nbytes(pool):
+    """The bytes of one slot of the pool (all its arrays' bytes over its capacity, at least 1 slot)."""
+    total = (pool.signs.nbytes + pool.depth.nbytes + pool.fixed_cost.nbytes + pool.minimum.nbytes
+             + pool.flip_gap.nbytes + pool.solved.nbytes + pool.beta.nbytes + pool.active.nbytes
+             + pool.n_active.nbytes + pool.dual.nbytes + pool.lp_basis.nbytes + pool.lp_at_upper.nbytes
+             + pool.handle.nbytes + pool.witness.nbytes + pool.witness_active.nbytes + pool.witness_n.nbytes
+             + pool.witness_dual.nbytes + pool.uid.nbytes + pool.last.nbytes + pool.chol.nbytes
+             + pool.flip_r.nbytes + pool.grad.nbytes + pool.hess.nbytes + pool.free.nbytes
+             + pool.heap_keys.nbytes + pool.heap_ids.nbytes)
+    return total / max(pool.depth.shape[0], 1)
 
 
 @njit(cache=True)

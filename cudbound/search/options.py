@@ -47,6 +47,13 @@ class SearchOptions:
     - floor : prune every node whose bound is at most ``floor``: values up to it are not resolved,
       and the result is then only an upper bound ``floor + 1e-12`` (status "bounded").
     - stop_above : stop as soon as a value above it is attained (status "bounded").
+    - dive_every : a joint search (the difference of two classifiers, ``search.frontier``) dives, from
+      the first node and then every ``dive_every`` nodes, down to one leaf by the children of larger
+      bound (``frontier._next_node``), to attain a high value early; 0: never.
+    - node_memory : bytes of open nodes a joint search may hold (its node pool): past them it goes on
+      depth first (``frontier._queue``), its pool then growing only by the depth of the tree (the same
+      Q^(b), usually more nodes; best first, a hard replicate of the difference held over 10 GB). None:
+      no limit.
     - resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
       replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
       starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
@@ -63,6 +70,8 @@ class SearchOptions:
     floor: float | None = None
     stop_above: float | None = None
     deadline: float | None = None
+    dive_every: int = 1024
+    node_memory: int | None = 256 << 20
     resume: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -72,6 +81,9 @@ class SearchOptions:
             v = getattr(self, name)
             if v is not None:
                 check_scalar(v, name, numbers.Real, min_val=0.0, include_boundaries="neither", hint=" (None: no limit)")
+        check_scalar(self.dive_every, "dive_every", numbers.Integral, min_val=0, hint=" (0: no dives)")
+        if self.node_memory is not None:
+            check_scalar(self.node_memory, "node_memory", numbers.Integral, min_val=1, hint=" (None: no limit)")
 
 
 @dataclass

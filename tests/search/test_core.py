@@ -177,6 +177,13 @@ def test_tolerances_are_checked(bad):
         Tolerances(**bad)
 
 
+@pytest.mark.parametrize("bad", [dict(dive_every=-1), dict(dive_every=2.5), dict(dive_every=True),
+                                 dict(max_nodes=0), dict(branching="deepest")])
+def test_search_options_are_checked(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        SearchOptions(**bad)
+
+
 # ------------------------------------------------------------------ resuming a stopped search
 @pytest.mark.parametrize("spec", ["squared", "ridge:0.2", "hinge", "logistic", "exponential_ridge:0.1"])
 @pytest.mark.parametrize("seed", [0, 1])

@@ -7,6 +7,7 @@ frontier's level (values at or above it are recorded as the level). Every option
 (flip costs, screening, branching), each engine, and a budget (the certified lower frontier and
 the frontier found must enclose the exact one) are checked.
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -150,25 +151,29 @@ def _medium_pair(loss_a, loss_b, seed, n=36):
 
 
 @pytest.mark.parametrize("loss", ["squared", "ridge", "hinge", "logistic"])
-@pytest.mark.parametrize("joint", [False, True])
-def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(loss, joint):
+@pytest.mark.parametrize("joint,dive_every,memory", [(False, 1024, None), (True, 1024, None), (True, 3, None),
+                                                     (True, 0, None), (True, 1024, 1), (True, 3, 30_000)])
+def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(loss, joint, dive_every, memory):
     """Stopped every 7 nodes and resumed from its state (``FrontierOutcome.state``), a frontier search,
     and a joint search against the other classifier's frontier, pop the same nodes in the same order
     as without stops: the same frontier and value, and exactly the same number of nodes. The
-    compiled quadratic replicate (squared, ridge) and the Python set-up (hinge, logistic) alike."""
+    compiled quadratic replicate (squared, ridge) and the Python set-up (hinge, logistic) alike; a
+    joint search with its dives (every 3 nodes: most stops fall inside a dive, which the state carries)
+    and without, and depth first (``node_memory``: from the start, and from a few dozen nodes on; the
+    state carries the stack)."""
     a, b, counts, alpha = _medium_pair("squared", loss, 4)
     lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions()) if joint else None
     slack = a.slack(counts)
 
     def search(options):
         return b.frontier(counts, alpha, slack, options, partner=lead)
-    exact = search(SearchOptions())
+    exact = search(SearchOptions(dive_every=dive_every, node_memory=memory))
     assert exact.status == "exact" and exact.state is None and exact.nodes > 20
-    out = search(SearchOptions(max_nodes=7))
+    out = search(SearchOptions(max_nodes=7, dive_every=dive_every, node_memory=memory))
     total, steps = out.nodes, 1
     while out.status == "budget" and steps <= exact.nodes:   # (a search that did not resume never ends)
         assert out.state is not None
-        out = search(SearchOptions(max_nodes=7, resume=out.state))
+        out = search(SearchOptions(max_nodes=7, dive_every=dive_every, node_memory=memory, resume=out.state))
         total, steps = total + out.nodes, steps + 1
     assert out.status == "exact" and steps > 2 and total == exact.nodes
     assert np.array_equal(out.up, exact.up) and np.array_equal(out.down, exact.down)
@@ -218,3 +223,57 @@ def test_a_state_is_not_resumed_by_another_search():
     fresh = b.frontier(other, alpha, a.slack(other), SearchOptions())
     again = b.frontier(other, alpha, a.slack(other), SearchOptions(resume=cut.state))
     assert again.nodes == fresh.nodes and np.array_equal(again.up, fresh.up)
+
+
+# ------------------------------------------------------------------ dives
+@pytest.mark.parametrize("loss_a,loss_b", [("squared", "squared"), ("squared", "logistic"), ("hinge", "squared"),
+                                           ("ridge", "hinge")])
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_dives_and_depth_first_change_the_work_not_the_value(loss_a, loss_b, seed):
+    """A joint search's Q^(b) with no dives, the default dives, a dive begun at every pop (each node
+    expanded on a dive's path), and depth first (``node_memory`` of 1 byte: from the first node; of a
+    few dozen nodes), each equal to Q^(b) from the two frontiers searched in full
+    (``search_replicate_difference(full=True)``, which runs no joint search). Under a budget with
+    ``stop_above`` below Q^(b), each search certifies at least Q^(b) and attains at most it."""
+    from cudbound.cud_difference import search_replicate_difference
+    a, b, counts, alpha = _medium_pair(loss_a, loss_b, seed)
+    q = search_replicate_difference(a, b, counts, alpha, full=True).value
+    lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions())
+    slack = a.slack(counts)
+    nodes = {}
+    for every, memory in ((0, None), (1024, None), (1, None), (1024, 1), (0, 20_000)):
+        opts = SearchOptions(dive_every=every, node_memory=memory)
+        out = b.frontier(counts, alpha, slack, opts, partner=lead)
+        assert out.status == "exact" and abs(out.value - q) <= TOL and abs(out.value_lower - q) <= TOL
+        nodes[every, memory] = out.nodes
+        for budget in (3, 9, 30):
+            cut = b.frontier(counts, alpha, slack, dataclasses.replace(opts, max_nodes=budget, stop_above=0.5 * q),
+                             partner=lead)
+            assert cut.value >= q - TOL and cut.value_lower <= q + TOL
+    assert q > 0 and nodes[0, None] > 20
+
+
+@pytest.mark.parametrize("loss", ["squared", "hinge", "logistic"])
+def test_depth_first_holds_few_nodes(loss):
+    """Past ``node_memory`` a joint search goes depth first: the node slots it ever used (the pool's
+    count, its peak) stay within the stack's two nodes per depth below the free points' number,
+    whatever the budget, where best first holds several times more; both end with the same Q^(b)."""
+    from cudbound.search.core import COUNT
+    a, b, counts, alpha = _medium_pair("squared", loss, 0, n=150)
+    lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions())
+    slack = a.slack(counts)
+    free = int(np.sum(counts > 0))   # the free points are among the resampled ones
+
+    def peaks(memory):
+        whole = b.frontier(counts, alpha, slack, SearchOptions(dive_every=0, node_memory=memory), partner=lead)
+        used = []
+        for share in (0.25, 0.5, 0.75, 0.9):
+            cut = b.frontier(counts, alpha, slack, SearchOptions(dive_every=0, node_memory=memory,
+                                                                 max_nodes=int(share * whole.nodes)), partner=lead)
+            assert cut.status == "budget" and cut.state is not None
+            used.append(int(cut.state.arrays[1][COUNT]))
+        return whole, max(used)
+    best_first, most = peaks(None)
+    deep, least = peaks(1)
+    assert least <= 2 * free + 6 and most > 3 * least
+    assert best_first.status == deep.status == "exact" and abs(deep.value - best_first.value) <= TOL

@@ -1,8 +1,9 @@
 """cudbound/search/node_pool.py: a pool grows without losing a node, and a child inherits its parent."""
 import numpy as np
+import pytest
 
 from cudbound.search.codes import KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP, KIND_QP, KIND_SMOOTH
-from cudbound.search.node_pool import NodePool, _grow_pool, _inherit, _new_pool, trimmed
+from cudbound.search.node_pool import NodePool, _grow_pool, _inherit, _new_pool, slot_nbytes, trimmed
 
 
 def _filled(cap=4, mf=5, p=3, nb=3, na=6, pf=3, seed=0):
@@ -69,3 +70,10 @@ def test_a_trimmed_pool_owns_its_slots_and_keeps_the_whole_pool_alive_no_longer(
     for full, part in zip(pool, cut):
         assert part.shape == (5,) + full.shape[1:] and part.base is None and not np.shares_memory(part, full)
         assert np.array_equal(part, full[:5])
+
+
+@pytest.mark.parametrize("mf,p,nb,na,pf", [(5, 3, 0, 0, 0), (40, 10, 0, 0, 10), (12, 4, 7, 9, 0)])
+def test_slot_nbytes_is_a_slots_share_of_every_array(mf, p, nb, na, pf):
+    for cap in (1, 7):
+        pool = _new_pool(cap, mf, p, nb, na, pf)
+        assert slot_nbytes(pool) == sum(a.nbytes for a in pool) / cap
