@@ -339,7 +339,7 @@ def _queue(pool, cnt, stack, val, c, keep, key):
     the pool has reached its limit), on the stack, whose top the loop expands next; else it is pruned.
     Depth first, the nodes in use are the queue's (which no longer grows), the stack's and the path's:
     the stack holds at most two nodes per depth below the node it began from."""
-    if keep and val[DEPTH_FIRST] > 0.0:
+    if keep and val[DEPTH_FIRST] > 0.0 and cnt[STACK_N] < stack.shape[0]:  # (never full: the room is insurance)
         stack[cnt[STACK_N], 0] = c
         stack[cnt[STACK_N], 1] = key
         cnt[STACK_N] += 1
@@ -426,6 +426,18 @@ def _max_slots(pool, node_memory):
     if node_memory <= 0:
         return 0
     return max(1, int(node_memory // slot_nbytes(pool)))
+
+
+@njit(cache=True, inline="always")
+def _grown(cap, max_slots, mf, val):
+    """The pool's next capacity: twice the last, but no more than ``max_slots`` and the depth-first
+    stack's room beyond it; once depth first, that room again (the path's nodes)."""
+    room = 2 * mf + 64
+    if val[DEPTH_FIRST] > 0.0:
+        return cap + room
+    if max_slots > 0:
+        return max(cap + room, min(2 * cap + 2, max_slots + room))
+    return 2 * cap + 2
 
 
 @njit(cache=True, inline="always")
@@ -622,9 +634,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
             if max_slots > 0 and cnt[COUNT] + 2 >= max_slots:
                 val[DEPTH_FIRST] = 1.0
             while not _room_for_two(pool, cnt):
-                cap = pool.depth.shape[0]
-                step = 2 * mf + 64 if val[DEPTH_FIRST] > 0.0 else cap + 2  # depth first: the stack's room
-                pool = _as_ref(_grow_pool(_as_arrays(pool), cap + step))
+                pool = _as_ref(_grow_pool(_as_arrays(pool), _grown(pool.depth.shape[0], max_slots, mf, val)))
             c, key = _expand(rep, slv, bd, opt, pool, cnt, v, r, up, down, ik, eps, pt, val, diving, stack)
             if c >= 0:
                 val[DIVE_NODE], val[DIVE_KEY] = c, key

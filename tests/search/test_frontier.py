@@ -152,15 +152,15 @@ def _medium_pair(loss_a, loss_b, seed, n=36):
 
 @pytest.mark.parametrize("loss", ["squared", "ridge", "hinge", "logistic"])
 @pytest.mark.parametrize("joint,dive_every,memory", [(False, 1024, None), (True, 1024, None), (True, 3, None),
-                                                     (True, 0, None), (True, 1024, 1), (True, 3, 30_000)])
+                                                     (True, 0, None), (True, 1024, 1), (True, 3, 5_000)])
 def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(loss, joint, dive_every, memory):
     """Stopped every 7 nodes and resumed from its state (``FrontierOutcome.state``), a frontier search,
     and a joint search against the other classifier's frontier, pop the same nodes in the same order
     as without stops: the same frontier and value, and exactly the same number of nodes. The
     compiled quadratic replicate (squared, ridge) and the Python set-up (hinge, logistic) alike; a
     joint search with its dives (every 3 nodes: most stops fall inside a dive, which the state carries)
-    and without, and depth first (``node_memory``: from the start, and from a few dozen nodes on; the
-    state carries the stack)."""
+    and without, and depth first (``node_memory``: from the start, and from about a dozen nodes on
+    (5,000 bytes); the state carries the stack)."""
     a, b, counts, alpha = _medium_pair("squared", loss, 4)
     lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions()) if joint else None
     slack = a.slack(counts)
@@ -231,8 +231,8 @@ def test_a_state_is_not_resumed_by_another_search():
 @pytest.mark.parametrize("seed", [0, 2, 3])
 def test_dives_and_depth_first_change_the_work_not_the_value(loss_a, loss_b, seed):
     """A joint search's Q^(b) with no dives, the default dives, a dive begun at every pop (each node
-    expanded on a dive's path), and depth first (``node_memory`` of 1 byte: from the first node; of a
-    few dozen nodes), each equal to Q^(b) from the two frontiers searched in full
+    expanded on a dive's path), and depth first (``node_memory`` of 1 byte: from the first node; of
+    5,000 bytes: from about a dozen), each equal to Q^(b) from the two frontiers searched in full
     (``search_replicate_difference(full=True)``, which runs no joint search). Under a budget with
     ``stop_above`` below Q^(b), each search certifies at least Q^(b) and attains at most it."""
     from cudbound.cud_difference import search_replicate_difference
@@ -241,7 +241,7 @@ def test_dives_and_depth_first_change_the_work_not_the_value(loss_a, loss_b, see
     lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions())
     slack = a.slack(counts)
     nodes = {}
-    for every, memory in ((0, None), (1024, None), (1, None), (1024, 1), (0, 20_000)):
+    for every, memory in ((0, None), (1024, None), (1, None), (1024, 1), (0, 5_000)):
         opts = SearchOptions(dive_every=every, node_memory=memory)
         out = b.frontier(counts, alpha, slack, opts, partner=lead)
         assert out.status == "exact" and abs(out.value - q) <= TOL and abs(out.value_lower - q) <= TOL
@@ -251,6 +251,7 @@ def test_dives_and_depth_first_change_the_work_not_the_value(loss_a, loss_b, see
                              partner=lead)
             assert cut.value >= q - TOL and cut.value_lower <= q + TOL
     assert q > 0 and nodes[0, None] > 20
+    assert nodes[1, None] != nodes[0, None]   # the dives happen: other nodes, the same value
 
 
 @pytest.mark.parametrize("loss", ["squared", "hinge", "logistic"])
