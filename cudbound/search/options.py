@@ -71,7 +71,7 @@ class SearchOptions:
     floor: float | None = None
     stop_above: float | None = None
     deadline: float | None = None
-    dive_every: int = 1024
+    dive_every: int = 32
     node_memory: int | None = 256 << 20
     resume: object = field(default=None, compare=False, repr=False)
 

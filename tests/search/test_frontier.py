@@ -151,8 +151,8 @@ def _medium_pair(loss_a, loss_b, seed, n=36):
 
 
 @pytest.mark.parametrize("loss", ["squared", "ridge", "hinge", "logistic"])
-@pytest.mark.parametrize("joint,dive_every,memory", [(False, 1024, None), (True, 1024, None), (True, 3, None),
-                                                     (True, 0, None), (True, 1024, 1), (True, 3, 5_000)])
+@pytest.mark.parametrize("joint,dive_every,memory", [(False, 32, None), (True, 32, None), (True, 3, None),
+                                                     (True, 0, None), (True, 32, 1), (True, 3, 5_000)])
 def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(loss, joint, dive_every, memory):
     """Stopped every 7 nodes and resumed from its state (``FrontierOutcome.state``), a frontier search,
     and a joint search against the other classifier's frontier, pop the same nodes in the same order
@@ -241,7 +241,7 @@ def test_dives_and_depth_first_change_the_work_not_the_value(loss_a, loss_b, see
     lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions())
     slack = a.slack(counts)
     nodes = {}
-    for every, memory in ((0, None), (1024, None), (1, None), (1024, 1), (0, 5_000)):
+    for every, memory in ((0, None), (32, None), (1, None), (32, 1), (0, 5_000)):
         opts = SearchOptions(dive_every=every, node_memory=memory)
         out = b.frontier(counts, alpha, slack, opts, partner=lead)
         assert out.status == "exact" and abs(out.value - q) <= TOL and abs(out.value_lower - q) <= TOL
