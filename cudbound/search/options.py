@@ -53,8 +53,8 @@ class SearchOptions:
     - node_memory : the bytes of a joint search's node pool (the difference of two classifiers): once the
       nodes it has used would fill them, it goes on depth first for the rest of the search
       (``frontier._queue``), its pool then growing only by the depth of the tree, so that it holds about
-      this much, more only by the path's nodes (and by a copy while it grows); the same Q^(b), often
-      more nodes. Best first, a hard replicate of the difference held over 10 GB. None: no limit.
+      this much, more only by the path's nodes (and by a copy while it grows); the same Q^(b), the node
+      count changed either way. Best first, a hard replicate of the difference held over 10 GB. None: no limit.
     - resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
       replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
       starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
