@@ -158,6 +158,9 @@ def _metric(loss, design, y, w, beta_u):
     return H + 1e-10 * scale * np.eye(p), smooth
 
 
+PROBE_FIRST_BATCH = 64
+"""The candidates whose loss :func:`_lazy_round` computes first (then twice as many each time)."""
+
 PROBE_CHUNK = 1 << 21
 """At most this many scores (points x classifiers) are formed at once by :func:`_batched_losses`."""
 
@@ -178,6 +181,47 @@ def _batched_losses(loss, design, y, w, betas):
     for a in range(0, len(betas), step):
         values[a:a + step] = parts.take(slice(a, a + step)).value(betas[a:a + step])
     return values
+
+
+def _lazy_round(X, n_dirs, signs, values, best_v, top_k):
+    """One round of :func:`probe_classifier`'s candidates, their losses computed only where needed.
+
+    ``X`` holds ``n_dirs`` directions at each radius (row r n_dirs + j: radius r, direction j);
+    ``signs(X)`` gives each row's upper bound u = |C| / n (0 where a sign is not clear), since
+    v = |C| / n g with g <= 1; ``values(rows, absC)`` the exact objective v. Returns (i, v_i,
+    per_dir): i is argmax v (its first index) when v_i > ``best_v`` (else v_i <= best_v), and
+    per_dir[j] = max over radii of v for every direction among the ``top_k`` best (stable order:
+    larger value, then smaller index; a direction below them may have a smaller per_dir). The
+    losses are computed in order of u (largest first, stable) until no row left can change either
+    answer: the same answers as computing every row's v (``tests/search/test_probes.py``), for a
+    fraction of the losses (a loss costs a pass over the points; u a pass over the free points).
+    """
+    ub, absC = signs(X)
+    n_rows = len(X)
+    v = np.where(ub > 0.0, -np.inf, 0.0)         # -inf: not computed; a row with u = 0 has v = 0
+    order = np.argsort(-ub, kind="stable")
+    order = order[ub[order] > 0.0]
+    done, batch = 0, PROBE_FIRST_BATCH
+    while True:
+        if done < len(order):
+            rows = order[done:done + batch]
+            v[rows] = values(X[rows], absC[rows])
+            done += len(rows)
+            batch *= 2
+        rest = ub[order[done]] if done < len(order) else -np.inf   # the largest u not computed
+        best_known = float(v.max()) if n_rows else 0.0
+        found = rest <= best_v or best_known > rest
+        per_dir = None
+        if top_k:
+            # a direction whose max is at least the k-th's > rest has its max computed
+            per_dir = v.reshape(-1, n_dirs).max(axis=0)
+            if done < len(order):
+                ranked = np.sort(per_dir)[::-1]
+                kth = ranked[min(top_k, n_dirs) - 1]
+                found = found and kth > rest
+        if found or done >= len(order):
+            i = int(np.argmax(v)) if n_rows else 0
+            return i, (float(v[i]) if n_rows else 0.0), per_dir
 
 
 def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_TOP, margin=1e-9):
@@ -215,9 +259,9 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
     rnorm = np.linalg.norm(P, axis=1)
     radii = PROBE_RADII_SMOOTH if smooth else PROBE_RADII_WIDE
 
-    def values(X):
-        """The objective at each row of X (0 where a free point's sign is not clear)."""
-        L = _batched_losses(loss, design, y, w, X)
+    def signs(X):
+        """(|C| / n where every free point's sign is clear, else 0; C) at each row of X: the largest
+        value each can have, since g <= 1."""
         clear = np.empty(len(X), dtype=bool)
         C = np.empty(len(X))
         step = max(1, PROBE_CHUNK // mf)
@@ -228,9 +272,14 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
                                        axis=0)
             C[a:a + step] = problem.C_forced + np.where(T >= 0.0, problem.cost_plus[:, None],
                                                         problem.cost_minus[:, None]).sum(axis=0)
+        absC = np.abs(C) / problem.n
+        return np.where(clear, absC, 0.0), absC
+
+    def values(X, absC):
+        """The objective at each row of X whose signs are clear (absC its |C| / n)."""
+        L = _batched_losses(loss, design, y, w, X)
         g = np.minimum(1.0, 1.0 + alpha * (problem.L_hat - L))
-        v = np.abs(C) / problem.n * np.where(g > 0.0, g, 0.0)
-        return np.where(clear & np.isfinite(L), v, 0.0)
+        return np.where(np.isfinite(L), absC * np.where(g > 0.0, g, 0.0), 0.0)
 
     best_v, best_x = 0.0, None
     for level in (problem.L_hat, problem.L_hat + 0.5 / alpha):
@@ -240,13 +289,12 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
         dirs = D
         for rnd in range(3):   # the single directions, then pairs of the best twice
             X = np.concatenate([beta_u[None, :] + f * R * dirs for f in radii])
-            v = values(X)
-            i = int(np.argmax(v))
-            if v[i] > best_v:
-                best_v, best_x = float(v[i]), X[i].copy()
+            top_k = 0 if rnd == 2 else n_top
+            i, v_i, per_dir = _lazy_round(X, len(dirs), signs, values, best_v, top_k)
+            if v_i > best_v:
+                best_v, best_x = v_i, X[i].copy()
             if rnd == 2:
                 break
-            per_dir = v.reshape(len(radii), len(dirs)).max(axis=0)
             top = dirs[np.argsort(-per_dir, kind="stable")[:n_top]]
             a, b = np.triu_indices(len(top), k=1)
             if len(a) == 0:

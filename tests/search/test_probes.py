@@ -19,7 +19,7 @@ from cudbound.losses import FunctionLoss, get_loss
 from cudbound.search import SearchOptions
 from cudbound.search.bnb import _value_at
 from cudbound.search.options import Tolerances
-from cudbound.search.probes import _batched_losses, probe_classifier
+from cudbound.search.probes import PROBE_FIRST_BATCH, _batched_losses, _lazy_round, probe_classifier
 from reference_losses import REF_LOSSES, RefLoss, loss_value, make_loss_problem, ref_details
 
 
@@ -103,6 +103,83 @@ def test_batched_losses_equal_the_loss_value(spec):
     assert (len(calls) == len(betas)) if spec == "user" else not calls
     want = np.array([value(design, y, w, b) for b in betas])
     assert np.allclose(got, want, rtol=1e-12, atol=0.0) or np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_lazy_round_gives_what_every_loss_computed_would(seed):
+    """``_lazy_round`` computes the losses of the rows of largest bound |C| / n first and stops once
+    no row left can change the answers; they must be those of computing every row: the first
+    argmax of v when it beats ``best_v``, and the ``top_k`` best directions of max-over-radii v in
+    stable order (ties many: |C| takes few values and g is often clipped at 1 or 0)."""
+    rng = np.random.default_rng(4_400_300 + seed)
+    n_dirs = int(rng.choice([1, 3, 9, 10, 11, 40, 150]))
+    n_radii = int(rng.choice([1, 7, 15]))
+    rows = n_dirs * n_radii
+    absC = rng.integers(0, int(rng.choice([2, 3, 5, 40])), size=rows) / 30.0
+    clear = rng.random(rows) > rng.choice([0.0, 0.1, 0.9])
+    g = np.clip(rng.choice([2.0, 1.5, 1.0, 0.5]) - rng.random(rows) * rng.choice([0.2, 1.0, 3.0]), 0.0, 1.0)
+    v_all = np.where(clear, absC * g, 0.0)
+    top_k = int(rng.choice([0, 10]))
+    best_v = float(rng.choice([0.0, np.quantile(v_all, 0.5), np.max(v_all), np.max(v_all) + 0.1]))
+    computed = []
+
+    def signs(X):
+        assert len(X) == rows
+        return np.where(clear, absC, 0.0), absC
+
+    def values(X, absC_rows):
+        idx = X[:, 0].astype(int)
+        computed.extend(idx.tolist())
+        assert np.array_equal(absC_rows, absC[idx])
+        return v_all[idx]
+
+    X = np.arange(rows, dtype=float)[:, None]
+    i, v_i, per_dir = _lazy_round(X, n_dirs, signs, values, best_v, top_k)
+    assert len(computed) == len(set(computed))          # no row twice
+    assert all(clear[j] and absC[j] > 0 for j in computed)   # a row of bound 0 needs no loss
+    want_i = int(np.argmax(v_all))
+    if v_all[want_i] > best_v:
+        assert (i, v_i) == (want_i, v_all[want_i])
+    else:
+        assert v_i <= best_v
+    if top_k:
+        want_dir = v_all.reshape(n_radii, n_dirs).max(axis=0)
+        want = np.argsort(-want_dir, kind="stable")[:top_k]
+        got = np.argsort(-per_dir, kind="stable")[:top_k]
+        assert np.array_equal(got, want)
+        assert np.array_equal(per_dir[got], want_dir[want])
+
+
+def test_the_lazy_round_computes_few_losses_when_a_row_stands_out():
+    """The point of the lazy round: one row of bound 1 and value 1 among many of bound 1/2 needs the
+    first batch of losses only, not all of them."""
+    rows = 40 * 15
+    absC = np.full(rows, 0.5)
+    absC[7] = 1.0
+    computed = []
+
+    def values(X, absC_rows):
+        computed.extend(X[:, 0].astype(int).tolist())
+        return absC_rows * 1.0
+
+    i, v_i, _ = _lazy_round(np.arange(rows, dtype=float)[:, None], 40, lambda X: (absC, absC), values, 0.0, 0)
+    assert (i, v_i) == (7, 1.0)
+    assert len(computed) == PROBE_FIRST_BATCH < rows
+
+
+def test_the_lazy_round_keeps_the_first_of_tied_rows():
+    """A row computed early (bound 0.8, value 0.4) and a later row of bound and value 0.4 with a
+    smaller index tie: the argmax is the smaller index, as computing every row gives, so the round
+    must not stop while a row left could still tie the best."""
+    rows = 200
+    absC = np.full(rows, 0.4)
+    absC[150] = 0.8
+    g = np.full(rows, 0.5)
+    g[100] = 1.0
+    v_all = absC * g
+    i, v_i, _ = _lazy_round(np.arange(rows, dtype=float)[:, None], rows, lambda X: (absC, absC),
+                            lambda X, a: v_all[X[:, 0].astype(int)], 0.0, 0)
+    assert (i, v_i) == (100, 0.4) == (int(np.argmax(v_all)), float(v_all.max()))
 
 
 def _replicate(spec, seed):
