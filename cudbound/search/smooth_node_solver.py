@@ -82,7 +82,7 @@ from scipy.optimize import nnls
 
 from ..design import PenalisedLoss
 from ..losses import ExponentialLoss, Loss, LogisticLoss, RidgeLoss, same_math
-from ..optim.linear_solve import cholesky, forward_solve, row_dot
+from ..optim.linear_solve import cholesky, forward_solve, least_squares, row_dot
 from .bounds import _flip_d
 from .node_qp import _gi
 from .replicate_setup import _screen_point
@@ -228,7 +228,9 @@ def _kkt_ok(G, norms, x, g, act, nact):
     for a in range(nact):
         for i in range(p):
             N[i, a] = G[act[a], i]
-    lam = np.linalg.lstsq(N, g)[0]
+    lam = np.empty(nact)
+    if not least_squares(N, g, lam):
+        lam = np.linalg.lstsq(N, g)[0]     # dependent active rows: the minimum-norm multipliers
     r = g - N @ lam
     bad = np.sqrt(np.dot(r, r))
     for a in range(nact):

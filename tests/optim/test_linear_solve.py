@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from cudbound.optim.linear_solve import (cholesky, forward_solve, lu_factor, lu_solve, lu_solve_t, row_dot,
-                                         solve_in_place, times_cols)
+from cudbound.optim.linear_solve import (cholesky, forward_solve, least_squares, lu_factor, lu_solve, lu_solve_t,
+                                         row_dot, solve_in_place, times_cols)
 
 
 def _square(seed, n):
@@ -89,3 +89,35 @@ def test_row_dot_is_the_row_product_summed_in_index_order(seed, p):
             t += A[k, i] * x[i]
         assert row_dot(A, k, x) == t
         np.testing.assert_allclose(row_dot(A, k, x), A[k] @ x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_least_squares_is_lstsq_on_independent_columns(seed):
+    """The small least-squares solve equals LAPACK's (np.linalg.lstsq) to round-off on columns of
+    every scale and conditioning up to 1e8, with g in their span (the KKT certificate's case) or not;
+    on dependent columns (one a multiple or a sum of others, or zero) it declines and writes nothing."""
+    rng = np.random.default_rng(4_400_500 + seed)
+    m = int(rng.integers(1, 9))
+    k = int(rng.integers(1, m + 1))
+    N = rng.standard_normal((m, k)) * 10.0 ** rng.uniform(-3, 3, size=k)
+    if k > 1 and seed % 3 == 0:    # ill-conditioned: two nearly parallel columns
+        N[:, 1] = N[:, 0] * 2.0 + 1e-8 * np.abs(N[:, 0]).max() * rng.standard_normal(m)
+    g = N @ rng.standard_normal(k) if seed % 2 else rng.standard_normal(m)
+    lam = np.full(k, np.nan)
+    assert least_squares(N, g, lam)
+    want = np.linalg.lstsq(N, g, rcond=None)[0]
+    r_got, r_want = g - N @ lam, g - N @ want
+    scale = np.abs(N).sum(axis=0) @ np.abs(want) + np.linalg.norm(g)
+    assert np.linalg.norm(r_got) <= np.linalg.norm(r_want) + 1e-12 * scale
+    cond = np.linalg.cond(N)
+    assert np.allclose(lam, want, rtol=1e-13 * cond, atol=1e-13 * cond * np.abs(want).max())
+
+
+@pytest.mark.parametrize("make", ["multiple", "sum", "zero"])
+def test_least_squares_declines_dependent_columns(make):
+    rng = np.random.default_rng(4_400_600)
+    N = rng.standard_normal((6, 3))
+    N[:, 2] = {"multiple": 3.0 * N[:, 0], "sum": N[:, 0] - N[:, 1], "zero": 0.0}[make]
+    lam = np.full(3, 7.0)
+    assert not least_squares(N, rng.standard_normal(6), lam)
+    assert np.all(lam == 7.0)
