@@ -230,7 +230,9 @@ def _kkt_ok(G, norms, x, g, act, nact):
             N[i, a] = G[act[a], i]
     lam = np.empty(nact)
     if not least_squares(N, g, lam):
-        lam = np.linalg.lstsq(N, g)[0]     # dependent active rows: the minimum-norm multipliers
+        # dependent active rows: the minimum-norm multipliers (singular values below 1e-12 of the
+        # largest dropped; the default, machine epsilon, keeps a round-off one and its huge multipliers)
+        lam = np.linalg.lstsq(N, g, rcond=1e-12)[0]
     r = g - N @ lam
     bad = np.sqrt(np.dot(r, r))
     for a in range(nact):

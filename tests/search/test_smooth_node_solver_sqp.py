@@ -160,3 +160,44 @@ def test_a_start_with_its_derivatives_given_is_the_same_solve(name):
         assert stb == 2, where   # the model QP refuses a non-finite gradient
         counted += 1
     assert counted >= 30
+
+
+def _kkt_reference(G, norms, x, g, act):
+    """The certificate of ``_kkt_ok`` in NumPy, its multipliers by LAPACK's least squares."""
+    from cudbound.search.smooth_node_solver import ACTIVE_TOL, CHECK_TOL
+    xs = max(1.0, np.linalg.norm(x))
+    if np.any(G @ x / norms < -CHECK_TOL * xs) or np.any(G[act] @ x / norms[act] > ACTIVE_TOL * xs):
+        return False
+    lam = np.linalg.lstsq(G[act].T, g, rcond=None)[0]
+    bad = np.linalg.norm(g - G[act].T @ lam) + np.sum(np.maximum(-lam, 0.0) * norms[act])
+    return bool(bad <= CHECK_TOL * max(1.0, np.linalg.norm(g)))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_kkt_certificate_is_lapacks_on_independent_and_dependent_rows(seed):
+    """``_kkt_ok`` finds its multipliers by a compiled least-squares solve, and by ``np.linalg.lstsq``
+    when the active rows are dependent (a row repeated, or a sum of others): the same verdict as the
+    certificate computed with LAPACK throughout, on gradients in the rows' cone (certified), with a
+    negative multiplier, or off their span (refused)."""
+    from cudbound.search.smooth_node_solver import _kkt_ok
+    rng = np.random.default_rng(4_400_700 + seed)
+    p = int(rng.integers(2, 6))
+    k = int(rng.integers(1, p + 1))
+    G = rng.standard_normal((k, p))
+    if k >= 2 and seed % 3 == 0:
+        G[-1] = G[0] if seed % 2 else G[0] + G[1]
+    # x on every row's hyperplane: the null space of G
+    x = np.linalg.svd(G)[2][-1] * (1.0 if np.linalg.matrix_rank(G) < p else 0.0)
+    norms = np.linalg.norm(G, axis=1)
+    lam = rng.uniform(0.1, 2.0, size=k)
+    kind = seed % 4
+    if kind == 1:
+        lam[0] = -1.0
+    g = G.T @ lam
+    if kind == 2:
+        g = g + 1e-3 * rng.standard_normal(p)
+    act = np.arange(k, dtype=np.int64)
+    want = _kkt_reference(G, norms, x, g, act)
+    assert _kkt_ok(G, norms, x, g, act, k) == want
+    if kind == 0:
+        assert want
