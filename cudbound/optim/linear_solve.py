@@ -14,9 +14,10 @@ and the caller then reports a numerical failure and hands the question to an exa
 nodes' active-set method, the Hessian of a smooth loss's flip-cost metric);
 :func:`forward_solve` solves L x = b with a lower triangular factor (a Cholesky factor, the
 hinge nodes' row basis), :func:`times_cols` is the kernels' small matrix product and :func:`row_dot`
-their product of one row with a vector. :func:`least_squares` is the small least-squares solve of the
-smooth nodes' KKT certificate (a few columns; ``np.linalg.lstsq`` there costs LAPACK's workspace
-query and allocations per call, a tenth of a logistic search at n = 300).
+their product of one row with a vector. :func:`row_basis` is the orthonormal basis of a few rows (the
+hinge nodes' faces) and :func:`least_squares` the small least-squares solve on it of the smooth
+nodes' KKT certificate (``np.linalg.lstsq`` there cost LAPACK's workspace query and allocations per
+call, about a tenth of a logistic search at n = 300).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["lu_factor", "lu_solve", "lu_solve_t", "solve_in_place", "cholesky", "forward_solve", "times_cols", "row_dot",
+           "row_basis",
            "least_squares"]
 
 
@@ -167,49 +169,64 @@ def row_dot(A, k, x):
     return t
 
 
+
 @njit(cache=True)
-def least_squares(N, g, lam):
-    """lam = argmin |g - N lam| for N (m x k, k <= m) of full column rank: N = QR by modified
-    Gram-Schmidt with one reorthogonalisation (Q orthonormal to round-off; Giraud, Langou and
-    Rozloznik 2005, "twice is enough"), then R lam = Q'g by back substitution. False (lam not
-    written) when a column's remainder is at most 1e-12 of its norm, i.e. the columns are
-    dependent in all but round-off: the caller then takes ``np.linalg.lstsq``'s minimum-norm
-    solution."""
-    m, k = N.shape
-    Q = np.empty((m, k))
-    R = np.zeros((k, k))
-    v = np.empty(m)
-    for j in range(k):
-        n0 = 0.0
-        for i in range(m):
-            v[i] = N[i, j]
-            n0 += v[i] * v[i]
+def row_basis(N, r, p, U, R, v):
+    """Orthonormal rows U[:rank] spanning the rows of N[:r, :p], by modified Gram-Schmidt with one
+    reorthogonalisation (p is small: no LAPACK call; Giraud, Langou and Rozloznik 2005, "twice is
+    enough"), and R with N[j] = sum_q R[j, q] U[q] (lower triangular when the rows are independent).
+    A row whose remainder is at most 1e-10 of its norm is dependent. Returns the rank. ``v``:
+    scratch of length p."""
+    rank = 0
+    for j in range(r):
+        nv0 = 0.0
+        for i in range(p):
+            v[i] = N[j, i]
+            nv0 += v[i] * v[i]
+            R[j, i] = 0.0
+        nv0 = math.sqrt(nv0)
         for _ in range(2):
-            for q in range(j):
+            for q in range(rank):
                 s = 0.0
-                for i in range(m):
-                    s += Q[i, q] * v[i]
-                R[q, j] += s
-                for i in range(m):
-                    v[i] -= s * Q[i, q]
+                for i in range(p):
+                    s += U[q, i] * v[i]
+                R[j, q] += s
+                for i in range(p):
+                    v[i] -= s * U[q, i]
         nv = 0.0
-        for i in range(m):
+        for i in range(p):
             nv += v[i] * v[i]
         nv = math.sqrt(nv)
-        if not nv > 1e-12 * math.sqrt(n0):
-            return False
-        R[j, j] = nv
-        for i in range(m):
-            Q[i, j] = v[i] / nv
+        if nv > 1e-10 * nv0 and nv > 0.0:
+            for i in range(p):
+                U[rank, i] = v[i] / nv
+            R[j, rank] = nv
+            rank += 1
+    return rank
+
+
+@njit(cache=True)
+def least_squares(A, g, lam):
+    """lam = argmin |g - A'lam| for rows A (k x p, k <= p) that are independent: A = R U by
+    :func:`row_basis` (U orthonormal rows, R lower triangular), so A'lam = U'(R'lam) and R'lam = U g
+    by back substitution. False (lam not written) when a row is dependent on the others in all but
+    round-off (:func:`row_basis`'s rule): the caller then takes ``np.linalg.lstsq``'s minimum-norm
+    solution."""
+    k, p = A.shape
+    U = np.empty((k, p))
+    R = np.empty((k, p))
+    v = np.empty(p)
+    if row_basis(A, k, p, U, R, v) < k:
+        return False
     x = np.empty(k)
-    for j in range(k - 1, -1, -1):
+    for q in range(k - 1, -1, -1):
         s = 0.0
-        for i in range(m):
-            s += Q[i, j] * g[i]
-        for q in range(j + 1, k):
-            s -= R[j, q] * x[q]
-        x[j] = s / R[j, j]
-        if not np.isfinite(x[j]):
+        for i in range(p):
+            s += U[q, i] * g[i]
+        for j in range(q + 1, k):
+            s -= R[j, q] * x[j]
+        x[q] = s / R[q, q]
+        if not np.isfinite(x[q]):
             return False
     lam[:] = x
     return True

@@ -50,7 +50,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import cholesky, forward_solve, times_cols
+from ..optim.linear_solve import cholesky, forward_solve, row_basis, times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 from .records import compiled_record
 from .replicate_setup import _screen_point
@@ -116,43 +116,11 @@ def _dot_row(X, i, v, p):
 
 
 @njit(cache=True)
-def _row_basis(N, r, p, U, R, v):
-    """Orthonormal rows U[:rank] spanning the rows of N[:r], by modified Gram-Schmidt with
-    reorthogonalisation (p is small: no LAPACK call), and R with N[j] = sum_q R[j, q] U[q]
-    (lower triangular when the rows are independent). A row whose remainder is at most 1e-10 of
-    its norm is dependent. Returns the rank."""
-    rank = 0
-    for j in range(r):
-        nv0 = 0.0
-        for i in range(p):
-            v[i] = N[j, i]
-            nv0 += v[i] * v[i]
-            R[j, i] = 0.0
-        nv0 = math.sqrt(nv0)
-        for _ in range(2):
-            for q in range(rank):
-                s = _dot_row(U, q, v, p)
-                R[j, q] += s
-                for i in range(p):
-                    v[i] -= s * U[q, i]
-        nv = 0.0
-        for i in range(p):
-            nv += v[i] * v[i]
-        nv = math.sqrt(nv)
-        if nv > 1e-10 * nv0 and nv > 0.0:
-            for i in range(p):
-                U[rank, i] = v[i] / nv
-            R[j, rank] = nv
-            rank += 1
-    return rank
-
-
-@njit(cache=True)
 def _face_basis(ws, r, p):
     """Orthonormal basis Z[:, :nz] of the face {d : N[:r] d = 0} (the complement of
-    :func:`_row_basis`'s rows, from the unit vectors) and the rank of N[:r]: (nz, rank)."""
+    :func:`~cudbound.optim.linear_solve.row_basis`'s rows, from the unit vectors) and the rank of N[:r]: (nz, rank)."""
     U, Z, v = ws.U, ws.Z, ws.v
-    rank = _row_basis(ws.N, r, p, U, ws.R, v)
+    rank = row_basis(ws.N, r, p, U, ws.R, v)
     nz = 0
     for e in range(p):
         if rank + nz == p:
@@ -336,7 +304,7 @@ def _project(A, ws, k, b, ne, skip_e, nw, skip_w, x):
                 N[r, i] = G[W[j], i]
             rhs[r] = _dot_row(N, r, b, p)
             r += 1
-    if _row_basis(N, r, p, U, R, v) < r:
+    if row_basis(N, r, p, U, R, v) < r:
         return False
     # N = R U (R lower triangular): x = b - N'(NN')^-1 (Nb - h) = b - U'R^-1 (Nb - h)
     forward_solve(R, rhs, v, r)

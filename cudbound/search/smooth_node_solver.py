@@ -225,11 +225,13 @@ def _kkt_ok(G, norms, x, g, act, nact):
     if nact == 0:
         return gn <= CHECK_TOL
     N = np.empty((p, nact))
+    GA = np.empty((nact, p))
     for a in range(nact):
         for i in range(p):
             N[i, a] = G[act[a], i]
+            GA[a, i] = G[act[a], i]
     lam = np.empty(nact)
-    if not least_squares(N, g, lam):
+    if not least_squares(GA, g, lam):
         # dependent active rows: the minimum-norm multipliers (singular values below 1e-12 of the
         # largest dropped; the default, machine epsilon, keeps a round-off one and its huge multipliers)
         lam = np.linalg.lstsq(N, g, rcond=1e-12)[0]

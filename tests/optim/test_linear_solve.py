@@ -4,7 +4,7 @@ import pytest
 import scipy.linalg
 
 from cudbound.optim.linear_solve import (cholesky, forward_solve, least_squares, lu_factor, lu_solve, lu_solve_t,
-                                         row_dot, solve_in_place, times_cols)
+                                         row_basis, row_dot, solve_in_place, times_cols)
 
 
 def _square(seed, n):
@@ -104,7 +104,7 @@ def test_least_squares_is_lstsq_on_independent_columns(seed):
         N[:, 1] = N[:, 0] * 2.0 + 1e-8 * np.abs(N[:, 0]).max() * rng.standard_normal(m)
     g = N @ rng.standard_normal(k) if seed % 2 else rng.standard_normal(m)
     lam = np.full(k, np.nan)
-    assert least_squares(N, g, lam)
+    assert least_squares(np.ascontiguousarray(N.T), g, lam)
     want = np.linalg.lstsq(N, g, rcond=None)[0]
     r_got, r_want = g - N @ lam, g - N @ want
     scale = np.abs(N).sum(axis=0) @ np.abs(want) + np.linalg.norm(g)
@@ -119,5 +119,24 @@ def test_least_squares_declines_dependent_columns(make):
     N = rng.standard_normal((6, 3))
     N[:, 2] = {"multiple": 3.0 * N[:, 0], "sum": N[:, 0] - N[:, 1], "zero": 0.0}[make]
     lam = np.full(3, 7.0)
-    assert not least_squares(N, rng.standard_normal(6), lam)
+    assert not least_squares(np.ascontiguousarray(N.T), rng.standard_normal(6), lam)
     assert np.all(lam == 7.0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_row_basis_spans_the_rows_and_finds_their_rank(seed):
+    """U[:rank] orthonormal, N[:r] = R U (R lower triangular on independent rows), and the rank of
+    rows of which some repeat or combine others."""
+    rng = np.random.default_rng(4_400_800 + seed)
+    p = int(rng.integers(1, 7))
+    r = int(rng.integers(1, p + 2))
+    N = rng.standard_normal((r, p)) * 10.0 ** rng.uniform(-3, 3, size=(r, 1))
+    if r >= 2 and seed % 2:
+        N[-1] = N[0] - 2.0 * N[min(1, r - 2)]
+    U, R, v = np.zeros((p, p)), np.zeros((r, p)), np.empty(p)
+    rank = row_basis(N, r, p, U, R, v)
+    assert rank == np.linalg.matrix_rank(N)
+    assert np.allclose(U[:rank] @ U[:rank].T, np.eye(rank), atol=1e-14)
+    assert np.allclose(R[:, :rank] @ U[:rank], N, rtol=0.0, atol=1e-12 * np.abs(N).max())
+    if rank == r:
+        assert np.all(np.triu(R[:, :rank], 1) == 0.0)
