@@ -233,8 +233,9 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
     normalised sums of pairs of the best ``n_top``. A loss is not quadratic, so its level sets are
     not ellipsoids: each direction is tried at several radii (:data:`PROBE_RADII_SMOOTH` times the
     quadratic model's R = (2 (L_level - L_u))^(1/2) for L_level = L_hat (g = 1) and
-    L_hat + 1 / (2 alpha_n) (g = 1/2); :data:`PROBE_RADII_WIDE` without a Hessian), and every
-    candidate's value is computed from its exact loss. The returned pair goes to the search's
+    L_hat + 1 / (2 alpha_n) (g = 1/2); :data:`PROBE_RADII_WIDE` without a Hessian), and a
+    candidate's value is computed from its exact loss wherever it can change the outcome
+    (:func:`_lazy_round`: the outcome of computing every loss). The returned pair goes to the search's
     ``extra_lower`` (``bnb._value_at`` evaluates it again), so it is a value some classifier
     attains; like the quadratic probes it changes which nodes are visited, never the exact Q^(b).
     ``margin``: a sign is clear when |phi'beta| > margin |phi| |beta| (``Tolerances.margin``).
@@ -293,7 +294,7 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
             i, v_i, per_dir = _lazy_round(X, len(dirs), signs, values, best_v, top_k)
             if v_i > best_v:
                 best_v, best_x = v_i, X[i].copy()
-            if rnd == 2:
+            if rnd == 2 or not n_top:   # no directions to pair
                 break
             top = dirs[np.argsort(-per_dir, kind="stable")[:n_top]]
             a, b = np.triu_indices(len(top), k=1)

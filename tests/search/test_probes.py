@@ -193,6 +193,22 @@ def _replicate(spec, seed):
     return Z, y, counts, loss
 
 
+def test_no_pairs_of_directions_probes_the_single_directions_only():
+    """``n_top=0`` pairs nothing: the probe is the best single direction's, as with the pairs' rounds
+    unable to beat it, and never an error."""
+    Z, y, counts, loss = _replicate("logistic", 4_400_900)
+    beta_hat = fit_coefficients(Z, y, loss)
+    eng = ReplicateEngine(Z, y, loss)
+    eng._fallbacks = 0
+    problem, _solver, root, *_ = eng._python_setup(counts, beta_hat, 5.0 * len(y), SearchOptions())
+    single = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value, n_top=0)
+    full = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value)
+    assert (single is None) == (full is None)
+    if single is not None:
+        assert _value_at(problem, single[0], single[1], Tolerances()) <= _value_at(problem, full[0], full[1],
+                                                                                  Tolerances())
+
+
 @pytest.mark.parametrize("scale", [1.0, 0.1, 10.0])
 @pytest.mark.parametrize("name", [*SPECS, "user"])
 def test_the_probed_classifier_attains_its_value_and_says_something(name, scale):
