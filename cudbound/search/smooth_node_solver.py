@@ -224,18 +224,16 @@ def _kkt_ok(G, norms, x, g, act, nact):
         return False
     if nact == 0:
         return gn <= CHECK_TOL
-    N = np.empty((p, nact))
     GA = np.empty((nact, p))
     for a in range(nact):
         for i in range(p):
-            N[i, a] = G[act[a], i]
             GA[a, i] = G[act[a], i]
     lam = np.empty(nact)
     if not least_squares(GA, g, lam):
         # dependent active rows: the minimum-norm multipliers (singular values below 1e-12 of the
         # largest dropped; the default, machine epsilon, keeps a round-off one and its huge multipliers)
-        lam = np.linalg.lstsq(N, g, rcond=1e-12)[0]
-    r = g - N @ lam
+        lam = np.linalg.lstsq(np.ascontiguousarray(GA.T), g, rcond=1e-12)[0]
+    r = g - GA.T @ lam
     bad = np.sqrt(np.dot(r, r))
     for a in range(nact):
         if lam[a] < 0.0:
