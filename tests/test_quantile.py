@@ -1,4 +1,6 @@
 """Quantile-targeted refinement (``cudbound.quantile``): the same interval as solving every replicate."""
+import math
+
 import numpy as np
 import pytest
 
@@ -84,6 +86,74 @@ class _Kept:
     """A stand-in for a search's state (resumable, of no size)."""
 
     nbytes = 0
+
+
+class _Spent:
+    """A fake search's state: the nodes it has spent (resumable, of ``nbytes`` bytes)."""
+
+    def __init__(self, spent, nbytes=0):
+        self.spent, self.nbytes = spent, nbytes
+
+    def lighter(self):
+        return None
+
+
+def _gradual_search(q, cost, grid, start, o):
+    """A replicate of value q (on a grid of ``grid`` steps) whose search, after s of its ``cost`` nodes,
+    has attained lo(s) = q s / cost rounded down to the grid and bounds it by up(s) = q + (1 - q)(1 - s /
+    cost): (outcome, nodes spent in all) when searched on from ``start`` nodes with the options ``o``
+    (a floor prunes the bounds below it, stop_above stops at the first value above it, max_nodes caps
+    this search)."""
+    def lo(s):
+        return math.floor(q * min(s, cost) / cost * grid + 1e-9) / grid
+
+    events = [(cost, "exact")]
+    if o.floor is not None and q <= o.floor:
+        events.append((math.ceil(cost * (1 - (o.floor - q) / (1 - q))) if q < 1 else cost, "bounded"))
+    if o.stop_above is not None and q > o.stop_above:   # the first s with lo(s) above it
+        steps = math.floor(o.stop_above * grid + 1e-9) + 1
+        events.append((math.ceil(steps / grid * cost / q - 1e-9), "above"))
+    if o.max_nodes is not None:
+        events.append((start + o.max_nodes, "budget"))
+    s, what = min((max(s, start), w) for s, w in events)
+    if what == "exact":
+        return SearchOutcome(value=q, lower=q, status="exact", nodes=s - start), s
+    if what == "bounded":
+        return SearchOutcome(value=o.floor + 1e-12, lower=lo(s), status="bounded", nodes=s - start), s
+    up = q + (1 - q) * (1 - s / cost)
+    return SearchOutcome(value=up, lower=lo(s), status="bounded" if what == "above" else "budget", nodes=s - start,
+                         state=_Spent(s)), s
+
+
+@pytest.mark.parametrize("grid, seed", [(10, 0), (100, 1), (1000, 2)])
+def test_refinement_on_gradual_searches(grid, seed):
+    """order_statistic against fake searches whose values and bounds close in gradually (as a branch and
+    bound's do), resumable after a budget or a stop above: Q_hat exact for every k, also with many ties
+    (grid 10), and no node searched twice (a resumed search goes on where it stopped)."""
+    rng = np.random.default_rng(seed)
+    B = 120
+    truth = np.floor(rng.beta(2, 5, B) * grid) / grid
+    cost = rng.integers(1, 200_000, B)
+    for k in (1, 7, 60, 114, 120):
+        spent = np.zeros(B, dtype=np.int64)
+        searched = np.zeros(B, dtype=np.int64)
+
+        def run(indices, opts, on_done):
+            outs = []
+            for i, o in zip(indices, opts):
+                start = o.resume.spent if o.resume is not None else 0
+                out, s = _gradual_search(truth[i], cost[i], grid, start, o)
+                spent[i] += out.nodes
+                searched[i] += 1
+                outs.append(out)
+                on_done(i, out)
+            return outs
+
+        res = order_statistic(run, B, k, SearchOptions())
+        assert res.decided
+        assert res.value == np.sort(truth)[k - 1]
+        assert np.all(spent <= cost)
+        assert np.all(res.lower <= truth + 1e-12) and np.all(truth <= res.upper + 1e-12)
 
 
 def test_user_budget_makes_it_conservative_never_narrower():

@@ -522,8 +522,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     (value, lower, status, nodes, solves, pruned, realisability solves, fallbacks, undecided,
     state); status indexes ``codes.STATUS``; ``state`` = (pool, counts, values) for a resume.
     With ``resume``, the search continues from ``state`` (the last output of a search of the
-    same replicate stopped by its node budget; ``floor`` may only have risen and ``stop_above``
-    fallen since); the counts are then those of this call. ``kind``: ``solve_data``'s kind, a
+    same replicate stopped by its node budget or its ``stop_above``; ``floor`` may only have risen
+    since); the counts are then those of this call. ``kind``: ``solve_data``'s kind, a
     constant (:data:`SEARCH_FOR_KIND`, ``_replicate``'s KIND_QP): the loop is compiled for that node
     solver alone (:func:`~cudbound.search.node_solve._solve` refuses a variable)."""
     mf, p = P.shape
@@ -626,12 +626,13 @@ def _no_state(p):
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 _EMPTY_B = np.zeros(0, dtype=np.bool_)
 RESUME_MAX_BYTES = 8 << 20
-"""A search stopped by its node budget keeps its state for a later resume only up to this size."""
+"""A search stopped by its node budget or its ``stop_above`` keeps its state for a later resume only up to this size."""
 
 
 class SearchState:
-    """The open nodes of a search stopped by its node budget (queue, node pool, best value), to be
-    resumed by the next search of the same replicate with the same set-up (``SearchOptions.resume``).
+    """The open nodes of a search stopped by its node budget or its ``stop_above`` (queue, node pool,
+    best value), to be resumed by the next search of the same replicate with the same set-up
+    (``SearchOptions.resume``).
 
     ``arrays``: (a :class:`~cudbound.search.node_pool.NodePool` cut to the slots in use, the
     counts, the values, and any further arrays of the loop: the frontier's found values,
@@ -776,7 +777,8 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
         out = search(*args)
     value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
     state = None
-    if resumable and status == BUDGET and options.max_nodes and nodes >= options.max_nodes:
+    if resumable and ((status == BUDGET and options.max_nodes and nodes >= options.max_nodes)
+                      or status == STOPPED_ABOVE):
         state = SearchState.keep(kind, shape, arrays)
     return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
                          solves=int(solves), pruned=int(pruned), realisability_checks=int(real),

@@ -56,8 +56,9 @@ class SearchOptions:
       this much, more only by the path's nodes (and by a copy while it grows); the same Q^(b), the node
       count changed either way. Best first, a hard replicate of the difference held over 10 GB. None: no limit.
     - resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
-      replicate stopped by ``max_nodes``): the search continues from its open nodes instead of
-      starting again (only with a ``floor`` no lower and a ``stop_above`` no higher than then).
+      replicate stopped by ``max_nodes`` or ``stop_above``): the search continues from its open nodes
+      instead of starting again (only with a ``floor`` no lower than then; ``stop_above`` may be any,
+      as it prunes nothing).
 
     ``floor``, ``stop_above`` and ``resume`` serve the quantile-targeted refinement (``cudbound.quantile``).
     """
