@@ -24,7 +24,10 @@ if a rises past lo_b. Searching it on could only raise lo_b, which moves neither
 lo_b > a; what moves them is the replicates below a (their values raise a, their bounds lower c).
 Before issue 44 every unresolved replicate was searched each round with ``stop_above`` = c, and
 at a few hundred points most of the work went to replicates far above Q_hat looking for a value
-above a still loose c (measured: squared loss, n = 1000, B = 500, 4.78 M -> 3.82 M nodes). Stopping
+above a still loose c (measured: squared loss, n = 1000, B = 500, 4.78 M -> 3.82 M nodes). The CUD
+interval of a difference keeps that rule (``wait_above=False``): its joint searches' states are large
+(up to 64 MiB), and waiting ones held them longer (logistic100, B = 500: 7% fewer nodes, 12% more
+time, a higher peak of memory; ``benchmarks/RESULTS.md``). Stopping
 above t rather than a keeps a from creeping up one attained value per round when many values lie
 just above it.
 
@@ -123,11 +126,12 @@ def _merge(old: SearchOutcome | None, new: SearchOutcome) -> SearchOutcome:
     return new
 
 
-def _this_round(todo, lo, a, c, rounds):
+def _this_round(todo, lo, a, c, rounds, wait_above):
     """(the replicates a round searches, its ``stop_above``) among the unresolved ``todo``: after the
-    first round, those with lo_b <= a, each stopping once it attains a value above
-    a + STOP_FRACTION (c - a); when there are none, all of them, stopping above c (module docstring)."""
-    if rounds > 0:
+    first round and with ``wait_above``, those with lo_b <= a, each stopping once it attains a value
+    above a + STOP_FRACTION (c - a); when there are none (or without ``wait_above``), all of them,
+    stopping above c (module docstring)."""
+    if rounds > 0 and wait_above:
         low = todo[lo[todo] <= a]
         if low.size:
             return low, (a + STOP_FRACTION * (c - a)) if math.isfinite(c) else a
@@ -136,18 +140,19 @@ def _this_round(todo, lo, a, c, rounds):
 
 def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False,
                     first_budget: int = FIRST_BUDGET, progress=None, deadline: float | None = None,
-                    clock=time.time, on_bounds=None) -> QuantileOutcome:
+                    clock=time.time, on_bounds=None, wait_above: bool = True) -> QuantileOutcome:
     """The k-th smallest replicate supremum.
 
     ``run(indices, options_list, on_done)`` searches the replicates ``indices`` with the given
     SearchOptions (one per index) and returns their SearchOutcomes in that order, calling
-    ``on_done(index, outcome)`` as each finishes (for progress); a ``run`` with an attribute
-    ``waiting_bytes`` has it set before each round to the size of the states kept for replicates
-    the round does not search. ``options`` holds the user's
+    ``on_done(index, outcome)`` as each finishes (for progress). ``options`` holds the user's
     budgets and switches. ``progress``: an object with ``update(n)`` and ``n``/``refresh()``
     (a tqdm bar), or None. ``deadline``: the moment of ``clock`` (default ``time.time``) by which
     to return (module docstring). ``on_bounds(a, c)``: called after every round with the
-    bracket k-th(lo) <= Q_hat <= k-th(up) (for a progress display).
+    bracket k-th(lo) <= Q_hat <= k-th(up) (for a progress display). ``wait_above``: a replicate
+    attained above a waits (module docstring); False searches every replicate left each round, until
+    it attains a value above c (a ``run`` whose searches keep no state when stopped above: the CUD
+    interval of a difference, ``cudbound.compare.cud``).
     """
     if deadline is not None and clock is time.time:
         # the searches read the same clock (another clock, in tests, times the rounds only)
@@ -207,14 +212,12 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
             return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds, lower_value=min(a, c), out_of_time=True)
         cap = budget if options.max_nodes is None else min(budget, options.max_nodes)
         a, c = state["a"], state["c"]
-        todo, stop = _this_round(todo, lo, a, c, rounds)
+        todo, stop = _this_round(todo, lo, a, c, rounds, wait_above)
         opts = dataclasses.replace(options, max_nodes=cap,
                                    floor=(a - _FLOOR_GAP) if a > _FLOOR_GAP else None,
                                    stop_above=stop if math.isfinite(stop) else None)
         # a search the last round cut without a state to resume goes to the end (only the user's budget)
         caps = {int(i): options.max_nodes if int(i) in restart else cap for i in todo}
-        if hasattr(run, "waiting_bytes"):   # a run that limits the states it leaves counts the waiting ones
-            run.waiting_bytes = sum(st.nbytes for i, st in saved.items() if i not in caps)
         outs = run(list(todo), [dataclasses.replace(opts, max_nodes=caps[int(i)], resume=saved.pop(int(i), None))
                                 for i in todo], note)
         rounds += 1

@@ -125,8 +125,9 @@ def _gradual_search(q, cost, grid, start, o):
                          state=_Spent(s)), s
 
 
+@pytest.mark.parametrize("wait_above", [True, False])
 @pytest.mark.parametrize("grid, seed", [(10, 0), (100, 1), (1000, 2)])
-def test_refinement_on_gradual_searches(grid, seed):
+def test_refinement_on_gradual_searches(grid, seed, wait_above):
     """order_statistic against fake searches whose values and bounds close in gradually (as a branch and
     bound's do), resumable after a budget or a stop above: Q_hat exact for every k, also with many ties
     (grid 10), and no node searched twice (a resumed search goes on where it stopped)."""
@@ -149,7 +150,7 @@ def test_refinement_on_gradual_searches(grid, seed):
                 on_done(i, out)
             return outs
 
-        res = order_statistic(run, B, k, SearchOptions())
+        res = order_statistic(run, B, k, SearchOptions(), wait_above=wait_above)
         assert res.decided
         assert res.value == np.sort(truth)[k - 1]
         assert np.all(spent <= cost)

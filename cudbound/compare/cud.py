@@ -76,10 +76,7 @@ class _Replicates:
     stop_above), resumed from where the round before stopped it (``options.resume``). The states alive
     during a round, those still waiting to be resumed and those the round leaves, are at most
     ``quantile.RESUME_TOTAL_BYTES`` in all (new ones kept in replicate order, the rest searched to the
-    end next round), counting the states the order statistic keeps for replicates the round does not
-    search (``waiting_bytes``); the order statistic then keeps only the open replicates' states."""
-
-    waiting_bytes = 0
+    end next round); the order statistic then keeps only the open replicates' states."""
 
     def __init__(self, side_a, side_b, counts, alpha_n, options, form):
         self.sides, self.counts, self.alpha_n, self.options, self.form = (side_a, side_b), counts, alpha_n, options, form
@@ -88,7 +85,7 @@ class _Replicates:
     def __call__(self, indices, options_list, on_done):
         outs = []
         # the states waiting to be resumed count against the limit until their search has taken them
-        held = self.waiting_bytes + sum(o.resume.nbytes for o in options_list if o.resume is not None)
+        held = sum(o.resume.nbytes for o in options_list if o.resume is not None)
         for j, i in enumerate(indices):
             i, opts = int(i), options_list[j]
             options_list[j] = None                      # the old state goes once its search has it
@@ -134,7 +131,7 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
         options = dataclasses.replace(options, deadline=deadline)
     run = _Replicates(side_a, side_b, counts, alpha, options, form)
     out = order_statistic(run, B, order_index(level, B), options, exact_distribution=engine.exact_distribution,
-                          first_budget=quantile.FIRST_BUDGET, deadline=deadline)
+                          first_budget=quantile.FIRST_BUDGET, deadline=deadline, wait_above=False)
     q_hat, q_low, upper = out.value, out.lower_value, out.upper
     delta = side_a.train_error - side_b.train_error
     stats = SearchStats.from_records(out.records, lower=out.lower, decided=out.decided,

@@ -539,7 +539,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     fallbacks, undecided, Q^(b) certified from above, Q^(b) attained, the state); Q^(b) NaN without a
     partner. ``kind``: ``solve_data``'s kind, as in :func:`cudbound.search.core._search`. With
     ``resume``, the search continues from ``state`` (the last output of a search of the same
-    replicate, partner and set-up stopped by its node budget or stop_above: the node pool and queue, the counts,
+    replicate, partner and set-up stopped by its node budget: the node pool and queue, the counts,
     the values and the frontier found), as core's loop does; the state's shape is checked here."""
     mf, p = P.shape
     norms = np.empty(mf)
@@ -669,7 +669,7 @@ def _resume_from(options, kind, shape):
 
 
 RESUME_MAX_BYTES = 64 << 20
-"""A frontier search stopped by its node budget or stop_above keeps its state up to this size (core's searches up to
+"""A frontier search stopped by its node budget keeps its state up to this size (core's searches up to
 ``core.RESUME_MAX_BYTES``, 8 MiB, as their states travel to worker processes; the difference's run
 in one process). The few joint searches that go past 65,536 nodes have states above 8 MiB
 (logistic, ``benchmarks/difference.py``'s n = 100, B = 100, seed 0; one run on a shared core): restarted,
@@ -677,10 +677,9 @@ they took 24 of 40 s, resumed 18 of 34 s."""
 
 
 def _kept_state(options, kind, shape, out):
-    """The state a search stopped by its node budget or its stop_above leaves for a resume (None otherwise)."""
+    """The state a search stopped by its node budget leaves for a resume (None otherwise)."""
     status, nodes = out[5], out[6]
-    if ((status == BUDGET and options.max_nodes and nodes >= options.max_nodes) or status == STOPPED_ABOVE) \
-            and kind != KIND_EXTERNAL:
+    if status == BUDGET and options.max_nodes and nodes >= options.max_nodes and kind != KIND_EXTERNAL:
         return SearchState.keep(kind, shape, out[14], RESUME_MAX_BYTES)
     return None
 
