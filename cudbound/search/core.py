@@ -846,7 +846,7 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
     if not ok:
         return None
     state = None
-    if status == BUDGET and options.max_nodes and nodes >= options.max_nodes:
+    if (status == BUDGET and options.max_nodes and nodes >= options.max_nodes) or status == STOPPED_ABOVE:
         state = SearchState.keep(KIND_QP, shape, arrays)
     return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
                          solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
