@@ -19,17 +19,20 @@ version of branch and bound):
    t = a + (c - a) / 4 is attained (``stop_above``, :data:`STOP_FRACTION`);
 3. repeat until k-th(lo) = k-th(up).
 
-A replicate with lo_b > a waits: it is resolved once c falls below lo_b, and searched again only
-if a rises past lo_b. Searching it on could only raise lo_b, which moves neither a nor c while
-lo_b > a; what moves them is the replicates below a (their values raise a, their bounds lower c).
+A replicate with lo_b > a waits: it is resolved once c falls below lo_b, and searched again once
+a reaches lo_b. Its search would raise lo_b, which does not move a while lo_b > a, and could lower
+its up_b, which moves c only when that bound is the k-th; the replicates below a raise a with their
+values and lower c with their bounds.
 Before issue 44 every unresolved replicate was searched each round with ``stop_above`` = c, and
 at a few hundred points most of the work went to replicates far above Q_hat looking for a value
 above a still loose c (measured: squared loss, n = 1000, B = 500, 4.78 M -> 3.82 M nodes). The CUD
 interval of a difference keeps that rule (``wait_above=False``): its joint searches' states are large
 (up to 64 MiB), and waiting ones held them longer (logistic100, B = 500: 7% fewer nodes, 12% more
 time, a higher peak of memory; ``benchmarks/RESULTS.md``). Stopping
-above t rather than a keeps a from creeping up one attained value per round when many values lie
-just above it.
+above t rather than a makes a rise by more than one attained value per round where many values lie
+just above it; the rounds are still more than the rule before's (fake searches: tens at k = 0.95 B),
+and a search that keeps no state (a user loss given as a cvxpy expression, a state over its size
+limit) starts again each time it is searched.
 
 It terminates: if no unresolved replicate has lo_b <= a, the replicates with lo_b <= a (at
 least k of them) are all exact or below a, so k-th(up) <= a and a = c; when only replicates a
@@ -77,7 +80,8 @@ from .search import SearchOptions, SearchOutcome
 __all__ = ["order_statistic", "order_index", "kth_smallest", "QuantileOutcome", "FIRST_BUDGET"]
 
 FIRST_BUDGET = 256
-"""Node budget of the first pass over all replicates (each later round multiplies it by 4)."""
+"""Node budget of the first pass over all replicates (each later round multiplies it by 4, up to
+:data:`MAX_BUDGET`)."""
 
 STOP_FRACTION = 0.25
 """After the first round, a replicate searched below the bracket stops above a + STOP_FRACTION (c - a)."""
@@ -149,10 +153,8 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     budgets and switches. ``progress``: an object with ``update(n)`` and ``n``/``refresh()``
     (a tqdm bar), or None. ``deadline``: the moment of ``clock`` (default ``time.time``) by which
     to return (module docstring). ``on_bounds(a, c)``: called after every round with the
-    bracket k-th(lo) <= Q_hat <= k-th(up) (for a progress display). ``wait_above``: a replicate
-    attained above a waits (module docstring); False searches every replicate left each round, until
-    it attains a value above c (a ``run`` whose searches keep no state when stopped above: the CUD
-    interval of a difference, ``cudbound.compare.cud``).
+    bracket k-th(lo) <= Q_hat <= k-th(up) (for a progress display). ``wait_above``: replicates
+    above a wait (module docstring); False: the rule before (the interval of a difference).
     """
     if deadline is not None and clock is time.time:
         # the searches read the same clock (another clock, in tests, times the rounds only)
