@@ -671,6 +671,14 @@ class SearchState:
         return self.kind == kind and self.shape == shape
 
 
+def _kept_state(kind, shape, arrays, status, nodes, options):
+    """The state a search leaves for a resume: when its node budget or its ``stop_above`` stopped it
+    (:meth:`SearchState.keep`: None when it is too large), else None."""
+    if (status == BUDGET and options.max_nodes and nodes >= options.max_nodes) or status == STOPPED_ABOVE:
+        return SearchState.keep(kind, shape, arrays)
+    return None
+
+
 def _loop_options(options, tol, lazy, record, python_realise):
     """The compiled loop's :data:`LoopOptions` from a SearchOptions and Tolerances."""
     return LoopOptions(int(options.max_nodes or 0), float(options.time_limit or 0.0), bool(options.flip_cost),
@@ -745,7 +753,8 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     ``fresh_best``: a callable giving one more attained value, called only when the search does not
     resume (a resumed search keeps its best value); its time counts against ``options.time_limit``.
     Returns a :class:`~cudbound.search.options.SearchOutcome` (``state``: a
-    :class:`SearchState` when the search stopped at its node budget, else None; ``screened``,
+    :class:`SearchState` when the search stopped at its node budget or its ``stop_above``, else None
+    (:func:`_kept_state`); ``screened``,
     ``seconds`` and ``tree`` are the caller's to fill).
     """
     kind, P, slv, Hinv = solver_inputs(problem, quad, inner, context)
@@ -776,10 +785,7 @@ def run_search(problem, root, *, best0=0.0, quad=None, inner=None, context=None,
     with compile_once(search, args):
         out = search(*args)
     value, lower, status, nodes, solves, pruned, real, fallbacks, undecided, arrays = out
-    state = None
-    if resumable and ((status == BUDGET and options.max_nodes and nodes >= options.max_nodes)
-                      or status == STOPPED_ABOVE):
-        state = SearchState.keep(kind, shape, arrays)
+    state = _kept_state(kind, shape, arrays, status, nodes, options) if resumable else None
     return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
                          solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
                          fallbacks=int(fallbacks), undecided=bool(undecided), state=state)
@@ -845,9 +851,7 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
     ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, arrays, mf = out
     if not ok:
         return None
-    state = None
-    if (status == BUDGET and options.max_nodes and nodes >= options.max_nodes) or status == STOPPED_ABOVE:
-        state = SearchState.keep(KIND_QP, shape, arrays)
+    state = _kept_state(KIND_QP, shape, arrays, status, nodes, options)
     return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
                          solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
                          screened=int(screened), fallbacks=int(fallbacks), state=state)
