@@ -148,7 +148,7 @@ BoundingRef = compiled_record(Bounding, "The bounding data as the compiled loop 
 NODES, SOLVES, PRUNED_N, REALISABILITY, FALLBACKS, STATUS_CODE, UNDECIDED_N, NFREE, HSIZE, COUNT, NEXT_UID = range(11)
 BEST, UNSOLVED = 0, 1
 _N_COUNTS, _N_VALUES = 11, 2
-_KEPT = (NFREE, HSIZE, COUNT, NEXT_UID)  # the counts a resumed search continues from
+_KEPT = (NFREE, HSIZE, COUNT, NEXT_UID, UNDECIDED_N)  # the counts a resumed search continues from
 
 
 # ------------------------------------------------------------------ the loop in parts
@@ -523,7 +523,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     state); status indexes ``codes.STATUS``; ``state`` = (pool, counts, values) for a resume.
     With ``resume``, the search continues from ``state`` (the last output of a search of the
     same replicate stopped by its node budget or its ``stop_above``; ``floor`` may only have risen
-    since); the counts are then those of this call. ``kind``: ``solve_data``'s kind, a
+    since); the counts are then those of this call, but the bounds of the nodes nobody solved and an
+    undecided realisability question carry over, as in the search left uninterrupted. ``kind``: ``solve_data``'s kind, a
     constant (:data:`SEARCH_FOR_KIND`, ``_replicate``'s KIND_QP): the loop is compiled for that node
     solver alone (:func:`~cudbound.search.node_solve._solve` refuses a variable)."""
     mf, p = P.shape
@@ -554,6 +555,11 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
             cnt[i] = kept_cnt[i]
         if kept_val[BEST] > val[BEST]:
             val[BEST] = kept_val[BEST]
+        # a node nobody solved was released unsearched: its bound stays in the value, and the status
+        # is a solver failure again (``_finish`` makes it exact when an attained value dominates)
+        val[UNSOLVED] = kept_val[UNSOLVED]
+        if val[UNSOLVED] > -1.0 or cnt[UNDECIDED_N] != 0:
+            cnt[STATUS_CODE] = SOLVER_FAILURE
     else:
         pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
         cnt[NODES] = 1

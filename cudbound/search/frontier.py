@@ -575,6 +575,8 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
         pool = _as_ref(state[0])
         for i in _KEPT:
             cnt[i] = state[1][i]
+        if cnt[UNDECIDED_N] != 0:  # as in the search left uninterrupted (the lost values are in val)
+            cnt[STATUS_CODE] = SOLVER_FAILURE
         for i in _RESUMED_VALUES:
             val[i] = state[2][i]
         cnt[STACK_N] = state[1][STACK_N]

@@ -7,11 +7,14 @@ import math
 import numpy as np
 import pytest
 
+import cudbound.engine as engine_mod
 from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
-from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, Tolerances, branch_and_bound, core
+from cudbound.search import (ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolveError, NodeSolver, SearchOptions, Tolerances,
+                             branch_and_bound, core)
+from cudbound.search import realisability as realisability_mod
 from cudbound.search.smooth_node_solver import SmoothNodeSolver, _pointwise_eval
 from reference_losses import REF_LOSSES, loss_problem_size, make_loss_problem, ref_details
 from search_setup import squared_replicate
@@ -98,6 +101,61 @@ def test_a_failed_compiled_node_solve_goes_to_the_fallback_inside_the_loop(spec)
     assert out.fallbacks > 0
     assert out.status == "exact"
     assert abs(out.value - exact.value) <= (1e-6 if spec == "hinge" else 1e-9)
+
+
+
+def _fail_some_nodes(monkeypatch):
+    """The fallback solver fails on every node whose pattern has sum over positive signs of (row + 1)
+    divisible by 3: the same nodes fail in any run, whatever order the search asks in."""
+    real = CvxpyNodeSolver.solve
+
+    def solve(self, rows, signs, warm=None):
+        rows, signs = np.asarray(rows), np.asarray(signs)
+        if rows.size and int(np.sum((signs > 0) * (rows + 1))) % 3 == 0:
+            raise NodeSolveError("injected")
+        return real(self, rows, signs, warm)
+
+    monkeypatch.setattr(CvxpyNodeSolver, "solve", solve)
+
+
+def _undecided(rows, signs, candidates=()):
+    raise ValueError("injected linprog failure")
+
+
+@pytest.mark.parametrize("spec", ["hinge", "logistic"])
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("failure", ["node", "realisability"])
+def test_a_search_resumed_after_its_node_budget_keeps_what_it_could_not_decide(monkeypatch, spec, seed, failure):
+    """Nodes that no solver solves are released unsearched, their bound kept in the value; a node whose
+    realisability no method decides is kept, and the search is not exact. A search stopped by a budget
+    of 3 nodes and resumed until it ends gives the value, status and ``undecided`` of the search left
+    uninterrupted (before 2026-12-02 the resumed search dropped both: "exact", and a value below the
+    failed nodes' bounds). Both stay above the exact Q^(b)."""
+    design, y, counts = _medium(seed, n=24)
+    loss = get_loss(spec)
+    beta = fit_coefficients(design, y, loss)
+    exact = ReplicateEngine(design, y, loss).search(counts, beta, 24.0)
+    if failure == "node":
+        eng, _ = _engine_with_crippled_solver(design, y, counts, spec)
+        _fail_some_nodes(monkeypatch)
+    else:  # every realisability question goes to the Python side, whose LP fails
+        eng = ReplicateEngine(design, y, loss)
+        monkeypatch.setattr(realisability_mod, "realise", _undecided)
+        monkeypatch.setattr(engine_mod, "branch_and_bound",
+                            lambda *args, **kw: branch_and_bound(*args, **{**kw, "python_realise": True}))
+    whole = eng.search(counts, beta, 24.0)
+    assert whole.status == "solver_failure"
+    assert whole.undecided if failure == "realisability" else whole.value > exact.value + 1e-3
+    state, stops = None, 0
+    while True:
+        out = eng.search(counts, beta, 24.0, SearchOptions(max_nodes=3, resume=state))
+        if out.status != "budget":
+            break
+        assert out.value >= exact.value - 1e-9 and out.state is not None
+        state, stops = out.state, stops + 1
+    assert stops >= 2
+    assert (out.status, out.undecided) == (whole.status, whole.undecided)
+    assert out.value == whole.value >= exact.value
 
 
 class _Recording(NodeSolver):

@@ -182,6 +182,59 @@ def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(loss, joint
         assert out.value == exact.value and out.value_lower == exact.value_lower
 
 
+
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+@pytest.mark.parametrize("joint", [False, True])
+@pytest.mark.parametrize("failure", ["node", "realisability"])
+def test_a_search_resumed_after_failures_is_the_uninterrupted_search(monkeypatch, loss, joint, failure):
+    """What a search could not decide carries over a resume: nodes no solver solves (their bounds kept
+    as lost values; the compiled solver cut to one iteration and the fallback failing on a fixed third
+    of the patterns) or realisability questions no method decides (every question sent to the Python
+    side, whose LP fails). Stopped every 7 nodes and resumed, the search ends with the uninterrupted
+    search's status, frontiers and value (before 2026-12-02 an undecided question was forgotten on
+    resume: "exact")."""
+    import cudbound.engine as engine_mod
+    from cudbound.search import CvxpyNodeSolver, NodeSolveError
+    from cudbound.search import realisability as realisability_mod
+    a, b, counts, alpha = _medium_pair("squared", loss, 4)
+    lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions()) if joint else None
+    slack = b.slack(counts)
+    if failure == "node":
+        if loss == "hinge":
+            b.engine._lp.max_iter = 1
+        else:
+            b.engine._smooth.max_iter = 1
+        real = CvxpyNodeSolver.solve
+
+        def solve(self, rows, signs, warm=None):
+            rows, signs = np.asarray(rows), np.asarray(signs)
+            if rows.size and int(np.sum((signs > 0) * (rows + 1))) % 3 == 0:
+                raise NodeSolveError("injected")
+            return real(self, rows, signs, warm)
+        monkeypatch.setattr(CvxpyNodeSolver, "solve", solve)
+    else:
+        def realise(rows, signs, candidates=()):
+            raise ValueError("injected linprog failure")
+        monkeypatch.setattr(realisability_mod, "realise", realise)
+        run = engine_mod.run_frontier
+        monkeypatch.setattr(engine_mod, "run_frontier", lambda *args, **kw: run(*args, **{**kw, "python_realise": True}))
+
+    def search(options):
+        return b.frontier(counts, alpha, slack, options, partner=lead)
+    whole = search(SearchOptions())
+    assert whole.status == "solver_failure" and whole.nodes > 20
+    out = search(SearchOptions(max_nodes=7))
+    steps = 1
+    while out.status == "budget" and steps <= whole.nodes:
+        out = search(SearchOptions(max_nodes=7, resume=out.state))
+        steps += 1
+    assert steps > 2 and (out.status, out.undecided) == (whole.status, whole.undecided)
+    assert np.array_equal(out.up, whole.up) and np.array_equal(out.down, whole.down)
+    assert np.array_equal(out.up_lower, whole.up_lower) and np.array_equal(out.down_lower, whole.down_lower)
+    if joint:
+        assert out.value == whole.value and out.value_lower == whole.value_lower
+
+
 @pytest.mark.parametrize("loss", ["squared", "logistic"])
 def test_a_joint_search_resumed_under_a_rising_floor_keeps_its_value(loss):
     """As the order statistic resumes it: each step's floor at least the last one's and below the
