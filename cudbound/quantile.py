@@ -30,9 +30,12 @@ interval of a difference keeps that rule (``wait_above=False``): its joint searc
 (up to 64 MiB), and waiting ones held them longer (logistic100, B = 500: 7% fewer nodes, 12% more
 time, a higher peak of memory; ``benchmarks/RESULTS.md``). Stopping
 above t rather than a makes a rise by more than one attained value per round where many values lie
-just above it; the rounds are still more than the rule before's (fake searches: tens at k = 0.95 B),
-and a search that keeps no state (a user loss given as a cvxpy expression, a state over its size
-limit) starts again each time it is searched.
+just above it; the rounds are still more than the rule before's (fake searches: tens at k = 0.95 B).
+A search that keeps no state (a user loss given as a cvxpy expression, a state over its size limit)
+starts again each time it is searched, so once a replicate's search has left none, its later
+searches stop above c, as before issue 44 (a value above c then resolves it). Without that, fake
+searches that never keep a state spent up to 2.2 times the nodes of the rule before (k = 60 and 114
+of 120, ``tests/test_quantile.py``'s fakes); with it, 0.85-1.0 times.
 
 It terminates: if no unresolved replicate has lo_b <= a, the replicates with lo_b <= a (at
 least k of them) are all exact or below a, so k-th(up) <= a and a = c; when only replicates a
@@ -142,6 +145,25 @@ def _this_round(todo, lo, a, c, rounds, wait_above):
     return todo, c
 
 
+def _file_state(i, status, kept, held, saved, restart, plain):
+    """Where replicate i goes after a search the refinement stopped (``status``; not exact, not the
+    user's stop) that left the state ``kept`` (or None), with ``held`` bytes of states kept: the state
+    into ``saved`` while all stay within RESUME_TOTAL_BYTES (without the derivative cache if that is
+    what it takes), else into ``restart`` when it had one or its budget cut it (the next search goes
+    to the end); a replicate left without a state joins ``plain`` (from then on it stops above c).
+    Returns the bytes held."""
+    had_state = kept is not None
+    if had_state and held + kept.nbytes > RESUME_TOTAL_BYTES:
+        kept = kept.lighter()
+    if kept is not None and held + kept.nbytes <= RESUME_TOTAL_BYTES:
+        saved[i] = kept
+        return held + kept.nbytes
+    if had_state or status == "budget":
+        restart.add(i)
+    plain.add(i)
+    return held
+
+
 def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False,
                     first_budget: int = FIRST_BUDGET, progress=None, deadline: float | None = None,
                     clock=time.time, on_bounds=None, wait_above: bool = True) -> QuantileOutcome:
@@ -202,6 +224,7 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     rounds = 0
     saved: dict = {}  # replicate -> SearchState of its budget-stopped search, to be resumed
     restart: set = set()  # budget-stopped searches that left no state: the next round searches them to the end
+    plain: set = set()  # replicates whose search left no state: from then on they stop above c (module docstring)
     while True:
         if deadline is not None and rounds > 0 and clock() >= deadline:
             # out of time: the upper side is certified, the exact Q_hat is at least the lower side;
@@ -220,7 +243,9 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
                                    stop_above=stop if math.isfinite(stop) else None)
         # a search the last round cut without a state to resume goes to the end (only the user's budget)
         caps = {int(i): options.max_nodes if int(i) in restart else cap for i in todo}
-        outs = run(list(todo), [dataclasses.replace(opts, max_nodes=caps[int(i)], resume=saved.pop(int(i), None))
+        above_c = c if math.isfinite(c) else None
+        outs = run(list(todo), [dataclasses.replace(opts, max_nodes=caps[int(i)], resume=saved.pop(int(i), None),
+                                                    stop_above=above_c if int(i) in plain else opts.stop_above)
                                 for i in todo], note)
         rounds += 1
         held = sum(st.nbytes for st in saved.values())   # the states of replicates this round left alone
@@ -231,16 +256,8 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
                 final[i] = stopped[i] = True
             elif out.status == "exact":
                 final[i] = True
-            elif kept is not None:
-                if held + kept.nbytes > RESUME_TOTAL_BYTES:
-                    kept = kept.lighter()   # without the derivative cache, if that is what it takes
-                if kept is not None and held + kept.nbytes <= RESUME_TOTAL_BYTES:
-                    saved[int(i)] = kept
-                    held += kept.nbytes
-                else:
-                    restart.add(int(i))
-            elif out.status == "budget":
-                restart.add(int(i))
+            else:
+                held = _file_state(int(i), out.status, kept, held, saved, restart, plain)
         a, c = kth_smallest(lo, k), kth_smallest(up, k)
         state["a"], state["c"] = a, c
         if on_bounds is not None:

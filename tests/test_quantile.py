@@ -125,27 +125,32 @@ def _gradual_search(q, cost, grid, start, o):
                          state=_Spent(s)), s
 
 
+@pytest.mark.parametrize("keep", [True, False])
 @pytest.mark.parametrize("wait_above", [True, False])
 @pytest.mark.parametrize("grid, seed", [(10, 0), (100, 1), (1000, 2)])
-def test_refinement_on_gradual_searches(grid, seed, wait_above):
+def test_refinement_on_gradual_searches(grid, seed, wait_above, keep):
     """order_statistic against fake searches whose values and bounds close in gradually (as a branch and
-    bound's do), resumable after a budget or a stop above: Q_hat exact for every k, also with many ties
-    (grid 10), and no node searched twice (a resumed search goes on where it stopped)."""
+    bound's do), resumable after a budget or a stop above (``keep``) or starting again each time: Q_hat
+    exact for every k, also with many ties (grid 10); with states, no node searched twice (a resumed
+    search goes on where it stopped); without, no replicate stopped above a value more than once (a
+    search that left no state stops above c from then on, so that stop resolves it)."""
     rng = np.random.default_rng(seed)
     B = 120
     truth = np.floor(rng.beta(2, 5, B) * grid) / grid
     cost = rng.integers(1, 200_000, B)
     for k in (1, 7, 60, 114, 120):
         spent = np.zeros(B, dtype=np.int64)
-        searched = np.zeros(B, dtype=np.int64)
+        above = np.zeros(B, dtype=np.int64)
 
         def run(indices, opts, on_done):
             outs = []
             for i, o in zip(indices, opts):
                 start = o.resume.spent if o.resume is not None else 0
                 out, s = _gradual_search(truth[i], cost[i], grid, start, o)
+                if not keep:
+                    out.state = None
                 spent[i] += out.nodes
-                searched[i] += 1
+                above[i] += out.status == "bounded" and o.stop_above is not None and out.lower > o.stop_above
                 outs.append(out)
                 on_done(i, out)
             return outs
@@ -153,7 +158,10 @@ def test_refinement_on_gradual_searches(grid, seed, wait_above):
         res = order_statistic(run, B, k, SearchOptions(), wait_above=wait_above)
         assert res.decided
         assert res.value == np.sort(truth)[k - 1]
-        assert np.all(spent <= cost)
+        if keep:
+            assert np.all(spent <= cost)
+        else:
+            assert np.all(above <= 1), (k, above.max())
         assert np.all(res.lower <= truth + 1e-12) and np.all(truth <= res.upper + 1e-12)
 
 
