@@ -493,15 +493,17 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
 @njit(cache=True, inline="always")
 def _finish(pool, cnt, val, opt):
     """The search's value (certified upper bound) and final status, from the best value
-    attained, the queue left by a budget, the nodes nobody solved and the floor."""
+    attained, the queue left by a budget, the nodes nobody solved and the floor. A node nobody
+    solved whose bound is at most the best value or the floor (+ prune) is dominated: the search is
+    then exact (or bounded by its floor) as if it had been solved."""
     upper = val[BEST]
     status = cnt[STATUS_CODE]
     if (status == BUDGET or status == STOPPED_ABOVE) and cnt[HSIZE] > 0 and pool.heap_keys[0] > upper:
         upper = pool.heap_keys[0]
-    if val[UNSOLVED] > upper:
+    if val[UNSOLVED] > upper and val[UNSOLVED] > opt.floor + opt.prune:
         upper = val[UNSOLVED]
     elif status == SOLVER_FAILURE and cnt[UNDECIDED_N] == 0:
-        status = EXACT  # every unsolved node was dominated by an attained value
+        status = EXACT  # every unsolved node was dominated by an attained value or the floor
     if opt.floor + opt.prune > upper:
         upper = opt.floor + opt.prune  # nodes with bounds up to floor + prune were pruned unexplored
         if status == EXACT:
@@ -802,11 +804,12 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, opt,
     """Set-up (``replicate_setup._replicate_setup``) and search of one replicate of a positive
     definite quadratic loss, all in compiled code.
 
-    Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened, fallbacks, state, mf)."""
+    Returns (ok, value, lower, status, nodes, solves, pruned, real_solves, n_screened, fallbacks, undecided,
+    state, mf)."""
     ok, P, cplus, cminus, C_forced, n_screened, Hinv, beta_u, L_u, L_hat, uidx = _replicate_setup(
         Zu, group, y, counts, H, g, c, beta_hat, alpha, screen)
     if not ok:
-        return False, 0.0, 0.0, SOLVER_FAILURE, 0, 0, 0, 0, 0, 0, _no_state(H.shape[0]), 0
+        return False, 0.0, 0.0, SOLVER_FAILURE, 0, 0, 0, 0, 0, 0, False, _no_state(H.shape[0]), 0
     rep = np.full(Zu.shape[0], -1, dtype=np.int64)  # a design row of each distinct row
     for i in range(group.shape[0]):
         if rep[group[i]] < 0:
@@ -832,7 +835,7 @@ def _replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen, key, opt,
     upper, best, status, nodes, solves, pruned, real, fallbacks, undecided, out_state = _search(
         P, prow, cplus, cminus, C_forced, n, alpha, L_hat, (beta_u, L_u, L_u, best0), slv, True, Hinv, opt, resume,
         state, KIND_QP)
-    return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks, out_state, mf
+    return True, upper, best, status, nodes, solves, pruned, real, n_screened, fallbacks, undecided, out_state, mf
 
 
 def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, context=None, tol=None):
@@ -854,10 +857,10 @@ def compiled_replicate(Zu, group, y, counts, H, g, c, beta_hat, alpha, options, 
             resume is not None, resume.arrays if resume is not None else _placeholder_state(p))
     with compile_once(_replicate, args):
         out = _replicate(*args)
-    ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, arrays, mf = out
+    ok, value, lower, status, nodes, solves, pruned, real, screened, fallbacks, undecided, arrays, mf = out
     if not ok:
         return None
     state = _kept_state(KIND_QP, shape, arrays, status, nodes, options)
     return SearchOutcome(value=float(value), lower=float(lower), status=STATUS[status], nodes=int(nodes),
                          solves=int(solves), pruned=int(pruned), realisability_checks=int(real),
-                         screened=int(screened), fallbacks=int(fallbacks), state=state)
+                         screened=int(screened), fallbacks=int(fallbacks), undecided=bool(undecided), state=state)

@@ -2,6 +2,7 @@
 brute-force reference, the external-solver protocol (warm starts by handle), and the
 hand-off of a failed compiled solve to the fallback solver from inside the loop.
 """
+import dataclasses
 import math
 
 import numpy as np
@@ -104,33 +105,51 @@ def test_a_failed_compiled_node_solve_goes_to_the_fallback_inside_the_loop(spec)
 
 
 
+def _marked(rows, signs):
+    """A fixed third of the sign patterns (sum over the positive signs of row + 1 divisible by 3): the
+    same nodes in any run, whatever order the search asks in."""
+    rows, signs = np.asarray(rows), np.asarray(signs)
+    return rows.size > 0 and int(np.sum((signs > 0) * (rows + 1))) % 3 == 0
+
+
 def _fail_some_nodes(monkeypatch):
-    """The fallback solver fails on every node whose pattern has sum over positive signs of (row + 1)
-    divisible by 3: the same nodes fail in any run, whatever order the search asks in."""
+    """The fallback solver fails on the marked nodes (:func:`_marked`)."""
     real = CvxpyNodeSolver.solve
 
     def solve(self, rows, signs, warm=None):
-        rows, signs = np.asarray(rows), np.asarray(signs)
-        if rows.size and int(np.sum((signs > 0) * (rows + 1))) % 3 == 0:
+        if _marked(rows, signs):
             raise NodeSolveError("injected")
         return real(self, rows, signs, warm)
 
     monkeypatch.setattr(CvxpyNodeSolver, "solve", solve)
 
 
-def _undecided(rows, signs, candidates=()):
-    raise ValueError("injected linprog failure")
+def _undecide_some_patterns(monkeypatch):
+    """Every realisability question goes to the Python side, whose LP fails on a fixed third of the
+    questions (by the number of fixed points and of positive signs)."""
+    real = realisability_mod.realise
+
+    def realise(rows, signs, candidates=()):   # rows: the fixed points' design rows
+        if (2 * int(np.sum(np.asarray(signs) > 0)) + len(signs)) % 3 == 0:
+            raise ValueError("injected linprog failure")
+        return real(rows, signs, candidates)
+
+    monkeypatch.setattr(realisability_mod, "realise", realise)
+    monkeypatch.setattr(engine_mod, "branch_and_bound",
+                        lambda *args, **kw: branch_and_bound(*args, **{**kw, "python_realise": True}))
 
 
 @pytest.mark.parametrize("spec", ["hinge", "logistic"])
 @pytest.mark.parametrize("seed", [0, 3])
 @pytest.mark.parametrize("failure", ["node", "realisability"])
-def test_a_search_resumed_after_its_node_budget_keeps_what_it_could_not_decide(monkeypatch, spec, seed, failure):
+@pytest.mark.parametrize("stop", ["budget", "stop_above"])
+def test_a_resumed_search_keeps_what_it_could_not_decide(monkeypatch, spec, seed, failure, stop):
     """Nodes that no solver solves are released unsearched, their bound kept in the value; a node whose
     realisability no method decides is kept, and the search is not exact. A search stopped by a budget
-    of 3 nodes and resumed until it ends gives the value, status and ``undecided`` of the search left
-    uninterrupted (before 2026-12-02 the resumed search dropped both: "exact", and a value below the
-    failed nodes' bounds). Both stay above the exact Q^(b)."""
+    of 3 nodes, or by a ``stop_above`` raised by one count after each stop, and resumed until it ends
+    gives the value, status and ``undecided`` of the search left uninterrupted (before 2026-12-02 the
+    resumed search dropped both: "exact", and a value below the failed nodes' bounds). Both stay above
+    the exact Q^(b)."""
     design, y, counts = _medium(seed, n=24)
     loss = get_loss(spec)
     beta = fit_coefficients(design, y, loss)
@@ -138,24 +157,46 @@ def test_a_search_resumed_after_its_node_budget_keeps_what_it_could_not_decide(m
     if failure == "node":
         eng, _ = _engine_with_crippled_solver(design, y, counts, spec)
         _fail_some_nodes(monkeypatch)
-    else:  # every realisability question goes to the Python side, whose LP fails
+    else:
         eng = ReplicateEngine(design, y, loss)
-        monkeypatch.setattr(realisability_mod, "realise", _undecided)
-        monkeypatch.setattr(engine_mod, "branch_and_bound",
-                            lambda *args, **kw: branch_and_bound(*args, **{**kw, "python_realise": True}))
+        _undecide_some_patterns(monkeypatch)
     whole = eng.search(counts, beta, 24.0)
     assert whole.status == "solver_failure"
     assert whole.undecided if failure == "realisability" else whole.value > exact.value + 1e-3
     state, stops = None, 0
     while True:
-        out = eng.search(counts, beta, 24.0, SearchOptions(max_nodes=3, resume=state))
-        if out.status != "budget":
+        options = SearchOptions(max_nodes=3) if stop == "budget" else SearchOptions(stop_above=stops / 24.0)
+        out = eng.search(counts, beta, 24.0, dataclasses.replace(options, resume=state))
+        if out.status not in ("budget", "bounded"):
             break
         assert out.value >= exact.value - 1e-9 and out.state is not None
         state, stops = out.state, stops + 1
     assert stops >= 2
     assert (out.status, out.undecided) == (whole.status, whole.undecided)
     assert out.value == whole.value >= exact.value
+
+
+@pytest.mark.parametrize("spec", ["hinge", "logistic"])
+def test_a_failed_node_below_the_floor_is_dominated(monkeypatch, spec):
+    """A node nobody solved whose bound is at most the floor is dominated, as one below the best value
+    attained. A search stopped by its budget one node before its end and resumed under a floor above
+    every failed bound (as the order statistic's later rounds resume it) ends "bounded" at the floor,
+    as the search started with that floor does, not "solver_failure" (which the order statistic takes
+    as a replicate it cannot decide)."""
+    design, y, counts = _medium(0, n=24)
+    loss = get_loss(spec)
+    beta = fit_coefficients(design, y, loss)
+    eng, _ = _engine_with_crippled_solver(design, y, counts, spec)
+    _fail_some_nodes(monkeypatch)
+    whole = eng.search(counts, beta, 24.0)
+    assert whole.status == "solver_failure"
+    floor = whole.value + 0.01       # above every failed bound
+    cut = eng.search(counts, beta, 24.0, SearchOptions(max_nodes=whole.nodes - 1))
+    assert cut.status == "budget" and cut.value == whole.value
+    out = eng.search(counts, beta, 24.0, SearchOptions(floor=floor, resume=cut.state))
+    fresh = eng.search(counts, beta, 24.0, SearchOptions(floor=floor))
+    for res in (out, fresh):
+        assert res.status == "bounded" and res.value == pytest.approx(floor + 1e-12, abs=1e-15)
 
 
 class _Recording(NodeSolver):

@@ -190,9 +190,9 @@ def test_a_search_resumed_after_failures_is_the_uninterrupted_search(monkeypatch
     """What a search could not decide carries over a resume: nodes no solver solves (their bounds kept
     as lost values; the compiled solver cut to one iteration and the fallback failing on a fixed third
     of the patterns) or realisability questions no method decides (every question sent to the Python
-    side, whose LP fails). Stopped every 7 nodes and resumed, the search ends with the uninterrupted
-    search's status, frontiers and value (before 2026-12-02 an undecided question was forgotten on
-    resume: "exact")."""
+    side, whose LP fails on that third). Stopped every 7 nodes and resumed, the search ends with the
+    uninterrupted search's status, frontiers and value (before 2026-12-02 an undecided question was
+    forgotten on resume: "exact"; the lost values always carried over)."""
     import cudbound.engine as engine_mod
     from cudbound.search import CvxpyNodeSolver, NodeSolveError
     from cudbound.search import realisability as realisability_mod
@@ -213,8 +213,12 @@ def test_a_search_resumed_after_failures_is_the_uninterrupted_search(monkeypatch
             return real(self, rows, signs, warm)
         monkeypatch.setattr(CvxpyNodeSolver, "solve", solve)
     else:
-        def realise(rows, signs, candidates=()):
-            raise ValueError("injected linprog failure")
+        real_realise = realisability_mod.realise
+
+        def realise(rows, signs, candidates=()):   # rows: the fixed points' design rows
+            if (2 * int(np.sum(np.asarray(signs) > 0)) + len(signs)) % 3 == 0:
+                raise ValueError("injected linprog failure")
+            return real_realise(rows, signs, candidates)
         monkeypatch.setattr(realisability_mod, "realise", realise)
         run = engine_mod.run_frontier
         monkeypatch.setattr(engine_mod, "run_frontier", lambda *args, **kw: run(*args, **{**kw, "python_realise": True}))
