@@ -34,8 +34,8 @@ just above it; the rounds are still more than the rule before's (fake searches: 
 A search that keeps no state (a user loss given as a cvxpy expression, a state over its size limit)
 starts again each time it is searched, so once a replicate's search has left none, its later
 searches stop above c, as before issue 44 (a value above c then resolves it). Without that, fake
-searches that never keep a state spent up to 2.2 times the nodes of the rule before (k = 60 and 114
-of 120, ``tests/test_quantile.py``'s fakes); with it, 0.85-1.0 times.
+searches that never keep a state spent 0.51-2.17 times the nodes of the rule before (k = 1 to 120 of
+120, ``tests/test_quantile.py``'s fakes); with it, 0.83-1.00 times.
 
 It terminates: if no unresolved replicate has lo_b <= a, the replicates with lo_b <= a (at
 least k of them) are all exact or below a, so k-th(up) <= a and a = c; when only replicates a
@@ -53,7 +53,7 @@ A state larger than ``core.RESUME_MAX_BYTES`` (a joint search's of a difference:
 (kept in replicate order), each even without the smooth losses' derivative cache (which a state
 drops first when that is what it takes: ``SearchState.lighter``), and searches whose node solver
 keeps its warm starts in Python restart instead, and search to the end (with the round's floor and
-stop_above, under the user's budget only): a restart under a budget four times larger would repeat
+stop_above = c, under the user's budget only): a restart under a budget four times larger would repeat
 the work again and again (measured: three logistic replicates of ``benchmarks/difference.py``'s
 n = 100, restarted at 262,144 and 1,048,576 nodes, took 29 of 50 s). Either way the decisions, and
 so the interval, are the same.
