@@ -8,15 +8,13 @@ import math
 import numpy as np
 import pytest
 
-import cudbound.engine as engine_mod
 from cudbound.cud import search_replicate
 from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import SquaredLoss, get_loss
-from cudbound.search import (ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolveError, NodeSolver, SearchOptions, Tolerances,
-                             branch_and_bound, core)
-from cudbound.search import realisability as realisability_mod
+from cudbound.search import ActiveSetNodeSolver, NodeSolver, SearchOptions, Tolerances, branch_and_bound, core
 from cudbound.search.smooth_node_solver import SmoothNodeSolver, _pointwise_eval
+from injected_failures import fail_some_nodes, undecide_some_questions
 from reference_losses import REF_LOSSES, loss_problem_size, make_loss_problem, ref_details
 from search_setup import squared_replicate
 from sweeps import first_of_each
@@ -104,41 +102,6 @@ def test_a_failed_compiled_node_solve_goes_to_the_fallback_inside_the_loop(spec)
     assert abs(out.value - exact.value) <= (1e-6 if spec == "hinge" else 1e-9)
 
 
-
-def _marked(rows, signs):
-    """A fixed third of the sign patterns (sum over the positive signs of row + 1 divisible by 3): the
-    same nodes in any run, whatever order the search asks in."""
-    rows, signs = np.asarray(rows), np.asarray(signs)
-    return rows.size > 0 and int(np.sum((signs > 0) * (rows + 1))) % 3 == 0
-
-
-def _fail_some_nodes(monkeypatch):
-    """The fallback solver fails on the marked nodes (:func:`_marked`)."""
-    real = CvxpyNodeSolver.solve
-
-    def solve(self, rows, signs, warm=None):
-        if _marked(rows, signs):
-            raise NodeSolveError("injected")
-        return real(self, rows, signs, warm)
-
-    monkeypatch.setattr(CvxpyNodeSolver, "solve", solve)
-
-
-def _undecide_some_patterns(monkeypatch):
-    """Every realisability question goes to the Python side, whose LP fails on a fixed third of the
-    questions (by the number of fixed points and of positive signs)."""
-    real = realisability_mod.realise
-
-    def realise(rows, signs, candidates=()):   # rows: the fixed points' design rows
-        if (2 * int(np.sum(np.asarray(signs) > 0)) + len(signs)) % 3 == 0:
-            raise ValueError("injected linprog failure")
-        return real(rows, signs, candidates)
-
-    monkeypatch.setattr(realisability_mod, "realise", realise)
-    monkeypatch.setattr(engine_mod, "branch_and_bound",
-                        lambda *args, **kw: branch_and_bound(*args, **{**kw, "python_realise": True}))
-
-
 @pytest.mark.parametrize("spec", ["hinge", "logistic"])
 @pytest.mark.parametrize("seed", [0, 3])
 @pytest.mark.parametrize("failure", ["node", "realisability"])
@@ -154,12 +117,11 @@ def test_a_resumed_search_keeps_what_it_could_not_decide(monkeypatch, spec, seed
     loss = get_loss(spec)
     beta = fit_coefficients(design, y, loss)
     exact = ReplicateEngine(design, y, loss).search(counts, beta, 24.0)
+    eng = ReplicateEngine(design, y, loss)
     if failure == "node":
-        eng, _ = _engine_with_crippled_solver(design, y, counts, spec)
-        _fail_some_nodes(monkeypatch)
+        fail_some_nodes(monkeypatch, eng)
     else:
-        eng = ReplicateEngine(design, y, loss)
-        _undecide_some_patterns(monkeypatch)
+        undecide_some_questions(monkeypatch, "branch_and_bound")
     whole = eng.search(counts, beta, 24.0)
     assert whole.status == "solver_failure"
     assert whole.undecided if failure == "realisability" else whole.value > exact.value + 1e-3
@@ -186,8 +148,8 @@ def test_a_failed_node_below_the_floor_is_dominated(monkeypatch, spec):
     design, y, counts = _medium(0, n=24)
     loss = get_loss(spec)
     beta = fit_coefficients(design, y, loss)
-    eng, _ = _engine_with_crippled_solver(design, y, counts, spec)
-    _fail_some_nodes(monkeypatch)
+    eng = ReplicateEngine(design, y, loss)
+    fail_some_nodes(monkeypatch, eng)
     whole = eng.search(counts, beta, 24.0)
     assert whole.status == "solver_failure"
     floor = whole.value + 0.01       # above every failed bound

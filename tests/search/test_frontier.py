@@ -19,6 +19,7 @@ from cudbound.fit import fit_coefficients
 from cudbound.losses import get_loss
 from cudbound.search import SearchOptions
 from cudbound.search.frontier import FrontierOutcome, count_range
+from injected_failures import fail_some_nodes, undecide_some_questions
 from reference_difference import SPECS, make_pair_problem, side_details
 
 TOL = 1e-9
@@ -193,35 +194,13 @@ def test_a_search_resumed_after_failures_is_the_uninterrupted_search(monkeypatch
     side, whose LP fails on that third). Stopped every 7 nodes and resumed, the search ends with the
     uninterrupted search's status, frontiers and value (before 2026-12-02 an undecided question was
     forgotten on resume: "exact"; the lost values always carried over)."""
-    import cudbound.engine as engine_mod
-    from cudbound.search import CvxpyNodeSolver, NodeSolveError
-    from cudbound.search import realisability as realisability_mod
     a, b, counts, alpha = _medium_pair("squared", loss, 4)
     lead = a.frontier(counts, alpha, b.slack(counts), SearchOptions()) if joint else None
     slack = b.slack(counts)
     if failure == "node":
-        if loss == "hinge":
-            b.engine._lp.max_iter = 1
-        else:
-            b.engine._smooth.max_iter = 1
-        real = CvxpyNodeSolver.solve
-
-        def solve(self, rows, signs, warm=None):
-            rows, signs = np.asarray(rows), np.asarray(signs)
-            if rows.size and int(np.sum((signs > 0) * (rows + 1))) % 3 == 0:
-                raise NodeSolveError("injected")
-            return real(self, rows, signs, warm)
-        monkeypatch.setattr(CvxpyNodeSolver, "solve", solve)
+        fail_some_nodes(monkeypatch, b.engine)
     else:
-        real_realise = realisability_mod.realise
-
-        def realise(rows, signs, candidates=()):   # rows: the fixed points' design rows
-            if (2 * int(np.sum(np.asarray(signs) > 0)) + len(signs)) % 3 == 0:
-                raise ValueError("injected linprog failure")
-            return real_realise(rows, signs, candidates)
-        monkeypatch.setattr(realisability_mod, "realise", realise)
-        run = engine_mod.run_frontier
-        monkeypatch.setattr(engine_mod, "run_frontier", lambda *args, **kw: run(*args, **{**kw, "python_realise": True}))
+        undecide_some_questions(monkeypatch, "run_frontier")
 
     def search(options):
         return b.frontier(counts, alpha, slack, options, partner=lead)
