@@ -223,7 +223,7 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     todo = np.arange(B)
     rounds = 0
     saved: dict = {}  # replicate -> SearchState of its budget-stopped search, to be resumed
-    restart: set = set()  # cut by the budget, or their state dropped: nothing to resume, searched to the end next
+    restart: set = set()  # nothing to resume (budget-cut without a state, or state dropped): next search to the end
     plain: set = set()  # replicates whose search left no state: from then on they stop above c (module docstring)
     while True:
         if deadline is not None and rounds > 0 and clock() >= deadline:

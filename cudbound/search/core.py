@@ -60,7 +60,8 @@ else (numerical failure) an LP on the Python side; a node no method decides is k
 A node whose compiled solve fails is handed to the fallback solver on the Python side
 (cvxpy); a node nobody solves is dropped with its bound, computed from the parent's minimum,
 which covers its subtree: the replicate's value is then max(best, that bound), a certified
-upper bound, with status "solver_failure". Each hand-off counts as a fallback.
+upper bound, with status "solver_failure" (unless the best value or the floor dominates the
+bound: :func:`_finish`). Each hand-off counts as a fallback.
 """
 from __future__ import annotations
 
@@ -494,8 +495,9 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
 def _finish(pool, cnt, val, opt):
     """The search's value (certified upper bound) and final status, from the best value
     attained, the queue left by a budget, the nodes nobody solved and the floor. A node nobody
-    solved whose bound is at most the best value or the floor (+ prune) is dominated: the search is
-    then exact (or bounded by its floor) as if it had been solved."""
+    solved whose bound is at most the value otherwise certified (the best value, or the queue's
+    top after a stop) or at most floor + prune is dominated: the status is then what it would be had
+    the node been solved (exact, bounded by the floor, or the stop's)."""
     upper = val[BEST]
     status = cnt[STATUS_CODE]
     if (status == BUDGET or status == STOPPED_ABOVE) and cnt[HSIZE] > 0 and pool.heap_keys[0] > upper:
@@ -558,7 +560,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
         if kept_val[BEST] > val[BEST]:
             val[BEST] = kept_val[BEST]
         # a node nobody solved was released unsearched: its bound stays in the value, and the status
-        # is a solver failure again (``_finish`` makes it exact when an attained value dominates)
+        # is a solver failure again (``_finish`` clears it when the best value or the floor dominates)
         val[UNSOLVED] = kept_val[UNSOLVED]
         if val[UNSOLVED] > -1.0 or cnt[UNDECIDED_N] != 0:
             cnt[STATUS_CODE] = SOLVER_FAILURE

@@ -489,7 +489,7 @@ def _stopped(pool, cnt, val, stack, up, down, eps, pt, floor, prune):
             upper = open_top
         if val[LEAF_U] > upper + prune:  # a partner cut short: its pairs are bounded, not attained
             upper = val[LEAF_U]  # (the status stays this search's own: the partner's carries its inexactness)
-        if val[LOST_U] > max(best, floor) + prune:   # (one at most the floor is dominated, as in core._finish)
+        if val[LOST_U] > max(best, floor) + prune:   # (at most the floor: dominated, as core._finish has it)
             upper = max(upper, val[LOST_U])
             if status == EXACT:
                 status = SOLVER_FAILURE

@@ -8,9 +8,10 @@ from cudbound.search import realisability as realisability_mod
 
 
 def fail_some_nodes(monkeypatch, engine):
-    """The engine's compiled node solver cut to one iteration (hinge: its simplex; smooth losses: the
-    SQP), so that its nodes go to the fallback, which fails on a fixed third of the sign patterns (sum
-    over the positive signs of row + 1 divisible by 3)."""
+    """The engine's compiled node solver cut to one iteration (the plain hinge's simplex or the smooth
+    losses' SQP: an engine of another loss has neither), so that its nodes go to the fallback, which
+    fails on a fixed set of about a third of the sign patterns (sum over the positive signs of row + 1
+    divisible by 3)."""
     if engine._lp is not None:
         engine._lp.max_iter = 1
     else:
@@ -28,12 +29,12 @@ def fail_some_nodes(monkeypatch, engine):
 
 def undecide_some_questions(monkeypatch, entry):
     """Every realisability question of the searches the engine starts through ``entry`` ("branch_and_bound"
-    or "run_frontier") goes to the Python side, whose LP fails on a fixed third of the questions (by the
-    number of fixed points and of positive signs)."""
+    or "run_frontier"; not the quadratic losses' compiled replicate) goes to the Python side, whose LP
+    fails on the questions with a multiple of 3 negative signs."""
     real = realisability_mod.realise
 
     def realise(rows, signs, candidates=()):   # rows: the fixed points' design rows
-        if (2 * int(np.sum(np.asarray(signs) > 0)) + len(signs)) % 3 == 0:
+        if int(np.sum(np.asarray(signs) < 0)) % 3 == 0:
             raise ValueError("injected linprog failure")
         return real(rows, signs, candidates)
 

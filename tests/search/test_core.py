@@ -143,23 +143,26 @@ def test_a_failed_node_below_the_floor_is_dominated(monkeypatch, spec):
     """A node nobody solved whose bound is at most the floor is dominated, as one below the best value
     attained. A search stopped by its budget one node before its end and resumed under a floor above
     every failed bound (as the order statistic's later rounds resume it) ends "bounded" at the floor,
-    as the search started with that floor does, not "solver_failure" (which the order statistic takes
-    as a replicate it cannot decide)."""
+    as the search started with that floor does, not "solver_failure" (which the order statistic
+    counted as inexact). Under a floor between the best value and the largest failed bound it stays a
+    solver failure with that bound as its value."""
     design, y, counts = _medium(0, n=24)
     loss = get_loss(spec)
     beta = fit_coefficients(design, y, loss)
     eng = ReplicateEngine(design, y, loss)
     fail_some_nodes(monkeypatch, eng)
     whole = eng.search(counts, beta, 24.0)
-    assert whole.status == "solver_failure"
-    floor = whole.value + 0.01       # above every failed bound
+    assert whole.status == "solver_failure" and whole.value > whole.lower + 1e-3  # a failed bound above the best
     cut = eng.search(counts, beta, 24.0, SearchOptions(max_nodes=whole.nodes - 1))
     assert cut.status == "budget" and cut.value == whole.value
+    floor = whole.value + 0.01       # above every failed bound
     out = eng.search(counts, beta, 24.0, SearchOptions(floor=floor, resume=cut.state))
     fresh = eng.search(counts, beta, 24.0, SearchOptions(floor=floor))
     for res in (out, fresh):
         assert res.status == "bounded" and res.value == pytest.approx(floor + 1e-12, abs=1e-15)
-
+    cut = eng.search(counts, beta, 24.0, SearchOptions(max_nodes=whole.nodes - 1))
+    between = eng.search(counts, beta, 24.0, SearchOptions(floor=(whole.lower + whole.value) / 2, resume=cut.state))
+    assert between.status == "solver_failure" and between.value == whole.value
 
 class _Recording(NodeSolver):
     """The active-set solver, recording the warm starts it is handed and returns."""
