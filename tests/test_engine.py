@@ -47,7 +47,7 @@ def test_search_options_do_not_change_the_value(seed):
     design, y, counts = make_problem(seed, n=40, d=3)
     values = [search_replicate(design, y, counts, search_options=SearchOptions(flip_cost=f, branching=b,
                                                                                screen=sc)).value
-              for f in (True, False) for b in ("dearest", "static", "ambiguous") for sc in (True, False)]
+              for f in (True, False) for b in ("critical", "dearest", "static", "ambiguous") for sc in (True, False)]
     values.append(search_replicate(design, y, counts, engine_options={"engine": "python"}).value)
     assert max(values) - min(values) <= 1e-12
 

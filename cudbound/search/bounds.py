@@ -212,7 +212,8 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
            floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0, W=np.zeros((0, 0)), act=np.zeros(0, dtype=np.int64),
-           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0)):
+           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0),
+           tmp_k=np.zeros(0, dtype=np.int64), pick=np.zeros(0, dtype=np.int64)):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
@@ -220,8 +221,13 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     its parent's minimiser and the flip cost of its new point). With ``tu`` (phi_k'b_u for
     every point) and ``L_u``, the flip costs use the gradient too (:func:`_flip_cost`); with
     sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
+    With ``pick`` (one slot) and ``tmp_k`` (scratch of mf), ``pick[0]`` becomes the point the node
+    should branch on (:func:`_critical_point`; -1: none, as for the plain bound).
     """
     mf = P.shape[0]
+    want = pick.shape[0] > 0
+    if want:
+        pick[0] = -1
     g0 = _gval(m + floor, alpha, L_hat)
     if g0 <= 0.0:
         return -1.0
@@ -249,6 +255,8 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         if m + max(dk, floor) < L_max:  # only points that can flip, and matter, are sorted
             tmp_diff[r] = diff
             tmp_d[r] = dk
+            if want:
+                tmp_k[r] = k
             r += 1
     best = abs(C0) / n * g0
     if r == 0:
@@ -256,6 +264,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     order = np.argsort(tmp_d[:r])
     hi = C0
     lo = C0
+    level = -np.inf
     for idx in range(r):
         j = order[idx]
         mm = m + max(tmp_d[j], floor)
@@ -269,5 +278,42 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         v = max(abs(hi), abs(lo)) / n * _gval(mm, alpha, L_hat)
         if v > best:
             best = v
+            level = mm
+    if want and level > -np.inf:
+        pick[0] = _critical_point(tmp_d, tmp_diff, tmp_k, r, m, floor, level, C0)
     return best
+
+
+@njit(cache=True)
+def _critical_point(tmp_d, tmp_diff, tmp_k, r, m, floor, level, C0):
+    """The point a node branches on under ``branching="critical"``: of the flips its flip-cost bound
+    counts where it is largest (every free point k whose flip cost gives m + max(delta_k, floor) <=
+    ``level``, the bound's maximising level, and whose flip moves C the way |C| grows there: up when
+    |C| is largest with the upward flips, else down), the one with the largest delta_k |change of C|
+    (ties: the larger |change|, then the smaller index). Its flip child's minimum must rise by delta_k,
+    and without it the other child's bound at that level loses its count; a point outside that set
+    (``dearest`` may pick one) leaves one child's bound as its parent's. -1 if the set is empty.
+    ``tmp_d``, ``tmp_diff``, ``tmp_k``: the flip costs, count changes and points :func:`_bound` sorted."""
+    hi = C0
+    lo = C0
+    for i in range(r):
+        if m + max(tmp_d[i], floor) <= level:
+            if tmp_diff[i] > 0:
+                hi += tmp_diff[i]
+            else:
+                lo += tmp_diff[i]
+    side = 1.0 if abs(hi) >= abs(lo) else -1.0
+    best_k = -1
+    best_key = -np.inf
+    best_w = -1.0
+    for i in range(r):
+        if m + max(tmp_d[i], floor) <= level and tmp_diff[i] * side > 0.0:
+            w = abs(tmp_diff[i])
+            key = tmp_d[i] * w
+            k = tmp_k[i]
+            if best_k < 0 or key > best_key or (key == best_key and (w > best_w or (w == best_w and k < best_k))):
+                best_k = k
+                best_key = key
+                best_w = w
+    return best_k
 

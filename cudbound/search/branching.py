@@ -17,9 +17,11 @@ def _branch_point(P, hn, cplus, cminus, signs, beta, m, L_max, mode, r=0.0):
 
     mode 0 "static": the first unfixed point in the problem's order (largest |cost change|);
     mode 1 "ambiguous": the point cheapest to flip from the node's minimiser;
-    mode 2 "dearest" (default): among points that can still flip inside the neighbourhood,
+    mode 2 "dearest": among points that can still flip inside the neighbourhood,
     the one with the largest flip cost times |cost change|, so the flip child's minimum
     rises most and the other child loses the most |C|. Flip costs as in :func:`_bound`.
+    Mode 3 "critical" (the default) takes the point the node's flip-cost bound picked
+    (``bounds._critical_point``, kept in the node pool); where it picked none, it is mode 2 here.
     """
     best_j = -1
     best_key = -np.inf

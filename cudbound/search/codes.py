@@ -32,8 +32,8 @@ STATES = ("open", "pruned", "expanded", "leaf", "unrealisable", "solver_failure"
 OPEN, PRUNED, EXPANDED, LEAF, UNREALISABLE, FAILED = range(6)
 
 # ---- branching rules (branching._branch_point)
-BRANCHING = {"static": 0, "ambiguous": 1, "dearest": 2}
-STATIC, AMBIGUOUS, DEAREST = 0, 1, 2
+BRANCHING = {"static": 0, "ambiguous": 1, "dearest": 2, "critical": 3}
+STATIC, AMBIGUOUS, DEAREST, CRITICAL = 0, 1, 2, 3
 
 # ---- answers of the dual active-set QP (node_qp._gi_ws) and of a realisability question
 QP_OPTIMAL, QP_INFEASIBLE, QP_FAILED = 0, 1, 2

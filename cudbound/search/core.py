@@ -77,9 +77,9 @@ from .._kernel_compile import compile_once
 from ..optim.linear_solve import row_dot
 from .bounds import _bound, _flip_d, _objective, _value_at
 from .branching import _branch_point
-from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, EXACT, EXPANDED, FAILED, KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP,
-                    KIND_QP, KIND_SMOOTH, KINDS, LEAF, NOT_REALISABLE, OPEN, PRUNED, QP_FAILED, QP_INFEASIBLE, REALISABLE,
-                    SOLVER_FAILURE, STATES, STATIC, STATUS, STOPPED_ABOVE, UNREALISABLE)
+from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, CRITICAL, EXACT, EXPANDED, FAILED, KIND_EXTERNAL, KIND_HINGE_QP,
+                    KIND_LP, KIND_QP, KIND_SMOOTH, KINDS, LEAF, NOT_REALISABLE, OPEN, PRUNED, QP_FAILED, QP_INFEASIBLE,
+                    REALISABLE, SOLVER_FAILURE, STATES, STATIC, STATUS, STOPPED_ABOVE, UNREALISABLE)
 from .context import SearchContext, _realise_call, _record
 from .heap import _heap_pop, _heap_push
 from .hinge_qp_node_solver import HingeQPNodeSolver, HingeWorkRef, _hinge_work
@@ -141,6 +141,7 @@ Bounding = namedtuple("Bounding", [
     "eye", "zero",  # the feasibility QP's metric and centre
     "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip), else empty
     "cone", "cone_l", "cone_v", "cone_nu",  # its scratch
+    "tmp_k", "pick",  # branching "critical": the sorted points, and the point a bound picks (bounds._bound)
 ])
 """What bounds and branching need, set up once per search (:func:`_bounding`)."""
 BoundingRef = compiled_record(Bounding, "The bounding data as the compiled loop holds it (by reference).")
@@ -191,7 +192,8 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
         W = P @ Hinv
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
                        np.empty(mf), np.empty(p), np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
-                       np.empty(p), np.empty(p))
+                       np.empty(p), np.empty(p), np.empty(mf, dtype=np.int64),
+                       np.empty(1 if branching == CRITICAL else 0, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -277,10 +279,14 @@ def _cone_rows(bd, pool, c):
 
 @njit(cache=True, inline="always")
 def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r):
-    """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``."""
-    return _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
-                  rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
-                  _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu)
+    """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``; under
+    ``branching="critical"`` it keeps the point the bound picks for c to branch on."""
+    U = _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
+               rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
+               _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu, bd.tmp_k, bd.pick)
+    if bd.pick.shape[0] > 0:
+        pool.branch_on[c] = bd.pick[0]
+    return U
 
 
 @njit(cache=True, inline="always")
@@ -467,8 +473,10 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
     P = rep.P
     d = pool.depth[v]
     r = _node_factor(rep, slv, bd, pool, v, False)
-    j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
-                      bd.branching if r >= 0.0 else STATIC, r)
+    j = pool.branch_on[v] if bd.branching == CRITICAL else -1
+    if j < 0:
+        j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
+                          bd.branching if r >= 0.0 else STATIC, r)
     side = row_dot(P, j, pool.beta[v])
     for s in (1, -1):
         c, solved_now, ok, bv = _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r)

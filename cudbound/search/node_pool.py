@@ -41,6 +41,7 @@ NodePool = namedtuple("NodePool", [
     "witness_dual",
     "uid",             # the node's number in the recorded tree
     "last",            # the free point fixed last
+    "branch_on",       # the free point its bound picks to branch on (-1: none; bounds._bound's ``pick``)
     "chol",            # (cap, p, p) for a smooth loss's flip cost: Cholesky factor of the Hessian at beta
     "flip_r",          # _flip_d's r at beta (< 0: no flip cost there)
     "grad",            # (cap, p) with chol: the gradient of the loss at beta (grad[c, 0] NaN: not known) ...
@@ -64,8 +65,8 @@ def _as_arrays(ref):
     """The :class:`NodePool` of a :data:`NodePoolRef` (the same arrays, not copies)."""
     return NodePool(ref.signs, ref.depth, ref.fixed_cost, ref.minimum, ref.flip_gap, ref.solved, ref.beta, ref.active,
                     ref.n_active, ref.dual, ref.lp_basis, ref.lp_at_upper, ref.handle, ref.witness,
-                    ref.witness_active, ref.witness_n, ref.witness_dual, ref.uid, ref.last, ref.chol, ref.flip_r,
-                    ref.grad, ref.hess, ref.free, ref.heap_keys, ref.heap_ids)
+                    ref.witness_active, ref.witness_n, ref.witness_dual, ref.uid, ref.last, ref.branch_on, ref.chol,
+                    ref.flip_r, ref.grad, ref.hess, ref.free, ref.heap_keys, ref.heap_ids)
 
 
 @njit(cache=True)
@@ -77,9 +78,9 @@ def _grow(a, cap):
 
 
 @njit(cache=True)
-def _grow_unknown(a, cap):
-    """:func:`_grow` with the new rows NaN (``grad``: not known)."""
-    b = np.full((cap,) + a.shape[1:], np.nan)
+def _grow_filled(a, cap, fill):
+    """:func:`_grow` with the new rows ``fill`` (``grad``: NaN, not known; ``branch_on``: -1, none)."""
+    b = np.full((cap,) + a.shape[1:], fill, a.dtype)
     b[: a.shape[0]] = a
     return b
 
@@ -91,7 +92,7 @@ def slot_nbytes(pool):
              + pool.flip_gap.nbytes + pool.solved.nbytes + pool.beta.nbytes + pool.active.nbytes
              + pool.n_active.nbytes + pool.dual.nbytes + pool.lp_basis.nbytes + pool.lp_at_upper.nbytes
              + pool.handle.nbytes + pool.witness.nbytes + pool.witness_active.nbytes + pool.witness_n.nbytes
-             + pool.witness_dual.nbytes + pool.uid.nbytes + pool.last.nbytes + pool.chol.nbytes
+             + pool.witness_dual.nbytes + pool.uid.nbytes + pool.last.nbytes + pool.branch_on.nbytes + pool.chol.nbytes
              + pool.flip_r.nbytes + pool.grad.nbytes + pool.hess.nbytes + pool.free.nbytes
              + pool.heap_keys.nbytes + pool.heap_ids.nbytes)
     return total / max(pool.depth.shape[0], 1)
@@ -108,8 +109,8 @@ def _new_pool(cap, mf, p, nb, na, pf):
                     i1.copy(), np.zeros((cap, p)), np.zeros((cap, nb), dtype=np.int64),
                     np.zeros((cap, na), dtype=np.bool_), i1.copy(), np.zeros((cap, p)),
                     np.zeros((cap, p), dtype=np.int64), i1.copy(), np.zeros((cap, p)), i1.copy(), i1.copy(),
-                    np.zeros((cap, pf, pf)), np.zeros(cap), np.full((cap, pf), np.nan), np.zeros((cap, pf, pf)),
-                    i1.copy(), np.zeros(cap), i1.copy())
+                    np.full(cap, -1, dtype=np.int64), np.zeros((cap, pf, pf)), np.zeros(cap),
+                    np.full((cap, pf), np.nan), np.zeros((cap, pf, pf)), i1.copy(), np.zeros(cap), i1.copy())
 
 
 @njit(cache=True)
@@ -121,8 +122,9 @@ def _grow_pool(pool, cap):
                     _grow(pool.dual, cap), _grow(pool.lp_basis, cap), _grow(pool.lp_at_upper, cap),
                     _grow(pool.handle, cap), _grow(pool.witness, cap), _grow(pool.witness_active, cap),
                     _grow(pool.witness_n, cap), _grow(pool.witness_dual, cap), _grow(pool.uid, cap),
-                    _grow(pool.last, cap), _grow(pool.chol, cap), _grow(pool.flip_r, cap),
-                    _grow_unknown(pool.grad, cap), _grow(pool.hess, cap), _grow(pool.free, cap),
+                    _grow(pool.last, cap), _grow_filled(pool.branch_on, cap, -1), _grow(pool.chol, cap),
+                    _grow(pool.flip_r, cap),
+                    _grow_filled(pool.grad, cap, np.nan), _grow(pool.hess, cap), _grow(pool.free, cap),
                     _grow(pool.heap_keys, cap), _grow(pool.heap_ids, cap))
 
 

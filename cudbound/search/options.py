@@ -35,7 +35,9 @@ class SearchOptions:
     """Switches of the search; none changes Q^(b), only the work done (or the budget).
 
     - flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
-    - branching : "dearest" (default), "ambiguous" or "static" (see ``branching._branch_point``).
+    - branching : "critical" (default), "dearest", "ambiguous" or "static" (``branching._branch_point``;
+      "critical" branches on a point the node's flip-cost bound counts, ``bounds._critical_point``, and
+      is "dearest" where there is no such bound: the plain hinge, the difference's joint search).
     - screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
     - dual_bound : stop a plain hinge node's simplex once its dual bound proves the node pruned
       (``lp_node_solver``; the search is the same node for node).
@@ -64,7 +66,7 @@ class SearchOptions:
     """
 
     flip_cost: bool = True
-    branching: str = "dearest"
+    branching: str = "critical"
     screen: bool = True
     dual_bound: bool = True
     max_nodes: int | None = None

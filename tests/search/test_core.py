@@ -273,16 +273,18 @@ def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(spec, seed)
         assert steps > 2
 
 
-@pytest.mark.parametrize("seed", [0, 2, 3])
-def test_a_state_kept_without_the_derivative_cache_resumes_the_same_search(seed, monkeypatch):
+@pytest.mark.parametrize("seed, n, branching", [(0, 36, "dearest"), (2, 36, "dearest"), (3, 36, "dearest"),
+                                               (2, 80, "critical"), (3, 80, "critical")])
+def test_a_state_kept_without_the_derivative_cache_resumes_the_same_search(seed, n, branching, monkeypatch):
     """A state too large for ``RESUME_MAX_BYTES`` drops the smooth losses' derivatives at the minimisers
-    (``SearchState.lighter``); resumed from it, the search evaluates them again and is the same search."""
-    design, y, counts = _medium(seed, n=36)
+    (``SearchState.lighter``); resumed from it, the search evaluates them again and is the same search.
+    (The problems are those whose search has known derivatives in its state after 15 nodes.)"""
+    design, y, counts = _medium(seed, n=n)
     loss = get_loss("logistic")
     beta = fit_coefficients(design, y, loss)
     eng = ReplicateEngine(design, y, loss)
-    exact = eng.search(counts, beta, 36.0)
-    out = eng.search(counts, beta, 36.0, SearchOptions(max_nodes=15))   # past the first solved nodes
+    exact = eng.search(counts, beta, float(n), SearchOptions(branching=branching))
+    out = eng.search(counts, beta, float(n), SearchOptions(branching=branching, max_nodes=15))  # past the first solves
     total = out.nodes
     assert out.status == "budget"
     pool = out.state.arrays[0]
@@ -307,7 +309,7 @@ def test_a_state_kept_without_the_derivative_cache_resumes_the_same_search(seed,
     monkeypatch.undo()
     state = light
     while True:   # the resumed search goes on without the cache (its states have none either)
-        out = eng.search(counts, beta, 36.0, SearchOptions(max_nodes=2, resume=state))
+        out = eng.search(counts, beta, float(n), SearchOptions(branching=branching, max_nodes=2, resume=state))
         total += out.nodes
         if out.status != "budget":
             break

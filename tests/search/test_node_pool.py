@@ -35,6 +35,8 @@ def test_growth_keeps_every_node_and_adds_empty_slots():
         np.testing.assert_array_equal(new[:4], old, err_msg=name)
         if name == "grad":   # a new slot's derivatives: not known
             assert np.isnan(new[4:]).all()
+        elif name == "branch_on":   # a new slot's pick: none
+            assert (new[4:] == -1).all()
         else:
             assert not np.any(new[4:]), name
     back = trimmed(grown, 4)
