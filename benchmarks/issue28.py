@@ -123,7 +123,8 @@ def render(results, meta):
              "", "| case | before: s per seed | median | after: s per seed | median | ratio | nodes/rep before -> after "
              "| solves/rep before -> after | same interval | peak MiB after |", "|---|---|---|---|---|---|---|---|---|---|"]
     for name, case in CASES.items():
-        seeds = list(case[5])
+        # the seeds run (``--seeds`` overrides a case's own)
+        seeds = sorted({int(k.split("|")[2]) for k in results if k.split("|")[0] == name}) or list(case[5])
         b = [results[key(name, "before", s)] for s in seeds if key(name, "before", s) in results]
         a = [results[key(name, "after", s)] for s in seeds if key(name, "after", s) in results]
         if not a and not b:

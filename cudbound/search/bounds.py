@@ -213,7 +213,7 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
            floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0, W=np.zeros((0, 0)), act=np.zeros(0, dtype=np.int64),
            nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0),
-           tmp_k=np.zeros(0, dtype=np.int64), pick=np.zeros(0, dtype=np.int64)):
+           tmp_k=np.zeros(0, dtype=np.int64), pick=np.zeros(0, dtype=np.int64), cut=-np.inf):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
@@ -222,7 +222,8 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     every point) and ``L_u``, the flip costs use the gradient too (:func:`_flip_cost`); with
     sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
     With ``pick`` (one slot) and ``tmp_k`` (scratch of mf), ``pick[0]`` becomes the point the node
-    should branch on (:func:`_critical_point`; -1: none, as for the plain bound).
+    should branch on (:func:`_critical_point`) when its bound is above ``cut`` (a node at or below
+    the prune level is never expanded); else -1, as for the plain bound.
     """
     mf = P.shape[0]
     want = pick.shape[0] > 0
@@ -279,7 +280,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         if v > best:
             best = v
             level = mm
-    if want and level > -np.inf:
+    if want and level > -np.inf and best > cut:
         pick[0] = _critical_point(tmp_d, tmp_diff, tmp_k, r, m, floor, level, C0)
     return best
 

@@ -187,13 +187,14 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
         use_flip = False
         branching = STATIC
     L_branch = rep.L_max if (quad_ok or smooth_flip) else np.inf
+    pick = branching == CRITICAL and use_flip   # only a flip-cost bound picks (bounds._critical_point)
     W = np.zeros((0, p))
     if cone and quad_ok and kind == KIND_QP and use_flip:
         W = P @ Hinv
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
                        np.empty(mf), np.empty(p), np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
-                       np.empty(p), np.empty(p), np.empty(mf, dtype=np.int64),
-                       np.empty(1 if branching == CRITICAL else 0, dtype=np.int64))
+                       np.empty(p), np.empty(p), np.empty(mf if pick else 0, dtype=np.int64),
+                       np.empty(1 if pick else 0, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -278,15 +279,23 @@ def _cone_rows(bd, pool, c):
 
 
 @njit(cache=True, inline="always")
-def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r):
+def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, cut):
     """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``; under
-    ``branching="critical"`` it keeps the point the bound picks for c to branch on."""
+    ``branching="critical"`` it keeps the point the bound picks for c to branch on, or -1 when c is
+    not expanded as it stands (a lazy child not yet solved, or a bound at most ``cut``: pruned)."""
     U = _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
                rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
-               _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu, bd.tmp_k, bd.pick)
+               _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu, bd.tmp_k, bd.pick,
+               cut if pool.solved[c] else np.inf)
     if bd.pick.shape[0] > 0:
         pool.branch_on[c] = bd.pick[0]
     return U
+
+
+@njit(cache=True, inline="always")
+def _cut(val, opt):
+    """The bound at or below which :func:`_prunes` prunes a node now."""
+    return max(max(val[BEST], opt.floor) + opt.prune, 0.0)
 
 
 @njit(cache=True, inline="always")
@@ -301,7 +310,7 @@ def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
     _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, root_beta, root_bv, rep.n,
                              rep.alpha, rep.L_hat, opt.margin))
     r = _node_factor(rep, slv, bd, pool, 0, True)
-    U = _node_bound(rep, bd, pool, 0, root_beta, root_m, bd.use_flip and r >= 0.0, 0.0, r)
+    U = _node_bound(rep, bd, pool, 0, root_beta, root_m, bd.use_flip and r >= 0.0, 0.0, r, _cut(val, opt))
     _offer(pool, cnt, val, opt, slv.key, 0, U, -1, 0, 0)
 
 
@@ -385,7 +394,7 @@ def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[v], bv, rep.n,
                              rep.alpha, rep.L_hat, opt.margin))
     r = _node_factor(rep, slv, bd, pool, v, True)
-    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r)
+    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r, _cut(val, opt))
     _offer(pool, cnt, val, opt, slv.key, v, Ub, -1, d, 0)
 
 
@@ -473,7 +482,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
     P = rep.P
     d = pool.depth[v]
     r = _node_factor(rep, slv, bd, pool, v, False)
-    j = pool.branch_on[v] if bd.branching == CRITICAL else -1
+    j = pool.branch_on[v] if bd.pick.shape[0] > 0 else -1   # branching "critical": the bound's pick
     if j < 0:
         j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
                           bd.branching if r >= 0.0 else STATIC, r)
@@ -483,7 +492,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
         if ok < 0:  # certified: the child's minimum is at least the parent's
             cnt[STATUS_CODE] = SOLVER_FAILURE
             cnt[FALLBACKS] += 1
-            Ub = _node_bound(rep, bd, pool, c, pool.beta[v], pool.minimum[v], False, 0.0, 0.0)
+            Ub = _node_bound(rep, bd, pool, c, pool.beta[v], pool.minimum[v], False, 0.0, 0.0, np.inf)
             if Ub > val[UNSOLVED]:
                 val[UNSOLVED] = Ub
             _record(slv.key, opt.record, pool.uid[c], pool.uid[v], d + 1, pool.minimum[c], Ub, s, FAILED)
@@ -494,7 +503,8 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
                                      rep.alpha, rep.L_hat, opt.margin))
         # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
         flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
-        Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r)
+        Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r,
+                         _cut(val, opt))
         _offer(pool, cnt, val, opt, slv.key, c, Ub, pool.uid[v], d + 1, s)
     _release(pool, cnt, v)
 

@@ -37,7 +37,9 @@ class SearchOptions:
     - flip_cost : tighten node bounds by the per-point flip cost (positive definite quadratic losses).
     - branching : "critical" (default), "dearest", "ambiguous" or "static" (``branching._branch_point``;
       "critical" branches on a point the node's flip-cost bound counts, ``bounds._critical_point``, and
-      is "dearest" where there is no such bound: the plain hinge, the difference's joint search).
+      is "dearest" where no flip-cost bound picks one: the hinge losses, ``flip_cost=False``, a smooth
+      loss's child solved at once, and the difference's searches, ``search.frontier``; a user loss
+      without derivatives branches "static").
     - screen : fix before branching the points whose sign no classifier in the neighbourhood can flip.
     - dual_bound : stop a plain hinge node's simplex once its dual bound proves the node pruned
       (``lp_node_solver``; the search is the same node for node).

@@ -5,6 +5,9 @@ bound counts, and that it does not depend on the order of the points (one tie ru
 import numpy as np
 import pytest
 
+from cudbound.engine import ReplicateEngine
+from cudbound.losses import SquaredLoss
+from cudbound.search import SearchOptions, core
 from cudbound.search.bounds import _bound, _critical_point
 
 
@@ -47,10 +50,15 @@ def test_the_critical_point_follows_its_rule_in_any_order(seed):
 
 
 def _node(rng, mf, p):
+    """A random node; about a third of its points repeat another one (the same row, metric and counts:
+    the same flip cost and change, full ties of the pick's key)."""
     P = rng.standard_normal((mf, p))
     hn = rng.uniform(0.2, 2.0, size=mf)
     cplus = rng.choice([-1.0, 0.0, 1.0, 2.0], size=mf)
     cminus = rng.choice([-1.0, 0.0, 1.0, 2.0], size=mf)
+    for k in np.flatnonzero(rng.random(mf) < 0.35):
+        src = int(rng.integers(0, mf))
+        P[k], hn[k], cplus[k], cminus[k] = P[src], hn[src], cplus[src], cminus[src]
     signs = np.zeros(mf, dtype=np.int8)
     fixed = rng.random(mf) < 0.3
     signs[fixed] = rng.choice([-1, 1], size=int(fixed.sum()))
@@ -137,3 +145,39 @@ def test_the_plain_bound_picks_nothing():
     _bound(P, hn, cplus, cminus, signs, 0.0, beta, 0.8, 50, 2.0, 1.0, 1.5, False, np.empty(12), np.empty(12),
            tmp_k=np.empty(12, dtype=np.int64), pick=pick)
     assert pick[0] == -1
+
+
+def _problem(seed, n=60):
+    rng = np.random.default_rng(9_600 + seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 2.0 * rng.normal(size=n) > 0, 1.0, -1.0)
+    design = np.column_stack([np.ones(n), X])
+    counts = rng.multinomial(n, np.ones(n) / n).astype(float)
+    return design, y, counts
+
+
+def test_the_search_branches_on_the_bounds_picks():
+    """Squared loss: "critical" and "dearest" reach the same Q^(b) by different trees, and a search
+    stopped half way holds, for its open solved nodes, the pick of each: a free point, or -1 where no
+    flip raises the bound (its largest value is the node's own count, at its minimum)."""
+    differ = 0
+    picked = []
+    for seed in range(6):
+        design, y, counts = _problem(seed)
+        beta = np.linalg.lstsq(design, y, rcond=None)[0]
+        eng = ReplicateEngine(design, y, SquaredLoss())
+        crit = eng.search(counts, beta, 60.0, SearchOptions(branching="critical"))
+        dear = eng.search(counts, beta, 60.0, SearchOptions(branching="dearest"))
+        assert crit.status == dear.status == "exact" and abs(crit.value - dear.value) <= 1e-12
+        differ += crit.nodes != dear.nodes
+        if crit.nodes < 20:
+            continue
+        cut = eng.search(counts, beta, 60.0, SearchOptions(branching="critical", max_nodes=crit.nodes // 2))
+        pool, cnt = cut.state.arrays[0], cut.state.arrays[1]
+        open_solved = [v for v in pool.heap_ids[:cnt[core.HSIZE]] if pool.solved[v]]
+        assert open_solved
+        picks = pool.branch_on[open_solved]
+        assert all(pool.signs[v, j] == 0 for v, j in zip(open_solved, picks) if j >= 0)
+        picked += list(picks >= 0)
+    assert differ >= 3
+    assert len(picked) >= 10 and np.mean(picked) >= 0.5, picked
