@@ -294,7 +294,8 @@ def _critical_point(tmp_d, tmp_diff, tmp_k, r, m, floor, level, C0):
     (ties: the larger |change|, then the smaller index). Its flip child's minimum must rise by delta_k,
     and without it the other child's bound at that level loses its count; a point outside that set
     (``dearest`` may pick one) leaves one child's bound as its parent's. -1 if the set is empty.
-    ``tmp_d``, ``tmp_diff``, ``tmp_k``: the flip costs, count changes and points :func:`_bound` sorted."""
+    ``tmp_d``, ``tmp_diff``, ``tmp_k``: the flip costs, count changes and points of :func:`_bound`'s
+    sort, in any order (the pick does not depend on it)."""
     hi = C0
     lo = C0
     for i in range(r):

@@ -201,7 +201,13 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
 def _prunes(U, best, opt):
     """The one prune rule: a node whose bound U is not positive (g <= 0 on all of it) or at
     most the best value attained (or the floor), to ``Tolerances.prune``, is not searched."""
-    return U <= 0.0 or U <= max(best, opt.floor) + opt.prune
+    return U <= _cut(best, opt)
+
+
+@njit(cache=True, inline="always")
+def _cut(best, opt):
+    """The bound at or below which :func:`_prunes` prunes a node, given the best value attained."""
+    return max(max(best, opt.floor) + opt.prune, 0.0)
 
 
 @njit(cache=True, inline="always")
@@ -293,12 +299,6 @@ def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, cut):
 
 
 @njit(cache=True, inline="always")
-def _cut(val, opt):
-    """The bound at or below which :func:`_prunes` prunes a node now."""
-    return max(max(val[BEST], opt.floor) + opt.prune, 0.0)
-
-
-@njit(cache=True, inline="always")
 def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
     """The root (no point fixed): its minimiser is the unconstrained one; queue it or prune it."""
     pool.fixed_cost[0] = rep.C_forced
@@ -310,7 +310,7 @@ def _open_root(rep, slv, bd, opt, pool, cnt, val, root_beta, root_m, root_bv):
     _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, root_beta, root_bv, rep.n,
                              rep.alpha, rep.L_hat, opt.margin))
     r = _node_factor(rep, slv, bd, pool, 0, True)
-    U = _node_bound(rep, bd, pool, 0, root_beta, root_m, bd.use_flip and r >= 0.0, 0.0, r, _cut(val, opt))
+    U = _node_bound(rep, bd, pool, 0, root_beta, root_m, bd.use_flip and r >= 0.0, 0.0, r, _cut(val[BEST], opt))
     _offer(pool, cnt, val, opt, slv.key, 0, U, -1, 0, 0)
 
 
@@ -394,7 +394,7 @@ def _solve_lazy_child(rep, slv, bd, opt, pool, cnt, val, v, U):
     _attained(val, _value_at(rep.P, rep.norms, rep.cplus, rep.cminus, rep.C_forced, pool.beta[v], bv, rep.n,
                              rep.alpha, rep.L_hat, opt.margin))
     r = _node_factor(rep, slv, bd, pool, v, True)
-    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r, _cut(val, opt))
+    Ub = _node_bound(rep, bd, pool, v, pool.beta[v], m_new, bd.use_flip and r >= 0.0, 0.0, r, _cut(val[BEST], opt))
     _offer(pool, cnt, val, opt, slv.key, v, Ub, -1, d, 0)
 
 
@@ -504,7 +504,7 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
         # ``hn`` belongs to the parent's minimiser: a child solved here gets the plain bound
         flip_c = bd.use_flip and r >= 0.0 and (not solved_now or not bd.smooth_flip)
         Ub = _node_bound(rep, bd, pool, c, pool.beta[c], pool.minimum[c], flip_c, pool.flip_gap[c], r,
-                         _cut(val, opt))
+                         _cut(val[BEST], opt))
         _offer(pool, cnt, val, opt, slv.key, c, Ub, pool.uid[v], d + 1, s)
     _release(pool, cnt, v)
 
