@@ -121,6 +121,12 @@ def test_the_bound_picks_a_free_point_it_counts_whatever_the_order(seed):
         if pick[0] >= 0:
             picked += 1
             assert signs[pick[0]] == 0
+            # a node whose bound is at most the prune level (``cut``) is never expanded: no pick
+            for cut, want in ((U, -1), (np.nextafter(U, -np.inf), pick[0])):
+                other = np.empty(1, dtype=np.int64)
+                _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
+                       np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=other, cut=cut)
+                assert other[0] == want
         perm = rng.permutation(mf)
         pick2 = np.empty(1, dtype=np.int64)
         U2 = _bound(P[perm].copy(), hn[perm].copy(), cplus[perm].copy(), cminus[perm].copy(), signs[perm].copy(),
