@@ -261,3 +261,83 @@ def test_numba_cache_dir_is_honoured(tmp_path):
     assert _package_files(site / "cudbound") == []
     assert [p.parent.parent for p in (tmp_path / "numba").rglob("*.nbi")] == [tmp_path / "numba"]
     assert not (tmp_path / "mine").exists()
+
+
+def _kernels():
+    """Every numba kernel of the package (each dispatcher once)."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import cudbound
+
+    seen = {}
+    for info in pkgutil.walk_packages(cudbound.__path__, "cudbound."):
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:   # an optional extra that is not installed
+            continue
+        for obj in vars(module).values():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith("cudbound"):
+                seen[id(obj)] = obj
+    return list(seen.values())
+
+
+def test_no_kernel_has_a_default_that_numba_would_key_by_its_object():
+    """A kernel called with an argument left out is typed with numba's ``Omitted(default)``, which is
+    keyed by the default when it is hashable and else by ``id(default)``: an array default gives a new
+    cache key in every process, and so does a NaN (never equal to the NaN read back from the cache's
+    index). Such a kernel is compiled again in every process and its index grows by one entry each
+    time (found on ``smooth_node_solver._sqp``: about 22 s a process with the logistic loss, 33
+    entries in one cache folder; ``bounds._bound``: 14). No kernel may have such a default."""
+    import inspect
+    import math
+
+    kernels = _kernels()
+    assert len(kernels) > 100
+    unstable = []
+    for kernel in kernels:
+        for p in inspect.signature(kernel.py_func).parameters.values():
+            d = p.default
+            if d is inspect.Parameter.empty:
+                continue
+            try:
+                hash(d)
+            except TypeError:
+                unstable.append((kernel.py_func.__qualname__, p.name))
+                continue
+            if isinstance(d, float) and math.isnan(d):
+                unstable.append((kernel.py_func.__qualname__, p.name))
+    assert unstable == []
+
+
+SMOOTH_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from cudbound.losses import get_loss
+    from cudbound.search.smooth_node_solver import SmoothNodeSolver, _sqp_compiled
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.ones(12), rng.normal(size=(12, 2))])
+    y = np.where(X[:, 1] + rng.normal(size=12) > 0, 1.0, -1.0)
+    solver = SmoothNodeSolver(get_loss("logistic"), X, y)
+    solver.set_weights(np.ones(12))
+    out = solver.solve(np.array([0, 1]), np.array([1, -1]), None)
+    print(sum(_sqp_compiled.stats.cache_hits.values()), sum(_sqp_compiled.stats.cache_misses.values()))
+""")
+
+
+@pytest.mark.slow
+def test_a_second_process_loads_the_smooth_solver_the_first_compiled(tmp_path):
+    """The smooth node solver's SQP, run from Python as the search's set-up runs it, in two processes
+    on one fresh cache: the first compiles it, the second loads it and writes nothing (it used to
+    compile it again in every process: an omitted array default in its signature)."""
+    env = dict(os.environ, CUDBOUND_CACHE_DIR=str(tmp_path / "cache"), NUMBA_CACHE_DIR="")
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", SMOOTH_SCRIPT], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, timeout=900)
+        assert out.returncode == 0, out.stderr
+        runs.append((out.stdout.split()[-2:], _cache_files(tmp_path / "cache")))
+    (first, written), (second, now) = runs
+    assert first == ["0", "1"] and second == ["1", "0"]
+    assert now == written

@@ -211,10 +211,11 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
-           floor=0.0, tu=np.zeros(0), L_u=0.0, sc_r=0.0, W=np.zeros((0, 0)), act=np.zeros(0, dtype=np.int64),
-           nact=0, cone=np.zeros((0, 0)), cone_l=np.zeros((0, 0)), cone_v=np.zeros(0), cone_nu=np.zeros(0),
-           tmp_k=np.zeros(0, dtype=np.int64), pick=np.zeros(0, dtype=np.int64), cut=-np.inf):
+           floor, tu, L_u, sc_r, W, act, nact, cone, cone_l, cone_v, cone_nu, tmp_k, pick, cut):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
+
+    Every argument is given (no defaults): an omitted array or NaN default would key numba's cache
+    by its object, and the kernel would be compiled again in every process.
 
     ``beta`` minimises the loss (value ``m``) over a cone containing the node's, and
     every completion is known to cost at least ``m + floor`` (a child not yet solved:
@@ -223,7 +224,8 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     sc_r > 0 (:func:`_flip_d`'s r), ``hn`` belongs to the Hessian at ``beta`` of a self-concordant loss.
     With ``pick`` (one slot) and ``tmp_k`` (scratch of mf), ``pick[0]`` becomes the point the node
     should branch on (:func:`_critical_point`) when its bound is above ``cut`` (a node at or below
-    the prune level is never expanded); else -1, as for the plain bound.
+    the prune level is never expanded); else -1, as for the plain bound. An array of size 0 (``tu``, ``W``
+    with ``nact`` 0, ``tmp_k`` and ``pick``) leaves its part out.
     """
     mf = P.shape[0]
     want = pick.shape[0] > 0

@@ -342,7 +342,7 @@ def _evaluate_compiled(model, b, grad, H, want):
     return None
 
 
-def _sqp(model, G, norms, x, max_iter, act, f0=np.nan, g0=np.zeros(0), H0=np.zeros((0, 0))):
+def _sqp(model, G, norms, x, max_iter, act, f0, g0, H0):
     """The SQP iteration of the module docstring, the one source of both forms: compiled
     (:func:`_sqp_compiled`, a built-in loss's (kind, D, yo, wn, pen)) and run as it stands in
     Python for any other loss with derivatives (``model`` an :class:`_Objective`).
@@ -585,6 +585,7 @@ def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L
     norms = np.empty(1)
     act = np.zeros(p, dtype=np.int64)
     x = np.empty(p)
+    no_g, no_h = np.zeros(0), np.zeros((0, 0))   # no start derivatives (every argument given: a stable cache key)
     for j in range(m):
         if can_flip[j]:
             continue
@@ -592,7 +593,7 @@ def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L
             G[0, i] = -sides[j] * Phi[j, i]
         norms[0] = math.sqrt(np.dot(G[0], G[0]))
         x[:] = start
-        st, f, _ = _sqp_compiled((kind, D, yo, wn, pen), G, norms, x, max_iter, act)
+        st, f, _ = _sqp_compiled((kind, D, yo, wn, pen), G, norms, x, max_iter, act, np.nan, no_g, no_h)
         if st != 0:
             out[j] = -1
             continue
@@ -869,7 +870,7 @@ class SmoothNodeSolver(NodeSolver):
         act = np.zeros(len(x), dtype=np.int64)
         sqp = _sqp_compiled if self.kind is not None else _sqp
         try:
-            status, value, nact = sqp(obj.model, G, norms, x, max_iter, act)
+            status, value, nact = sqp(obj.model, G, norms, x, max_iter, act, np.nan, np.zeros(0), np.zeros((0, 0)))
         except _NUMERIC_ERRORS as exc:  # a LAPACK failure (eigh)  # pragma: no cover
             raise NodeSolveError(f"smooth solver: {exc}") from None
         if status in (3, 5) and np.all(np.isfinite(x)):

@@ -96,6 +96,14 @@ def _reference_bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat
     return best, pick
 
 
+def _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff, *,
+              tmp_k=np.zeros(0, dtype=np.int64), pick=np.zeros(0, dtype=np.int64), cut=-np.inf):
+    """bounds._bound of a quadratic loss's node without the gradient or the cone (every argument given)."""
+    return _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
+                  0.0, np.zeros(0), 0.0, 0.0, np.zeros((0, 0)), np.zeros(0, dtype=np.int64), 0, np.zeros((0, 0)),
+                  np.zeros((0, 0)), np.zeros(0), np.zeros(0), tmp_k, pick, cut)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_the_bound_picks_a_free_point_it_counts_whatever_the_order(seed):
     """Random nodes (a quadratic loss's flip costs t^2 / hn): the bound with the pick is the bound
@@ -110,9 +118,9 @@ def test_the_bound_picks_a_free_point_it_counts_whatever_the_order(seed):
         L_max = L_hat + 1.0 / alpha
         Cfix = float(rng.integers(-3, 4))
         pick = np.empty(1, dtype=np.int64)
-        U = _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
+        U = _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
                    np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=pick)
-        U_plain = _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
+        U_plain = _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
                          np.empty(mf))
         assert U == U_plain
         ref_U, ref_pick = _reference_bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max)
@@ -124,12 +132,12 @@ def test_the_bound_picks_a_free_point_it_counts_whatever_the_order(seed):
             # a node whose bound is at most the prune level (``cut``) is never expanded: no pick
             for cut, want in ((U, -1), (np.nextafter(U, -np.inf), pick[0])):
                 other = np.empty(1, dtype=np.int64)
-                _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
+                _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
                        np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=other, cut=cut)
                 assert other[0] == want
         perm = rng.permutation(mf)
         pick2 = np.empty(1, dtype=np.int64)
-        U2 = _bound(P[perm].copy(), hn[perm].copy(), cplus[perm].copy(), cminus[perm].copy(), signs[perm].copy(),
+        U2 = _bound_of(P[perm].copy(), hn[perm].copy(), cplus[perm].copy(), cminus[perm].copy(), signs[perm].copy(),
                     Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf), np.empty(mf),
                     tmp_k=np.empty(mf, dtype=np.int64), pick=pick2)
         assert U2 == pytest.approx(U, rel=1e-13, abs=1e-15)
@@ -148,7 +156,7 @@ def test_the_plain_bound_picks_nothing():
     rng = np.random.default_rng(9_500)
     P, hn, cplus, cminus, signs, beta = _node(rng, 12, 3)
     pick = np.full(1, 7, dtype=np.int64)
-    _bound(P, hn, cplus, cminus, signs, 0.0, beta, 0.8, 50, 2.0, 1.0, 1.5, False, np.empty(12), np.empty(12),
+    _bound_of(P, hn, cplus, cminus, signs, 0.0, beta, 0.8, 50, 2.0, 1.0, 1.5, False, np.empty(12), np.empty(12),
            tmp_k=np.empty(12, dtype=np.int64), pick=pick)
     assert pick[0] == -1
 
