@@ -145,17 +145,17 @@ def _this_round(todo, lo, a, c, rounds, wait_above):
     return todo, c
 
 
-def _file_state(i, status, kept, held, saved, restart, plain):
+def _file_state(i, status, kept, held, saved, restart, plain, limit):
     """Where replicate i goes after a search the refinement stopped (``status``; not exact, not the
     user's stop) that left the state ``kept`` (or None), with ``held`` bytes of states kept: the state
-    into ``saved`` while all stay within RESUME_TOTAL_BYTES (without the derivative cache if that is
+    into ``saved`` while all stay within ``limit`` bytes (without the derivative cache if that is
     what it takes), else into ``restart`` when it had one or its budget cut it (the next search goes
     to the end); a replicate left without a state joins ``plain`` (from then on it stops above c).
     Returns the bytes held."""
     had_state = kept is not None
-    if had_state and held + kept.nbytes > RESUME_TOTAL_BYTES:
+    if had_state and held + kept.nbytes > limit:
         kept = kept.lighter()
-    if kept is not None and held + kept.nbytes <= RESUME_TOTAL_BYTES:
+    if kept is not None and held + kept.nbytes <= limit:
         saved[i] = kept
         return held + kept.nbytes
     if had_state or status == "budget":
@@ -166,7 +166,8 @@ def _file_state(i, status, kept, held, saved, restart, plain):
 
 def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False,
                     first_budget: int = FIRST_BUDGET, progress=None, deadline: float | None = None,
-                    clock=time.time, on_bounds=None, wait_above: bool = True) -> QuantileOutcome:
+                    clock=time.time, on_bounds=None, wait_above: bool = True,
+                    state_bytes: int | None = None) -> QuantileOutcome:
     """The k-th smallest replicate supremum.
 
     ``run(indices, options_list, on_done)`` searches the replicates ``indices`` with the given
@@ -177,7 +178,9 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     to return (module docstring). ``on_bounds(a, c)``: called after every round with the
     bracket k-th(lo) <= Q_hat <= k-th(up) (for a progress display). ``wait_above``: replicates
     above a wait (module docstring); False: the rule before (the interval of a difference).
+    ``state_bytes``: the most bytes of search states kept between rounds (None: RESUME_TOTAL_BYTES).
     """
+    limit = RESUME_TOTAL_BYTES if state_bytes is None else state_bytes
     if deadline is not None and clock is time.time:
         # the searches read the same clock (another clock, in tests, times the rounds only)
         options = dataclasses.replace(options, deadline=float(deadline))
@@ -257,7 +260,7 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
             elif out.status == "exact":
                 final[i] = True
             else:
-                held = _file_state(int(i), out.status, kept, held, saved, restart, plain)
+                held = _file_state(int(i), out.status, kept, held, saved, restart, plain, limit)
         a, c = kth_smallest(lo, k), kth_smallest(up, k)
         state["a"], state["c"] = a, c
         if on_bounds is not None:

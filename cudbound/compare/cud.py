@@ -36,6 +36,14 @@ from .result import ComparisonResult, clipped
 
 __all__ = ["cud_difference_interval"]
 
+STATE_BYTES = 128 << 20
+"""The most bytes of joint searches' states kept between the order statistic's rounds (for the single
+CUD interval, ``quantile.RESUME_TOTAL_BYTES``, 256 MiB). With ``SearchOptions.node_memory`` lowered to
+128 MiB as well (both were 256 MiB), the logistic case of ``benchmarks/difference.py`` (n = 100, B = 500,
+seeds 0 and 1; 2026-12-02, one core each) peaked at 763 and 786 MiB instead of 1,069 and 1,135 MiB, in
+192 and 962 s instead of 208 and 912 s (10.3 M and 65.5 M nodes instead of 11.4 M and 61.6 M; the same
+intervals)."""
+
 
 def _side(refits, X, labels, engine: EngineOptions) -> DifferenceSide:
     """One procedure of the pair as the CUD bound takes it: its basis fitted on all n points, its
@@ -75,7 +83,7 @@ class _Replicates:
     replicate, the joint search against it under the round's options (its node budget, floor and
     stop_above), resumed from where the round before stopped it (``options.resume``). The states alive
     during a round, those still waiting to be resumed and those the round leaves, are at most
-    ``quantile.RESUME_TOTAL_BYTES`` in all (new ones kept in replicate order, the rest searched to the
+    :data:`STATE_BYTES` in all (new ones kept in replicate order, the rest searched to the
     end next round); the order statistic then keeps only the open replicates' states."""
 
     def __init__(self, side_a, side_b, counts, alpha_n, options, form):
@@ -100,7 +108,7 @@ class _Replicates:
             joint = out.frontier_b if out.frontier_a is lead else out.frontier_a
             both = (joint, lead) if searched else (joint,)
             state = joint.state
-            if state is not None and held + state.nbytes > quantile.RESUME_TOTAL_BYTES:
+            if state is not None and held + state.nbytes > STATE_BYTES:
                 state = None
             held += 0 if state is None else state.nbytes
             rec = _Record(out.value, out.lower, out.status,
@@ -131,7 +139,8 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
         options = dataclasses.replace(options, deadline=deadline)
     run = _Replicates(side_a, side_b, counts, alpha, options, form)
     out = order_statistic(run, B, order_index(level, B), options, exact_distribution=engine.exact_distribution,
-                          first_budget=quantile.FIRST_BUDGET, deadline=deadline, wait_above=False)
+                          first_budget=quantile.FIRST_BUDGET, deadline=deadline, wait_above=False,
+                          state_bytes=STATE_BYTES)
     q_hat, q_low, upper = out.value, out.lower_value, out.upper
     delta = side_a.train_error - side_b.train_error
     stats = SearchStats.from_records(out.records, lower=out.lower, decided=out.decided,

@@ -58,7 +58,8 @@ class SearchOptions:
       nodes it has used would fill them, it goes on depth first for the rest of the search
       (``frontier._queue``), its pool then growing only by the depth of the tree, so that it holds about
       this much, more only by the path's nodes (and by a copy while it grows); the same Q^(b), the node
-      count changed either way. Best first, a hard replicate of the difference held over 10 GB. None: no limit.
+      count changed either way. Best first, a hard replicate of the difference held over 10 GB. Default
+      128 MiB (``compare.cud.STATE_BYTES`` says what was measured). None: no limit.
     - resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
       replicate stopped by ``max_nodes`` or ``stop_above``): the search continues from its open nodes
       instead of starting again (only with a ``floor`` no lower than then; ``stop_above`` may be any,
@@ -77,7 +78,7 @@ class SearchOptions:
     stop_above: float | None = None
     deadline: float | None = None
     dive_every: int = 32
-    node_memory: int | None = 256 << 20
+    node_memory: int | None = 128 << 20
     resume: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):

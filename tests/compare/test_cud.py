@@ -91,7 +91,7 @@ def test_the_order_statistic_searches_only_what_it_needs_and_gives_the_exact_int
 
 def test_a_rounds_states_beyond_the_memory_limit_are_dropped_and_the_interval_stays_exact(monkeypatch):
     """The joint searches' states a round hands to the order statistic are at most
-    ``quantile.RESUME_TOTAL_BYTES`` in all (the rest search to the end next round): with the default some
+    ``compare.cud.STATE_BYTES`` in all (the rest search to the end next round): with the default some
     are kept, with a limit of 0 none; the interval is the exact one either way."""
     import cudbound.compare.cud as mod
     import cudbound.quantile
@@ -113,7 +113,7 @@ def test_a_rounds_states_beyond_the_memory_limit_are_dropped_and_the_interval_st
     kept = cud_difference_interval(a, b, X, y, **kw)
     assert max(held) > 0
     held.clear()
-    monkeypatch.setattr(cudbound.quantile, "RESUME_TOTAL_BYTES", 0)
+    monkeypatch.setattr(mod, "STATE_BYTES", 0)
     dropped = cud_difference_interval(a, b, X, y, **kw)
     assert len(held) > 1 and max(held) == 0
     assert _ci(kept) == _ci(dropped) == _ci(exact)
