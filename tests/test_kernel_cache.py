@@ -341,3 +341,51 @@ def test_a_second_process_loads_the_smooth_solver_the_first_compiled(tmp_path):
     (first, written), (second, now) = runs
     assert first == ["0", "1"] and second == ["1", "0"]
     assert now == written
+
+
+WORKLOAD_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from numba.core import event
+
+    compiled = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            pass
+
+        def on_end(self, ev):
+            name = getattr(ev.data["dispatcher"].py_func, "__module__", "") or ""
+            if name.startswith("cudbound"):
+                compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+    event.register("numba:compile", Listener())
+    import cudbound
+    from cudbound.compare import cud_difference_interval
+    from cudbound.datasets import LinearGaussian
+    from cudbound.search.smooth_node_solver import _sqp_compiled
+
+    X, y = LinearGaussian(n_features=2, flip_probability=0.2).sample(100, 0)
+    for loss in ("squared", "logistic", "exponential", "hinge", "hinge_ridge:0.01"):
+        cudbound.cud_interval(X, y, procedure=cudbound.Procedure(loss=loss), n_resamples=20, rng=0, progress=False)
+    cud_difference_interval(cudbound.Procedure(loss="logistic"), cudbound.Procedure(basis="poly:2", loss="squared"),
+                            X[:40], y[:40], n_resamples=20, rng=0)
+    print(len(_sqp_compiled.stats.cache_hits) + len(_sqp_compiled.stats.cache_misses), len(compiled))
+    print(" ".join(sorted(set(compiled))) or "-")
+""")
+
+
+@pytest.mark.slow
+def test_a_second_process_of_the_same_work_compiles_no_kernel(tmp_path):
+    """CUD intervals of every built-in loss family and a difference, in two processes on the user's
+    kernel cache: whatever the first compiles, the second compiles nothing (numba's compile events of
+    cudbound's kernels), the smooth solver's call from Python included (it compiled in every process
+    until its signature's defaults were removed)."""
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", WORKLOAD_SCRIPT], capture_output=True, text=True, cwd=tmp_path,
+                             env=dict(os.environ, OPENBLAS_NUM_THREADS="1"), timeout=3000)
+        assert out.returncode == 0, out.stderr
+        runs.append(out.stdout.split("\n"))
+    python_calls, compiles = runs[1][0].split()
+    assert int(python_calls) >= 1                  # the smooth solver was called from Python
+    assert compiles == "0", runs[1][1]
