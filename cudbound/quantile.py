@@ -49,8 +49,9 @@ its ``stop_above`` is resumed when it is next searched: its open nodes (``Search
 go back to the search with the new thresholds, which is valid because ``floor`` only rises
 from round to round (a node pruned below an old floor stays below every later one) and
 ``stop_above`` prunes nothing.
-A state larger than ``core.RESUME_MAX_BYTES`` (a joint search's of a difference: ``frontier.RESUME_MAX_BYTES``), states beyond ``RESUME_TOTAL_BYTES`` in all
-(kept in replicate order), each even without the smooth losses' derivative cache (which a state
+A state larger than ``core.RESUME_MAX_BYTES`` (a joint search's of a difference:
+``frontier.RESUME_MAX_BYTES``), states beyond ``RESUME_TOTAL_BYTES`` in all (``order_statistic``'s
+``state_bytes``: the difference's ``compare.cud.STATE_BYTES``, 128 MiB; kept in replicate order), each even without the smooth losses' derivative cache (which a state
 drops first when that is what it takes: ``SearchState.lighter``), and searches whose node solver
 keeps its warm starts in Python restart instead, and search to the end (with the round's floor and
 stop_above = c, under the user's budget only): a restart under a budget four times larger would repeat
@@ -95,7 +96,8 @@ MAX_BUDGET = 1 << 40
 _FLOOR_GAP = 2e-12  # the search prunes bounds up to floor + 1e-12: stay strictly below a
 
 RESUME_TOTAL_BYTES = 256 << 20
-"""At most this much memory holds the states of searches waiting to be resumed."""
+"""At most this much memory holds the states of searches waiting to be resumed, unless the caller gives
+``order_statistic`` its own ``state_bytes`` (the CUD interval of a difference does)."""
 
 
 def order_index(confidence_level: float, B: int) -> int:

@@ -238,6 +238,42 @@ def test_resumed_refinement_gives_the_interval_of_restarts_with_fewer_nodes(monk
     assert np.sum(resumed.stats.nodes) < np.sum(restarted.stats.nodes)
 
 
+
+def test_the_states_kept_between_rounds_are_within_the_callers_limit(monkeypatch):
+    """``order_statistic(state_bytes=...)`` (the difference's ``compare.cud.STATE_BYTES``) bounds the states
+    it keeps between rounds, in place of RESUME_TOTAL_BYTES: with 0 no search is resumed, with room for
+    all some are, even when RESUME_TOTAL_BYTES is 0; Q_hat is exact every time."""
+    import cudbound.quantile as quantile_mod
+    rng = np.random.default_rng(3)
+    B, grid, k = 80, 100, 76
+    truth = np.floor(rng.beta(2, 5, B) * grid) / grid
+    cost = rng.integers(1, 200_000, B)
+
+    def resumes(state_bytes):
+        count = [0]
+
+        def run(indices, opts, on_done):
+            outs = []
+            for i, o in zip(indices, opts):
+                count[0] += o.resume is not None
+                start = o.resume.spent if o.resume is not None else 0
+                out, s = _gradual_search(truth[i], cost[i], grid, start, o)
+                if out.state is not None:
+                    out.state = _Spent(s, nbytes=1000)
+                outs.append(out)
+                on_done(i, out)
+            return outs
+
+        res = order_statistic(run, B, k, SearchOptions(), state_bytes=state_bytes)
+        assert res.decided and res.value == np.sort(truth)[k - 1]
+        return count[0]
+
+    assert resumes(None) > 0
+    assert resumes(0) == 0
+    monkeypatch.setattr(quantile_mod, "RESUME_TOTAL_BYTES", 0)
+    assert resumes(None) == 0
+    assert resumes(10**9) > 0
+
 # ------------------------------------------------------------------ a budget for the whole interval
 class _Clock:
     """A clock that moves only when told: the deadline passes after ``rounds`` refinement rounds."""

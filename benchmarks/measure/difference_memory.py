@@ -44,6 +44,7 @@ def main():
     from cudbound.search import options as options_mod
 
     if args.state_mib is not None:
+        assert hasattr(cud_mod, "STATE_BYTES"), "this version has no compare.cud.STATE_BYTES"
         cud_mod.STATE_BYTES = args.state_mib << 20
     if args.node_mib is not None:
         default = options_mod.SearchOptions

@@ -119,9 +119,9 @@ def test_the_bound_picks_a_free_point_it_counts_whatever_the_order(seed):
         Cfix = float(rng.integers(-3, 4))
         pick = np.empty(1, dtype=np.int64)
         U = _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
-                   np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=pick)
+                      np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=pick)
         U_plain = _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
-                         np.empty(mf))
+                            np.empty(mf))
         assert U == U_plain
         ref_U, ref_pick = _reference_bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max)
         assert abs(U - ref_U) <= 1e-12
@@ -133,13 +133,13 @@ def test_the_bound_picks_a_free_point_it_counts_whatever_the_order(seed):
             for cut, want in ((U, -1), (np.nextafter(U, -np.inf), pick[0])):
                 other = np.empty(1, dtype=np.int64)
                 _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
-                       np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=other, cut=cut)
+                          np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=other, cut=cut)
                 assert other[0] == want
         perm = rng.permutation(mf)
         pick2 = np.empty(1, dtype=np.int64)
         U2 = _bound_of(P[perm].copy(), hn[perm].copy(), cplus[perm].copy(), cminus[perm].copy(), signs[perm].copy(),
-                    Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf), np.empty(mf),
-                    tmp_k=np.empty(mf, dtype=np.int64), pick=pick2)
+                       Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf), np.empty(mf),
+                       tmp_k=np.empty(mf, dtype=np.int64), pick=pick2)
         assert U2 == pytest.approx(U, rel=1e-13, abs=1e-15)
         assert (pick2[0] < 0) == (pick[0] < 0)
         if pick[0] >= 0 and perm[pick2[0]] != pick[0]:
@@ -157,7 +157,7 @@ def test_the_plain_bound_picks_nothing():
     P, hn, cplus, cminus, signs, beta = _node(rng, 12, 3)
     pick = np.full(1, 7, dtype=np.int64)
     _bound_of(P, hn, cplus, cminus, signs, 0.0, beta, 0.8, 50, 2.0, 1.0, 1.5, False, np.empty(12), np.empty(12),
-           tmp_k=np.empty(12, dtype=np.int64), pick=pick)
+              tmp_k=np.empty(12, dtype=np.int64), pick=pick)
     assert pick[0] == -1
 
 

@@ -56,7 +56,7 @@ def _loss(name, design):
 def _run(sqp, model, G, x0):
     x = np.array(x0, dtype=float)
     act = np.zeros(len(x), dtype=np.int64)
-    status, value, nact = sqp(model, G, np.linalg.norm(G, axis=1), x, 100, act)
+    status, value, nact = sqp(model, G, np.linalg.norm(G, axis=1), x, 100, act, np.nan, np.zeros(0), np.zeros((0, 0)))
     return status, float(value), x, sorted(act[:nact].tolist())
 
 
