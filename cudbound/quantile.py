@@ -51,13 +51,13 @@ from round to round (a node pruned below an old floor stays below every later on
 ``stop_above`` prunes nothing.
 A state larger than ``core.RESUME_MAX_BYTES`` (a joint search's of a difference:
 ``frontier.RESUME_MAX_BYTES``), states beyond ``RESUME_TOTAL_BYTES`` in all (``order_statistic``'s
-``state_bytes``: the difference's ``compare.cud.STATE_BYTES``, 128 MiB; kept in replicate order), each even without the smooth losses' derivative cache (which a state
-drops first when that is what it takes: ``SearchState.lighter``), and searches whose node solver
-keeps its warm starts in Python restart instead, and search to the end (with the round's floor and
-stop_above = c, under the user's budget only): a restart under a budget four times larger would repeat
-the work again and again (measured: three logistic replicates of ``benchmarks/difference.py``'s
-n = 100, restarted at 262,144 and 1,048,576 nodes, took 29 of 50 s). Either way the decisions, and
-so the interval, are the same.
+``state_bytes``: the difference's ``compare.cud.STATE_BYTES``, 128 MiB; kept in replicate order),
+each even without the smooth losses' derivative cache (which a state drops first when that is what
+it takes: ``SearchState.lighter``), and searches whose node solver keeps its warm starts in Python
+restart instead, and search to the end (with the round's floor and stop_above = c, under the user's
+budget only): a restart under a budget four times larger would repeat the work again and again
+(measured: three logistic replicates of ``benchmarks/difference.py``'s n = 100, restarted at 262,144
+and 1,048,576 nodes, took 29 of 50 s). Either way the decisions, and so the interval, are the same.
 ``exact_distribution=True`` skips all this and solves every replicate to the end.
 
 A user budget (``max_nodes``, ``time_limit``) still applies to each search; a replicate it
