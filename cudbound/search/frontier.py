@@ -288,12 +288,83 @@ def _lowers(bd, C0, order, m, floor, up, down, kmin, eps):
     return False
 
 
+@njit(cache=True, inline="always")
+def _g_at(f, pK, alpha, xb, form):
+    """The factor G of a partner frontier value f (-1: f not reached)."""
+    if f == np.inf:
+        return -1.0
+    return 1.0 if alpha == 0.0 else _factor(alpha * (pK - f), xb, form)
+
+
+@njit(cache=True, inline="always")
+def _saturated(f, pK, alpha, xb, form):
+    """G no longer grows as the partner's frontier value falls below f (alpha = 0: G = 1 throughout;
+    the joint form: 1 + x_A + x_B >= 1; the others: g(x_A) = 1)."""
+    if alpha == 0.0:
+        return True
+    xa = alpha * (pK - f)
+    return xa + xb >= 0.0 if form == 0 else xa >= 0.0
+
+
+@njit(cache=True, inline="always")
+def _pair_above(c, b, K, pt, below, above, best):
+    """max(best, :func:`_pair` with the partner's certified lower frontier), found without visiting
+    every count. The lower frontier is monotone (F^<= falls and F^>= rises with the count: the
+    :func:`_partner` of a search makes it so), and G rises as the partner's value falls, so below c
+    the counts where G > 0 are those from the first found by bisection on, and past the first count
+    where G stops rising (:func:`_saturated`) every term is smaller than that count's; the walk
+    also stops once |c - a| <= best (G <= 1). The terms left out are at most the maximum, so it is
+    the same number, computed the same way. Above c likewise, walking down."""
+    _, pk, pup, pdown, pup_lo, pdown_lo, pK, alpha, form = pt
+    xb = alpha * (K - b)
+    nf = pup_lo.shape[0]
+    if below:
+        end = min(nf, max(0, int(math.ceil(c - pk))))          # the counts a = pk + i < c
+        lo, hi = 0, end
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _g_at(pdown_lo[mid], pK, alpha, xb, form) > 0.0:
+                hi = mid
+            else:
+                lo = mid + 1
+        for i in range(lo, end):
+            a = pk + i
+            if c - a <= best:
+                break
+            f = pdown_lo[i]
+            v = (c - a) * _g_at(f, pK, alpha, xb, form)
+            if v > best:
+                best = v
+            if _saturated(f, pK, alpha, xb, form):
+                break
+    if above:
+        start = min(nf, max(0, int(math.floor(c - pk)) + 1))   # the counts a = pk + i > c
+        lo, hi = start, nf
+        while lo < hi:                                          # the first count past the last G > 0
+            mid = (lo + hi) // 2
+            if _g_at(pup_lo[mid], pK, alpha, xb, form) > 0.0:
+                lo = mid + 1
+            else:
+                hi = mid
+        for i in range(lo - 1, start - 1, -1):
+            a = pk + i
+            if a - c <= best:
+                break
+            f = pup_lo[i]
+            v = (a - c) * _g_at(f, pK, alpha, xb, form)
+            if v > best:
+                best = v
+            if _saturated(f, pK, alpha, xb, form):
+                break
+    return best
+
+
 @njit(cache=True)
 def _joint_bound(rep, bd, C0, order, m, floor, pt):
     """U >= the pair value of every completion (module docstring): C_0 at the node's minimum with
     every partner count; a block of counts above C_0 at its top with the partner's counts below
     (its pairs with counts above are dominated by C_0's), a block below at its bottom likewise."""
-    U = _pair(C0, m + floor, rep.L_hat, pt, True, True, True)
+    U = _pair_above(C0, m + floor, rep.L_hat, pt, True, True, 0.0)
     hi = C0
     lo = C0
     for j in order:
@@ -301,10 +372,10 @@ def _joint_bound(rep, bd, C0, order, m, floor, pt):
         d = bd.tmp_diff[j]
         if d > 0:
             hi += d
-            U = max(U, _pair(hi, b, rep.L_hat, pt, True, True, False))
+            U = _pair_above(hi, b, rep.L_hat, pt, True, False, U)
         else:
             lo += d
-            U = max(U, _pair(lo, b, rep.L_hat, pt, True, False, True))
+            U = _pair_above(lo, b, rep.L_hat, pt, False, True, U)
     return U / rep.n
 
 
@@ -710,8 +781,12 @@ def _partner(target):
         return _NO_PARTNER
     if target.form not in FORM_CODES:
         raise ValueError(f"`form` must be one of {sorted(FORM_CODES)}; got {target.form!r}.")
-    arrays = (np.ascontiguousarray(a, dtype=np.float64) for a in (f.up, f.down, f.up_lower, f.down_lower))
-    return (True, int(f.kmin), *arrays, float(f.L_hat), float(target.alpha_n), FORM_CODES[target.form])
+    up, down, up_lo, down_lo = (np.array(a, dtype=np.float64) for a in (f.up, f.down, f.up_lower, f.down_lower))
+    # the certified lower frontier made monotone (its least value from each count outward: still below the
+    # exact frontier, which is monotone, and unchanged when already so), as :func:`_pair_above` needs
+    up_lo = np.minimum.accumulate(up_lo[::-1])[::-1].copy()
+    down_lo = np.minimum.accumulate(down_lo)
+    return (True, int(f.kmin), up, down, up_lo, down_lo, float(f.L_hat), float(target.alpha_n), FORM_CODES[target.form])
 
 
 def _frontier_for_kind(kind):

@@ -28,7 +28,7 @@ _PIVOT = 1e-13  # N'Qinv N is singular when an LU pivot is at most this times it
 def _workspace(p):
     """Scratch arrays of :func:`_gi_ws` for a problem with p unknowns (allocated once per search)."""
     return (np.empty(p), np.empty(p), np.empty((p, p)), np.empty((p, p)), np.empty((p, p)), np.empty(p),
-            np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p, dtype=np.int64))
+            np.empty(p), np.empty(p), np.empty(p), np.empty(p), np.empty(p, dtype=np.int64), np.empty((p, p)))
 
 
 @njit(cache=True)
@@ -46,14 +46,18 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
     (:func:`_most_violated`); the inner steps move along the primal and dual directions of q
     (:func:`_directions`), dropping an active row whose multiplier reaches 0, until q is met.
     After each row is added, x is recomputed as the exact minimiser on the active set
-    (:func:`_active_minimiser`), so round-off does not build up along the pivots. ``ws`` is a
-    :func:`_workspace`: the routine allocates nothing.
+    (:func:`_active_minimiser`), so round-off does not build up along the pivots. The active
+    normals N, Qinv N and N'Qinv N are built at the first step and then kept in step with the active set
+    (a column added or dropped: :func:`_add_row`, :func:`_drop_row`), each entry the same sum in the
+    same order as building them again, so the answer is the same to the last bit, for O(p nact) work
+    a change instead of O(p^2 nact). ``ws`` is a :func:`_workspace`: the routine allocates nothing.
     Returns (status, nact): QP_OPTIMAL, QP_INFEASIBLE or QP_FAILED (numerical failure).
     """
-    nq, Qn, N, QN, M, r, z, rhs, hA, tmp, perm = ws
+    nq, Qn, N, QN, M, r, z, rhs, hA, tmp, perm, Mk = ws
     p = x.shape[0]
     m = P.shape[0]
     maxit = 20 * (m + p) + 50
+    built = False  # N, QN and Mk are built at the first step (a start already optimal needs none)
     for _ in range(maxit):
         xs = 1.0
         for i in range(p):
@@ -71,7 +75,10 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
         u_plus = 0.0
         added = False
         for _inner in range(maxit):
-            if not _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
+            if not built:
+                _build_rows(Qinv, P, signs, act, nact, N, QN, Mk, p)
+                built = True
+            if not _directions(Qinv, nact, nq, Qn, N, QN, M, Mk, rhs, r, z, perm):
                 return QP_FAILED, nact  # dependent active rows (exactly, in floating point)
             t1 = np.inf  # the dual step length: the first active multiplier to reach 0
             drop = -1
@@ -99,6 +106,7 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
                 for a in range(nact):
                     u[a] -= t1 * r[a]
                 u_plus += t1
+                _drop_row(N, QN, Mk, drop, nact, p)
                 nact = _drop(act, u, drop, nact)
                 continue
             sl = 0.0
@@ -116,11 +124,13 @@ def _gi_ws(Qinv, P, norms, signs, rhs_neg, x0, x, act, u, nact, ws):
                     return QP_FAILED, nact
                 act[nact] = q
                 u[nact] = u_plus
+                _add_row(nq, Qn, N, QN, Mk, nact, p)
                 nact += 1
-                if not _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, hA, tmp, perm):
+                if not _active_minimiser(signs, rhs_neg, x0, x, act, nact, N, QN, M, Mk, rhs, hA, tmp, perm):
                     return QP_FAILED, nact
                 added = True
                 break
+            _drop_row(N, QN, Mk, drop, nact, p)
             nact = _drop(act, u, drop, nact)
         if not added:
             return QP_FAILED, nact
@@ -165,10 +175,53 @@ def _meets_rhs(P, signs, rhs_neg, x):
 
 
 @njit(cache=True, inline="always")
-def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
+def _build_rows(Qinv, P, signs, act, nact, N, QN, Mk, p):
+    """The active normals N (p x nact, columns s_k phi_k), QN = Qinv N and Mk = N'Qinv N, built whole."""
+    for a in range(nact):
+        k = act[a]
+        sk = signs[k]
+        for i in range(p):
+            N[i, a] = sk * P[k, i]
+    _normal_matrix(Qinv, N, QN, Mk, p, nact)
+
+
+@njit(cache=True, inline="always")
+def _add_row(nq, Qn, N, QN, Mk, nact, p):
+    """Active row n_q joins as column ``nact`` (Qn = Qinv n_q): N, QN and Mk's new row and column, each
+    entry the sum :func:`_normal_matrix` forms."""
+    for i in range(p):
+        N[i, nact] = nq[i]
+        QN[i, nact] = Qn[i]
+    for a in range(nact + 1):
+        v = 0.0
+        w = 0.0
+        for i in range(p):
+            v += N[i, a] * QN[i, nact]
+            w += N[i, nact] * QN[i, a]
+        Mk[a, nact] = v
+        Mk[nact, a] = w
+
+
+@njit(cache=True, inline="always")
+def _drop_row(N, QN, Mk, a0, nact, p):
+    """Active row a0 of nact leaves: its column of N and QN, its row and column of Mk."""
+    for a in range(a0, nact - 1):
+        for i in range(p):
+            N[i, a] = N[i, a + 1]
+            QN[i, a] = QN[i, a + 1]
+    for a in range(nact):
+        for b in range(a0, nact - 1):
+            Mk[a, b] = Mk[a, b + 1]
+    for a in range(a0, nact - 1):
+        for b in range(nact - 1):
+            Mk[a, b] = Mk[a + 1, b]
+
+
+@njit(cache=True, inline="always")
+def _directions(Qinv, nact, nq, Qn, N, QN, M, Mk, rhs, r, z, perm):
     """The step directions of adding row n_q: the dual r = (N'Qinv N)^-1 N'Qinv n_q and the
-    primal z = Qinv n_q - Qinv N r (N the active normals, p x nact). False when N'Qinv N is
-    singular in all but round-off."""
+    primal z = Qinv n_q - Qinv N r (N the active normals, p x nact, with QN and Mk = N'Qinv N kept by
+    :func:`_gi_ws`). False when N'Qinv N is singular in all but round-off."""
     p = nq.shape[0]
     for i in range(p):
         v = 0.0
@@ -180,11 +233,8 @@ def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
             z[i] = Qn[i]
         return True
     for a in range(nact):
-        k = act[a]
-        sk = signs[k]
-        for i in range(p):
-            N[i, a] = sk * P[k, i]
-    _normal_matrix(Qinv, N, QN, M, p, nact)
+        for b in range(nact):
+            M[a, b] = Mk[a, b]
     for a in range(nact):
         v = 0.0
         for i in range(p):
@@ -197,15 +247,13 @@ def _directions(Qinv, P, signs, act, nact, nq, Qn, N, QN, M, rhs, r, z, perm):
 
 
 @njit(cache=True, inline="always")
-def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, hA, tmp, perm):
+def _active_minimiser(signs, rhs_neg, x0, x, act, nact, N, QN, M, Mk, rhs, hA, tmp, perm):
     """x = the exact minimiser with the active rows at equality: the vertex they fix when
-    there are p of them, else x0 + Qinv N (N'Qinv N)^-1 (h_A - N'x0). False when singular."""
+    there are p of them, else x0 + Qinv N (N'Qinv N)^-1 (h_A - N'x0) (N, QN, Mk kept by
+    :func:`_gi_ws`). False when singular."""
     p = x.shape[0]
     for a in range(nact):
-        k = act[a]
-        hA[a] = rhs_neg if signs[k] < 0 else 0.0
-        for i in range(p):
-            N[i, a] = signs[k] * P[k, i]
+        hA[a] = rhs_neg if signs[act[a]] < 0 else 0.0
     if nact == p:  # a vertex: x is fixed by the active rows alone
         for a in range(nact):
             for i in range(p):
@@ -215,7 +263,9 @@ def _active_minimiser(Qinv, P, signs, rhs_neg, x0, x, act, nact, N, QN, M, rhs, 
         for i in range(p):
             x[i] = tmp[i]
         return True
-    _normal_matrix(Qinv, N, QN, M, p, nact)
+    for a in range(nact):
+        for b in range(nact):
+            M[a, b] = Mk[a, b]
     for a in range(nact):
         v = hA[a]
         for i in range(p):

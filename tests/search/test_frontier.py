@@ -18,7 +18,7 @@ from cudbound.engine import ReplicateEngine
 from cudbound.fit import fit_coefficients
 from cudbound.losses import get_loss
 from cudbound.search import SearchOptions
-from cudbound.search.frontier import FrontierOutcome, count_range
+from cudbound.search.frontier import FORM_CODES, FrontierOutcome, _pair, _pair_above, count_range
 from injected_failures import fail_some_nodes, undecide_some_questions
 from reference_difference import SPECS, make_pair_problem, side_details
 
@@ -314,3 +314,45 @@ def test_depth_first_holds_few_nodes(loss):
     deep, least = peaks(1)
     assert least <= 2 * free + 6 and most > 3 * least
     assert best_first.status == deep.status == "exact" and abs(deep.value - best_first.value) <= TOL
+
+
+def _monotone_frontier(rng, size, level):
+    """A random certified lower frontier as a joint search's partner holds it: F^>= rising and F^<=
+    falling with the count, values not reached (inf) at the ends, many ties."""
+    steps = rng.choice([0.0, 0.0, 1e-3, 1e-2, 0.05], size=size)
+    base = rng.uniform(0.0, 0.5 * level)
+    up = base + np.cumsum(steps)
+    down = base + np.cumsum(rng.choice([0.0, 1e-3, 1e-2, 0.05], size=size)[::-1])[::-1]
+    up[up >= level] = np.inf
+    down[down >= level] = np.inf
+    if rng.random() < 0.3:
+        up[int(rng.integers(size)):] = np.inf
+    if rng.random() < 0.3:
+        down[:int(rng.integers(size))] = np.inf
+    return up, down
+
+
+@pytest.mark.parametrize("form", sorted(FORM_CODES))
+def test_the_joint_bounds_walk_gives_the_maximum_over_every_partner_count(form):
+    """``frontier._pair_above`` (bisection to the counts where G > 0, a walk that stops where G stops
+    rising or |c - a| <= best) against the plain maximum over every count (``frontier._pair``): the same
+    number, on random monotone partner frontiers, counts c inside and outside the partner's range,
+    alpha_n 0 and positive, and starting values below and above the maximum."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(3000):
+        size = int(rng.integers(1, 40))
+        level = 1.0
+        up_lo, down_lo = _monotone_frontier(rng, size, level)
+        pk = int(rng.integers(-20, 5))
+        pK = rng.uniform(0.0, level)
+        alpha = float(rng.choice([0.0, 1.0, 30.0, 100.0, 1e4]))
+        pt = (True, pk, up_lo.copy(), down_lo.copy(), up_lo, down_lo, pK, alpha, FORM_CODES[form])
+        c = float(rng.integers(pk - 5, pk + size + 5)) + float(rng.choice([0.0, 0.0, 0.5]))
+        b, K = rng.uniform(0.0, level), rng.uniform(0.0, level)
+        below, above = bool(rng.integers(2)), bool(rng.integers(2))
+        exact = _pair(c, b, K, pt, True, below, above)
+        for best in (0.0, 0.5 * exact, exact, exact + 1.0):
+            assert _pair_above(c, b, K, pt, below, above, best) == max(best, exact)
+        checked += exact > 0.0
+    assert checked > 1000
