@@ -314,12 +314,17 @@ def _pair_above(c, b, K, pt, below, above, best):
     the counts where G > 0 are those from the first found by bisection on, and past the first count
     where G stops rising (:func:`_saturated`) every term is smaller than that count's; the walk
     also stops once |c - a| <= best (G <= 1). The terms left out are at most the maximum, so it is
-    the same number, computed the same way. Above c likewise, walking down."""
+    the same number, computed the same way. Above c likewise, walking down. Needs alpha_n >= 0 (G then
+    never falls as the partner's value falls, in floating point too: every step is monotone)."""
     _, pk, pup, pdown, pup_lo, pdown_lo, pK, alpha, form = pt
     xb = alpha * (K - b)
     nf = pup_lo.shape[0]
     if below:
         end = min(nf, max(0, int(math.ceil(c - pk))))          # the counts a = pk + i < c
+        while end < nf and pk + end < c:                        # (c - pk rounded: the test a < c decides)
+            end += 1
+        while end > 0 and not pk + end - 1 < c:
+            end -= 1
         lo, hi = 0, end
         while lo < hi:
             mid = (lo + hi) // 2
@@ -339,6 +344,10 @@ def _pair_above(c, b, K, pt, below, above, best):
                 break
     if above:
         start = min(nf, max(0, int(math.floor(c - pk)) + 1))   # the counts a = pk + i > c
+        while start > 0 and pk + start - 1 > c:
+            start -= 1
+        while start < nf and not pk + start > c:
+            start += 1
         lo, hi = start, nf
         while lo < hi:                                          # the first count past the last G > 0
             mid = (lo + hi) // 2
@@ -782,10 +791,11 @@ def _partner(target):
     if target.form not in FORM_CODES:
         raise ValueError(f"`form` must be one of {sorted(FORM_CODES)}; got {target.form!r}.")
     up, down, up_lo, down_lo = (np.array(a, dtype=np.float64) for a in (f.up, f.down, f.up_lower, f.down_lower))
-    # the certified lower frontier made monotone (its least value from each count outward: still below the
-    # exact frontier, which is monotone, and unchanged when already so), as :func:`_pair_above` needs
-    up_lo = np.minimum.accumulate(up_lo[::-1])[::-1].copy()
-    down_lo = np.minimum.accumulate(down_lo)
+    # the certified lower frontier made monotone, as :func:`_pair_above` needs: F^>= rises with the count, so
+    # F^>=(k) >= F^>=(j) >= up_lo(j) for j <= k, and the running maximum is a lower bound too (F^<= likewise
+    # from above); unchanged when already monotone, as every search's frontier is
+    up_lo = np.maximum.accumulate(up_lo)
+    down_lo = np.maximum.accumulate(down_lo[::-1])[::-1].copy()
     return (True, int(f.kmin), up, down, up_lo, down_lo, float(f.L_hat), float(target.alpha_n), FORM_CODES[target.form])
 
 

@@ -329,6 +329,9 @@ def _monotone_frontier(rng, size, level):
         up[int(rng.integers(size)):] = np.inf
     if rng.random() < 0.3:
         down[:int(rng.integers(size))] = np.inf
+    if rng.random() < 0.1:        # a trivial partner's (a spent deadline): -inf, "every value possible"
+        up[:int(rng.integers(size + 1))] = -np.inf
+        down[int(rng.integers(size + 1)):] = -np.inf
     return up, down
 
 
@@ -336,8 +339,9 @@ def _monotone_frontier(rng, size, level):
 def test_the_joint_bounds_walk_gives_the_maximum_over_every_partner_count(form):
     """``frontier._pair_above`` (bisection to the counts where G > 0, a walk that stops where G stops
     rising or |c - a| <= best) against the plain maximum over every count (``frontier._pair``): the same
-    number, on random monotone partner frontiers, counts c inside and outside the partner's range,
-    alpha_n 0 and positive, and starting values below and above the maximum."""
+    number, on random monotone partner frontiers (with the -inf of a trivial one), counts c inside and
+    outside the partner's range and one rounding step from an integer, alpha_n 0 and positive, and starting
+    values below and above the maximum."""
     rng = np.random.default_rng(7)
     checked = 0
     for _ in range(3000):
@@ -348,7 +352,8 @@ def test_the_joint_bounds_walk_gives_the_maximum_over_every_partner_count(form):
         pK = rng.uniform(0.0, level)
         alpha = float(rng.choice([0.0, 1.0, 30.0, 100.0, 1e4]))
         pt = (True, pk, up_lo.copy(), down_lo.copy(), up_lo, down_lo, pK, alpha, FORM_CODES[form])
-        c = float(rng.integers(pk - 5, pk + size + 5)) + float(rng.choice([0.0, 0.0, 0.5]))
+        c = float(rng.integers(pk - 5, pk + size + 5))
+        c = float(rng.choice([c, c, c + 0.5, np.nextafter(c, -np.inf), np.nextafter(c, np.inf)]))
         b, K = rng.uniform(0.0, level), rng.uniform(0.0, level)
         below, above = bool(rng.integers(2)), bool(rng.integers(2))
         exact = _pair(c, b, K, pt, True, below, above)

@@ -4,6 +4,8 @@ independent answers.
 - the node QP  min (x - x0)'Q(x - x0)  s.t.  s_k phi_k'x >= 0: the answer must be feasible and
   optimal by its own KKT conditions (multipliers >= 0 on the rows it calls active, those rows at 0,
   the gradient in their cone), and its value must equal scipy's SLSQP minimum on small problems;
+- the active rows' products kept between steps equal those formed again, bit for bit, with one
+  workspace over many solves as the search uses it;
 - warm starts as the search makes them: the parent's answer (x, active set, multipliers) with one
   more row fixed, which must give the answer of a cold start. Rows of the warm start must be dropped
   on the way in some of these problems (the path that keeps N, Qinv N and N'Qinv N in step);
@@ -15,7 +17,7 @@ import pytest
 from scipy.optimize import linprog, minimize
 
 from cudbound.search.codes import QP_INFEASIBLE, QP_OPTIMAL
-from cudbound.search.node_qp import _gi_ws, _workspace
+from cudbound.search.node_qp import _build_rows, _gi_ws, _workspace
 
 
 def _problem(rng, m, p):
@@ -49,26 +51,65 @@ def _kkt(Q, P, signs, x0, x, act, u, nact, tol=1e-7):
     assert np.allclose(grad, (signs[rows, None] * P[rows]).T @ u[:nact], atol=tol * (1.0 + np.abs(grad).max()))
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_the_node_qp_is_optimal_and_agrees_with_slsqp(seed):
-    rng = np.random.default_rng(seed)
-    m, p = int(rng.integers(3, 25)), int(rng.integers(2, 11))
-    P, norms, Q, x0 = _problem(rng, m, p)
-    Qinv = 0.5 * np.linalg.inv(Q)
-    # signs of a realisable pattern (a random classifier's), a few left free
-    signs = np.where(P @ rng.standard_normal(p) >= 0.0, 1, -1).astype(np.int8)
-    signs[rng.random(m) < 0.2] = 0
-    st, x, act, u, nact = _solve(Qinv, P, norms, signs, 0.0, x0)
-    assert st == QP_OPTIMAL
-    _kkt(Q, P, signs, x0, x, act, u, nact)
-    fixed = np.flatnonzero(signs)
-    ref = minimize(lambda z: (z - x0) @ Q @ (z - x0), np.zeros(p), jac=lambda z: 2.0 * Q @ (z - x0), method="SLSQP",
-                   constraints=[{"type": "ineq", "fun": lambda z, k=k: signs[k] * (P[k] @ z),
-                                 "jac": lambda z, k=k: signs[k] * P[k]} for k in fixed],
-                   options={"ftol": 1e-14, "maxiter": 1000})
-    value = (x - x0) @ Q @ (x - x0)
-    assert value <= ref.fun + 1e-7 * (1.0 + abs(ref.fun))
-    assert value >= ref.fun - 1e-6 * (1.0 + abs(ref.fun))
+def test_the_node_qp_is_optimal_and_agrees_with_slsqp():
+    compared = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        m, p = int(rng.integers(3, 25)), int(rng.integers(2, 11))
+        P, norms, Q, x0 = _problem(rng, m, p)
+        Qinv = 0.5 * np.linalg.inv(Q)
+        # signs of a realisable pattern (a random classifier's), a few left free
+        signs = np.where(P @ rng.standard_normal(p) >= 0.0, 1, -1).astype(np.int8)
+        signs[rng.random(m) < 0.2] = 0
+        st, x, act, u, nact = _solve(Qinv, P, norms, signs, 0.0, x0)
+        assert st == QP_OPTIMAL
+        _kkt(Q, P, signs, x0, x, act, u, nact)
+        fixed = np.flatnonzero(signs)
+        ref = minimize(lambda z: (z - x0) @ Q @ (z - x0), np.zeros(p), jac=lambda z: 2.0 * Q @ (z - x0),
+                       method="SLSQP", options={"ftol": 1e-12, "maxiter": 2000},
+                       constraints=[{"type": "ineq", "fun": lambda z, k=k: signs[k] * (P[k] @ z),
+                                     "jac": lambda z, k=k: signs[k] * P[k]} for k in fixed])
+        if not ref.success or np.any(signs[fixed] * (P[fixed] @ ref.x) < -1e-9 * (1.0 + np.abs(ref.x).max())):
+            continue   # SLSQP's own failure: no reference for this problem
+        value = (x - x0) @ Q @ (x - x0)
+        assert value <= ref.fun + 1e-7 * (1.0 + abs(ref.fun))   # SLSQP's point is feasible: x is no worse
+        assert value >= ref.fun - 1e-6 * (1.0 + abs(ref.fun))
+        compared += 1
+    assert compared >= 30
+
+
+def test_the_kept_products_are_those_formed_again_to_the_last_bit():
+    """One workspace for a sequence of solves of different problems and starts, as a search reuses it for
+    its node QPs and its feasibility QPs: after every solve that stepped, the active normals N, Qinv N
+    and N'Qinv N it kept equal, bit for bit, those formed from its final active set (``_build_rows``).
+    Small p reaches the vertex (p active rows) and the steps that must drop a row with no primal step."""
+    vertices = 0
+    checked = 0
+    ws = None
+    for seed in range(400):
+        rng = np.random.default_rng(3000 + seed)
+        m, p = int(rng.integers(4, 30)), int(rng.choice([2, 3, 5, 10]))
+        if ws is None or ws[0].shape[0] != p:
+            ws = _workspace(p)
+        P, norms, Q, x0 = _problem(rng, m, p)
+        feasibility = bool(rng.integers(2))
+        Qinv, rhs, start = (np.eye(p), 1.0, np.zeros(p)) if feasibility else (0.5 * np.linalg.inv(Q), 0.0, x0)
+        signs = np.where(P @ rng.standard_normal(p) >= 0.0, 1, -1).astype(np.int8)
+        signs[rng.random(m) < 0.3] = 0
+        x, act, u = start.copy(), np.zeros(p, dtype=np.int64), np.zeros(p)
+        stepped = np.any(signs * (P @ x) - np.where(signs < 0, rhs, 0.0) < 0.0)
+        st, nact = _gi_ws(Qinv, P, norms, signs, rhs, start, x, act, u, 0, ws)
+        if st != QP_OPTIMAL or not stepped or nact == 0:
+            continue
+        N, QN, Mk = np.empty((p, p)), np.empty((p, p)), np.empty((p, p))
+        _build_rows(Qinv, P, signs, act, nact, N, QN, Mk, p)
+        assert np.array_equal(ws[2][:, :nact], N[:, :nact])
+        assert np.array_equal(ws[3][:, :nact], QN[:, :nact])
+        assert np.array_equal(ws[11][:nact, :nact], Mk[:nact, :nact])
+        checked += 1
+        vertices += nact == p
+    assert checked >= 150
+    assert vertices >= 10
 
 
 def test_warm_starts_with_one_more_row_give_the_cold_answer_and_drop_rows_on_the_way():
