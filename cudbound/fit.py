@@ -51,7 +51,12 @@ __all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_e
 
 def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """sign(phi_i' beta) with the convention sign(0) = +1 (method.md); a value within rounding of 0,
-    |phi_i' beta| <= TIE_RTOL |phi_i|' |beta|, counts as 0 (:func:`cudbound.ties.decision_signs`)."""
+    |phi_i' beta| <= TIE_RTOL |phi_i|' |beta|, counts as 0 (:func:`cudbound.ties.decision_signs`).
+
+    The tie scale is that of the coordinates given: on a design whose feature is shifted far from
+    its zero (x + 1e4) the terms grow and a score within 1e-10 of them is a tie there, where in the
+    fit's orthonormal coordinates (``FittedClassifier.rep.Z``, ``gamma``: what the training error and
+    the search read) it is not. The package's reports use the fit's coordinates."""
     return decision_signs(design @ beta, term_scale(design, beta))
 
 
