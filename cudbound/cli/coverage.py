@@ -36,6 +36,12 @@ def add_parser(subparsers) -> None:
                      help="directory of immutable result chunks: loaded first (those tasks are done), and each "
                           "block of repetitions written there when it completes")
     cov.add_argument("--chunk-size", type=int, default=50, metavar="N", help="repetitions per chunk (default 50)")
+    cov.add_argument("--datasets", default=None, metavar="NAME[,NAME...]",
+                     help="compute only the tasks of these data-set entries (their labels in the configuration); "
+                          "the store, the chunks and their protocol stay the whole study's, so runs of different "
+                          "selections fill one store and one chunk directory")
+    cov.add_argument("--sizes", default=None, metavar="N[,N...]",
+                     help="compute only the tasks of these training sizes (as --datasets)")
     cov.set_defaults(handler=_coverage)
 
     store = subparsers.add_parser("store", help="check a coverage store, or export it as result chunks",
@@ -86,6 +92,14 @@ def _coverage(args):
         raise CLIError(f"--max-tasks must be a non-negative integer; got {args.max_tasks}.")
     if args.chunk_size < 1:
         raise CLIError(f"--chunk-size must be a positive integer; got {args.chunk_size}.")
+    datasets = _listed(args.datasets, "--datasets")
+    sizes = _listed(args.sizes, "--sizes")
+    if sizes is not None:
+        if not all(x.isdigit() for x in sizes):
+            raise CLIError(f"--sizes must be training sizes separated by commas; got {args.sizes!r}.")
+        sizes = [int(x) for x in sizes]
+    from ..coverage.runner import select_tasks
+    select_tasks(config, datasets, sizes)      # a bad selection: exit 2 before anything runs
     if args.check:
         return _coverage_check(args, config)
     if args.store is None:
@@ -93,7 +107,7 @@ def _coverage(args):
     try:
         report = run_study(config, args.store, n_jobs=args.jobs, scheduler=args.scheduler,
                            data_home=args.data_home, progress=_show_progress(args), max_tasks=args.max_tasks,
-                           chunks=args.chunks, chunk_size=args.chunk_size)
+                           chunks=args.chunks, chunk_size=args.chunk_size, datasets=datasets, sizes=sizes)
         interrupted = False
     except RunInterrupted as stop:     # Ctrl-C: the workers are stopped, the finished tasks kept
         report, interrupted = stop.report, True
@@ -109,8 +123,10 @@ def _coverage(args):
                                "already": report.already, "computed": report.computed,
                                "remaining": report.remaining,
                                "failed": [{"task": [t.dataset, t.n, t.rep], "message": m} for t, m in report.failed],
-                               "chunks_written": [str(p) for p in report.chunks_written]})
-    lines = [f"study {config.name}: {report.total} tasks, {report.already} already stored, "
+                               "chunks_written": [str(p) for p in report.chunks_written],
+                               "selection": {"datasets": datasets, "sizes": sizes}})
+    selection = "" if datasets is None and sizes is None else " selected"
+    lines = [f"study {config.name}: {report.total}{selection} tasks, {report.already} already stored, "
              f"{report.computed} computed now, {len(report.failed)} failed, {report.remaining} remaining",
              f"store: {args.store}"]
     if report.others or report.duplicates:     # runs sharing the store (cudbound.coverage.leases)
@@ -127,6 +143,16 @@ def _coverage(args):
         record["details"]["interrupted"] = True
         return record, "\n".join(lines), EXIT_INTERRUPTED
     return record, "\n".join(lines), (1 if report.failed else 0)
+
+
+def _listed(text, flag):
+    """The items of a comma-separated flag (None when the flag is absent)."""
+    if text is None:
+        return None
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise CLIError(f"{flag} needs at least one item; got {text!r}.")
+    return items
 
 
 def _coverage_item(cell: dict) -> dict:

@@ -30,13 +30,14 @@ from ..lifeline import InFlight, init_worker, stop_workers
 from .store import ResultStore
 from .tasks import run_task
 
-__all__ = ["run_study", "RunReport", "RunInterrupted"]
+__all__ = ["run_study", "select_tasks", "RunReport", "RunInterrupted"]
 
 
 @dataclass
 class RunReport:
-    """What one invocation did: tasks in the study, already stored, computed now, failed, stored
-    meanwhile by other runs sharing the store, computed but found stored by another run."""
+    """What one invocation did: tasks in the study (in its selection, when the run selects data sets or
+    sizes), already stored, computed now, failed, stored meanwhile by other runs sharing the store,
+    computed but found stored by another run."""
 
     total: int
     already: int
@@ -68,11 +69,39 @@ def _safe_task(config, task, data_home):
         return {"failed": True, "task": task, "message": f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"}
 
 
+def select_tasks(config: StudyConfig, datasets=None, sizes=None) -> list[Task]:
+    """The study's tasks (in its order) of the data-set entries ``datasets`` (labels) and the
+    training sizes ``sizes``; None selects every one. A label or a size the study does not have
+    is an error (a ValueError naming the study's)."""
+    tasks = config.tasks()
+    if datasets is not None:
+        labels = [d.label for d in config.datasets]
+        wanted = [str(x) for x in datasets]
+        unknown = [x for x in wanted if x not in labels]
+        if unknown or not wanted:
+            raise ValueError(f"`datasets` must name entries of the study {config.name!r} ({', '.join(labels)}); "
+                             f"got {', '.join(unknown) if unknown else 'none'}.")
+        tasks = [t for t in tasks if t.dataset in wanted]
+    if sizes is not None:
+        known = sorted({t.n for t in config.tasks()})
+        try:
+            wanted_n = [int(x) for x in sizes]
+        except (TypeError, ValueError):
+            raise ValueError(f"`sizes` must be training sizes of the study {config.name!r} ({known}); "
+                             f"got {sizes!r}.") from None
+        unknown_n = [x for x in wanted_n if x not in known]
+        if unknown_n or not wanted_n:
+            raise ValueError(f"`sizes` must be training sizes of the study {config.name!r} ({known}); "
+                             f"got {unknown_n if unknown_n else 'none'}.")
+        tasks = [t for t in tasks if t.n in wanted_n]
+    return tasks
+
+
 def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs: int | None = -1,
               scheduler: str | None = None, data_home: str | os.PathLike[str] | None = None, progress: bool = True,
               max_tasks: int | None = None, chunks: str | os.PathLike[str] | None = None,
-              chunk_size: int = 50) -> RunReport:
-    """Compute every task of ``config`` not yet in the store at ``store_path``.
+              chunk_size: int = 50, datasets=None, sizes=None) -> RunReport:
+    """Compute every task of ``config`` (or of its selection) not yet in the store at ``store_path``.
 
     Parameters
     ----------
@@ -102,6 +131,12 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
         chunk when it completes, and until then as a partial file of its finished tasks.
     chunk_size : int, default 50
         Repetitions per chunk.
+    datasets, sizes : sequence, optional
+        Compute only the tasks of these data-set entries (labels) and training sizes
+        (:func:`select_tasks`; default every one). The study, its protocol, its store and its
+        chunks stay the whole study's: runs with different selections (at once or one after the
+        other, on one machine or several) fill one store and one chunk directory, each task with
+        the rows a run of the whole study gives it. The report counts the selected tasks.
 
     Returns
     -------
@@ -110,6 +145,7 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
     from tqdm.auto import tqdm
 
     workers = check_n_jobs(n_jobs)
+    tasks = select_tasks(config, datasets, sizes)     # a bad selection is refused before the store is touched
     with ResultStore(store_path, config) as store:
         chunk_dir = None
         if chunks is not None:
@@ -117,7 +153,6 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
             chunk_dir.load_into(store, partial=True)
             report_chunks = chunk_dir.write_complete(store)
         done = store.finished()
-        tasks = config.tasks()
         todo = [t for t in tasks if t not in done]
         report = RunReport(total=len(tasks), already=len(tasks) - len(todo))
         if chunk_dir is not None:
