@@ -17,6 +17,7 @@ command resumes.
 """
 from __future__ import annotations
 
+import numbers
 import os
 import traceback
 from concurrent.futures import ProcessPoolExecutor
@@ -70,31 +71,39 @@ def _safe_task(config, task, data_home):
 
 
 def select_tasks(config: StudyConfig, datasets=None, sizes=None) -> list[Task]:
-    """The study's tasks (in its order) of the data-set entries ``datasets`` (labels) and the
-    training sizes ``sizes``; None selects every one. A label or a size the study does not have
-    is an error (a ValueError naming the study's)."""
+    """The study's tasks (in its order) of the data-set entries ``datasets`` (labels; one label may
+    be given as a string) and the training sizes ``sizes`` (integers; one may be given alone); None
+    selects every one. A label or a size the study does not have is an error (a ValueError naming the
+    study's)."""
     tasks = config.tasks()
     if datasets is not None:
         labels = [d.label for d in config.datasets]
-        wanted = [str(x) for x in datasets]
-        unknown = [x for x in wanted if x not in labels]
+        wanted = [datasets] if isinstance(datasets, str) else list(datasets)
+        unknown = [str(x) for x in wanted if x not in labels]
         if unknown or not wanted:
             raise ValueError(f"`datasets` must name entries of the study {config.name!r} ({', '.join(labels)}); "
                              f"got {', '.join(unknown) if unknown else 'none'}.")
         tasks = [t for t in tasks if t.dataset in wanted]
     if sizes is not None:
         known = sorted({t.n for t in config.tasks()})
-        try:
-            wanted_n = [int(x) for x in sizes]
-        except (TypeError, ValueError):
-            raise ValueError(f"`sizes` must be training sizes of the study {config.name!r} ({known}); "
-                             f"got {sizes!r}.") from None
+        given = [sizes] if isinstance(sizes, (numbers.Integral, str)) else list(sizes)
+        wanted_n = [_size(x) for x in given]
         unknown_n = [x for x in wanted_n if x not in known]
         if unknown_n or not wanted_n:
             raise ValueError(f"`sizes` must be training sizes of the study {config.name!r} ({known}); "
                              f"got {unknown_n if unknown_n else 'none'}.")
         tasks = [t for t in tasks if t.n in wanted_n]
     return tasks
+
+
+def _size(x):
+    """A training size given as an integer or its digits (anything else: kept as given, so that it is
+    named as unknown)."""
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+        return int(x)
+    if isinstance(x, str) and x.strip().isdigit():
+        return int(x)
+    return x
 
 
 def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs: int | None = -1,

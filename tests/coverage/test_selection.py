@@ -58,8 +58,9 @@ def test_select_tasks_keeps_the_study_order_and_names_what_is_unknown():
         select_tasks(cfg, sizes=[50])
     with pytest.raises(ValueError, match="got none"):
         select_tasks(cfg, datasets=[])
-    with pytest.raises(ValueError, match="training sizes"):
-        select_tasks(cfg, sizes=["thirty"])
+    with pytest.raises(ValueError, match=r"got \['thirty', 30.5, True\]"):
+        select_tasks(cfg, sizes=["thirty", 30.5, True])
+    assert select_tasks(cfg, datasets="donut", sizes=30) == select_tasks(cfg, datasets=["donut"], sizes=[30])
 
 
 def test_runs_of_two_selections_give_the_rows_and_chunks_of_one_whole_run(tmp_path):
