@@ -56,7 +56,8 @@ def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
     The tie scale is that of the coordinates given: on a design whose feature is shifted far from
     its zero (x + 1e4) the terms grow and a score within 1e-10 of them is a tie there, where in the
     fit's orthonormal coordinates (``FittedClassifier.rep.Z``, ``gamma``: what the training error and
-    the search read) it is not. The package's reports use the fit's coordinates."""
+    the search read) it is not. A coverage task's true error is computed on the basis's own features
+    of the test points (the classifier as a user would apply it)."""
     return decision_signs(design @ beta, term_scale(design, beta))
 
 

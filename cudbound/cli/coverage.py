@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -92,16 +93,9 @@ def _coverage(args):
         raise CLIError(f"--max-tasks must be a non-negative integer; got {args.max_tasks}.")
     if args.chunk_size < 1:
         raise CLIError(f"--chunk-size must be a positive integer; got {args.chunk_size}.")
-    datasets = _listed(args.datasets, "--datasets")
-    sizes = _listed(args.sizes, "--sizes")
-    if sizes is not None:
-        if not all(x.isdigit() for x in sizes):
-            raise CLIError(f"--sizes must be training sizes separated by commas; got {args.sizes!r}.")
-        sizes = [int(x) for x in sizes]
-    from ..coverage.runner import select_tasks
-    select_tasks(config, datasets, sizes)      # a bad selection: exit 2 before anything runs
+    datasets, sizes, selected = _selection(args, config)     # a bad selection: exit 2 before anything runs
     if args.check:
-        return _coverage_check(args, config)
+        return _coverage_check(args, config, selected, {"datasets": datasets, "sizes": sizes})
     if args.store is None:
         raise CLIError("--store FILE.sqlite is required to run a study (only --check runs without it).")
     try:
@@ -111,7 +105,8 @@ def _coverage(args):
         interrupted = False
     except RunInterrupted as stop:     # Ctrl-C: the workers are stopped, the finished tasks kept
         report, interrupted = stop.report, True
-        print(f"{PROG}: interrupted: the {report.already + report.computed} finished tasks are kept in "
+        print(f"{PROG}: interrupted: the {report.already + report.computed} finished tasks "
+              f"{'of the selection ' if datasets is not None or sizes is not None else ''}are kept in "
               f"{args.store} ({report.computed} computed now, {report.remaining} remaining); to resume, run the "
               f"same command again.", file=sys.stderr)
     with ResultStore(args.store) as store:
@@ -145,6 +140,25 @@ def _coverage(args):
     return record, "\n".join(lines), (1 if report.failed else 0)
 
 
+def _selection(args, config):
+    """(data sets, sizes, the selected tasks) of ``--datasets`` / ``--sizes`` (None, None and every task
+    without them); a bad selection is a CLIError naming the flags."""
+    from ..coverage.runner import select_tasks
+
+    datasets = _listed(args.datasets, "--datasets")
+    sizes = _listed(args.sizes, "--sizes")
+    if sizes is not None:
+        if not all(re.fullmatch(r"[0-9]+", x) for x in sizes):
+            raise CLIError(f"--sizes must be training sizes separated by commas; got {args.sizes!r}.")
+        sizes = [int(x) for x in sizes]
+    try:
+        selected = select_tasks(config, datasets, sizes)
+    except ValueError as exc:
+        message = str(exc).replace("`datasets`", "--datasets").replace("`sizes`", "--sizes")
+        raise CLIError(message) from None
+    return datasets, sizes, selected
+
+
 def _listed(text, flag):
     """The items of a comma-separated flag (None when the flag is absent)."""
     if text is None:
@@ -164,17 +178,20 @@ def _coverage_item(cell: dict) -> dict:
     return result_item(cell["method"], COVERAGE, cell["coverage"], low, high, 0.95, cell["n"], **extra)
 
 
-def _coverage_check(args, config):
+def _coverage_check(args, config, tasks, selection):
     """``cudbound coverage --check``: the configuration is valid (load_config raised otherwise); with
-    an existing --store, whether it would accept the configuration. Creates and writes nothing."""
+    an existing --store, whether it would accept the configuration. ``tasks``: those selected
+    (``selection``: --datasets, --sizes; every task without them). Creates and writes nothing."""
     from ..coverage import ResultStore
 
-    tasks = config.tasks()
     sizes = sorted({n for d in config.datasets for n in config.sizes_of(d)})
     reps = sorted({config.repetitions_for(n) for n in sizes})
     details = {"check": True, "ok": True, "study": config.name, "tasks": len(tasks),
-               "datasets": [d.label for d in config.datasets], "sizes": sizes, "methods": list(config.methods)}
-    lines = [f"configuration OK: {len(tasks)} tasks ({len(config.datasets)} data set entries, sizes "
+               "datasets": [d.label for d in config.datasets], "sizes": sizes, "methods": list(config.methods),
+               "selection": selection}
+    whole = len(config.tasks())
+    counted = f"{len(tasks)} tasks" if len(tasks) == whole else f"{len(tasks)} selected tasks of {whole}"
+    lines = [f"configuration OK: {counted} ({len(config.datasets)} data set entries, sizes "
              f"{', '.join(map(str, sizes))}, {'/'.join(map(str, reps))} repetitions), {len(config.methods)} methods "
              f"({', '.join(config.methods)}); {args.config}"]
     if args.store is not None:
@@ -183,7 +200,8 @@ def _coverage_check(args, config):
                 store.check_protocol(config)
                 done = len(store.finished() & set(tasks))
             details.update(store=str(args.store), stored=done)
-            lines.append(f"store {args.store}: same protocol, {done} of the {len(tasks)} tasks already stored")
+            lines.append(f"store {args.store}: same protocol, {done} of the {len(tasks)} "
+                         f"{'selected ' if len(tasks) != whole else ''}tasks already stored")
         else:
             details.update(store=str(args.store), stored=0)
             lines.append(f"store {args.store}: does not exist yet (a run creates it)")

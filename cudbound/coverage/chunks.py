@@ -32,6 +32,8 @@ import gzip
 import io
 import json
 import os
+import secrets
+import socket
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -111,8 +113,10 @@ class ChunkDir:
                     raise StoreMismatchError(f"the chunks in {str(self.path)!r} belong to another protocol or chunk "
                                              f"size ({'; '.join(diffs)}; 'store' meaning the chunks); use another "
                                              f"directory, or restore the configuration.")
-            else:
-                marker.write_text(json.dumps(protocol, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            else:           # written whole or not at all: runs started at once may both get here
+                tmp = _tmp_name(marker)
+                tmp.write_text(json.dumps(protocol, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+                tmp.replace(marker)
         except OSError as exc:
             raise StoreError(f"cannot use the chunk directory '{self.path}': {exc.strerror or exc} "
                              f"({exc.filename or marker}); choose a writable directory.") from None
@@ -181,7 +185,7 @@ class ChunkDir:
                                            t["redraws"], t["seconds"], r["method"])]
                        + [_text(r[c]) for c in result_columns] + [_text(details.get(c)) for c in detail_columns])
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")   # runs sharing a store may write it at once
+        tmp = _tmp_name(target)   # runs sharing a store (on several machines too) may write it at once
         with open(tmp, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0, compresslevel=9) as gz:
             gz.write(buf.getvalue().encode("utf-8"))
         tmp.replace(target)        # atomic: a chunk is whole or absent
@@ -227,12 +231,22 @@ class ChunkDir:
         for path in self.existing() + progress:
             try:
                 tasks = read_chunk(path)
+            except FileNotFoundError:
+                if path in progress:    # another run completed its block meanwhile: its tasks are in the chunk
+                    continue            # (read below, or by the next load) and in the store they share
+                raise ValueError(f"the chunk file '{path}' vanished while it was read; a chunk is never removed: "
+                                 f"restore it from version control (git checkout -- '{path}').") from None
             except (OSError, EOFError, csv.Error, KeyError, ValueError, TypeError) as exc:
                 raise ValueError(f"the chunk file '{path}' is damaged ({type(exc).__name__}: {exc}); restore it "
                                  f"from version control (git checkout -- '{path}') or move it away to recompute "
                                  f"its tasks.") from None
             added += store.write_many(tasks)   # a chunk in one transaction: one flush, not one per task
         return added
+
+
+def _tmp_name(target: Path) -> Path:
+    """A temporary file beside ``target``, unique to this process on this machine (host, pid, random)."""
+    return target.with_name(f"{target.name}.{socket.gethostname()}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 
 def _span(path) -> tuple:

@@ -12,9 +12,10 @@ What is promised:
   (:data:`LEASE_SECONDS`) another run takes the task over, at once if the dead owner ran on
   the same host (its process no longer exists). A run that stops normally or on Ctrl-C
   releases its unfinished claims at once.
-* **A run ends when the study is done**, not when the tasks it could claim are: when the
-  rest is held by other runs, it waits (polling every :data:`POLL_SECONDS`) until those
-  tasks are finished or their leases expire, and takes them over then.
+* **A run ends when the study (its selection of the study's cells) is done**, not when the tasks
+  it could claim are: when the rest is held by other runs, it waits (polling every
+  :data:`POLL_SECONDS`) until those tasks are finished or their leases expire, and takes them
+  over then.
 
 The results do not depend on which run computed a task (every task has its own seed), so
 runs that share a store give exactly the rows of a single run.

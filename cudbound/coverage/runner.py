@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 import traceback
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -72,36 +73,45 @@ def _safe_task(config, task, data_home):
 
 def select_tasks(config: StudyConfig, datasets=None, sizes=None) -> list[Task]:
     """The study's tasks (in its order) of the data-set entries ``datasets`` (labels; one label may
-    be given as a string) and the training sizes ``sizes`` (integers; one may be given alone); None
-    selects every one. A label or a size the study does not have is an error (a ValueError naming the
-    study's)."""
+    be given alone) and the training sizes ``sizes`` (integers; one may be given alone); None
+    selects every one. A label or a size the study does not have, or a selection that holds no task
+    (an entry with sizes of its own), is an error: a ValueError naming the study's."""
     tasks = config.tasks()
+    labels = [d.label for d in config.datasets]
     if datasets is not None:
-        labels = [d.label for d in config.datasets]
-        wanted = [datasets] if isinstance(datasets, str) else list(datasets)
-        unknown = [str(x) for x in wanted if x not in labels]
+        wanted = _items(datasets)
+        unknown = [str(x) for x in wanted if not isinstance(x, str) or x not in labels]
         if unknown or not wanted:
             raise ValueError(f"`datasets` must name entries of the study {config.name!r} ({', '.join(labels)}); "
                              f"got {', '.join(unknown) if unknown else 'none'}.")
         tasks = [t for t in tasks if t.dataset in wanted]
     if sizes is not None:
         known = sorted({t.n for t in config.tasks()})
-        given = [sizes] if isinstance(sizes, (numbers.Integral, str)) else list(sizes)
-        wanted_n = [_size(x) for x in given]
-        unknown_n = [x for x in wanted_n if x not in known]
+        wanted_n = [_size(x) for x in _items(sizes)]
+        unknown_n = [x for x in wanted_n if not isinstance(x, int) or x not in known]
         if unknown_n or not wanted_n:
             raise ValueError(f"`sizes` must be training sizes of the study {config.name!r} ({known}); "
                              f"got {unknown_n if unknown_n else 'none'}.")
         tasks = [t for t in tasks if t.n in wanted_n]
+    if not tasks:
+        cells = "; ".join(f"{d.label}: {', '.join(map(str, config.sizes_of(d)))}" for d in config.datasets)
+        raise ValueError(f"the selection holds no task of the study {config.name!r} (its entries' sizes: {cells}).")
     return tasks
 
 
+def _items(x) -> list:
+    """A selection as a list: a string or a single value is one item."""
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
+        return [x]
+    return list(x)
+
+
 def _size(x):
-    """A training size given as an integer or its digits (anything else: kept as given, so that it is
-    named as unknown)."""
+    """A training size given as an integer or its digits (anything else is kept as given, so that it
+    is named as unknown: 30.0 and True are not sizes)."""
     if isinstance(x, numbers.Integral) and not isinstance(x, bool):
         return int(x)
-    if isinstance(x, str) and x.strip().isdigit():
+    if isinstance(x, str) and re.fullmatch(r"[0-9]+", x.strip()):
         return int(x)
     return x
 
@@ -130,7 +140,7 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
         Show a progress bar with ETA (tqdm, on stderr).
     max_tasks : int, optional
         Compute at most this many unfinished tasks, then stop (the rest stays for a rerun).
-        Without it the run ends when every task of the study is stored: when the remaining
+        Without it the run ends when every task of the study (of its selection) is stored: when the remaining
         ones are held by other runs on the same store, it waits for them (or takes them over
         when their leases expire).
     chunks : str or Path, optional

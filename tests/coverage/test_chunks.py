@@ -223,3 +223,42 @@ def test_a_damaged_chunk_is_named_in_one_error(tmp_path, capsys, damage):
                  "--chunk-size", "2", "--jobs", "1", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("cudbound: error:") == 1 and victim.name in err and "Traceback" not in err
+
+
+def test_a_partial_file_removed_by_another_run_while_loading_is_skipped(tmp_path, monkeypatch):
+    """Runs sharing a chunk directory: another run completes a block (writes its chunk, removes its partial
+    file) between this run's listing of the partial files and its reading of them. The vanished partial
+    file is skipped (its tasks are in the chunk and the shared store); a vanished chunk is an error."""
+    from cudbound.coverage import chunks as chunks_module
+
+    config = small_config(3)
+    chunks = tmp_path / "chunks"
+    run_study(config, tmp_path / "a.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2, max_tasks=1)
+    partial = chunks_module.partial_files(chunks)
+    assert len(partial) == 1
+    listed = chunks_module.partial_files
+
+    def listed_then_removed(directory):
+        found = listed(directory)
+        for path in found:
+            path.unlink()           # the other run's removal, after this run listed the file
+        return found
+
+    monkeypatch.setattr(chunks_module, "partial_files", listed_then_removed)
+    with ResultStore(tmp_path / "b.sqlite", config) as store:
+        assert ChunkDir(chunks, config, 2).load_into(store, partial=True) == 0
+    monkeypatch.setattr(chunks_module, "partial_files", listed)
+    run_study(config, tmp_path / "c.sqlite", n_jobs=1, progress=False, chunks=chunks, chunk_size=2)
+    whole = sorted(chunks.glob("*/n*/reps*.csv.gz"))
+    real_existing = ChunkDir.existing
+
+    def existing_then_removed(self):
+        found = real_existing(self)
+        found[0].unlink()
+        return found
+
+    monkeypatch.setattr(ChunkDir, "existing", existing_then_removed)
+    with ResultStore(tmp_path / "d.sqlite", config) as store:
+        with pytest.raises(ValueError, match="vanished while it was read; a chunk is never removed"):
+            ChunkDir(chunks, config, 2).load_into(store)
+    assert whole

@@ -64,25 +64,42 @@ def test_select_tasks_keeps_the_study_order_and_names_what_is_unknown():
 
 
 def test_runs_of_two_selections_give_the_rows_and_chunks_of_one_whole_run(tmp_path):
-    cfg = config(reps=3)
+    cfg = config(reps=3, sizes="[20, 30]")
     whole = run_study(cfg, tmp_path / "whole.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c_whole",
                       chunk_size=2)
-    assert whole.total == 6 and whole.computed == 6
+    assert whole.total == 12 and whole.computed == 12
     first = run_study(cfg, tmp_path / "parts.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c_parts",
-                      chunk_size=2, datasets=["three_points"])
+                      chunk_size=2, datasets=["three_points"], sizes=[20])
     assert (first.total, first.computed, first.remaining) == (3, 3, 0)
     with ResultStore(tmp_path / "parts.sqlite") as store:
-        assert {t.dataset for t in store.finished()} == {"three_points"}
-    assert sorted(chunk_rows(tmp_path / "c_parts")) == ["three_points/n30/reps0000-0001.csv.gz",
-                                                        "three_points/n30/reps0002-0002.csv.gz"]
+        assert {(t.dataset, t.n) for t in store.finished()} == {("three_points", 20)}
+    assert sorted(chunk_rows(tmp_path / "c_parts")) == ["three_points/n20/reps0000-0001.csv.gz",
+                                                        "three_points/n20/reps0002-0002.csv.gz"]
     second = run_study(cfg, tmp_path / "parts.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c_parts",
-                       chunk_size=2, datasets=["donut"], sizes=[30])
-    assert (second.total, second.already, second.computed) == (3, 0, 3)
+                       chunk_size=2, sizes=[30], max_tasks=4)      # two cells, capped within the selection
+    assert (second.total, second.already, second.computed, second.remaining) == (6, 0, 4, 2)
+    with ResultStore(tmp_path / "parts.sqlite") as store:
+        assert {t.n for t in store.finished()} == {20, 30}
+        assert {(t.dataset, t.rep) for t in store.finished() if t.n == 30} == {   # the study's order
+            ("donut", 0), ("donut", 1), ("donut", 2), ("three_points", 0)}
+    # a fresh store: the selected cell's tasks come from the chunks, not computed again
+    again = run_study(cfg, tmp_path / "fresh.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c_parts",
+                      chunk_size=2, datasets="three_points", sizes=20)
+    assert (again.total, again.already, again.computed) == (3, 3, 0)
     rest = run_study(cfg, tmp_path / "parts.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c_parts",
                      chunk_size=2)
-    assert (rest.total, rest.already, rest.computed) == (6, 6, 0)
+    assert (rest.total, rest.already, rest.computed) == (12, 7, 5)
     assert stored(tmp_path / "parts.sqlite") == stored(tmp_path / "whole.sqlite")
     assert chunk_rows(tmp_path / "c_parts") == chunk_rows(tmp_path / "c_whole")
+
+
+def test_a_selection_without_a_task_is_refused():
+    """An entry with sizes of its own: a label and a size each in the study, but no task of both."""
+    text = SMOKE.read_text().replace("sizes = [30]", "sizes = [20, 30]")
+    cfg = parse_config(text.replace('name = "three_points"', 'name = "three_points"\nsizes = [20]'), source="smoke")
+    assert {(t.dataset, t.n) for t in cfg.tasks()} == {("donut", 20), ("donut", 30), ("three_points", 20)}
+    with pytest.raises(ValueError, match=r"holds no task .* \(its entries' sizes: donut: 20, 30; three_points: 20\)"):
+        select_tasks(cfg, datasets=["three_points"], sizes=[30])
 
 
 def test_a_bad_selection_is_refused_before_the_store_is_created(tmp_path):
@@ -94,18 +111,31 @@ def test_a_bad_selection_is_refused_before_the_store_is_created(tmp_path):
 def test_cli_selection(tmp_path, capsys):
     store = tmp_path / "s.sqlite"
     smoke = tmp_path / "smoke.toml"
-    smoke.write_text(SMOKE.read_text().replace("repetitions = 4", "repetitions = 2"))
+    smoke.write_text(SMOKE.read_text().replace("repetitions = 4", "repetitions = 2").replace("sizes = [30]",
+                                                                                            "sizes = [20, 30]"))
     base = ["coverage", "--config", str(smoke), "--store", str(store), "--jobs", "1", "--no-progress"]
-    assert main(base + ["--datasets", "donut", "--sizes", "30"]) == 0
+    assert main(base + ["--datasets", "donut", "--sizes", "30", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)["details"]
+    assert (record["tasks"], record["already"], record["computed"], record["remaining"]) == (2, 0, 2, 0)
+    assert record["selection"] == {"datasets": ["donut"], "sizes": [30]}
+    with ResultStore(store) as s:
+        assert {(t.dataset, t.n) for t in s.finished()} == {("donut", 30)}
+    assert main(base + ["--sizes", "20,30", "--datasets", "donut, three_points"]) == 0
     out = capsys.readouterr().out
-    assert "study smoke: 2 selected tasks, 0 already stored, 2 computed now, 0 failed, 0 remaining" in out
+    assert "study smoke: 8 selected tasks, 2 already stored, 6 computed now, 0 failed, 0 remaining" in out
     assert main(base + ["--json"]) == 0
     record = json.loads(capsys.readouterr().out)["details"]
-    assert (record["tasks"], record["already"], record["computed"]) == (4, 2, 2)
+    assert (record["tasks"], record["already"], record["computed"]) == (8, 8, 0)
     assert record["selection"] == {"datasets": None, "sizes": None}
-    for flags, message in ((["--datasets", "nosuch"], "got nosuch"), (["--sizes", "thirty"], "--sizes must be"),
+    assert main(["coverage", "--config", str(smoke), "--check", "--store", str(store), "--sizes", "20"]) == 0
+    assert "4 selected tasks of 8" in capsys.readouterr().out
+    for flags, message in ((["--datasets", "nosuch"], "--datasets must name entries of the study 'smoke' "
+                                                      "(donut, three_points); got nosuch."),
+                           (["--sizes", "thirty"], "--sizes must be training sizes separated by commas"),
+                           (["--sizes", "\u00b2"], "--sizes must be training sizes separated by commas"),
                            (["--datasets", ","], "--datasets needs at least one"),
-                           (["--sizes", "50"], "got [50]")):
+                           (["--sizes", "50"], "--sizes must be training sizes of the study 'smoke' ([20, 30]); "
+                                               "got [50].")):
         assert main(base + flags) == 2
         assert message in capsys.readouterr().err
     assert main(["coverage", "--config", str(smoke), "--check", "--datasets", "nosuch"]) == 2
