@@ -21,6 +21,7 @@ import numbers
 import os
 import re
 import traceback
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -71,7 +72,8 @@ def _safe_task(config, task, data_home):
         return {"failed": True, "task": task, "message": f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"}
 
 
-def select_tasks(config: StudyConfig, datasets=None, sizes=None) -> list[Task]:
+def select_tasks(config: StudyConfig, datasets: str | Iterable[str] | None = None,
+                 sizes: int | Iterable[int] | None = None) -> list[Task]:
     """The study's tasks (in its order) of the data-set entries ``datasets`` (labels; one label may
     be given alone) and the training sizes ``sizes`` (integers; one may be given alone); None
     selects every one. A label or a size the study does not have, or a selection that holds no task
@@ -119,7 +121,8 @@ def _size(x):
 def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs: int | None = -1,
               scheduler: str | None = None, data_home: str | os.PathLike[str] | None = None, progress: bool = True,
               max_tasks: int | None = None, chunks: str | os.PathLike[str] | None = None,
-              chunk_size: int = 50, datasets=None, sizes=None) -> RunReport:
+              chunk_size: int = 50, datasets: str | Iterable[str] | None = None,
+              sizes: int | Iterable[int] | None = None) -> RunReport:
     """Compute every task of ``config`` (or of its selection) not yet in the store at ``store_path``.
 
     Parameters
