@@ -95,7 +95,7 @@ def select_tasks(config: StudyConfig, datasets: str | Iterable[str] | None = Non
             raise ValueError(f"`sizes` must be training sizes of the study {config.name!r} ({known}); "
                              f"got {unknown_n if unknown_n else 'none'}.")
         tasks = [t for t in tasks if t.n in wanted_n]
-    if not tasks:
+    if not tasks and (datasets is not None or sizes is not None):
         cells = "; ".join(f"{d.label}: {', '.join(map(str, config.sizes_of(d)))}" for d in config.datasets)
         raise ValueError(f"the selection holds no task of the study {config.name!r} (its entries' sizes: {cells}).")
     return tasks
@@ -143,9 +143,9 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
         Show a progress bar with ETA (tqdm, on stderr).
     max_tasks : int, optional
         Compute at most this many unfinished tasks, then stop (the rest stays for a rerun).
-        Without it the run ends when every task of the study (of its selection) is stored: when the remaining
-        ones are held by other runs on the same store, it waits for them (or takes them over
-        when their leases expire).
+        Without it the run ends when every task of the study (of its selection) is stored: when
+        the remaining ones are held by other runs on the same store, it waits for them (or takes
+        them over when their leases expire).
     chunks : str or Path, optional
         A directory of immutable result chunks (:mod:`cudbound.coverage.chunks`): its
         chunks, and the files of its blocks in progress, are loaded into the store first (their
