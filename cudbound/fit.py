@@ -173,7 +173,7 @@ def _solve(problem, beta, loss, solver, *, accept_inaccurate=False):
             try:
                 with warnings.catch_warnings():
                     warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                    problem.solve(solver=name, **options)
+                    problem.solve(solver=name, warm_start=False, **options)   # each try from scratch
             except cp.error.SolverError as exc:
                 errors.append(f"{name}: {exc}")
                 continue

@@ -210,7 +210,9 @@ class CvxpyNodeSolver(NodeSolver):
                 with warnings.catch_warnings():
                     # an inaccurate answer is checked below (KKT polish) or rejected: no need to warn
                     warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                    self.problem.solve(solver=name, **self.solver_options.get(name, {}))
+                    # warm_start=False: cvxpy (1.9) otherwise updates the last solve's Clarabel solver in
+                    # place, whose answer then depends on the solves before it (not the same node twice)
+                    self.problem.solve(solver=name, warm_start=False, **self.solver_options.get(name, {}))
             except NotImplementedError:
                 raise
             except (cp.error.SolverError, ValueError, ArithmeticError, RuntimeError) as exc:
