@@ -84,3 +84,19 @@ def refuse_results_md(path: str | None, error) -> None:
     if path and path != "-" and os.path.realpath(path) == os.path.realpath(RESULTS_MD):
         error("benchmarks/RESULTS.md is edited by hand: write the report to another file (the default is "
               "benchmarks/raw/DATE_COMMIT_WHAT.md) and copy its table onto RESULTS.md (benchmarks/README.md)")
+
+
+def write_record(what: str, record: dict, out: str | None = None) -> str:
+    """Write a measurement's ``record`` as JSON to ``out`` (default ``raw/DATE_COMMIT_WHAT.json``, a fresh
+    name), with this checkout's head and whether ``cudbound/`` has uncommitted changes; prints and
+    returns the path."""
+    import json
+
+    record = {**record, "commit": head_commit(), "uncommitted": cudbound_dirty()}
+    path = out or stem(what) + ".json"
+    ensure_dir(path)
+    with open(path, "w") as fh:
+        json.dump(record, fh, indent=1)
+    print("wrote", path)
+    return path
+

@@ -45,21 +45,29 @@ def _sides(rep, data):
     return cd.DifferenceSide.from_design(design_a, y, "squared"), cd.DifferenceSide.from_design(design_b, y, "squared")
 
 
-def main():
-    import numpy as np
-    from cudbound import cud_difference as cd
-    from cudbound.search import SearchOptions
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def task_arguments(doc, resamples, extra=()):
+    """The Liver n = 100 task scripts' arguments (--rep, --resamples, --data, --out and ``extra``: (flag,
+    keywords) pairs), parsed after printing the machine and the command; returns (args, side A, side B)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--rep", type=int, required=True)
-    ap.add_argument("--resamples", type=int, default=30)
-    ap.add_argument("--max-nodes", type=int, default=3_000_000, help="per search (a bracket past it)")
+    ap.add_argument("--resamples", type=int, default=resamples)
+    for flag, keywords in extra:
+        ap.add_argument(flag, **keywords)
     ap.add_argument("--data", default=os.environ.get("CUDBOUND_DATA"), help="the UCI files (default $CUDBOUND_DATA)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; python {platform.python_version()}")
     print("command: python " + " ".join(sys.argv))
-    A, B = _sides(args.rep, args.data)
+    return (args,) + _sides(args.rep, args.data)
+
+
+def main():
+    import numpy as np
+    from cudbound import cud_difference as cd
+    from cudbound.search import SearchOptions
+
+    args, A, B = task_arguments(__doc__, 30, [("--max-nodes", dict(type=int, default=3_000_000,
+                                                                     help="per search (a bracket past it)"))])
     assert cd.leading(A, B)        # A's frontier is the one searched in full
     n = len(A.y)
     alpha = float(n)
@@ -92,13 +100,8 @@ def main():
                              "stopped_by_max_nodes": sum(w["status"] == "budget" for w in sel)}
             print(name, json.dumps(summary[name]))
     record = {"command": "python " + " ".join(sys.argv), "rep": args.rep, "train_error_a": A.train_error,
-              "train_error_b": B.train_error, "max_nodes": args.max_nodes, "rows": rows, "summary": summary,
-              "commit": rawname.head_commit(), "uncommitted": rawname.cudbound_dirty()}
-    out_path = args.out or rawname.stem(f"difference_degenerate_liver_rep{args.rep}") + ".json"
-    rawname.ensure_dir(out_path)
-    with open(out_path, "w") as fh:
-        json.dump(record, fh, indent=1)
-    print("wrote", out_path)
+              "train_error_b": B.train_error, "max_nodes": args.max_nodes, "rows": rows, "summary": summary}
+    rawname.write_record(f"difference_degenerate_liver_rep{args.rep}", record, args.out)
 
 
 if __name__ == "__main__":

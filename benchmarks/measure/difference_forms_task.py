@@ -62,13 +62,8 @@ def main():
         rows.append(row)
         print(json.dumps(row), flush=True)
     record = {"command": "python " + " ".join(sys.argv), "task": [args.dataset, args.n, args.rep],
-              "resamples": args.resamples, "rows": rows, "commit": rawname.head_commit(),
-              "uncommitted": rawname.cudbound_dirty()}
-    out_path = args.out or rawname.stem(f"difference_forms_{args.dataset}_n{args.n}_rep{args.rep}") + ".json"
-    rawname.ensure_dir(out_path)
-    with open(out_path, "w") as fh:
-        json.dump(record, fh, indent=1)
-    print("wrote", out_path)
+              "resamples": args.resamples, "rows": rows}
+    rawname.write_record(f"difference_forms_{args.dataset}_n{args.n}_rep{args.rep}", record, args.out)
 
 
 if __name__ == "__main__":

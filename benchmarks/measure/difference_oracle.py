@@ -18,9 +18,7 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before NumPy is imported
 
-import argparse  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
@@ -28,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import rawname  # noqa: E402
-from difference_degenerate import _sides  # noqa: E402
+from difference_degenerate import task_arguments  # noqa: E402
 
 
 def _joint_nodes(out, lead):
@@ -43,15 +41,7 @@ def main():
     from cudbound.resampling import draw_counts
     from cudbound.search import SearchOptions
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rep", type=int, required=True)
-    ap.add_argument("--resamples", type=int, default=100)
-    ap.add_argument("--data", default=os.environ.get("CUDBOUND_DATA"), help="the UCI files (default $CUDBOUND_DATA)")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; python {platform.python_version()}")
-    print("command: python " + " ".join(sys.argv))
-    A, B = _sides(args.rep, args.data)
+    args, A, B = task_arguments(__doc__, 100)
     n, R = len(A.y), args.resamples
     alpha = float(n)
     counts = draw_counts(n, R, np.random.default_rng(11)).astype(float)
@@ -84,13 +74,8 @@ def main():
     print("oracle", json.dumps(best), flush=True)
     record = {"command": "python " + " ".join(sys.argv), "rep": args.rep, "resamples": R, "k": k,
               "refinement": refinement, "exhaustive": full, "oracle": best,
-              "q_counts_sorted": [float(v * n) for v in np.sort(values)],
-              "commit": rawname.head_commit(), "uncommitted": rawname.cudbound_dirty()}
-    out_path = args.out or rawname.stem(f"difference_oracle_liver_rep{args.rep}") + ".json"
-    rawname.ensure_dir(out_path)
-    with open(out_path, "w") as fh:
-        json.dump(record, fh, indent=1)
-    print("wrote", out_path)
+              "q_counts_sorted": [float(v * n) for v in np.sort(values)]}
+    rawname.write_record(f"difference_oracle_liver_rep{args.rep}", record, args.out)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@ is claimed with a lease in one transaction, computed once, and taken over when i
 lease expires; runs sharing a store give exactly the rows of a single run."""
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -19,6 +18,7 @@ import pytest
 
 from fake_tasks import fake_result, use_fake_tasks
 from processes import wait_for
+from store_rows import stored
 
 import cudbound.coverage.leases as leases
 from cudbound.cli import main
@@ -26,7 +26,6 @@ from cudbound.coverage import ResultStore, Task, check_store, parse_config, run_
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "experiments" / "smoke.toml"
-TIMING = {"seconds", "finished", "host"}
 
 FAST = """
 [study]
@@ -48,16 +47,6 @@ name = "donut"
 [[datasets]]
 name = "three_points"
 """
-
-
-def stored(path):
-    """Every stored row without its timing columns, for exact comparison between runs."""
-    with ResultStore(path) as store:
-        tasks = [{k: v for k, v in r.items() if k not in TIMING} for r in store.tasks()]
-        results = [{k: v for k, v in r.items() if k not in TIMING} for r in store.results()]
-    for r in results:
-        r["details"] = {k: v for k, v in json.loads(r["details"]).items() if "seconds" not in k}
-    return tasks, results
 
 
 def count(path, sql):

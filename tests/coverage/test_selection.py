@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from store_rows import stored
 
 from cudbound.cli import main
 from cudbound.coverage import ResultStore, parse_config, run_study
@@ -20,16 +21,6 @@ def config(reps=2, sizes="[30]"):
     text = SMOKE.read_text().replace("repetitions = 4", f"repetitions = {reps}").replace("sizes = [30]",
                                                                                           f"sizes = {sizes}")
     return parse_config(text, source="smoke")
-
-
-def stored(path):
-    """Every stored row without its timing columns."""
-    with ResultStore(path) as store:
-        tasks = [{k: v for k, v in r.items() if k not in TIMING} for r in store.tasks()]
-        results = [{k: v for k, v in r.items() if k not in TIMING} for r in store.results()]
-    for r in results:
-        r["details"] = {k: v for k, v in json.loads(r["details"]).items() if "seconds" not in k}
-    return sorted(tasks, key=repr), sorted(results, key=repr)
 
 
 def chunk_rows(directory):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from store_rows import stored
 
 from cudbound.cli import main
 from cudbound.coverage import (ConfigError, ResultStore, StoreMismatchError, Task, load_config, parse_config,
@@ -22,23 +23,11 @@ from cudbound.fit import predict_signs
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "experiments" / "smoke.toml"
 PAPER = ROOT / "experiments" / "paper.toml"
-TIMING = {"seconds", "finished", "host"}
 
 
 def small_config(reps=3, extra=""):
     text = SMOKE.read_text().replace("repetitions = 4", f"repetitions = {reps}") + extra
     return parse_config(text, source="smoke")
-
-
-def stored(path):
-    """Every stored row without its timing columns, for exact comparison between runs."""
-    with ResultStore(path) as store:
-        tasks = [{k: v for k, v in r.items() if k not in TIMING} for r in store.tasks()]
-        results = [{k: v for k, v in r.items() if k not in TIMING} for r in store.results()]
-    for r in results:
-        details = json.loads(r["details"])
-        r["details"] = {k: v for k, v in details.items() if "seconds" not in k}
-    return tasks, results
 
 
 # ------------------------------------------------------------------ configuration
