@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 from .design import PenalisedLoss, Reparametrisation, reparametrise as _reparametrise
 from .losses import LOSSES, DEFAULT_RIDGE, HingeLoss, Loss, NoMinimiserError, RidgeLoss, same_math
 from .optim.smooth import SeparationUnknown, polish_smooth, separation
-from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
+from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers, solve_fresh
 from .optim.exact_hinge import exact_hinge_ridge_minimiser
 from .optim.qp import polish_hinge, positive_definite
 from .ties import decision_signs, term_scale
@@ -173,7 +173,7 @@ def _solve(problem, beta, loss, solver, *, accept_inaccurate=False):
             try:
                 with warnings.catch_warnings():
                     warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                    problem.solve(solver=name, warm_start=False, **options)   # each try from scratch
+                    solve_fresh(problem, name, options)
             except cp.error.SolverError as exc:
                 errors.append(f"{name}: {exc}")
                 continue

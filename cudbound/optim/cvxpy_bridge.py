@@ -1,8 +1,15 @@
-"""The cvxpy bridge: which conic solver a loss gets first, and the tight tolerances of the
-non-quadratic path (shared by the fit and the cvxpy node solver)."""
+"""The cvxpy bridge: which conic solver a loss gets first, the tight tolerances of the
+non-quadratic path, and one solve from scratch (shared by the fit and the cvxpy node solver)."""
 from __future__ import annotations
 
-__all__ = ["default_solvers", "TIGHT_OPTIONS"]
+__all__ = ["default_solvers", "TIGHT_OPTIONS", "solve_fresh"]
+
+
+def solve_fresh(problem, solver, options):
+    """``problem.solve(solver=solver, **options)`` from scratch (``warm_start=False``): cvxpy 1.9
+    otherwise updates the last solve's Clarabel solver in place, and the answer then depends on the
+    solves before it (a node solved twice could differ in the last digits)."""
+    return problem.solve(solver=solver, warm_start=False, **options)
 
 
 def default_solvers(loss):

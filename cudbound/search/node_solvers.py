@@ -38,7 +38,7 @@ from cvxpy.settings import SOLUTION_PRESENT
 
 from .node_qp import _gi
 from ..optim.smooth import SeparationUnknown, polish_smooth, push_to_infimum, separation
-from ..optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers
+from ..optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers, solve_fresh
 from ..optim.qp import polish_kkt, positive_definite
 from .realisability import RealisabilityUnknown
 
@@ -210,9 +210,7 @@ class CvxpyNodeSolver(NodeSolver):
                 with warnings.catch_warnings():
                     # an inaccurate answer is checked below (KKT polish) or rejected: no need to warn
                     warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                    # warm_start=False: cvxpy (1.9) otherwise updates the last solve's Clarabel solver in
-                    # place, whose answer then depends on the solves before it (not the same node twice)
-                    self.problem.solve(solver=name, warm_start=False, **self.solver_options.get(name, {}))
+                    solve_fresh(self.problem, name, self.solver_options.get(name, {}))
             except NotImplementedError:
                 raise
             except (cp.error.SolverError, ValueError, ArithmeticError, RuntimeError) as exc:
