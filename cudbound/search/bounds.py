@@ -122,23 +122,45 @@ def _flip_d(t, hnk, r):
     return (math.expm1(-u) + u) / (r * r) * (1.0 - 1e-12)
 
 
+@njit(cache=True)
+def _order_into(keys, n, out):
+    """``out[:n]`` = 0..n-1 sorted by (``keys[i]``, i): the stable order of ``keys[:n]``. (The flip-cost
+    bounds do not depend on the order of equal keys: every bound walks the sorted flip costs and takes
+    its largest value, or its test, at the end of a run of equal costs; a stable order makes the walk
+    the same on every machine all the same.) A few keys are sorted by insertion in place (written out:
+    a helper that takes the arrays would take and drop a reference to them at every comparison), more by
+    ``np.argsort``'s merge sort. The keys must not be NaN."""
+    if n > 16:
+        out[:n] = np.argsort(keys[:n], kind="mergesort")
+        return
+    for i in range(n):
+        k = keys[i]
+        q = i
+        while q > 0 and keys[out[q - 1]] > k:
+            out[q] = out[q - 1]
+            q -= 1
+        out[q] = i
+
+
 @njit(cache=True, inline="always")
-def _free_point(P, k, beta, cplus, cminus):
-    """Free point k at a classifier beta: (t = phi_k'beta, the count it adds with beta's sign
-    (sign(0) = +1), the change of that count when it takes the other sign)."""
-    t = row_dot(P, k, beta)
+def _free_point(t, cp, cm):
+    """A free point with score t = phi_k'beta at a classifier beta and counts cp, cm (``cplus[k]``,
+    ``cminus[k]``): (the count it adds with beta's sign (sign(0) = +1), the change of that count when
+    it takes the other sign). Scalars only: a helper inlined into a loop that takes arrays takes and
+    drops a reference to each of them at every pass (``docs/engine.md``, "Reference counts")."""
     if t >= 0.0:
-        return t, cplus[k], cminus[k] - cplus[k]
-    return t, cminus[k], cplus[k] - cminus[k]
+        return cp, cm - cp
+    return cm, cp - cm
 
 
 @njit(cache=True, inline="always")
-def _point_flip(t, k, hn, tu, m, L_u, sc_r):
-    """Free point k's flip cost at a node's minimiser (t = phi_k'b_m, minimum m): :func:`_flip_cost`
-    with the gradient when ``tu`` is given (a positive definite quadratic loss), else :func:`_flip_d`."""
-    if tu.shape[0] > 0:
-        return _flip_cost(t, tu[k], hn[k], 4.0 * (m - L_u))
-    return _flip_d(t, hn[k], sc_r)
+def _point_flip(t, tuk, hnk, quad, m, L_u, sc_r):
+    """A free point's flip cost at a node's minimiser (t = phi_k'b_m, minimum m, hnk = ``hn[k]``):
+    :func:`_flip_cost` with the gradient when ``quad`` (a positive definite quadratic loss, whose
+    ``tu`` is given: tuk = ``tu[k]``), else :func:`_flip_d`. Scalars only, as :func:`_free_point`."""
+    if quad:
+        return _flip_cost(t, tuk, hnk, 4.0 * (m - L_u))
+    return _flip_d(t, hnk, sc_r)
 
 
 @njit(cache=True)
@@ -211,7 +233,7 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
-           floor, tu, L_u, sc_r, W, act, nact, cone, cone_l, cone_v, cone_nu, tmp_k, pick, cut):
+           floor, tu, L_u, sc_r, W, act, nact, cone, cone_l, cone_v, cone_nu, tmp_k, pick, cut, order):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     Every argument is given (no defaults): an omitted array or NaN default would key numba's cache
@@ -225,7 +247,8 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     With ``pick`` (one slot) and ``tmp_k`` (scratch of mf), ``pick[0]`` becomes the point the node
     should branch on (:func:`_critical_point`) when its bound is above ``cut`` (a node at or below
     the prune level is never expanded); else -1, as for the plain bound. An array of size 0 (``tu``, ``W``
-    with ``nact`` 0, ``tmp_k`` and ``pick``) leaves its part out.
+    with ``nact`` 0, ``tmp_k`` and ``pick``) leaves its part out. ``order``: scratch of mf for the order of
+    the flip costs (:func:`_order_into`).
     """
     mf = P.shape[0]
     want = pick.shape[0] > 0
@@ -245,14 +268,16 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     C0 = Cfix
     r = 0
     k_act = _cone_setup(P, W, signs, act, nact, cone, cone_l) if nact > 0 else 0
+    quad = tu.shape[0] > 0
     for k in range(mf):
         if signs[k] != 0:
             continue
-        t, cost, diff = _free_point(P, k, beta, cplus, cminus)
+        t = row_dot(P, k, beta)
+        cost, diff = _free_point(t, cplus[k], cminus[k])
         C0 += cost
         if diff == 0.0:
             continue
-        dk = _point_flip(t, k, hn, tu, m, L_u, sc_r)
+        dk = _point_flip(t, tu[k] if quad else 0.0, hn[k], quad, m, L_u, sc_r)
         if k_act > 0 and m + max(dk, floor) < L_max:
             dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu))
         if m + max(dk, floor) < L_max:  # only points that can flip, and matter, are sorted
@@ -264,7 +289,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     best = abs(C0) / n * g0
     if r == 0:
         return best
-    order = np.argsort(tmp_d[:r])
+    _order_into(tmp_d, r, order)
     hi = C0
     lo = C0
     level = -np.inf

@@ -142,6 +142,7 @@ Bounding = namedtuple("Bounding", [
     "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip), else empty
     "cone", "cone_l", "cone_v", "cone_nu",  # its scratch
     "tmp_k", "pick",  # branching "critical": the sorted points, and the point a bound picks (bounds._bound)
+    "order",       # scratch: the order of the flip costs (bounds._order_into)
 ])
 """What bounds and branching need, set up once per search (:func:`_bounding`)."""
 BoundingRef = compiled_record(Bounding, "The bounding data as the compiled loop holds it (by reference).")
@@ -194,7 +195,7 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
                        np.empty(mf), np.empty(p), np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
                        np.empty(p), np.empty(p), np.empty(mf if pick else 0, dtype=np.int64),
-                       np.empty(1 if pick else 0, dtype=np.int64))
+                       np.empty(1 if pick else 0, dtype=np.int64), np.empty(mf, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -292,7 +293,7 @@ def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, cut):
     U = _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
                rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
                _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu, bd.tmp_k, bd.pick,
-               cut if pool.solved[c] else np.inf)
+               cut if pool.solved[c] else np.inf, bd.order)
     if bd.pick.shape[0] > 0:
         pool.branch_on[c] = bd.pick[0]
     return U

@@ -52,7 +52,7 @@ from numba import njit, objmode
 
 from .._kernel_compile import compile_once
 from ..optim.linear_solve import row_dot
-from .bounds import _count_at, _free_point, _point_flip
+from .bounds import _count_at, _free_point, _order_into, _point_flip
 from .branching import _branch_point
 from .codes import BELOW_FLOOR, BUDGET, EXACT, KIND_EXTERNAL, KIND_QP, KINDS, SOLVER_FAILURE, STATIC, STATUS, STOPPED_ABOVE
 from .core import (_KEPT, COUNT, FALLBACKS, HSIZE, NEXT_UID, NODES, PRUNED_N, REALISABILITY, SOLVES, STATUS_CODE,
@@ -243,40 +243,48 @@ def _attain_at(rep, up, down, kmin, x, v, margin, pt, val):
 
 @njit(cache=True)
 def _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r):
-    """A node's lower bounds (module docstring): (C_0, the order of the points that can flip below
-    the level by flip cost, their number); their flip costs and count changes in ``bd.tmp_d`` and
-    ``bd.tmp_diff``."""
+    """A node's lower bounds (module docstring): (C_0, the number of the points that can flip below
+    the level); their flip costs and count changes in ``bd.tmp_d`` and ``bd.tmp_diff``, and their order by
+    flip cost in ``bd.order``."""
+    # the records' fields read once: a field read inside the loop takes and drops a reference each time
+    P, cplus, cminus, L_max = rep.P, rep.cplus, rep.cminus, rep.L_max
+    hn, tu, L_u, tmp_d, tmp_diff = bd.hn, bd.tu, bd.L_u, bd.tmp_d, bd.tmp_diff
+    quad = tu.shape[0] > 0
     C0 = Cfix
     nr = 0
-    for k in range(rep.P.shape[0]):
+    for k in range(P.shape[0]):
         if signs[k] != 0:
             continue
-        t, cost, diff = _free_point(rep.P, k, beta, rep.cplus, rep.cminus)
+        t = row_dot(P, k, beta)
+        cost, diff = _free_point(t, cplus[k], cminus[k])
         C0 += cost
         if diff == 0.0:
             continue
-        dk = _point_flip(t, k, bd.hn, bd.tu, m, bd.L_u, r) if use_flip else 0.0
-        if m + max(dk, floor) < rep.L_max:  # a flip that reaches the level matters nowhere
-            bd.tmp_d[nr] = dk
-            bd.tmp_diff[nr] = diff
+        dk = _point_flip(t, tu[k] if quad else 0.0, hn[k], quad, m, L_u, r) if use_flip else 0.0
+        if m + max(dk, floor) < L_max:  # a flip that reaches the level matters nowhere
+            tmp_d[nr] = dk
+            tmp_diff[nr] = diff
             nr += 1
-    return C0, np.argsort(bd.tmp_d[:nr]), nr
+    _order_into(tmp_d, nr, bd.order)
+    return C0, nr
 
 
 @njit(cache=True)
-def _lowers(bd, C0, order, m, floor, up, down, kmin, eps):
+def _lowers(bd, C0, nr, m, floor, up, down, kmin, eps):
     """Whether the lower bounds of :func:`_profile` fall below the frontier by more than eps at
     some count: the counts reached at one flip cost form a block, where F^>= is largest at its top
     and F^<= at its bottom."""
+    tmp_d, tmp_diff, order = bd.tmp_d, bd.tmp_diff, bd.order
     base = m + floor
     i0 = _index(C0, kmin)
     if _improves(base, up[i0], eps) or _improves(base, down[i0], eps):
         return True
     hi = i0
     lo = i0
-    for j in order:
-        b = m + max(bd.tmp_d[j], floor)
-        d = int(math.floor(bd.tmp_diff[j] + 0.5))
+    for idx in range(nr):
+        j = order[idx]
+        b = m + max(tmp_d[j], floor)
+        d = int(math.floor(tmp_diff[j] + 0.5))
         if d > 0:
             hi += d
             if _improves(b, up[hi], eps):
@@ -316,7 +324,14 @@ def _pair_above(c, b, K, pt, below, above, best):
     also stops once |c - a| <= best (G <= 1). The terms left out are at most the maximum, so it is
     the same number, computed the same way. Above c likewise, walking down. Needs alpha_n >= 0 (G then
     never falls as the partner's value falls, in floating point too: every step is monotone)."""
-    _, pk, pup, pdown, pup_lo, pdown_lo, pK, alpha, form = pt
+    _, pk, _, _, pup_lo, pdown_lo, pK, alpha, form = pt
+    return _pair_walk(c, b, K, pk, pup_lo, pdown_lo, pK, alpha, form, below, above, best)
+
+
+@njit(cache=True)
+def _pair_walk(c, b, K, pk, pup_lo, pdown_lo, pK, alpha, form, below, above, best):
+    """:func:`_pair_above` with the partner's fields unpacked (a loop unpacks them once: each unpacking of
+    the tuple takes and drops a reference to each of its arrays)."""
     xb = alpha * (K - b)
     nf = pup_lo.shape[0]
     if below:
@@ -369,22 +384,25 @@ def _pair_above(c, b, K, pt, below, above, best):
 
 
 @njit(cache=True)
-def _joint_bound(rep, bd, C0, order, m, floor, pt):
+def _joint_bound(rep, bd, C0, nr, m, floor, pt):
     """U >= the pair value of every completion (module docstring): C_0 at the node's minimum with
     every partner count; a block of counts above C_0 at its top with the partner's counts below
     (its pairs with counts above are dominated by C_0's), a block below at its bottom likewise."""
-    U = _pair_above(C0, m + floor, rep.L_hat, pt, True, True, 0.0)
+    _, pk, _, _, fu, fd, pK, alpha, form = pt   # unpacked once (see _pair_walk)
+    tmp_d, tmp_diff, order, K = bd.tmp_d, bd.tmp_diff, bd.order, rep.L_hat
+    U = _pair_walk(C0, m + floor, K, pk, fu, fd, pK, alpha, form, True, True, 0.0)
     hi = C0
     lo = C0
-    for j in order:
-        b = m + max(bd.tmp_d[j], floor)
-        d = bd.tmp_diff[j]
+    for idx in range(nr):
+        j = order[idx]
+        b = m + max(tmp_d[j], floor)
+        d = tmp_diff[j]
         if d > 0:
             hi += d
-            U = _pair_above(hi, b, rep.L_hat, pt, True, False, U)
+            U = _pair_walk(hi, b, K, pk, fu, fd, pK, alpha, form, True, False, U)
         else:
             lo += d
-            U = _pair_above(lo, b, rep.L_hat, pt, False, True, U)
+            U = _pair_walk(lo, b, K, pk, fu, fd, pK, alpha, form, False, True, U)
     return U / rep.n
 
 
@@ -396,11 +414,11 @@ def _assess(rep, bd, signs, Cfix, beta, m, floor, use_flip, r, up, down, kmin, e
     base = m + floor
     if not base < rep.L_max:
         return False, 0.0
-    C0, order, nr = _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r)
+    C0, nr = _profile(rep, bd, signs, Cfix, beta, m, floor, use_flip, r)
     if pt[0]:
-        U = _joint_bound(rep, bd, C0, order, m, floor, pt)
+        U = _joint_bound(rep, bd, C0, nr, m, floor, pt)
         return U > max(val[BEST], val[FLOOR]) + prune, U
-    return _lowers(bd, C0, order, m, floor, up, down, kmin, eps), -base
+    return _lowers(bd, C0, nr, m, floor, up, down, kmin, eps), -base
 
 
 @njit(cache=True, inline="always")
