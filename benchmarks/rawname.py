@@ -99,4 +99,3 @@ def write_record(what: str, record: dict, out: str | None = None) -> str:
         json.dump(record, fh, indent=1)
     print("wrote", path)
     return path
-

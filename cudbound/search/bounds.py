@@ -127,7 +127,7 @@ def _order_into(keys, n, out):
     """``out[:n]`` = 0..n-1 sorted by (``keys[i]``, i): the stable order of ``keys[:n]``. (The flip-cost
     bounds do not depend on the order of equal keys: every bound walks the sorted flip costs and takes
     its largest value, or its test, at the end of a run of equal costs; a stable order makes the walk
-    the same on every machine all the same.) A few keys are sorted by insertion in place (written out:
+    also the same on every machine.) A few keys are sorted by insertion in place (written out:
     a helper that takes the arrays would take and drop a reference to them at every comparison), more by
     ``np.argsort``'s merge sort. The keys must not be NaN."""
     if n > 16:

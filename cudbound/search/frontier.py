@@ -314,8 +314,8 @@ def _saturated(f, pK, alpha, xb, form):
     return xa + xb >= 0.0 if form == 0 else xa >= 0.0
 
 
-@njit(cache=True, inline="always")
-def _pair_above(c, b, K, pt, below, above, best):
+@njit(cache=True)
+def _pair_above(c, b, K, pk, pup_lo, pdown_lo, pK, alpha, form, below, above, best):
     """max(best, :func:`_pair` with the partner's certified lower frontier), found without visiting
     every count. The lower frontier is monotone (F^<= falls and F^>= rises with the count: the
     :func:`_partner` of a search makes it so), and G rises as the partner's value falls, so below c
@@ -323,15 +323,9 @@ def _pair_above(c, b, K, pt, below, above, best):
     where G stops rising (:func:`_saturated`) every term is smaller than that count's; the walk
     also stops once |c - a| <= best (G <= 1). The terms left out are at most the maximum, so it is
     the same number, computed the same way. Above c likewise, walking down. Needs alpha_n >= 0 (G then
-    never falls as the partner's value falls, in floating point too: every step is monotone)."""
-    _, pk, _, _, pup_lo, pdown_lo, pK, alpha, form = pt
-    return _pair_walk(c, b, K, pk, pup_lo, pdown_lo, pK, alpha, form, below, above, best)
-
-
-@njit(cache=True)
-def _pair_walk(c, b, K, pk, pup_lo, pdown_lo, pK, alpha, form, below, above, best):
-    """:func:`_pair_above` with the partner's fields unpacked (a loop unpacks them once: each unpacking of
-    the tuple takes and drops a reference to each of its arrays)."""
+    never falls as the partner's value falls, in floating point too: every step is monotone).
+    The partner ("pt" of the search) comes unpacked (pk, its lower frontier, K, alpha_n, the form's code):
+    a loop unpacks the tuple once, since each unpacking takes and drops a reference to each of its arrays."""
     xb = alpha * (K - b)
     nf = pup_lo.shape[0]
     if below:
@@ -388,9 +382,9 @@ def _joint_bound(rep, bd, C0, nr, m, floor, pt):
     """U >= the pair value of every completion (module docstring): C_0 at the node's minimum with
     every partner count; a block of counts above C_0 at its top with the partner's counts below
     (its pairs with counts above are dominated by C_0's), a block below at its bottom likewise."""
-    _, pk, _, _, fu, fd, pK, alpha, form = pt   # unpacked once (see _pair_walk)
+    _, pk, _, _, fu, fd, pK, alpha, form = pt   # unpacked once (see _pair_above)
     tmp_d, tmp_diff, order, K = bd.tmp_d, bd.tmp_diff, bd.order, rep.L_hat
-    U = _pair_walk(C0, m + floor, K, pk, fu, fd, pK, alpha, form, True, True, 0.0)
+    U = _pair_above(C0, m + floor, K, pk, fu, fd, pK, alpha, form, True, True, 0.0)
     hi = C0
     lo = C0
     for idx in range(nr):
@@ -399,10 +393,10 @@ def _joint_bound(rep, bd, C0, nr, m, floor, pt):
         d = tmp_diff[j]
         if d > 0:
             hi += d
-            U = _pair_walk(hi, b, K, pk, fu, fd, pK, alpha, form, True, False, U)
+            U = _pair_above(hi, b, K, pk, fu, fd, pK, alpha, form, True, False, U)
         else:
             lo += d
-            U = _pair_walk(lo, b, K, pk, fu, fd, pK, alpha, form, False, True, U)
+            U = _pair_above(lo, b, K, pk, fu, fd, pK, alpha, form, False, True, U)
     return U / rep.n
 
 

@@ -358,6 +358,7 @@ def test_the_joint_bounds_walk_gives_the_maximum_over_every_partner_count(form):
         below, above = bool(rng.integers(2)), bool(rng.integers(2))
         exact = _pair(c, b, K, pt, True, below, above)
         for best in (0.0, 0.5 * exact, exact, exact + 1.0):
-            assert _pair_above(c, b, K, pt, below, above, best) == max(best, exact)
+            assert _pair_above(c, b, K, pk, up_lo, down_lo, pK, alpha, FORM_CODES[form], below, above,
+                               best) == max(best, exact)
         checked += exact > 0.0
     assert checked > 1000
