@@ -8,6 +8,7 @@ the losses squared, ridge, hinge and logistic (A's and B's), same and different 
 the other problems are marked slow (``tests/_support/sweeps.py``).
 """
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -184,6 +185,37 @@ def test_a_partner_with_a_lowered_certified_frontier_keeps_the_statuses():
         joint = side_b.frontier(row, float(n), side_a.slack(row), SearchOptions(), partner=lowered)
         assert joint.status == "exact" and joint.value >= exact.value - TOL
         assert _status(lowered.status, joint.status) == "solver_failure"
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic", "hinge"])
+def test_a_side_solves_for_each_count_vector_slack_once(loss, monkeypatch):
+    """The slack K - L_u of a count vector is kept (the lead frontier and the joint search of one
+    replicate both ask for it): the same number as a fresh side's, one root solve per count vector
+    whatever the order of the questions, and a full cache starts again rather than grow."""
+    import cudbound.cud_difference as cd
+    from cudbound.datasets import LinearGaussian
+    from cudbound.resampling import draw_counts
+
+    n = 30
+    X, labels = LinearGaussian(n_features=2, flip_probability=0.2).sample(n, 1)
+    y = np.where(labels == labels.max(), 1.0, -1.0)
+    design = np.column_stack([np.ones(n), X])
+    side = DifferenceSide.from_design(design, y, loss)
+    calls = []
+    solve = side.engine.root_minimum
+    monkeypatch.setattr(side.engine, "root_minimum", lambda counts: calls.append(1) or solve(counts))
+    rows = draw_counts(n, 6, np.random.default_rng(3))
+    first = [side.slack(row) for row in rows]
+    again = [side.slack(row.copy()) for row in rows[::-1]][::-1]
+    assert len(calls) == len(rows)
+    fresh = DifferenceSide.from_design(design, y, loss)
+    assert first == again == [fresh.slack(row) for row in rows]
+    assert all(math.isfinite(v) and v > 0.0 for v in first)
+    monkeypatch.setattr(cd, "_SLACK_CACHE", 2)
+    side._slacks.clear()
+    for row in rows:
+        side.slack(row)
+    assert len(side._slacks) <= 2
 
 
 @pytest.mark.parametrize("loss_a,loss_b", [("squared", "squared"), ("logistic", "hinge")])
