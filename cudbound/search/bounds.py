@@ -187,7 +187,7 @@ def _cone_setup(P, W, signs, act, nact, M, Lm):
     return k if k > 0 and cholesky(M, Lm, k, 1e-10 * big) else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
     """A lower bound on d'Hd over the moves d that give free point ``kpt`` the other sign while
     keeping the node's active rows: min d'Hd s.t. f'd >= r, A d >= 0 (f = -sign(t) phi,
@@ -199,8 +199,6 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
     cone's closure; the node QP meets rows to its own tolerance (``node_qp._FEAS``), so with nearly
     parallel rows it can exceed the increase the QP reports for the flip child by about that
     tolerance (measured: up to 1e-7 relative), far below the prune tolerance's effect on counts."""
-    if k_act == 0:
-        return t * t / hnk
     p = P.shape[1]
     sf = -1.0 if t >= 0.0 else 1.0
     for a in range(k_act):
@@ -226,9 +224,10 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
         for b in range(k_act):
             res += nu[a] * M[a, b] * nu[b]
     res = max(res, 0.0) + 1e-10 * scale * scale
-    if res >= hnk:
-        return t * t / hnk
-    return t * t / res * (1.0 - 1e-12)
+    out = t * t / hnk
+    if res < hnk:
+        out = t * t / res * (1.0 - 1e-12)
+    return out
 
 
 @njit(cache=True)
@@ -269,6 +268,13 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     r = 0
     k_act = _cone_setup(P, W, signs, act, nact, cone, cone_l) if nact > 0 else 0
     quad = tu.shape[0] > 0
+    # A flip whose completion costs at most L_hat is counted where g = 1: the bound's value there is
+    # largest with all of them counted, at no sort. Only the costlier flips (where g falls) are sorted.
+    hf = 0.0
+    lf = 0.0
+    top_up = -np.inf   # the dearest counted flip that raises C, and that lowers it (for the level)
+    top_down = -np.inf
+    nflat = 0
     for k in range(mf):
         if signs[k] != 0:
             continue
@@ -280,24 +286,47 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         dk = _point_flip(t, tu[k] if quad else 0.0, hn[k], quad, m, L_u, sc_r)
         if k_act > 0 and m + max(dk, floor) < L_max:
             dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu))
-        if m + max(dk, floor) < L_max:  # only points that can flip, and matter, are sorted
-            tmp_diff[r] = diff
-            tmp_d[r] = dk
-            if want:
-                tmp_k[r] = k
+        mm = m + max(dk, floor)
+        if mm >= L_max:  # only points that can flip, and matter, are counted
+            continue
+        if mm <= L_hat:
+            if diff > 0:
+                hf += diff
+                top_up = max(top_up, mm)
+            else:
+                lf += diff
+                top_down = max(top_down, mm)
+            nflat += 1
+            q = mf - nflat   # kept at the end of the scratch for the pick
+        else:
+            q = r
             r += 1
+        tmp_diff[q] = diff
+        tmp_d[q] = dk
+        if want:
+            tmp_k[q] = k
     best = abs(C0) / n * g0
-    if r == 0:
+    if r + nflat == 0:
         return best
-    _order_into(tmp_d, r, order)
-    hi = C0
-    lo = C0
+    hi = C0 + hf
+    lo = C0 + lf
     level = -np.inf
+    if nflat > 0:
+        v = max(abs(hi), abs(lo)) / n   # g = 1
+        if v > best:
+            best = v
+            # the flat flips in increasing cost: the value last rose at the dearest flip of the side that
+            # reached the largest |C| first
+            if hi > -lo:
+                level = top_up
+            elif -lo > hi:
+                level = top_down
+            else:
+                level = min(top_up, top_down)
+    _order_into(tmp_d, r, order)
     for idx in range(r):
         j = order[idx]
         mm = m + max(tmp_d[j], floor)
-        if mm >= L_max:
-            break
         d = tmp_diff[j]
         if d > 0:
             hi += d
@@ -308,7 +337,11 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
             best = v
             level = mm
     if want and level > -np.inf and best > cut:
-        pick[0] = _critical_point(tmp_d, tmp_diff, tmp_k, r, m, floor, level, C0)
+        for i in range(nflat):   # the flat flips next to the sorted ones (a forward copy: r <= mf - nflat)
+            tmp_d[r + i] = tmp_d[mf - nflat + i]
+            tmp_diff[r + i] = tmp_diff[mf - nflat + i]
+            tmp_k[r + i] = tmp_k[mf - nflat + i]
+        pick[0] = _critical_point(tmp_d, tmp_diff, tmp_k, r + nflat, m, floor, level, C0)
     return best
 
 

@@ -152,6 +152,37 @@ def test_the_bound_picks_a_free_point_it_counts_whatever_the_order(seed):
     assert picked > 100
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_flips_where_g_is_one_count_as_in_the_sorted_walk(seed):
+    """Flips whose completion costs at most L_hat (g = 1 there) are counted without a sort: on nodes where
+    many flips are such, costs tie across few values and the two sides' counts often tie (hi = -lo),
+    the bound and the pick are the reference's walk over every level."""
+    rng = np.random.default_rng(9_450 + seed)
+    flat_and_slope = 0
+    for _ in range(300):
+        mf = int(rng.integers(2, 30))
+        P = rng.choice([-1.0, -0.5, -0.25, 0.25, 0.5, 1.0], size=(mf, 1))
+        hn = rng.choice([0.5, 1.0], size=mf)
+        cplus = rng.choice([-1.0, 0.0, 1.0, 2.0], size=mf)
+        cminus = rng.choice([-1.0, 0.0, 1.0, 2.0], size=mf)
+        signs = np.zeros(mf, dtype=np.int8)
+        fixed = rng.random(mf) < 0.2
+        signs[fixed] = rng.choice([-1, 1], size=int(fixed.sum()))
+        beta = np.ones(1)
+        n, alpha, L_hat = 40, 2.0, 1.0
+        m, L_max = float(rng.choice([0.5, 0.6, 0.875, 1.0])), L_hat + 1.0 / alpha
+        Cfix = float(rng.integers(-3, 4))
+        pick = np.empty(1, dtype=np.int64)
+        U = _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, True, np.empty(mf),
+                      np.empty(mf), tmp_k=np.empty(mf, dtype=np.int64), pick=pick)
+        ref_U, ref_pick = _reference_bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max)
+        assert U == ref_U
+        assert pick[0] == ref_pick
+        d = (P[:, 0] ** 2 / hn)[signs == 0]
+        flat_and_slope += bool(np.any(m + d <= L_hat) and np.any((m + d > L_hat) & (m + d < L_max)))
+    assert flat_and_slope > 100
+
+
 def test_the_plain_bound_picks_nothing():
     rng = np.random.default_rng(9_500)
     P, hn, cplus, cminus, signs, beta = _node(rng, 12, 3)
