@@ -27,16 +27,15 @@ import time
 import numpy as np
 
 from cudbound.coverage import Task, load_config
-from cudbound.coverage.chunks import chunk_files, read_chunk
+from cudbound.coverage.chunks import _text, chunk_files, read_chunk   # _text: a number as the chunks write it
 from cudbound.coverage.tasks import run_task
 
 DRAW = ("train_error", "true_error")
 INTERVAL = ("low", "high", "centre", "half_width")
 
 
-def _text(x) -> str:
-    """A number as the chunks write it (12 significant digits)."""
-    return "" if x is None else f"{float(x):.12g}"
+def _num(x):
+    return None if x is None else float(x)
 
 
 def _close(a, b, tol) -> bool:
@@ -50,7 +49,7 @@ def _close(a, b, tol) -> bool:
 
 def compare(stored: dict, new: dict, tol: float) -> list[str]:
     """The differences between a committed task and its recomputation (empty: the same)."""
-    bad = [k for k in DRAW if _text(stored[k]) != _text(new[k])]
+    bad = [k for k in DRAW if _text(float(stored[k])) != _text(float(new[k]))]
     bad += [k for k in ("test_size", "redraws") if stored[k] != new[k]]
     old_rows = {r["method"]: r for r in stored["rows"]}
     new_rows = {r["method"]: r for r in new["rows"]}
@@ -58,7 +57,7 @@ def compare(stored: dict, new: dict, tol: float) -> list[str]:
         return bad + [f"methods {sorted(old_rows)} != {sorted(new_rows)}"]
     for method, old in old_rows.items():
         row = new_rows[method]
-        if _text(old.get("target")) != _text(row.get("target")):
+        if _text(_num(old.get("target"))) != _text(_num(row.get("target"))):
             bad.append(f"{method}.target")
         bad += [f"{method}.{k}" for k in INTERVAL if k in old and not _close(old[k], row.get(k), tol)]
     return bad
