@@ -51,6 +51,7 @@ from .search.hinge_qp_node_solver import HingeQPNodeSolver, hinge_qp_parts
 from .search.lp_node_solver import HingeLPNodeSolver
 from .search.node_solvers import SOLVER_ERRORS, QuadraticReplicate, checked_solution
 from .search.probes import probe_classifier
+from .search.replicate_setup import quadratic_minimum
 from .search.smooth_node_solver import SmoothNodeSolver
 
 __all__ = ["ReplicateEngine", "ENGINES"]
@@ -60,6 +61,11 @@ ENGINES = ("auto", "python", "cvxpy")
 _SCREENED_KEPT = 4096
 """Replicates whose screening outcome an engine keeps for the refinement's later rounds (a few
 hundred bytes each)."""
+
+_FORMS_KEPT = 1024
+"""Count vectors whose quadratic form (H, g, c) an engine keeps (a quadratic loss): a replicate's
+later rounds, and the difference's slack and search of the same count vector, reuse it (p^2 + p + 1
+numbers and the key's n each)."""
 
 
 class _WithFallback(NodeSolver):
@@ -114,6 +120,7 @@ class ReplicateEngine:
         if engine != "cvxpy" and hinge_qp_parts(loss) is not None:
             self._hinge_qp = HingeQPNodeSolver(loss, design, y)
         self._screened = {}   # the screening's outcome per (counts, beta_hat, alpha_n): a later round reuses it
+        self._forms = {}      # the quadratic form per count vector (:meth:`_quadratic_form`)
 
     def _cvxpy_solver(self):
         if self._cvxpy is None:
@@ -232,7 +239,7 @@ class ReplicateEngine:
         or a numerical failure in compiled code, counted as a fallback)."""
         t0 = time.perf_counter()
         self._counts = np.asarray(counts, dtype=float)
-        H, g, c = self.loss.quadratic_form(self.design, self.y, self._counts)
+        H, g, c = self._quadratic_form(self._counts)
         try:
             with SearchContext(fallback=self._cvxpy_solver) as ctx:
                 res = kernel(*self._rows, counts, H, g, c, np.ascontiguousarray(beta_hat, dtype=np.float64), alpha,
@@ -243,6 +250,18 @@ class ReplicateEngine:
         if res is not None:
             res.seconds = time.perf_counter() - t0
         return res
+
+    def _quadratic_form(self, counts):
+        """``loss.quadratic_form`` (H, g, c) of one count vector (float array), kept for the next call
+        with the same counts (up to :data:`_FORMS_KEPT` count vectors)."""
+        key = counts.tobytes()
+        form = self._forms.get(key)
+        if form is None:
+            form = self.loss.quadratic_form(self.design, self.y, counts)
+            if len(self._forms) >= _FORMS_KEPT:
+                self._forms.clear()
+            self._forms[key] = form
+        return form
 
     def _python_setup(self, counts, beta_hat, alpha, options):
         """A replicate set up in Python: (problem at ``alpha``'s neighbourhood, node solver, root,
@@ -279,9 +298,9 @@ class ReplicateEngine:
         frontier of the other classifier then keeps every pattern: always exact)."""
         try:
             if self.loss.is_quadratic:
-                quad = QuadraticReplicate(self.loss, self.design, self.y, np.asarray(counts, dtype=float))
-                if quad.positive_definite:
-                    return float(quad.L_u)
+                ok, _, L_u = quadratic_minimum(*self._quadratic_form(np.asarray(counts, dtype=float)))
+                if ok:  # c - g'H^-1 g, as the compiled set-up computes it
+                    return float(L_u)
             return float(checked_solution(self.prepare(counts)[1]).value)
         except SOLVER_ERRORS:
             return -np.inf

@@ -299,3 +299,31 @@ def test_a_replicate_is_screened_once_for_all_its_searches(loss):
     assert again.solves < first.solves
     assert (other.value, other.nodes, other.solves, other.screened) == (fresh.value, fresh.nodes, fresh.solves,
                                                                         fresh.screened)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_root_minimum_of_a_quadratic_loss_is_the_weighted_least_squares_minimum(seed):
+    """``ReplicateEngine.root_minimum`` (L_u, the difference's slack K - L_u) of squared loss and its ridge form
+    against an independent minimiser (SciPy's least squares on the rows repeated by their counts); a resample
+    whose H is singular (fewer distinct rows than coefficients) takes the generic path and still finds it."""
+    import scipy.linalg
+    from cudbound.engine import ReplicateEngine
+    from cudbound.losses import get_loss
+
+    design, y, counts = make_problem(2000 + seed, n=30, d=2)
+    if seed == 4:   # two distinct rows carry all the weight: H singular for 3 coefficients
+        counts = np.zeros(30)
+        counts[0], counts[1] = 20, 10
+    loss = get_loss("squared" if seed % 2 == 0 else "ridge:0.3")
+    lam = 0.0 if seed % 2 == 0 else 0.3
+    engine = ReplicateEngine(design, y, loss)
+    w = np.sqrt(np.asarray(counts, dtype=float) / len(y))
+    A = w[:, None] * design
+    b = w * y
+    if lam:   # the ridge penalty lam |beta_{1:}|^2 as rows appended (the intercept unpenalised)
+        A = np.vstack([A, np.sqrt(lam) * np.eye(design.shape[1])[1:]])
+        b = np.concatenate([b, np.zeros(design.shape[1] - 1)])
+    beta = scipy.linalg.lstsq(A, b)[0]
+    expected = float(np.sum((A @ beta - b) ** 2))
+    assert math.isclose(engine.root_minimum(counts), expected, rel_tol=1e-9, abs_tol=1e-12)
+    assert engine.root_minimum(counts) == engine.root_minimum(np.asarray(counts, dtype=float).copy())

@@ -2,8 +2,9 @@
 
 :func:`_replicate_setup` is the compiled twin of :class:`~cudbound.search.problem.ReplicateProblem`
 for a positive definite quadratic loss (the whole replicate then runs compiled,
-``core._replicate``); :func:`_mark_can_flip` is the screening step the node solvers of the
-other losses share.
+``core._replicate``); :func:`quadratic_minimum` its minimum of the quadratic loss, which the
+difference's slack asks for too (``engine.ReplicateEngine.root_minimum``); :func:`_mark_can_flip` is
+the screening step the node solvers of the other losses share.
 """
 from __future__ import annotations
 
@@ -12,7 +13,20 @@ from numba import njit
 
 from ..optim.linear_solve import row_dot
 
-__all__: list[str] = []
+__all__ = ["quadratic_minimum"]
+
+
+@njit(cache=True)
+def quadratic_minimum(H, g, c):
+    """(ok, b_u, L_u) of the quadratic loss L(b) = b'Hb - 2g'b + c: ok when H is positive definite
+    (smallest eigenvalue above 1e-10 times the largest), then b_u = H^-1 g and L_u = c - g'b_u, its
+    minimum (the compiled set-up's own; when not ok, b_u and L_u are not computed: zeros)."""
+    p = H.shape[0]
+    ev = np.linalg.eigvalsh(H)
+    if not ev[0] > 1e-10 * max(ev[p - 1], 1e-300):
+        return False, np.zeros(p), 0.0
+    beta_u = np.ascontiguousarray(np.linalg.solve(H, g))
+    return True, beta_u, c - np.dot(g, beta_u)
 
 
 @njit(cache=True)
@@ -50,14 +64,12 @@ def _replicate_setup(Zu, group, y, counts, H, g, c, beta_hat, alpha, screen):
     n = y.shape[0]
     p = H.shape[0]
     U = Zu.shape[0]
-    ev = np.linalg.eigvalsh(H)
     empty = np.zeros((0, p))
     z = np.zeros(0)
-    if not ev[0] > 1e-10 * max(ev[p - 1], 1e-300):
+    ok, beta_u, L_u = quadratic_minimum(H, g, c)
+    if not ok:
         return False, empty, z, z, 0.0, 0, np.zeros((p, p)), beta_hat.copy(), 0.0, 0.0, np.zeros(0, dtype=np.int64)
     Hinv = np.ascontiguousarray(np.linalg.inv(H))
-    beta_u = np.ascontiguousarray(np.linalg.solve(H, g))
-    L_u = c - np.dot(g, beta_u)
     L_hat = np.dot(beta_hat, H @ beta_hat) - 2.0 * np.dot(g, beta_hat) + c
     L_max = L_hat + 1.0 / alpha if alpha > 0.0 else np.inf
     cp_ = np.zeros(U)
