@@ -1,6 +1,6 @@
 """Issue 45's targets for the CUD interval of a difference (``cudbound.compare.cud_difference_interval``).
 
-    PYTHONPATH=$PWD python benchmarks/difference.py [--resamples 500] [--seeds 0 1 2] [--out FILE.json]
+    PYTHONPATH=$PWD python benchmarks/difference.py [--resamples 500] [--seeds 0 1 2] [--repeats 7] [--out FILE.json]
 
 Two cases, each on ``cudbound.datasets.LinearGaussian(n_features=2, flip_probability=0.2)`` drawn
 with the seed:
@@ -11,7 +11,8 @@ with the seed:
 - ``logistic100``: n = 100, A the logistic loss on the linear basis, B the logistic loss on
   ``poly:2``; the target is under 60 s on one core.
 
-Each case runs once untimed first at B = 20 (imports, compiled kernels), then timed: wall and CPU
+Each case runs once untimed first at B = 20 (imports, compiled kernels), then timed (``--repeats`` times in
+a row, each run timing the difference and then the single intervals, with the medians recorded): wall and CPU
 seconds of this process (on a loaded machine the CPU seconds are the steadier figure). Peak memory
 is the process's maximum resident set (``resource.getrusage``), after every case. BLAS runs on one
 thread. The machine is shared: the load average is printed with every case, and any figure taken
@@ -46,6 +47,32 @@ def _data(n, seed):
     return LinearGaussian(n_features=2, flip_probability=0.2).sample(n, seed)
 
 
+def _median(xs):
+    xs = sorted(xs)
+    k = len(xs)
+    return xs[k // 2] if k % 2 else 0.5 * (xs[k // 2 - 1] + xs[k // 2])
+
+
+def _repeated(case, B, seed, singles, repeats):
+    """:func:`_run` ``repeats`` times in a row (the difference and the single intervals interleaved, so that
+    both see the machine's same moments); the record of the first run with every run's seconds and their
+    medians (the ratio of the medians, when the case has single intervals)."""
+    runs = [_run(case, B, seed, singles) for _ in range(repeats)]
+    out = dict(runs[0])
+    if repeats == 1:
+        return out
+    for key in ("seconds", "cpu_seconds", "single_cud_seconds", "single_cud_cpu_seconds"):
+        if key in out:
+            out[f"{key}_runs"] = [r[key] for r in runs]
+            out[f"median_{key}"] = _median(out[f"{key}_runs"])
+    if singles:
+        out["median_ratio"] = out["median_seconds"] / out["median_single_cud_seconds"]
+        out["median_cpu_ratio"] = out["median_cpu_seconds"] / out["median_single_cud_cpu_seconds"]
+    out["same_interval_every_run"] = all(r["interval"] == out["interval"] for r in runs)
+    out["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
+    return out
+
+
 def _run(case, B, seed, singles):
     import cudbound
     from cudbound.compare import cud_difference_interval
@@ -78,6 +105,8 @@ def main(argv=None):
     ap.add_argument("--resamples", type=int, default=500)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs of each case and seed in a row; with more than one, the medians (and their ratio)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     out_path = args.out or os.path.join(rawname.RAW, f"{datetime.date.today()}_{rawname.head_commit()}_"
@@ -89,7 +118,7 @@ def main(argv=None):
     for case in args.cases:
         _run(case, 20, 0, singles=case == "squared50")    # warm-up: imports and compiled kernels
         for seed in args.seeds:
-            rec = _run(case, args.resamples, seed, singles=case == "squared50")
+            rec = _repeated(case, args.resamples, seed, case == "squared50", args.repeats)
             print(json.dumps(rec))
             records.append(rec)
             with open(out_path, "w") as fh:
