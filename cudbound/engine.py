@@ -42,6 +42,7 @@ import time
 
 import numpy as np
 
+from ._kernel_compile import compile_once
 from .losses import HingeLoss, same_math
 from .search import ActiveSetNodeSolver, CvxpyNodeSolver, NodeSolution, NodeSolveError, NodeSolver
 from .search import ReplicateProblem, Screening, SearchOptions, SearchOutcome, branch_and_bound
@@ -298,7 +299,9 @@ class ReplicateEngine:
         frontier of the other classifier then keeps every pattern: always exact)."""
         try:
             if self.loss.is_quadratic:
-                ok, _, L_u = quadratic_minimum(*self._quadratic_form(np.asarray(counts, dtype=float)))
+                form = self._quadratic_form(np.asarray(counts, dtype=float))
+                with compile_once(quadratic_minimum, form):
+                    ok, _, L_u = quadratic_minimum(*form)
                 if ok:  # c - g'H^-1 g, as the compiled set-up computes it
                     return float(L_u)
             return float(checked_solution(self.prepare(counts)[1]).value)
