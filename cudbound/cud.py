@@ -16,7 +16,6 @@ bound over the sign patterns of the non-singleton bootstrap points (``cudbound.s
 from __future__ import annotations
 
 import dataclasses
-import math
 import numbers
 import time
 from collections.abc import Mapping
@@ -28,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from ._budget import check_time_limit
 from ._kernel_compile import compile_seconds
+from ._replicate_progress import bracket_display, replicate_bar
 from ._validation import (check_alpha_n, check_confidence_level, check_counts, check_n_jobs, check_n_resamples,
                           check_rng, check_scalar)
 from ._warnings import warn
@@ -411,12 +411,12 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     counts = draw_counts(n, B, gen)
     jobs = min(jobs, B)
     k = order_index(level, B)
-    bar = _progress_bar(progress, B)
+    bar = replicate_bar(progress, B)
     try:
         with ReplicateRunner(fit.rep.Z, labels, fit.loss_z, counts, fit.gamma, alpha, engine=engine.engine,
                              solver=engine.solver, n_jobs=jobs, scheduler=engine.scheduler) as runner:
             out = order_statistic(runner, B, k, engine.search_options(), exact_distribution=engine.exact_distribution,
-                                  progress=bar, deadline=deadline, on_bounds=_show_bounds(bar, centre, deadline))
+                                  progress=bar, deadline=deadline, on_bounds=bracket_display(bar, centre, deadline))
     finally:
         if bar is not None:
             bar.close()
@@ -450,27 +450,3 @@ def _warn_few_rows(n, p, train_error):
         text += ("; its training error is 0, as a linear classifier with this many coefficients can fit almost any "
                  "labels of so few points, and the interval is wide for that reason")
     warn(text + ".", SmallSampleWarning)
-
-
-def _show_bounds(bar, centre, deadline):
-    """After each refinement round, the certified interval so far (and the time left) on the bar."""
-    if bar is None:
-        return None
-
-    def show(a, c):
-        text = f"certified [{max(0.0, centre - c):.3f}, {min(1.0, centre + c):.3f}]" if math.isfinite(c) else ""
-        if a < c and math.isfinite(c):
-            text += f", exact upper end >= {min(1.0, centre + a):.3f}"
-        if deadline is not None:
-            text += f", {max(0.0, deadline - time.time()):.0f} s of budget left"
-        bar.set_postfix_str(text, refresh=True)
-    return show
-
-
-def _progress_bar(progress, total):
-    """A tqdm bar over the replicates on stderr, or None."""
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="CUD replicates", unit="rep", leave=False, dynamic_ncols=True)

@@ -274,6 +274,8 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
             if newly.any():
                 progress.update(int(newly.sum()))
         if a >= c or not (~resolved).any():
+            if progress is not None and a >= c and not state["resolved"].all():   # Q_hat decided: its ties too
+                progress.update(int(np.count_nonzero(~state["resolved"])))
             for i in np.flatnonzero(~stopped):
                 if records[i].status == "budget":  # cut by the refinement's own budget, then resolved
                     records[i].status = "bounded"

@@ -78,7 +78,7 @@ def _import_graph(package_dir: Path) -> nx.DiGraph:
 
 
 LAYERS = (
-    ("_validation", "_docstrings", "_kernel_cache", "_kernel_compile", "_warnings", "_deprecation", "_registry", "_budget", "ties"),  # the tie rule, checks, docstring blocks, numba's cache location and compiles, warnings at the user's line, renamed names, the registry class and named streams, the time budget
+    ("_validation", "_docstrings", "_kernel_cache", "_kernel_compile", "_warnings", "_deprecation", "_registry", "_budget", "_replicate_progress", "ties"),  # the tie rule, checks, docstring blocks, numba's cache location and compiles, warnings at the user's line, renamed names, the registry class and named streams, the time budget, the replicates' progress bar
     ("datasets",),                         # data
     ("basis", "pca_parts"),                # phi(x); the compiled kernel of a PCA basis refitted on many parts
     ("losses",),                           # surrogate losses (swappable)

@@ -125,6 +125,18 @@ def _gradual_search(q, cost, grid, start, o):
                          state=_Spent(s)), s
 
 
+class _Bar:
+    """A stand-in for the progress bar: the replicates counted as settled (``n``) and the most ever counted."""
+
+    def __init__(self):
+        self.n = self.most = 0
+
+    def update(self, k):
+        assert k > 0
+        self.n += k
+        self.most = max(self.most, self.n)
+
+
 @pytest.mark.parametrize("keep", [True, False])
 @pytest.mark.parametrize("wait_above", [True, False])
 @pytest.mark.parametrize("grid, seed", [(10, 0), (100, 1), (1000, 2)])
@@ -155,9 +167,11 @@ def test_refinement_on_gradual_searches(grid, seed, wait_above, keep):
                 on_done(i, out)
             return outs
 
-        res = order_statistic(run, B, k, SearchOptions(), wait_above=wait_above)
+        bar = _Bar()
+        res = order_statistic(run, B, k, SearchOptions(), wait_above=wait_above, progress=bar)
         assert res.decided
         assert res.value == np.sort(truth)[k - 1]
+        assert bar.n == B and bar.most <= B   # every replicate settled once, those tied at Q_hat included
         if keep:
             assert np.all(spent <= cost)
         else:

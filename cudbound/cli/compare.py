@@ -74,7 +74,8 @@ def add_parser(subparsers) -> None:
 
 def _options(args, methods) -> dict:
     """{<method>_options: {...}}: ``--cv``, ``--repeats``, ``--resamples`` and ``--alpha-n`` to every
-    chosen method that takes them (not the 5x2cv tests); one that none of them takes is an error."""
+    chosen method that takes them (not the 5x2cv tests); one that none of them takes is an error. cud gets
+    ``progress``: its bar over the replicates whenever the run shows one."""
     per: dict[str, dict] = {}
     for flag, attr, param in (("--cv", "cv", "cv"), ("--repeats", "repeats", "repeats"),
                               ("--resamples", "resamples", "n_resamples"), ("--alpha-n", "alpha_n", "alpha_n")):
@@ -88,6 +89,8 @@ def _options(args, methods) -> dict:
                            f"({', '.join(methods)}) takes it; drop it or add a method that uses it.")
         for m in takers:
             per.setdefault(f"{m}_options", {})[param] = value
+    if "cud" in methods:   # its bar over the replicates, under the bar over the methods
+        per.setdefault("cud_options", {})["progress"] = _show_progress(args)
     return per
 
 

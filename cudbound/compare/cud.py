@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._budget import check_time_limit
+from .._replicate_progress import bracket_display, replicate_bar
 from .._validation import check_alpha_n, check_n_resamples
 from ..cud import EngineOptions
 from ..cud_difference import FORMS, DifferenceSide, lead_frontier, search_replicate_difference
@@ -121,7 +122,8 @@ class _Replicates:
 
 def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: str = "two-sided", rng: Any = None,
          n_resamples: int = 500, alpha_n: float | None = None, time_limit: float | None = None,
-         engine_options: EngineOptions | Mapping[str, Any] | None = None, form: str = "joint") -> ComparisonResult:
+         engine_options: EngineOptions | Mapping[str, Any] | None = None, form: str = "joint",
+         progress: bool = False) -> ComparisonResult:
     """The registered ``"cud"`` comparison on a pair (:func:`cud_difference_interval`)."""
     t0, started = time.perf_counter(), time.time()
     level, alternative, gen = _iv(pair, confidence_level, alternative, rng)
@@ -138,11 +140,17 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
     if deadline is not None:
         options = dataclasses.replace(options, deadline=deadline)
     run = _Replicates(side_a, side_b, counts, alpha, options, form)
-    out = order_statistic(run, B, order_index(level, B), options, exact_distribution=engine.exact_distribution,
-                          first_budget=quantile.FIRST_BUDGET, deadline=deadline, wait_above=False,
-                          state_bytes=STATE_BYTES)
-    q_hat, q_low, upper = out.value, out.lower_value, out.upper
     delta = side_a.train_error - side_b.train_error
+    bar = replicate_bar(progress, B, "CUD replicates (A - B)")
+    try:
+        out = order_statistic(run, B, order_index(level, B), options, exact_distribution=engine.exact_distribution,
+                              first_budget=quantile.FIRST_BUDGET, deadline=deadline, wait_above=False,
+                              state_bytes=STATE_BYTES, progress=bar,
+                              on_bounds=bracket_display(bar, delta, deadline, low=-1.0, difference=True))
+    finally:
+        if bar is not None:
+            bar.close()
+    q_hat, q_low, upper = out.value, out.lower_value, out.upper
     stats = SearchStats.from_records(out.records, lower=out.lower, decided=out.decided,
                                      half_width_lower=q_low, out_of_time=out.out_of_time)
     details = {"half_width": q_hat, "train_error_a": side_a.train_error, "train_error_b": side_b.train_error,
@@ -212,6 +220,12 @@ def cud_difference_interval(estimator_a: Any, estimator_b: Any, X: ArrayLike, y:
         only the replicates near Q_hat are searched to the end, as for :func:`cudbound.cud_interval`;
         ``engine_options={"exact_distribution": True}`` solves them all). No p-value: the interval is two-sided
         whatever ``alternative``.
+
+    Notes
+    -----
+    A progress bar over the replicates, with the interval certified after each round, is the registered
+    comparison's option: ``compare(A, B, X, y, methods=["cud"], cud_options={"progress": True})``
+    (``cudbound compare --methods cud`` shows it on a terminal).
 
     Examples
     --------

@@ -36,7 +36,8 @@ def _ci(res):
 
 def test_it_is_registered_for_the_fitted_classifiers():
     assert "cud" in method_names() and get_method("cud").target == "conditional"
-    assert set(get_method("cud").options()) == {"n_resamples", "alpha_n", "time_limit", "engine_options", "form"}
+    assert set(get_method("cud").options()) == {"n_resamples", "alpha_n", "time_limit", "engine_options", "form",
+                                             "progress"}
 
 
 def test_the_interval_from_its_parts():
@@ -187,3 +188,41 @@ def test_the_command_line_takes_resamples_and_alpha_n(capsys, tmp_path):
     code = main(["compare", "--data", str(path), "--label", "y", "--model-a", "squared", "--model-b", "hinge",
                  "--methods", "mcnemar", "--resamples", "20"])
     assert code == 2 and "--resamples" in capsys.readouterr().err
+
+
+def test_a_progress_bar_over_the_replicates_shows_the_certified_interval_and_changes_nothing(capsys):
+    """progress=True: a bar on stderr over the B replicates with the interval certified after each round (its
+    count at the end: tests/test_quantile.py); no bar by default; the same numbers."""
+    X, y = _data()
+    shown, = compare(Procedure(), Procedure(basis="poly:2"), X, y, methods=["cud"], rng=7, progress=False,
+                     cud_options={"n_resamples": B, "progress": True})
+    err = capsys.readouterr().err
+    assert "CUD replicates (A - B)" in err and f"/{B} [" in err
+    quiet, = compare(Procedure(), Procedure(basis="poly:2"), X, y, methods=["cud"], rng=7, progress=False,
+                     cud_options={"n_resamples": B})
+    assert capsys.readouterr().err == ""
+    assert _ci(shown) == _ci(quiet) and shown.details["half_width"] == quiet.details["half_width"]
+    np.testing.assert_array_equal(shown.details["bootstrap_distribution"], quiet.details["bootstrap_distribution"])
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_command_line_shows_cuds_bar_only_where_it_shows_one(capsys, tmp_path, monkeypatch, terminal):
+    """`cudbound compare --methods cud` gives cud its bar over the replicates whenever the run shows bars (on a
+    terminal, without --no-progress: here a stand-in for the terminal test), and never otherwise."""
+    from cudbound.cli import compare as cli_compare
+    monkeypatch.setattr(cli_compare, "_show_progress", lambda args: terminal and not args.no_progress)
+    X, y = _data(n=20)
+    path = tmp_path / "d.csv"
+    path.write_text("x1,x2,y\n" + "".join(f"{a:.6f},{b:.6f},{int(v > 0)}\n" for (a, b), v in zip(X, y)))
+    argv = ["compare", "--data", str(path), "--label", "y", "--model-a", "squared", "--model-b", "hinge",
+            "--methods", "mcnemar,cud", "--resamples", "20",
+            "--seed", "0", "--json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert ("CUD replicates (A - B)" in err) is terminal and ("compare: cud" in err) is terminal
+    assert main(argv + ["--no-progress"]) == 0
+    again, err = capsys.readouterr()
+    assert "CUD replicates" not in err
+    import json
+    first, second = json.loads(out)["results"][1], json.loads(again)["results"][1]
+    assert (first["low"], first["high"]) == (second["low"], second["high"]) and first["method"] == "cud"
