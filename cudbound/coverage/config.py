@@ -297,11 +297,12 @@ class StudyConfig:
 
 def _signature_defaults(function, options: dict, skip: int, knobs: tuple[str, ...] = ()) -> dict:
     """The scalar defaults of ``function``'s keywords past the first ``skip`` that the study leaves
-    unset, less those every call sets (level, rng, alternative) and the ``knobs`` a run sets (a
-    comparison's share of a run's time limit: no result of a study depends on it)."""
+    unset, less those every call sets (level, rng, alternative), a progress bar's switch and the
+    ``knobs`` a run sets (a comparison's share of a run's time limit): no result of a study depends
+    on them, and a display option added to a method must not orphan the chunks made before it."""
     params = list(inspect.signature(function).parameters.values())[skip:]
     return {p.name: p.default for p in params if p.name not in options and p.name not in ("confidence_level", "rng",
-            "alternative", *knobs) and p.default is not inspect.Parameter.empty
+            "alternative", "progress", *knobs) and p.default is not inspect.Parameter.empty
             and isinstance(p.default, (int, float, str, bool, type(None)))}
 
 

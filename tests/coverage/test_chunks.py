@@ -195,14 +195,21 @@ def test_committed_chunks_of_the_earlier_rule_differ_from_the_shipped_protocol_i
     assert json.loads(stamp.read_text())["protocol"] == shipped
 
 
-@pytest.mark.parametrize("name", ["study2", "study3", "study3_null"])
-def test_committed_chunks_of_the_current_rule_have_the_shipped_protocol(name):
-    """results/<study>/chunks, run under the current refit rule: their protocol is the shipped one."""
-    stamp = ROOT / "results" / name / "chunks" / "protocol.json"
+@pytest.mark.parametrize("name, directory, toml", [("study2", "chunks", "study2"), ("study3", "chunks", "study3"),
+                                                   ("study3_null", "chunks", "study3_null"),
+                                                   ("study3", "chunks_cud", "study3_cud"),
+                                                   ("study3_null", "chunks_cud", "study3_null_cud")])
+def test_committed_chunks_of_the_current_rule_have_the_shipped_protocol(name, directory, toml):
+    """results/<study>/chunks (and the `cud` supplements' chunks_cud), run under the current refit
+    rule: their protocol is the shipped one, so that a run resumes them. Found in review: a progress
+    option added to the `cud` comparison entered the protocol's defaults and the runner refused the
+    committed supplements."""
+    stamp = ROOT / "results" / name / directory / "protocol.json"
     if not stamp.exists():
-        pytest.skip(f"no committed chunks for {name} under the current refit rule yet")
-    config = load_config(ROOT / "experiments" / f"{name}.toml")
+        pytest.skip(f"no committed chunks for {name}/{directory} under the current refit rule yet")
+    config = load_config(ROOT / "experiments" / f"{toml}.toml")
     assert json.loads(stamp.read_text())["protocol"] == json.loads(json.dumps(config.protocol()))
+    ChunkDir(stamp.parent, config, size=json.loads(stamp.read_text())["chunk_size"])   # the runner's own check
 
 
 @pytest.mark.parametrize("damage", [b"not gzip at all", gzip.compress(b"dataset,n\nx,notanumber\n", mtime=0)],
