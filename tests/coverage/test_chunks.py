@@ -201,7 +201,7 @@ def test_committed_chunks_of_the_earlier_rule_differ_from_the_shipped_protocol_i
                                                    ("study3_null", "chunks_cud", "study3_null_cud")])
 def test_committed_chunks_of_the_current_rule_have_the_shipped_protocol(name, directory, toml):
     """results/<study>/chunks (and the `cud` supplements' chunks_cud), run under the current refit
-    rule: their protocol is the shipped one, so that a run resumes them. Found in review: a progress
+    rule: their protocol is the shipped one, so that a run resumes them. Found resuming the study: a progress
     option added to the `cud` comparison entered the protocol's defaults and the runner refused the
     committed supplements."""
     stamp = ROOT / "results" / name / directory / "protocol.json"
