@@ -43,6 +43,9 @@ def add_parser(subparsers) -> None:
                           "selections fill one store and one chunk directory")
     cov.add_argument("--sizes", default=None, metavar="N[,N...]",
                      help="compute only the tasks of these training sizes (as --datasets)")
+    cov.add_argument("--exclude", default=None, metavar="NAME:N:REP[,...]",
+                     help="leave out these tasks (data-set label, training size, repetition), e.g. one too long "
+                          "for this run's time or computed by another run; they stay unfinished in the store")
     cov.set_defaults(handler=_coverage)
 
     store = subparsers.add_parser("store", help="check a coverage store, or export it as result chunks",
@@ -93,20 +96,22 @@ def _coverage(args):
         raise CLIError(f"--max-tasks must be a non-negative integer; got {args.max_tasks}.")
     if args.chunk_size < 1:
         raise CLIError(f"--chunk-size must be a positive integer; got {args.chunk_size}.")
-    datasets, sizes, selected = _selection(args, config)     # a bad selection: exit 2 before anything runs
+    datasets, sizes, exclude, selected = _selection(args, config)     # a bad selection: exit 2 before anything runs
+    chosen = {"datasets": datasets, "sizes": sizes, "exclude": exclude}
     if args.check:
-        return _coverage_check(args, config, selected, {"datasets": datasets, "sizes": sizes})
+        return _coverage_check(args, config, selected, chosen)
     if args.store is None:
         raise CLIError("--store FILE.sqlite is required to run a study (only --check runs without it).")
     try:
         report = run_study(config, args.store, n_jobs=args.jobs, scheduler=args.scheduler,
                            data_home=args.data_home, progress=_show_progress(args), max_tasks=args.max_tasks,
-                           chunks=args.chunks, chunk_size=args.chunk_size, datasets=datasets, sizes=sizes)
+                           chunks=args.chunks, chunk_size=args.chunk_size, datasets=datasets, sizes=sizes,
+                           exclude=exclude)
         interrupted = False
     except RunInterrupted as stop:     # Ctrl-C: the workers are stopped, the finished tasks kept
         report, interrupted = stop.report, True
         print(f"{PROG}: interrupted: the {report.already + report.computed} finished tasks "
-              f"{'of the selection ' if datasets is not None or sizes is not None else ''}are kept in "
+              f"{'of the selection ' if any(v is not None for v in chosen.values()) else ''}are kept in "
               f"{args.store} ({report.computed} computed now, {report.remaining} remaining); to resume, run the "
               f"same command again.", file=sys.stderr)
     with ResultStore(args.store) as store:
@@ -119,8 +124,8 @@ def _coverage(args):
                                "remaining": report.remaining,
                                "failed": [{"task": [t.dataset, t.n, t.rep], "message": m} for t, m in report.failed],
                                "chunks_written": [str(p) for p in report.chunks_written],
-                               "selection": {"datasets": datasets, "sizes": sizes}})
-    selection = "" if datasets is None and sizes is None else " selected"
+                               "selection": chosen})
+    selection = "" if all(v is None for v in chosen.values()) else " selected"
     lines = [f"study {config.name}: {report.total}{selection} tasks, {report.already} already stored, "
              f"{report.computed} computed now, {len(report.failed)} failed, {report.remaining} remaining",
              f"store: {args.store}"]
@@ -141,8 +146,9 @@ def _coverage(args):
 
 
 def _selection(args, config):
-    """(data sets, sizes, the selected tasks) of ``--datasets`` / ``--sizes`` (None, None and every task
-    without them); a bad selection is a CLIError naming the flags."""
+    """(data sets, sizes, excluded tasks as "label:n:rep", the selected tasks) of ``--datasets`` /
+    ``--sizes`` / ``--exclude`` (None, None, None and every task without them); a bad selection is a
+    CLIError naming the flags."""
     from ..coverage.runner import select_tasks
 
     datasets = _listed(args.datasets, "--datasets")
@@ -151,12 +157,13 @@ def _selection(args, config):
         if not all(re.fullmatch(r"[0-9]+", x) for x in sizes):
             raise CLIError(f"--sizes must be training sizes separated by commas; got {args.sizes!r}.")
         sizes = [int(x) for x in sizes]
+    exclude = _listed(args.exclude, "--exclude")
     try:
-        selected = select_tasks(config, datasets, sizes)
+        selected = select_tasks(config, datasets, sizes, exclude)
     except ValueError as exc:
         message = str(exc).replace("`datasets`", "--datasets").replace("`sizes`", "--sizes")
-        raise CLIError(message) from None
-    return datasets, sizes, selected
+        raise CLIError(message.replace("`exclude`", "--exclude")) from None
+    return datasets, sizes, exclude, selected
 
 
 def _listed(text, flag):
@@ -181,7 +188,7 @@ def _coverage_item(cell: dict) -> dict:
 def _coverage_check(args, config, tasks, selection):
     """``cudbound coverage --check``: the configuration is valid (load_config raised otherwise); with
     an existing --store, whether it would accept the configuration. ``tasks``: those selected
-    (``selection``: --datasets, --sizes; every task without them). Creates and writes nothing."""
+    (``selection``: --datasets, --sizes, --exclude; every task without them). Creates and writes nothing."""
     from ..coverage import ResultStore
 
     sizes = sorted({n for d in config.datasets for n in config.sizes_of(d)})

@@ -73,12 +73,18 @@ def _safe_task(config, task, data_home):
 
 
 def select_tasks(config: StudyConfig, datasets: str | Iterable[str] | None = None,
-                 sizes: int | Iterable[int] | None = None) -> list[Task]:
+                 sizes: int | Iterable[int] | None = None, exclude: Iterable | None = None) -> list[Task]:
     """The study's tasks (in its order) of the data-set entries ``datasets`` (labels; one label may
     be given alone) and the training sizes ``sizes`` (integers; one may be given alone); None
-    selects every one. A label or a size the study does not have, or a selection that holds no task
-    (an entry with sizes of its own), is an error: a ValueError naming the study's."""
+    selects every one. ``exclude``: tasks left out (each a :class:`Task` or a (label, n, rep)
+    triple; :func:`exclusions` reads ``"label:n:rep"``), e.g. one that a run cannot finish in its time. A
+    label or a size the study does not have, a task to exclude that is not the study's, or a
+    selection that holds no task (an entry with sizes of its own), is an error: a ValueError naming
+    the study's."""
     tasks = config.tasks()
+    if exclude is not None:
+        left_out = exclusions(exclude, tasks, config.name)
+        tasks = [t for t in tasks if t not in left_out]
     labels = [d.label for d in config.datasets]
     if datasets is not None:
         wanted = _items(datasets)
@@ -95,10 +101,42 @@ def select_tasks(config: StudyConfig, datasets: str | Iterable[str] | None = Non
             raise ValueError(f"`sizes` must be training sizes of the study {config.name!r} ({known}); "
                              f"got {unknown_n if unknown_n else 'none'}.")
         tasks = [t for t in tasks if t.n in wanted_n]
-    if not tasks and (datasets is not None or sizes is not None):
+    if not tasks and (datasets is not None or sizes is not None or exclude is not None):
         cells = "; ".join(f"{d.label}: {', '.join(map(str, config.sizes_of(d)))}" for d in config.datasets)
         raise ValueError(f"the selection holds no task of the study {config.name!r} (its entries' sizes: {cells}).")
     return tasks
+
+
+def exclusions(exclude, tasks: list[Task], study: str) -> set[Task]:
+    """The tasks ``exclude`` names (Tasks, (label, n, rep) triples or ``"label:n:rep"`` strings), each one
+    of ``tasks``, the study's; anything else is a ValueError naming it."""
+    out, bad = set(), []
+    known = set(tasks)
+    for item in _items(exclude):
+        if isinstance(item, Task):
+            item = (item.dataset, item.n, item.rep)
+        parts = item.split(":") if isinstance(item, str) else item
+        try:
+            label, n, rep = parts
+            task = Task(str(label), _count(n), _count(rep))
+        except (TypeError, ValueError):
+            bad.append(repr(item))
+            continue
+        if task not in known:
+            bad.append(repr(item))
+        out.add(task)
+    if bad:
+        raise ValueError(f"`exclude` must name tasks of the study {study!r} as label:n:rep (e.g. "
+                         f"{tasks[0].dataset}:{tasks[0].n}:{tasks[0].rep}); got {', '.join(bad)}.")
+    return out
+
+
+def _count(x) -> int:
+    """A training size or a repetition given as an integer or its digits; anything else is a ValueError."""
+    x = _size(x)
+    if not isinstance(x, int) or isinstance(x, bool):
+        raise ValueError(x)
+    return x
 
 
 def _items(x) -> list:
@@ -122,7 +160,7 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
               scheduler: str | None = None, data_home: str | os.PathLike[str] | None = None, progress: bool = True,
               max_tasks: int | None = None, chunks: str | os.PathLike[str] | None = None,
               chunk_size: int = 50, datasets: str | Iterable[str] | None = None,
-              sizes: int | Iterable[int] | None = None) -> RunReport:
+              sizes: int | Iterable[int] | None = None, exclude: Iterable | None = None) -> RunReport:
     """Compute every task of ``config`` (or of its selection) not yet in the store at ``store_path``.
 
     Parameters
@@ -159,6 +197,10 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
         chunks stay the whole study's: runs with different selections (at once or one after the
         other, on one machine or several) fill one store and one chunk directory, each task with
         the rows a run of the whole study gives it. The report counts the selected tasks.
+    exclude : sequence, optional
+        Tasks this run leaves out (:func:`select_tasks`: ``Task``, (label, n, rep) or
+        ``"label:n:rep"``), e.g. one another run computes, or one too long for this run's time; they
+        stay unfinished in the store, and a block holding one stays a partial file until they are stored.
 
     Returns
     -------
@@ -167,7 +209,7 @@ def run_study(config: StudyConfig, store_path: str | os.PathLike[str], *, n_jobs
     from tqdm.auto import tqdm
 
     workers = check_n_jobs(n_jobs)
-    tasks = select_tasks(config, datasets, sizes)     # a bad selection is refused before the store is touched
+    tasks = select_tasks(config, datasets, sizes, exclude)     # a bad selection is refused before the store is touched
     with ResultStore(store_path, config) as store:
         chunk_dir = None
         if chunks is not None:

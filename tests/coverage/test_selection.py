@@ -3,13 +3,14 @@
 of the whole study gives them; runs of different selections fill one store and one chunk directory."""
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
 from store_rows import stored
 
 from cudbound.cli import main
-from cudbound.coverage import ResultStore, parse_config, run_study
+from cudbound.coverage import ResultStore, Task, parse_config, run_study
 from cudbound.coverage.runner import select_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,7 +109,7 @@ def test_cli_selection(tmp_path, capsys):
     assert main(base + ["--datasets", "donut", "--sizes", "30", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)["details"]
     assert (record["tasks"], record["already"], record["computed"], record["remaining"]) == (2, 0, 2, 0)
-    assert record["selection"] == {"datasets": ["donut"], "sizes": [30]}
+    assert record["selection"] == {"datasets": ["donut"], "sizes": [30], "exclude": None}
     with ResultStore(store) as s:
         assert {(t.dataset, t.n) for t in s.finished()} == {("donut", 30)}
     assert main(base + ["--sizes", "20,30", "--datasets", "donut, three_points"]) == 0
@@ -117,7 +118,7 @@ def test_cli_selection(tmp_path, capsys):
     assert main(base + ["--json"]) == 0
     record = json.loads(capsys.readouterr().out)["details"]
     assert (record["tasks"], record["already"], record["computed"]) == (8, 8, 0)
-    assert record["selection"] == {"datasets": None, "sizes": None}
+    assert record["selection"] == {"datasets": None, "sizes": None, "exclude": None}
     assert main(["coverage", "--config", str(smoke), "--check", "--store", str(store), "--sizes", "20"]) == 0
     assert "4 selected tasks of 8" in capsys.readouterr().out
     for flags, message in ((["--datasets", "nosuch"], "--datasets must name entries of the study 'smoke' "
@@ -131,3 +132,59 @@ def test_cli_selection(tmp_path, capsys):
         assert message in capsys.readouterr().err
     assert main(["coverage", "--config", str(smoke), "--check", "--datasets", "nosuch"]) == 2
     assert "got nosuch" in capsys.readouterr().err
+
+
+def test_select_tasks_leaves_out_the_excluded_tasks_and_names_a_bad_one():
+    cfg = config(reps=2, sizes="[20, 30]")
+    everything = cfg.tasks()
+    gone = [Task("donut", 30, 1), Task("three_points", 20, 0)]
+    kept = select_tasks(cfg, exclude=["donut:30:1", ("three_points", "20", 0)])
+    assert kept == [t for t in everything if t not in gone] and len(kept) == len(everything) - 2
+    assert select_tasks(cfg, exclude=gone) == kept                       # Tasks as well as their text
+    assert select_tasks(cfg, datasets="donut", exclude=["donut:30:1"]) == [
+        t for t in everything if t.dataset == "donut" and t != gone[0]]
+    assert select_tasks(cfg, exclude=[]) == everything
+    for bad in ("donut:30:2", "donut:40:0", "nosuch:30:0", "donut:30", "donut:30:x", "donut:30:0:1"):
+        with pytest.raises(ValueError, match=r"`exclude` must name tasks of the study 'smoke' as label:n:rep .*"
+                                             + re.escape(repr(bad))):
+            select_tasks(cfg, exclude=["donut:30:0", bad])
+    with pytest.raises(ValueError, match=r"got \('donut', 30, True\)"):
+        select_tasks(cfg, exclude=[("donut", 30, True)])
+    with pytest.raises(ValueError, match="holds no task"):
+        select_tasks(cfg, datasets="donut", sizes=20, exclude=["donut:20:0", "donut:20:1"])
+
+
+def test_a_run_that_excludes_a_task_leaves_it_and_its_block_for_a_later_run(tmp_path):
+    cfg = config(reps=2, sizes="[30]")
+    whole = run_study(cfg, tmp_path / "whole.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c_whole",
+                      chunk_size=2)
+    first = run_study(cfg, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c", chunk_size=2,
+                      exclude=["donut:30:1"])
+    assert (first.total, first.computed, first.remaining) == (3, 3, 0)
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        assert Task("donut", 30, 1) not in store.finished() and len(store.finished()) == 3
+    assert sorted(p.name for p in (tmp_path / "c" / "donut" / "n30").iterdir()) == ["partial-reps0000-0001.csv.gz"]
+    rest = run_study(cfg, tmp_path / "s.sqlite", n_jobs=1, progress=False, chunks=tmp_path / "c", chunk_size=2)
+    assert (rest.total, rest.already, rest.computed) == (4, 3, 1)
+    assert stored(tmp_path / "s.sqlite") == stored(tmp_path / "whole.sqlite")
+    assert chunk_rows(tmp_path / "c") == chunk_rows(tmp_path / "c_whole")
+
+
+def test_cli_exclude(tmp_path, capsys):
+    store = tmp_path / "s.sqlite"
+    smoke = tmp_path / "smoke.toml"
+    smoke.write_text(SMOKE.read_text().replace("repetitions = 4", "repetitions = 2"))
+    base = ["coverage", "--config", str(smoke), "--store", str(store), "--jobs", "1", "--no-progress"]
+    assert main(base + ["--exclude", "donut:30:0, three_points:30:1", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)["details"]
+    assert (record["tasks"], record["computed"], record["remaining"]) == (2, 2, 0)
+    assert record["selection"] == {"datasets": None, "sizes": None, "exclude": ["donut:30:0", "three_points:30:1"]}
+    with ResultStore(store) as s:
+        assert set(s.finished()) == {Task("donut", 30, 1), Task("three_points", 30, 0)}
+    assert main(["coverage", "--config", str(smoke), "--check", "--exclude", "donut:30:0"]) == 0
+    assert "3 selected tasks of 4" in capsys.readouterr().out
+    assert main(base + ["--exclude", "donut:30:7"]) == 2
+    assert ("--exclude must name tasks of the study 'smoke' as label:n:rep (e.g. donut:30:0); got 'donut:30:7'."
+            in capsys.readouterr().err)
+    assert main(base) == 0
+    assert "study smoke: 4 tasks, 2 already stored, 2 computed now" in capsys.readouterr().out
