@@ -57,7 +57,12 @@ it takes: ``SearchState.lighter``), and searches whose node solver keeps its war
 restart instead, and search to the end (with the round's floor and stop_above = c, under the user's
 budget only): a restart under a budget four times larger would repeat the work again and again
 (measured: three logistic replicates of ``benchmarks/difference.py``'s n = 100, restarted at 262,144
-and 1,048,576 nodes, took 29 of 50 s). Either way the decisions, and so the interval, are the same.
+and 1,048,576 nodes, took 29 of 50 s). A search to the end has no bound on its work, though, and the CUD
+interval of a difference gives ``restart_ahead`` (``compare.cud.RESTART_AHEAD``, 0): such a search starts
+again under the budget of the round ``restart_ahead`` rounds ahead (iterative deepening: fewer than 16/3
+times the nodes it needs from scratch, ``tests/test_quantile.py``); there one search to the end of a
+third-study task ran for hours where the task takes about 40 minutes this way (``compare.cud.RESTART_AHEAD``).
+Either way the decisions, and so the interval, are the same.
 ``exact_distribution=True`` skips all this and solves every replicate to the end.
 
 A user budget (``max_nodes``, ``time_limit``) still applies to each search; a replicate it
@@ -135,6 +140,12 @@ def _merge(old: SearchOutcome | None, new: SearchOutcome) -> SearchOutcome:
     return new
 
 
+def _capped(budget: int, user: int | None) -> int:
+    """A round's node budget (at most :data:`MAX_BUDGET`) under the user's ``max_nodes``."""
+    budget = min(budget, MAX_BUDGET)
+    return budget if user is None else min(budget, user)
+
+
 def _this_round(todo, lo, a, c, rounds, wait_above):
     """(the replicates a round searches, its ``stop_above``) among the unresolved ``todo``: after the
     first round and with ``wait_above``, those with lo_b <= a, each stopping once it attains a value
@@ -169,7 +180,7 @@ def _file_state(i, status, kept, held, saved, restart, plain, limit):
 def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False,
                     first_budget: int = FIRST_BUDGET, progress=None, deadline: float | None = None,
                     clock=time.time, on_bounds=None, wait_above: bool = True,
-                    state_bytes: int | None = None) -> QuantileOutcome:
+                    state_bytes: int | None = None, restart_ahead: int | None = None) -> QuantileOutcome:
     """The k-th smallest replicate supremum.
 
     ``run(indices, options_list, on_done)`` searches the replicates ``indices`` with the given
@@ -181,6 +192,9 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     bracket k-th(lo) <= Q_hat <= k-th(up) (for a progress display). ``wait_above``: replicates
     above a wait (module docstring); False: the rule before (the interval of a difference).
     ``state_bytes``: the most bytes of search states kept between rounds (None: RESUME_TOTAL_BYTES).
+    ``restart_ahead``: a search the refinement's budget cut without a state to resume goes to the end
+    when next searched (None, module docstring), or starts again under the budget of the round
+    ``restart_ahead`` rounds after the one that searches it (0: that round's budget).
     """
     limit = RESUME_TOTAL_BYTES if state_bytes is None else state_bytes
     if deadline is not None and clock is time.time:
@@ -247,7 +261,8 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
                                    floor=(a - _FLOOR_GAP) if a > _FLOOR_GAP else None,
                                    stop_above=stop if math.isfinite(stop) else None)
         # a search the last round cut without a state to resume goes to the end (only the user's budget)
-        caps = {int(i): options.max_nodes if int(i) in restart else cap for i in todo}
+        caps = {int(i): (cap if int(i) not in restart else options.max_nodes if restart_ahead is None
+                         else _capped(budget * 4 ** restart_ahead, options.max_nodes)) for i in todo}
         above_c = c if math.isfinite(c) else None
         outs = run(list(todo), [dataclasses.replace(opts, max_nodes=caps[int(i)], resume=saved.pop(int(i), None),
                                                     stop_above=above_c if int(i) in plain else opts.stop_above)

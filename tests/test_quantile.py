@@ -179,6 +179,47 @@ def test_refinement_on_gradual_searches(grid, seed, wait_above, keep):
         assert np.all(res.lower <= truth + 1e-12) and np.all(truth <= res.upper + 1e-12)
 
 
+@pytest.mark.parametrize("ahead", [0, 2])
+@pytest.mark.parametrize("grid, seed", [(10, 0), (100, 1), (1000, 2)])
+def test_restarts_under_a_rounds_budget(grid, seed, ahead):
+    """``restart_ahead=m``: a search that keeps no state starts again each round under the budget of the
+    round m rounds ahead instead of going to the end. Q_hat exact for every k; no search without a node
+    budget; and each replicate spends less than 16/3 times what it needs or its first budget (iterative
+    deepening with budgets growing fourfold: the budgets up to the first at least its cost add up to
+    under 4/3 of that one, which is under 4 times the cost or the first)."""
+    rng = np.random.default_rng(seed)
+    B = 120
+    truth = np.floor(rng.beta(2, 5, B) * grid) / grid
+    cost = rng.integers(1, 200_000, B)
+    for k in (1, 7, 60, 114, 120):
+        spent = np.zeros(B, dtype=np.int64)
+        caps, rounds = [], []
+
+        def run(indices, opts, on_done):
+            outs = []
+            rounds.append(sorted({o.max_nodes for o in opts}, key=lambda c: -1 if c is None else c))
+            for i, o in zip(indices, opts):
+                assert o.resume is None
+                caps.append(o.max_nodes)
+                out, _ = _gradual_search(truth[i], cost[i], grid, 0, o)
+                out.state = None
+                spent[i] += out.nodes
+                outs.append(out)
+                on_done(i, out)
+            return outs
+
+        res = order_statistic(run, B, k, SearchOptions(), restart_ahead=ahead)
+        assert res.decided and res.value == np.sort(truth)[k - 1]
+        assert None not in caps and caps[0] == 256 and max(caps) > 256
+        # every search of round one (256 nodes) left no state: round two's start again m rounds ahead
+        assert rounds[0] == [256] and rounds[1] == [1024 * 4 ** ahead]
+        first = 256 * 4 ** (ahead + 1)     # the first restart: in round two, m rounds ahead
+        assert np.all(spent < 16 / 3 * np.maximum(cost, first) + 256), (k, float(np.max(spent / cost)))
+        assert np.all(res.lower <= truth + 1e-12) and np.all(truth <= res.upper + 1e-12)
+        default = order_statistic(run, B, k, SearchOptions())      # the rule before: searches to the end
+        assert default.value == res.value and None in caps
+
+
 def test_user_budget_makes_it_conservative_never_narrower():
     X, y = _noisy(50, 5, 1)
     full = cudbound.cud_interval(X, y, n_resamples=40, rng=1, engine_options={"exact_distribution": True})

@@ -46,6 +46,19 @@ seeds 0 and 1; 2026-12-02, one core each) peaked at 763 and 786 MiB instead of 1
 intervals)."""
 
 
+RESTART_AHEAD: int | None = 0
+"""A joint search whose state was not kept between the order statistic's rounds starts again under the budget
+of the round this many rounds ahead: 0, that round's own (:func:`cudbound.quantile.order_statistic`'s
+``restart_ahead``; None: searched to the end, the rule until 2026-12-04). A search to the end has no bound on
+its work: the third study's Liver n = 100 rep 12 (B = 500; 10 coefficients in B) dropped 118 states in its
+third round (over :data:`STATE_BYTES`) and one of their searches to the end ran past 400 s with the bracket
+unmoved; no run of that task finished in two sittings. Started again under each round's budget, a replicate
+spends less than 16/3 times the nodes it needs (``tests/test_quantile.py``), and that task took 2,3xx s.
+The price where searches to the end were short: logistic100 at B = 500, seeds 0 and 1, 10.3 M -> 11.6 M
+and 65.5 M -> 73.6 M nodes (109 -> 127 s and 601 -> 695 s, one core); squared50 the same nodes
+(``benchmarks/measure/difference_restart_rule.py``, benchmarks/RESULTS.md, 2026-12-04)."""
+
+
 def _side(refits, X, labels, engine: EngineOptions) -> DifferenceSide:
     """One procedure of the pair as the CUD bound takes it: its basis fitted on all n points, its
     exact loss (a scikit-learn classifier mapped by :mod:`cudbound.sklearn_bridge`), beta_hat."""
@@ -84,8 +97,8 @@ class _Replicates:
     replicate, the joint search against it under the round's options (its node budget, floor and
     stop_above), resumed from where the round before stopped it (``options.resume``). The states alive
     during a round, those still waiting to be resumed and those the round leaves, are at most
-    :data:`STATE_BYTES` in all (new ones kept in replicate order, the rest searched to the
-    end next round); the order statistic then keeps only the open replicates' states."""
+    :data:`STATE_BYTES` in all (new ones kept in replicate order, the rest started again next round under
+    its budget, :data:`RESTART_AHEAD`); the order statistic then keeps only the open replicates' states."""
 
     def __init__(self, side_a, side_b, counts, alpha_n, options, form):
         self.sides, self.counts, self.alpha_n, self.options, self.form = (side_a, side_b), counts, alpha_n, options, form
@@ -145,7 +158,7 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
     try:
         out = order_statistic(run, B, order_index(level, B), options, exact_distribution=engine.exact_distribution,
                               first_budget=quantile.FIRST_BUDGET, deadline=deadline, wait_above=False,
-                              state_bytes=STATE_BYTES, progress=bar,
+                              state_bytes=STATE_BYTES, restart_ahead=RESTART_AHEAD, progress=bar,
                               on_bounds=bracket_display(bar, delta, deadline, low=-1.0, difference=True))
     finally:
         if bar is not None:

@@ -75,6 +75,7 @@ def test_the_order_statistic_searches_only_what_it_needs_and_gives_the_exact_int
     budget of 4 nodes (256 by default) makes these small searches go through several rounds."""
     import cudbound.quantile
     monkeypatch.setattr(cudbound.quantile, "FIRST_BUDGET", 4)
+    monkeypatch.setattr(mod, "RESTART_AHEAD", ahead)
     X, y = _data(n=30, seed=8)
     a, b = Procedure(loss=loss_a), Procedure(basis=basis_b, loss=loss_b)
     kw = {"n_resamples": 60, "rng": 5, "form": form, "alpha_n": alpha_n}
@@ -90,21 +91,25 @@ def test_the_order_statistic_searches_only_what_it_needs_and_gives_the_exact_int
         assert st.n_bounded > 0
 
 
-def test_a_rounds_states_beyond_the_memory_limit_are_dropped_and_the_interval_stays_exact(monkeypatch):
+@pytest.mark.parametrize("ahead", [0, 2, None])
+def test_a_rounds_states_beyond_the_memory_limit_are_dropped_and_the_interval_stays_exact(monkeypatch, ahead):
     """The joint searches' states a round hands to the order statistic are at most
-    ``compare.cud.STATE_BYTES`` in all (the rest search to the end next round): with the default some
+    ``compare.cud.STATE_BYTES`` in all (the rest start again next round under its budget, or the budget
+    ``compare.cud.RESTART_AHEAD`` rounds ahead, or search to the end with None): with the default some
     are kept, with a limit of 0 none; the interval is the exact one either way."""
     import cudbound.compare.cud as mod
     import cudbound.quantile
     monkeypatch.setattr(cudbound.quantile, "FIRST_BUDGET", 4)
+    monkeypatch.setattr(mod, "RESTART_AHEAD", ahead)
     X, y = _data(n=30, seed=8)
     a, b = Procedure(loss="logistic"), Procedure(basis="poly:2", loss="squared")
     kw = {"n_resamples": 60, "rng": 5}
     exact = cud_difference_interval(a, b, X, y, engine_options={"exact_distribution": True}, **kw)
-    held, real = [], mod.order_statistic
+    held, caps, real = [], [], mod.order_statistic
 
     def spy(run, *args, **kwargs):
         def counted(indices, options_list, on_done):
+            caps.append([o.max_nodes for o in options_list])
             outs = run(indices, options_list, on_done)
             held.append(sum(o.state.nbytes for o in outs if o.state is not None))
             return outs
@@ -117,6 +122,8 @@ def test_a_rounds_states_beyond_the_memory_limit_are_dropped_and_the_interval_st
     monkeypatch.setattr(mod, "STATE_BYTES", 0)
     dropped = cud_difference_interval(a, b, X, y, **kw)
     assert len(held) > 1 and max(held) == 0
+    later = [c for round_caps in caps[-(len(held) - 1):] for c in round_caps]     # after the first round
+    assert (None in later) == (ahead is None)     # searched to the end, or started again under a budget
     assert _ci(kept) == _ci(dropped) == _ci(exact)
     assert dropped.details["half_width"] == exact.details["half_width"]
 
