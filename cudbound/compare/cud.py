@@ -51,9 +51,10 @@ RESTART_AHEAD: int | None = 0
 of the round this many rounds ahead: 0, that round's own (:func:`cudbound.quantile.order_statistic`'s
 ``restart_ahead``; None: searched to the end, the rule until 2026-12-04). A search to the end has no bound on
 its work: the third study's Liver n = 100 rep 12 (B = 500; 10 coefficients in B) dropped 118 states in its
-third round (over :data:`STATE_BYTES`) and one of their searches to the end ran past 400 s with the bracket
-unmoved; no run of that task finished in two sittings. Started again under each round's budget, a replicate
-spends less than 16/3 times the nodes it needs (``tests/test_quantile.py``), and that task took 2,3xx s.
+third round (over :data:`STATE_BYTES`), its fourth round, which searched them to the end, had not ended after
+1,078 s, and no run of the task finished (some ran over 2.5 hours). Started again under each round's budget, a
+replicate spends fewer than 16/3 times the nodes it needs (``tests/test_quantile.py``): that round took 30 s and
+the task 3,190 s (437.7 M nodes; the same Q_hat as with room for every state, 2,050 s and 310.4 M nodes).
 The price where searches to the end were short: logistic100 at B = 500, seeds 0 and 1, 10.3 M -> 11.6 M
 and 65.5 M -> 73.6 M nodes (109 -> 127 s and 601 -> 695 s, one core); squared50 the same nodes
 (``benchmarks/measure/difference_restart_rule.py``, benchmarks/RESULTS.md, 2026-12-04)."""
