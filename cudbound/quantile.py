@@ -178,9 +178,19 @@ def _file_state(i, status, kept, held, saved, restart, plain, limit):
     return held
 
 
-def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False,
-                    first_budget: int = FIRST_BUDGET, progress=None, deadline: float | None = None,
-                    clock=time.time, on_bounds=None, wait_above: bool = True,
+def _out_of_time(a, c, lo, up, final, stopped, records, rounds) -> QuantileOutcome:
+    """The outcome when the deadline has passed: the upper side c is certified, the exact Q_hat is at
+    least the lower side a; a replicate the refinement's budget cut is "bounded" if it is resolved,
+    else "budget"."""
+    resolved = final | (up < a) | (lo > c)
+    for i in np.flatnonzero(~stopped):
+        if records[i].status in ("budget", "bounded"):
+            records[i].status = "bounded" if resolved[i] else "budget"
+    return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds, lower_value=min(a, c), out_of_time=True)
+
+
+def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distribution: bool = False, progress=None,
+                    deadline: float | None = None, clock=time.time, on_bounds=None, wait_above: bool = True,
                     state_bytes: int | None = None, restart_ahead: int | None = None) -> QuantileOutcome:
     """The k-th smallest replicate supremum.
 
@@ -239,7 +249,7 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
         return QuantileOutcome(c, bool(np.all(lo == up) or a >= c), lo, up, records, 1, lower_value=min(a, c),
                                out_of_time=deadline is not None and clock() >= deadline)
 
-    budget = first_budget
+    budget = FIRST_BUDGET     # read at the call (tests lower it)
     todo = np.arange(B)
     rounds = 0
     saved: dict = {}  # replicate -> SearchState of its budget-stopped search, to be resumed
@@ -247,14 +257,7 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     plain: set = set()  # replicates whose search left no state: from then on they stop above c (module docstring)
     while True:
         if deadline is not None and rounds > 0 and clock() >= deadline:
-            # out of time: the upper side is certified, the exact Q_hat is at least the lower side;
-            # a replicate the refinement's budget cut is "bounded" if it is resolved, else "budget"
-            a, c = state["a"], state["c"]
-            resolved = final | (up < a) | (lo > c)
-            for i in np.flatnonzero(~stopped):
-                if records[i].status in ("budget", "bounded"):
-                    records[i].status = "bounded" if resolved[i] else "budget"
-            return QuantileOutcome(c, bool(a >= c), lo, up, records, rounds, lower_value=min(a, c), out_of_time=True)
+            return _out_of_time(state["a"], state["c"], lo, up, final, stopped, records, rounds)
         cap = budget if options.max_nodes is None else min(budget, options.max_nodes)
         a, c = state["a"], state["c"]
         todo, stop = _this_round(todo, lo, a, c, rounds, wait_above)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import cudbound
+import cudbound.quantile as quantile_module
 from cudbound import Procedure
 from cudbound.cud import conservative_quantile
 from cudbound.datasets import LinearGaussian
@@ -341,7 +342,7 @@ class _Clock:
 
 
 @pytest.mark.parametrize("seed, rounds", [(1, 1), (2, 1), (2, 2), (3, 3)])
-def test_interval_budget_returns_a_certified_bracket(seed, rounds):
+def test_interval_budget_returns_a_certified_bracket(seed, rounds, monkeypatch):
     """Out of time after ``rounds`` rounds (an injected clock: no timing involved), the result is
     the upper side of the bracket, never below the exact Q_hat, and the lower side never above it."""
     from cudbound.fit import fit_classifier
@@ -364,7 +365,8 @@ def test_interval_budget_returns_a_certified_bracket(seed, rounds):
 
     with ReplicateRunner(fit.rep.Z, y, fit.loss_z, counts, fit.gamma, float(len(y))) as runner:
         exact = order_statistic(runner, B, k, SearchOptions(), exact_distribution=True)
-        cut = order_statistic(runner, B, k, SearchOptions(), first_budget=8, deadline=1.0, clock=clock,
+        monkeypatch.setattr(quantile_module, "FIRST_BUDGET", 8)
+        cut = order_statistic(runner, B, k, SearchOptions(), deadline=1.0, clock=clock,
                               on_bounds=after_round)
     assert exact.decided
     assert cut.rounds == min(rounds, cut.rounds) and cut.rounds <= rounds

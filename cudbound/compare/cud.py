@@ -27,7 +27,6 @@ from ..cud_difference import FORMS, DifferenceSide, lead_frontier, search_replic
 from ..design import prepare_data
 from ..fit import fit_classifier
 from ..losses import get_loss
-from .. import quantile
 from ..quantile import order_index, order_statistic
 from ..refit import as_mapped_procedure
 from ..resampling import draw_counts
@@ -158,7 +157,7 @@ def _cud(pair: ProcedurePair, *, confidence_level: float = 0.95, alternative: st
     bar = replicate_bar(progress, B, "CUD replicates (A - B)")
     try:
         out = order_statistic(run, B, order_index(level, B), options, exact_distribution=engine.exact_distribution,
-                              first_budget=quantile.FIRST_BUDGET, deadline=deadline, wait_above=False,
+                              deadline=deadline, wait_above=False,
                               state_bytes=STATE_BYTES, restart_ahead=RESTART_AHEAD, progress=bar,
                               on_bounds=bracket_display(bar, delta, deadline, low=-1.0, difference=True))
     finally:

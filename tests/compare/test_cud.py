@@ -75,7 +75,6 @@ def test_the_order_statistic_searches_only_what_it_needs_and_gives_the_exact_int
     budget of 4 nodes (256 by default) makes these small searches go through several rounds."""
     import cudbound.quantile
     monkeypatch.setattr(cudbound.quantile, "FIRST_BUDGET", 4)
-    monkeypatch.setattr(mod, "RESTART_AHEAD", ahead)
     X, y = _data(n=30, seed=8)
     a, b = Procedure(loss=loss_a), Procedure(basis=basis_b, loss=loss_b)
     kw = {"n_resamples": 60, "rng": 5, "form": form, "alpha_n": alpha_n}
