@@ -138,6 +138,13 @@ class _Bar:
         self.most = max(self.most, self.n)
 
 
+def _gradual_problem(grid, seed, B=120):
+    """(B, each replicate's value on a grid of ``grid`` steps, the nodes each needs) for fake gradual searches."""
+    rng = np.random.default_rng(seed)
+    truth = np.floor(rng.beta(2, 5, B) * grid) / grid
+    return B, truth, rng.integers(1, 200_000, B)
+
+
 @pytest.mark.parametrize("keep", [True, False])
 @pytest.mark.parametrize("wait_above", [True, False])
 @pytest.mark.parametrize("grid, seed", [(10, 0), (100, 1), (1000, 2)])
@@ -147,10 +154,7 @@ def test_refinement_on_gradual_searches(grid, seed, wait_above, keep):
     exact for every k, also with many ties (grid 10); with states, no node searched twice (a resumed
     search goes on where it stopped); without, no replicate stopped above a value more than once (a
     search that left no state stops above c from then on, so that stop resolves it)."""
-    rng = np.random.default_rng(seed)
-    B = 120
-    truth = np.floor(rng.beta(2, 5, B) * grid) / grid
-    cost = rng.integers(1, 200_000, B)
+    B, truth, cost = _gradual_problem(grid, seed)
     for k in (1, 7, 60, 114, 120):
         spent = np.zeros(B, dtype=np.int64)
         above = np.zeros(B, dtype=np.int64)
@@ -188,10 +192,7 @@ def test_restarts_under_a_rounds_budget(grid, seed, ahead):
     budget; and each replicate spends less than 16/3 times what it needs or its first budget (iterative
     deepening with budgets growing fourfold: the budgets up to the first at least its cost add up to
     under 4/3 of that one, which is under 4 times the cost or the first)."""
-    rng = np.random.default_rng(seed)
-    B = 120
-    truth = np.floor(rng.beta(2, 5, B) * grid) / grid
-    cost = rng.integers(1, 200_000, B)
+    B, truth, cost = _gradual_problem(grid, seed)
     for k in (1, 7, 60, 114, 120):
         spent = np.zeros(B, dtype=np.int64)
         caps, rounds = [], []
