@@ -253,20 +253,21 @@ def order_statistic(run, B: int, k: int, options: SearchOptions, *, exact_distri
     todo = np.arange(B)
     rounds = 0
     saved: dict = {}  # replicate -> SearchState of its budget-stopped search, to be resumed
-    restart: set = set()  # nothing to resume (budget-cut without a state, or state dropped): next search to the end
+    restart: set = set()  # nothing to resume (budget-cut, no state or state dropped): next search under ``again``
     plain: set = set()  # replicates whose search left no state: from then on they stop above c (module docstring)
     while True:
         if deadline is not None and rounds > 0 and clock() >= deadline:
             return _out_of_time(state["a"], state["c"], lo, up, final, stopped, records, rounds)
-        cap = budget if options.max_nodes is None else min(budget, options.max_nodes)
+        cap = _capped(budget, options.max_nodes)
         a, c = state["a"], state["c"]
         todo, stop = _this_round(todo, lo, a, c, rounds, wait_above)
         opts = dataclasses.replace(options, max_nodes=cap,
                                    floor=(a - _FLOOR_GAP) if a > _FLOOR_GAP else None,
                                    stop_above=stop if math.isfinite(stop) else None)
-        # a search the last round cut without a state to resume goes to the end (only the user's budget)
-        caps = {int(i): (cap if int(i) not in restart else options.max_nodes if restart_ahead is None
-                         else _capped(budget * 4 ** restart_ahead, options.max_nodes)) for i in todo}
+        # a search the last round cut without a state to resume goes to the end (only the user's budget), or
+        # starts again under the budget restart_ahead rounds ahead
+        again = options.max_nodes if restart_ahead is None else _capped(budget * 4 ** restart_ahead, options.max_nodes)
+        caps = {int(i): again if int(i) in restart else cap for i in todo}
         above_c = c if math.isfinite(c) else None
         outs = run(list(todo), [dataclasses.replace(opts, max_nodes=caps[int(i)], resume=saved.pop(int(i), None),
                                                     stop_above=above_c if int(i) in plain else opts.stop_above)
