@@ -232,7 +232,8 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
-           floor, tu, L_u, sc_r, W, act, nact, cone, cone_l, cone_v, cone_nu, tmp_k, pick, cut, order):
+           floor, tu, L_u, sc_r, W, act, nact, cone, cone_l, cone_v, cone_nu, tmp_k, pick, cut, order, chain,
+           chain_pick):
     """Upper bound of a node: plain (all unfixed points free at g(m)) or flip-cost.
 
     Every argument is given (no defaults): an omitted array or NaN default would key numba's cache
@@ -247,12 +248,17 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     should branch on (:func:`_critical_point`) when its bound is above ``cut`` (a node at or below
     the prune level is never expanded); else -1, as for the plain bound. An array of size 0 (``tu``, ``W``
     with ``nact`` 0, ``tmp_k`` and ``pick``) leaves its part out. ``order``: scratch of mf for the order of
-    the flip costs (:func:`_order_into`).
+    the flip costs (:func:`_order_into`). With a pick, ``chain`` and ``chain_pick`` (K slots each; size 0:
+    none) receive the bounds and picks of the node's next K descendants that keep its minimiser
+    (:func:`_chain`; NaN and -1 where not known).
     """
     mf = P.shape[0]
     want = pick.shape[0] > 0
     if want:
         pick[0] = -1
+    for i in range(chain.shape[0]):
+        chain[i] = np.nan
+        chain_pick[i] = -1
     g0 = _gval(m + floor, alpha, L_hat)
     if g0 <= 0.0:
         return -1.0
@@ -270,10 +276,6 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
     quad = tu.shape[0] > 0
     # A flip whose completion costs at most L_hat is counted where g = 1: the bound's value there is
     # largest with all of them counted, at no sort. Only the costlier flips (where g falls) are sorted.
-    hf = 0.0
-    lf = 0.0
-    top_up = -np.inf   # the dearest counted flip that raises C, and that lowers it (for the level)
-    top_down = -np.inf
     nflat = 0
     for k in range(mf):
         if signs[k] != 0:
@@ -290,14 +292,8 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         if mm >= L_max:  # only points that can flip, and matter, are counted
             continue
         if mm <= L_hat:
-            if diff > 0:
-                hf += diff
-                top_up = max(top_up, mm)
-            else:
-                lf += diff
-                top_down = max(top_down, mm)
             nflat += 1
-            q = mf - nflat   # kept at the end of the scratch for the pick
+            q = mf - nflat   # kept at the end of the scratch
         else:
             q = r
             r += 1
@@ -305,29 +301,68 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         tmp_d[q] = dk
         if want:
             tmp_k[q] = k
-    best = abs(C0) / n * g0
     if r + nflat == 0:
-        return best
+        return abs(C0) / n * g0
+    _order_into(tmp_d, r, order)
+    best, level = _levels(tmp_d, tmp_diff, order, r, mf - nflat, nflat, C0, m, floor, n, alpha, L_hat, g0)
+    if want and level > -np.inf and best > cut:
+        for i in range(nflat):   # the flat flips next to the sorted ones (a forward copy: r <= mf - nflat)
+            tmp_d[r + i] = tmp_d[mf - nflat + i]
+            tmp_diff[r + i] = tmp_diff[mf - nflat + i]
+            tmp_k[r + i] = tmp_k[mf - nflat + i]
+        pick[0] = _critical_point(tmp_d, tmp_diff, tmp_k, r + nflat, m, floor, level, C0)
+        if pick[0] >= 0 and chain.shape[0] > 0:
+            _chain(tmp_d, tmp_diff, tmp_k, order, r, nflat, C0, m, floor, n, alpha, L_hat, g0, cut, pick[0], chain,
+                   chain_pick)
+    return best
+
+
+@njit(cache=True)
+def _levels(tmp_d, tmp_diff, order, r, flat0, nflat, C0, m, floor, n, alpha, L_hat, g0):
+    """The flip-cost bound's largest value over its levels, and the level where it is reached (-inf: at the
+    node's own minimum, where nothing is flipped): the ``nflat`` flips at ``flat0`` cost at most L_hat and
+    count together (g = 1: the value there is largest with all of them counted, and it last rose at the
+    dearest flip of the side that reached the largest |C| first); the ``r`` costlier ones are walked in
+    ``order`` (increasing cost), each prefix at g of its dearest flip. A flip whose count change is 0
+    (:func:`_chain` took it out) counts nowhere. The counts are whole numbers, so the sums are exact in
+    any order."""
+    best = abs(C0) / n * g0
+    hf = 0.0
+    lf = 0.0
+    top_up = -np.inf   # the dearest counted flip that raises C, and that lowers it (for the level)
+    top_down = -np.inf
+    counted = 0
+    for i in range(flat0, flat0 + nflat):
+        d = tmp_diff[i]
+        if d == 0.0:
+            continue
+        mm = m + max(tmp_d[i], floor)
+        if d > 0:
+            hf += d
+            top_up = max(top_up, mm)
+        else:
+            lf += d
+            top_down = max(top_down, mm)
+        counted += 1
     hi = C0 + hf
     lo = C0 + lf
     level = -np.inf
-    if nflat > 0:
+    if counted > 0:
         v = max(abs(hi), abs(lo)) / n   # g = 1
         if v > best:
             best = v
-            # the flat flips in increasing cost: the value last rose at the dearest flip of the side that
-            # reached the largest |C| first
             if hi > -lo:
                 level = top_up
             elif -lo > hi:
                 level = top_down
             else:
                 level = min(top_up, top_down)
-    _order_into(tmp_d, r, order)
     for idx in range(r):
         j = order[idx]
-        mm = m + max(tmp_d[j], floor)
         d = tmp_diff[j]
+        if d == 0.0:
+            continue
+        mm = m + max(tmp_d[j], floor)
         if d > 0:
             hi += d
         else:
@@ -336,13 +371,35 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
         if v > best:
             best = v
             level = mm
-    if want and level > -np.inf and best > cut:
-        for i in range(nflat):   # the flat flips next to the sorted ones (a forward copy: r <= mf - nflat)
-            tmp_d[r + i] = tmp_d[mf - nflat + i]
-            tmp_diff[r + i] = tmp_diff[mf - nflat + i]
-            tmp_k[r + i] = tmp_k[mf - nflat + i]
-        pick[0] = _critical_point(tmp_d, tmp_diff, tmp_k, r + nflat, m, floor, level, C0)
-    return best
+    return best, level
+
+
+@njit(cache=True)
+def _chain(tmp_d, tmp_diff, tmp_k, order, r, nflat, C0, m, floor, n, alpha, L_hat, g0, cut, k, chain, chain_pick):
+    """The bounds and picks of a node's next descendants that keep its minimiser, from its own flip costs.
+
+    The node branches on its pick k (:func:`_critical_point`). The child that fixes k on the side k has at
+    the node's minimiser keeps that minimiser, its minimum and its active rows (``core._make_child``), so
+    its flip costs are the node's without k's, and so is its bound: the same C0 (k's count moves from the
+    free points to the fixed ones), the same levels without k. That child branches on its own pick, whose
+    child on its side keeps the minimiser again, and so on: ``chain[i]`` and ``chain_pick[i]`` are the bound
+    and pick of the descendant i + 1 steps down that line (what :func:`_bound` gives there, exactly: the same
+    numbers, walked in the same order; a pick only where the bound is above ``cut``, as there), and the line
+    stops at a descendant with no pick. The flips taken out get a count change of 0 (``tmp_diff``)."""
+    nk = r + nflat
+    for step in range(chain.shape[0]):
+        for i in range(nk):
+            if tmp_k[i] == k and tmp_diff[i] != 0.0:
+                tmp_diff[i] = 0.0
+                break
+        best, level = _levels(tmp_d, tmp_diff, order, r, r, nflat, C0, m, floor, n, alpha, L_hat, g0)
+        chain[step] = best
+        k = -1
+        if level > -np.inf and best > cut:
+            k = _critical_point(tmp_d, tmp_diff, tmp_k, nk, m, floor, level, C0)
+        chain_pick[step] = k
+        if k < 0:
+            return
 
 
 @njit(cache=True)

@@ -125,6 +125,7 @@ LoopOptions = namedtuple("LoopOptions", [
     "dual_bound",                  # KIND_LP: a lazy child's simplex stops at the dual bound that prunes it
     "dive_every",                  # SearchOptions.dive_every (a joint search's; 0: no dives)
     "node_memory",                 # SearchOptions.node_memory in bytes (a joint search's; 0: no limit)
+    "bound_chain",                 # SearchOptions.bound_chain (the nodes' chains of bounds, _expand; 0: none)
 ])
 """The options of one search, as the compiled loop takes them (built from SearchOptions)."""
 
@@ -290,10 +291,11 @@ def _node_bound(rep, bd, pool, c, beta, m, use_flip, gap, r, cut):
     """:func:`bounds._bound` of node c from a minimiser ``beta`` with minimum ``m``; under
     ``branching="critical"`` it keeps the point the bound picks for c to branch on, or -1 when c is
     not expanded as it stands (a lazy child not yet solved, or a bound at most ``cut``: pruned)."""
+    pick_above = cut if pool.solved[c] else np.inf
     U = _bound(rep.P, bd.hn, rep.cplus, rep.cminus, pool.signs[c], pool.fixed_cost[c], beta, m, rep.n, rep.alpha,
                rep.L_hat, rep.L_max, use_flip, bd.tmp_d, bd.tmp_diff, gap, bd.tu, bd.L_u, r, bd.W, pool.active[c],
-               _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu, bd.tmp_k, bd.pick,
-               cut if pool.solved[c] else np.inf, bd.order)
+               _cone_rows(bd, pool, c), bd.cone, bd.cone_l, bd.cone_v, bd.cone_nu, bd.tmp_k, bd.pick, pick_above,
+               bd.order, pool.chain[c], pool.chain_pick[c])
     if bd.pick.shape[0] > 0:
         pool.branch_on[c] = bd.pick[0]
     return U
@@ -475,6 +477,24 @@ def _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r):
 
 
 @njit(cache=True, inline="always")
+def _chained(pool, c, v):
+    """Node v's child c that fixes v's pick on its side at v's minimiser (so keeps that minimiser, its
+    minimum and its active rows: :func:`_make_child`) takes its bound and pick from v's chain
+    (``bounds._chain``: what ``bounds._bound`` gives at c, without computing its flip costs again), and the
+    rest of the chain, shifted by one. Returns c's bound."""
+    K = pool.chain.shape[1]
+    chain = pool.chain
+    chain_pick = pool.chain_pick
+    for i in range(K - 1):
+        chain[c, i] = chain[v, i + 1]
+        chain_pick[c, i] = chain_pick[v, i + 1]
+    chain[c, K - 1] = np.nan
+    chain_pick[c, K - 1] = -1
+    pool.branch_on[c] = chain_pick[v, 0]
+    return chain[v, 0]
+
+
+@njit(cache=True, inline="always")
 def _expand(rep, slv, bd, opt, pool, cnt, val, v):
     """Branch node v on one free point (:func:`branching._branch_point`): two children, each
     inheriting v's minimiser when it meets the child's constraint, else solved now or (lazy)
@@ -488,8 +508,13 @@ def _expand(rep, slv, bd, opt, pool, cnt, val, v):
         j = _branch_point(P, bd.hn, rep.cplus, rep.cminus, pool.signs[v], pool.beta[v], pool.minimum[v], bd.L_branch,
                           bd.branching if r >= 0.0 else STATIC, r)
     side = row_dot(P, j, pool.beta[v])
+    keep = 1 if side >= 0.0 else -1   # the side j has at v's minimiser (sign(0) = +1, as bounds._free_point)
+    chained = pool.chain.shape[1] > 0 and j == pool.branch_on[v] and not np.isnan(pool.chain[v, 0])
     for s in (1, -1):
         c, solved_now, ok, bv = _make_child(rep, slv, bd, opt, pool, cnt, v, j, s, side, r)
+        if chained and s == keep:   # keeps v's minimiser: its bound and pick are the first of v's chain
+            _offer(pool, cnt, val, opt, slv.key, c, _chained(pool, c, v), pool.uid[v], d + 1, s)
+            continue
         if ok < 0:  # certified: the child's minimum is at least the parent's
             cnt[STATUS_CODE] = SOLVER_FAILURE
             cnt[FALLBACKS] += 1
@@ -561,7 +586,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching, True)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
                       opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound, opt.dive_every,
-                      opt.node_memory)
+                      opt.node_memory, opt.bound_chain)
     root_beta, root_m, root_bv, best0 = root
     cnt = np.zeros(_N_COUNTS, dtype=np.int64)
     val = np.zeros(_N_VALUES)
@@ -584,7 +609,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
         if val[UNSOLVED] > -1.0 or cnt[UNDECIDED_N] != 0:
             cnt[STATUS_CODE] = SOLVER_FAILURE
     else:
-        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
+        nk = opt.bound_chain if bd.pick.shape[0] > 0 and bd.quad and kind == KIND_QP else 0
+        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0, nk))
         cnt[NODES] = 1
         cnt[COUNT] = 1
         cnt[NEXT_UID] = 1
@@ -648,7 +674,7 @@ def _placeholder_state(p):
 @njit(cache=True)
 def _no_state(p):
     """A placeholder of the type of a search state (for a search that starts afresh)."""
-    return _new_pool(0, 0, p, 0, 0, 0), np.zeros(_N_COUNTS, dtype=np.int64), np.zeros(_N_VALUES)
+    return _new_pool(0, 0, p, 0, 0, 0, 0), np.zeros(_N_COUNTS, dtype=np.int64), np.zeros(_N_VALUES)
 
 
 # ------------------------------------------------------------------ Python entry points
@@ -714,7 +740,8 @@ def _loop_options(options, tol, lazy, record, python_realise):
                        BRANCHING[options.branching], -1.0 if options.floor is None else float(options.floor),
                        math.inf if options.stop_above is None else float(options.stop_above), bool(lazy),
                        bool(record), bool(python_realise), float(tol.prune), float(tol.margin),
-                       bool(options.dual_bound), int(options.dive_every), int(options.node_memory or 0))
+                       bool(options.dual_bound), int(options.dive_every), int(options.node_memory or 0),
+                       int(options.bound_chain))
 
 
 def solver_inputs(problem, quad, inner, context):

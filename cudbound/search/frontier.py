@@ -649,7 +649,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
     bd = _bounding(rep, slv, quad_ok, Hinv, slv.kind, opt.use_flip, opt.branching, False)
     opt = LoopOptions(opt.max_nodes, opt.time_limit, bd.use_flip, bd.branching, opt.floor, opt.stop_above, opt.lazy,
                       opt.record, opt.python_realise, opt.prune, opt.margin, opt.dual_bound, opt.dive_every,
-                      opt.node_memory)
+                      opt.node_memory, 0)
     up = np.full(size, L_max)
     down = np.full(size, L_max)
     val = np.array([0.0, np.inf, -np.inf, 0.0, opt.floor, -1.0, 0.0, 0.0, 0.0])
@@ -677,7 +677,7 @@ def _frontier(P, prow, cplus, cminus, C_forced, n, L_hat, L_max, root, seeds, se
         down[:] = state[4]
     else:
         root_beta, root_m, root_bv = root
-        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0))
+        pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0, 0))
         cnt[NODES] = 1
         cnt[COUNT] = 1
         cnt[NEXT_UID] = 1

@@ -42,6 +42,8 @@ NodePool = namedtuple("NodePool", [
     "uid",             # the node's number in the recorded tree
     "last",            # the free point fixed last
     "branch_on",       # the free point its bound picks to branch on (-1: none; bounds._bound's ``pick``)
+    "chain",           # (cap, K): the bounds of its next K descendants that keep its minimiser (NaN: not known) ...
+    "chain_pick",      # ... and their picks (bounds._chain; K = 0 unless the search uses them)
     "chol",            # (cap, p, p) for a smooth loss's flip cost: Cholesky factor of the Hessian at beta
     "flip_r",          # _flip_d's r at beta (< 0: no flip cost there)
     "grad",            # (cap, p) with chol: the gradient of the loss at beta (grad[c, 0] NaN: not known) ...
@@ -65,7 +67,8 @@ def _as_arrays(ref):
     """The :class:`NodePool` of a :data:`NodePoolRef` (the same arrays, not copies)."""
     return NodePool(ref.signs, ref.depth, ref.fixed_cost, ref.minimum, ref.flip_gap, ref.solved, ref.beta, ref.active,
                     ref.n_active, ref.dual, ref.lp_basis, ref.lp_at_upper, ref.handle, ref.witness,
-                    ref.witness_active, ref.witness_n, ref.witness_dual, ref.uid, ref.last, ref.branch_on, ref.chol,
+                    ref.witness_active, ref.witness_n, ref.witness_dual, ref.uid, ref.last, ref.branch_on, ref.chain,
+                    ref.chain_pick, ref.chol,
                     ref.flip_r, ref.grad, ref.hess, ref.free, ref.heap_keys, ref.heap_ids)
 
 
@@ -92,24 +95,26 @@ def slot_nbytes(pool):
              + pool.flip_gap.nbytes + pool.solved.nbytes + pool.beta.nbytes + pool.active.nbytes
              + pool.n_active.nbytes + pool.dual.nbytes + pool.lp_basis.nbytes + pool.lp_at_upper.nbytes
              + pool.handle.nbytes + pool.witness.nbytes + pool.witness_active.nbytes + pool.witness_n.nbytes
-             + pool.witness_dual.nbytes + pool.uid.nbytes + pool.last.nbytes + pool.branch_on.nbytes + pool.chol.nbytes
+             + pool.witness_dual.nbytes + pool.uid.nbytes + pool.last.nbytes + pool.branch_on.nbytes + pool.chain.nbytes
+             + pool.chain_pick.nbytes + pool.chol.nbytes
              + pool.flip_r.nbytes + pool.grad.nbytes + pool.hess.nbytes + pool.free.nbytes
              + pool.heap_keys.nbytes + pool.heap_ids.nbytes)
     return total / max(pool.depth.shape[0], 1)
 
 
 @njit(cache=True)
-def _new_pool(cap, mf, p, nb, na, pf):
+def _new_pool(cap, mf, p, nb, na, pf, nk):
     """An empty pool of ``cap`` slots: mf free points, p unknowns, an LP basis of nb and na
     columns, Cholesky factors, gradients and Hessians of order pf (0 unless a smooth loss uses flip
-    costs)."""
+    costs), chains of nk bounds (``core._expand``; 0: none)."""
     i1 = np.zeros(cap, dtype=np.int64)
     return NodePool(np.zeros((cap, mf), dtype=np.int8), i1, np.zeros(cap), np.zeros(cap), np.zeros(cap),
                     np.ones(cap, dtype=np.bool_), np.zeros((cap, p)), np.zeros((cap, p), dtype=np.int64),
                     i1.copy(), np.zeros((cap, p)), np.zeros((cap, nb), dtype=np.int64),
                     np.zeros((cap, na), dtype=np.bool_), i1.copy(), np.zeros((cap, p)),
                     np.zeros((cap, p), dtype=np.int64), i1.copy(), np.zeros((cap, p)), i1.copy(), i1.copy(),
-                    np.full(cap, -1, dtype=np.int64), np.zeros((cap, pf, pf)), np.zeros(cap),
+                    np.full(cap, -1, dtype=np.int64), np.full((cap, nk), np.nan), np.full((cap, nk), -1, dtype=np.int64),
+                    np.zeros((cap, pf, pf)), np.zeros(cap),
                     np.full((cap, pf), np.nan), np.zeros((cap, pf, pf)), i1.copy(), np.zeros(cap), i1.copy())
 
 
@@ -122,7 +127,8 @@ def _grow_pool(pool, cap):
                     _grow(pool.dual, cap), _grow(pool.lp_basis, cap), _grow(pool.lp_at_upper, cap),
                     _grow(pool.handle, cap), _grow(pool.witness, cap), _grow(pool.witness_active, cap),
                     _grow(pool.witness_n, cap), _grow(pool.witness_dual, cap), _grow(pool.uid, cap),
-                    _grow(pool.last, cap), _grow_filled(pool.branch_on, cap, -1), _grow(pool.chol, cap),
+                    _grow(pool.last, cap), _grow_filled(pool.branch_on, cap, -1),
+                    _grow_filled(pool.chain, cap, np.nan), _grow_filled(pool.chain_pick, cap, -1), _grow(pool.chol, cap),
                     _grow(pool.flip_r, cap),
                     _grow_filled(pool.grad, cap, np.nan), _grow(pool.hess, cap), _grow(pool.free, cap),
                     _grow(pool.heap_keys, cap), _grow(pool.heap_ids, cap))

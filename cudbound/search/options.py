@@ -60,6 +60,10 @@ class SearchOptions:
       this much, more only by the path's nodes (and by a copy while it grows); the same Q^(b), the node
       count changed either way. Best first, a hard replicate of the difference held over 10 GB. Default
       128 MiB (``compare.cud.STATE_BYTES`` says what was measured). None: no limit.
+    - bound_chain : K, the bounds a node of a quadratic loss's search (branching "critical") works out for its
+      next K descendants that keep its minimiser (``bounds._chain``): each such child then takes its bound
+      and pick from its parent's chain instead of computing its flip costs again (``core._chained``). The
+      same numbers, so the same nodes and Q^(b) for every K; 0: every child computes its own.
     - resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
       replicate stopped by ``max_nodes`` or ``stop_above``): the search continues from its open nodes
       instead of starting again (only with a ``floor`` no lower than then; ``stop_above`` may be any,
@@ -79,6 +83,7 @@ class SearchOptions:
     deadline: float | None = None
     dive_every: int = 32
     node_memory: int | None = 128 << 20
+    bound_chain: int = 4
     resume: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -89,6 +94,7 @@ class SearchOptions:
             if v is not None:
                 check_scalar(v, name, numbers.Real, min_val=0.0, include_boundaries="neither", hint=" (None: no limit)")
         check_scalar(self.dive_every, "dive_every", numbers.Integral, min_val=0, hint=" (0: no dives)")
+        check_scalar(self.bound_chain, "bound_chain", numbers.Integral, min_val=0, hint=" (0: none)")
         if self.node_memory is not None:
             check_scalar(self.node_memory, "node_memory", numbers.Integral, min_val=1, hint=" (None: no limit)")
 

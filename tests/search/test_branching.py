@@ -101,7 +101,8 @@ def _bound_of(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max
     """bounds._bound of a quadratic loss's node without the gradient or the cone (every argument given)."""
     return _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
                   0.0, np.zeros(0), 0.0, 0.0, np.zeros((0, 0)), np.zeros(0, dtype=np.int64), 0, np.zeros((0, 0)),
-                  np.zeros((0, 0)), np.zeros(0), np.zeros(0), tmp_k, pick, cut, np.empty(P.shape[0], dtype=np.int64))
+                  np.zeros((0, 0)), np.zeros(0), np.zeros(0), tmp_k, pick, cut, np.empty(P.shape[0], dtype=np.int64),
+                  np.zeros(0), np.zeros(0, dtype=np.int64))
 
 
 @pytest.mark.parametrize("seed", range(4))

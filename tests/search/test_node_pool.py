@@ -6,9 +6,9 @@ from cudbound.search.codes import KIND_EXTERNAL, KIND_HINGE_QP, KIND_LP, KIND_QP
 from cudbound.search.node_pool import NodePool, _grow_pool, _inherit, _new_pool, slot_nbytes, trimmed
 
 
-def _filled(cap=4, mf=5, p=3, nb=3, na=6, pf=3, seed=0):
+def _filled(cap=4, mf=5, p=3, nb=3, na=6, pf=3, seed=0, nk=2):
     rng = np.random.default_rng(seed)
-    pool = _new_pool(cap, mf, p, nb, na, pf)
+    pool = _new_pool(cap, mf, p, nb, na, pf, nk)
     for a in pool:
         if a.dtype == np.bool_:
             a[...] = rng.random(a.shape) < 0.5
@@ -20,11 +20,12 @@ def _filled(cap=4, mf=5, p=3, nb=3, na=6, pf=3, seed=0):
 
 
 def test_every_field_has_one_slot_per_node():
-    pool = _new_pool(7, 5, 3, 2, 4, 3)
+    pool = _new_pool(7, 5, 3, 2, 4, 3, 2)
     assert isinstance(pool, NodePool)
     assert {a.shape[0] for a in pool} == {7}
     assert pool.signs.shape == (7, 5) and pool.beta.shape == (7, 3) and pool.chol.shape == (7, 3, 3)
     assert pool.lp_basis.shape == (7, 2) and pool.lp_at_upper.shape == (7, 4)
+    assert pool.chain.shape == (7, 2) and np.isnan(pool.chain).all() and (pool.chain_pick == -1).all()
 
 
 def test_growth_keeps_every_node_and_adds_empty_slots():
@@ -33,9 +34,9 @@ def test_growth_keeps_every_node_and_adds_empty_slots():
     for name, old, new in zip(NodePool._fields, pool, grown):
         assert new.shape == (9,) + old.shape[1:] and new.dtype == old.dtype, name
         np.testing.assert_array_equal(new[:4], old, err_msg=name)
-        if name == "grad":   # a new slot's derivatives: not known
+        if name in ("grad", "chain"):   # a new slot's derivatives and chain of bounds: not known
             assert np.isnan(new[4:]).all()
-        elif name == "branch_on":   # a new slot's pick: none
+        elif name in ("branch_on", "chain_pick"):   # a new slot's picks: none
             assert (new[4:] == -1).all()
         else:
             assert not np.any(new[4:]), name
@@ -74,8 +75,8 @@ def test_a_trimmed_pool_owns_its_slots_and_keeps_the_whole_pool_alive_no_longer(
         assert np.array_equal(part, full[:5])
 
 
-@pytest.mark.parametrize("mf,p,nb,na,pf", [(5, 3, 0, 0, 0), (40, 10, 0, 0, 10), (12, 4, 7, 9, 0)])
-def test_slot_nbytes_is_a_slots_share_of_every_array(mf, p, nb, na, pf):
+@pytest.mark.parametrize("mf,p,nb,na,pf,nk", [(5, 3, 0, 0, 0, 0), (40, 10, 0, 0, 10, 0), (12, 4, 7, 9, 0, 4)])
+def test_slot_nbytes_is_a_slots_share_of_every_array(mf, p, nb, na, pf, nk):
     for cap in (1, 7):
-        pool = _new_pool(cap, mf, p, nb, na, pf)
+        pool = _new_pool(cap, mf, p, nb, na, pf, nk)
         assert slot_nbytes(pool) == sum(a.nbytes for a in pool) / cap

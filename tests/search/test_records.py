@@ -35,7 +35,7 @@ def test_a_record_reads_and_writes_the_arrays_it_was_made_from():
 
 
 def test_the_node_pool_round_trips_through_its_record_unchanged():
-    pool = _new_pool(5, 4, 3, 2, 6, 3)
+    pool = _new_pool(5, 4, 3, 2, 6, 3, 2)
     rng = np.random.default_rng(0)
     for arr in pool:
         arr[...] = rng.integers(0, 2, size=arr.shape).astype(arr.dtype)
