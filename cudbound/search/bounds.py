@@ -357,16 +357,15 @@ def _levels(tmp_d, tmp_diff, order, r, flat0, nflat, C0, m, floor, n, alpha, L_h
                 level = top_down
             else:
                 level = min(top_up, top_down)
-    for idx in range(r):
+    for idx in range(r):   # the costlier flips in increasing cost, g falling
         j = order[idx]
-        d = tmp_diff[j]
-        if d == 0.0:
+        if tmp_diff[j] > 0:
+            hi += tmp_diff[j]
+        elif tmp_diff[j] < 0:
+            lo += tmp_diff[j]
+        else:
             continue
         mm = m + max(tmp_d[j], floor)
-        if d > 0:
-            hi += d
-        else:
-            lo += d
         v = max(abs(hi), abs(lo)) / n * _gval(mm, alpha, L_hat)
         if v > best:
             best = v
