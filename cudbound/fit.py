@@ -43,7 +43,7 @@ from .optim.smooth import SeparationUnknown, polish_smooth, separation
 from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers, solve_fresh
 from .optim.exact_hinge import exact_hinge_ridge_minimiser
 from .optim.qp import polish_hinge, positive_definite
-from .ties import decision_signs, term_scale
+from .ties import decision_signs, snap_zeros, term_scale
 
 __all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
            "check_minimiser_exists", "separated_points"]
@@ -188,6 +188,15 @@ def _solve(problem, beta, loss, solver, *, accept_inaccurate=False):
     raise RuntimeError(f"fitting the {loss.name} loss failed ({'; '.join(errors)}).")
 
 
+def gradient_terms(loss: Loss, design: np.ndarray, weights: ArrayLike) -> np.ndarray:
+    """The magnitude of the terms of a quadratic loss's g (``loss.quadratic_form``): g's own formula on
+    |design| with every label 1, e.g. (1/n) sum_i w_i |phi_i| for the squared loss, whose g is
+    (1/n) sum_i w_i y_i phi_i (labels +-1; a ridge penalty adds nothing to g). The scale of g's ties
+    (:func:`cudbound.ties.snap_zeros`)."""
+    d = np.abs(np.asarray(design, dtype=float))
+    return np.abs(loss.quadratic_form(d, np.ones(d.shape[0]), weights)[1])
+
+
 def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None, *,
                      solver: str | None = None, reparametrise: bool = True) -> np.ndarray:
     """beta-hat minimising ``loss.value(design, y, weights, .)``; weights default to ones.
@@ -209,6 +218,7 @@ def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: Arr
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     if loss.is_quadratic:
         H, g, _ = loss.quadratic_form(design, y, w)
+        g = snap_zeros(g, gradient_terms(loss, design, w))
         try:  # positive definite for a full-rank design with positive weights
             return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), g)
         except np.linalg.LinAlgError:  # singular (zero weights): the least-norm solution

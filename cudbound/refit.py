@@ -90,12 +90,12 @@ from ._validation import check_data, encode_labels
 from ._warnings import warn
 from .design import (PenalisedLoss, PreparedData, RankDeficientError, is_margin_loss, penalty_factor, prepare_data,
                      reparametrise)
-from .fit import fit_coefficients, predict_signs, separated_points
+from .fit import fit_coefficients, gradient_terms, predict_signs, separated_points
 from .losses import HingeLoss, Loss, RidgeLoss, SquaredLoss, _overrides, get_loss, same_math
 from .optim.hinge_parts import hinge_parts
 from .optim.smooth_parts import CONVERGED, StackedParts, newton_parts, separation_excluded
 from .sklearn_bridge import from_estimator
-from .ties import decision_signs, term_scale
+from .ties import decision_signs, snap_zeros, term_scale
 
 __all__ = ["Procedure", "fit_and_score", "refits_for", "as_refits", "as_procedure", "as_mapped_procedure",
            "takes_procedure", "estimator_scores", "Refits", "DesignRefits", "ProcedureRefits",
@@ -365,11 +365,12 @@ class DesignRefits(Refits):
         p = self.design.shape[1]
         if self.kind == "squared":
             H = (Wf @ self._outer).reshape(-1, p, p)
-            g = Wf @ self._yphi
+            g = snap_zeros(Wf @ self._yphi, Wf @ np.abs(self._yphi))   # 0 within rounding is 0 (ties.snap_zeros)
         else:
             forms = [self.loss.quadratic_form(self.design, y, w) for w in Wf]
             H = np.stack([f[0] for f in forms])
-            g = np.stack([f[1] for f in forms])
+            g = snap_zeros(np.stack([f[1] for f in forms]),
+                           np.stack([gradient_terms(self.loss, self.design, w) for w in Wf]))
         beta, singular = solve_normal_equations(H, g, equilibrate=False)  # the design is orthonormal
         log.singular += int(singular.sum())
         values[fit] = beta @ self.design.T

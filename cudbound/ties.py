@@ -5,7 +5,8 @@ same rows in another order, a fitted value that is exactly 0) come out of floati
 rounding apart, and which of two such numbers is the larger depends on the machine (the order
 of a sum, the width of its SIMD registers, fused multiply-adds), not on the data. Every decision
 of the package that turns on the equality or the sign of a computed number (AUC ties, ranks and
-midranks, DeLong's placements, sign(0) of a decision value, the cells of McNemar's table) goes
+midranks, DeLong's placements, sign(0) of a decision value, a least-squares gradient that is 0,
+the cells of McNemar's table) goes
 through this rule, so that it comes out the same on every machine:
 
     two numbers tie when they differ by at most ``TIE_RTOL * scale``,
@@ -24,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["TIE_RTOL", "snap_ties", "tied_signs", "decision_signs", "term_scale"]
+__all__ = ["TIE_RTOL", "snap_ties", "snap_zeros", "tied_signs", "decision_signs", "term_scale"]
 
 TIE_RTOL = 1e-10
 """The relative tolerance of a tie. Rounding moves a computed number by a few units of 2.2e-16
@@ -80,6 +81,23 @@ def snap_ties(scores: ArrayLike, scale: ArrayLike | None = None) -> np.ndarray:
     first = np.maximum.accumulate(np.where(starts, np.arange(s.shape[-1]), 0), axis=-1)
     np.put_along_axis(s, order, np.take_along_axis(ordered, first, axis=-1), axis=-1)
     return s
+
+
+def snap_zeros(values: ArrayLike, scale: ArrayLike) -> np.ndarray:
+    """The values with those that tie with 0 (|value| <= ``TIE_RTOL * scale``) made exactly 0.
+
+    For a number that later decisions read through a solve rather than directly: the gradient g of
+    a least-squares fit is 0 in exact arithmetic when the labels balance (every basis column's
+    weighted sum of y phi is 0), but comes out as a few units of rounding whose signs depend on the
+    order of the sum; the fit H^-1 g is then that noise, and so are the signs of its decision values,
+    which no tie of theirs can catch (their own scale is the noise's). Made 0, g gives the zero
+    classifier, whose decision values are exactly 0 (sign(0) = +1).
+
+    >>> snap_zeros([1e-17, -2.0, 3e-11], scale=[1.0, 1.0, 1.0]).tolist()
+    [0.0, -2.0, 3e-11]
+    """
+    v = np.asarray(values, dtype=float)
+    return np.where(tied_signs(v, scale) == 0.0, 0.0, v)
 
 
 def tied_signs(values: ArrayLike, scale: ArrayLike | None = None) -> np.ndarray:

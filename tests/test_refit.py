@@ -387,6 +387,31 @@ def test_batched_refits_give_the_predictions_of_the_one_part_path_under_the_tie_
     np.testing.assert_array_equal(preds, ref)
 
 
+@pytest.mark.parametrize("spec,basis", [("squared", "linear"), ("ridge:0.1", "linear"), ("squared", "zpca:1")])
+def test_parts_whose_labels_balance_give_the_zero_classifier_in_any_row_order(spec, basis):
+    """One feature with three values (as Three Points) and parts whose labels balance at each value: the
+    least-squares gradient is 0 in exact arithmetic, so each refit, and the fit on all the rows, is the zero
+    classifier, which predicts +1 everywhere (sign(0) = +1), whatever the order of the rows. Before 2026-12-04
+    the gradient's rounding (1e-17) decided the fit and so its signs, which changed with the order of the rows
+    and with the BLAS kernel (the second study's Three Points rows moved between machines). A learning basis
+    (zpca) refits through the compiled batched path (``optim.squared_parts``), a fixed one through the stacked
+    normal equations."""
+    x = np.repeat([0.0, 1.0, 3.0], [8, 6, 4])
+    y = np.tile([1, -1], 9)                      # rows 2k and 2k + 1: the same x, labels +1 and -1
+    rng = np.random.default_rng(5)
+    pairs = rng.integers(0, 3, size=(40, 9))
+    pairs[pairs.sum(axis=1) == 0, 0] = 1
+    W = np.repeat(pairs, 2, axis=1).astype(float)  # each pair's two rows weighted alike: balanced labels
+    loss = cudbound.losses.get_loss(spec)
+    for _ in range(8):
+        perm = rng.permutation(len(y))
+        data = prepare_data(x[perm, None], y[perm], basis, None, None)
+        preds, _ = refits_for(data, loss=loss).predict(W[:, perm])
+        assert (preds == 1.0).all()
+        beta = cudbound.fit.fit_coefficients(data.design, data.labels, loss)
+        assert (beta == 0.0).all()
+
+
 # ------------------------------------------------------------------------------ smooth losses, batched
 
 SMOOTH_SPECS = ["logistic", "logistic_ridge:0.05", "logistic_ridge:0.05:all", "exponential", "exponential_ridge:0.02"]

@@ -3,7 +3,7 @@ representative, and the signs with sign(0) = +1."""
 import numpy as np
 import pytest
 
-from cudbound.ties import TIE_RTOL, decision_signs, snap_ties, term_scale, tied_signs
+from cudbound.ties import TIE_RTOL, decision_signs, snap_ties, snap_zeros, term_scale, tied_signs
 
 
 def _groups_brute(s, tol):
@@ -132,3 +132,13 @@ def test_a_decision_value_zero_in_exact_arithmetic_is_positive_on_every_machine(
     assert (phi @ beta)[0] < 0.0
     assert decision_signs(phi @ beta, term_scale(phi, beta)).tolist() == [1.0]
     assert np.allclose(term_scale(phi, beta), [0.6])
+
+
+def test_snap_zeros_makes_exactly_zero_what_ties_with_zero_and_leaves_the_rest():
+    """|value| <= TIE_RTOL * scale becomes 0.0 (either sign), anything larger is kept to the bit; the scale
+    broadcasts per value."""
+    scale = np.array([1.0, 1.0, 1e-6, 1e-6, 2.0])
+    values = np.array([TIE_RTOL, -np.nextafter(TIE_RTOL, 1.0), 1e-17, -3e-16, 5.0])
+    out = snap_zeros(values, scale)
+    assert out.tolist() == [0.0, values[1], 0.0, values[3], 5.0]
+    assert np.signbit(out[0]) == False and np.array_equal(snap_zeros(values, 1e-30), values)

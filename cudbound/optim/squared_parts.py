@@ -28,6 +28,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..ties import TIE_RTOL
+
 __all__ = ["squared_part_fits", "FITTED", "SINGULAR", "NOT_FITTED"]
 
 FITTED, SINGULAR, NOT_FITTED = 0, 1, 2
@@ -210,6 +212,7 @@ def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular):
     LU = np.empty((p, p))
     piv = np.empty(p, dtype=np.int64)
     g = np.empty(p)
+    gmag = np.empty(p)
     beta = np.empty(p)
     root_n = math.sqrt(n)
     for part in range(G):
@@ -259,6 +262,7 @@ def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular):
                 Z[i, c] *= root_n
         for a in range(p):                                           # H = Z'WZ, g = Z'Wy
             g[a] = 0.0
+            gmag[a] = 0.0
             for b in range(p):
                 H[a, b] = 0.0
         for i in range(n):
@@ -268,8 +272,12 @@ def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular):
             for a in range(p):
                 wa = w * Z[i, a]
                 g[a] += wa * y[i]
+                gmag[a] += abs(wa * y[i])
                 for b in range(p):
                     H[a, b] += wa * Z[i, b]
+        for a in range(p):   # 0 within rounding of its terms is 0 (cudbound.ties.snap_zeros): balanced labels
+            if abs(g[a]) <= TIE_RTOL * gmag[a]:
+                g[a] = 0.0
         singular = _normal_solution(H, g, rtol, regular, beta, LU, piv)
         for i in range(n):
             acc = 0.0
