@@ -95,7 +95,7 @@ from .losses import HingeLoss, Loss, RidgeLoss, SquaredLoss, _overrides, get_los
 from .optim.hinge_parts import hinge_parts
 from .optim.smooth_parts import CONVERGED, StackedParts, newton_parts, separation_excluded
 from .sklearn_bridge import from_estimator
-from .ties import decision_signs, snap_zeros, term_scale
+from .ties import TIE_RTOL, decision_signs, snap_zeros, term_scale
 
 __all__ = ["Procedure", "fit_and_score", "refits_for", "as_refits", "as_procedure", "as_mapped_procedure",
            "takes_procedure", "estimator_scores", "Refits", "DesignRefits", "ProcedureRefits",
@@ -592,7 +592,7 @@ class ProcedureRefits(Refits):
 
         fits, scales, status = squared_part_fits(np.ascontiguousarray(Phi, dtype=np.float64), W,
                                                  np.ascontiguousarray(self.labels, dtype=np.float64), ok,
-                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]))
+                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]), TIE_RTOL)
         done = status != NOT_FITTED
         out[rows[done]] = fits[done]
         scale[rows[done]] = scales[done]

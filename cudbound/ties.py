@@ -93,8 +93,8 @@ def snap_zeros(values: ArrayLike, scale: ArrayLike) -> np.ndarray:
     which no tie of theirs can catch (their own scale is the noise's). Made 0, g gives the zero
     classifier, whose decision values are exactly 0 (sign(0) = +1).
 
-    >>> snap_zeros([1e-17, -2.0, 3e-11], scale=[1.0, 1.0, 1.0]).tolist()
-    [0.0, -2.0, 3e-11]
+    >>> snap_zeros([1e-17, -2.0, 3e-9], scale=[1.0, 1.0, 1.0]).tolist()
+    [0.0, -2.0, 3e-09]
     """
     v = np.asarray(values, dtype=float)
     return np.where(tied_signs(v, scale) == 0.0, 0.0, v)

@@ -28,8 +28,6 @@ import math
 import numpy as np
 from numba import njit
 
-from ..ties import TIE_RTOL
-
 __all__ = ["squared_part_fits", "FITTED", "SINGULAR", "NOT_FITTED"]
 
 FITTED, SINGULAR, NOT_FITTED = 0, 1, 2
@@ -193,10 +191,12 @@ def _normal_solution(H, g, rtol, regular, beta, LU, piv):
 
 
 @njit(cache=True)
-def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular):
+def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular, tie):
     """(predictions (G, n), scales (G, n), status (G,)) of the least-squares fits of the parts
     ``weights`` (G, n) on their designs ``Phi`` (G, n, p), labels ``y`` (n,); parts with ``todo`` False
-    are skipped (status :data:`NOT_FITTED`)."""
+    are skipped (status :data:`NOT_FITTED`). A component of g = Z'Wy within ``tie`` (``cudbound.ties.TIE_RTOL``)
+    of the magnitude of its terms is made 0 (``cudbound.ties.snap_zeros``: labels that balance give the zero
+    classifier, not the rounding of g)."""
     G, n, p = Phi.shape
     out = np.zeros((G, n))
     scale = np.zeros((G, n))
@@ -276,7 +276,7 @@ def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular):
                 for b in range(p):
                     H[a, b] += wa * Z[i, b]
         for a in range(p):   # 0 within rounding of its terms is 0 (cudbound.ties.snap_zeros): balanced labels
-            if abs(g[a]) <= TIE_RTOL * gmag[a]:
+            if abs(g[a]) <= tie * gmag[a]:
                 g[a] = 0.0
         singular = _normal_solution(H, g, rtol, regular, beta, LU, piv)
         for i in range(n):

@@ -12,6 +12,7 @@ import pytest
 
 from cudbound.optim.squared_parts import FITTED, NOT_FITTED, SINGULAR, squared_part_fits
 from cudbound.refit import _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound, solve_normal_equations
+from cudbound.ties import TIE_RTOL
 
 
 def _reference(Phi, W, y):
@@ -72,7 +73,7 @@ def test_the_kernel_equals_the_stacked_numpy_fits(n, p, kind):
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     todo = np.ones(G, dtype=bool)
     todo[5] = False
-    out, scale, status = squared_part_fits(Phi, W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p))
+    out, scale, status = squared_part_fits(Phi, W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p), TIE_RTOL)
     ref_out, ref_scale, ref_status = _reference(Phi, W, y)
     ref_status[5] = NOT_FITTED
     np.testing.assert_array_equal(status, ref_status)
@@ -99,7 +100,7 @@ def test_a_part_whose_rows_span_the_design_is_fitted_exactly():
     y = Phi @ coef
     W = np.ones((1, n))
     out, scale, status = squared_part_fits(Phi[None], W, y, np.ones(1, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL,
-                                           regular_bound(p))
+                                           regular_bound(p), TIE_RTOL)
     assert status[0] == FITTED
     np.testing.assert_allclose(out[0], y, atol=1e-12)
     assert np.all(scale[0] >= np.abs(out[0]) - 1e-12)
@@ -132,5 +133,6 @@ def test_fewer_rows_than_columns_fit_nothing():
     rng = np.random.default_rng(12)
     for n, p in [(1, 3), (2, 4), (3, 5)]:
         out, scale, status = squared_part_fits(rng.normal(size=(2, n, p)), np.ones((2, n)), np.ones(n),
-                                               np.ones(2, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p))
+                                               np.ones(2, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p),
+                                               TIE_RTOL)
         assert np.all(status == NOT_FITTED) and not out.any() and not scale.any()
