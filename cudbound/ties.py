@@ -5,9 +5,8 @@ same rows in another order, a fitted value that is exactly 0) come out of floati
 rounding apart, and which of two such numbers is the larger depends on the machine (the order
 of a sum, the width of its SIMD registers, fused multiply-adds), not on the data. Every decision
 of the package that turns on the equality or the sign of a computed number (AUC ties, ranks and
-midranks, DeLong's placements, sign(0) of a decision value, a least-squares gradient that is 0,
-the cells of McNemar's table) goes
-through this rule, so that it comes out the same on every machine:
+midranks, DeLong's placements, sign(0) of a decision value, a least-squares gradient that is 0, the
+cells of McNemar's table) goes through this rule, so that it comes out the same on every machine:
 
     two numbers tie when they differ by at most ``TIE_RTOL * scale``,
 
