@@ -165,7 +165,7 @@ def search_replicate(design: ArrayLike, y: ArrayLike, counts: ArrayLike, *, loss
     rep = reparametrise(Phi)
     loss_z = rep.loss(loss)
     if beta_hat is None:
-        gamma_hat = fit_coefficients(rep.Z, y, loss_z, reparametrise=False)
+        gamma_hat = fit_coefficients(rep.Z, y, loss_z, reparametrise=False, terms=rep.Z_terms)
     else:
         gamma_hat = rep.from_user(np.asarray(beta_hat, dtype=float))
     eng = ReplicateEngine(rep.Z, y, loss_z, engine=engine.engine, solver=engine.solver)

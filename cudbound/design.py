@@ -15,10 +15,15 @@ thin QR factorisation Phi D^-1 = Q R,
 
 so Z'Z = n I (the columns of Z have unit mean square) and Z gamma = Phi beta. Z is
 computed as (the distinct rows of Phi) @ T, so identical rows of Phi stay bitwise
-identical rows of Z (the search merges them). Z depends on Phi only through its column
-space up to an orthogonal rotation, so the least-norm conventions taken in gamma (the
-hinge fit's) are invariant too: |gamma| = |Phi beta| / sqrt(n), the root mean square of
-the training scores.
+identical rows of Z (the search merges them). An entry of Z is a sum of terms Phi_ik T_kj
+that may cancel (a feature at its mean gives z = 0 in exact arithmetic and a rounding
+otherwise), so the tie rule (``cudbound.ties``) measures a decision value z'gamma against
+``Z_terms`` |gamma|, ``Z_terms`` = |Z| + INPUT_RTOL |Phi| |T| (``ties.rounded_terms``), not
+against |z|' |gamma| alone.
+
+Z depends on Phi only through its column space up to an orthogonal rotation, so the
+least-norm conventions taken in gamma (the hinge fit's) are invariant too:
+|gamma| = |Phi beta| / sqrt(n), the root mean square of the training scores.
 
 The rank is decided on the column-scaled design by QR with column pivoting, with a
 relative tolerance (:data:`RANK_RTOL`): a column whose residual after projection on the
@@ -44,6 +49,7 @@ from ._validation import LabelEncoding, check_data, check_features, encode_label
 from .basis import Basis, LinearBasis, make_basis
 from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides, same_math)
 from .sklearn_bridge import EstimatorMapping, resolve_model
+from .ties import rounded_terms
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -83,6 +89,7 @@ class Reparametrisation:
     T: np.ndarray        # p x p, beta = T gamma
     scales: np.ndarray   # the column scales D
     R: np.ndarray        # Phi D^-1 = Q R
+    Z_terms: np.ndarray  # |Z| + INPUT_RTOL |Phi| |T|: each entry of Z's magnitude for the tie rule (rounded_terms)
 
     def to_user(self, gamma: ArrayLike) -> np.ndarray:
         """beta = T gamma, the coefficients on the user's design."""
@@ -126,7 +133,8 @@ def reparametrise(design: ArrayLike, *, names: Sequence[str] | None = None, name
     T = np.sqrt(n) * (Rinv / scales[:, None])
     uniq, inverse = np.unique(Phi, axis=0, return_inverse=True)
     Z = np.ascontiguousarray((uniq @ T)[inverse.ravel()])
-    return Reparametrisation(design=Phi, Z=Z, T=T, scales=scales, R=R)
+    Z_terms = np.ascontiguousarray(rounded_terms(Z, (np.abs(uniq) @ np.abs(T))[inverse.ravel()]))
+    return Reparametrisation(design=Phi, Z=Z, T=T, scales=scales, R=R, Z_terms=Z_terms)
 
 
 # ---------------------------------------------------------------------------- losses in gamma

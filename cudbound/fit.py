@@ -43,27 +43,29 @@ from .optim.smooth import SeparationUnknown, polish_smooth, separation
 from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers, solve_fresh
 from .optim.exact_hinge import exact_hinge_ridge_minimiser
 from .optim.qp import polish_hinge, positive_definite
-from .ties import decision_signs, snap_zeros, term_scale
+from .ties import decision_signs, rounded_terms, snap_zeros, term_scale
 
 __all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
            "check_minimiser_exists", "separated_points"]
 
 
-def predict_signs(design: np.ndarray, beta: np.ndarray) -> np.ndarray:
+def predict_signs(design: np.ndarray, beta: np.ndarray, terms: np.ndarray | None = None) -> np.ndarray:
     """sign(phi_i' beta) with the convention sign(0) = +1 (method.md); a value within rounding of 0,
-    |phi_i' beta| <= TIE_RTOL |phi_i|' |beta|, counts as 0 (:func:`cudbound.ties.decision_signs`).
+    |phi_i' beta| <= TIE_RTOL t_i' |beta|, counts as 0 (:func:`cudbound.ties.decision_signs`).
 
-    The tie scale is that of the coordinates given: on a design whose feature is shifted far from
-    its zero (x + 1e4) the terms grow and a score within 1e-10 of them is a tie there, where in the
-    fit's orthonormal coordinates (``FittedClassifier.rep.Z``, ``gamma``: what the training error and
-    the search read) it is not. A coverage task's true error is computed on the basis's own features
-    of the test points (the classifier as a user would apply it)."""
-    return decision_signs(design @ beta, term_scale(design, beta))
+    t_i is the magnitude of row i for the tie rule: |phi_i| for a design given as it is (the default);
+    for the orthonormal coordinates Z = Phi T, where a feature at its mean has z = 0 only up to the
+    rounding of Phi T, ``Reparametrisation.Z_terms`` = |Z| + INPUT_RTOL |Phi| |T|
+    (:func:`cudbound.ties.rounded_terms`). On a design given as it is, whose feature is shifted far
+    from its zero (x + 1e4), a score within 1e-10 of the shifted terms is a tie; in Z, within 1e-13."""
+    return decision_signs(design @ beta, term_scale(design if terms is None else terms, beta))
 
 
-def training_error(design: np.ndarray, y: np.ndarray, beta: np.ndarray, weights: ArrayLike | None = None) -> float:
-    """err_D(beta) = (1/n) sum_i w_i 1{f(x_i; beta) != y_i} (w = 1 for the data itself)."""
-    wrong = predict_signs(design, beta) != y
+def training_error(design: np.ndarray, y: np.ndarray, beta: np.ndarray, weights: ArrayLike | None = None, *,
+                   terms: np.ndarray | None = None) -> float:
+    """err_D(beta) = (1/n) sum_i w_i 1{f(x_i; beta) != y_i} (w = 1 for the data itself; ``terms`` as
+    in :func:`predict_signs`)."""
+    wrong = predict_signs(design, beta, terms) != y
     if weights is None:
         return float(np.mean(wrong))
     return float(np.dot(weights, wrong) / len(y))
@@ -92,8 +94,17 @@ class FittedClassifier:
 
     @property
     def train_error(self) -> float:
-        """err_D(beta-hat), computed in the coordinates of the fit."""
-        return training_error(self.rep.Z, self.y, self.gamma)
+        """err_D(beta-hat), computed in the coordinates of the fit (ties on the scale of Z's terms)."""
+        return training_error(self.rep.Z, self.y, self.gamma, terms=self.rep.Z_terms)
+
+    def predict(self, design: ArrayLike) -> np.ndarray:
+        """The predicted labels sign(phi' beta-hat) (sign(0) = +1) at the rows of ``design`` (the basis's
+        features of new points), a score within rounding of 0 counting as 0 on the scale
+        |phi|' (|beta-hat| + INPUT_RTOL |T| |gamma|): beta-hat = T gamma carries the rounding of that
+        product (:func:`cudbound.ties.rounded_terms`)."""
+        design = np.asarray(design, dtype=float)
+        coef_terms = rounded_terms(self.coef, np.abs(self.rep.T) @ np.abs(self.gamma))
+        return decision_signs(design @ self.coef, term_scale(design, coef_terms))
 
 
 def fit_classifier(design: ArrayLike, y: ArrayLike, loss: Loss, *, solver: str | None = None) -> FittedClassifier:
@@ -113,7 +124,7 @@ def fit_classifier(design: ArrayLike, y: ArrayLike, loss: Loss, *, solver: str |
     rep = _reparametrise(np.asarray(design, dtype=float))
     loss_z = rep.loss(loss)
     y = np.asarray(y, dtype=float)
-    gamma = fit_coefficients(rep.Z, y, loss_z, solver=solver, reparametrise=False)
+    gamma = fit_coefficients(rep.Z, y, loss_z, solver=solver, reparametrise=False, terms=rep.Z_terms)
     return FittedClassifier(rep=rep, y=y, loss=loss, loss_z=loss_z, gamma=gamma)
 
 
@@ -198,7 +209,8 @@ def gradient_terms(loss: Loss, design: np.ndarray, weights: ArrayLike) -> np.nda
 
 
 def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None, *,
-                     solver: str | None = None, reparametrise: bool = True) -> np.ndarray:
+                     solver: str | None = None, reparametrise: bool = True,
+                     terms: np.ndarray | None = None) -> np.ndarray:
     """beta-hat minimising ``loss.value(design, y, weights, .)``; weights default to ones.
 
     The fit is computed in orthonormal coordinates Z = design T (``cudbound.design``) and
@@ -208,17 +220,22 @@ def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: Arr
     H gamma = g; other losses through cvxpy (``solver``: None for the loss's default
     chain, see :func:`cudbound.search.node_solvers.default_solvers`). See the module
     docstring for which minimiser is returned when it is not unique, and for the
-    error raised when none exists.
+    error raised when none exists. ``terms``: the magnitude of the terms the design's entries were
+    computed from (:func:`predict_signs`; default |design|), the scale of the ties of a quadratic
+    loss's gradient with 0 (:func:`gradient_terms`).
     """
     if reparametrise:
         rep = _reparametrise(np.asarray(design, dtype=float))
-        gamma = fit_coefficients(rep.Z, y, rep.loss(loss), weights, solver=solver, reparametrise=False)
+        # Z = design T: its entries' terms are the design's (``terms``) times |T|
+        z_terms = rep.Z_terms if terms is None else rounded_terms(rep.Z, np.abs(terms) @ np.abs(rep.T))
+        gamma = fit_coefficients(rep.Z, y, rep.loss(loss), weights, solver=solver, reparametrise=False,
+                                 terms=z_terms)
         return rep.to_user(gamma)
     n, p = design.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     if loss.is_quadratic:
         H, g, _ = loss.quadratic_form(design, y, w)
-        g = snap_zeros(g, gradient_terms(loss, design, w))
+        g = snap_zeros(g, gradient_terms(loss, design if terms is None else terms, w))
         try:  # positive definite for a full-rank design with positive weights
             return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), g)
         except np.linalg.LinAlgError:  # singular (zero weights): the least-norm solution

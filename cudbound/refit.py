@@ -95,7 +95,7 @@ from .losses import HingeLoss, Loss, RidgeLoss, SquaredLoss, _overrides, get_los
 from .optim.hinge_parts import hinge_parts
 from .optim.smooth_parts import CONVERGED, StackedParts, newton_parts, separation_excluded
 from .sklearn_bridge import from_estimator
-from .ties import TIE_RTOL, decision_signs, snap_zeros, term_scale
+from .ties import INPUT_RTOL, TIE_RTOL, decision_signs, rounded_terms, snap_zeros, term_scale
 
 __all__ = ["Procedure", "fit_and_score", "refits_for", "as_refits", "as_procedure", "as_mapped_procedure",
            "takes_procedure", "estimator_scores", "Refits", "DesignRefits", "ProcedureRefits",
@@ -305,10 +305,14 @@ class DesignRefits(Refits):
     any other loss by :func:`cudbound.fit.fit_coefficients`, one solve a part.
     ``loss`` is the loss in those coordinates (``Reparametrisation.loss``). Weights enter the
     loss's (1/n) sum_i w_i l_i as given: the caller makes it the part's mean (:func:`_part_weights`).
+    ``terms`` (default |design|) is the magnitude of the terms each entry of the design was computed from,
+    ``Reparametrisation.Z_terms`` for Z: the tie rule's scale of a decision value is ``terms`` |gamma|
+    (:func:`cudbound.fit.predict_signs`).
     """
 
-    def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss) -> None:
+    def __init__(self, design: np.ndarray, y: np.ndarray, loss: Loss, terms: np.ndarray | None = None) -> None:
         self.design, self.labels, self.loss, self.X = design, y, loss, design
+        self.terms = np.abs(design) if terms is None else np.abs(np.asarray(terms, dtype=float))
         n, p = design.shape
         self.n = n
         if same_math(loss, SquaredLoss):
@@ -334,8 +338,8 @@ class DesignRefits(Refits):
         if self.kind == "hinge" and self._all_points[1]:    # the fit's minimiser, certified (cudbound.fit's)
             gamma = self._all_points[0]
         else:
-            gamma = fit_coefficients(self.design, self.labels, self.loss)   # as for CUD
-        return gamma, predict_signs(self.design, gamma)
+            gamma = fit_coefficients(self.design, self.labels, self.loss, terms=self.terms)   # as for CUD
+        return gamma, predict_signs(self.design, gamma, self.terms)
 
     def scored(self, weights: ArrayLike) -> tuple[np.ndarray, np.ndarray, RefitLog]:
         weights = np.asarray(weights, dtype=float)
@@ -365,16 +369,16 @@ class DesignRefits(Refits):
         p = self.design.shape[1]
         if self.kind == "squared":
             H = (Wf @ self._outer).reshape(-1, p, p)
-            g = snap_zeros(Wf @ self._yphi, Wf @ np.abs(self._yphi))   # 0 within rounding is 0 (ties.snap_zeros)
+            g = snap_zeros(Wf @ self._yphi, Wf @ self.terms)   # 0 within rounding is 0 (ties.snap_zeros)
         else:
             forms = [self.loss.quadratic_form(self.design, y, w) for w in Wf]
             H = np.stack([f[0] for f in forms])
             g = snap_zeros(np.stack([f[1] for f in forms]),
-                           np.stack([gradient_terms(self.loss, self.design, w) for w in Wf]))
+                           np.stack([gradient_terms(self.loss, self.terms, w) for w in Wf]))
         beta, singular = solve_normal_equations(H, g, equilibrate=False)  # the design is orthonormal
         log.singular += int(singular.sum())
         values[fit] = beta @ self.design.T
-        scale[fit] = np.abs(beta) @ np.abs(self.design).T
+        scale[fit] = np.abs(beta) @ self.terms.T
         return values
 
     def _iterative(self, Wf: np.ndarray, log: RefitLog) -> tuple[np.ndarray, np.ndarray]:
@@ -388,7 +392,7 @@ class DesignRefits(Refits):
             gamma, ok = self._minimisers(W, np.broadcast_to(self._start, (W.shape[0], p)))
             rows = np.arange(start, start + W.shape[0])
             out[rows[ok]] = gamma[ok] @ self.design.T
-            scale[rows[ok]] = np.abs(gamma[ok]) @ np.abs(self.design).T
+            scale[rows[ok]] = np.abs(gamma[ok]) @ self.terms.T
             if not ok.all():
                 out[rows[~ok]], scale[rows[~ok]] = self._generic(W[~ok], log)
         return out, scale
@@ -435,13 +439,13 @@ class DesignRefits(Refits):
         out, scale = np.empty(Wf.shape), np.ones(Wf.shape)
         for j, w in enumerate(Wf):
             try:
-                beta = fit_coefficients(self.design, self.labels, self.loss, weights=w)
+                beta = fit_coefficients(self.design, self.labels, self.loss, weights=w, terms=self.terms)
                 ok = bool(np.all(np.isfinite(beta)))
             except Exception:  # noqa: BLE001 - any solver failure takes the documented fallback
                 ok = False
             if ok:
                 out[j] = self.design @ beta
-                scale[j] = term_scale(self.design, beta)
+                scale[j] = term_scale(self.terms, beta)
             else:
                 log.failed += 1
                 out[j] = 1.0 if np.dot(w, self.labels) >= 0.0 else -1.0
@@ -524,7 +528,7 @@ class ProcedureRefits(Refits):
     def __init__(self, data: PreparedData, loss_for: Callable[[int], Loss]) -> None:
         self.data, self.loss_for = data, loss_for
         self.X, self.labels, self.n = data.X, data.labels, data.labels.shape[0]
-        self._full = DesignRefits(data.Z, data.labels, data.rep.loss(loss_for(self.n)))
+        self._full = DesignRefits(data.Z, data.labels, data.rep.loss(loss_for(self.n)), data.rep.Z_terms)
         self._by_loss: dict[str, DesignRefits] = {}
         self.learns = data.basis.learns_from_data
 
@@ -592,7 +596,8 @@ class ProcedureRefits(Refits):
 
         fits, scales, status = squared_part_fits(np.ascontiguousarray(Phi, dtype=np.float64), W,
                                                  np.ascontiguousarray(self.labels, dtype=np.float64), ok,
-                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]), TIE_RTOL)
+                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]), TIE_RTOL,
+                                                 INPUT_RTOL)
         done = status != NOT_FITTED
         out[rows[done]] = fits[done]
         scale[rows[done]] = scales[done]
@@ -622,7 +627,8 @@ class ProcedureRefits(Refits):
         if loss.name == self._full.loss.name:
             return self._full
         if loss.name not in self._by_loss:
-            self._by_loss[loss.name] = DesignRefits(self.data.Z, self.labels, self.data.rep.loss(loss))
+            self._by_loss[loss.name] = DesignRefits(self.data.Z, self.labels, self.data.rep.loss(loss),
+                                                    self.data.rep.Z_terms)
         return self._by_loss[loss.name]
 
     def _batched_iterative(self, W: np.ndarray, m: np.ndarray, out: np.ndarray, scale: np.ndarray, log: RefitLog,
@@ -712,7 +718,8 @@ class ProcedureRefits(Refits):
             else:
                 gamma, ok = self._stacked_newton(Z[k], Wp[k], M, F, start[k], loss, base)
             values[at[k]] = np.einsum("gnp,gp->gn", Z[k], gamma)
-            scales[at[k]] = np.einsum("gnp,gp->gn", np.abs(Z[k]), np.abs(gamma))
+            terms = rounded_terms(Z[k], np.abs(Phi[at[k]]) @ np.abs(T[k]))      # Z = Phi T (Z_terms)
+            scales[at[k]] = np.einsum("gnp,gp->gn", terms, np.abs(gamma))
             good[at[k]] = ok
         return values, scales, good
 
@@ -749,7 +756,7 @@ class ProcedureRefits(Refits):
         except (RankDeficientError, ValueError, np.linalg.LinAlgError):
             return np.full(self.n, _constant(w[None, :], y)[0]), np.ones(self.n), RefitLog(refits=1, failed=1)
         loss = self.loss_for(int(w.sum()))
-        values, scale, log = DesignRefits(rep.Z, y, rep.loss(loss)).scored(_part_weights(w[None, :], loss))
+        values, scale, log = DesignRefits(rep.Z, y, rep.loss(loss), rep.Z_terms).scored(_part_weights(w[None, :], loss))
         return values[0], scale[0], log
 
 

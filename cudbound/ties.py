@@ -13,7 +13,11 @@ cells of McNemar's table) goes through this rule, so that it comes out the same 
 ``scale`` being the magnitude of the terms they were computed from: for a decision value
 phi(x)' beta the row's |phi(x)|' |beta| (:func:`term_scale`); for a vector of scores with
 nothing else known, the largest |score| of the vector. Both scale with the numbers, so the rule
-is invariant to multiplying them by any positive factor (exactly so by a power of two).
+is invariant to multiplying them by any positive factor (exactly so by a power of two). When
+phi(x) or beta were themselves computed by sums that may cancel (the orthonormal coordinates
+z = phi' T of a point at the features' mean are 0 only up to the rounding of phi' T), their
+magnitude in the scale is :func:`rounded_terms`: |z| plus :data:`INPUT_RTOL` times the terms
+|phi|' |T| they came from.
 
 :func:`snap_ties` makes the ties of a score vector exact before any rank, count or comparison
 sees them; :func:`tied_signs` is the three-way sign (-1, 0, +1) under the rule and
@@ -24,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["TIE_RTOL", "snap_ties", "snap_zeros", "tied_signs", "decision_signs", "term_scale"]
+__all__ = ["TIE_RTOL", "INPUT_RTOL", "snap_ties", "snap_zeros", "tied_signs", "decision_signs", "term_scale",
+           "rounded_terms"]
 
 TIE_RTOL = 1e-10
 """The relative tolerance of a tie. Rounding moves a computed number by a few units of 2.2e-16
@@ -36,6 +41,15 @@ not cover them; 1e-10 leaves a factor of 10. The price: two scores that differ i
 arithmetic tie when they lie within 1e-10 of their scale of each other, which among N scores
 spread over their range has a chance of about N^2 1e-10 (20,000 test scores: 2 of 40 draws of
 Outlier and of ChiSquareSmall, where the AUC moved by 1/(2 m n), about 5e-9)."""
+
+
+INPUT_RTOL = 1e-3
+"""The weight of the terms behind a computed input in a tie scale (:func:`rounded_terms`): a sum of p
+terms is off by at most about p 2.2e-16 of their magnitude, so an input's own rounding is covered when
+``TIE_RTOL * INPUT_RTOL`` = 1e-13 (450 units of rounding) of its terms count. Smaller than TIE_RTOL, as
+the inputs' terms grow with a feature's distance from its zero: a feature shifted by c has terms about
+c times larger, and its band of ties, 1e-13 c, stays at the rounding of storing x + c itself (c 1.1e-16)
+times 1,000, where TIE_RTOL would make it 1e-10 c (a score 2e-6 of its scale from 0 is a tie at c = 2e4)."""
 
 
 def _scale(values: np.ndarray, scale: ArrayLike | None) -> np.ndarray:
@@ -127,6 +141,17 @@ def decision_signs(values: ArrayLike, scale: ArrayLike | None = None) -> np.ndar
     [1.0, -1.0, 1.0]
     """
     return np.where(tied_signs(values, scale) >= 0.0, 1.0, -1.0)
+
+
+def rounded_terms(values: ArrayLike, terms: ArrayLike) -> np.ndarray:
+    """|values| + ``INPUT_RTOL`` * ``terms``: the magnitude, for the tie rule, of numbers computed from terms
+    of magnitude ``terms`` (elementwise), e.g. the orthonormal coordinates Z = Phi T with terms |Phi| |T|
+    (``Reparametrisation.Z_terms``), which cancel to 0 up to their rounding at a feature's mean.
+
+    >>> rounded_terms([0.0, -2.0], [4.0, 4.0]).tolist()
+    [0.004, 2.004]
+    """
+    return np.abs(np.asarray(values, dtype=float)) + INPUT_RTOL * np.asarray(terms, dtype=float)
 
 
 def term_scale(design: ArrayLike, coef: ArrayLike) -> np.ndarray:

@@ -35,7 +35,7 @@ from ..auc.registry import get_method as auc_method
 from ..auc.scores import auc_score, delong_placements, pair_auc
 from ..compare import OUT_OF_FOLD_STREAM, Procedure, ProcedurePair, compare_pair, root_seed
 from ..datasets import get_dataset
-from ..fit import fit_classifier, predict_signs
+from ..fit import fit_classifier
 from ..losses import get_loss
 from ..resampling import draw_folds, stream
 from ..results import AUC_DIFFERENCE, ERROR_RATE_DIFFERENCE
@@ -217,7 +217,7 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
     za, zb = basis_a.transform(Xte), basis_b.transform(Xte)
     sa, sb = za @ fit_a.coef, zb @ fit_b.coef
     auc_a, auc_b = auc_score(yte, sa), auc_score(yte, sb)
-    wrong_a, wrong_b = predict_signs(za, fit_a.coef) != yte, predict_signs(zb, fit_b.coef) != yte
+    wrong_a, wrong_b = fit_a.predict(za) != yte, fit_b.predict(zb) != yte
     err_a, err_b = float(np.mean(wrong_a)), float(np.mean(wrong_b))
     target_se = target_standard_errors(yte, sa, sb, wrong_a, wrong_b)
 

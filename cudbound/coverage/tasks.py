@@ -29,7 +29,7 @@ import numpy as np
 
 from ..basis import Basis
 from ..datasets import get_dataset
-from ..fit import fit_classifier, predict_signs
+from ..fit import fit_classifier
 from .._validation import encode_labels
 from ..design import PreparedData
 from ..registry import intervals_from_design
@@ -102,7 +102,7 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
                         loss=config.loss, X=Xtr)
     fitted = fit_classifier(data.design, data.labels, get_loss(config.loss))
     train_err = fitted.train_error
-    true_err = float(np.mean(predict_signs(basis.transform(Xte), fitted.coef) != yte))
+    true_err = float(np.mean(fitted.predict(basis.transform(Xte)) != yte))
     rows: dict[str, dict] = reused_rows(config, task, train_err, true_err, len(yte), redraws)
     seen: set[str] = set()
     plain = [m for m in config.methods if config.method_of[m] == m and m not in rows]

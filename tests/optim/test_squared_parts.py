@@ -12,7 +12,7 @@ import pytest
 
 from cudbound.optim.squared_parts import FITTED, NOT_FITTED, SINGULAR, squared_part_fits
 from cudbound.refit import _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound, solve_normal_equations
-from cudbound.ties import TIE_RTOL
+from cudbound.ties import INPUT_RTOL, TIE_RTOL, rounded_terms
 
 
 def _reference(Phi, W, y):
@@ -32,11 +32,13 @@ def _reference(Phi, W, y):
     ok[np.flatnonzero(ok)[~full]] = False
     if not ok.any():
         return out, scale, status
-    Z = np.sqrt(n) * np.linalg.qr(A[full], mode="reduced")[0]
+    Q, R = np.linalg.qr(A[full], mode="reduced")
+    Z = np.sqrt(n) * Q
     ZW = Z * W[ok][:, :, None]
     beta, singular = solve_normal_equations(ZW.transpose(0, 2, 1) @ Z, np.einsum("gnp,n->gp", ZW, y), equilibrate=False)
     out[ok] = np.einsum("gnp,gp->gn", Z, beta)
-    scale[ok] = np.einsum("gnp,gp->gn", np.abs(Z), np.abs(beta))
+    terms = rounded_terms(Z, np.sqrt(n) * np.abs(A[full]) @ np.abs(np.linalg.inv(R)))   # Z = A R^-1 sqrt(n)
+    scale[ok] = np.einsum("gnp,gp->gn", terms, np.abs(beta))
     status[ok] = np.where(singular, SINGULAR, FITTED)
     return out, scale, status
 
@@ -73,7 +75,8 @@ def test_the_kernel_equals_the_stacked_numpy_fits(n, p, kind):
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     todo = np.ones(G, dtype=bool)
     todo[5] = False
-    out, scale, status = squared_part_fits(Phi, W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p), TIE_RTOL)
+    out, scale, status = squared_part_fits(Phi, W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p), TIE_RTOL,
+                                           INPUT_RTOL)
     ref_out, ref_scale, ref_status = _reference(Phi, W, y)
     ref_status[5] = NOT_FITTED
     np.testing.assert_array_equal(status, ref_status)
@@ -100,7 +103,7 @@ def test_a_part_whose_rows_span_the_design_is_fitted_exactly():
     y = Phi @ coef
     W = np.ones((1, n))
     out, scale, status = squared_part_fits(Phi[None], W, y, np.ones(1, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL,
-                                           regular_bound(p), TIE_RTOL)
+                                           regular_bound(p), TIE_RTOL, INPUT_RTOL)
     assert status[0] == FITTED
     np.testing.assert_allclose(out[0], y, atol=1e-12)
     assert np.all(scale[0] >= np.abs(out[0]) - 1e-12)
@@ -134,5 +137,5 @@ def test_fewer_rows_than_columns_fit_nothing():
     for n, p in [(1, 3), (2, 4), (3, 5)]:
         out, scale, status = squared_part_fits(rng.normal(size=(2, n, p)), np.ones((2, n)), np.ones(n),
                                                np.ones(2, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p),
-                                               TIE_RTOL)
+                                               TIE_RTOL, INPUT_RTOL)
         assert np.all(status == NOT_FITTED) and not out.any() and not scale.any()
