@@ -226,8 +226,9 @@ def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: Arr
     """
     if reparametrise:
         rep = _reparametrise(np.asarray(design, dtype=float))
-        # Z = design T: its entries' terms are the design's (``terms``) times |T|
-        z_terms = rep.Z_terms if terms is None else rounded_terms(rep.Z, np.abs(terms) @ np.abs(rep.T))
+        # Z = design T: Z_terms counts this product's rounding; ``terms`` beyond |design|, the design's own
+        # rounding, is carried through |T|
+        z_terms = rep.Z_terms if terms is None else rep.Z_terms + (np.abs(terms) - np.abs(design)) @ np.abs(rep.T)
         gamma = fit_coefficients(rep.Z, y, rep.loss(loss), weights, solver=solver, reparametrise=False,
                                  terms=z_terms)
         return rep.to_user(gamma)

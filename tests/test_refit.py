@@ -730,6 +730,7 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis):
         n, q = x.shape
         Phi = np.column_stack([np.ones(n, dtype=int), x])
         W = np.vstack([rng.multinomial(n, np.full(n, 1.0 / n), size=15), rng.random((15, n)) < 0.7]).astype(float)
+        full, _ = exact_signs(Phi, exact_least_squares(Phi, y, np.ones(n)))
         expected, known = np.empty(W.shape), np.zeros(W.shape[0], dtype=bool)
         for b, w in enumerate(W):
             labels = set(y[w > 0])
@@ -742,7 +743,9 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis):
             perm = rng.permutation(n)
             data = prepare_data(x[perm].astype(float), y[perm],
                                 "linear" if basis == "linear" else _PartMinimum(basis == "batched"), None, None)
-            preds, _ = refits_for(data, loss="squared").predict(W[:, perm])
+            refits = refits_for(data, loss="squared")
+            preds, _ = refits.predict(W[:, perm])
             np.testing.assert_array_equal(preds[known], expected[known][:, perm])
+            np.testing.assert_array_equal(refits.full_fit()[1], full[perm])    # the fit every interval centres on
             checked += int(known.sum())
     assert checked > 1500 and zeros > 100     # the exact zeros this test is about do occur
