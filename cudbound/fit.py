@@ -99,12 +99,13 @@ class FittedClassifier:
 
     def predict(self, design: ArrayLike) -> np.ndarray:
         """The predicted labels sign(phi' beta-hat) (sign(0) = +1) at the rows of ``design`` (the basis's
-        features of new points), a score within rounding of 0 counting as 0 on the scale
-        |phi|' (|beta-hat| + INPUT_RTOL |T| |gamma|): beta-hat = T gamma carries the rounding of that
-        product (:func:`cudbound.ties.rounded_terms`)."""
+        features of new points), decided as the training error is: in the fit's coordinates z = phi' T,
+        a score z' gamma within rounding of 0 counting as 0 on the scale of its terms
+        (|z| + INPUT_RTOL |phi| |T|)' |gamma| (:func:`cudbound.ties.rounded_terms`)."""
         design = np.asarray(design, dtype=float)
-        coef_terms = rounded_terms(self.coef, np.abs(self.rep.T) @ np.abs(self.gamma))
-        return decision_signs(design @ self.coef, term_scale(design, coef_terms))
+        T = self.rep.T
+        z = design @ T
+        return decision_signs(z @ self.gamma, term_scale(rounded_terms(z, np.abs(design) @ np.abs(T)), self.gamma))
 
 
 def fit_classifier(design: ArrayLike, y: ArrayLike, loss: Loss, *, solver: str | None = None) -> FittedClassifier:

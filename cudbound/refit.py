@@ -352,7 +352,7 @@ class DesignRefits(Refits):
         return out, scale, log
 
     def _decision_batch(self, W: np.ndarray, log: RefitLog, scale: np.ndarray) -> np.ndarray:
-        """The decision values of a batch of parts; ``scale`` (a view) receives |Z| |beta| of each fit."""
+        """The decision values of a batch of parts; ``scale`` (a view) receives ``terms`` |beta| of each fit."""
         y = self.labels
         one, has_pos = _one_class(W, y)
         values = np.empty(W.shape)

@@ -29,11 +29,11 @@ def _data(seed, n=N, d=2):
 def _report(X, y, loss="squared", B=30, basis="linear", **kw):
     res = cudbound.cud_interval(X, y, procedure=Procedure(basis=basis, loss=loss), n_resamples=B, rng=1,
                                 engine_options={"exact_distribution": True}, **kw)
-    # the fit's signs in the coordinates it is computed in (those of the training error): on the raw
-    # design, a shift of 1e4 makes a score of 1e-6 a tie within rounding (TIE_RTOL of |phi|'|beta|)
+    # the fit's signs as the training error decides them, in the coordinates of the fit with ties on the scale
+    # of Z's terms (on the raw design, a shift of 1e4 makes a score of 1e-6 a tie: TIE_RTOL of |phi|'|beta|)
     fit = fit_classifier(cudbound.basis.make_basis(basis).fit_transform(X), y, get_loss(loss))
     np.testing.assert_allclose(fit.coef, res.coef, rtol=1e-12, atol=0)
-    return res, predict_signs(fit.rep.Z, fit.gamma)
+    return res, predict_signs(fit.rep.Z, fit.gamma, fit.rep.Z_terms)
 
 
 def _assert_same(a, b, tol=1e-9):

@@ -28,3 +28,33 @@ def test_least_squares_signs_equal_exact_arithmetic_in_any_row_order_origin_and_
             fit = fit_classifier(design, y[perm], SquaredLoss())
             assert fit.train_error == np.mean(signs != y)
             np.testing.assert_array_equal(fit.predict(design), signs[perm])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_balanced_labels_far_from_the_origin_predict_plus_one_everywhere(seed):
+    """Three small integer features shifted by 1e8 (exact in floating point); the points labelled -1 are those
+    labelled +1 with each feature's values permuted among them, so the label sums of 1 and of every feature are
+    equal: the least-squares gradient is 0 and the fit is the zero classifier in exact arithmetic, so every
+    point is predicted +1 (sign(0) = +1) and the training error is 1/2, by ``train_error``, by ``predict`` at the
+    training rows and at new rows, by the full fit of the refits (which reparametrises Z again) and by refits
+    on parts that weight every point alike (their gradient is 0 too). The shift
+    makes Z's entries cancel about 1e8 of their terms: with the tie scale |z|' |gamma| (before 2026-12-04)
+    many of these fits were signed by rounding."""
+    from cudbound.design import prepare_data
+    from cudbound.refit import refits_for
+
+    rng = np.random.default_rng(seed)
+    plus = rng.integers(0, 4, size=(10, 3))
+    minus = np.column_stack([rng.permutation(plus[:, j]) for j in range(3)])
+    order = rng.permutation(20)
+    x = np.vstack([plus, minus])[order] + 1e8
+    y = np.repeat([1.0, -1.0], 10)[order]
+    design = np.column_stack([np.ones(20), x])
+    fit = fit_classifier(design, y, SquaredLoss())
+    assert fit.train_error == 0.5
+    assert (fit.predict(design) == 1.0).all()
+    assert (fit.predict(np.column_stack([np.ones(5), rng.integers(0, 4, size=(5, 3)) + 1e8])) == 1.0).all()
+    refits = refits_for(prepare_data(x, y, "linear", None, None), loss="squared")
+    assert (refits.full_fit()[1] == 1.0).all()
+    preds, _ = refits.predict(np.array([[1.0] * 20, [2.0] * 20, [3.0] * 20]))   # parts that balance too
+    assert (preds == 1.0).all()

@@ -712,13 +712,14 @@ class _PartMinimum(Basis):
         return np.concatenate([ones, cols], axis=2), np.ones(len(weights), dtype=bool)
 
 
-@pytest.mark.parametrize("basis", ["linear", "batched", "alone"])
-def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis):
+@pytest.mark.parametrize("basis,shift", [("linear", 0.0), ("linear", 1e4), ("batched", 0.0), ("alone", 0.0)])
+def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, shift):
     """Least-squares refits on bootstrap samples and 0/1 training parts of small integer designs whose fit
     has a decision value exactly 0 at some row: every part's prediction at every row is that of rational
     arithmetic (sign(0) = +1), in any row order. The fixed basis refits through the stacked normal equations;
     a learning basis with exact entries (x less the part's minimum: the same column space, so the same exact
-    fits) through the compiled batched path (``optim.squared_parts``) or one part at a time. A part whose
+    fits) through the compiled batched path (``optim.squared_parts``) or one part at a time; the fixed basis also
+    on the features shifted by 1e4 (exact, the same exact fits; Z's entries then cancel more). A part whose
     labels are one class predicts it; a part whose normal equations are singular is left out (its
     least-norm rule has no exact analogue here). Before 2026-12-04 about 0.5% of these parts were signed by
     rounding (a point at the mean of the data has z = 0 in orthonormal coordinates only up to rounding)."""
@@ -741,7 +742,7 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis):
                 known[b], zeros = True, zeros + zero
         for _ in range(2):
             perm = rng.permutation(n)
-            data = prepare_data(x[perm].astype(float), y[perm],
+            data = prepare_data(x[perm] + shift, y[perm],
                                 "linear" if basis == "linear" else _PartMinimum(basis == "batched"), None, None)
             refits = refits_for(data, loss="squared")
             preds, _ = refits.predict(W[:, perm])

@@ -271,4 +271,4 @@ def test_the_fit_on_all_points_is_cuds_fit(spec, data_kind):
     coef, preds = refits_for(data).full_fit()
     fitted = cudbound.fit.fit_classifier(data.design, data.labels, cudbound.losses.get_loss(spec))
     np.testing.assert_allclose(coef, fitted.gamma, rtol=0, atol=1e-9 * max(1.0, np.abs(fitted.gamma).max()))
-    np.testing.assert_array_equal(preds, cudbound.fit.predict_signs(fitted.rep.Z, fitted.gamma))
+    np.testing.assert_array_equal(preds, cudbound.fit.predict_signs(fitted.rep.Z, fitted.gamma, fitted.rep.Z_terms))
