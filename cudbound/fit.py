@@ -37,15 +37,15 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
-from .design import PenalisedLoss, Reparametrisation, reparametrise as _reparametrise
+from .design import PenalisedLoss, Reparametrisation, is_margin_loss, reparametrise as _reparametrise
 from .losses import LOSSES, DEFAULT_RIDGE, HingeLoss, Loss, NoMinimiserError, RidgeLoss, same_math
 from .optim.smooth import SeparationUnknown, polish_smooth, separation
 from .optim.cvxpy_bridge import TIGHT_OPTIONS, default_solvers, solve_fresh
 from .optim.exact_hinge import exact_hinge_ridge_minimiser
 from .optim.qp import polish_hinge, positive_definite
-from .ties import decision_signs, rounded_terms, snap_zeros, term_scale
+from .ties import decision_signs, rounded_terms, snap_zeros, term_scale, tied_signs
 
-__all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
+__all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs", "labels_balance",
            "check_minimiser_exists", "separated_points"]
 
 
@@ -209,6 +209,22 @@ def gradient_terms(loss: Loss, design: np.ndarray, weights: ArrayLike) -> np.nda
     return np.abs(loss.quadratic_form(d, np.ones(d.shape[0]), weights)[1])
 
 
+def labels_balance(loss: Loss, design: np.ndarray, y: np.ndarray, weights: ArrayLike,
+                   terms: np.ndarray | None = None) -> np.ndarray:
+    """Whether the zero classifier minimises ``loss``, a margin loss l(y_i phi_i' beta) or its ridge form, because
+    the labels balance: sum_i w_i y_i phi_i ties with 0 in every component (on the scale of its terms,
+    sum_i w_i t_i, ``terms`` as in :func:`predict_signs`). The loss's subdifferential at 0 then holds
+    c sum_i w_i y_i phi_i = 0 for any c in the subdifferential of l at 0, so 0 is a minimiser (convexity), and of
+    least norm; an iterative solver would return its tolerance or its rounding instead, and signs decided by it.
+    ``weights`` is (n,) or a stack (B, n); returns a bool, or (B,) bools; all False for any other loss."""
+    W = np.asarray(weights, dtype=float)
+    base = loss.base if isinstance(loss, (RidgeLoss, PenalisedLoss)) else loss
+    if not is_margin_loss(base):
+        return np.zeros(W.shape[:-1], dtype=bool)
+    t = np.abs(design) if terms is None else terms
+    return np.all(tied_signs(W @ (y[:, None] * design), W @ t) == 0.0, axis=-1)
+
+
 def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: ArrayLike | None = None, *,
                      solver: str | None = None, reparametrise: bool = True,
                      terms: np.ndarray | None = None) -> np.ndarray:
@@ -243,6 +259,8 @@ def fit_coefficients(design: np.ndarray, y: np.ndarray, loss: Loss, weights: Arr
         except np.linalg.LinAlgError:  # singular (zero weights): the least-norm solution
             beta, *_ = np.linalg.lstsq(H, g, rcond=None)
             return beta
+    if labels_balance(loss, design, y, w, terms):   # 0 minimises the loss exactly
+        return np.zeros(p)
     check_minimiser_exists(design, y, loss, w)
     if hasattr(loss, "minimiser"):  # the loss computes its own (least-norm) minimiser exactly
         beta = loss.minimiser(design, y, w)

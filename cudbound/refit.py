@@ -90,7 +90,7 @@ from ._validation import check_data, encode_labels
 from ._warnings import warn
 from .design import (PenalisedLoss, PreparedData, RankDeficientError, is_margin_loss, penalty_factor, prepare_data,
                      reparametrise)
-from .fit import fit_coefficients, gradient_terms, predict_signs, separated_points
+from .fit import fit_coefficients, gradient_terms, labels_balance, predict_signs, separated_points
 from .losses import HingeLoss, Loss, RidgeLoss, SquaredLoss, _overrides, get_loss, same_math
 from .optim.hinge_parts import hinge_parts
 from .optim.smooth_parts import CONVERGED, StackedParts, newton_parts, separation_excluded
@@ -335,7 +335,9 @@ class DesignRefits(Refits):
             self.kind = "generic"
 
     def full_fit(self) -> tuple[np.ndarray | None, np.ndarray]:
-        if self.kind == "hinge" and self._all_points[1]:    # the fit's minimiser, certified (cudbound.fit's)
+        if labels_balance(self.loss, self.design, self.labels, np.ones(self.n), self.terms):
+            gamma = np.zeros(self.design.shape[1])           # 0 minimises exactly (cudbound.fit's rule)
+        elif self.kind == "hinge" and self._all_points[1]:    # the fit's minimiser, certified (cudbound.fit's)
             gamma = self._all_points[0]
         else:
             gamma = fit_coefficients(self.design, self.labels, self.loss, terms=self.terms)   # as for CUD
@@ -390,6 +392,8 @@ class DesignRefits(Refits):
         for start in range(0, Wf.shape[0], per):
             W = Wf[start:start + per]
             gamma, ok = self._minimisers(W, np.broadcast_to(self._start, (W.shape[0], p)))
+            zero = labels_balance(self.loss, self.design, self.labels, W, self.terms)   # 0 minimises exactly
+            gamma[zero], ok[zero] = 0.0, True
             rows = np.arange(start, start + W.shape[0])
             out[rows[ok]] = gamma[ok] @ self.design.T
             scale[rows[ok]] = np.abs(gamma[ok]) @ self.terms.T
@@ -717,8 +721,11 @@ class ProcedureRefits(Refits):
                 gamma, ok = hinge_parts(Z[k], self.labels, Wp[k], M, start[k], free=F, groups=self._groups)
             else:
                 gamma, ok = self._stacked_newton(Z[k], Wp[k], M, F, start[k], loss, base)
-            values[at[k]] = np.einsum("gnp,gp->gn", Z[k], gamma)
             terms = rounded_terms(Z[k], np.abs(Phi[at[k]]) @ np.abs(T[k]))      # Z = Phi T (Z_terms)
+            zero = np.array([labels_balance(loss, Z[g], self.labels, Wp[g], terms[i]) for i, g in enumerate(k)],
+                            dtype=bool)                                        # 0 minimises exactly
+            gamma[zero], ok[zero] = 0.0, True
+            values[at[k]] = np.einsum("gnp,gp->gn", Z[k], gamma)
             scales[at[k]] = np.einsum("gnp,gp->gn", terms, np.abs(gamma))
             good[at[k]] = ok
         return values, scales, good

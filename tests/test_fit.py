@@ -58,3 +58,36 @@ def test_balanced_labels_far_from_the_origin_predict_plus_one_everywhere(seed):
     assert (refits.full_fit()[1] == 1.0).all()
     preds, _ = refits.predict(np.array([[1.0] * 20, [2.0] * 20, [3.0] * 20]))   # parts that balance too
     assert (preds == 1.0).all()
+
+
+def _balanced(seed, shift):
+    """Three small integer features (plus ``shift``) whose points labelled -1 are those labelled +1 with each
+    feature's values permuted among them: sum_i y_i phi_i = 0 exactly, in any order."""
+    rng = np.random.default_rng(seed)
+    plus = rng.integers(0, 4, size=(10, 3))
+    minus = np.column_stack([rng.permutation(plus[:, j]) for j in range(3)])
+    order = rng.permutation(20)
+    return np.vstack([plus, minus])[order] + shift, np.repeat([1.0, -1.0], 10)[order]
+
+
+@pytest.mark.parametrize("spec", ["logistic", "logistic_ridge:0.05", "exponential_ridge:0.05", "hinge",
+                                  "hinge_ridge:0.05"])
+@pytest.mark.parametrize("shift", [0.0, 1e4])
+def test_labels_that_balance_give_the_zero_classifier_for_every_margin_loss(spec, shift):
+    """Labels that balance (sum_i y_i phi_i = 0) make 0 the least-norm minimiser of every convex margin loss and
+    its ridge forms (``fit.labels_balance``), so every point is predicted +1: by the full fit, its ``predict``,
+    the refits' full fit and refits on parts that weight every point alike. Before 2026-12-04 an iterative
+    solver's answer near 0 was its rounding or tolerance and signed 16 of 30 such logistic-ridge fits."""
+    from cudbound.design import prepare_data
+    from cudbound.losses import get_loss
+    from cudbound.refit import refits_for
+
+    for seed in range(8):
+        x, y = _balanced(seed, shift)
+        design = np.column_stack([np.ones(20), x])
+        fit = fit_classifier(design, y, get_loss(spec))
+        assert (fit.gamma == 0.0).all() and fit.train_error == 0.5 and (fit.predict(design) == 1.0).all()
+        refits = refits_for(prepare_data(x, y, "linear", None, None), loss=spec)
+        assert (refits.full_fit()[1] == 1.0).all()
+        preds, _ = refits.predict(np.array([[1.0] * 20, [2.0] * 20, [3.0] * 20]))
+        assert (preds == 1.0).all()

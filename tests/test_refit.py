@@ -750,3 +750,20 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, s
             np.testing.assert_array_equal(refits.full_fit()[1], full[perm])    # the fit every interval centres on
             checked += int(known.sum())
     assert checked > 1500 and zeros > 100     # the exact zeros this test is about do occur
+
+
+@pytest.mark.parametrize("spec", ["logistic_ridge:0.05", "hinge_ridge:0.05"])
+def test_a_learning_basis_refits_parts_whose_labels_balance_to_the_zero_classifier(spec):
+    """A learning basis (x less the part's minimum) refitted on parts weighting alike points whose labels
+    balance (sum_i y_i phi_i = 0): the smooth and hinge refits on stacked designs (``_stacked_iterative``)
+    give the zero classifier, +1 everywhere (``fit.labels_balance``); before 2026-12-04, 59 of 60 such parts
+    were the solvers' tolerance, signed by it."""
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        plus = rng.integers(0, 4, size=(10, 3))
+        minus = np.column_stack([rng.permutation(plus[:, j]) for j in range(3)])
+        order = rng.permutation(20)
+        x, y = np.vstack([plus, minus])[order] + 1e4, np.repeat([1.0, -1.0], 10)[order]
+        preds, _ = refits_for(prepare_data(x, y, _PartMinimum(True), None, None), loss=spec).predict(
+            np.array([[1.0] * 20, [2.0] * 20]))
+        assert (preds == 1.0).all()
