@@ -45,8 +45,8 @@ from .optim.exact_hinge import exact_hinge_ridge_minimiser
 from .optim.qp import polish_hinge, positive_definite
 from .ties import decision_signs, rounded_terms, snap_zeros, term_scale, tied_signs
 
-__all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs", "labels_balance",
-           "check_minimiser_exists", "separated_points"]
+__all__ = ["fit_classifier", "FittedClassifier", "fit_coefficients", "training_error", "predict_signs",
+           "labels_balance", "check_minimiser_exists", "separated_points"]
 
 
 def predict_signs(design: np.ndarray, beta: np.ndarray, terms: np.ndarray | None = None) -> np.ndarray:

@@ -600,8 +600,8 @@ class ProcedureRefits(Refits):
 
         fits, scales, status = squared_part_fits(np.ascontiguousarray(Phi, dtype=np.float64), W,
                                                  np.ascontiguousarray(self.labels, dtype=np.float64), ok,
-                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]), TIE_RTOL,
-                                                 INPUT_RTOL)
+                                                 _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]),
+                                                 TIE_RTOL, INPUT_RTOL)
         done = status != NOT_FITTED
         out[rows[done]] = fits[done]
         scale[rows[done]] = scales[done]

@@ -75,8 +75,8 @@ def test_the_kernel_equals_the_stacked_numpy_fits(n, p, kind):
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     todo = np.ones(G, dtype=bool)
     todo[5] = False
-    out, scale, status = squared_part_fits(Phi, W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p), TIE_RTOL,
-                                           INPUT_RTOL)
+    out, scale, status = squared_part_fits(Phi, W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p),
+                                           TIE_RTOL, INPUT_RTOL)
     ref_out, ref_scale, ref_status = _reference(Phi, W, y)
     ref_status[5] = NOT_FITTED
     np.testing.assert_array_equal(status, ref_status)
