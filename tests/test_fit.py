@@ -4,7 +4,7 @@ import pytest
 
 from cudbound.fit import fit_classifier
 from cudbound.losses import SquaredLoss
-from exact_least_squares import exact_least_squares, exact_signs, small_integer_problems
+from exact_least_squares import balanced_integer_problem, exact_least_squares, exact_signs, small_integer_problems
 
 # origins and units that keep small integers exact, so the exact decision values stay what they were
 TRANSFORMS = [(0.0, 1.0), (100.0, 1.0), (-7.0, 0.125), (0.5, 3.0)]
@@ -44,11 +44,7 @@ def test_balanced_labels_far_from_the_origin_predict_plus_one_everywhere(seed):
     from cudbound.refit import refits_for
 
     rng = np.random.default_rng(seed)
-    plus = rng.integers(0, 4, size=(10, 3))
-    minus = np.column_stack([rng.permutation(plus[:, j]) for j in range(3)])
-    order = rng.permutation(20)
-    x = np.vstack([plus, minus])[order] + 1e8
-    y = np.repeat([1.0, -1.0], 10)[order]
+    x, y = balanced_integer_problem(seed, 1e8)
     design = np.column_stack([np.ones(20), x])
     fit = fit_classifier(design, y, SquaredLoss())
     assert fit.train_error == 0.5
@@ -59,15 +55,6 @@ def test_balanced_labels_far_from_the_origin_predict_plus_one_everywhere(seed):
     preds, _ = refits.predict(np.array([[1.0] * 20, [2.0] * 20, [3.0] * 20]))   # parts that balance too
     assert (preds == 1.0).all()
 
-
-def _balanced(seed, shift):
-    """Three small integer features (plus ``shift``) whose points labelled -1 are those labelled +1 with each
-    feature's values permuted among them: sum_i y_i phi_i = 0 exactly, in any order."""
-    rng = np.random.default_rng(seed)
-    plus = rng.integers(0, 4, size=(10, 3))
-    minus = np.column_stack([rng.permutation(plus[:, j]) for j in range(3)])
-    order = rng.permutation(20)
-    return np.vstack([plus, minus])[order] + shift, np.repeat([1.0, -1.0], 10)[order]
 
 
 @pytest.mark.parametrize("spec", ["logistic", "logistic_ridge:0.05", "exponential_ridge:0.05", "hinge",
@@ -83,7 +70,7 @@ def test_labels_that_balance_give_the_zero_classifier_for_every_margin_loss(spec
     from cudbound.refit import refits_for
 
     for seed in range(8):
-        x, y = _balanced(seed, shift)
+        x, y = balanced_integer_problem(seed, shift)
         design = np.column_stack([np.ones(20), x])
         fit = fit_classifier(design, y, get_loss(spec))
         assert (fit.gamma == 0.0).all() and fit.train_error == 0.5 and (fit.predict(design) == 1.0).all()

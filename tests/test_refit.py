@@ -758,12 +758,10 @@ def test_a_learning_basis_refits_parts_whose_labels_balance_to_the_zero_classifi
     balance (sum_i y_i phi_i = 0): the smooth and hinge refits on stacked designs (``_stacked_iterative``)
     give the zero classifier, +1 everywhere (``fit.labels_balance``); before 2026-12-04, 59 of 60 such parts
     were the solvers' tolerance, signed by it."""
+    from exact_least_squares import balanced_integer_problem
+
     for seed in range(10):
-        rng = np.random.default_rng(seed)
-        plus = rng.integers(0, 4, size=(10, 3))
-        minus = np.column_stack([rng.permutation(plus[:, j]) for j in range(3)])
-        order = rng.permutation(20)
-        x, y = np.vstack([plus, minus])[order] + 1e4, np.repeat([1.0, -1.0], 10)[order]
+        x, y = balanced_integer_problem(seed, 1e4)
         preds, _ = refits_for(prepare_data(x, y, _PartMinimum(True), None, None), loss=spec).predict(
             np.array([[1.0] * 20, [2.0] * 20]))
         assert (preds == 1.0).all()

@@ -48,3 +48,14 @@ def small_integer_problems(rng, count, *, with_zero=True):
         if exact_signs(Phi, beta)[1] == with_zero:
             out.append((x, y))
     return out
+
+
+def balanced_integer_problem(seed, shift=0.0):
+    """Three small integer features (plus ``shift``) on 20 points whose points labelled -1 are those labelled +1
+    with each feature's values permuted among them: sum_i y_i phi_i = 0 exactly (the labels balance), in any
+    row order. Returns (x, y)."""
+    rng = np.random.default_rng(seed)
+    plus = rng.integers(0, 4, size=(10, 3))
+    minus = np.column_stack([rng.permutation(plus[:, j]) for j in range(3)])
+    order = rng.permutation(20)
+    return np.vstack([plus, minus])[order] + shift, np.repeat([1.0, -1.0], 10)[order]
