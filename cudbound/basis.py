@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from ._validation import check_features, check_scalar
 
 __all__ = ["Basis", "LinearBasis", "ColumnBasis", "PolynomialBasis", "PCABasis", "ComposedBasis", "FunctionBasis",
-           "make_basis"]
+           "make_basis", "with_terms"]
 
 
 class Basis:
@@ -65,27 +65,62 @@ class Basis:
     def fit_transform(self, X: ArrayLike) -> np.ndarray:
         return self.fit(X).transform(X)
 
+    def transform_terms(self, X: ArrayLike, terms: ArrayLike | None = None) -> np.ndarray:
+        """The magnitude of the terms each entry of ``transform(X)`` is computed from, E >= |Phi| (same shape):
+        the scale of the entry's rounding, for the tie rule (``cudbound.ties.rounded_terms``). A principal-component
+        score of a row at the centre is 0 exactly but computed as sum_j (x_j - mu_j) v_j, the rounding of terms
+        of size |x_j| + |mu_j|; the decision value phi'beta of such a row must not be signed by it.
+
+        ``terms``: those of X's own entries (default |X|: features given as data are exact). A basis that computes
+        each entry without cancellation (an identity, a selection, a product) keeps |Phi|; one that does not
+        (:class:`PCABasis`) says so by overriding ``_column_terms``; an inner basis's terms pass through the
+        outer one (:class:`ComposedBasis`).
+
+        >>> import numpy as np
+        >>> X = np.array([[0.0], [1.0], [2.0]]) + 1e8
+        >>> make_basis("pca:1").fit(X).transform_terms(X)[1].tolist()     # the centre row: 0 from terms of 2e8
+        [1.0, 200000002.0]
+        """
+        X = self._check_fitted_input(X)
+        t = np.abs(X) if terms is None else np.asarray(terms, dtype=float)
+        if t.shape != X.shape:
+            raise ValueError(f"`terms` has shape {t.shape}; X has {X.shape}.")
+        cols = self._column_terms(X, t)
+        if self.intercept:
+            cols = np.column_stack([np.ones(X.shape[0]), cols]) if cols.shape[1] else np.ones((X.shape[0], 1))
+        return cols
+
     def _columns(self, X) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def refit_designs(self, X: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def _column_terms(self, X: np.ndarray, terms: np.ndarray) -> np.ndarray:
+        """The terms of ``_columns(X)`` given those of X: |_columns(X)| unless the basis knows better."""
+        return np.abs(self._columns(X))
+
+    def refit_designs(self, X: np.ndarray, weights: np.ndarray, terms: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """The designs of all rows of X under copies of this basis refitted on parts of them, at once.
 
         ``weights`` is a (G, n) array of whole numbers, row g the copies of each row in part g; design
         g is ``copy.deepcopy(self).fit(X[np.repeat(np.arange(n), weights[g])]).transform(X)``. ``X`` is
         the (n, d) features, or a (G, n, d) stack of per-part features (a composed basis passes its
-        inner columns). Returns ((G, n, p) designs, (G,) bool ok): a part whose ok is False must be
-        refitted one at a time; None when the basis has no batched form. A basis that learns nothing
-        returns one design for every part; a learning one returns None unless it overrides this
-        method (:class:`PCABasis`, :class:`ComposedBasis`)."""
+        inner columns, with their ``terms``, as :meth:`transform_terms` takes them; default |X|). Returns
+        ((G, n, p) designs, (G,) bool ok, (G, n, p) terms, :meth:`transform_terms` of each design): a part
+        whose ok is False must be refitted one at a time; None when the basis has no batched form. A basis
+        that learns nothing returns one design for every part; a learning one returns None unless it
+        overrides this method (:class:`PCABasis`, :class:`ComposedBasis`). (A user's override may return
+        (designs, ok) only: the terms are then taken to be |designs|.)"""
         if self.learns_from_data:
             return None
         stack = X if X.ndim == 3 else X[None]
         fitted = copy.deepcopy(self).fit(stack[0][weights[0] > 0])
-        flat = fitted.transform(stack.reshape(-1, stack.shape[-1]))
-        designs = flat.reshape(stack.shape[0], stack.shape[1], -1)
+        flat = stack.reshape(-1, stack.shape[-1])
+        flat_terms = None if terms is None else np.broadcast_to(terms, stack.shape).reshape(flat.shape)
+        designs = fitted.transform(flat).reshape(stack.shape[0], stack.shape[1], -1)
+        design_terms = fitted.transform_terms(flat, flat_terms).reshape(designs.shape)
         G = weights.shape[0]
-        return np.broadcast_to(designs, (G,) + designs.shape[1:]), np.ones(G, dtype=bool)
+        shape = (G,) + designs.shape[1:]
+        return np.broadcast_to(designs, shape), np.ones(G, dtype=bool), np.broadcast_to(design_terms, shape)
 
 
 class LinearBasis(Basis):
@@ -96,6 +131,9 @@ class LinearBasis(Basis):
 
     def _columns(self, X):
         return X
+
+    def _column_terms(self, X, terms):
+        return terms
 
     def __repr__(self):
         return "LinearBasis()" if self.intercept else "LinearBasis(intercept=False)"
@@ -135,6 +173,9 @@ class ColumnBasis(Basis):
     def _columns(self, X):
         return X[:, list(self.columns)]
 
+    def _column_terms(self, X, terms):
+        return terms[:, list(self.columns)]
+
     def __repr__(self):
         extra = "" if self.intercept else ", intercept=False"
         return f"ColumnBasis({list(self.columns)}{extra})"
@@ -173,6 +214,10 @@ class PolynomialBasis(Basis):
     def _columns(self, X):
         return np.column_stack([np.prod(X[:, list(c)], axis=1) for c in self.powers_])
 
+    def _column_terms(self, X, terms):
+        # a product of factors each within rounding of its terms is within rounding of the product of the terms
+        return np.column_stack([np.prod(terms[:, list(c)], axis=1) for c in self.powers_])
+
     def __repr__(self):
         return f"PolynomialBasis(degree={self.degree})"
 
@@ -206,7 +251,13 @@ class PCABasis(Basis):
     def _columns(self, X):
         return ((X - self.mean_) / self.scale_) @ self.components_.T
 
-    def refit_designs(self, X: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def _column_terms(self, X, terms):
+        """sum_j (t_j + |mu_j|) / s_j |v_cj|: a score sums (x_j - mu_j) / s_j v_cj, which cancel to 0 at the
+        centre (up to their rounding), t the terms of x's entries."""
+        return ((terms + np.abs(self.mean_)) / self.scale_) @ np.abs(self.components_.T)
+
+    def refit_designs(self, X: np.ndarray, weights: np.ndarray, terms: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """:meth:`Basis.refit_designs` with :meth:`fit`'s centre, scales and sign rule on each part.
 
         Part g's centred (scaled) rows, repeated by their counts, have the right singular vectors of
@@ -217,15 +268,19 @@ class PCABasis(Basis):
         to within rounding when the k-th eigenvalue stands clear of the next and of zero
         (:data:`_GRAM_GAP`); a part where it does not, or with a column constant on the part up to
         rounding, is left to be refitted alone (ok False), as :meth:`fit` does it. The design's
-        column space is then the one a copy fitted on the part gives."""
+        column space is then the one a copy fitted on the part gives. The terms are :meth:`transform_terms`'s
+        with each part's centre, scales and components."""
         k = self.n_components
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= X.shape[-1]:
             return None   # fit's own check raises for these: the caller refits one part at a time
         from .pca_parts import pca_part_designs
 
         stack = np.ascontiguousarray(X if X.ndim == 3 else X[None], dtype=np.float64)
-        return pca_part_designs(stack, np.ascontiguousarray(weights, dtype=np.float64), int(k),
-                                bool(self.standardize), bool(self.intercept), _GRAM_GAP)
+        t = np.abs(stack) if terms is None else np.ascontiguousarray(np.broadcast_to(terms, stack.shape),
+                                                                       dtype=np.float64)
+        designs, ok, design_terms = pca_part_designs(stack, t, np.ascontiguousarray(weights, dtype=np.float64),
+                                                     int(k), bool(self.standardize), bool(self.intercept), _GRAM_GAP)
+        return designs, ok, design_terms
 
     def __repr__(self):
         extra = ", standardize=True" if self.standardize else ""
@@ -301,14 +356,21 @@ class ComposedBasis(Basis):
     def transform(self, X: ArrayLike) -> np.ndarray:
         return self.outer.transform(self._inner_columns(self._check_fitted_input(X)))
 
-    def refit_designs(self, X: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """:meth:`Basis.refit_designs` through the inner and the outer basis's batched forms. The inner
-        columns constant on a part are dropped as :meth:`fit` drops them; a part that would drop
-        other columns than most parts do is left to be refitted alone (ok False)."""
-        inner = self.inner.refit_designs(X, weights)
+    def transform_terms(self, X: ArrayLike, terms: ArrayLike | None = None) -> np.ndarray:
+        """The outer basis's terms of the inner columns, given the inner basis's terms of them."""
+        X = self._check_fitted_input(X)
+        inner_terms = self.inner.transform_terms(X, terms)[:, self.keep_]
+        return self.outer.transform_terms(self._inner_columns(X), inner_terms)
+
+    def refit_designs(self, X: np.ndarray, weights: np.ndarray, terms: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """:meth:`Basis.refit_designs` through the inner and the outer basis's batched forms (the inner terms
+        passed to the outer form). The inner columns constant on a part are dropped as :meth:`fit` drops them;
+        a part that would drop other columns than most parts do is left to be refitted alone (ok False)."""
+        inner = with_terms(self.inner.refit_designs(X, weights, terms))
         if inner is None:
             return None
-        cols, ok = inner
+        cols, ok, col_terms = inner
         if self.inner.fixed_columns:
             keep = np.broadcast_to(self._fixed_keep(cols.shape[2]), (weights.shape[0], cols.shape[2]))
         else:
@@ -318,11 +380,11 @@ class ComposedBasis(Basis):
         common = patterns[np.argmax(counts)]
         if not common.any():
             return None
-        outer = self.outer.refit_designs(cols[..., common], weights)
+        outer = with_terms(self.outer.refit_designs(cols[..., common], weights, col_terms[..., common]))
         if outer is None:
             return None
-        designs, outer_ok = outer
-        return designs, ok & outer_ok & np.all(keep == common, axis=1)
+        designs, outer_ok, design_terms = outer
+        return designs, ok & outer_ok & np.all(keep == common, axis=1), design_terms
 
     def __repr__(self):
         return f"ComposedBasis({self.outer!r}, {self.inner!r})"
@@ -349,6 +411,15 @@ class FunctionBasis(Basis):
 
     def __repr__(self):
         return f"FunctionBasis({getattr(self.func, '__name__', self.func)!r})"
+
+
+def with_terms(designs: tuple | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:meth:`Basis.refit_designs`'s answer as (designs, ok, terms): a user's override that returns (designs,
+    ok) gets the terms |designs| (entries taken as exact)."""
+    if designs is None or len(designs) == 3:
+        return designs
+    Phi, ok = designs
+    return Phi, ok, np.abs(Phi)
 
 
 def make_basis(spec: str | Basis | Callable[[np.ndarray], ArrayLike] | None) -> Basis:

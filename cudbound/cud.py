@@ -313,7 +313,7 @@ def cud_interval(X: ArrayLike, y: ArrayLike, procedure: Procedure | Mapping[str,
     started = time.time()
     model = as_mapped_procedure(procedure)
     data = prepare_data(X, y, model.basis, model.estimator, pos_label, model.loss)
-    res = cud_from_design(data.design, data.labels, loss=data.loss, confidence_level=confidence_level,
+    res = cud_from_design(data, data.labels, loss=data.loss, confidence_level=confidence_level,
                           n_resamples=n_resamples, alpha_n=alpha_n, rng=rng, n_jobs=n_jobs,
                           time_limit=None if time_limit is None else max(time_limit - (time.time() - started), 0.0),
                           progress=progress, engine_options=engine_options)
@@ -332,9 +332,9 @@ def _own_time(res: CUDResult, t0: float, compiled: float) -> None:
     res.seconds = time.perf_counter() - t0 - compiled
 
 
-def _fitted_iv(fitted, design, labels, loss):
+def _fitted_iv(fitted, design, labels, loss, terms=None):
     if fitted is None:
-        return fit_classifier(design, labels, loss)
+        return fit_classifier(design, labels, loss, terms=terms)
     if not isinstance(fitted, FittedClassifier):
         raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier (from fit_classifier); "
                         f"got {type(fitted).__name__}.")
@@ -359,7 +359,7 @@ def prepare_cud(method: Any, data: PreparedData, y: np.ndarray, options: Mapping
     if key not in shared:
         given = shared.get("fitted")
         same = given is not None and given.loss.name.strip().lower() == key[1]
-        shared[key] = given if same else fit_classifier(data.design, y, loss)
+        shared[key] = given if same else fit_classifier(data.design, y, loss, terms=data.design_terms)
     kwargs = {"fitted": shared[key]}
     if isinstance(rng, np.random.SeedSequence) or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
         kwargs["rng"] = rng
@@ -404,7 +404,8 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     Phi, labels, loss, alpha, level, B, gen, jobs, time_limit, engine = _cud_design_iv(
         design, y, loss, confidence_level, n_resamples, alpha_n, rng, n_jobs, time_limit, engine_options)
     deadline = None if time_limit is None else started + time_limit
-    fit = _fitted_iv(fitted, Phi, labels, loss)
+    # a prepared data set's design terms (a basis that cancels, e.g. principal components) set its ties
+    fit = _fitted_iv(fitted, Phi, labels, loss, design.design_terms if isinstance(design, PreparedData) else None)
     n = Phi.shape[0]
     centre = fit.train_error
     _warn_few_rows(n, Phi.shape[1], centre)

@@ -105,10 +105,14 @@ class Reparametrisation:
         return loss_in_coordinates(loss, self.design, self.T)
 
 
-def reparametrise(design: ArrayLike, *, names: Sequence[str] | None = None, name: str = "design") -> Reparametrisation:
+def reparametrise(design: ArrayLike, *, terms: ArrayLike | None = None, names: Sequence[str] | None = None,
+                  name: str = "design") -> Reparametrisation:
     """Orthonormal coordinates Z = Phi T of a full-rank design (raises RankDeficientError).
 
-    ``names`` (optional, one per column) name the dependent columns in the error.
+    ``terms`` (optional, the design's shape): the magnitude of the terms each entry of Phi was computed from
+    (``cudbound.basis.Basis.transform_terms``; default |Phi|, entries given as data), carried into
+    ``Z_terms`` = |Z| + INPUT_RTOL terms |T|. ``names`` (optional, one per column) name the dependent columns
+    in the error.
     """
     Phi = np.asarray(design, dtype=float)
     n, p = Phi.shape
@@ -131,8 +135,14 @@ def reparametrise(design: ArrayLike, *, names: Sequence[str] | None = None, name
     _, R = np.linalg.qr(A, mode="reduced")
     Rinv = scipy.linalg.solve_triangular(R, np.eye(p))
     T = np.sqrt(n) * (Rinv / scales[:, None])
+    E = np.abs(Phi) if terms is None else np.asarray(terms, dtype=float)
+    if E.shape != Phi.shape:
+        raise ValueError(f"`terms` has shape {E.shape}; `{name}` has {Phi.shape}.")
+    # equal rows get bitwise equal coordinates (and terms), whatever their order
     uniq, inverse = np.unique(Phi, axis=0, return_inverse=True)
     Z = np.ascontiguousarray((uniq @ T)[inverse.ravel()])
+    if terms is not None:
+        uniq, inverse = np.unique(E, axis=0, return_inverse=True)
     Z_terms = np.ascontiguousarray(rounded_terms(Z, (np.abs(uniq) @ np.abs(T))[inverse.ravel()]))
     return Reparametrisation(design=Phi, Z=Z, T=T, scales=scales, R=R, Z_terms=Z_terms)
 
@@ -351,6 +361,8 @@ class PreparedData:
     X : the features as the basis reads them (checked array, or the DataFrame a pipeline reads);
         for a design given directly (:func:`as_prepared`), the design itself.
     estimator : the scikit-learn estimator behind ``mapping``, or None.
+    design_terms : (n, p) array, the magnitude of the terms behind each entry of ``design``
+        (``Basis.transform_terms``), or None for |design| (entries given as data).
     rep : the orthonormal coordinates of ``design`` (:class:`Reparametrisation`), computed once;
         ``Z`` its design.
     """
@@ -364,10 +376,11 @@ class PreparedData:
     mapping: EstimatorMapping | None = field(default=None)
     X: Any = field(default=None, repr=False)
     estimator: Any = field(default=None, repr=False)
+    design_terms: np.ndarray | None = field(default=None, repr=False)
 
     @cached_property
     def rep(self) -> Reparametrisation:
-        return reparametrise(self.design)
+        return reparametrise(self.design, terms=self.design_terms)
 
     @property
     def Z(self) -> np.ndarray:
@@ -404,7 +417,8 @@ def prepare_data(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.n
     basis_obj = make_basis(basis)
     design = check_design(basis_obj.fit_transform(data), name="design (basis applied to X)")
     return PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=feature_names(X),
-                        basis=basis_obj, loss=loss, mapping=mapping, X=data, estimator=estimator)
+                        basis=basis_obj, loss=loss, mapping=mapping, X=data, estimator=estimator,
+                        design_terms=basis_obj.transform_terms(data))
 
 
 def as_prepared(design: ArrayLike | PreparedData, y: ArrayLike | None = None, *, loss: str | Loss | None = None,

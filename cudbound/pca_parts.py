@@ -9,7 +9,9 @@ R_g = diag(sqrt(w_g)) (X - mu_g) / s_g restricted to the part's rows. They come 
 eigendecomposition of the smaller Gram matrix of R_g, R'R or RR' (then v = R'u / |R'u|), each
 component signed so that its largest |entry| is positive, as :meth:`PCABasis.fit` signs them.
 The part's design is then [1, ((x_i - mu_g) / s_g) v_1, ..., ((x_i - mu_g) / s_g) v_k] at every
-row i of X, in or out of the part.
+row i of X, in or out of the part, with the terms of each score, sum_j (t_ij + |mu_gj|) |v_cj| / s_gj
+(t the terms of X's entries): a row at the part's centre has the score 0 only up to their rounding, and
+the tie rule must see it (``cudbound.basis.Basis.transform_terms``).
 
 The vectors span the SVD's leading subspace to within about machine epsilon / ``gap`` when the
 k-th eigenvalue of the Gram matrix exceeds the (k+1)-th and zero by ``gap`` times the largest
@@ -356,13 +358,17 @@ def _leading_pairs(A, k, gap, lam, vecs, F, mats, swap, below):
 
 
 @njit(cache=True)
-def pca_part_designs(X, weights, k, standardize, intercept, gap):
-    """(designs (G, n, k + intercept), ok (G,)) for the parts ``weights`` (G, n) of X (Gx, n, d),
-    Gx = 1 (the same features for every part) or G (part g's own features X[g])."""
+def pca_part_designs(X, Xterms, weights, k, standardize, intercept, gap):
+    """(designs (G, n, k + intercept), ok (G,), terms (G, n, k + intercept)) for the parts ``weights`` (G, n)
+    of X (Gx, n, d), Gx = 1 (the same features for every part) or G (part g's own features X[g]). ``Xterms``
+    (X's shape) is the magnitude of the terms behind X's entries (|X| for features given as data); a score's
+    terms are sum_j (t_ij + |mu_j|) |v_cj| / s_j, the scale of its rounding (a row at the centre has the score 0
+    only up to it), the intercept's 1."""
     G, n = weights.shape
     d = X.shape[2]
     q = k + (1 if intercept else 0)
     out = np.zeros((G, n, q))
+    terms = np.zeros((G, n, q))
     ok = np.zeros(G, dtype=np.bool_)
     mean = np.empty(d)
     var = np.empty(d)
@@ -377,6 +383,7 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
     P = np.empty(n * d)
     for g in range(G):
         x = X[g] if X.shape[0] > 1 else X[0]
+        xt = Xterms[g] if Xterms.shape[0] > 1 else Xterms[0]
         m = 0.0
         r = 0
         for i in range(n):
@@ -453,10 +460,14 @@ def pca_part_designs(X, weights, k, standardize, intercept, gap):
         for i in range(n):
             if intercept:
                 out[g, i, 0] = 1.0
+                terms[g, i, 0] = 1.0
             for c in range(k):
                 s = 0.0
+                t = 0.0
                 for j in range(d):
                     s += (x[i, j] - mean[j]) * V[c, j]
+                    t += (xt[i, j] + abs(mean[j])) * abs(V[c, j])
                 out[g, i, q - k + c] = s
+                terms[g, i, q - k + c] = t
         ok[g] = True
-    return out, ok
+    return out, ok, terms

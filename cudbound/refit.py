@@ -88,6 +88,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import check_data, encode_labels
 from ._warnings import warn
+from .basis import with_terms
 from .design import (PenalisedLoss, PreparedData, RankDeficientError, is_margin_loss, penalty_factor, prepare_data,
                      reparametrise)
 from .fit import fit_coefficients, gradient_terms, labels_balance, predict_signs, separated_points
@@ -588,17 +589,18 @@ class ProcedureRefits(Refits):
         reparametrise's pivoted QR decides it exactly) is left to the one-part path."""
         G = W.shape[0]
         try:
-            got = self.data.basis.refit_designs(self.X, W)
+            got = with_terms(self.data.basis.refit_designs(self.X, W))
         except (ValueError, np.linalg.LinAlgError):
             got = None
         if got is None:
             return np.zeros(G, dtype=bool)
-        Phi, ok = got
+        Phi, ok, terms = got
         if not ok.any():
             return ok
         from .optim.squared_parts import NOT_FITTED, SINGULAR, squared_part_fits
 
-        fits, scales, status = squared_part_fits(np.ascontiguousarray(Phi, dtype=np.float64), W,
+        fits, scales, status = squared_part_fits(np.ascontiguousarray(Phi, dtype=np.float64),
+                                                 np.ascontiguousarray(terms, dtype=np.float64), W,
                                                  np.ascontiguousarray(self.labels, dtype=np.float64), ok,
                                                  _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(Phi.shape[2]),
                                                  TIE_RTOL, INPUT_RTOL)
@@ -651,7 +653,7 @@ class ProcedureRefits(Refits):
             idx = np.flatnonzero(~done & (m == size))
             for start in range(0, idx.size, per):
                 chunk = idx[start:start + per]
-                Phi, ok = self._part_designs(W[chunk])
+                Phi, ok, terms = self._part_designs(W[chunk])
                 same = ok & np.all(Phi == self.data.design, axis=(1, 2)) if Phi.shape[1:] == self.data.design.shape \
                     else np.zeros(chunk.size, dtype=bool)
                 if same.any():
@@ -661,25 +663,26 @@ class ProcedureRefits(Refits):
                     done[chunk[same]] = True
                 other = np.flatnonzero(ok & ~same)
                 if other.size:
-                    values, scales, good = self._stacked_iterative(Phi[other], W[chunk[other]], loss)
+                    values, scales, good = self._stacked_iterative(Phi[other], W[chunk[other]], loss, terms[other])
                     out[chunk[other[good]]], scale[chunk[other[good]]] = values[good], scales[good]
                     log.refits += int(good.sum())
                     done[chunk[other[good]]] = True
         return done
 
-    def _part_designs(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """((G, n, p) designs of all n points under the basis refitted on each part, (G,) ok): the basis's
-        batched form (:meth:`cudbound.basis.Basis.refit_designs`), else one fit per part as :meth:`_one_part`
-        makes it; a part whose fit raises or gives another number of columns than the full data's is not ok."""
+    def _part_designs(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """((G, n, p) designs of all n points under the basis refitted on each part, (G,) ok, (G, n, p) the terms
+        behind the designs' entries): the basis's batched form (:meth:`cudbound.basis.Basis.refit_designs`), else
+        one fit per part as :meth:`_one_part` makes it; a part whose fit raises or gives another number of columns
+        than the full data's is not ok."""
         if isinstance(self.X, np.ndarray) and self.X.ndim == 2:
             try:
-                got = self.data.basis.refit_designs(self.X, W)
+                got = with_terms(self.data.basis.refit_designs(self.X, W))
             except (ValueError, np.linalg.LinAlgError):
                 got = None
             if got is not None:
                 return got
         G, (n, p) = W.shape[0], self.data.design.shape
-        Phi, ok = np.zeros((G, n, p)), np.zeros(G, dtype=bool)
+        Phi, ok, terms = np.zeros((G, n, p)), np.zeros(G, dtype=bool), np.zeros((G, n, p))
         for g, w in enumerate(W):
             try:
                 basis = copy.deepcopy(self.data.basis).fit(_rows(self.X, np.repeat(np.arange(n), w.astype(np.int64))))
@@ -687,12 +690,13 @@ class ProcedureRefits(Refits):
             except (RankDeficientError, ValueError, np.linalg.LinAlgError):
                 continue
             if design.shape == (n, p):
-                Phi[g], ok[g] = design, True
-        return Phi, ok
+                Phi[g], ok[g], terms[g] = design, True, basis.transform_terms(self.X)
+        return Phi, ok, terms
 
-    def _stacked_iterative(self, Phi: np.ndarray, W: np.ndarray, loss: Loss
+    def _stacked_iterative(self, Phi: np.ndarray, W: np.ndarray, loss: Loss, design_terms: np.ndarray
                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(values, scales, good) of a smooth or hinge loss on parts with their own designs ``Phi`` (G, n, p): each
+        """(values, scales, good) of a smooth or hinge loss on parts with their own designs ``Phi`` (G, n, p) (the
+        terms behind their entries ``design_terms``, :meth:`cudbound.basis.Basis.transform_terms`): each
         in the orthonormal coordinates of :func:`cudbound.design.reparametrise` (Z = Phi T, T = sqrt(n) D^-1 R^-1
         from Phi D^-1 = Q R; a design not clearly of full rank, :data:`_FULL_RANK_MARGIN`, is not good), a ridge
         penalty |M gamma|^2 with M = sqrt(lam) J T, warm-started from the scores of the fit on all n points
@@ -721,7 +725,7 @@ class ProcedureRefits(Refits):
                 gamma, ok = hinge_parts(Z[k], self.labels, Wp[k], M, start[k], free=F, groups=self._groups)
             else:
                 gamma, ok = self._stacked_newton(Z[k], Wp[k], M, F, start[k], loss, base)
-            terms = rounded_terms(Z[k], np.abs(Phi[at[k]]) @ np.abs(T[k]))      # Z = Phi T (Z_terms)
+            terms = rounded_terms(Z[k], design_terms[at[k]] @ np.abs(T[k]))     # Z = Phi T (Z_terms)
             zero = np.array([labels_balance(loss, Z[g], self.labels, Wp[g], terms[i]) for i, g in enumerate(k)],
                             dtype=bool)                                        # 0 minimises exactly
             gamma[zero], ok[zero] = 0.0, True
@@ -759,7 +763,7 @@ class ProcedureRefits(Refits):
         idx = np.repeat(np.arange(self.n), w.astype(np.int64))
         try:
             basis = copy.deepcopy(self.data.basis).fit(_rows(self.X, idx))
-            rep = reparametrise(basis.transform(self.X))
+            rep = reparametrise(basis.transform(self.X), terms=basis.transform_terms(self.X))
         except (RankDeficientError, ValueError, np.linalg.LinAlgError):
             return np.full(self.n, _constant(w[None, :], y)[0]), np.ones(self.n), RefitLog(refits=1, failed=1)
         loss = self.loss_for(int(w.sum()))

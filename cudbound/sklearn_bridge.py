@@ -138,6 +138,10 @@ class EstimatorBasis(Basis):
         cols = self._raw(X)[:, self.keep_]
         return np.column_stack([np.ones(cols.shape[0]), cols]) if self.intercept else cols
 
+    def transform_terms(self, X: ArrayLike, terms: ArrayLike | None = None) -> np.ndarray:
+        """|transform(X)|: nothing is known of the terms a scikit-learn transformer computes its output from."""
+        return np.abs(self.transform(X))
+
     def _raw(self, X):
         out = X if self.transformer_ is None else self.transformer_.transform(X)
         if hasattr(out, "toarray"):

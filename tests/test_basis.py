@@ -338,7 +338,8 @@ def test_the_compiled_part_pcas_equal_fits_svd_and_flag_a_spectrum_that_ties():
     matrix; wide: the part's m x m one), each part's design equals PCABasis.fit's on the part (SVD,
     same sign rule) to 1e-10; where the k-th singular value ties the next one exactly (no subspace to
     find) or is zero, the part is flagged (not ok) and the others are not (unstandardised); a stack of features (one X
-    per part, as a composed basis passes them) gives what each X gives alone."""
+    per part, as a composed basis passes them) gives what each X gives alone. The scores' terms are
+    ``PCABasis.transform_terms``'s of the part's fit."""
     from cudbound.basis import _GRAM_GAP
     from cudbound.pca_parts import pca_part_designs
     rng = np.random.default_rng(3)
@@ -354,12 +355,16 @@ def test_the_compiled_part_pcas_equal_fits_svd_and_flag_a_spectrum_that_ties():
                   with_spectrum(m, d, [3.0, 0.0, 0.0, 0.0])]            # zero at k = 2
         X3 = np.stack(parts)
         for standardize in (False, True):
-            designs, ok = pca_part_designs(X3, np.ones((len(parts), m)), 2, standardize, True, _GRAM_GAP)
+            designs, ok, terms = pca_part_designs(X3, np.abs(X3), np.ones((len(parts), m)), 2, standardize, True,
+                                                  _GRAM_GAP)
             # standardising rescales the columns: the designed spectra hold for the raw features only
             assert ok.tolist()[:6] == [True] * 6 and (standardize or ok.tolist()[6:] == [False, False])
             for g in range(6):
-                expected = PCABasis(2, standardize=standardize).fit_transform(parts[g])
+                fitted = PCABasis(2, standardize=standardize).fit(parts[g])
+                expected = fitted.transform(parts[g])
                 np.testing.assert_allclose(designs[g], expected, rtol=0, atol=1e-10 * np.abs(expected).max())
-                alone, ok_alone = pca_part_designs(parts[g][None], np.ones((1, m)), 2, standardize, True, _GRAM_GAP)
+                np.testing.assert_allclose(terms[g], fitted.transform_terms(parts[g]), rtol=1e-9)
+                alone, ok_alone, _ = pca_part_designs(parts[g][None], np.abs(parts[g][None]), np.ones((1, m)), 2,
+                                                      standardize, True, _GRAM_GAP)
                 np.testing.assert_array_equal(alone[0], designs[g])
                 assert ok_alone[0]

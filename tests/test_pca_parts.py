@@ -209,7 +209,7 @@ def test_the_kernel_equals_pca_fits_svd_where_the_subset_solver_runs(m, d):
     X = rng.normal(size=(m, d)) * rng.uniform(0.2, 5.0, d) @ np.linalg.qr(rng.normal(size=(d, d)))[0] + rng.normal(0, 3, d)
     W = rng.multinomial(m, np.ones(m) / m, size=12).astype(float)
     for standardize in (False, True):
-        designs, ok = pca_part_designs(X[None], W, 3, standardize, True, _GRAM_GAP)
+        designs, ok, _ = pca_part_designs(X[None], np.abs(X[None]), W, 3, standardize, True, _GRAM_GAP)
         assert ok.all()
         for g in range(len(W)):
             rows = np.repeat(np.arange(m), W[g].astype(int))
@@ -227,5 +227,5 @@ def test_the_work_space_grows_with_the_gram_matrix_not_with_n_squared():
     X = rng.normal(size=(1, 60_000, 3))
     W = np.zeros((2, 60_000))
     W[0, :100], W[1, 100:300] = 1.0, 2.0
-    designs, ok = pca_part_designs(X, W, 2, True, True, GAP)
+    designs, ok, _ = pca_part_designs(X, np.abs(X), W, 2, True, True, GAP)
     assert ok.all() and designs.shape == (2, 60_000, 3) and np.all(np.isfinite(designs))

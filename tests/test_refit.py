@@ -17,9 +17,11 @@ from sklearn.preprocessing import StandardScaler
 import cudbound
 from cudbound.auc import auc_interval, cv_auc, lpo_auc
 from cudbound.baselines import cross_validation, e632, leave_one_out
-from cudbound.basis import Basis, LinearBasis
+from cudbound.basis import Basis, LinearBasis, PCABasis
 from cudbound.compare import Procedure, compare
 from cudbound.design import prepare_data, reparametrise
+from cudbound.fit import fit_classifier
+from cudbound.losses import SquaredLoss
 from cudbound.refit import (DegenerateResampleWarning, DesignRefits, ProcedureRefits, RefitLog, _part_weights,
                             as_mapped_procedure, as_refits, fit_and_score, refits_for)
 from call_counts import count_rows
@@ -712,17 +714,23 @@ class _PartMinimum(Basis):
         return np.concatenate([ones, cols], axis=2), np.ones(len(weights), dtype=bool)
 
 
-@pytest.mark.parametrize("basis,shift", [("linear", 0.0), ("linear", 1e4), ("batched", 0.0), ("alone", 0.0)])
+@pytest.mark.parametrize("basis,shift", [("linear", 0.0), ("linear", 1e4), ("batched", 0.0), ("alone", 0.0),
+                                         ("zpca", 0.0), ("zpca", 1e4), ("pca", 0.0), ("pca", 1e4),
+                                         ("poly:1(zpca)", 0.0), ("poly:1(zpca)", 1e4)])
 def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, shift):
     """Least-squares refits on bootstrap samples and 0/1 training parts of small integer designs whose fit
     has a decision value exactly 0 at some row: every part's prediction at every row is that of rational
-    arithmetic (sign(0) = +1), in any row order. The fixed basis refits through the stacked normal equations;
-    a learning basis with exact entries (x less the part's minimum: the same column space, so the same exact
-    fits) through the compiled batched path (``optim.squared_parts``) or one part at a time; the fixed basis also
-    on the features shifted by 1e4 (exact, the same exact fits; Z's entries then cancel more). A part whose
-    labels are one class predicts it; a part whose normal equations are singular is left out (its
-    least-norm rule has no exact analogue here). Before 2026-12-04 about 0.5% of these parts were signed by
-    rounding (a point at the mean of the data has z = 0 in orthonormal coordinates only up to rounding)."""
+    arithmetic (sign(0) = +1), in any row order, and so are the full fit's signs, at the training rows and
+    at the same rows given as new points (``FittedClassifier.predict``). The fixed basis refits through the
+    stacked normal equations; a learning basis with exact entries (x less the part's minimum: the same column
+    space, so the same exact fits) through the compiled batched path (``optim.squared_parts``) or one part at a
+    time; principal components keeping every component (the same column space again) through the compiled
+    kernels (``pca_parts``, ``squared_parts``); the fixed basis and the components also on the features
+    shifted by 1e4 (exact, the same exact fits; Z's entries then cancel more). A part whose labels are one
+    class predicts it; a part whose normal equations are singular is left out (its least-norm rule has no
+    exact analogue here). Before 2026-12-04 about 0.5% of the parts were signed by rounding: a point at the
+    mean of the data has z = 0 in orthonormal coordinates only up to rounding, and a score (x - mu)' v that is
+    0 exactly only up to the rounding of terms of size |x| + |mu| (``Basis.transform_terms``)."""
     from exact_least_squares import exact_least_squares, exact_signs, small_integer_problems
 
     rng = np.random.default_rng(21)
@@ -740,28 +748,62 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, s
             elif (beta := exact_least_squares(Phi, y, w)) is not None:
                 expected[b], zero = exact_signs(Phi, beta)
                 known[b], zeros = True, zeros + zero
+        spec = _PartMinimum(basis == "batched") if basis in ("batched", "alone") else basis.replace("pca", f"pca:{q}")
         for _ in range(2):
             perm = rng.permutation(n)
-            data = prepare_data(x[perm] + shift, y[perm],
-                                "linear" if basis == "linear" else _PartMinimum(basis == "batched"), None, None)
+            X = x[perm] + shift
+            data = prepare_data(X, y[perm], spec, None, None)
             refits = refits_for(data, loss="squared")
             preds, _ = refits.predict(W[:, perm])
             np.testing.assert_array_equal(preds[known], expected[known][:, perm])
             np.testing.assert_array_equal(refits.full_fit()[1], full[perm])    # the fit every interval centres on
+            fitted = fit_classifier(data.design, data.labels, SquaredLoss(), terms=data.design_terms)
+            np.testing.assert_array_equal(fitted.predict(data.basis.transform(X), data.basis.transform_terms(X)),
+                                          full[perm])
             checked += int(known.sum())
     assert checked > 1500 and zeros > 100     # the exact zeros this test is about do occur
 
 
+class _PCAAlone(PCABasis):
+    """A principal-component basis without a batched form: its parts are refitted one by one."""
+
+    def refit_designs(self, X, weights, terms=None):
+        return None
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic_ridge:0.05", "hinge_ridge:0.05"])
+def test_principal_component_refits_tie_on_the_scale_of_the_scores_terms_on_every_path(loss):
+    """Features far from their zero (shifted by 1e4): a score sum_j (x_j - mu_j) v_j cancels terms of about
+    1e4, which the tie scale of every refit's decision values counts (``Basis.transform_terms``). The scales
+    of the batched path (the compiled PCA designs, then the compiled least squares or the stacked Newton and
+    hinge solvers) are those of a basis with no batched form (one design per part, then the same solvers, or
+    one part at a time for least squares) and of each part refitted alone; leaving the terms out of any one
+    path (before 2026-12-04, all of them) fails, as Phi's own terms are about 2e4 times smaller here."""
+    rng, X, y = _smooth_data(n=24, seed=5)
+    X = X[:, :2] + 1e4
+    W = _parts(rng, len(y), "bootstrap", B=6)
+    values, scale, _ = refits_for(prepare_data(X, y, "zpca:2", None, None, loss)).scored(W)
+    alone = refits_for(prepare_data(X, y, _PCAAlone(2, standardize=True), None, None, loss))
+    values_alone, scale_alone, _ = alone.scored(W)
+    one = [alone._one_part(w) for w in W]
+    np.testing.assert_allclose(values_alone, values, rtol=0, atol=1e-6 * np.abs(values).max())
+    np.testing.assert_allclose(scale_alone, scale, rtol=1e-5)
+    np.testing.assert_allclose(np.array([s for _, s, _ in one]), scale, rtol=1e-5)
+
+
+@pytest.mark.parametrize("basis", ["minimum", "zpca:3", "pca:2"])
 @pytest.mark.parametrize("spec", ["logistic_ridge:0.05", "hinge_ridge:0.05"])
-def test_a_learning_basis_refits_parts_whose_labels_balance_to_the_zero_classifier(spec):
-    """A learning basis (x less the part's minimum) refitted on parts weighting alike points whose labels
-    balance (sum_i y_i phi_i = 0): the smooth and hinge refits on stacked designs (``_stacked_iterative``)
-    give the zero classifier, +1 everywhere (``fit.labels_balance``); before 2026-12-04, 59 of 60 such parts
-    were the solvers' tolerance, signed by it."""
+def test_a_learning_basis_refits_parts_whose_labels_balance_to_the_zero_classifier(spec, basis):
+    """A learning basis (x less the part's minimum, or principal components) refitted on parts weighting alike
+    points whose labels balance (sum_i y_i phi_i = 0): the smooth and hinge refits on stacked designs
+    (``_stacked_iterative``) give the zero classifier, +1 everywhere (``fit.labels_balance``); before
+    2026-12-04, 59 of 60 such parts were the solvers' tolerance, signed by it. The components' sums
+    sum_i y_i (x_i - mu)' v are 0 only up to the rounding of terms of size |x_i| + |mu|
+    (``Basis.transform_terms``)."""
     from exact_least_squares import balanced_integer_problem
 
     for seed in range(10):
         x, y = balanced_integer_problem(seed, 1e4)
-        preds, _ = refits_for(prepare_data(x, y, _PartMinimum(True), None, None), loss=spec).predict(
-            np.array([[1.0] * 20, [2.0] * 20]))
+        preds, _ = refits_for(prepare_data(x, y, _PartMinimum(True) if basis == "minimum" else basis, None, None),
+                              loss=spec).predict(np.array([[1.0] * 20, [2.0] * 20]))
         assert (preds == 1.0).all()

@@ -152,7 +152,7 @@ def test_batched_hinge_refits_of_a_refitted_basis_are_the_fits_own(procedure, ki
     W = _parts(len(y), kind, B=6)
     data = prepare_data(X, y, head, None, None, tail)
     refits = refits_for(data)
-    _, designed = refits._part_designs(W)
+    _, designed, _ = refits._part_designs(W)
     sent = count_rows(monkeypatch, ProcedureRefits, "_one_part")
     values, scales, log = refits.scored(W)
     assert sum(sent) == int((~designed).sum()) and log.refits == len(W)

@@ -64,8 +64,8 @@ def _side(refits, X, labels, engine: EngineOptions) -> DifferenceSide:
     exact loss (a scikit-learn classifier mapped by :mod:`cudbound.sklearn_bridge`), beta_hat."""
     model = as_mapped_procedure(refits.procedure, f"procedure {refits.name}")
     data = prepare_data(X, labels, model.basis, model.estimator, None, model.loss)
-    return DifferenceSide(fit_classifier(data.design, data.labels, get_loss(data.loss)), engine=engine.engine,
-                          solver=engine.solver)
+    fitted = fit_classifier(data.design, data.labels, get_loss(data.loss), terms=data.design_terms)
+    return DifferenceSide(fitted, engine=engine.engine, solver=engine.solver)
 
 
 @dataclasses.dataclass

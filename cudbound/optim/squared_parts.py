@@ -10,10 +10,10 @@ is then gamma = argmin sum_i w_gi (y_i - z_i'gamma)^2, from the normal equations
 Z'W Z gamma = Z'W y under :func:`cudbound.refit.solve_normal_equations`'s singular rule (singular
 when lambda_min <= ``rtol`` lambda_max; then the least-norm solution with the eigenvalues below
 ``rtol`` lambda_max dropped). Returned for every row i: the prediction z_i'gamma and its scale
-sum_c t_ic |gamma_c| (the tie rule's yardstick, :mod:`cudbound.ties`), t_i = |z_i| + ``inputs`` sqrt(n) |a_i| |R^-1|
-with the terms z_i = sqrt(n) a_i R^-1 comes from (Z = Phi T, T = sqrt(n) D^-1 R^-1; as
-``Reparametrisation.Z_terms``, ``cudbound.ties.rounded_terms``: a feature at its mean has z = 0 only
-up to their rounding).
+sum_c t_ic |gamma_c| (the tie rule's yardstick, :mod:`cudbound.ties`), t_i = |z_i| + ``inputs`` sqrt(n)
+e_i D^-1 |R^-1| with the terms z_i = sqrt(n) a_i R^-1 comes from, e_i those behind phi_i (|phi_i| for entries
+given as data; Z = Phi T, T = sqrt(n) D^-1 R^-1; as ``Reparametrisation.Z_terms``,
+``cudbound.ties.rounded_terms``: a feature at its mean has z = 0 only up to their rounding).
 
 A design that is not clearly of full rank (least singular value of A at most ``margin`` times the
 largest) or has a non-finite entry is not fitted (status 2): the caller refits it alone, where
@@ -194,9 +194,11 @@ def _normal_solution(H, g, rtol, regular, beta, LU, piv):
 
 
 @njit(cache=True)
-def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular, tie, inputs):
+def squared_part_fits(Phi, terms, weights, y, todo, margin, rtol, regular, tie, inputs):
     """(predictions (G, n), scales (G, n), status (G,)) of the least-squares fits of the parts
-    ``weights`` (G, n) on their designs ``Phi`` (G, n, p), labels ``y`` (n,); parts with ``todo`` False
+    ``weights`` (G, n) on their designs ``Phi`` (G, n, p), ``terms`` (Phi's shape) the magnitude of the terms
+    behind Phi's entries (|Phi| for entries given as data; ``cudbound.basis.Basis.transform_terms``, which
+    replace |Phi| in Z's terms below), labels ``y`` (n,); parts with ``todo`` False
     are skipped (status :data:`NOT_FITTED`). A component of g = Z'Wy within ``tie`` (``cudbound.ties.TIE_RTOL``)
     of the magnitude of its terms is made 0 (``cudbound.ties.snap_zeros``: labels that balance give the zero
     classifier, not the rounding of g); ``inputs`` is ``cudbound.ties.INPUT_RTOL``, the weight of the terms
@@ -267,11 +269,11 @@ def squared_part_fits(Phi, weights, y, todo, margin, rtol, regular, tie, inputs)
         for i in range(n):
             for c in range(p):
                 Z[i, c] *= root_n
-        for i in range(n):                               # |Z| + inputs sqrt(n) |Phi_i| D^-1 |R^-1| (Z's terms)
+        for i in range(n):                               # |Z| + inputs sqrt(n) e_i D^-1 |R^-1| (Z's terms)
             for c in range(p):
                 acc = 0.0
                 for j in range(c + 1):
-                    acc += abs(Phi[part, i, j]) / dcol[j] * abs(Rinv[j, c])
+                    acc += terms[part, i, j] / dcol[j] * abs(Rinv[j, c])
                 Zt[i, c] = abs(Z[i, c]) + inputs * root_n * acc
         for a in range(p):                                           # H = Z'WZ, g = Z'Wy
             g[a] = 0.0

@@ -75,8 +75,8 @@ def test_the_kernel_equals_the_stacked_numpy_fits(n, p, kind):
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     todo = np.ones(G, dtype=bool)
     todo[5] = False
-    out, scale, status = squared_part_fits(Phi, W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p),
-                                           TIE_RTOL, INPUT_RTOL)
+    out, scale, status = squared_part_fits(Phi, np.abs(Phi), W, y, todo, _FULL_RANK_MARGIN, SINGULAR_RTOL,
+                                           regular_bound(p), TIE_RTOL, INPUT_RTOL)
     ref_out, ref_scale, ref_status = _reference(Phi, W, y)
     ref_status[5] = NOT_FITTED
     np.testing.assert_array_equal(status, ref_status)
@@ -102,8 +102,8 @@ def test_a_part_whose_rows_span_the_design_is_fitted_exactly():
     coef = np.array([0.2, -1.0, 0.5])
     y = Phi @ coef
     W = np.ones((1, n))
-    out, scale, status = squared_part_fits(Phi[None], W, y, np.ones(1, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL,
-                                           regular_bound(p), TIE_RTOL, INPUT_RTOL)
+    out, scale, status = squared_part_fits(Phi[None], np.abs(Phi[None]), W, y, np.ones(1, dtype=bool),
+                                           _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p), TIE_RTOL, INPUT_RTOL)
     assert status[0] == FITTED
     np.testing.assert_allclose(out[0], y, atol=1e-12)
     assert np.all(scale[0] >= np.abs(out[0]) - 1e-12)
@@ -135,7 +135,8 @@ def test_fewer_rows_than_columns_fit_nothing():
     NOT_FITTED), as the stacked code left it, never a read past the design's rows."""
     rng = np.random.default_rng(12)
     for n, p in [(1, 3), (2, 4), (3, 5)]:
-        out, scale, status = squared_part_fits(rng.normal(size=(2, n, p)), np.ones((2, n)), np.ones(n),
+        Phi = rng.normal(size=(2, n, p))
+        out, scale, status = squared_part_fits(Phi, np.abs(Phi), np.ones((2, n)), np.ones(n),
                                                np.ones(2, dtype=bool), _FULL_RANK_MARGIN, SINGULAR_RTOL, regular_bound(p),
                                                TIE_RTOL, INPUT_RTOL)
         assert np.all(status == NOT_FITTED) and not out.any() and not scale.any()
