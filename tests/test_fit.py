@@ -37,7 +37,7 @@ def test_a_principal_component_fit_signs_as_exact_arithmetic(spec):
     training error, its signs and ``predict`` at those rows as new points are those of rational arithmetic, at
     any origin. A score (x - mu)' v that is 0 in exact arithmetic is computed from terms of size |x| + |mu|
     (``Basis.transform_terms``, the design's terms in ``reparametrise``); with |Phi| as the design's terms
-    (before 2026-12-04), about 3% of these fits were signed by rounding."""
+    (before 2026-12-04), 1-3% of such fits were signed by rounding."""
     from cudbound.design import prepare_data
 
     rng = np.random.default_rng(13)
