@@ -66,7 +66,8 @@ from .losses import Loss, RidgeLoss, get_loss
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
-__all__ = ["from_estimator", "EstimatorMapping", "EstimatorBasis", "SUPPORTED_ESTIMATORS", "resolve_model"]
+__all__ = ["from_estimator", "EstimatorMapping", "EstimatorBasis", "SUPPORTED_ESTIMATORS", "resolve_model",
+           "transformer_terms"]
 
 SUPPORTED_ESTIMATORS = (
     "LogisticRegression (l2 penalty or none; any C; no class_weight; liblinear only with intercept_scaling=1)",
@@ -139,8 +140,19 @@ class EstimatorBasis(Basis):
         return np.column_stack([np.ones(cols.shape[0]), cols]) if self.intercept else cols
 
     def transform_terms(self, X: ArrayLike, terms: ArrayLike | None = None) -> np.ndarray:
-        """|transform(X)|: nothing is known of the terms a scikit-learn transformer computes its output from."""
-        return np.abs(self.transform(X))
+        """The terms behind each entry of ``transform(X)`` (:meth:`cudbound.basis.Basis.transform_terms`) through
+        the steps whose arithmetic is known (:func:`transformer_terms`: ``StandardScaler``, ``PCA`` and pipelines
+        of them); |transform(X)| when a step's is not (the entries then count as exact)."""
+        design = self.transform(X)
+        try:
+            t = np.abs(np.asarray(X, dtype=float)) if terms is None else np.asarray(terms, dtype=float)
+        except (TypeError, ValueError):      # a DataFrame of text columns, for a ColumnTransformer
+            return np.abs(design)
+        raw = t if self.transformer_ is None else transformer_terms(self.transformer_, X, t)
+        if raw is None or raw.shape[0] != design.shape[0] or raw.shape[1] != self.keep_.size:
+            return np.abs(design)
+        cols = raw[:, self.keep_]
+        return np.column_stack([np.ones(cols.shape[0]), cols]) if self.intercept else cols
 
     def _raw(self, X):
         out = X if self.transformer_ is None else self.transformer_.transform(X)
@@ -154,6 +166,35 @@ class EstimatorBasis(Basis):
     def __repr__(self):
         inner = "" if self.transformer is None else repr(self.transformer)
         return f"EstimatorBasis({inner}{'' if self.intercept else ', intercept=False'})"
+
+
+def transformer_terms(transformer: Any, X: Any, terms: np.ndarray) -> np.ndarray | None:
+    """The magnitude of the terms behind each entry of a fitted ``transformer.transform(X)``, given those
+    of X's entries: (t + |mean|) / scale for a ``StandardScaler`` (the mean only if it centres), (t + |mean|)
+    |V|' for a ``PCA`` (over the whitening scales if it whitens), step by step through a ``Pipeline``; None
+    for any other step (nothing is known of its arithmetic). A centred score is 0 in exact arithmetic at
+    the centre, or orthogonal to a component, only up to the rounding of those terms (``cudbound.ties``)."""
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if isinstance(transformer, Pipeline):
+        for _, step in transformer.steps:
+            if step is None or (isinstance(step, str) and step == "passthrough"):
+                continue
+            terms = transformer_terms(step, X, terms)
+            if terms is None:
+                return None
+            X = step.transform(X)
+        return terms
+    if type(transformer) is StandardScaler:
+        mean = np.abs(transformer.mean_) if transformer.with_mean else 0.0
+        scale = 1.0 if transformer.scale_ is None else transformer.scale_
+        return (terms + mean) / scale
+    if type(transformer) is PCA:
+        out = (terms + np.abs(transformer.mean_)) @ np.abs(transformer.components_.T)
+        return out / np.sqrt(transformer.explained_variance_) if transformer.whiten else out
+    return None
 
 
 @dataclass(frozen=True)

@@ -264,3 +264,28 @@ def test_a_subclass_maps_by_what_it_fits_not_by_its_name():
         from_estimator(_SVCWithOtherFit(kernel="linear"), 40)
     with pytest.raises(ValueError, match="LogisticRegressionCV redefines .*fit.* of LogisticRegression"):
         from_estimator(LogisticRegressionCV(), 40)
+
+
+def test_a_pipelines_scaler_and_components_give_the_terms_of_zpca():
+    """``StandardScaler`` then ``PCA(k)`` computes zpca:k's scores ((x - mu) / s)' v (up to each component's
+    sign), so the terms behind them (``EstimatorBasis.transform_terms``, step by step through
+    ``transformer_terms``) are ``PCABasis``'s, sum_j (t_j + |mu_j|) |v_j| / s_j, at features far from their
+    zero and with a column in large units; a step whose arithmetic is unknown (``PolynomialFeatures``) gives
+    |phi| (the entries count as exact), and so does a whitening PCA's design scaled by the whitening."""
+    from cudbound.basis import make_basis
+    from cudbound.sklearn_bridge import transformer_terms
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 4)) * [1.0, 10.0, 0.1, 1e3] + [1e4, -3.0, 0.0, 5e5]
+    ours = make_basis("zpca:2").fit(X)
+    basis = EstimatorBasis(make_pipeline(StandardScaler(), PCA(2))).fit(X)
+    np.testing.assert_allclose(np.abs(basis.transform(X)), np.abs(ours.transform(X)), rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(basis.transform_terms(X), ours.transform_terms(X), rtol=1e-8)
+    assert basis.transform_terms(X)[:, 1:].min() > 500 * np.abs(basis.transform(X))[:, 1:].max()   # far from 0
+    poly = EstimatorBasis(make_pipeline(StandardScaler(), PolynomialFeatures(2, include_bias=False))).fit(X)
+    np.testing.assert_array_equal(poly.transform_terms(X), np.abs(poly.transform(X)))
+    assert transformer_terms(PolynomialFeatures(2).fit(X), X, np.abs(X)) is None
+    white = make_pipeline(StandardScaler(), PCA(2, whiten=True)).fit(X)
+    plain = make_pipeline(StandardScaler(), PCA(2)).fit(X)
+    np.testing.assert_allclose(transformer_terms(white, X, np.abs(X)) * np.sqrt(plain[-1].explained_variance_),
+                               transformer_terms(plain, X, np.abs(X)), rtol=1e-10)
