@@ -10,6 +10,7 @@ intercept column first when there is one).
 from __future__ import annotations
 
 import copy
+import inspect
 import itertools
 from collections.abc import Callable
 from typing import Self
@@ -81,6 +82,8 @@ class Basis:
         >>> make_basis("pca:1").fit(X).transform_terms(X)[1].tolist()     # the centre row: 0 from terms of 2e8
         [1.0, 200000002.0]
         """
+        if type(self)._column_terms is Basis._column_terms:     # entries taken as exact (any transform of its own)
+            return np.abs(self.transform(X))
         X = self._check_fitted_input(X)
         t = np.abs(X) if terms is None else np.asarray(terms, dtype=float)
         if t.shape != X.shape:
@@ -94,7 +97,7 @@ class Basis:
         raise NotImplementedError
 
     def _column_terms(self, X: np.ndarray, terms: np.ndarray) -> np.ndarray:
-        """The terms of ``_columns(X)`` given those of X: |_columns(X)| unless the basis knows better."""
+        """The terms of ``_columns(X)`` given those of X; a basis that does not override it has |transform(X)|."""
         return np.abs(self._columns(X))
 
     def refit_designs(self, X: np.ndarray, weights: np.ndarray, terms: np.ndarray | None = None
@@ -108,8 +111,8 @@ class Basis:
         ((G, n, p) designs, (G,) bool ok, (G, n, p) terms, :meth:`transform_terms` of each design): a part
         whose ok is False must be refitted one at a time; None when the basis has no batched form. A basis
         that learns nothing returns one design for every part; a learning one returns None unless it
-        overrides this method (:class:`PCABasis`, :class:`ComposedBasis`). (A user's override may return
-        (designs, ok) only: the terms are then taken to be |designs|.)"""
+        overrides this method (:class:`PCABasis`, :class:`ComposedBasis`). (A user's override may take
+        (X, weights) only and return (designs, ok): the terms are then taken to be |designs|.)"""
         if self.learns_from_data:
             return None
         stack = X if X.ndim == 3 else X[None]
@@ -367,7 +370,7 @@ class ComposedBasis(Basis):
         """:meth:`Basis.refit_designs` through the inner and the outer basis's batched forms (the inner terms
         passed to the outer form). The inner columns constant on a part are dropped as :meth:`fit` drops them;
         a part that would drop other columns than most parts do is left to be refitted alone (ok False)."""
-        inner = with_terms(self.inner.refit_designs(X, weights, terms))
+        inner = _refitted(self.inner, X, weights, terms)
         if inner is None:
             return None
         cols, ok, col_terms = inner
@@ -380,7 +383,7 @@ class ComposedBasis(Basis):
         common = patterns[np.argmax(counts)]
         if not common.any():
             return None
-        outer = with_terms(self.outer.refit_designs(cols[..., common], weights, col_terms[..., common]))
+        outer = _refitted(self.outer, cols[..., common], weights, col_terms[..., common])
         if outer is None:
             return None
         designs, outer_ok, design_terms = outer
@@ -420,6 +423,14 @@ def with_terms(designs: tuple | None) -> tuple[np.ndarray, np.ndarray, np.ndarra
         return designs
     Phi, ok = designs
     return Phi, ok, np.abs(Phi)
+
+
+def _refitted(basis: Basis, X: np.ndarray, weights: np.ndarray, terms: np.ndarray | None):
+    """:meth:`Basis.refit_designs` as (designs, ok, terms) (:func:`with_terms`), given ``terms`` when it takes
+    them (a user's override written for (X, weights) alone does not: its designs' entries then count as exact)."""
+    if terms is None or "terms" not in inspect.signature(basis.refit_designs).parameters:
+        return with_terms(basis.refit_designs(X, weights))
+    return with_terms(basis.refit_designs(X, weights, terms=terms))
 
 
 def make_basis(spec: str | Basis | Callable[[np.ndarray], ArrayLike] | None) -> Basis:

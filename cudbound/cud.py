@@ -334,7 +334,7 @@ def _own_time(res: CUDResult, t0: float, compiled: float) -> None:
 
 def _fitted_iv(fitted, design, labels, loss, terms=None):
     if fitted is None:
-        return fit_classifier(design, labels, loss, terms=terms)
+        return fit_classifier(design, labels, loss, entry_terms=terms)
     if not isinstance(fitted, FittedClassifier):
         raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier (from fit_classifier); "
                         f"got {type(fitted).__name__}.")
@@ -359,7 +359,7 @@ def prepare_cud(method: Any, data: PreparedData, y: np.ndarray, options: Mapping
     if key not in shared:
         given = shared.get("fitted")
         same = given is not None and given.loss.name.strip().lower() == key[1]
-        shared[key] = given if same else fit_classifier(data.design, y, loss, terms=data.design_terms)
+        shared[key] = given if same else fit_classifier(data.design, y, loss, entry_terms=data.design_terms)
     kwargs = {"fitted": shared[key]}
     if isinstance(rng, np.random.SeedSequence) or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
         kwargs["rng"] = rng

@@ -18,8 +18,9 @@ computed as (the distinct rows of Phi) @ T, so identical rows of Phi stay bitwis
 identical rows of Z (the search merges them). An entry of Z is a sum of terms Phi_ik T_kj
 that may cancel (a feature at its mean gives z = 0 in exact arithmetic and a rounding
 otherwise), so the tie rule (``cudbound.ties``) measures a decision value z'gamma against
-``Z_terms`` |gamma|, ``Z_terms`` = |Z| + INPUT_RTOL |Phi| |T| (``ties.rounded_terms``), not
-against |z|' |gamma| alone.
+``Z_terms`` |gamma|, ``Z_terms`` = |Z| + INPUT_RTOL E |T| (``ties.rounded_terms``; E the terms behind
+Phi's entries, |Phi| for entries given as data, ``cudbound.basis.Basis.transform_terms``), not against
+|z|' |gamma| alone.
 
 Z depends on Phi only through its column space up to an orthogonal rotation, so the
 least-norm conventions taken in gamma (the hinge fit's) are invariant too:
@@ -89,7 +90,7 @@ class Reparametrisation:
     T: np.ndarray        # p x p, beta = T gamma
     scales: np.ndarray   # the column scales D
     R: np.ndarray        # Phi D^-1 = Q R
-    Z_terms: np.ndarray  # |Z| + INPUT_RTOL |Phi| |T|: each entry of Z's magnitude for the tie rule (rounded_terms)
+    Z_terms: np.ndarray  # |Z| + INPUT_RTOL E |T| (E >= |Phi|, the terms behind Phi): Z's magnitude for the tie rule
 
     def to_user(self, gamma: ArrayLike) -> np.ndarray:
         """beta = T gamma, the coefficients on the user's design."""
@@ -105,13 +106,13 @@ class Reparametrisation:
         return loss_in_coordinates(loss, self.design, self.T)
 
 
-def reparametrise(design: ArrayLike, *, terms: ArrayLike | None = None, names: Sequence[str] | None = None,
+def reparametrise(design: ArrayLike, *, entry_terms: ArrayLike | None = None, names: Sequence[str] | None = None,
                   name: str = "design") -> Reparametrisation:
     """Orthonormal coordinates Z = Phi T of a full-rank design (raises RankDeficientError).
 
-    ``terms`` (optional, the design's shape): the magnitude of the terms each entry of Phi was computed from
-    (``cudbound.basis.Basis.transform_terms``; default |Phi|, entries given as data), carried into
-    ``Z_terms`` = |Z| + INPUT_RTOL terms |T|. ``names`` (optional, one per column) name the dependent columns
+    ``entry_terms`` (optional, the design's shape): E, the magnitude of the terms each entry of Phi was computed
+    from (``cudbound.basis.Basis.transform_terms``; default |Phi|, entries given as data), carried into
+    ``Z_terms`` = |Z| + INPUT_RTOL E |T|. ``names`` (optional, one per column) name the dependent columns
     in the error.
     """
     Phi = np.asarray(design, dtype=float)
@@ -135,13 +136,13 @@ def reparametrise(design: ArrayLike, *, terms: ArrayLike | None = None, names: S
     _, R = np.linalg.qr(A, mode="reduced")
     Rinv = scipy.linalg.solve_triangular(R, np.eye(p))
     T = np.sqrt(n) * (Rinv / scales[:, None])
-    E = np.abs(Phi) if terms is None else np.asarray(terms, dtype=float)
+    E = np.abs(Phi) if entry_terms is None else np.asarray(entry_terms, dtype=float)
     if E.shape != Phi.shape:
-        raise ValueError(f"`terms` has shape {E.shape}; `{name}` has {Phi.shape}.")
+        raise ValueError(f"`entry_terms` has shape {E.shape}; `{name}` has {Phi.shape}.")
     # equal rows get bitwise equal coordinates (and terms), whatever their order
     uniq, inverse = np.unique(Phi, axis=0, return_inverse=True)
     Z = np.ascontiguousarray((uniq @ T)[inverse.ravel()])
-    if terms is not None:
+    if entry_terms is not None:
         uniq, inverse = np.unique(E, axis=0, return_inverse=True)
     Z_terms = np.ascontiguousarray(rounded_terms(Z, (np.abs(uniq) @ np.abs(T))[inverse.ravel()]))
     return Reparametrisation(design=Phi, Z=Z, T=T, scales=scales, R=R, Z_terms=Z_terms)
@@ -380,7 +381,7 @@ class PreparedData:
 
     @cached_property
     def rep(self) -> Reparametrisation:
-        return reparametrise(self.design, terms=self.design_terms)
+        return reparametrise(self.design, entry_terms=self.design_terms)
 
     @property
     def Z(self) -> np.ndarray:

@@ -55,8 +55,9 @@ def predict_signs(design: np.ndarray, beta: np.ndarray, terms: np.ndarray | None
 
     t_i is the magnitude of row i for the tie rule: |phi_i| for a design given as it is (the default);
     for the orthonormal coordinates Z = Phi T, where a feature at its mean has z = 0 only up to the
-    rounding of Phi T, ``Reparametrisation.Z_terms`` = |Z| + INPUT_RTOL |Phi| |T|
-    (:func:`cudbound.ties.rounded_terms`). On a design given as it is, whose feature is shifted far
+    rounding of Phi T, ``Reparametrisation.Z_terms`` = |Z| + INPUT_RTOL E |T|, E the terms behind Phi's entries
+    (:func:`cudbound.ties.rounded_terms`; these are tie terms, so weighted, unlike :func:`fit_classifier`'s
+    ``entry_terms``). On a design given as it is, whose feature is shifted far
     from its zero (x + 1e4), a score within 1e-10 of the shifted terms is a tie; in Z, within 1e-13."""
     return decision_signs(design @ beta, term_scale(design if terms is None else terms, beta))
 
@@ -97,27 +98,29 @@ class FittedClassifier:
         """err_D(beta-hat), computed in the coordinates of the fit (ties on the scale of Z's terms)."""
         return training_error(self.rep.Z, self.y, self.gamma, terms=self.rep.Z_terms)
 
-    def predict(self, design: ArrayLike, terms: ArrayLike | None = None) -> np.ndarray:
+    def predict(self, design: ArrayLike, entry_terms: ArrayLike | None = None) -> np.ndarray:
         """The predicted labels sign(phi' beta-hat) (sign(0) = +1) at the rows of ``design`` (the basis's
         features of new points), decided as the training error is: in the fit's coordinates z = phi' T,
         a score z' gamma within rounding of 0 counting as 0 on the scale of its terms
         (|z| + INPUT_RTOL e |T|)' |gamma| (:func:`cudbound.ties.rounded_terms`), e the terms behind phi's
-        entries (``terms``, :meth:`cudbound.basis.Basis.transform_terms` of the new points; default |phi|)."""
+        entries (``entry_terms``, :meth:`cudbound.basis.Basis.transform_terms` of the new points; default |phi|)."""
         design = np.asarray(design, dtype=float)
-        e = np.abs(design) if terms is None else np.asarray(terms, dtype=float)
+        e = np.abs(design) if entry_terms is None else np.asarray(entry_terms, dtype=float)
         T = self.rep.T
         z = design @ T
         return decision_signs(z @ self.gamma, term_scale(rounded_terms(z, e @ np.abs(T)), self.gamma))
 
 
 def fit_classifier(design: ArrayLike, y: ArrayLike, loss: Loss, *, solver: str | None = None,
-                   terms: ArrayLike | None = None) -> FittedClassifier:
+                   entry_terms: ArrayLike | None = None) -> FittedClassifier:
     """Fit beta-hat = argmin_beta L(D, beta) once, in the orthonormal coordinates of the design.
 
     ``design`` is an already validated full-rank (n, p) matrix and ``y`` labels in
-    {-1, +1}; ``loss`` a :class:`~cudbound.losses.Loss`; ``terms`` the magnitude of the terms behind
+    {-1, +1}; ``loss`` a :class:`~cudbound.losses.Loss`; ``entry_terms`` E, the magnitude of the terms behind
     the design's entries (:meth:`cudbound.basis.Basis.transform_terms`, ``PreparedData.design_terms``;
-    default |design|). See :func:`fit_coefficients` for which minimiser is returned.
+    default |design|), which the tie scale ``Z_terms`` = |Z| + INPUT_RTOL E |T| counts (not the tie terms
+    that :func:`fit_coefficients` and :func:`predict_signs` take, which are already so weighted). See
+    :func:`fit_coefficients` for which minimiser is returned.
 
     >>> import numpy as np
     >>> from cudbound.losses import SquaredLoss
@@ -126,7 +129,7 @@ def fit_classifier(design: ArrayLike, y: ArrayLike, loss: Loss, *, solver: str |
     >>> np.round(f.coef, 6).tolist(), f.train_error
     ([-1.2, 0.8], 0.0)
     """
-    rep = _reparametrise(np.asarray(design, dtype=float), terms=terms)
+    rep = _reparametrise(np.asarray(design, dtype=float), entry_terms=entry_terms)
     loss_z = rep.loss(loss)
     y = np.asarray(y, dtype=float)
     gamma = fit_coefficients(rep.Z, y, loss_z, solver=solver, reparametrise=False, terms=rep.Z_terms)

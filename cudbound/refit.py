@@ -763,7 +763,7 @@ class ProcedureRefits(Refits):
         idx = np.repeat(np.arange(self.n), w.astype(np.int64))
         try:
             basis = copy.deepcopy(self.data.basis).fit(_rows(self.X, idx))
-            rep = reparametrise(basis.transform(self.X), terms=basis.transform_terms(self.X))
+            rep = reparametrise(basis.transform(self.X), entry_terms=basis.transform_terms(self.X))
         except (RankDeficientError, ValueError, np.linalg.LinAlgError):
             return np.full(self.n, _constant(w[None, :], y)[0]), np.ones(self.n), RefitLog(refits=1, failed=1)
         loss = self.loss_for(int(w.sum()))

@@ -4,7 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from cudbound.basis import ColumnBasis, ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis, make_basis
+import cudbound
+from cudbound.basis import (Basis, ColumnBasis, ComposedBasis, FunctionBasis, LinearBasis, PCABasis, PolynomialBasis,
+                            make_basis)
 
 TINY = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]])
 
@@ -368,3 +370,48 @@ def test_the_compiled_part_pcas_equal_fits_svd_and_flag_a_spectrum_that_ties():
                                                       standardize, True, _GRAM_GAP)
                 np.testing.assert_array_equal(alone[0], designs[g])
                 assert ok_alone[0]
+
+
+class _TransformOnly(Basis):
+    """A user's basis written to the class docstring: ``fit`` and ``transform`` only."""
+
+    def fit(self, X):
+        super().fit(X)
+        self.m_ = np.asarray(X, dtype=float).mean(axis=0)
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        return np.column_stack([np.ones(len(X)), X - self.m_])
+
+
+class _TwoArgumentRefits(PCABasis):
+    """A user's batched form written before ``refit_designs`` took the inner basis's terms: (X, weights) only."""
+
+    def refit_designs(self, X, weights):
+        return None
+
+
+def test_a_users_basis_written_before_the_terms_still_works():
+    """A basis that overrides ``transform`` (not ``_columns``) has the terms |Phi| (its entries count as exact),
+    and a batched form taking (X, weights) only is called so, inside a composition too: the same design,
+    coefficients and refits as before the terms (2026-12-04)."""
+    from cudbound.design import prepare_data
+    from cudbound.refit import refits_for
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.where(X[:, 0] + rng.normal(size=30) > 0, 1, -1)
+    data = prepare_data(X, y, _TransformOnly(), None, None)
+    np.testing.assert_array_equal(data.design_terms, np.abs(data.design))
+    plain = prepare_data(X, y, "linear", None, None)
+    res, ref = (cudbound.cud_interval(X, y, cudbound.Procedure(basis=b), n_resamples=20, rng=1)
+                for b in (_TransformOnly(), "linear"))
+    assert res.confidence_interval == ref.confidence_interval
+    W = rng.multinomial(30, np.full(30, 1 / 30), size=4).astype(float)
+    np.testing.assert_allclose(refits_for(data, loss="squared").scored(W)[0],
+                               refits_for(plain, loss="squared").scored(W)[0], rtol=1e-9, atol=1e-9)
+    composed = prepare_data(X, y, ComposedBasis(PolynomialBasis(2), _TwoArgumentRefits(2)), None, None)
+    reference = prepare_data(X, y, ComposedBasis(PolynomialBasis(2), PCABasis(2)), None, None)
+    np.testing.assert_allclose(refits_for(composed, loss="squared").scored(W)[0],
+                               refits_for(reference, loss="squared").scored(W)[0], rtol=1e-7, atol=1e-7)

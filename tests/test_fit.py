@@ -49,7 +49,7 @@ def test_a_principal_component_fit_signs_as_exact_arithmetic(spec):
             perm = rng.permutation(n)
             X = x[perm] + shift
             data = prepare_data(X, y[perm], spec.replace("pca", f"pca:{q}"), None, None)
-            fit = fit_classifier(data.design, data.labels, SquaredLoss(), terms=data.design_terms)
+            fit = fit_classifier(data.design, data.labels, SquaredLoss(), entry_terms=data.design_terms)
             assert fit.train_error == np.mean(signs != y)
             np.testing.assert_array_equal(fit.predict(data.basis.transform(X), data.basis.transform_terms(X)),
                                           signs[perm])
@@ -103,3 +103,46 @@ def test_labels_that_balance_give_the_zero_classifier_for_every_margin_loss(spec
         assert (refits.full_fit()[1] == 1.0).all()
         preds, _ = refits.predict(np.array([[1.0] * 20, [2.0] * 20, [3.0] * 20]))
         assert (preds == 1.0).all()
+
+
+def test_every_entry_point_signs_a_principal_component_fit_as_exact_arithmetic(monkeypatch):
+    """x = 1e4 + (0, 1, 0, 2, 3, 0), three times, labels (+, +, -, -, +, -): under ``zpca:1`` the row x = 1e4 + 1
+    is the centre, its score 0 only up to the rounding of terms of 2e4, and the least-squares fit's decision
+    value there is 0 exactly, so it is predicted +1 and the training error is 1/3 (6 of 18 wrong, by rational
+    arithmetic on (1, x)). Every front door that fits beta-hat on a prepared basis gives
+    1/3: ``cud_interval``, ``intervals(["cud"])``, ``compare(methods=["cud"])`` and a task of each kind of
+    coverage study (training and true error, the test set the training rows). With |Phi| as the design's terms
+    (before 2026-12-04) each gave 1/2."""
+    import warnings
+    from pathlib import Path
+
+    import cudbound
+    import cudbound.coverage.auc_tasks as auc_tasks
+    import cudbound.coverage.tasks as tasks
+    from cudbound.basis import make_basis
+    from cudbound.compare import Procedure, compare
+    from cudbound.coverage import Task, load_config
+
+    x = np.array([0, 1, 0, 2, 3, 0] * 3)[:, None]
+    y = np.array([1, 1, -1, -1, 1, -1] * 3)
+    Phi = np.column_stack([np.ones(18, dtype=int), x])
+    signs, zero = exact_signs(Phi, exact_least_squares(Phi, y.astype(float), np.ones(18)))
+    exact = float(np.mean(signs != y))
+    assert zero and exact == pytest.approx(1 / 3)
+    X = x + 1e4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # few rows per coefficient
+        assert cudbound.cud_interval(X, y, Procedure(basis="zpca:1"), n_resamples=20, rng=1).estimate == exact
+        assert cudbound.intervals(X, y, ["cud"], procedure={"basis": "zpca:1"}, rng=1)[0].estimate == exact
+        pair = compare(Procedure(basis="zpca:1"), Procedure(basis="linear"), X, y, methods=["cud"], rng=1)[0]
+        assert pair.details["train_error_a"] == pair.details["train_error_b"] == exact
+        basis = make_basis("zpca:1").fit(X)
+        monkeypatch.setattr(tasks, "draw_split", lambda *args: (X, y, X, y, basis, basis.transform(X), 0))
+        experiments = Path(__file__).parents[1] / "experiments"
+        row = tasks.run_task(load_config(experiments / "smoke.toml"), Task("three_points", 30, 0))
+        linear = make_basis("linear").fit(X)
+        monkeypatch.setattr(auc_tasks, "_draw", lambda *args: (X, y, X, y, (basis, basis.transform(X)),
+                                                               (linear, linear.transform(X)), 0))
+        auc_row = auc_tasks.run_auc_task(load_config(experiments / "smoke_auc.toml"), Task("linear_gaussian", 30, 0))
+    assert row["train_error"] == row["true_error"] == exact
+    assert auc_row["train_error"] == auc_row["true_error"] == exact

@@ -717,8 +717,8 @@ class _PartMinimum(Basis):
 @pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning")   # PCA on a part of one row
 @pytest.mark.parametrize("basis,shift", [("linear", 0.0), ("linear", 1e4), ("batched", 0.0), ("alone", 0.0),
                                          ("zpca", 0.0), ("zpca", 1e4), ("pca", 0.0), ("pca", 1e4),
-                                         ("poly:1(zpca)", 0.0), ("poly:1(zpca)", 1e4),
-                                         ("pipeline", 0.0), ("pipeline", 1e4)])
+                                         ("poly:1(zpca)", 0.0), ("poly:1(zpca)", 1e4), ("linear(zpca)", 1e4),
+                                         ("pca(zpca)", 1e4), ("pipeline", 0.0), ("pipeline", 1e4)])
 def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, shift):
     """Least-squares refits on bootstrap samples and 0/1 training parts of small integer designs whose fit
     has a decision value exactly 0 at some row: every part's prediction at every row is that of rational
@@ -726,8 +726,9 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, s
     at the same rows given as new points (``FittedClassifier.predict``). The fixed basis refits through the
     stacked normal equations; a learning basis with exact entries (x less the part's minimum: the same column
     space, so the same exact fits) through the compiled batched path (``optim.squared_parts``) or one part at a
-    time; principal components keeping every component (the same column space again) through the compiled
-    kernels (``pca_parts``, ``squared_parts``), and as a scikit-learn pipeline (``StandardScaler``, ``PCA``,
+    time; principal components keeping every component (the same column space again), alone or inside another
+    basis (their terms passed on), through the compiled kernels (``pca_parts``, ``squared_parts``), and as a
+    scikit-learn pipeline (``StandardScaler``, ``PCA``,
     ``RidgeClassifier(alpha=0)``: least squares) one part at a time; the fixed basis and the components also
     on the features shifted by 1e4 (exact, the same exact fits; Z's entries then cancel more). A part whose
     labels are one class predicts it; a part whose normal equations are singular is left out (its least-norm
@@ -762,7 +763,7 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, s
             preds, _ = refits.predict(W[:, perm])
             np.testing.assert_array_equal(preds[known], expected[known][:, perm])
             np.testing.assert_array_equal(refits.full_fit()[1], full[perm])    # the fit every interval centres on
-            fitted = fit_classifier(data.design, data.labels, SquaredLoss(), terms=data.design_terms)
+            fitted = fit_classifier(data.design, data.labels, SquaredLoss(), entry_terms=data.design_terms)
             np.testing.assert_array_equal(fitted.predict(data.basis.transform(X), data.basis.transform_terms(X)),
                                           full[perm])
             checked += int(known.sum())
@@ -796,19 +797,16 @@ def test_principal_component_refits_tie_on_the_scale_of_the_scores_terms_on_ever
     np.testing.assert_allclose(np.array([s for _, s, _ in one]), scale, rtol=1e-5)
 
 
-@pytest.mark.parametrize("basis", ["minimum", "zpca:3", "pca:2"])
 @pytest.mark.parametrize("spec", ["logistic_ridge:0.05", "hinge_ridge:0.05"])
-def test_a_learning_basis_refits_parts_whose_labels_balance_to_the_zero_classifier(spec, basis):
-    """A learning basis (x less the part's minimum, or principal components) refitted on parts weighting alike
-    points whose labels balance (sum_i y_i phi_i = 0): the smooth and hinge refits on stacked designs
-    (``_stacked_iterative``) give the zero classifier, +1 everywhere (``fit.labels_balance``); before
-    2026-12-04, 59 of 60 such parts were the solvers' tolerance, signed by it. The components' sums
-    sum_i y_i (x_i - mu)' v are 0 only up to the rounding of terms of size |x_i| + |mu|
-    (``Basis.transform_terms``)."""
+def test_a_learning_basis_refits_parts_whose_labels_balance_to_the_zero_classifier(spec):
+    """A learning basis (x less the part's minimum) refitted on parts weighting alike points whose labels
+    balance (sum_i y_i phi_i = 0): the smooth and hinge refits on stacked designs (``_stacked_iterative``)
+    give the zero classifier, +1 everywhere (``fit.labels_balance``); before 2026-12-04, 59 of 60 such parts
+    were the solvers' tolerance, signed by it."""
     from exact_least_squares import balanced_integer_problem
 
     for seed in range(10):
         x, y = balanced_integer_problem(seed, 1e4)
-        preds, _ = refits_for(prepare_data(x, y, _PartMinimum(True) if basis == "minimum" else basis, None, None),
-                              loss=spec).predict(np.array([[1.0] * 20, [2.0] * 20]))
+        preds, _ = refits_for(prepare_data(x, y, _PartMinimum(True), None, None), loss=spec).predict(
+            np.array([[1.0] * 20, [2.0] * 20]))
         assert (preds == 1.0).all()

@@ -64,7 +64,7 @@ def _side(refits, X, labels, engine: EngineOptions) -> DifferenceSide:
     exact loss (a scikit-learn classifier mapped by :mod:`cudbound.sklearn_bridge`), beta_hat."""
     model = as_mapped_procedure(refits.procedure, f"procedure {refits.name}")
     data = prepare_data(X, labels, model.basis, model.estimator, None, model.loss)
-    fitted = fit_classifier(data.design, data.labels, get_loss(data.loss), terms=data.design_terms)
+    fitted = fit_classifier(data.design, data.labels, get_loss(data.loss), entry_terms=data.design_terms)
     return DifferenceSide(fitted, engine=engine.engine, solver=engine.solver)
 
 

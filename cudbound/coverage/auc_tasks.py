@@ -213,8 +213,8 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
     Xtr, ytr, Xte, yte, (basis_a, design_a), (basis_b, design_b), redraws = _draw(
         config, task, np.random.default_rng(data_ss), data_home)
     loss = get_loss(config.loss)
-    fit_a = fit_classifier(design_a, ytr, loss, terms=basis_a.transform_terms(Xtr))
-    fit_b = fit_classifier(design_b, ytr, loss, terms=basis_b.transform_terms(Xtr))
+    fit_a = fit_classifier(design_a, ytr, loss, entry_terms=basis_a.transform_terms(Xtr))
+    fit_b = fit_classifier(design_b, ytr, loss, entry_terms=basis_b.transform_terms(Xtr))
     za, zb = basis_a.transform(Xte), basis_b.transform(Xte)
     sa, sb = za @ fit_a.coef, zb @ fit_b.coef
     auc_a, auc_b = auc_score(yte, sa), auc_score(yte, sb)

@@ -100,7 +100,7 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     labels, encoding = encode_labels(ytr)
     data = PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=None, basis=basis,
                         loss=config.loss, X=Xtr, design_terms=basis.transform_terms(Xtr))
-    fitted = fit_classifier(data.design, data.labels, get_loss(config.loss), terms=data.design_terms)
+    fitted = fit_classifier(data.design, data.labels, get_loss(config.loss), entry_terms=data.design_terms)
     train_err = fitted.train_error
     true_err = float(np.mean(fitted.predict(basis.transform(Xte), basis.transform_terms(Xte)) != yte))
     rows: dict[str, dict] = reused_rows(config, task, train_err, true_err, len(yte), redraws)
