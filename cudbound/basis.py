@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from ._validation import check_features, check_scalar
 
 __all__ = ["Basis", "LinearBasis", "ColumnBasis", "PolynomialBasis", "PCABasis", "ComposedBasis", "FunctionBasis",
-           "make_basis", "with_terms"]
+           "make_basis", "with_terms", "design_terms"]
 
 
 class Basis:
@@ -423,6 +423,14 @@ def with_terms(designs: tuple | None) -> tuple[np.ndarray, np.ndarray, np.ndarra
         return designs
     Phi, ok = designs
     return Phi, ok, np.abs(Phi)
+
+
+def design_terms(basis: Basis, X: ArrayLike, design: np.ndarray) -> np.ndarray:
+    """``basis.transform_terms(X)`` for ``design = basis.transform(X)``, without transforming X again when the
+    basis counts its entries as exact (then |design|; a user's function basis runs once)."""
+    if type(basis).transform_terms is Basis.transform_terms and type(basis)._column_terms is Basis._column_terms:
+        return np.abs(design)
+    return basis.transform_terms(X)
 
 
 def _refitted(basis: Basis, X: np.ndarray, weights: np.ndarray, terms: np.ndarray | None):

@@ -47,7 +47,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ._validation import LabelEncoding, check_data, check_features, encode_labels, feature_names
-from .basis import Basis, LinearBasis, make_basis
+from .basis import Basis, LinearBasis, design_terms, make_basis
 from .losses import (ExponentialLoss, HingeLoss, Loss, LogisticLoss, RidgeLoss, SquaredLoss, _overrides, same_math)
 from .sklearn_bridge import EstimatorMapping, resolve_model
 from .ties import rounded_terms
@@ -419,7 +419,7 @@ def prepare_data(X: ArrayLike, y: ArrayLike, basis: str | Basis | Callable[[np.n
     design = check_design(basis_obj.fit_transform(data), name="design (basis applied to X)")
     return PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=feature_names(X),
                         basis=basis_obj, loss=loss, mapping=mapping, X=data, estimator=estimator,
-                        design_terms=basis_obj.transform_terms(data))
+                        design_terms=design_terms(basis_obj, data, design))
 
 
 def as_prepared(design: ArrayLike | PreparedData, y: ArrayLike | None = None, *, loss: str | Loss | None = None,

@@ -88,7 +88,7 @@ from numpy.typing import ArrayLike
 
 from ._validation import check_data, encode_labels
 from ._warnings import warn
-from .basis import with_terms
+from .basis import design_terms, with_terms
 from .design import (PenalisedLoss, PreparedData, RankDeficientError, is_margin_loss, penalty_factor, prepare_data,
                      reparametrise)
 from .fit import fit_coefficients, gradient_terms, labels_balance, predict_signs, separated_points
@@ -690,7 +690,7 @@ class ProcedureRefits(Refits):
             except (RankDeficientError, ValueError, np.linalg.LinAlgError):
                 continue
             if design.shape == (n, p):
-                Phi[g], ok[g], terms[g] = design, True, basis.transform_terms(self.X)
+                Phi[g], ok[g], terms[g] = design, True, design_terms(basis, self.X, design)
         return Phi, ok, terms
 
     def _stacked_iterative(self, Phi: np.ndarray, W: np.ndarray, loss: Loss, design_terms: np.ndarray
@@ -763,7 +763,8 @@ class ProcedureRefits(Refits):
         idx = np.repeat(np.arange(self.n), w.astype(np.int64))
         try:
             basis = copy.deepcopy(self.data.basis).fit(_rows(self.X, idx))
-            rep = reparametrise(basis.transform(self.X), entry_terms=basis.transform_terms(self.X))
+            design = basis.transform(self.X)
+            rep = reparametrise(design, entry_terms=design_terms(basis, self.X, design))
         except (RankDeficientError, ValueError, np.linalg.LinAlgError):
             return np.full(self.n, _constant(w[None, :], y)[0]), np.ones(self.n), RefitLog(refits=1, failed=1)
         loss = self.loss_for(int(w.sum()))

@@ -415,3 +415,25 @@ def test_a_users_basis_written_before_the_terms_still_works():
     reference = prepare_data(X, y, ComposedBasis(PolynomialBasis(2), PCABasis(2)), None, None)
     np.testing.assert_allclose(refits_for(composed, loss="squared").scored(W)[0],
                                refits_for(reference, loss="squared").scored(W)[0], rtol=1e-7, atol=1e-7)
+
+
+def test_a_function_basis_runs_once_per_design():
+    """A user's function (its entries counted as exact) is called once when the data are prepared, not again
+    for the terms of its entries (|phi|), nor by the refits (a basis that learns nothing keeps its design)."""
+    from cudbound.design import prepare_data
+    from cudbound.refit import refits_for
+
+    calls = []
+
+    def expand(X):
+        calls.append(len(X))
+        return np.column_stack([np.ones(len(X)), X, X[:, :1] ** 2])
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20, 2))
+    y = np.where(X[:, 0] + rng.normal(size=20) > 0, 1, -1)
+    data = prepare_data(X, y, expand, None, None)
+    assert calls == [20]
+    np.testing.assert_array_equal(data.design_terms, np.abs(data.design))
+    refits_for(data, loss="squared").scored(np.ones((2, 20)))
+    assert calls == [20]
