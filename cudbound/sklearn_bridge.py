@@ -182,10 +182,10 @@ def transformer_terms(transformer: Any, X: Any, terms: np.ndarray) -> np.ndarray
         for _, step in transformer.steps:
             if step is None or (isinstance(step, str) and step == "passthrough"):
                 continue
-            terms = transformer_terms(step, X, terms)
-            if terms is None:
+            step_terms = transformer_terms(step, X, terms)
+            if step_terms is None:
                 return None
-            X = step.transform(X)
+            X, terms = step.transform(X), step_terms
         return terms
     if type(transformer) is StandardScaler:
         mean = np.abs(transformer.mean_) if transformer.with_mean else 0.0
