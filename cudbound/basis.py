@@ -119,11 +119,12 @@ class Basis:
         fitted = copy.deepcopy(self).fit(stack[0][weights[0] > 0])
         flat = stack.reshape(-1, stack.shape[-1])
         flat_terms = None if terms is None else np.broadcast_to(terms, stack.shape).reshape(flat.shape)
-        designs = fitted.transform(flat).reshape(stack.shape[0], stack.shape[1], -1)
-        design_terms = fitted.transform_terms(flat, flat_terms).reshape(designs.shape)
+        flat_designs = fitted.transform(flat)
+        designs = flat_designs.reshape(stack.shape[0], stack.shape[1], -1)
+        terms_of = design_terms(fitted, flat, flat_designs, flat_terms).reshape(designs.shape)
         G = weights.shape[0]
         shape = (G,) + designs.shape[1:]
-        return np.broadcast_to(designs, shape), np.ones(G, dtype=bool), np.broadcast_to(design_terms, shape)
+        return np.broadcast_to(designs, shape), np.ones(G, dtype=bool), np.broadcast_to(terms_of, shape)
 
 
 class LinearBasis(Basis):
@@ -425,12 +426,12 @@ def with_terms(designs: tuple | None) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return Phi, ok, np.abs(Phi)
 
 
-def design_terms(basis: Basis, X: ArrayLike, design: np.ndarray) -> np.ndarray:
-    """``basis.transform_terms(X)`` for ``design = basis.transform(X)``, without transforming X again when the
-    basis counts its entries as exact (then |design|; a user's function basis runs once)."""
+def design_terms(basis: Basis, X: ArrayLike, design: np.ndarray, terms: ArrayLike | None = None) -> np.ndarray:
+    """``basis.transform_terms(X, terms)`` for ``design = basis.transform(X)``, without transforming X again when
+    the basis counts its entries as exact (then |design|; a user's function basis runs once)."""
     if type(basis).transform_terms is Basis.transform_terms and type(basis)._column_terms is Basis._column_terms:
         return np.abs(design)
-    return basis.transform_terms(X)
+    return basis.transform_terms(X, terms)
 
 
 def _refitted(basis: Basis, X: np.ndarray, weights: np.ndarray, terms: np.ndarray | None):

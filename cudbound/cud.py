@@ -332,9 +332,10 @@ def _own_time(res: CUDResult, t0: float, compiled: float) -> None:
     res.seconds = time.perf_counter() - t0 - compiled
 
 
-def _fitted_iv(fitted, design, labels, loss, terms=None):
+def _fitted_iv(fitted, data: PreparedData, loss):
+    design, labels = data.design, data.labels
     if fitted is None:
-        return fit_classifier(design, labels, loss, entry_terms=terms)
+        return fit_classifier(design, labels, loss, entry_terms=data.design_terms)
     if not isinstance(fitted, FittedClassifier):
         raise TypeError(f"`fitted` must be a cudbound.fit.FittedClassifier (from fit_classifier); "
                         f"got {type(fitted).__name__}.")
@@ -367,18 +368,18 @@ def prepare_cud(method: Any, data: PreparedData, y: np.ndarray, options: Mapping
 
 
 def _cud_design_iv(design, y, loss, confidence_level, n_resamples, alpha_n, rng, n_jobs, time_limit,
-                   engine_options) -> tuple[np.ndarray, np.ndarray, Loss, float, float, int, np.random.Generator, int,
+                   engine_options) -> tuple[PreparedData, Loss, float, float, int, np.random.Generator, int,
                                             float | None, EngineOptions]:
     """Every check of :func:`cud_from_design`'s arguments, before any computation (the registry's
-    option check of ``"cud"`` runs it on a stand-in design). A prepared data set gives its design: CUD
-    keeps the basis fitted on all n points (the class is the span of that basis)."""
+    option check of ``"cud"`` runs it on a stand-in design). A prepared data set gives its design (and the
+    terms behind its entries): CUD keeps the basis fitted on all n points (the class is the span of that
+    basis); a design matrix is wrapped as one (:func:`cudbound.design.as_prepared`)."""
     data = as_prepared(design, y)
-    Phi, labels = data.design, data.labels
-    loss, alpha = get_loss(loss), check_alpha_n(alpha_n, Phi.shape[0])
+    loss, alpha = get_loss(loss), check_alpha_n(alpha_n, data.design.shape[0])
     level = check_confidence_level(confidence_level)
     B = check_n_resamples(n_resamples, level)
     gen = check_rng(rng)
-    return (Phi, labels, loss, alpha, level, B, gen, check_n_jobs(n_jobs), check_time_limit(time_limit),
+    return (data, loss, alpha, level, B, gen, check_n_jobs(n_jobs), check_time_limit(time_limit),
             EngineOptions.coerce(engine_options))
 
 
@@ -401,11 +402,11 @@ def cud_from_design(design: ArrayLike, y: ArrayLike, *, loss: str | Loss = "squa
     """
     t0, compiled = time.perf_counter(), compile_seconds()
     started = time.time()
-    Phi, labels, loss, alpha, level, B, gen, jobs, time_limit, engine = _cud_design_iv(
+    data, loss, alpha, level, B, gen, jobs, time_limit, engine = _cud_design_iv(
         design, y, loss, confidence_level, n_resamples, alpha_n, rng, n_jobs, time_limit, engine_options)
+    Phi, labels = data.design, data.labels
     deadline = None if time_limit is None else started + time_limit
-    # a prepared data set's design terms (a basis that cancels, e.g. principal components) set its ties
-    fit = _fitted_iv(fitted, Phi, labels, loss, design.design_terms if isinstance(design, PreparedData) else None)
+    fit = _fitted_iv(fitted, data, loss)
     n = Phi.shape[0]
     centre = fit.train_error
     _warn_few_rows(n, Phi.shape[1], centre)

@@ -136,13 +136,13 @@ def reparametrise(design: ArrayLike, *, entry_terms: ArrayLike | None = None, na
     _, R = np.linalg.qr(A, mode="reduced")
     Rinv = scipy.linalg.solve_triangular(R, np.eye(p))
     T = np.sqrt(n) * (Rinv / scales[:, None])
-    E = np.abs(Phi) if entry_terms is None else np.asarray(entry_terms, dtype=float)
-    if E.shape != Phi.shape:
-        raise ValueError(f"`entry_terms` has shape {E.shape}; `{name}` has {Phi.shape}.")
     # equal rows get bitwise equal coordinates (and terms), whatever their order
     uniq, inverse = np.unique(Phi, axis=0, return_inverse=True)
     Z = np.ascontiguousarray((uniq @ T)[inverse.ravel()])
-    if entry_terms is not None:
+    if entry_terms is not None:       # E; else |Phi|, the distinct rows' already at hand
+        E = np.asarray(entry_terms, dtype=float)
+        if E.shape != Phi.shape:
+            raise ValueError(f"`entry_terms` has shape {E.shape}; `{name}` has {Phi.shape}.")
         uniq, inverse = np.unique(E, axis=0, return_inverse=True)
     Z_terms = np.ascontiguousarray(rounded_terms(Z, (np.abs(uniq) @ np.abs(T))[inverse.ravel()]))
     return Reparametrisation(design=Phi, Z=Z, T=T, scales=scales, R=R, Z_terms=Z_terms)

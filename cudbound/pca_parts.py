@@ -377,6 +377,8 @@ def pca_part_designs(X, Xterms, weights, k, standardize, intercept, gap):
     root = np.empty(n)
     R = np.empty((n, d))
     V = np.empty((k, d))
+    absV = np.empty((k, d))
+    absmean = np.empty(d)
     lam = np.empty(k + 1)
     U = np.empty((k, min(n, d)))
     F, mats, swap, below = _eigen_workspace(min(n, d), k)                # s <= min(n, d)
@@ -457,6 +459,10 @@ def pca_part_designs(X, Xterms, weights, k, standardize, intercept, gap):
                     V[c, j] = -V[c, j]
             for j in range(d):
                 V[c, j] /= scale[j]
+        for j in range(d):
+            absmean[j] = abs(mean[j])
+            for c in range(k):
+                absV[c, j] = abs(V[c, j])
         for i in range(n):
             if intercept:
                 out[g, i, 0] = 1.0
@@ -466,7 +472,7 @@ def pca_part_designs(X, Xterms, weights, k, standardize, intercept, gap):
                 t = 0.0
                 for j in range(d):
                     s += (x[i, j] - mean[j]) * V[c, j]
-                    t += (xt[i, j] + abs(mean[j])) * abs(V[c, j])
+                    t += (xt[i, j] + absmean[j]) * absV[c, j]
                 out[g, i, q - k + c] = s
                 terms[g, i, q - k + c] = t
         ok[g] = True

@@ -33,6 +33,7 @@ import numpy as np
 from ..auc.cv import lpo_auc
 from ..auc.registry import get_method as auc_method
 from ..auc.scores import auc_score, delong_placements, pair_auc
+from ..basis import design_terms
 from ..compare import OUT_OF_FOLD_STREAM, Procedure, ProcedurePair, compare_pair, root_seed
 from ..datasets import get_dataset
 from ..fit import fit_classifier
@@ -213,13 +214,13 @@ def run_auc_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[s
     Xtr, ytr, Xte, yte, (basis_a, design_a), (basis_b, design_b), redraws = _draw(
         config, task, np.random.default_rng(data_ss), data_home)
     loss = get_loss(config.loss)
-    fit_a = fit_classifier(design_a, ytr, loss, entry_terms=basis_a.transform_terms(Xtr))
-    fit_b = fit_classifier(design_b, ytr, loss, entry_terms=basis_b.transform_terms(Xtr))
+    fit_a = fit_classifier(design_a, ytr, loss, entry_terms=design_terms(basis_a, Xtr, design_a))
+    fit_b = fit_classifier(design_b, ytr, loss, entry_terms=design_terms(basis_b, Xtr, design_b))
     za, zb = basis_a.transform(Xte), basis_b.transform(Xte)
     sa, sb = za @ fit_a.coef, zb @ fit_b.coef
     auc_a, auc_b = auc_score(yte, sa), auc_score(yte, sb)
-    wrong_a = fit_a.predict(za, basis_a.transform_terms(Xte)) != yte
-    wrong_b = fit_b.predict(zb, basis_b.transform_terms(Xte)) != yte
+    wrong_a = fit_a.predict(za, design_terms(basis_a, Xte, za)) != yte
+    wrong_b = fit_b.predict(zb, design_terms(basis_b, Xte, zb)) != yte
     err_a, err_b = float(np.mean(wrong_a)), float(np.mean(wrong_b))
     target_se = target_standard_errors(yte, sa, sb, wrong_a, wrong_b)
 

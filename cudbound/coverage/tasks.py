@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from ..basis import Basis
+from ..basis import Basis, design_terms
 from ..datasets import get_dataset
 from ..fit import fit_classifier
 from .._validation import encode_labels
@@ -99,10 +99,11 @@ def run_task(config: StudyConfig, task: Task, data_home: str | os.PathLike[str] 
     # it refits a copy of the basis on that part
     labels, encoding = encode_labels(ytr)
     data = PreparedData(design=design, labels=labels, label_encoding=encoding, feature_names=None, basis=basis,
-                        loss=config.loss, X=Xtr, design_terms=basis.transform_terms(Xtr))
+                        loss=config.loss, X=Xtr, design_terms=design_terms(basis, Xtr, design))
     fitted = fit_classifier(data.design, data.labels, get_loss(config.loss), entry_terms=data.design_terms)
     train_err = fitted.train_error
-    true_err = float(np.mean(fitted.predict(basis.transform(Xte), basis.transform_terms(Xte)) != yte))
+    test_design = basis.transform(Xte)
+    true_err = float(np.mean(fitted.predict(test_design, design_terms(basis, Xte, test_design)) != yte))
     rows: dict[str, dict] = reused_rows(config, task, train_err, true_err, len(yte), redraws)
     seen: set[str] = set()
     plain = [m for m in config.methods if config.method_of[m] == m and m not in rows]
