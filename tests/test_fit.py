@@ -81,7 +81,6 @@ def test_balanced_labels_far_from_the_origin_predict_plus_one_everywhere(seed):
     assert (preds == 1.0).all()
 
 
-
 @pytest.mark.parametrize("spec", ["logistic", "logistic_ridge:0.05", "exponential_ridge:0.05", "hinge",
                                   "hinge_ridge:0.05"])
 @pytest.mark.parametrize("shift", [0.0, 1e4])

@@ -728,13 +728,13 @@ def test_least_squares_refits_sign_as_exact_arithmetic_in_any_row_order(basis, s
     space, so the same exact fits) through the compiled batched path (``optim.squared_parts``) or one part at a
     time; principal components keeping every component (the same column space again), alone or inside another
     basis (their terms passed on), through the compiled kernels (``pca_parts``, ``squared_parts``), and as a
-    scikit-learn pipeline (``StandardScaler``, ``PCA``,
-    ``RidgeClassifier(alpha=0)``: least squares) one part at a time; the fixed basis and the components also
-    on the features shifted by 1e4 (exact, the same exact fits; Z's entries then cancel more). A part whose
-    labels are one class predicts it; a part whose normal equations are singular is left out (its least-norm
-    rule has no exact analogue here). Before 2026-12-04 about 0.5% of the parts were signed by rounding: a point at the
-    mean of the data has z = 0 in orthonormal coordinates only up to rounding, and a score (x - mu)' v that is
-    0 exactly only up to the rounding of terms of size |x| + |mu| (``Basis.transform_terms``)."""
+    scikit-learn pipeline (``StandardScaler``, ``PCA``, ``RidgeClassifier(alpha=0)``: least squares) one part
+    at a time; the fixed basis and the components also on the features shifted by 1e4 (exact, the same exact
+    fits; Z's entries then cancel more). A part whose labels are one class predicts it; a part whose normal
+    equations are singular is left out (its least-norm rule has no exact analogue here). Before 2026-12-04
+    about 0.5% of the parts were signed by rounding: a point at the mean of the data has z = 0 in orthonormal
+    coordinates only up to rounding, and a score (x - mu)' v that is 0 exactly only up to the rounding of terms
+    of size |x| + |mu| (``Basis.transform_terms``)."""
     from exact_least_squares import exact_least_squares, exact_signs, small_integer_problems
 
     rng = np.random.default_rng(21)
