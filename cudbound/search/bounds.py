@@ -107,11 +107,11 @@ def _flip_d(t, hnk, r):
 
     r = 0 (a quadratic loss L = m + grad'd + d'Hd, H half its Hessian): t^2 / hnk with
     hnk = phi'H^-1 phi. r > 0 (a loss whose terms have |l'''| <= l'': logistic, exponential,
-    plus any quadratic penalty; H the full Hessian of L at b_m, hnk = phi'H^-1 phi and r^2 the
-    largest phi_i'H^-1 phi_i over the points of the loss): along d = b - b_m the second
-    derivative F'' of F(s) = L(b_m + s d) has |F'''| <= M F'' with M = max_i |phi_i'd| <= r q,
-    q = (d'Hd)^(1/2), so F(1) - F(0) - F'(0) >= q^2 psi(r q), psi(u) = (e^-u + u - 1) / u^2
-    (Bach 2010, "Self-concordant analysis for logistic regression", Prop. 1), F'(0) >= 0 on the
+    plus any quadratic penalty; H the full Hessian of L at b_m, hnk = phi'H^-1 phi and r from
+    ``smooth_node_solver._factor_r``): along d = b - b_m, with q = (d'Hd)^(1/2), F(s) = L(b_m + s d)
+    has F(1) - F(0) - F'(0) >= q^2 psi(r q), psi(u) = (e^-u + u - 1) / u^2 (Bach 2010,
+    "Self-concordant analysis for logistic regression", Prop. 1, with r the largest
+    (phi_i'H^-1 phi_i)^(1/2); ``_factor_r`` proves it for a mean of them), F'(0) >= 0 on the
     node's cone, and a flip needs q >= |t| / hnk^(1/2); q^2 psi(r q) grows with q."""
     if r <= 0.0:
         return t * t / hnk

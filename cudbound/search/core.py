@@ -260,7 +260,7 @@ def _fresh_factor(slv, bd, pool, c):
     """``smooth_node_solver._smooth_factor`` at node c's minimiser into ``pool.chol[c]``, from the
     Hessian its SQP left in the pool when there is one (no second evaluation)."""
     if pool.grad.shape[1] > 0 and np.isfinite(pool.grad[c, 0]):
-        return _smooth_factor_of(pool.hess[c], slv.sm[1], pool.chol[c], bd.zm)
+        return _smooth_factor_of(pool.hess[c], slv.sm, pool.beta[c], pool.chol[c], bd.zm)
     return _smooth_factor(slv.sm, pool.beta[c], pool.chol[c], bd.zm)
 
 

@@ -98,6 +98,7 @@ ARMIJO = 1e-4
 RESOLUTION = 1e-15   # a predicted decrease below RESOLUTION max(1, |L|) is round-off: stop
 STALL = 1e-12        # a line search that fails with the predicted decrease below this: certify
 MAX_ITER = 100
+R_BINS = 64         # bins of r_i in the flip cost's mean r (_factor_r)
 REUSE_TOL = 1e-10    # the parent's separating direction is in the child's cone up to this (relative)
 TRIAL_ITER = 20      # iterations allowed to a solve that tries to certify that nothing is separable
 
@@ -465,8 +466,8 @@ def _smooth_factor(sm, b, L, z):
     """The flip-cost metric of a logistic or exponential loss at b (:func:`bounds._flip_d`).
 
     Writes into L the Cholesky factor (lower) of H, the Hessian of the loss (penalty
-    included) at b, and returns r = (max_i phi_i'H^-1 phi_i)^(1/2) over the points of the
-    loss; -1 when H is not safely positive definite (no flip cost then)."""
+    included) at b, and returns the r of :func:`_factor_r`; -1 when H is not safely positive
+    definite (no flip cost then)."""
     kind, D, yo, wn, pen, _ = sm
     p = L.shape[0]
     for j in range(p):
@@ -486,23 +487,34 @@ def _smooth_factor(sm, b, L, z):
             cj = d2 * D[i, j]
             for k in range(j + 1):
                 L[j, k] += cj * D[i, k]
-    return _factor_r(D, L, z)
+    return _factor_r(sm, b, L, z)
 
 
 @njit(cache=True)
-def _smooth_factor_of(H, D, L, z):
+def _smooth_factor_of(H, sm, b, L, z):
     """:func:`_smooth_factor` from the Hessian H at b, already computed (the SQP's at its answer)."""
     p = L.shape[0]
     for j in range(p):
         for k in range(j + 1):
             L[j, k] = H[j, k]
-    return _factor_r(D, L, z)
+    return _factor_r(sm, b, L, z)
 
 
 @njit(cache=True, inline="always")
-def _factor_r(D, L, z):
-    """The Cholesky factor of the Hessian whose lower triangle L holds, in place, and r over the
-    rows of D (:func:`_smooth_factor`)."""
+def _factor_r(sm, b, L, z):
+    """The Cholesky factor of the Hessian H at b whose lower triangle L holds, in place, and the r of
+    ``bounds._flip_d``: the mean of r_i = (phi_i'H^-1 phi_i)^(1/2) over the worst unit of curvature mass.
+
+    Along d, with q = (d'Hd)^(1/2), the curvature of L is sum_i w_i l''_i a_i^2 (a_i = phi_i'd) plus the
+    penalty's. Its share pi_i = w_i l''_i a_i^2 / q^2 on point i is at most c_i = w_i l''_i r_i^2 (since
+    |a_i| <= r_i q), the shares and the penalty's add up to 1, and l''(t + u) >= l''(t) e^(-|u|) for these
+    losses (|l'''| <= l''), so F(s) = L(b + s d) has F''(s) >= q^2 sum_i pi_i e^(-s r_i q), the penalty's
+    share counted at r = 0. Its least value over the shares fills the largest r_i first, each up to c_i,
+    until a unit; and psi(u) = (e^-u + u - 1) / u^2 is convex, so F(1) - F(0) - F'(0) >= q^2 sum_i pi_i
+    psi(r_i q) >= q^2 psi(r q) with r = sum_i pi_i r_i over that filling (Jensen). Capacities from above
+    and r_i from above keep the bound valid (more mass at larger r): the points go into R_BINS bins of
+    r_i, each counted at its bin's upper edge (two passes over the points, no sort). r is at most the
+    largest r_i, the r of Bach (2010)'s form of the bound (M = max_i |a_i| <= r_max q)."""
     p = L.shape[0]
     scale = 0.0
     for j in range(p):
@@ -512,12 +524,37 @@ def _factor_r(D, L, z):
         return -1.0
     if not cholesky(L, L, p, 1e-10 * scale):  # in place
         return -1.0
-    r2 = 0.0
+    kind, D, yo, wn, pen, _ = sm
+    v = np.empty(D.shape[0])   # r_i^2
+    v_max = 0.0
     for i in range(D.shape[0]):
-        v = _inv_norm2(L, D[i], z)
-        if v > r2:
-            r2 = v
-    return math.sqrt(r2) * (1.0 + 1e-9)
+        v[i] = _inv_norm2(L, D[i], z)
+        if v[i] > v_max:
+            v_max = v[i]
+    if not v_max > 0.0:
+        return 0.0
+    # each point's capacity c_i = w_i l''_i r_i^2 into bin j of r_i <= r_max (j + 1) / R_BINS, counted at
+    # r = that edge (r rounded up, the bound down)
+    cap = np.zeros(R_BINS)
+    r_max = math.sqrt(v_max)
+    scale = R_BINS / r_max
+    for i in range(D.shape[0]):
+        mrg = _margin(D, yo, b, i)
+        if kind == 0:
+            e = math.exp(-abs(mrg))
+            d2 = e / ((1.0 + e) * (1.0 + e))
+        else:
+            d2 = math.exp(-mrg)
+        cap[min(int(math.sqrt(v[i]) * scale), R_BINS - 1)] += wn[i] * d2 * v[i]
+    mass = 0.0
+    rbar = 0.0
+    for j in range(R_BINS - 1, -1, -1):   # the largest r first, until a unit of mass
+        take = min(cap[j] * (1.0 + 1e-9), 1.0 - mass)
+        rbar += take * r_max * (j + 1) / R_BINS
+        mass += take
+        if mass >= 1.0:
+            break
+    return max(rbar, 1e-12 * r_max) * (1.0 + 1e-9)
 
 
 @njit(cache=True, inline="always")
@@ -844,7 +881,7 @@ class SmoothNodeSolver(NodeSolver):
         current weights; None unless the loss is a built-in logistic or exponential one.
 
         With H the Hessian at x, g the gradient, eps = (g'H^-1 g)^(1/2), q_k = |phi_k'x| /
-        (phi_k'H^-1 phi_k)^(1/2) and r^2 = max_i phi_i'H^-1 phi_i over the weighted points,
+        (phi_k'H^-1 phi_k)^(1/2) and r the mean of :func:`_factor_r` over the weighted points,
         L(x + d) - L(x) >= g'd + q^2 psi(r q) >= h(q) - eps q with q = (d'Hd)^(1/2) >= q_k
         and h(q) = (e^-rq + r q - 1) / r^2 (``search.bounds._flip_d``); h - eps q is convex,
         so the bound is h(q_k) - eps q_k when h'(q_k) = (1 - e^-r q_k) / r >= eps, else 0."""

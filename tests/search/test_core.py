@@ -273,7 +273,7 @@ def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(spec, seed)
         assert steps > 2
 
 
-@pytest.mark.parametrize("seed, n, branching", [(0, 36, "dearest"), (2, 36, "dearest"), (3, 36, "dearest"),
+@pytest.mark.parametrize("seed, n, branching", [(6, 36, "dearest"), (2, 36, "dearest"), (3, 36, "dearest"),
                                                (2, 80, "critical"), (3, 80, "critical")])
 def test_a_state_kept_without_the_derivative_cache_resumes_the_same_search(seed, n, branching, monkeypatch):
     """A state too large for ``RESUME_MAX_BYTES`` drops the smooth losses' derivatives at the minimisers

@@ -2,8 +2,9 @@
 
 At a node with minimiser b_m, every classifier of the node's cone that gives a free point k
 the other sign has loss >= m + delta_k, delta_k = q^2 psi(r q) with q = |phi_k'b_m| /
-(phi_k'H^-1 phi_k)^(1/2) and r^2 = max_i phi_i'H^-1 phi_i (H the Hessian at b_m): the
-loss's terms have |l'''| <= l'' (self-concordance in the sense of Bach 2010). Checked here
+(phi_k'H^-1 phi_k)^(1/2) and r the mean of r_i = (phi_i'H^-1 phi_i)^(1/2) over the worst unit of
+curvature mass (H the Hessian at b_m; ``smooth_node_solver._factor_r``): the loss's terms have
+|l'''| <= l'' (self-concordance in the sense of Bach 2010). Checked here
 against brute-force enumeration (``reference_losses.ref_details``: the least loss of every
 realisable sign pattern, by an independent method) on random nodes of random small
 problems, and the root's closed-form screening bound (``SmoothNodeSolver.flip_bounds``) the
@@ -16,7 +17,7 @@ import pytest
 
 from cudbound.losses import get_loss
 from cudbound.search.bounds import _flip_d
-from cudbound.search.smooth_node_solver import SmoothNodeSolver, _factor_hn, _smooth_factor
+from cudbound.search.smooth_node_solver import R_BINS, SmoothNodeSolver, _factor_hn, _smooth_factor
 from reference_losses import RefLoss, ref_details, ref_fit, separable_points
 from sweeps import first_of_each
 
@@ -126,3 +127,99 @@ def test_psi_form_is_monotone_and_below_the_quadratic():
     u = 1e-3 * (1 - 1e-12)
     a, b = _flip_d(u, 1.0, 1.0), _flip_d(u * (1 + 2e-12), 1.0, 1.0)
     assert a <= b and (b - a) <= 1e-7 * b
+
+
+def _loss_parts(spec, rng):
+    """A random weighted problem of the loss ``spec`` (8-60 points, 2-4 coefficients, features of
+    mixed scales and offsets) and a random b: (kind, D, yo, wn, pen) as the compiled solver holds them."""
+    while True:
+        n, p = int(rng.integers(8, 60)), int(rng.integers(2, 5))
+        F = rng.standard_normal((n, p - 1)) * rng.choice([0.3, 1.0, 5.0], size=p - 1) + rng.choice([0.0, 3.0],
+                                                                                                   size=p - 1)
+        design = np.column_stack([np.ones(n), F])
+        y = np.where(F @ rng.standard_normal(p - 1) + rng.standard_normal(n) > 0, 1.0, -1.0)
+        if len(np.unique(y)) == 2:
+            break
+    solver = SmoothNodeSolver(get_loss(spec), design, y)
+    counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
+    solver.set_weights(counts)
+    obj = solver._objective(counts)
+    return (obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen), rng.standard_normal(p) * 0.5
+
+
+def _value_grad_hess(parts, b):
+    """L(b) = sum_i w_i l(y_i phi_i'b) + b'Q b, its gradient and Hessian, in NumPy (not the kernel's)."""
+    kind, D, yo, wn, pen = parts
+    m = yo * (D @ b)
+    if kind == 0:
+        s = 0.5 * (1.0 - np.tanh(m / 2.0))
+        f, d1, d2 = wn @ np.logaddexp(0.0, -m), -yo * s, s * (1.0 - s)
+    else:
+        e = np.exp(-m)
+        f, d1, d2 = wn @ e, -yo * e, e
+    g, H = D.T @ (wn * d1), (D * (wn * d2)[:, None]).T @ D
+    if pen.shape[0]:
+        f, g, H = f + b @ pen @ b, g + 2.0 * pen @ b, H + 2.0 * pen
+    return float(f), g, H
+
+
+def _greedy_mean(r, cap):
+    """sum_i pi_i r_i with pi filling the largest r first, each up to its capacity, until a unit of mass."""
+    mass, mean = 0.0, 0.0
+    for i in np.argsort(-r, kind="stable"):
+        take = min(cap[i], 1.0 - mass)
+        mean, mass = mean + take * r[i], mass + take
+    return mean
+
+
+@pytest.mark.parametrize("spec", sorted(REFS))
+def test_the_flip_costs_r_is_the_mean_over_the_worst_unit_of_curvature(spec):
+    """``_smooth_factor``'s r is the mean of r_i = (phi_i'H^-1 phi_i)^(1/2) over the unit of curvature
+    mass the capacities c_i = w_i l''_i r_i^2 put on the largest r_i first (the penalty's share at r = 0):
+    at least that mean (the bound stays valid), equal to it with r_i rounded up to its bin's edge
+    (``_factor_r``'s rounding, here in NumPy), and at most r_max."""
+    rng = np.random.default_rng(4_100_000 + sorted(REFS).index(spec))
+    below = 0
+    for _ in range(40):
+        parts, b = _loss_parts(spec, rng)
+        kind, D, yo, wn, pen = parts
+        p = len(b)
+        r = _smooth_factor((*parts, 50), b, np.empty((p, p)), np.empty(p))
+        _, _, H = _value_grad_hess(parts, b)
+        v = np.einsum("ij,jk,ik->i", D, np.linalg.inv(H), D)
+        m = yo * (D @ b)
+        l2 = np.exp(-m) if kind == 1 else 0.25 / np.cosh(m / 2.0) ** 2
+        exact = _greedy_mean(np.sqrt(v), wn * l2 * v)
+        r_max = np.sqrt(v.max())
+        edge = r_max * np.minimum(np.floor(np.sqrt(v) / r_max * R_BINS) + 1.0, R_BINS) / R_BINS
+        binned = _greedy_mean(edge, wn * l2 * v)
+        assert exact * (1 - 1e-7) <= r <= np.sqrt(v.max()) * (1 + 1e-7), (r, exact)
+        assert r == pytest.approx(binned, rel=1e-7)
+        below += r < 0.95 * np.sqrt(v.max())
+    assert below >= 20, below  # the mean is well below the largest r_i on most problems
+
+
+@pytest.mark.parametrize("spec", sorted(REFS))
+def test_the_self_concordant_growth_holds_with_the_mean_r(spec):
+    """The lemma behind ``bounds._flip_d`` with ``_smooth_factor``'s r: for every b and d,
+    L(b + d) - L(b) - grad'd >= h(q), q = (d'Hd)^(1/2), h(q) = (e^-rq + rq - 1) / r^2, checked in NumPy on
+    random problems along random directions and along H^-1 phi_i (each point's steepest flip, which
+    loads the most curvature on that point), at q from 0.05 to 20. The bound is nearly attained (within
+    a few per cent) along some of these directions, so a mean r too small by that much fails here."""
+    rng = np.random.default_rng(4_200_000 + sorted(REFS).index(spec))
+    ratios = []
+    for _ in range(15):
+        parts, b = _loss_parts(spec, rng)
+        p = len(b)
+        r = _smooth_factor((*parts, 50), b, np.empty((p, p)), np.empty(p))
+        f0, g, H = _value_grad_hess(parts, b)
+        Hi = np.linalg.inv(H)
+        for d0 in [Hi @ row for row in parts[1]] + [rng.standard_normal(p) for _ in range(10)]:
+            for sign in (1.0, -1.0):
+                for q in (0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 20.0):
+                    d = sign * q * d0 / math.sqrt(d0 @ H @ d0)
+                    growth = _value_grad_hess(parts, b + d)[0] - f0 - g @ d
+                    h = _flip_d(q, 1.0, r)
+                    assert growth >= h - 1e-12 * max(1.0, abs(f0)), (q, growth, h)
+                    ratios.append(growth / h)
+    assert min(ratios) < 1.05, min(ratios)
