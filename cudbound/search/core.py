@@ -91,7 +91,7 @@ from .options import SearchOptions, SearchOutcome, Tolerances
 from .probes import _probe
 from .records import compiled_record
 from .replicate_setup import _replicate_setup
-from .smooth_node_solver import _factor_hn, _smooth_factor, _smooth_factor_of
+from .smooth_node_solver import _factor_hn, _smooth_factor, _smooth_factor_of, factor_workspace
 
 __all__ = ["KIND_QP", "KIND_LP", "KIND_EXTERNAL", "KIND_SMOOTH", "KIND_HINGE_QP", "STATES", "SearchState", "run_search",
            "compiled_replicate", "SearchContext", "solver_inputs"]
@@ -138,7 +138,7 @@ Bounding = namedtuple("Bounding", [
     "smooth_flip", # ... from the Hessian at each node's minimiser (logistic, exponential)
     "branching",   # the branching rule in use
     "L_branch",    # _branch_point's "can still flip" threshold
-    "tmp_d", "tmp_diff", "zm",  # scratch
+    "tmp_d", "tmp_diff", "zm",  # scratch (zm: p entries, or smooth_node_solver.factor_workspace's with smooth flip costs)
     "eye", "zero",  # the feasibility QP's metric and centre
     "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip), else empty
     "cone", "cone_l", "cone_v", "cone_nu",  # its scratch
@@ -193,8 +193,9 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     W = np.zeros((0, p))
     if cone and quad_ok and kind == KIND_QP and use_flip:
         W = P @ Hinv
+    zm = np.empty(factor_workspace(p, slv.sm[1].shape[0]) if smooth_flip else p)
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
-                       np.empty(mf), np.empty(p), np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
+                       np.empty(mf), zm, np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
                        np.empty(p), np.empty(p), np.empty(mf if pick else 0, dtype=np.int64),
                        np.empty(1 if pick else 0, dtype=np.int64), np.empty(mf, dtype=np.int64))
 

@@ -462,6 +462,13 @@ _sqp_compiled = njit(cache=True)(_sqp)
 
 
 @njit(cache=True)
+def factor_workspace(p: int, n_points: int) -> int:
+    """The length of the workspace ``z`` that :func:`_smooth_factor` and :func:`_smooth_factor_of` take for p
+    coefficients and n_points points of the loss: a triangular solve's p, each point's r_i^2 and the R_BINS bins."""
+    return p + n_points + R_BINS
+
+
+@njit(cache=True)
 def _smooth_factor(sm, b, L, z):
     """The flip-cost metric of a logistic or exponential loss at b (:func:`bounds._flip_d`).
 
@@ -503,7 +510,8 @@ def _smooth_factor_of(H, sm, b, L, z):
 @njit(cache=True, inline="always")
 def _factor_r(sm, b, L, z):
     """The Cholesky factor of the Hessian H at b whose lower triangle L holds, in place, and the r of
-    ``bounds._flip_d``: the mean of r_i = (phi_i'H^-1 phi_i)^(1/2) over the worst unit of curvature mass.
+    ``bounds._flip_d``: the mean of r_i = (phi_i'H^-1 phi_i)^(1/2) over the worst unit of curvature mass
+    (z: a workspace of :func:`factor_workspace` entries, set up once per search).
 
     Along d, with q = (d'Hd)^(1/2), the curvature of L is sum_i w_i l''_i a_i^2 (a_i = phi_i'd) plus the
     penalty's. Its share pi_i = w_i l''_i a_i^2 / q^2 on point i is at most c_i = w_i l''_i r_i^2 (since
@@ -525,7 +533,11 @@ def _factor_r(sm, b, L, z):
     if not cholesky(L, L, p, 1e-10 * scale):  # in place
         return -1.0
     kind, D, yo, wn, pen, _ = sm
-    v = np.empty(D.shape[0])   # r_i^2
+    p, m = L.shape[0], D.shape[0]
+    if z.shape[0] < factor_workspace(p, m):
+        raise ValueError("the flip-cost workspace is too short (factor_workspace)")
+    v = z[p:p + m]   # r_i^2
+    cap = z[p + m:p + m + R_BINS]
     v_max = 0.0
     for i in range(D.shape[0]):
         v[i] = _inv_norm2(L, D[i], z)
@@ -535,7 +547,7 @@ def _factor_r(sm, b, L, z):
         return 0.0
     # each point's capacity c_i = w_i l''_i r_i^2 into bin j of r_i <= r_max (j + 1) / R_BINS, counted at
     # r = that edge (r rounded up, the bound down)
-    cap = np.zeros(R_BINS)
+    cap[:] = 0.0
     r_max = math.sqrt(v_max)
     scale = R_BINS / r_max
     for i in range(D.shape[0]):
@@ -585,7 +597,7 @@ def _flip_bounds(sm, x, Phi):
     p = x.shape[0]
     g = np.empty(p)
     L = np.empty((p, p))
-    z = np.empty(p)
+    z = np.empty(factor_workspace(p, D.shape[0]))
     _pointwise_eval(kind, D, yo, wn, pen, x, g, L, True)
     r = _smooth_factor(sm, x, L, z)
     if r < 0.0:

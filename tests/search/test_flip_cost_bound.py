@@ -17,7 +17,8 @@ import pytest
 
 from cudbound.losses import get_loss
 from cudbound.search.bounds import _flip_d
-from cudbound.search.smooth_node_solver import R_BINS, SmoothNodeSolver, _factor_hn, _smooth_factor
+from cudbound.search.smooth_node_solver import (R_BINS, SmoothNodeSolver, _factor_hn, _smooth_factor,
+                                                 factor_workspace)
 from reference_losses import RefLoss, ref_details, ref_fit, separable_points
 from sweeps import first_of_each
 
@@ -56,7 +57,7 @@ def _metric(solver, counts, b):
     obj = solver._objective(np.asarray(counts, dtype=float))
     L = np.empty((len(b), len(b)))
     r = _smooth_factor((obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, 50), np.ascontiguousarray(b), L,
-                       np.empty(len(b)))
+                       np.empty(factor_workspace(len(b), len(obj.D))))
     return r, L
 
 
@@ -184,7 +185,7 @@ def test_the_flip_costs_r_is_the_mean_over_the_worst_unit_of_curvature(spec):
         parts, b = _loss_parts(spec, rng)
         kind, D, yo, wn, pen = parts
         p = len(b)
-        r = _smooth_factor((*parts, 50), b, np.empty((p, p)), np.empty(p))
+        r = _smooth_factor((*parts, 50), b, np.empty((p, p)), np.empty(factor_workspace(p, len(parts[1]))))
         _, _, H = _value_grad_hess(parts, b)
         v = np.einsum("ij,jk,ik->i", D, np.linalg.inv(H), D)
         m = yo * (D @ b)
@@ -199,6 +200,15 @@ def test_the_flip_costs_r_is_the_mean_over_the_worst_unit_of_curvature(spec):
     assert below >= 20, below  # the mean is well below the largest r_i on most problems
 
 
+def test_a_short_workspace_is_refused():
+    """``_smooth_factor`` writes each point's r_i^2 and the bins into its workspace: one shorter than
+    ``factor_workspace`` is an error, not a write past its end."""
+    parts, b = _loss_parts("logistic", np.random.default_rng(4_300_000))
+    p = len(b)
+    with pytest.raises(ValueError, match="workspace"):
+        _smooth_factor((*parts, 50), b, np.empty((p, p)), np.empty(factor_workspace(p, len(parts[1])) - 1))
+
+
 @pytest.mark.parametrize("spec", sorted(REFS))
 def test_the_self_concordant_growth_holds_with_the_mean_r(spec):
     """The lemma behind ``bounds._flip_d`` with ``_smooth_factor``'s r: for every b and d,
@@ -211,7 +221,7 @@ def test_the_self_concordant_growth_holds_with_the_mean_r(spec):
     for _ in range(15):
         parts, b = _loss_parts(spec, rng)
         p = len(b)
-        r = _smooth_factor((*parts, 50), b, np.empty((p, p)), np.empty(p))
+        r = _smooth_factor((*parts, 50), b, np.empty((p, p)), np.empty(factor_workspace(p, len(parts[1]))))
         f0, g, H = _value_grad_hess(parts, b)
         Hi = np.linalg.inv(H)
         for d0 in [Hi @ row for row in parts[1]] + [rng.standard_normal(p) for _ in range(10)]:
