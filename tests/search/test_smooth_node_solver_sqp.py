@@ -9,10 +9,17 @@ and the value is pinned as far as the stopping rule pins it: the iteration stops
 number. Measured over 5,328 cases (200 seeds per loss): the minimiser at most 1.1e-11 apart (relative to
 max(1, |x|)) and the value 1.3e-12 (relative to max(1, |L|)), both on one unpenalised logistic loss whose Hessian
 has condition number 5e6 (the compiled form stopped on a predicted decrease of -1.4e-12); on every other case
-below 2.3e-13 and 1e-13. So the minimiser is checked to 1e-9, the value to 1e-11, the status and the active set
-exactly; a change of one line of either evaluation moves them by more. The same function run in Python with
-the compiled evaluation gave the compiled answers to the last bit on every case (checked to 1e-12: only the dot
-products of numba and NumPy may round apart).
+below 2.3e-13 and 1e-13. So the value is checked to 1e-11, the status and the active set exactly; a change of one
+line of either evaluation moves them by more.
+
+Since 2026-12-04 (twenty-fifth sitting) an iterate certified as it stands is the answer, without the last step
+to the model's point z, and the stopping rule pins the minimiser only to |x - z|_H <= (-g'd)^(1/2), about 3e-8
+over the root of the Hessian's least eigenvalue: where one form keeps its iterate and the other steps (or the
+two stop one iteration apart), the minimisers differ by that much. Measured over the 1,068 cases below (40 seeds
+per loss): the values at most 4.7e-15 apart, the minimisers 1.6e-15 in 99% of the cases and at most 5.3e-8. So
+the minimisers are checked to 1e-6 each, and to 1e-9 in 95% of a loss's cases. The same function run in Python
+with the compiled evaluation gave the compiled answers to the last bit on every case (checked to 1e-12: only the
+dot products of numba and NumPy may round apart).
 
 Each case: a random design (intercept + Gaussian features, n in 8..20, p in 2..4), random bootstrap counts, 1 to 3
 random rows of the design with random signs as the cone G b >= 0, and a start that is feasible (0), infeasible as
@@ -31,7 +38,8 @@ from cudbound.optim.smooth import separation
 from cudbound.search.smooth_node_solver import KIND_EXPONENTIAL, KIND_LOGISTIC, _builtin_kind, _evaluate, _Objective, \
     _sqp, _sqp_compiled
 
-X_RTOL = 1e-9
+X_RTOL = 1e-6        # each minimiser (a certified iterate is kept: pinned to about 3e-8)
+X_RTOL_MOST = 1e-9   # ... and in 95% of a loss's cases
 F_RTOL = 1e-11
 SAME_RTOL = 1e-12   # the compiled iteration and the same one run in Python, both with the compiled evaluation
 SEEDS = 40
@@ -100,6 +108,7 @@ def test_every_builtin_loss_is_here():
 @pytest.mark.parametrize("name", sorted(BUILTIN))
 def test_compiled_and_python_forms_agree(name):
     counted = {"zero": 0, "flip": 0, "random": 0, "active": 0}
+    apart = []
     for seed, loss, design, y, counts, G, start, x0 in _cases(name):
         kind = _builtin_kind(loss)
         compiled = _Objective(loss, design, y, counts, kind)
@@ -110,7 +119,8 @@ def test_compiled_and_python_forms_agree(name):
         where = (name, seed, start)
         assert st_c == st_p == 0, where
         assert act_c == act_p, where
-        assert np.max(np.abs(x_c - x_p)) <= X_RTOL * max(1.0, np.max(np.abs(x_c))), where
+        apart.append(np.max(np.abs(x_c - x_p)) / max(1.0, np.max(np.abs(x_c))))
+        assert apart[-1] <= X_RTOL, where
         assert abs(f_c - f_p) <= F_RTOL * max(1.0, abs(f_c)), where
         # the same source run in Python with the compiled evaluation: the two forms of the iteration alone
         st_s, f_s, x_s, act_s = _run(_sqp, compiled.model, G, x0)
@@ -123,6 +133,7 @@ def test_compiled_and_python_forms_agree(name):
         counted[start] += 1
         counted["active"] += len(act_c) > 0
     assert min(counted.values()) >= 10, counted
+    assert np.mean(np.array(apart) <= X_RTOL_MOST) >= 0.95, sorted(apart)[-5:]
 
 
 @pytest.mark.parametrize("name", sorted(BUILTIN))
@@ -201,3 +212,70 @@ def test_the_kkt_certificate_is_lapacks_on_independent_and_dependent_rows(seed):
     assert _kkt_ok(G, norms, x, g, act, k) == want
     if kind == 0:
         assert want
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_a_certified_iterate_is_the_answer_without_a_last_step(name, monkeypatch):
+    """Once the predicted decrease -g'd is below round-off, an iterate that passes the KKT certificate with the
+    gradient it was evaluated with is the answer as it stands: no step to the model's point z and no evaluation
+    there (the iteration is traced by running its Python form with the compiled evaluation). Such an answer is
+    certified (the certificate recomputed in NumPy), its value is the loss's own there, and it is not above the
+    value at z (the step it spared) by more than L's resolution."""
+    from cudbound.search import smooth_node_solver as sns
+    events = []
+    evaluate, model_qp = sns._evaluate, sns._model_qp
+
+    def traced_evaluate(model, b, grad, H, want):
+        events.append("eval")
+        return evaluate(model, b, grad, H, want)
+
+    def traced_model_qp(g, H, G, norms, x, z, act, u):
+        out = model_qp(g, H, G, norms, x, z, act, u)
+        events.append(("qp", z.copy()))
+        return out
+
+    monkeypatch.setattr(sns, "_evaluate", traced_evaluate)
+    monkeypatch.setattr(sns, "_model_qp", traced_model_qp)
+    solves = spared = 0
+    for seed, loss, design, y, counts, G, start, x0 in _cases(name):
+        model = _Objective(loss, design, y, counts, _builtin_kind(loss)).model
+        events.clear()
+        st, f, x, act = _run(_sqp, model, G, x0)
+        where = (name, seed, start)
+        assert st == 0, where
+        solves += 1
+        g, H = np.empty(len(x)), np.empty((len(x), len(x)))
+        assert _evaluate(model, x, g, H, True) == f, where
+        if events[-1] == "eval":
+            continue   # stepped to z and evaluated there
+        spared += 1
+        assert _kkt_reference(G, np.linalg.norm(G, axis=1), x, g, act), where
+        z = events[-1][1]
+        f_z = _evaluate(model, z, np.empty(len(x)), np.empty((len(x), len(x))), False)
+        # L(x) - L(z) <= -g'd <= 1e-15 max(1, |L|), plus the evaluations' round-off (either may be the smaller)
+        assert f - f_z <= 1e-14 * max(1.0, abs(f)), where
+    # the last evaluation is spared on most solves (the step to z needs a row the iterate does not hold active)
+    assert solves >= 30 and spared >= 0.8 * solves, (solves, spared)
+
+
+def test_an_iterate_that_fails_the_certificate_takes_the_last_step():
+    """The predicted decrease can be below round-off where the gradient is not: L(b) = 1e12 |b|^2 / 2 + c'b with
+    |c| = 1e-6, from b = 0, predicts g'H^-1 g = 1e-24 but has |grad| = 1e-6 above the certificate's 1e-7. That
+    iterate is not the answer: the iteration steps to the model's point -c / 1e12, where the gradient vanishes."""
+
+    class Quadratic:
+        A, c = 1e12, np.array([1e-6, 0.0])
+
+        def value(self, b):
+            return 0.5 * self.A * float(b @ b) + float(self.c @ b)
+
+        def derivatives(self, b):
+            return self.A * b + self.c, self.A * np.eye(2)
+
+    x = np.zeros(2)
+    act = np.zeros(2, dtype=np.int64)
+    status, value, nact = _sqp(Quadratic(), np.zeros((0, 2)), np.zeros(0), x, 100, act, np.nan, np.zeros(0),
+                               np.zeros((0, 0)))
+    assert status == 0 and nact == 0
+    assert np.allclose(x, -Quadratic.c / Quadratic.A, rtol=1e-12, atol=0.0)
+    assert value < 0.0
