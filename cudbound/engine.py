@@ -226,12 +226,24 @@ class ReplicateEngine:
         counts = self._counts
 
         def probe():
-            return probe_classifier(problem, self.loss, self.design, self.y, counts, root.beta, root.beta_value)
+            losses = self._probe_losses(solver, counts)
+            floor = None if losses is None else self._smooth.loss_floor(root.beta, counts)
+            return probe_classifier(problem, self.loss, self.design, self.y, counts, root.beta, root.beta_value,
+                                    losses=losses, floor=floor)
         out = branch_and_bound(problem, solver, root, quad=pd_quad, options=options, record_tree=record_tree,
                                extra_lower=[(beta_hat, problem.L_hat)], probe=probe, inner=inner, fallback=fallback,
                                python_realise=self.engine != "auto")
         out.solves += problem.screen_solves
         return out
+
+    def _probe_losses(self, solver, counts):
+        """The probes' losses of a built-in smooth loss, evaluated as its compiled SQP evaluates a node's
+        (``SmoothNodeSolver.values_at``); None: the probes' own (``probes._batched_losses``)."""
+        smooth = self._smooth
+        if isinstance(solver, _WithFallback) and solver.primary is smooth and smooth is not None \
+                and smooth.kind is not None:
+            return lambda betas: smooth.values_at(betas, counts)
+        return None
 
     def _compiled(self, kernel, counts, beta_hat, alpha, options, *extra):
         """A quadratic replicate set up and searched in compiled code (``core.compiled_replicate`` or

@@ -224,7 +224,8 @@ def _lazy_round(X, n_dirs, signs, values, best_v, top_k):
             return i, (float(v[i]) if n_rows else 0.0), per_dir
 
 
-def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_TOP, margin=1e-9):
+def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_TOP, margin=1e-9, losses=None,
+                     floor=None):
     """The best probed classifier (beta, L(D^(b), beta)) of a replicate set up in Python, or None.
 
     As :func:`_probe` for the quadratic losses, with the loss's Hessian H at the root minimiser
@@ -239,6 +240,12 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
     ``extra_lower`` (``bnb._value_at`` evaluates it again), so it is a value some classifier
     attains; like the quadratic probes it changes which nodes are visited, never the exact Q^(b).
     ``margin``: a sign is clear when |phi'beta| > margin |phi| |beta| (``Tolerances.margin``).
+    ``losses``: L(D^(b), beta) for each row of an array of classifiers, the candidates' losses (default
+    :func:`_batched_losses`; the engine gives a built-in smooth loss's compiled evaluation,
+    ``SmoothNodeSolver.values_at``, the one its node solver computes a minimum with). ``floor``: a lower
+    bound on L(D^(b), beta) for each row (``SmoothNodeSolver.loss_floor``; default none), which tightens
+    each candidate's bound |C| / n to |C| / n min(1, 1 + alpha_n (L_hat - floor)) (clipped at 0), so
+    that fewer losses are computed; the answers are the same.
     """
     P = design[problem.rows]
     mf, p = P.shape
@@ -261,8 +268,8 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
     radii = PROBE_RADII_SMOOTH if smooth else PROBE_RADII_WIDE
 
     def signs(X):
-        """(|C| / n where every free point's sign is clear, else 0; C) at each row of X: the largest
-        value each can have, since g <= 1."""
+        """(|C| / n where every free point's sign is clear, else 0, times g at ``floor`` when given; |C| / n)
+        at each row of X: the largest value each can have, since g <= 1 (and g decreases in L)."""
         clear = np.empty(len(X), dtype=bool)
         C = np.empty(len(X))
         step = max(1, PROBE_CHUNK // mf)
@@ -274,11 +281,16 @@ def probe_classifier(problem, loss, design, y, counts, beta_u, L_u, *, n_top=N_T
             C[a:a + step] = problem.C_forced + np.where(T >= 0.0, problem.cost_plus[:, None],
                                                         problem.cost_minus[:, None]).sum(axis=0)
         absC = np.abs(C) / problem.n
-        return np.where(clear, absC, 0.0), absC
+        ub = np.where(clear, absC, 0.0)
+        if floor is not None:   # v = |C| / n g(L) with g decreasing in L: at most g at L's lower bound
+            with np.errstate(invalid="ignore"):
+                g_up = np.clip(1.0 + alpha * (problem.L_hat - floor(X)), 0.0, 1.0)
+            ub = ub * np.where(np.isnan(g_up), 1.0, g_up)
+        return ub, absC
 
     def values(X, absC):
         """The objective at each row of X whose signs are clear (absC its |C| / n)."""
-        L = _batched_losses(loss, design, y, w, X)
+        L = _batched_losses(loss, design, y, w, X) if losses is None else losses(X)
         g = np.minimum(1.0, 1.0 + alpha * (problem.L_hat - L))
         return np.where(np.isfinite(L), absC * np.where(g > 0.0, g, 0.0), 0.0)
 

@@ -304,6 +304,16 @@ def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
     return f
 
 
+@njit(cache=True)
+def _values_at(kind, D, yo, wn, pen, betas, out):
+    """out[r] = L(betas[r]) for each row, the value :func:`_pointwise_eval` gives a node's minimiser."""
+    p = D.shape[1]
+    grad = np.empty(p)
+    H = np.empty((p, p))
+    for r in range(betas.shape[0]):
+        out[r] = _pointwise_eval(kind, D, yo, wn, pen, betas[r], grad, H, False)
+
+
 def _evaluate(model, b, grad, H, want):
     """L(b); with ``want`` also its gradient and Hessian, written into grad and H. ``model`` is
     (kind, D, yo, wn, pen) for a built-in loss (:func:`_pointwise_eval`; the only form compiled,
@@ -626,6 +636,21 @@ def _flip_bounds(sm, x, Phi):
 
 
 @njit(cache=True)
+def _growth_terms(sm, x, L):
+    """(L(x), r, eps) and, in L, the Cholesky factor of the Hessian H at x: :meth:`SmoothNodeSolver.loss_floor`'s
+    terms (the metric of :func:`_smooth_factor`; eps = (g'H^-1 g)^(1/2), g the gradient at x); r < 0 when H is
+    not safely positive definite."""
+    kind, D, yo, wn, pen, _ = sm
+    p = x.shape[0]
+    g = np.empty(p)
+    z = np.empty(factor_workspace(p, D.shape[0]))
+    f = _pointwise_eval(kind, D, yo, wn, pen, x, g, L, True)
+    r = _smooth_factor(sm, x, L, z)
+    eps = math.sqrt(_inv_norm2(L, g, z)) if r >= 0.0 else 0.0
+    return f, r, eps
+
+
+@njit(cache=True)
 def _screen_compiled(kind, D, yo, wn, pen, Phi, sides, can_flip, start, level, L_max, max_iter):
     """The screening solves of ``problem.ReplicateProblem`` in one compiled loop.
 
@@ -881,6 +906,41 @@ class SmoothNodeSolver(NodeSolver):
             mask, d = self.counts > 0, None  # undecided: every node solves its LP
         if mask.any():
             self._root_sep = (mask, d)
+
+    def values_at(self, betas, weights):
+        """L(D^(b), beta) at ``weights`` for each row of ``betas``, evaluated as the compiled SQP evaluates a
+        node's minimum (a built-in loss: ``kind`` is not None)."""
+        model = self._objective(np.asarray(weights, dtype=float)).model
+        out = np.empty(len(betas))
+        _values_at(*model, np.ascontiguousarray(betas, dtype=np.float64), out)
+        return out
+
+    def loss_floor(self, x, weights):
+        """A function giving, for each row b of an array, a lower bound on L(D^(b), b) at ``weights``; None unless
+        the loss is a built-in logistic or exponential one whose Hessian H at x is safely positive definite.
+
+        With g the gradient at x, eps = (g'H^-1 g)^(1/2), q = ((b - x)'H(b - x))^(1/2) and r the mean of
+        :func:`_factor_r`, L(b) >= L(x) + g'(b - x) + q^2 psi(r q) >= L(x) + h(q) - eps q, h(q) = q^2 psi(r q)
+        = (e^-rq + r q - 1) / r^2 (as :meth:`flip_bounds`, along any direction), less 1e-12 max(1, |L(x)|) for
+        the round-off of the evaluations."""
+        if self.kind is None:
+            return None
+        obj = self._objective(np.asarray(weights, dtype=float))
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        L = np.empty((len(x), len(x)))
+        f, r, eps = _growth_terms((obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, 0), x, L)
+        if not r > 0.0 or not math.isfinite(f):
+            return None
+        Ll = np.tril(L)
+        slack = 1e-12 * max(1.0, abs(f))
+
+        def floor(betas):
+            q = np.linalg.norm((np.asarray(betas, dtype=float) - x) @ Ll, axis=1)   # |L'(b - x)|
+            u = r * q
+            with np.errstate(invalid="ignore"):
+                h = np.where(u < 1e-3, q * q * (0.5 - u / 6.0), (np.expm1(-u) + u) / (r * r) * (1.0 - 1e-12))
+            return f + h - eps * q - slack
+        return floor
 
     def screen_batch(self, rows, sides, can_flip, level, L_max):
         """The screening solves of the rows (``problem.ReplicateProblem._screen_by_solves``) in

@@ -133,6 +133,12 @@ def test_psi_form_is_monotone_and_below_the_quadratic():
 def _loss_parts(spec, rng):
     """A random weighted problem of the loss ``spec`` (8-60 points, 2-4 coefficients, features of
     mixed scales and offsets) and a random b: (kind, D, yo, wn, pen) as the compiled solver holds them."""
+    _solver, _counts, parts, b = _loss_solver(spec, rng)
+    return parts, b
+
+
+def _loss_solver(spec, rng):
+    """:func:`_loss_parts`'s problem as (its SmoothNodeSolver, the counts, the parts, b)."""
     while True:
         n, p = int(rng.integers(8, 60)), int(rng.integers(2, 5))
         F = rng.standard_normal((n, p - 1)) * rng.choice([0.3, 1.0, 5.0], size=p - 1) + rng.choice([0.0, 3.0],
@@ -145,7 +151,7 @@ def _loss_parts(spec, rng):
     counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
     solver.set_weights(counts)
     obj = solver._objective(counts)
-    return (obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen), rng.standard_normal(p) * 0.5
+    return solver, counts, (obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen), rng.standard_normal(p) * 0.5
 
 
 def _value_grad_hess(parts, b):
@@ -233,3 +239,34 @@ def test_the_self_concordant_growth_holds_with_the_mean_r(spec):
                     assert growth >= h - 1e-12 * max(1.0, abs(f0)), (q, growth, h)
                     ratios.append(growth / h)
     assert min(ratios) < 1.05, min(ratios)
+
+
+@pytest.mark.parametrize("spec", sorted(REFS))
+def test_the_loss_floor_is_below_the_loss(spec):
+    """``SmoothNodeSolver.loss_floor`` (the probes' bound on a candidate's loss, any b and any x): L(b) >= L(x) +
+    h(q) - eps q - 1e-12 max(1, |L(x)|), with q = ((b - x)'H(b - x))^(1/2), eps = (g'H^-1 g)^(1/2) and h as in
+    the lemma above. Checked in NumPy at random x along each point's steepest flip, along -H^-1 g (where
+    g'd = -eps q: the gradient's term is attained) and random directions, q from 0.05 to 20; and the floor is
+    that formula, recomputed in NumPy from ``_smooth_factor``'s r."""
+    rng = np.random.default_rng(4_250_000 + sorted(REFS).index(spec))
+    for _ in range(15):
+        solver, counts, parts, x = _loss_solver(spec, rng)
+        p = len(x)
+        floor = solver.loss_floor(x, counts)
+        assert floor is not None
+        r = _smooth_factor((*parts, 50), x, np.empty((p, p)), np.empty(factor_workspace(p, len(parts[1]))))
+        f0, g, H = _value_grad_hess(parts, x)
+        Hi = np.linalg.inv(H)
+        eps = math.sqrt(g @ Hi @ g)
+        betas, qs = [], []
+        for d0 in [Hi @ row for row in parts[1]] + [-Hi @ g] + [rng.standard_normal(p) for _ in range(10)]:
+            for sign in (1.0, -1.0):
+                for q in (0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 20.0):
+                    betas.append(x + sign * q * d0 / math.sqrt(d0 @ H @ d0))
+                    qs.append(q)
+        got = floor(np.array(betas))
+        with np.errstate(over="ignore"):   # the exponential loss far out: inf, above any floor
+            losses = np.array([_value_grad_hess(parts, b)[0] for b in betas])
+        assert np.all(got <= losses), np.max(got - losses)
+        want = np.array([f0 + _flip_d(q, 1.0, r) - eps * q for q in qs]) - 1e-12 * max(1.0, abs(f0))
+        assert np.allclose(got, want, rtol=1e-9, atol=1e-12)

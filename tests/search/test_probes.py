@@ -105,6 +105,71 @@ def test_batched_losses_equal_the_loss_value(spec):
     assert np.allclose(got, want, rtol=1e-12, atol=0.0) or np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("spec", ["logistic", "exponential", "logistic_ridge:0.1", "exponential_ridge:0.1",
+                                  "logistic_ridge:0.1:all", "orthonormal:logistic_ridge:0.1",
+                                  "orthonormal:exponential_ridge:0.1"])
+def test_the_smooth_solvers_losses_equal_the_loss_value(spec):
+    """A built-in smooth loss's probes take their losses from its node solver's compiled evaluation
+    (``SmoothNodeSolver.values_at``): each classifier's loss.value, weights 0 included, as the user gives
+    the loss and as the search holds it in orthonormal coordinates."""
+    from cudbound.search.smooth_node_solver import SmoothNodeSolver
+    rng = np.random.default_rng(4_400_250)
+    loss = get_loss(spec.removeprefix("orthonormal:"))
+    n, p = 25, 3
+    design = np.column_stack([np.ones(n), rng.standard_normal((n, p - 1)) * 3.0 + 5.0])
+    if spec.startswith("orthonormal:"):
+        rep = reparametrise(design)
+        design, loss = rep.Z, rep.loss(loss)
+    y = np.where(rng.standard_normal(n) >= 0, 1.0, -1.0)
+    w = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
+    assert np.any(w == 0)
+    betas = rng.standard_normal((40, p)) * rng.choice([0.1, 1.0, 3.0], size=(40, 1))
+    solver = SmoothNodeSolver(loss, design, y)
+    assert solver.kind is not None
+    got = solver.values_at(betas, w)
+    want = np.array([loss.value(design, y, w, b) for b in betas])
+    assert np.allclose(got, want, rtol=1e-12, atol=0.0)
+
+
+@pytest.mark.parametrize("spec", ["logistic", "logistic_ridge:0.1", "exponential_ridge:0.1", "hinge", "user"])
+def test_the_engine_probes_a_builtin_smooth_loss_with_its_solvers_losses(spec):
+    """The engine hands the probes its smooth node solver's losses for a built-in smooth loss and none for any
+    other (the hinge forms, a user loss); the probed pair attains its value and is, in these replicates, the one
+    the probes' own losses give; with the solver's floor on the candidates' losses (``loss_floor``), the same
+    pair to the last bit."""
+    same = 0
+    for i in range(8):
+        Z, y, counts, loss = _replicate(spec.split(":")[0] if spec != "user" else "user", 4_400_950 + i)
+        if spec != "user":
+            loss = get_loss(spec)
+        beta_hat = fit_coefficients(Z, y, loss)
+        eng = ReplicateEngine(Z, y, loss)
+        eng._fallbacks = 0
+        problem, solver, root, *_ = eng._python_setup(counts, beta_hat, 5.0 * len(y), SearchOptions())
+        losses = eng._probe_losses(solver, counts)
+        assert (losses is not None) == (spec not in ("hinge", "user")), spec
+        if losses is None:
+            return
+        betas = np.random.default_rng(i).standard_normal((5, Z.shape[1]))
+        assert np.allclose(losses(betas), [loss.value(Z, y, counts, b) for b in betas], rtol=1e-12, atol=0.0)
+        mine = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value, losses=losses)
+        own = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value)
+        # a floor on the candidates' losses spares losses, never changes the answer
+        floor = solver.primary.loss_floor(root.beta, counts)
+        assert floor is not None
+        floored = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value, losses=losses,
+                                   floor=floor)
+        assert (floored is None) == (mine is None)
+        if mine is not None:
+            assert np.array_equal(floored[0], mine[0]) and floored[1] == mine[1]
+        assert (mine is None) == (own is None)
+        if mine is None:
+            continue
+        assert mine[1] == loss.value(Z, y, counts, mine[0])
+        same += np.array_equal(mine[0], own[0])
+    assert same >= 6, same
+
+
 @pytest.mark.parametrize("seed", range(200))
 def test_the_lazy_round_gives_what_every_loss_computed_would(seed):
     """``_lazy_round`` computes the losses of the rows of largest bound |C| / n first and stops once
