@@ -187,8 +187,9 @@ def _lazy_round(X, n_dirs, signs, values, best_v, top_k):
     """One round of :func:`probe_classifier`'s candidates, their losses computed only where needed.
 
     ``X`` holds ``n_dirs`` directions at each radius (row r n_dirs + j: radius r, direction j);
-    ``signs(X)`` gives each row's upper bound u = |C| / n (0 where a sign is not clear), since
-    v = |C| / n g with g <= 1; ``values(rows, absC)`` the exact objective v. Returns (i, v_i,
+    ``signs(X)`` gives each row's upper bound u >= v (|C| / n, 0 where a sign is not clear, since
+    v = |C| / n g with g <= 1; or tighter, as with a floor on the loss) and its |C| / n;
+    ``values(rows, absC)`` the exact objective v. Returns (i, v_i,
     per_dir): i is argmax v (its first index) when v_i > ``best_v`` (else v_i <= best_v), and
     per_dir[j] = max over radii of v for every direction among the ``top_k`` best (stable order:
     larger value, then smaller index; a direction below them may have a smaller per_dir). The

@@ -20,7 +20,7 @@ The iteration stops when -g'd is below what L can resolve (1e-15 max(1, |L|)). I
 iterate then passes the certificate below (with the active set of the QP that gave that d),
 it is the answer as it stands, with the value, gradient and Hessian it was evaluated with:
 L(x) - L(z) <= -g'd is below L's resolution, and the step to z would cost one evaluation more
-(one of about 5.7 a solve). Otherwise it takes that last full step.
+(one of about 5.6 a solve). Otherwise it takes that last full step.
 
 The answer is then certified as ``optim.smooth.polish_smooth`` certifies an interior-point
 answer: the cone's constraints hold (to 1e-7 relative) and grad L = G_A' lambda with
@@ -611,16 +611,12 @@ def _flip_bounds(sm, x, Phi):
     """:meth:`SmoothNodeSolver.flip_bounds` (None when the Hessian at x is not safely positive
     definite): the metric of :func:`_smooth_factor`, the flip cost of ``bounds._flip_d`` and
     the gradient's term eps q."""
-    kind, D, yo, wn, pen, _ = sm
     p = x.shape[0]
-    g = np.empty(p)
     L = np.empty((p, p))
-    z = np.empty(factor_workspace(p, D.shape[0]))
-    _pointwise_eval(kind, D, yo, wn, pen, x, g, L, True)
-    r = _smooth_factor(sm, x, L, z)
+    z = np.empty(factor_workspace(p, sm[1].shape[0]))
+    _, r, eps = _growth_terms(sm, x, L, z)
     if r < 0.0:
         return None
-    eps = math.sqrt(_inv_norm2(L, g, z))
     out = np.zeros(Phi.shape[0])
     for k in range(Phi.shape[0]):
         hn = _inv_norm2(L, Phi[k], z)
@@ -636,18 +632,35 @@ def _flip_bounds(sm, x, Phi):
 
 
 @njit(cache=True)
-def _growth_terms(sm, x, L):
-    """(L(x), r, eps) and, in L, the Cholesky factor of the Hessian H at x: :meth:`SmoothNodeSolver.loss_floor`'s
-    terms (the metric of :func:`_smooth_factor`; eps = (g'H^-1 g)^(1/2), g the gradient at x); r < 0 when H is
-    not safely positive definite."""
+def _growth_terms(sm, x, L, z):
+    """(L(x), r, eps) and, in L's lower triangle, the Cholesky factor of the Hessian H at x: the terms of
+    :func:`_flip_bounds` and :meth:`SmoothNodeSolver.loss_floor` (the metric of :func:`_smooth_factor`; eps =
+    (g'H^-1 g)^(1/2), g the gradient at x; z a :func:`factor_workspace`); r < 0 when H is not safely positive
+    definite."""
     kind, D, yo, wn, pen, _ = sm
-    p = x.shape[0]
-    g = np.empty(p)
-    z = np.empty(factor_workspace(p, D.shape[0]))
+    g = np.empty(x.shape[0])
     f = _pointwise_eval(kind, D, yo, wn, pen, x, g, L, True)
     r = _smooth_factor(sm, x, L, z)
     eps = math.sqrt(_inv_norm2(L, g, z)) if r >= 0.0 else 0.0
     return f, r, eps
+
+
+@njit(cache=True)
+def _floor_at(L, x, f, r, eps, betas, out):
+    """out[k] = L(x) + h(q) - eps q - 1e-12 max(1, |L(x)| + h(q) + eps q), q = |L'(b_k - x)| (L: the lower
+    triangle of :func:`_growth_terms`'s factor), h the flip cost's ``bounds._flip_d``: the lower bound of
+    :meth:`SmoothNodeSolver.loss_floor` at each row b_k of ``betas``."""
+    p = x.shape[0]
+    for k in range(betas.shape[0]):
+        q2 = 0.0
+        for j in range(p):
+            s = 0.0
+            for i in range(j, p):
+                s += L[i, j] * (betas[k, i] - x[i])
+            q2 += s * s
+        q = math.sqrt(q2)
+        h = _flip_d(q, 1.0, r)
+        out[k] = f + h - eps * q - 1e-12 * max(1.0, abs(f) + h + eps * q)
 
 
 @njit(cache=True)
@@ -910,6 +923,8 @@ class SmoothNodeSolver(NodeSolver):
     def values_at(self, betas, weights):
         """L(D^(b), beta) at ``weights`` for each row of ``betas``, evaluated as the compiled SQP evaluates a
         node's minimum (a built-in loss: ``kind`` is not None)."""
+        if self.kind is None:
+            raise ValueError("values_at evaluates a built-in logistic or exponential loss only")
         model = self._objective(np.asarray(weights, dtype=float)).model
         out = np.empty(len(betas))
         _values_at(*model, np.ascontiguousarray(betas, dtype=np.float64), out)
@@ -921,25 +936,22 @@ class SmoothNodeSolver(NodeSolver):
 
         With g the gradient at x, eps = (g'H^-1 g)^(1/2), q = ((b - x)'H(b - x))^(1/2) and r the mean of
         :func:`_factor_r`, L(b) >= L(x) + g'(b - x) + q^2 psi(r q) >= L(x) + h(q) - eps q, h(q) = q^2 psi(r q)
-        = (e^-rq + r q - 1) / r^2 (as :meth:`flip_bounds`, along any direction), less 1e-12 max(1, |L(x)|) for
-        the round-off of the evaluations."""
-        if self.kind is None:
+        = (e^-rq + r q - 1) / r^2 (``bounds._flip_d``, as :meth:`flip_bounds`, along any direction), less
+        1e-12 max(1, |L(x)| + h(q) + eps q) for the round-off of the evaluations (:func:`_floor_at`)."""
+        if self.kind is None or x is None:
             return None
         obj = self._objective(np.asarray(weights, dtype=float))
         x = np.ascontiguousarray(x, dtype=np.float64)
+        sm = (obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, 0)
         L = np.empty((len(x), len(x)))
-        f, r, eps = _growth_terms((obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen, 0), x, L)
+        f, r, eps = _growth_terms(sm, x, L, np.empty(factor_workspace(len(x), obj.D.shape[0])))
         if not r > 0.0 or not math.isfinite(f):
             return None
-        Ll = np.tril(L)
-        slack = 1e-12 * max(1.0, abs(f))
 
         def floor(betas):
-            q = np.linalg.norm((np.asarray(betas, dtype=float) - x) @ Ll, axis=1)   # |L'(b - x)|
-            u = r * q
-            with np.errstate(invalid="ignore"):
-                h = np.where(u < 1e-3, q * q * (0.5 - u / 6.0), (np.expm1(-u) + u) / (r * r) * (1.0 - 1e-12))
-            return f + h - eps * q - slack
+            out = np.empty(len(betas))
+            _floor_at(L, x, f, r, eps, np.ascontiguousarray(betas, dtype=np.float64), out)
+            return out
         return floor
 
     def screen_batch(self, rows, sides, can_flip, level, L_max):

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 
+from cudbound.design import reparametrise
 from cudbound.losses import get_loss
 from cudbound.search.bounds import _flip_d
 from cudbound.search.smooth_node_solver import (R_BINS, SmoothNodeSolver, _factor_hn, _smooth_factor,
@@ -138,7 +139,9 @@ def _loss_parts(spec, rng):
 
 
 def _loss_solver(spec, rng):
-    """:func:`_loss_parts`'s problem as (its SmoothNodeSolver, the counts, the parts, b)."""
+    """:func:`_loss_parts`'s problem as (its SmoothNodeSolver, the counts, the parts, b); a spec
+    "orthonormal:..." carries the loss to the design's orthonormal coordinates, as the engine holds it
+    (a ridge form becomes a ``PenalisedLoss``, whose penalty M'M is not diagonal)."""
     while True:
         n, p = int(rng.integers(8, 60)), int(rng.integers(2, 5))
         F = rng.standard_normal((n, p - 1)) * rng.choice([0.3, 1.0, 5.0], size=p - 1) + rng.choice([0.0, 3.0],
@@ -147,7 +150,11 @@ def _loss_solver(spec, rng):
         y = np.where(F @ rng.standard_normal(p - 1) + rng.standard_normal(n) > 0, 1.0, -1.0)
         if len(np.unique(y)) == 2:
             break
-    solver = SmoothNodeSolver(get_loss(spec), design, y)
+    loss = get_loss(spec.removeprefix("orthonormal:"))
+    if spec.startswith("orthonormal:"):
+        rep = reparametrise(design)
+        design, loss = rep.Z, rep.loss(loss)
+    solver = SmoothNodeSolver(loss, design, y)
     counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
     solver.set_weights(counts)
     obj = solver._objective(counts)
@@ -241,14 +248,19 @@ def test_the_self_concordant_growth_holds_with_the_mean_r(spec):
     assert min(ratios) < 1.05, min(ratios)
 
 
-@pytest.mark.parametrize("spec", sorted(REFS))
+FLOOR_SPECS = [*sorted(REFS), f"logistic_ridge:{LAM}:all", f"orthonormal:logistic_ridge:{LAM}",
+               f"orthonormal:exponential_ridge:{LAM}:all"]
+
+
+@pytest.mark.parametrize("spec", FLOOR_SPECS)
 def test_the_loss_floor_is_below_the_loss(spec):
     """``SmoothNodeSolver.loss_floor`` (the probes' bound on a candidate's loss, any b and any x): L(b) >= L(x) +
     h(q) - eps q - 1e-12 max(1, |L(x)|), with q = ((b - x)'H(b - x))^(1/2), eps = (g'H^-1 g)^(1/2) and h as in
     the lemma above. Checked in NumPy at random x along each point's steepest flip, along -H^-1 g (where
     g'd = -eps q: the gradient's term is attained) and random directions, q from 0.05 to 20; and the floor is
-    that formula, recomputed in NumPy from ``_smooth_factor``'s r."""
-    rng = np.random.default_rng(4_250_000 + sorted(REFS).index(spec))
+    that formula, recomputed in NumPy from ``_smooth_factor``'s r. The losses as the user gives them and as the
+    engine holds a ridge form (a ``PenalisedLoss`` in orthonormal coordinates, intercept penalised or not)."""
+    rng = np.random.default_rng(4_250_000 + FLOOR_SPECS.index(spec))
     for _ in range(15):
         solver, counts, parts, x = _loss_solver(spec, rng)
         p = len(x)

@@ -131,17 +131,20 @@ def test_the_smooth_solvers_losses_equal_the_loss_value(spec):
     assert np.allclose(got, want, rtol=1e-12, atol=0.0)
 
 
-@pytest.mark.parametrize("spec", ["logistic", "logistic_ridge:0.1", "exponential_ridge:0.1", "hinge", "user"])
+@pytest.mark.parametrize("spec", ["logistic", "logistic_ridge:0.1", "exponential_ridge:0.1",
+                                  "orthonormal:logistic_ridge:0.1:all", "orthonormal:exponential_ridge:0.1", "hinge",
+                                  "user"])
 def test_the_engine_probes_a_builtin_smooth_loss_with_its_solvers_losses(spec):
     """The engine hands the probes its smooth node solver's losses for a built-in smooth loss and none for any
     other (the hinge forms, a user loss); the probed pair attains its value and is, in these replicates, the one
-    the probes' own losses give; with the solver's floor on the candidates' losses (``loss_floor``), the same
-    pair to the last bit."""
-    same = 0
+    the probes' own losses give; with the solver's floor on the candidates' losses (``loss_floor``), below every
+    loss computed, the same pair to the last bit for fewer losses (ridge forms also as the engine holds them:
+    a ``PenalisedLoss`` in orthonormal coordinates)."""
+    same = spared = with_floor = 0
     for i in range(8):
-        Z, y, counts, loss = _replicate(spec.split(":")[0] if spec != "user" else "user", 4_400_950 + i)
-        if spec != "user":
-            loss = get_loss(spec)
+        Z, y, counts, loss = _replicate(spec.removeprefix("orthonormal:"), 4_400_950 + i,
+                                        coordinates=spec.startswith("orthonormal:"))
+        assert (type(loss).__name__ == "PenalisedLoss") == spec.startswith("orthonormal:")
         beta_hat = fit_coefficients(Z, y, loss)
         eng = ReplicateEngine(Z, y, loss)
         eng._fallbacks = 0
@@ -151,31 +154,53 @@ def test_the_engine_probes_a_builtin_smooth_loss_with_its_solvers_losses(spec):
         if losses is None:
             return
         betas = np.random.default_rng(i).standard_normal((5, Z.shape[1]))
-        assert np.allclose(losses(betas), [loss.value(Z, y, counts, b) for b in betas], rtol=1e-12, atol=0.0)
-        mine = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value, losses=losses)
+        # (the node solver's evaluation takes a penalty as b'Qb, loss.value as |Mb|^2: they round apart by about
+        # 1e-16 of Q's spread, which is 1e11 for a ridge penalty in coordinates of features of very different units)
+        rtol = 1e-10 if spec.startswith("orthonormal:") else 1e-12
+        assert np.allclose(losses(betas), [loss.value(Z, y, counts, b) for b in betas], rtol=rtol, atol=0.0)
+        computed = {"plain": 0, "floored": 0}
+
+        def counted(key):
+            def f(X):
+                computed[key] += len(X)
+                return losses(X)
+            return f
+        mine = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value, losses=counted("plain"))
         own = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value)
-        # a floor on the candidates' losses spares losses, never changes the answer
+        # a floor on the candidates' losses: below every loss computed, and it spares losses, never changes the answer
+        # (none where H is not safely positive definite: a ridge penalty in coordinates of features in very
+        # different units can span 1e12)
         floor = solver.primary.loss_floor(root.beta, counts)
-        assert floor is not None
-        floored = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value, losses=losses,
+        with_floor += floor is not None
+
+        def checked(X):
+            got = counted("floored")(X)
+            assert floor is None or np.all(floor(X) <= got)
+            return got
+        floored = probe_classifier(problem, loss, Z, y, counts, root.beta, root.beta_value, losses=checked,
                                    floor=floor)
         assert (floored is None) == (mine is None)
         if mine is not None:
             assert np.array_equal(floored[0], mine[0]) and floored[1] == mine[1]
+        assert computed["floored"] <= computed["plain"]
+        spared += computed["plain"] - computed["floored"]
         assert (mine is None) == (own is None)
         if mine is None:
             continue
-        assert mine[1] == loss.value(Z, y, counts, mine[0])
+        assert abs(losses(mine[0][None, :])[0] - mine[1]) <= rtol * max(1.0, abs(mine[1]))
         same += np.array_equal(mine[0], own[0])
     assert same >= 6, same
+    assert with_floor >= 4 and spared > 0, (with_floor, spared)
 
 
+@pytest.mark.parametrize("tight", [False, True])
 @pytest.mark.parametrize("seed", range(200))
-def test_the_lazy_round_gives_what_every_loss_computed_would(seed):
-    """``_lazy_round`` computes the losses of the rows of largest bound |C| / n first and stops once
-    no row left can change the answers; they must be those of computing every row: the first
-    argmax of v when it beats ``best_v``, and the ``top_k`` best directions of max-over-radii v in
-    stable order (ties many: |C| takes few values and g is often clipped at 1 or 0)."""
+def test_the_lazy_round_gives_what_every_loss_computed_would(seed, tight):
+    """``_lazy_round`` computes the losses of the rows of largest bound first and stops once no row left can
+    change the answers; they must be those of computing every row: the first argmax of v when it beats
+    ``best_v``, and the ``top_k`` best directions of max-over-radii v in stable order (ties many: |C| takes
+    few values and g is often clipped at 1 or 0). The bound is |C| / n, or (``tight``, as with a floor on
+    the loss) |C| / n u with u between the row's g and 1, equal to g on a third of the rows (bound = value)."""
     rng = np.random.default_rng(4_400_300 + seed)
     n_dirs = int(rng.choice([1, 3, 9, 10, 11, 40, 150]))
     n_radii = int(rng.choice([1, 7, 15]))
@@ -184,13 +209,14 @@ def test_the_lazy_round_gives_what_every_loss_computed_would(seed):
     clear = rng.random(rows) > rng.choice([0.0, 0.1, 0.9])
     g = np.clip(rng.choice([2.0, 1.5, 1.0, 0.5]) - rng.random(rows) * rng.choice([0.2, 1.0, 3.0]), 0.0, 1.0)
     v_all = np.where(clear, absC * g, 0.0)
+    u = np.where(rng.random(rows) < 1.0 / 3.0, g, g + (1.0 - g) * rng.random(rows)) if tight else np.ones(rows)
     top_k = int(rng.choice([0, 10]))
     best_v = float(rng.choice([0.0, np.quantile(v_all, 0.5), np.max(v_all), np.max(v_all) + 0.1]))
     computed = []
 
     def signs(X):
         assert len(X) == rows
-        return np.where(clear, absC, 0.0), absC
+        return np.where(clear, absC * u, 0.0), absC
 
     def values(X, absC_rows):
         idx = X[:, 0].astype(int)
@@ -201,7 +227,7 @@ def test_the_lazy_round_gives_what_every_loss_computed_would(seed):
     X = np.arange(rows, dtype=float)[:, None]
     i, v_i, per_dir = _lazy_round(X, n_dirs, signs, values, best_v, top_k)
     assert len(computed) == len(set(computed))          # no row twice
-    assert all(clear[j] and absC[j] > 0 for j in computed)   # a row of bound 0 needs no loss
+    assert all(clear[j] and absC[j] * u[j] > 0 for j in computed)   # a row of bound 0 needs no loss
     want_i = int(np.argmax(v_all))
     if v_all[want_i] > best_v:
         assert (i, v_i) == (want_i, v_all[want_i])
@@ -247,15 +273,17 @@ def test_the_lazy_round_keeps_the_first_of_tied_rows():
     assert (i, v_i) == (100, 0.4) == (int(np.argmax(v_all)), float(v_all.max()))
 
 
-def _replicate(spec, seed):
+def _replicate(spec, seed, coordinates=False):
+    """(Z, y, counts, loss): a random replicate in orthonormal coordinates Z; with ``coordinates`` the loss is
+    carried to them as the engine holds it (a ridge form becomes a ``PenalisedLoss``)."""
     rng = np.random.default_rng(seed)
     n = int(rng.choice([30, 60, 120]))
     X = rng.standard_normal((n, 2)) * rng.choice([1.0, 1e-3]) + rng.choice([0.0, 1e3])
     y = np.where((X - X.mean(axis=0)) @ rng.standard_normal(2) + np.std(X) * rng.standard_normal(n) >= 0, 1.0, -1.0)
-    Z = reparametrise(np.column_stack([np.ones(n), X])).Z
+    rep = reparametrise(np.column_stack([np.ones(n), X]))
     counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
     loss = _user_loss() if spec == "user" else get_loss(spec)
-    return Z, y, counts, loss
+    return rep.Z, y, counts, (rep.loss(loss) if coordinates else loss)
 
 
 def test_no_pairs_of_directions_probes_the_single_directions_only():
