@@ -267,6 +267,16 @@ def _terms(kind, mrg, yi):
     return val, -yi * val, val
 
 
+@njit(cache=True, inline="always")
+def _curvature(kind, mrg, w):
+    """w l''(m) at the margin m for the built-in kinds (as :func:`_terms`' third term, without the logarithm;
+    w = 1: l'' itself, to the last bit)."""
+    if kind == 0:
+        e = math.exp(-abs(mrg))
+        return w * e / ((1.0 + e) * (1.0 + e))
+    return w * math.exp(-mrg)
+
+
 @njit(cache=True)
 def _pointwise_eval(kind, D, yo, wn, pen, b, grad, H, want):
     """L(b) = sum_i wn_i l(y_i, phi_i'b) + b'Q b (l logistic or exponential; Q = ``pen``, a
@@ -499,15 +509,7 @@ def _smooth_factor(sm, b, L, z):
         for k in range(j + 1):
             L[j, k] = 2.0 * pen[j, k] if pen.shape[0] > 0 else 0.0
     for i in range(D.shape[0]):
-        t = 0.0
-        for j in range(p):
-            t += D[i, j] * b[j]
-        mrg = yo[i] * t
-        if kind == 0:
-            e = math.exp(-abs(mrg))
-            d2 = wn[i] * e / ((1.0 + e) * (1.0 + e))
-        else:
-            d2 = wn[i] * math.exp(-mrg)
+        d2 = _curvature(kind, _margin(D, yo, b, i), wn[i])
         for j in range(p):
             cj = d2 * D[i, j]
             for k in range(j + 1):
@@ -569,12 +571,7 @@ def _factor_r(sm, b, L, z):
     r_max = math.sqrt(v_max)
     scale = R_BINS / r_max
     for i in range(D.shape[0]):
-        mrg = _margin(D, yo, b, i)
-        if kind == 0:
-            e = math.exp(-abs(mrg))
-            d2 = e / ((1.0 + e) * (1.0 + e))
-        else:
-            d2 = math.exp(-mrg)
+        d2 = _curvature(kind, _margin(D, yo, b, i), 1.0)
         cap[min(int(math.sqrt(v[i]) * scale), R_BINS - 1)] += wn[i] * d2 * v[i]
     mass = 0.0
     rbar = 0.0
