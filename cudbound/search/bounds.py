@@ -9,7 +9,9 @@
   :func:`_flip_cost`); a completion that flips a set F of points has loss >= m + max_F
   delta_k. The bound is the largest |C|/n g(alpha_n(L_hat - m - delta)) over the prefixes
   of the points sorted by delta. The logistic and exponential losses get the same bound
-  from their self-concordance (:func:`_flip_d` with r > 0).
+  from their self-concordance (:func:`_flip_d` with r > 0). Both kinds tighten delta_k with
+  the rows the node's minimiser holds at 0, which every b of the cone keeps on their side
+  (:func:`_cone_flip`).
 """
 from __future__ import annotations
 
@@ -188,17 +190,20 @@ def _cone_setup(P, W, signs, act, nact, M, Lm):
 
 
 @njit(cache=True, inline="always")
-def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
-    """A lower bound on d'Hd over the moves d that give free point ``kpt`` the other sign while
-    keeping the node's active rows: min d'Hd s.t. f'd >= r, A d >= 0 (f = -sign(t) phi,
-    r = |t|, t = phi'b_m; every b of the node's cone has A(b - b_m) >= 0 since A b_m = 0). Weak
-    duality with multipliers mu >= 0, mu nu >= 0: mu r - mu^2 |f + A'nu|^2_{H^-1} / 4, at best
-    r^2 / |f + A'nu|^2_{H^-1} for any nu >= 0; nu is the projection's -M^-1 A H^-1 f clipped
-    at 0 (nu = 0 gives the plain t^2 / hnk, which is returned when it is larger). Rounding is
-    covered by a slack of 1e-10 of the terms' scale. The bound holds in exact arithmetic for the
-    cone's closure; the node QP meets rows to its own tolerance (``node_qp._FEAS``), so with nearly
-    parallel rows it can exceed the increase the QP reports for the flip child by about that
-    tolerance (measured: up to 1e-7 relative), far below the prune tolerance's effect on counts."""
+def _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
+    """The metric term of a free point's flip cost within the node's cone: h <= hnk such that every
+    move d that gives point ``kpt`` the other sign while keeping the node's active rows has
+    d'Hd >= t^2 / h (hnk = phi'H^-1 phi gives the plain bound; ``W``'s active rows are H^-1 phi_a).
+
+    min d'Hd s.t. f'd >= r, A d >= 0 (f = -sign(t) phi, r = |t|, t = phi'b_m; every b of the node's
+    cone has A(b - b_m) >= 0 since A b_m = 0). Weak duality with multipliers mu >= 0, mu nu >= 0:
+    mu r - mu^2 |f + A'nu|^2_{H^-1} / 4, at best r^2 / |f + A'nu|^2_{H^-1} for any nu >= 0; nu is the
+    projection's -M^-1 A H^-1 f clipped at 0 (nu = 0 gives hnk itself, returned when it is smaller).
+    Rounding is covered by a slack of 1e-10 of the terms' scale. The bound holds in exact arithmetic
+    for the cone's closure; a node solver meets its active rows to its own tolerance (``node_qp._FEAS``;
+    the SQP's ``smooth_node_solver.ACTIVE_TOL``), so with nearly parallel rows it can exceed the
+    increase the solver reports for the flip child by about that tolerance (measured: up to 1e-7
+    relative), far below the prune tolerance's effect on counts."""
     p = P.shape[1]
     sf = -1.0 if t >= 0.0 else 1.0
     for a in range(k_act):
@@ -224,9 +229,22 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
         for b in range(k_act):
             res += nu[a] * M[a, b] * nu[b]
     res = max(res, 0.0) + 1e-10 * scale * scale
+    return res if res < hnk else hnk
+
+
+@njit(cache=True, inline="always")
+def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu, sc_r):
+    """A lower bound on the loss increase that gives free point ``kpt`` the other sign while keeping
+    the node's active rows, from :func:`_cone_hn`'s metric term h: t^2 / h for a quadratic loss
+    (sc_r = 0; H half its Hessian), :func:`_flip_d` with h in place of hnk for a self-concordant one
+    (sc_r > 0, H its Hessian at b_m: the q of ``_flip_d`` may be any lower bound on (d'Hd)^(1/2) over
+    the flipping moves of the cone, and q^2 psi(r q) grows with q)."""
+    h = _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu)
+    if sc_r > 0.0:
+        return _flip_d(t, h, sc_r)
     out = t * t / hnk
-    if res < hnk:
-        out = t * t / res * (1.0 - 1e-12)
+    if h < hnk:
+        out = t * t / h * (1.0 - 1e-12)
     return out
 
 
@@ -287,7 +305,12 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
             continue
         dk = _point_flip(t, tu[k] if quad else 0.0, hn[k], quad, m, L_u, sc_r)
         if k_act > 0 and m + max(dk, floor) < L_max:
-            dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu))
+            if quad:
+                dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu, 0.0))
+            else:   # a self-concordant loss: _flip_d again only where the cone's metric term is smaller
+                h = _cone_hn(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu)
+                if h < hn[k]:
+                    dk = max(dk, _flip_d(t, h, sc_r))
         mm = m + max(dk, floor)
         if mm >= L_max:  # only points that can flip, and matter, are counted
             continue

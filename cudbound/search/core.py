@@ -74,7 +74,7 @@ import numpy as np
 from numba import njit, objmode
 
 from .._kernel_compile import compile_once
-from ..optim.linear_solve import row_dot
+from ..optim.linear_solve import cholesky_solve, row_dot
 from .bounds import _bound, _flip_d, _objective, _value_at
 from .branching import _branch_point
 from .codes import (BELOW_FLOOR, BRANCHING, BUDGET, CRITICAL, EXACT, EXPANDED, FAILED, KIND_EXTERNAL, KIND_HINGE_QP,
@@ -140,7 +140,8 @@ Bounding = namedtuple("Bounding", [
     "L_branch",    # _branch_point's "can still flip" threshold
     "tmp_d", "tmp_diff", "zm",  # scratch (zm: p entries, or smooth_node_solver.factor_workspace's with smooth flip costs)
     "eye", "zero",  # the feasibility QP's metric and centre
-    "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip), else empty
+    "W",           # P H^-1 (KIND_QP with flip costs: the cone flip cost, bounds._cone_flip); KIND_SMOOTH with
+                   # flip costs: H^-1 phi_a for the active rows a of the node expanded (_node_factor); else empty
     "cone", "cone_l", "cone_v", "cone_nu",  # its scratch
     "tmp_k", "pick",  # branching "critical": the sorted points, and the point a bound picks (bounds._bound)
     "order",       # scratch: the order of the flip costs (bounds._order_into)
@@ -161,7 +162,9 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     """Flip-cost and branching data: ``hn`` from H^-1 (a quadratic loss), from the Hessian at
     each node (a smooth loss, filled per node), or from the points' geometry (a piecewise
     linear loss: phi_k'(P'P)^-1 phi_k, P'P with a small ridge, for the branching order only); with
-    ``cone``, ``W`` = P H^-1 for the cone flip cost of a quadratic loss's nodes (``bounds._cone_flip``)."""
+    ``cone``, ``W`` = P H^-1 for the cone flip cost of a quadratic loss's nodes (``bounds._cone_flip``), or
+    room for the rows H^-1 phi_a of a smooth loss's active points at each node (H the Hessian at its
+    minimiser; :func:`_node_factor` fills them)."""
     P = rep.P
     mf, p = P.shape
     hn = np.ones(mf)
@@ -193,6 +196,8 @@ def _bounding(rep, slv, quad_ok, Hinv, kind, use_flip, branching, cone):
     W = np.zeros((0, p))
     if cone and quad_ok and kind == KIND_QP and use_flip:
         W = P @ Hinv
+    elif cone and smooth_flip:
+        W = np.zeros((mf, p))
     zm = np.empty(factor_workspace(p, slv.sm[1].shape[0]) if smooth_flip else p)
     return BoundingRef(hn, tu, slv.L_u, quad_ok, use_flip, smooth_flip, branching, L_branch, np.empty(mf),
                        np.empty(mf), zm, np.eye(p), np.zeros(p), W, np.empty((p, p)), np.empty((p, p)),
@@ -268,7 +273,8 @@ def _fresh_factor(slv, bd, pool, c):
 @njit(cache=True, inline="always")
 def _node_factor(rep, slv, bd, pool, c, fresh):
     """A smooth loss's flip-cost metric at node c's minimiser: ``bd.hn`` from the Cholesky
-    factor of the Hessian there (computed afresh when ``fresh``, else the pool's). Returns r
+    factor of the Hessian there (computed afresh when ``fresh``, else the pool's) and, for the cone
+    flip cost, ``bd.W``'s rows H^-1 phi_a of the node's active points. Returns r
     (< 0: no flip cost at this node; 0 when the loss has no smooth flip cost)."""
     if not bd.smooth_flip:
         return 0.0
@@ -276,14 +282,19 @@ def _node_factor(rep, slv, bd, pool, c, fresh):
         pool.flip_r[c] = _fresh_factor(slv, bd, pool, c)
     r = pool.flip_r[c]
     if r >= 0.0:
-        _factor_hn(rep.P, pool.signs[c], pool.chol[c], bd.hn, bd.zm)
+        L = pool.chol[c]
+        _factor_hn(rep.P, pool.signs[c], L, bd.hn, bd.zm)
+        if bd.W.shape[0] > 0:
+            for a in range(pool.n_active[c]):
+                ia = pool.active[c, a]
+                cholesky_solve(L, rep.P[ia], bd.W[ia], bd.zm, L.shape[0])
     return r
 
 
 @njit(cache=True, inline="always")
 def _cone_rows(bd, pool, c):
-    """How many of node c's active rows (its minimiser's QP active set) the cone flip cost uses: all
-    of them when ``bd.W`` is set (KIND_QP with flip costs), else none."""
+    """How many of node c's active rows (its minimiser's QP or SQP active set) the cone flip cost uses:
+    all of them when ``bd.W`` is set (KIND_QP or KIND_SMOOTH with flip costs), else none."""
     return pool.n_active[c] if bd.W.shape[0] > 0 else 0
 
 

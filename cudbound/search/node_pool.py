@@ -29,7 +29,8 @@ NodePool = namedtuple("NodePool", [
     "flip_gap",        # a lazy child's minimum is at least minimum + flip_gap
     "solved",          # False for a lazy child not yet solved
     "beta",            # (cap, p): the node's minimiser (a lazy child: its parent's)
-    "active",          # KIND_QP, KIND_HINGE_QP warm start: the active set ...
+    "active",          # KIND_QP, KIND_HINGE_QP warm start: the active set (KIND_SMOOTH with flip costs: the
+                       # SQP's active rows at beta, as free points, for the cone flip cost) ...
     "n_active",        # ... its size ...
     "dual",            # ... and its multipliers (KIND_QP)
     "lp_basis",        # KIND_LP warm start: the simplex basis ...
@@ -167,6 +168,9 @@ def _inherit(pool, c, v, j, s, cost_j, kind, smooth_flip):
         _copy_slot(pool.lp_at_upper, c, v)
     else:
         _copy_slot(pool.handle, c, v)
+        if smooth_flip:   # the SQP's active rows go with the minimiser (the cone flip cost)
+            _copy_slot(pool.active, c, v)
+            _copy_slot(pool.n_active, c, v)
     _copy_slot(pool.witness, c, v)
     _copy_slot(pool.witness_active, c, v)
     _copy_slot(pool.witness_n, c, v)

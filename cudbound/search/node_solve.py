@@ -169,7 +169,8 @@ def _solve_lp(c, rep, slv, pool, level):
 @njit(cache=True, inline="always")
 def _solve_smooth(c, rep, slv, pool, level):
     """KIND_SMOOTH: the compiled SQP from the parent's minimiser (and, with flip costs, from the
-    gradient and Hessian there, which the pool keeps with it; the solve leaves those at its answer)."""
+    gradient and Hessian there, which the pool keeps with it; the solve leaves those at its answer,
+    and the rows its certificate holds active, as free points, in ``active[c, :n_active[c]]``)."""
     sm_kind, D, yo, wn, pen, maxit = slv.sm
     P = rep.P
     sgn = pool.signs
@@ -193,7 +194,18 @@ def _solve_smooth(c, rep, slv, pool, level):
     if st != 0 and cached:
         pool.grad[c, 0] = np.nan   # not the derivatives at the point the fallback finds
     if st == 0:
+        k = 0   # the certified active rows (indices of G's rows) as free points: the cone flip cost
+        a = 0
+        for i in range(sgn.shape[1]):
+            if sgn[c, i] != 0:
+                for q in range(na_):
+                    if act_s[q] == k:
+                        pool.active[c, a] = i
+                        a += 1
+                k += 1
+        pool.n_active[c] = a
         return 0, f, f
+    pool.n_active[c] = 0   # the fallback's point comes with no active set
     return _fallback(c, rep, slv, pool, False)
 
 

@@ -9,6 +9,10 @@ against brute-force enumeration (``reference_losses.ref_details``: the least los
 realisable sign pattern, by an independent method) on random nodes of random small
 problems, and the root's closed-form screening bound (``SmoothNodeSolver.flip_bounds``) the
 same way. The bound must also say something: a sizeable share of the exact flip cost.
+Within the node's cone (the rows the SQP's minimiser holds at 0 stay met: ``bounds._cone_flip``
+with sc_r > 0) the same bound with the cone's metric term, checked the same way at nodes the
+SQP solves as the search does (from the parent's minimiser); it must be tighter than the plain
+one somewhere.
 """
 import math
 
@@ -17,8 +21,9 @@ import pytest
 
 from cudbound.design import reparametrise
 from cudbound.losses import get_loss
-from cudbound.search.bounds import _flip_d
-from cudbound.search.smooth_node_solver import (R_BINS, SmoothNodeSolver, _factor_hn, _smooth_factor,
+from cudbound.optim.linear_solve import cholesky_solve
+from cudbound.search.bounds import _cone_flip, _cone_setup, _flip_d
+from cudbound.search.smooth_node_solver import (R_BINS, SmoothNodeSolver, _factor_hn, _smooth_factor, _sqp_compiled,
                                                  factor_workspace)
 from reference_losses import RefLoss, ref_details, ref_fit, separable_points
 from sweeps import first_of_each
@@ -114,6 +119,76 @@ def test_the_flip_cost_bound_is_below_the_enumerated_flip_cost(spec, kind):
                         assert lb[k] <= m_pat[other].min() - sol.value + 1e-9
     assert checked > 15
     assert np.median(share) > 0.02, np.median(share)  # the bound is not vacuous
+
+
+def _sqp_node(solver, counts, rows, signs, start):
+    """The compiled SQP's minimiser of a node, its value and its active rows (indices of ``rows``),
+    from ``start`` (the search starts a node from its parent's minimiser); None if it does not certify."""
+    obj = solver._objective(np.asarray(counts, dtype=float))
+    G = np.ascontiguousarray(signs[:, None] * rows[:len(signs)])
+    x = np.array(start, dtype=float)
+    p = rows.shape[1]
+    act = np.zeros(p, dtype=np.int64)
+    st, f, na = _sqp_compiled((obj.kind_id, obj.D, obj.yo, obj.wn, obj.pen), G, np.linalg.norm(G, axis=1), x, 200,
+                              act, np.nan, np.empty(p), np.empty((p, p)))
+    return (x, f, act[:na].copy()) if st == 0 else None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_cone_flip_cost_of_a_smooth_loss_is_below_the_enumerated_flip_cost(kind):
+    """Random nodes of random problems (every loss of REFS, features of each kind): the node's minimiser
+    and active rows by the SQP warm-started from its parent's, as in the search; H^-1 phi_a of the active
+    rows from the Hessian's Cholesky factor, as ``core._node_factor`` computes them."""
+    checked = tighter = 0
+    for spec in sorted(REFS):
+        ref = REFS[spec]
+        for i in range(4):
+            design, y, counts, rng = _problem(2_800_500 + 1000 * KINDS.index(kind) + 100 * sorted(REFS).index(spec) + i,
+                                              ref, kind)
+            det = ref_details(ref, design, y, counts)
+            S, pats, m_pat = det.S, det.patterns, det.m
+            solver = SmoothNodeSolver(get_loss(spec), design, y)
+            solver.set_weights(counts)
+            rows = np.ascontiguousarray(design[S])
+            p = design.shape[1]
+            root = np.asarray(solver.solve(np.zeros(0, dtype=int), np.zeros(0)).beta, dtype=float)
+            for _ in range(6):
+                d = int(rng.integers(1, len(S) + 1))
+                s = pats[int(rng.integers(0, len(pats)))].astype(float)
+                parent = _sqp_node(solver, counts, rows, s[:d - 1], root)
+                node = None if parent is None else _sqp_node(solver, counts, rows, s[:d], parent[0])
+                if node is None:
+                    continue
+                b, f, act = node
+                agree = np.all(pats[:, :d] == s[:d], axis=1)
+                assert abs(f - m_pat[agree].min()) <= 1e-7 * max(1.0, abs(f))
+                r, L = _metric(solver, counts, b)
+                assert r > 0.0
+                hn = np.empty(len(S))
+                _factor_hn(rows, np.zeros(len(S), dtype=np.int8), L, hn, np.empty(p))
+                W = np.zeros((len(S), p))
+                for a in act:
+                    cholesky_solve(L, rows[a], W[a], np.empty(p), p)
+                    Lo = np.tril(L)   # the factor is the lower triangle (the upper holds H)
+                    assert np.allclose(W[a], np.linalg.solve(Lo @ Lo.T, rows[a]), rtol=1e-9, atol=1e-12)
+                signs = np.zeros(len(S), dtype=np.int8)
+                signs[:d] = s[:d]
+                M, Lm = np.empty((p, p)), np.empty((p, p))
+                k_act = _cone_setup(rows, W, signs, act, len(act), M, Lm)
+                for k in range(d, len(S)):
+                    t = float(rows[k] @ b)
+                    other = agree & (pats[:, k] == (-1.0 if t >= 0.0 else 1.0))
+                    if not other.any() or not np.isfinite(m_pat[other].min()):
+                        continue
+                    exact = m_pat[other].min() - f
+                    plain = _flip_d(t, hn[k], r)
+                    bound = _cone_flip(rows, W, signs, act, k_act, M, Lm, k, t, hn[k], np.empty(p), np.empty(p), r)
+                    assert bound >= plain * (1.0 - 1e-12)
+                    assert bound <= exact + 1e-9, (spec, kind, i, d, k, bound, exact)
+                    checked += 1
+                    tighter += bound > plain * (1.0 + 1e-6)
+    assert checked > 30, checked
+    assert tighter > 0, tighter
 
 
 def test_psi_form_is_monotone_and_below_the_quadratic():
