@@ -621,7 +621,8 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
         if val[UNSOLVED] > -1.0 or cnt[UNDECIDED_N] != 0:
             cnt[STATUS_CODE] = SOLVER_FAILURE
     else:
-        nk = opt.bound_chain if bd.pick.shape[0] > 0 and bd.quad and kind == KIND_QP else 0
+        chains = (bd.quad and kind == KIND_QP) or (bd.smooth_flip and kind == KIND_SMOOTH)   # flip-cost bounds
+        nk = opt.bound_chain if bd.pick.shape[0] > 0 and chains else 0
         pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0, nk))
         cnt[NODES] = 1
         cnt[COUNT] = 1

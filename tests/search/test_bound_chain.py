@@ -1,12 +1,13 @@
 """The chain of bounds (``bounds._chain``, ``core._chained``, ``SearchOptions.bound_chain``): a node of a
-quadratic loss's search works out the bounds and picks of its next descendants that keep its minimiser, and
+quadratic or self-concordant loss's search works out the bounds and picks of its next descendants that keep its minimiser, and
 each such child takes them instead of computing its flip costs again. They must be exactly what
 ``bounds._bound`` gives at that descendant, so that the search visits the same nodes for every chain length."""
 import numpy as np
 import pytest
 
 from cudbound.engine import ReplicateEngine
-from cudbound.losses import SquaredLoss
+from cudbound.fit import fit_coefficients
+from cudbound.losses import SquaredLoss, get_loss
 from cudbound.search import SearchOptions
 from cudbound.search.bounds import _bound
 
@@ -41,29 +42,35 @@ def _quadratic_node(rng, mf, p, ties):
     return P, H, Hinv, cplus, cminus, signs, beta_u, beta, L_u, m, act, nact
 
 
-def _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, K):
-    """``bounds._bound`` of the node with these signs (the gradient term and the cone's rows included), with
-    a pick and a chain of K: (bound, pick, chain, chain's picks)."""
+def _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, K, sc_r=0.0):
+    """``bounds._bound`` of the node with these signs (the cone's rows included; a quadratic loss's gradient
+    term, or with ``sc_r`` > 0 a self-concordant loss's flip cost, H then its Hessian), with a pick and a chain
+    of K: (bound, pick, chain, chain's picks)."""
     P, H, Hinv, cplus, cminus, _, beta_u, beta, L_u, m, act, nact = node
     mf, p = P.shape
     hn = np.einsum("ij,jk,ik->i", P, Hinv, P)
     pick = np.empty(1, dtype=np.int64)
     chain, chain_pick = np.empty(K), np.empty(K, dtype=np.int64)
+    tu = P @ beta_u if sc_r == 0.0 else np.zeros(0)
+    W = np.zeros((mf, p))
+    W[act[:nact]] = (P @ Hinv)[act[:nact]]   # only the active rows are read (a smooth loss fills only those)
     U = _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_hat + 1.0 / alpha, True, np.empty(mf),
-               np.empty(mf), 0.0, P @ beta_u, L_u, 0.0, P @ Hinv, act, nact, np.empty((p, p)), np.empty((p, p)),
+               np.empty(mf), 0.0, tu, L_u, sc_r, W, act, nact, np.empty((p, p)), np.empty((p, p)),
                np.empty(p), np.empty(p), np.empty(mf, dtype=np.int64), pick, cut, np.empty(mf, dtype=np.int64),
                chain, chain_pick)
     return U, int(pick[0]), chain, chain_pick
 
 
+@pytest.mark.parametrize("sc_r", [0.0, 0.7])
 @pytest.mark.parametrize("ties", [False, True])
 @pytest.mark.parametrize("seed", range(3))
-def test_a_chain_is_what_the_bound_gives_down_the_line_of_children_that_keep_the_minimiser(seed, ties):
+def test_a_chain_is_what_the_bound_gives_down_the_line_of_children_that_keep_the_minimiser(seed, ties, sc_r):
     """Random nodes: each step of the chain equals, to the last bit, the bound and pick that ``_bound``
     computes at the descendant that fixes the picks so far on their sides at the minimiser (its count moves
     from the free points to the fixed ones); the chain stops where that descendant has no pick, and a chain
-    of any length starts the same."""
-    rng = np.random.default_rng(9_900 + 10 * seed + ties)
+    of any length starts the same. A quadratic loss (sc_r = 0) and a self-concordant one (sc_r > 0: the flip
+    costs of ``bounds._flip_d``, the cone's through ``bounds._cone_hn``)."""
+    rng = np.random.default_rng(9_900 + 10 * seed + ties + 100 * (sc_r > 0))
     K = 6
     steps = stops = 0
     for _ in range(150):
@@ -75,10 +82,10 @@ def test_a_chain_is_what_the_bound_gives_down_the_line_of_children_that_keep_the
         Cfix = float(rng.integers(-3, 4))
         cut = float(rng.choice([-np.inf, 0.02, 0.05]))
         signs = node[5].copy()
-        U, pick, chain, chain_pick = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, K)
-        U_short, pick_short, chain_short, _ = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, 2)
+        U, pick, chain, chain_pick = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, K, sc_r)
+        U_short, pick_short, chain_short, _ = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, 2, sc_r)
         assert (U_short, pick_short) == (U, pick) and np.array_equal(chain_short, chain[:2], equal_nan=True)
-        U_none, pick_none, _, _ = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, 0)
+        U_none, pick_none, _, _ = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, 0, sc_r)
         assert (U_none, pick_none) == (U, pick)
         if pick < 0:
             assert np.isnan(chain).all() and (chain_pick == -1).all()
@@ -88,7 +95,7 @@ def test_a_chain_is_what_the_bound_gives_down_the_line_of_children_that_keep_the
             t = float(P[k] @ beta)
             signs[k] = 1 if t >= 0.0 else -1
             Cfix += cplus[k] if t >= 0.0 else cminus[k]
-            U_k, pick_k, _, _ = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, 0)
+            U_k, pick_k, _, _ = _bound_at(node, signs, Cfix, n, alpha, L_hat, cut, 0, sc_r)
             assert chain[step] == U_k and chain_pick[step] == pick_k, (step, chain, chain_pick, U_k, pick_k)
             steps += 1
             if pick_k < 0:
@@ -108,15 +115,21 @@ def _replicate(seed, n, p):
     return design, y, counts
 
 
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
 @pytest.mark.parametrize("seed,n,p", [(0, 40, 3), (1, 60, 4), (2, 80, 5), (3, 120, 3)])
-def test_the_search_visits_the_same_nodes_whatever_the_chain(seed, n, p):
-    """Squared loss: the same value, nodes, solves and prunes with no chain, a chain of 1 and the default;
-    and searches stopped by their node budget and resumed (the chains kept in the state's node pool) stop
-    and end at the same places with a chain as without."""
+def test_the_search_visits_the_same_nodes_whatever_the_chain(seed, n, p, loss):
+    """Squared and logistic loss: the same value, nodes, solves and prunes with no chain, a chain of 1 and the
+    default; and searches stopped by their node budget and resumed (the chains kept in the state's node pool)
+    stop and end at the same places with a chain as without."""
     design, y, counts = _replicate(seed, n, p)
-    beta = np.linalg.lstsq(design, y, rcond=None)[0]
-    eng = ReplicateEngine(design, y, SquaredLoss())
-    outs = [eng.search(counts, beta, float(n), SearchOptions(bound_chain=K)) for K in (0, 1, 4)]
+    if loss == "squared":
+        beta, lf = np.linalg.lstsq(design, y, rcond=None)[0], SquaredLoss()
+    else:
+        lf = get_loss(loss)
+        beta = fit_coefficients(design, y, lf)
+    # a fresh engine each time: an engine's first search of a replicate also counts its screening's solves
+    outs = [ReplicateEngine(design, y, lf).search(counts, beta, float(n), SearchOptions(bound_chain=K))
+            for K in (0, 1, 4)]
     for out in outs:
         assert out.status == "exact"
         assert (out.value, out.nodes, out.solves, out.pruned) == (outs[0].value, outs[0].nodes, outs[0].solves,
@@ -124,6 +137,7 @@ def test_the_search_visits_the_same_nodes_whatever_the_chain(seed, n, p):
     assert outs[0].nodes > 20
     trails = []
     for K in (0, 4):
+        eng = ReplicateEngine(design, y, lf)
         state, trail = None, []
         while True:
             out = eng.search(counts, beta, float(n), SearchOptions(max_nodes=max(7, outs[0].nodes // 10),
