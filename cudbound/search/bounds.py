@@ -248,6 +248,19 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu, sc_r):
     return out
 
 
+@njit(cache=True, inline="always")
+def _within_cone(P, W, signs, act, k_act, M, Lm, v, nu, k, t, dk, hnk, quad, sc_r):
+    """Free point k's flip cost dk (from :func:`_point_flip`) tightened within the node's cone (``k_act`` > 0
+    active rows set up by :func:`_cone_setup`): :func:`_cone_flip` for a quadratic loss; for a self-concordant
+    one :func:`_flip_d` again, only where :func:`_cone_hn`'s metric term is below the plain one."""
+    if quad:
+        return max(dk, _cone_flip(P, W, signs, act, k_act, M, Lm, k, t, hnk, v, nu, 0.0))
+    h = _cone_hn(P, W, signs, act, k_act, M, Lm, k, t, hnk, v, nu)
+    if h < hnk:
+        return max(dk, _flip_d(t, h, sc_r))
+    return dk
+
+
 @njit(cache=True)
 def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, use_flip, tmp_d, tmp_diff,
            floor, tu, L_u, sc_r, W, act, nact, cone, cone_l, cone_v, cone_nu, tmp_k, pick, cut, order, chain,
@@ -305,12 +318,7 @@ def _bound(P, hn, cplus, cminus, signs, Cfix, beta, m, n, alpha, L_hat, L_max, u
             continue
         dk = _point_flip(t, tu[k] if quad else 0.0, hn[k], quad, m, L_u, sc_r)
         if k_act > 0 and m + max(dk, floor) < L_max:
-            if quad:
-                dk = max(dk, _cone_flip(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu, 0.0))
-            else:   # a self-concordant loss: _flip_d again only where the cone's metric term is smaller
-                h = _cone_hn(P, W, signs, act, k_act, cone, cone_l, k, t, hn[k], cone_v, cone_nu)
-                if h < hn[k]:
-                    dk = max(dk, _flip_d(t, h, sc_r))
+            dk = _within_cone(P, W, signs, act, k_act, cone, cone_l, cone_v, cone_nu, k, t, dk, hn[k], quad, sc_r)
         mm = m + max(dk, floor)
         if mm >= L_max:  # only points that can flip, and matter, are counted
             continue
