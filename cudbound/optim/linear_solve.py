@@ -13,9 +13,9 @@ and the caller then reports a numerical failure and hands the question to an exa
 :func:`cholesky` factors a symmetric positive definite matrix (the reduced Hessian of the hinge
 nodes' active-set method, the Hessian of a smooth loss's flip-cost metric);
 :func:`forward_solve` solves L x = b with a lower triangular factor (a Cholesky factor, the
-hinge nodes' row basis) and :func:`cholesky_solve` H x = b from a Cholesky factor (the rows H^-1 phi_a of
-a smooth node's cone flip cost), :func:`times_cols` is the kernels' small matrix product and :func:`row_dot`
-their product of one row with a vector. :func:`row_basis` is the orthonormal basis of a few rows (the
+hinge nodes' row basis) and :func:`cholesky_solve` H x = b from a Cholesky factor (the hinge
+nodes' reduced Hessian, the rows H^-1 phi_a of a smooth node's cone flip cost); :func:`times_cols`
+is the kernels' small matrix product and :func:`row_dot` their product of one row with a vector. :func:`row_basis` is the orthonormal basis of a few rows (the
 hinge nodes' faces) and :func:`least_squares` the small least-squares solve on it of the smooth
 nodes' KKT certificate (``np.linalg.lstsq`` there cost LAPACK's workspace query and allocations per
 call, about a tenth of a logistic search at n = 300).
@@ -149,15 +149,15 @@ def forward_solve(L, rhs, x, n):
 
 
 @njit(cache=True, inline="always")
-def cholesky_solve(L, rhs, x, z, n):
+def cholesky_solve(L, rhs, x, n):
     """x[:n] = (L L')^-1 rhs[:n] for a lower triangular L with a nonzero diagonal: the forward
-    substitution into the workspace z, then the back substitution with L' (x may not be rhs or z)."""
-    forward_solve(L, rhs, z, n)
-    for j in range(n - 1, -1, -1):
-        s = z[j]
-        for i in range(j + 1, n):
-            s -= L[i, j] * x[i]
-        x[j] = s / L[j, j]
+    substitution into x, then the back substitution with L' in place (x may not be rhs)."""
+    forward_solve(L, rhs, x, n)
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for q in range(i + 1, n):
+            s -= L[q, i] * x[q]
+        x[i] = s / L[i, i]
 
 
 @njit(cache=True, inline="always")

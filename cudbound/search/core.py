@@ -287,7 +287,7 @@ def _node_factor(rep, slv, bd, pool, c, fresh):
         if bd.W.shape[0] > 0:
             for a in range(pool.n_active[c]):
                 ia = pool.active[c, a]
-                cholesky_solve(L, rep.P[ia], bd.W[ia], bd.zm, L.shape[0])
+                cholesky_solve(L, rep.P[ia], bd.W[ia], L.shape[0])
     return r
 
 

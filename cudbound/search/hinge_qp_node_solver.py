@@ -50,7 +50,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import cholesky, forward_solve, row_basis, times_cols
+from ..optim.linear_solve import cholesky, cholesky_solve, forward_solve, row_basis, times_cols
 from .node_solvers import NodeSolution, NodeSolveError, NodeSolver
 from .records import compiled_record
 from .replicate_setup import _screen_point
@@ -160,12 +160,7 @@ def _cholesky_solve(M, n, rhs, x, L, rel):
         dmax = max(dmax, M[i, i])
     if not dmax > 0.0 or not cholesky(M, L, n, rel * dmax):
         return False
-    forward_solve(L, rhs, x, n)
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for q in range(i + 1, n):
-            s -= L[q, i] * x[q]
-        x[i] = s / L[i, i]
+    cholesky_solve(L, rhs, x, n)
     return True
 
 

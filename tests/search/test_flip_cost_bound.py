@@ -59,6 +59,18 @@ def _problem(seed, ref, kind):
     raise RuntimeError("no problem found")
 
 
+def _enumerated(spec, kind, base, i):
+    """Problem i of ``kind`` for loss ``spec`` (seeded from ``base``) with every realisable pattern's least loss
+    (``reference_losses.ref_details``) and the node solver: (design, counts, rng, S, patterns, their least
+    losses, solver with the counts as weights, the rows of S)."""
+    ref = REFS[spec]
+    design, y, counts, rng = _problem(base + 1000 * KINDS.index(kind) + 100 * sorted(REFS).index(spec) + i, ref, kind)
+    det = ref_details(ref, design, y, counts)
+    solver = SmoothNodeSolver(get_loss(spec), design, y)
+    solver.set_weights(counts)
+    return design, counts, rng, det.S, det.patterns, det.m, solver, np.ascontiguousarray(design[det.S])
+
+
 def _metric(solver, counts, b):
     obj = solver._objective(np.asarray(counts, dtype=float))
     L = np.empty((len(b), len(b)))
@@ -72,17 +84,10 @@ def _metric(solver, counts, b):
 def test_the_flip_cost_bound_is_below_the_enumerated_flip_cost(spec, kind):
     """Five random problems of each kind of features and loss. The README's command checks both
     losses on every kind, unpenalised; CI their ridge forms too (tests/_support/sweeps.py)."""
-    ref = REFS[spec]
     checked, share = 0, []
     for i in range(5):
-        design, y, counts, rng = _problem(2_800_000 + 1000 * KINDS.index(kind) + 100 * sorted(REFS).index(spec) + i,
-                                          ref, kind)
-        det = ref_details(ref, design, y, counts)
-        S, pats, m_pat = det.S, det.patterns, det.m
-        solver = SmoothNodeSolver(get_loss(spec), design, y)
-        solver.set_weights(counts)
+        design, counts, rng, S, pats, m_pat, solver, rows = _enumerated(spec, kind, 2_800_000, i)
         assert solver._root_sep is None
-        rows = np.ascontiguousarray(design[S])
         for _ in range(4):
             d = int(rng.integers(0, len(S)))
             s = pats[int(rng.integers(0, len(pats)))]
@@ -141,15 +146,8 @@ def test_the_cone_flip_cost_of_a_smooth_loss_is_below_the_enumerated_flip_cost(k
     rows from the Hessian's Cholesky factor, as ``core._node_factor`` computes them."""
     checked = tighter = 0
     for spec in sorted(REFS):
-        ref = REFS[spec]
         for i in range(4):
-            design, y, counts, rng = _problem(2_800_500 + 1000 * KINDS.index(kind) + 100 * sorted(REFS).index(spec) + i,
-                                              ref, kind)
-            det = ref_details(ref, design, y, counts)
-            S, pats, m_pat = det.S, det.patterns, det.m
-            solver = SmoothNodeSolver(get_loss(spec), design, y)
-            solver.set_weights(counts)
-            rows = np.ascontiguousarray(design[S])
+            design, counts, rng, S, pats, m_pat, solver, rows = _enumerated(spec, kind, 2_800_500, i)
             p = design.shape[1]
             root = np.asarray(solver.solve(np.zeros(0, dtype=int), np.zeros(0)).beta, dtype=float)
             for _ in range(6):
@@ -168,7 +166,7 @@ def test_the_cone_flip_cost_of_a_smooth_loss_is_below_the_enumerated_flip_cost(k
                 _factor_hn(rows, np.zeros(len(S), dtype=np.int8), L, hn, np.empty(p))
                 W = np.zeros((len(S), p))
                 for a in act:
-                    cholesky_solve(L, rows[a], W[a], np.empty(p), p)
+                    cholesky_solve(L, rows[a], W[a], p)
                     Lo = np.tril(L)   # the factor is the lower triangle (the upper holds H)
                     assert np.allclose(W[a], np.linalg.solve(Lo @ Lo.T, rows[a]), rtol=1e-9, atol=1e-12)
                 signs = np.zeros(len(S), dtype=np.int8)
