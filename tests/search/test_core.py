@@ -273,6 +273,36 @@ def test_a_search_resumed_in_small_steps_is_the_uninterrupted_search(spec, seed)
         assert steps > 2
 
 
+@pytest.mark.parametrize("spec", ["logistic", "logistic_ridge:0.1", "exponential"])
+def test_a_smooth_node_keeps_its_minimisers_active_rows(spec):
+    """The cone flip cost of a smooth loss reads the rows its node's minimiser holds at 0 (the SQP's
+    certified active set, ``node_solve._solve_smooth``): in the node pool of searches stopped by their node
+    budget, every open node's active rows are fixed points whose score at the node's minimiser is 0 to the
+    SQP's tolerance, each once; and nodes with active rows occur."""
+    loss = get_loss(spec)
+    with_rows = 0
+    for seed in range(4):
+        design, y, counts = _medium(20 + seed, n=150)
+        beta = fit_coefficients(design, y, loss)
+        eng = ReplicateEngine(design, y, loss)
+        for budget in (10, 30):
+            out = eng.search(counts, beta, 150.0, SearchOptions(max_nodes=budget))
+            P = design[eng._python_setup(counts, beta, 150.0, SearchOptions())[0].rows]   # the search's free points
+            if out.state is None:
+                continue
+            pool, cnt = out.state.arrays[0], out.state.arrays[1]
+            for c in pool.heap_ids[:cnt[core.HSIZE]]:
+                na = pool.n_active[c]
+                act = pool.active[c, :na]
+                assert len(set(act.tolist())) == na
+                b = pool.beta[c]
+                for a in act:
+                    assert pool.signs[c, a] != 0, (seed, budget, c, a)
+                    assert abs(P[a] @ b) <= 1e-8 * np.linalg.norm(P[a]) * max(1.0, np.linalg.norm(b)), (seed, c, a)
+                with_rows += na > 0
+    assert with_rows > 5, with_rows
+
+
 @pytest.mark.parametrize("seed, n, branching", [(6, 36, "dearest"), (2, 36, "dearest"), (3, 36, "dearest"),
                                                (2, 80, "critical"), (3, 80, "critical")])
 def test_a_state_kept_without_the_derivative_cache_resumes_the_same_search(seed, n, branching, monkeypatch):
