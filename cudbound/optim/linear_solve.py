@@ -15,10 +15,11 @@ nodes' active-set method, the Hessian of a smooth loss's flip-cost metric);
 :func:`forward_solve` solves L x = b with a lower triangular factor (a Cholesky factor, the
 hinge nodes' row basis) and :func:`cholesky_solve` H x = b from a Cholesky factor (the hinge
 nodes' reduced Hessian, the rows H^-1 phi_a of a smooth node's cone flip cost); :func:`times_cols`
-is the kernels' small matrix product and :func:`row_dot` their product of one row with a vector. :func:`row_basis` is the orthonormal basis of a few rows (the
-hinge nodes' faces) and :func:`least_squares` the small least-squares solve on it of the smooth
-nodes' KKT certificate (``np.linalg.lstsq`` there cost LAPACK's workspace query and allocations per
-call, about a tenth of a logistic search at n = 300).
+is the kernels' small matrix product and :func:`row_dot` their product of one row with a vector.
+:func:`row_basis` is the orthonormal basis of a few rows (the hinge nodes' faces) and
+:func:`least_squares` the small least-squares solve on it of the smooth nodes' KKT certificate
+(``np.linalg.lstsq`` there cost LAPACK's workspace query and allocations per call, about a tenth
+of a logistic search at n = 300).
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..optim.linear_solve import cholesky, forward_solve, row_dot
+from ..optim.linear_solve import cholesky, cholesky_solve, row_dot
 
 __all__: list[str] = []
 
@@ -212,12 +212,9 @@ def _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
         for i in range(p):
             s += W[ia, i] * P[kpt, i]
         v[a] = (sf if signs[ia] > 0 else -sf) * s
-    forward_solve(Lm, v, nu, k_act)  # M nu = -v: nu = -L'^-1 (L^-1 v), the back substitution in place
-    for a in range(k_act - 1, -1, -1):
-        s = -nu[a]
-        for c in range(a + 1, k_act):
-            s -= Lm[c, a] * nu[c]
-        nu[a] = s / Lm[a, a]
+    cholesky_solve(Lm, v, nu, k_act)   # M nu = -v: nu = -M^-1 v (negation is exact: the same numbers)
+    for a in range(k_act):
+        nu[a] = -nu[a]
     scale = math.sqrt(hnk)
     res = hnk
     for a in range(k_act):
@@ -233,15 +230,11 @@ def _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
 
 
 @njit(cache=True, inline="always")
-def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu, sc_r):
-    """A lower bound on the loss increase that gives free point ``kpt`` the other sign while keeping
-    the node's active rows, from :func:`_cone_hn`'s metric term h: t^2 / h for a quadratic loss
-    (sc_r = 0; H half its Hessian), :func:`_flip_d` with h in place of hnk for a self-concordant one
-    (sc_r > 0, H its Hessian at b_m: the q of ``_flip_d`` may be any lower bound on (d'Hd)^(1/2) over
-    the flipping moves of the cone, and q^2 psi(r q) grows with q)."""
+def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
+    """A lower bound on the loss increase of a quadratic loss (H half its Hessian) that gives free point
+    ``kpt`` the other sign while keeping the node's active rows: t^2 / h, h :func:`_cone_hn`'s metric term
+    (a self-concordant loss's form is :func:`_within_cone`'s)."""
     h = _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu)
-    if sc_r > 0.0:
-        return _flip_d(t, h, sc_r)
     out = t * t / hnk
     if h < hnk:
         out = t * t / h * (1.0 - 1e-12)
@@ -252,9 +245,11 @@ def _cone_flip(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu, sc_r):
 def _within_cone(P, W, signs, act, k_act, M, Lm, v, nu, k, t, dk, hnk, quad, sc_r):
     """Free point k's flip cost dk (from :func:`_point_flip`) tightened within the node's cone (``k_act`` > 0
     active rows set up by :func:`_cone_setup`): :func:`_cone_flip` for a quadratic loss; for a self-concordant
-    one :func:`_flip_d` again, only where :func:`_cone_hn`'s metric term is below the plain one."""
+    one (sc_r > 0, H its Hessian at b_m) :func:`_flip_d` with :func:`_cone_hn`'s metric term h in place of hnk,
+    only where h is below hnk (the q of ``_flip_d`` may be any lower bound on (d'Hd)^(1/2) over the flipping
+    moves of the cone, and q^2 psi(r q) grows with q)."""
     if quad:
-        return max(dk, _cone_flip(P, W, signs, act, k_act, M, Lm, k, t, hnk, v, nu, 0.0))
+        return max(dk, _cone_flip(P, W, signs, act, k_act, M, Lm, k, t, hnk, v, nu))
     h = _cone_hn(P, W, signs, act, k_act, M, Lm, k, t, hnk, v, nu)
     if h < hnk:
         return max(dk, _flip_d(t, h, sc_r))

@@ -282,12 +282,12 @@ def _node_factor(rep, slv, bd, pool, c, fresh):
         pool.flip_r[c] = _fresh_factor(slv, bd, pool, c)
     r = pool.flip_r[c]
     if r >= 0.0:
-        L = pool.chol[c]
-        _factor_hn(rep.P, pool.signs[c], L, bd.hn, bd.zm)
-        if bd.W.shape[0] > 0:
+        L, P, W = pool.chol[c], rep.P, bd.W   # the records' fields read once (a read takes a reference)
+        _factor_hn(P, pool.signs[c], L, bd.hn, bd.zm)
+        if W.shape[0] > 0:
+            act = pool.active[c]
             for a in range(pool.n_active[c]):
-                ia = pool.active[c, a]
-                cholesky_solve(L, rep.P[ia], bd.W[ia], L.shape[0])
+                cholesky_solve(L, P[act[a]], W[act[a]], L.shape[0])
     return r
 
 
@@ -621,7 +621,7 @@ def _search(P, prow, cplus, cminus, C_forced, n, alpha, L_hat, root, solve_data,
         if val[UNSOLVED] > -1.0 or cnt[UNDECIDED_N] != 0:
             cnt[STATUS_CODE] = SOLVER_FAILURE
     else:
-        chains = (bd.quad and kind == KIND_QP) or (bd.smooth_flip and kind == KIND_SMOOTH)   # flip-cost bounds
+        chains = (bd.quad and kind == KIND_QP) or bd.smooth_flip   # the kinds whose nodes have flip-cost bounds
         nk = opt.bound_chain if bd.pick.shape[0] > 0 and chains else 0
         pool = _as_ref(_new_pool(256, mf, p, slv.lp[5].shape[0], slv.lp[6].shape[0], p if bd.smooth_flip else 0, nk))
         cnt[NODES] = 1

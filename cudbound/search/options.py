@@ -60,11 +60,11 @@ class SearchOptions:
       this much, more only by the path's nodes (and by a copy while it grows); the same Q^(b), the node
       count changed either way. Best first, a hard replicate of the difference held over 10 GB. Default
       128 MiB (``compare.cud.STATE_BYTES`` says what was measured). None: no limit.
-    - bound_chain : K, the bounds a node of a quadratic or self-concordant (logistic, exponential) loss's search
-      with flip costs (branching "critical") works out for its
-      next K descendants that keep its minimiser (``bounds._chain``): each such child then takes its bound
-      and pick from its parent's chain instead of computing its flip costs again (``core._chained``). The
-      same numbers, so the same nodes and Q^(b) for every K; 0: every child computes its own.
+    - bound_chain : K, the bounds a node of a quadratic or self-concordant (logistic, exponential) loss's
+      search with flip costs (branching "critical") works out for its next K descendants that keep its
+      minimiser (``bounds._chain``): each such child then takes its bound and pick from its parent's chain
+      instead of computing its flip costs again (``core._chained``). The same numbers, so the same nodes and
+      Q^(b) for every K; 0: every child computes its own.
     - resume : a ``core.SearchState`` (``SearchOutcome.state`` of an earlier search of the same
       replicate stopped by ``max_nodes`` or ``stop_above``): the search continues from its open nodes
       instead of starting again (only with a ``floor`` no lower than then; ``stop_above`` may be any,

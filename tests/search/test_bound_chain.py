@@ -1,7 +1,8 @@
-"""The chain of bounds (``bounds._chain``, ``core._chained``, ``SearchOptions.bound_chain``): a node of a
-quadratic or self-concordant loss's search works out the bounds and picks of its next descendants that keep its minimiser, and
-each such child takes them instead of computing its flip costs again. They must be exactly what
-``bounds._bound`` gives at that descendant, so that the search visits the same nodes for every chain length."""
+"""The chain of bounds (``bounds._chain``, ``core._chained``, ``SearchOptions.bound_chain``): a node of
+a quadratic or self-concordant loss's search works out the bounds and picks of its next descendants that
+keep its minimiser, and each such child takes them instead of computing its flip costs again. They must
+be exactly what ``bounds._bound`` gives at that descendant, so that the search visits the same nodes for
+every chain length."""
 import numpy as np
 import pytest
 
@@ -136,6 +137,7 @@ def test_the_search_visits_the_same_nodes_whatever_the_chain(seed, n, p, loss):
                                                                    outs[0].pruned)
     assert outs[0].nodes > 20
     trails = []
+    chains = 0   # finite chain entries in the kept node pools: the chains are built (K = 4)
     for K in (0, 4):
         eng = ReplicateEngine(design, y, lf)
         state, trail = None, []
@@ -147,8 +149,10 @@ def test_the_search_visits_the_same_nodes_whatever_the_chain(seed, n, p, loss):
                 break
             state = out.state
             assert state is not None
+            chains += int(np.isfinite(state.arrays[0].chain).sum())
         trails.append(trail)
     assert trails[0] == trails[1] and len(trails[0]) > 2 and trails[0][-1][:2] == ("exact", outs[0].value)
+    assert chains > 0
 
 
 @pytest.mark.parametrize("bad,error", [(-1, ValueError), (1.5, ValueError), (True, ValueError)])

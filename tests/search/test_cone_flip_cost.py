@@ -92,7 +92,7 @@ def test_the_cone_flip_cost_is_below_the_enumerated_flip_cost(kind, warm):
                 if not other.any():
                     continue
                 exact = m_pat[other].min() - m
-                bound = _cone_flip(P, W, signs, act, k_act, M, Lm, k, t, hn[k], np.empty(p), np.empty(p), 0.0)
+                bound = _cone_flip(P, W, signs, act, k_act, M, Lm, k, t, hn[k], np.empty(p), np.empty(p))
                 assert bound <= exact + 1e-9 * max(1.0, m), (bound, exact)
                 assert bound >= t * t / hn[k] * (1.0 - 1e-12)
                 checked += 1

@@ -9,7 +9,7 @@ against brute-force enumeration (``reference_losses.ref_details``: the least los
 realisable sign pattern, by an independent method) on random nodes of random small
 problems, and the root's closed-form screening bound (``SmoothNodeSolver.flip_bounds``) the
 same way. The bound must also say something: a sizeable share of the exact flip cost.
-Within the node's cone (the rows the SQP's minimiser holds at 0 stay met: ``bounds._cone_flip``
+Within the node's cone (the rows the SQP's minimiser holds at 0 stay met: ``bounds._within_cone``
 with sc_r > 0) the same bound with the cone's metric term, checked the same way at nodes the
 SQP solves as the search does (from the parent's minimiser); it must be tighter than the plain
 one somewhere.
@@ -22,7 +22,7 @@ import pytest
 from cudbound.design import reparametrise
 from cudbound.losses import get_loss
 from cudbound.optim.linear_solve import cholesky_solve
-from cudbound.search.bounds import _cone_flip, _cone_setup, _flip_d
+from cudbound.search.bounds import _cone_setup, _flip_d, _within_cone
 from cudbound.search.smooth_node_solver import (R_BINS, SmoothNodeSolver, _factor_hn, _smooth_factor, _sqp_compiled,
                                                  factor_workspace)
 from reference_losses import RefLoss, ref_details, ref_fit, separable_points
@@ -180,7 +180,8 @@ def test_the_cone_flip_cost_of_a_smooth_loss_is_below_the_enumerated_flip_cost(k
                         continue
                     exact = m_pat[other].min() - f
                     plain = _flip_d(t, hn[k], r)
-                    bound = _cone_flip(rows, W, signs, act, k_act, M, Lm, k, t, hn[k], np.empty(p), np.empty(p), r)
+                    bound = _within_cone(rows, W, signs, act, k_act, M, Lm, np.empty(p), np.empty(p), k, t, plain,
+                                         hn[k], False, r)   # the search's path
                     assert bound >= plain * (1.0 - 1e-12)
                     assert bound <= exact + 1e-9, (spec, kind, i, d, k, bound, exact)
                     checked += 1
