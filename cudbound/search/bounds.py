@@ -11,7 +11,7 @@
   of the points sorted by delta. The logistic and exponential losses get the same bound
   from their self-concordance (:func:`_flip_d` with r > 0). Both kinds tighten delta_k with
   the rows the node's minimiser holds at 0, which every b of the cone keeps on their side
-  (:func:`_cone_flip`).
+  (:func:`_within_cone`).
 """
 from __future__ import annotations
 
@@ -202,8 +202,8 @@ def _cone_hn(P, W, signs, act, k_act, M, Lm, kpt, t, hnk, v, nu):
     Rounding is covered by a slack of 1e-10 of the terms' scale. The bound holds in exact arithmetic
     for the cone's closure; a node solver meets its active rows to its own tolerance (``node_qp._FEAS``;
     the SQP's ``smooth_node_solver.ACTIVE_TOL``), so with nearly parallel rows it can exceed the
-    increase the solver reports for the flip child by about that tolerance (measured: up to 1e-7
-    relative), far below the prune tolerance's effect on counts."""
+    increase the solver reports for the flip child by about that tolerance (measured for the QP: up to
+    1e-7 relative), far below the prune tolerance's effect on counts."""
     p = P.shape[1]
     sf = -1.0 if t >= 0.0 else 1.0
     for a in range(k_act):
