@@ -187,6 +187,7 @@ def test_the_engine_probes_a_builtin_smooth_loss_with_its_solvers_losses(spec):
         assert (mine is None) == (own is None)
         if mine is None:
             continue
+        assert mine[1] == loss.value(Z, y, counts, mine[0])   # the probe returns the loss's own value
         assert abs(losses(mine[0][None, :])[0] - mine[1]) <= rtol * max(1.0, abs(mine[1]))
         same += np.array_equal(mine[0], own[0])
     assert same >= 6, same
